@@ -1,0 +1,493 @@
+"""The Board: a position under a set of rules, with legal moves, push and pop."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import cache
+
+from .cards import CARDS, SUIT_NAMES, Card
+from .codes import decode
+from .deals import deal_order, lay_out
+from .moves import CELL, COLUMN, FOUNDATION, Move, place_name
+from .rules import Build, Capacity, EmptyColumn, Rules, preset
+
+TOP_REL = 12
+"""Relative rank of a King (Penguin: the rank below the beak): what King-only columns take."""
+
+
+class IllegalMoveError(ValueError):
+    """A move the rules refuse; ``reason`` says why in words for the player."""
+
+    def __init__(self, move: Move, reason: str) -> None:
+        super().__init__(f"illegal move {move}: {reason}")
+        self.move = move
+        self.reason = reason
+
+
+class Verdict(tuple[str | None]):
+    """The answer of ``Board.is_legal``: truthy when legal, else ``reason`` says why."""
+
+    __slots__ = ()
+
+    def __new__(cls, reason: str | None) -> Verdict:
+        return tuple.__new__(cls, (reason,))
+
+    @property
+    def reason(self) -> str | None:
+        return self[0]
+
+    def __bool__(self) -> bool:
+        return self[0] is None
+
+    def __repr__(self) -> str:
+        return "Verdict(legal)" if self[0] is None else f"Verdict({self[0]!r})"
+
+
+_LEGAL = Verdict(None)
+
+
+@cache
+def _tables(build: Build, base: int) -> tuple[tuple[int, ...], bytes]:
+    """Relative ranks (0 for the foundation base) and the 52x52 'may go on' table."""
+    rel = tuple((c.rank - base) % 13 for c in CARDS)
+    fits = bytearray(52 * 52)
+    for c in CARDS:
+        for t in CARDS:
+            if rel[t] != rel[c] + 1:
+                continue
+            if (build is Build.SUIT and c.suit == t.suit) or (build is Build.ALTERNATE and c.is_red != t.is_red):
+                fits[c * 52 + t] = 1
+    return rel, bytes(fits)
+
+
+class Board:
+    """A position and the moves that led to it (for ``pop``).
+
+    Columns list their cards deepest first, so ``columns[i][-1]`` is the exposed card.
+    """
+
+    __slots__ = ("_cells", "_cols", "_fits", "_home", "_king_only", "_rel", "_stack", "base", "rules")
+
+    def __init__(
+        self,
+        rules: Rules,
+        columns: Sequence[Sequence[Card]],
+        cells: Sequence[Card | None],
+        home: Sequence[int] = (0, 0, 0, 0),
+        base: int = 1,
+    ) -> None:
+        """A board in the given position; ``home[s]`` counts the cards of suit s on foundations.
+
+        Structural sizes are checked here; the card inventory is checked by ``validate``.
+        """
+        if len(columns) != rules.columns:
+            raise ValueError(f"{rules.name} has {rules.columns} columns, not {len(columns)}")
+        if len(cells) != rules.cells:
+            raise ValueError(f"{rules.name} has {rules.cells} cells, not {len(cells)}")
+        if len(home) != 4 or not all(0 <= h <= 13 for h in home):
+            raise ValueError("foundations hold 0 to 13 cards for each of the 4 suits")
+        self.rules = rules
+        self.base = base
+        self._cols = [[CARDS[c] for c in col] for col in columns]
+        self._cells: list[Card | None] = [None if c is None else CARDS[c] for c in cells]
+        self._home = list(home)
+        self._rel, self._fits = _tables(rules.build, base)
+        self._king_only = rules.empty_column is EmptyColumn.KING
+        self._stack: list[tuple[Move, Card]] = []
+
+    # -- construction ---------------------------------------------------------
+
+    @classmethod
+    def deal(cls, rules: Rules | str, number: int) -> Board:
+        """The opening position of deal ``number`` (see docs/deals.md)."""
+        r = preset(rules) if isinstance(rules, str) else rules
+        columns, cells, home, base = lay_out(r, deal_order(r, number))
+        return cls(r, columns, cells, home, base)
+
+    @classmethod
+    def from_code(cls, code: str) -> Board:
+        """The opening position a deal code names."""
+        name, number = decode(code)
+        return cls.deal(name, number)
+
+    def copy(self, *, stack: bool = True) -> Board:
+        """An independent board in the same position (with the move stack unless told not)."""
+        board = Board(self.rules, self._cols, self._cells, self._home, self.base)
+        if stack:
+            board._stack = list(self._stack)
+        return board
+
+    # -- reading --------------------------------------------------------------
+
+    @property
+    def columns(self) -> tuple[tuple[Card, ...], ...]:
+        return tuple(tuple(col) for col in self._cols)
+
+    @property
+    def cells(self) -> tuple[Card | None, ...]:
+        return tuple(self._cells)
+
+    @property
+    def home(self) -> tuple[int, ...]:
+        """Cards on each suit's foundation (clubs, diamonds, hearts, spades)."""
+        return tuple(self._home)
+
+    def foundation_top(self, suit: int) -> Card | None:
+        """The top card of ``suit``'s foundation, or None while it is empty."""
+        count = self._home[suit]
+        if not count:
+            return None
+        return CARDS[((self.base - 1 + count - 1) % 13) * 4 + suit]
+
+    @property
+    def progress(self) -> int:
+        """Cards on the foundations, 0 to 52: what a race is scored by."""
+        return sum(self._home)
+
+    @property
+    def move_stack(self) -> list[Move]:
+        return [m for m, _ in self._stack]
+
+    def is_won(self) -> bool:
+        return sum(self._home) == 52
+
+    def is_stuck(self) -> bool:
+        """No legal move is left and the game is not won."""
+        return not self.is_won() and not self.legal_moves()
+
+    def position(self) -> tuple[object, ...]:
+        """A hashable value equal for equal positions."""
+        return (self.rules.name, self.base, self.columns, self.cells, self.home)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Board) and self.position() == other.position()
+
+    def __hash__(self) -> int:
+        return hash(self.position())
+
+    def __repr__(self) -> str:
+        from .text import to_board_text
+
+        return f"<Board {self.rules.name} progress={self.progress}>\n{to_board_text(self)}"
+
+    def validate(self) -> None:
+        """Raise ValueError unless the position holds each of the 52 cards exactly once."""
+        where: dict[int, str] = {}
+        problems: list[str] = []
+
+        def see(card: int, place: str) -> None:
+            if card in where:
+                problems.append(f"{CARDS[card]} appears twice ({where[card]} and {place})")
+            else:
+                where[card] = place
+
+        for i, col in enumerate(self._cols):
+            for card in col:
+                see(card, place_name(COLUMN, i))
+        for i, cell in enumerate(self._cells):
+            if cell is not None:
+                see(cell, place_name(CELL, i))
+        for suit in range(4):
+            for k in range(self._home[suit]):
+                see(((self.base - 1 + k) % 13) * 4 + suit, f"the {SUIT_NAMES[suit]} foundation")
+        missing = [str(CARDS[c]) for c in range(52) if c not in where]
+        if missing:
+            problems.append(f"missing cards: {' '.join(missing)}")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    # -- rules ----------------------------------------------------------------
+
+    def capacity(self, *, to_empty_column: bool = False) -> int:
+        """The most cards one group move may carry now."""
+        kind = self.rules.capacity
+        if kind is Capacity.UNLIMITED:
+            return 52
+        free = self._cells.count(None)
+        if kind is Capacity.SEQUENTIAL and self._king_only:
+            # Pieces of a run are never King-led, so empty columns cannot hold them.
+            return free + 1
+        empties = sum(1 for col in self._cols if not col) - to_empty_column
+        return (free + 1) << max(empties, 0)
+
+    def _reason(self, move: Move) -> str | None:
+        """Why ``move`` is illegal here, or None when it is legal."""
+        try:
+            sa, s, da, d, n = move
+        except (TypeError, ValueError):
+            return "not a move"
+        cols = self._cols
+        rel = self._rel
+        fits = self._fits
+        if n < 1:
+            return "a move carries at least one card"
+        if sa == COLUMN:
+            if not 0 <= s < len(cols):
+                return f"there is no column {s + 1}"
+            col = cols[s]
+            if len(col) < n:
+                return (
+                    f"{place_name(COLUMN, s)} has only {len(col)} card(s)"
+                    if col
+                    else f"{place_name(COLUMN, s)} is empty"
+                )
+            card = col[-n]
+            if n > 1:
+                if da != COLUMN:
+                    return "only single cards go to a cell or a foundation"
+                for i in range(len(col) - n, len(col) - 1):
+                    if not fits[col[i + 1] * 52 + col[i]]:
+                        return f"the last {n} cards of {place_name(COLUMN, s)} are not a run"
+        elif sa == CELL:
+            if not 0 <= s < len(self._cells):
+                return f"there is no cell {s + 1}"
+            cell = self._cells[s]
+            if cell is None:
+                return f"{place_name(CELL, s)} is empty"
+            if n != 1:
+                return "a cell holds a single card"
+            card = cell
+        elif sa == FOUNDATION:
+            if not self.rules.foundation_takeback:
+                return "cards on a foundation stay there in these rules"
+            if not 0 <= s < 4:
+                return "there are four foundations"
+            top = self.foundation_top(s)
+            if top is None:
+                return f"the {SUIT_NAMES[s]} foundation is empty"
+            if n != 1:
+                return "cards come back from a foundation one at a time"
+            card = top
+        else:
+            return "unknown source"
+
+        if da == COLUMN:
+            if not 0 <= d < len(cols):
+                return f"there is no column {d + 1}"
+            if sa == COLUMN and s == d:
+                return "source and destination are the same column"
+            dcol = cols[d]
+            if dcol:
+                target = dcol[-1]
+                if not fits[card * 52 + target]:
+                    build = "down by suit" if self.rules.build is Build.SUIT else "down in alternating colours"
+                    return f"{card} cannot go on {target}: columns build {build}"
+            elif self._king_only and rel[card] != TOP_REL:
+                return "an empty column takes only a King or a King-led run"
+            if n > 1:
+                room = self.capacity(to_empty_column=not dcol)
+                if n > room:
+                    return f"a run of {n} cards is too long: {room} can move now"
+        elif da == CELL:
+            if not 0 <= d < len(self._cells):
+                return f"there is no cell {d + 1}"
+            if sa == CELL:
+                return "a card does not move from cell to cell"
+            if self._cells[d] is not None:
+                return f"{place_name(CELL, d)} is occupied"
+        elif da == FOUNDATION:
+            if sa == FOUNDATION:
+                return "the card is already on its foundation"
+            suit = card & 3
+            if rel[card] != self._home[suit]:
+                need = self._home[suit]
+                wanted = CARDS[((self.base - 1 + need) % 13) * 4 + suit] if need < 13 else None
+                return f"{card} cannot go home yet: the {SUIT_NAMES[suit]} foundation needs {wanted}"
+        else:
+            return "unknown destination"
+        return None
+
+    def is_legal(self, move: Move) -> Verdict:
+        """A Verdict: truthy if ``move`` is legal here, else carrying the reason."""
+        reason = self._reason(move)
+        return _LEGAL if reason is None else Verdict(reason)
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move in this position."""
+        cols = self._cols
+        cells = self._cells
+        home = self._home
+        rel = self._rel
+        fits = self._fits
+        king_only = self._king_only
+        free = [i for i, c in enumerate(cells) if c is None]
+        empties = [i for i, col in enumerate(cols) if not col]
+        cap = self.capacity()
+        cap_empty = self.capacity(to_empty_column=True)
+        moves: list[Move] = []
+        add = moves.append
+        for s, col in enumerate(cols):
+            if not col:
+                continue
+            top = col[-1]
+            if rel[top] == home[top & 3]:
+                add(Move(COLUMN, s, FOUNDATION, 0, 1))
+            run = 1
+            i = len(col) - 1
+            while i > 0 and fits[col[i] * 52 + col[i - 1]]:
+                run += 1
+                i -= 1
+            for d, dcol in enumerate(cols):
+                if dcol and d != s:
+                    target = dcol[-1]
+                    n = rel[target] - rel[top]
+                    if 1 <= n <= run and n <= cap and fits[col[-n] * 52 + target]:
+                        add(Move(COLUMN, s, COLUMN, d, n))
+            if empties:
+                if king_only:
+                    n = TOP_REL + 1 - rel[top]
+                    counts: Iterable[int] = (n,) if n <= run and n <= cap_empty else ()
+                else:
+                    counts = range(1, min(run, cap_empty) + 1)
+                for n in counts:
+                    for d in empties:
+                        add(Move(COLUMN, s, COLUMN, d, n))
+            for d in free:
+                add(Move(COLUMN, s, CELL, d, 1))
+        for s, card in enumerate(cells):
+            if card is None:
+                continue
+            if rel[card] == home[card & 3]:
+                add(Move(CELL, s, FOUNDATION, 0, 1))
+            for d, dcol in enumerate(cols):
+                if (dcol[-1:] and fits[card * 52 + dcol[-1]]) or (not dcol and (not king_only or rel[card] == TOP_REL)):
+                    add(Move(CELL, s, COLUMN, d, 1))
+        if self.rules.foundation_takeback:
+            for suit in range(4):
+                top_card = self.foundation_top(suit)
+                if top_card is None:
+                    continue
+                for d, dcol in enumerate(cols):
+                    if (dcol and fits[top_card * 52 + dcol[-1]]) or (
+                        not dcol and (not king_only or rel[top_card] == TOP_REL)
+                    ):
+                        add(Move(FOUNDATION, suit, COLUMN, d, 1))
+                for d in free:
+                    add(Move(FOUNDATION, suit, CELL, d, 1))
+        return moves
+
+    # -- playing --------------------------------------------------------------
+
+    def push(self, move: Move) -> None:
+        """Play ``move``; IllegalMoveError (nothing changes) when the rules refuse it."""
+        reason = self._reason(move)
+        if reason is not None:
+            raise IllegalMoveError(move, reason)
+        self._play(move)
+
+    def push_text(self, text: str) -> Move:
+        """Parse and play a move in notation; returns the move."""
+        move = Move.parse(text)
+        self.push(move)
+        return move
+
+    def _play(self, move: Move) -> None:
+        sa, s, da, d, n = move
+        cols = self._cols
+        moved: list[Card] = []
+        if sa == COLUMN:
+            col = cols[s]
+            if n == 1:
+                card = col.pop()
+            else:
+                moved = col[-n:]
+                del col[-n:]
+                card = moved[0]
+        elif sa == CELL:
+            card = self._cells[s]  # type: ignore[assignment]
+            self._cells[s] = None
+        else:
+            card = self.foundation_top(s)  # type: ignore[assignment]
+            self._home[s] -= 1
+        if da == COLUMN:
+            if n == 1:
+                cols[d].append(card)
+            else:
+                cols[d].extend(moved)
+        elif da == CELL:
+            self._cells[d] = card
+        else:
+            self._home[card & 3] += 1
+        self._stack.append((move, card))
+
+    def pop(self) -> Move:
+        """Take back the last move and return it; IndexError when there is none."""
+        move, card = self._stack.pop()
+        sa, s, da, d, n = move
+        cols = self._cols
+        moved: list[Card] = []
+        if da == COLUMN:
+            if n == 1:
+                cols[d].pop()
+            else:
+                moved = cols[d][-n:]
+                del cols[d][-n:]
+        elif da == CELL:
+            self._cells[d] = None
+        else:
+            self._home[card & 3] -= 1
+        if sa == COLUMN:
+            if n == 1:
+                cols[s].append(card)
+            else:
+                cols[s].extend(moved)
+        elif sa == CELL:
+            self._cells[s] = card
+        else:
+            self._home[s] += 1
+        return move
+
+    def smart_move(self, area: int, index: int) -> Move | None:
+        """The app's double-tap destination for the card(s) at (area, index).
+
+        A foundation first, then the longest column that accepts a run from there,
+        then an empty column (a King or King-led run; the longest run where any card
+        may go), then the first free cell. None when nothing fits.
+        """
+        candidates = [m for m in self.legal_moves() if m.src_area == area and m.src == index]
+        if not candidates:
+            return None
+        for m in candidates:
+            if m.dst_area == FOUNDATION:
+                return m
+        onto = [m for m in candidates if m.dst_area == COLUMN and self._cols[m.dst]]
+        if onto:
+            return max(onto, key=lambda m: (len(self._cols[m.dst]), -m.dst))
+        into_empty = [m for m in candidates if m.dst_area == COLUMN]
+        if into_empty:
+            return max(into_empty, key=lambda m: (m.count, -m.dst))
+        return candidates[0] if candidates[0].dst_area == CELL else None
+
+    def safe_home_moves(self) -> list[Move]:
+        """Foundation moves no later play can regret.
+
+        Building by suit, every foundation move is safe. In alternating colours, Aces,
+        2s and any card whose two lower cards of the other colour are home are safe.
+        """
+        rel = self._rel
+        home = self._home
+        alternate = self.rules.build is Build.ALTERNATE
+        moves: list[Move] = []
+        sources: list[tuple[int, int, Card | None]] = [
+            (COLUMN, i, col[-1] if col else None) for i, col in enumerate(self._cols)
+        ]
+        sources += [(CELL, i, c) for i, c in enumerate(self._cells)]
+        for area, index, card in sources:
+            if card is None or rel[card] != home[card & 3]:
+                continue
+            if alternate and rel[card] > 1:
+                others = (0, 3) if card.is_red else (1, 2)
+                if min(home[others[0]], home[others[1]]) < rel[card]:
+                    continue
+            moves.append(Move(area, index, FOUNDATION, 0, 1))
+        return moves
+
+    def autoplay(self) -> list[Move]:
+        """Push safe foundation moves until none is left; return them in order."""
+        played: list[Move] = []
+        while True:
+            moves = self.safe_home_moves()
+            if not moves:
+                return played
+            self._play(moves[0])
+            played.append(moves[0])

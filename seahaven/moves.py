@@ -1,0 +1,93 @@
+"""Moves: an immutable value and the compact notation of docs/notation.md.
+
+A move names a source and a destination by one token each, plus a card count for
+group moves: ``3a`` (column 3 to cell a), ``a7``, ``3#`` (column 3 home),
+``#H5`` (take the hearts foundation's top card back to column 5), ``37:3`` (a run of
+three cards from column 3 to column 7). Columns are ``1``-``9`` and ``0`` for the
+tenth; cells are ``a``-``h``.
+"""
+
+from __future__ import annotations
+
+from typing import Final, NamedTuple
+
+from .cards import SUITS
+
+COLUMN: Final = 0
+CELL: Final = 1
+FOUNDATION: Final = 2
+
+COLUMN_TOKENS: Final = "1234567890"
+CELL_TOKENS: Final = "abcdefgh"
+HOME: Final = "#"
+
+
+def place_name(area: int, index: int) -> str:
+    """How messages name a place: ``column 3``, ``cell b``, ``the hearts foundation``."""
+    if area == COLUMN:
+        return f"column {index + 1}"
+    if area == CELL:
+        return f"cell {CELL_TOKENS[index]}" if 0 <= index < len(CELL_TOKENS) else f"cell {index}"
+    return "the foundation"
+
+
+class Move(NamedTuple):
+    """Move ``count`` cards from (src_area, src) to (dst_area, dst).
+
+    Areas are COLUMN, CELL and FOUNDATION. A foundation source's index is the suit
+    (0-3); a foundation destination's index is always 0 (the card's suit decides).
+    """
+
+    src_area: int
+    src: int
+    dst_area: int
+    dst: int
+    count: int = 1  # type: ignore[assignment]  # shadows tuple.count on purpose: the card count
+
+    def __str__(self) -> str:
+        text = _token(self.src_area, self.src, source=True) + _token(self.dst_area, self.dst, source=False)
+        return text if self.count == 1 else f"{text}:{self.count}"
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        """Read the notation; ValueError saying which part is wrong."""
+        body, sep, count_text = text.strip().partition(":")
+        count = 1
+        if sep:
+            if not count_text.isdigit() or not 1 <= int(count_text) <= 52:
+                raise ValueError(f"{text!r}: the card count after ':' must be a number from 1 to 52")
+            count = int(count_text)
+        src_area, src, rest = _read_token(body, text, source=True)
+        dst_area, dst, rest = _read_token(rest, text, source=False)
+        if rest:
+            raise ValueError(f"{text!r}: unexpected {rest!r} after the destination")
+        if count > 1 and not (src_area == COLUMN and dst_area == COLUMN):
+            raise ValueError(f"{text!r}: only column-to-column moves carry more than one card")
+        return cls(src_area, src, dst_area, dst, count)
+
+
+def _token(area: int, index: int, *, source: bool) -> str:
+    if area == COLUMN:
+        return COLUMN_TOKENS[index]
+    if area == CELL:
+        return CELL_TOKENS[index]
+    return HOME + SUITS[index] if source else HOME
+
+
+def _read_token(text: str, whole: str, *, source: bool) -> tuple[int, int, str]:
+    role = "source" if source else "destination"
+    if not text:
+        raise ValueError(f"{whole!r}: the {role} is missing")
+    ch = text[0]
+    if ch in COLUMN_TOKENS:
+        return COLUMN, COLUMN_TOKENS.index(ch), text[1:]
+    if ch in CELL_TOKENS:
+        return CELL, CELL_TOKENS.index(ch), text[1:]
+    if ch == HOME:
+        if not source:
+            return FOUNDATION, 0, text[1:]
+        suit = SUITS.find(text[1:2].upper()) if len(text) > 1 else -1
+        if suit < 0:
+            raise ValueError(f"{whole!r}: a foundation source names its suit, like #H")
+        return FOUNDATION, suit, text[2:]
+    raise ValueError(f"{whole!r}: {ch!r} is not a {role}; use 1-9 and 0 for columns, a-h for cells, # for foundations")
