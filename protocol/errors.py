@@ -1,0 +1,56 @@
+"""Error codes and close codes: stable strings and numbers a client can switch on."""
+
+from __future__ import annotations
+
+from enum import IntEnum, StrEnum
+
+
+class ErrorCode(StrEnum):
+    """The ``code`` of an ``error`` message. Documented in docs/protocol.md."""
+
+    BAD_FRAME = "bad-frame"
+    UNKNOWN_TYPE = "unknown-type"
+    BAD_FIELD = "bad-field"
+    BAD_SEQ = "bad-seq"
+    HELLO_FIRST = "hello-first"
+    BAD_TOKEN = "bad-token"
+    RATE_LIMITED = "rate-limited"
+    ROOM_NOT_FOUND = "room-not-found"
+    ROOM_FULL = "room-full"
+    RACE_IN_PROGRESS = "race-in-progress"
+    NOT_IN_ROOM = "not-in-room"
+    ALREADY_IN_ROOM = "already-in-room"
+    NOT_A_RACER = "not-a-racer"
+    NOT_STARTED = "not-started"
+    RACE_OVER = "race-over"
+    NOT_RACING = "not-racing"
+    ILLEGAL_MOVE = "illegal-move"
+    UNDO_DISABLED = "undo-disabled"
+    NOTHING_TO_UNDO = "nothing-to-undo"
+    BAD_DEAL = "bad-deal"
+    NOT_FINISHED = "not-finished"
+    STORE_UNAVAILABLE = "store-unavailable"
+    INTERNAL = "internal"
+
+
+class CloseCode(IntEnum):
+    """WebSocket close codes the server uses."""
+
+    NORMAL = 1000
+    GOING_AWAY = 1001
+    POLICY = 1008
+    TOO_BIG = 1009
+    VERSION_MISMATCH = 4000
+    REPLACED = 4001
+    IDLE = 4002
+
+
+class ProtocolError(Exception):
+    """A request the server refuses: a stable ``code`` and a message for people."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.seq: int | None = None
+        """The request's seq, when it could be read: the error reply answers it."""

@@ -1,0 +1,281 @@
+"""Every message of protocol version 1, as typed dataclasses. docs/protocol.md explains them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from seahaven import PRESETS
+from seahaven.deals import MAX_DEAL
+
+from .schema import Bool, Int, ListOf, Message, Obj, Opt, Str, field_of
+
+PRESET_NAMES: Final = tuple(PRESETS)
+NAME_MAX: Final = 24
+ROOM_CODE_LEN: Final = 6
+MAX_RACERS: Final = 8
+ROLES: Final = ("racer", "spectator")
+PHASES: Final = ("waiting", "countdown", "racing", "finished")
+STATUSES: Final = ("waiting", "ready", "racing", "finished", "stuck", "resigned", "forfeit")
+END_REASONS: Final = ("won", "all-done", "time-limit", "abandoned")
+
+_TOKEN = Str(16, 64)
+_PLAYER = Str(1, 16)
+_ROOM = Str(4, 12)
+_NAME = Str(1, NAME_MAX)
+_MS = Int(0, 2**62)
+
+# -- client to server ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Hello(Message):
+    TYPE = "hello"
+    name: str = field_of(Str(1, 64))
+    token: str | None = field_of(Opt(_TOKEN), None)
+
+
+@dataclass(frozen=True, slots=True)
+class ListRooms(Message):
+    TYPE = "list_rooms"
+    preset: str | None = field_of(Opt(Str(1, 32, PRESET_NAMES)), None)
+
+
+@dataclass(frozen=True, slots=True)
+class CreateRoom(Message):
+    TYPE = "create_room"
+    preset: str = field_of(Str(1, 32, PRESET_NAMES), "seahaven")
+    deal_number: int | None = field_of(Opt(Int(1, MAX_DEAL)), None)
+    deal_code: str | None = field_of(Opt(Str(4, 32)), None)
+    seats: int = field_of(Int(2, MAX_RACERS), 2)
+    public: bool = field_of(Bool(), True)
+    time_limit: int | None = field_of(Opt(Int(30, 7200)), None)
+    undo: bool = field_of(Bool(), True)
+
+
+@dataclass(frozen=True, slots=True)
+class JoinRoom(Message):
+    TYPE = "join_room"
+    room: str = field_of(_ROOM)
+    spectate: bool = field_of(Bool(), False)
+
+
+@dataclass(frozen=True, slots=True)
+class QuickMatch(Message):
+    TYPE = "quick_match"
+    preset: str = field_of(Str(1, 32, PRESET_NAMES), "seahaven")
+
+
+@dataclass(frozen=True, slots=True)
+class Leave(Message):
+    TYPE = "leave"
+
+
+@dataclass(frozen=True, slots=True)
+class Ready(Message):
+    TYPE = "ready"
+    ready: bool = field_of(Bool(), True)
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRequest(Message):
+    TYPE = "move"
+    move: str = field_of(Str(2, 8))
+
+
+@dataclass(frozen=True, slots=True)
+class Undo(Message):
+    TYPE = "undo"
+
+
+@dataclass(frozen=True, slots=True)
+class Resign(Message):
+    TYPE = "resign"
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch(Message):
+    TYPE = "rematch"
+
+
+@dataclass(frozen=True, slots=True)
+class Ping(Message):
+    TYPE = "ping"
+
+
+REQUESTS: Final[dict[str, type[Message]]] = {
+    m.TYPE: m
+    for m in (Hello, ListRooms, CreateRoom, JoinRoom, QuickMatch, Leave, Ready, MoveRequest, Undo, Resign, Rematch, Ping)
+}
+
+# -- server to client ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Limits(Message):
+    max_frame: int = field_of(Int(0, 2**31))
+    rate: int = field_of(Int(0, 2**31))
+    burst: int = field_of(Int(0, 2**31))
+    grace_ms: int = field_of(_MS)
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome(Message):
+    TYPE = "welcome"
+    token: str = field_of(_TOKEN)
+    player: str = field_of(_PLAYER)
+    name: str = field_of(_NAME)
+    server_time: int = field_of(_MS)
+    limits: Limits = field_of(Obj(Limits))
+    room: str | None = field_of(Opt(_ROOM), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Ok(Message):
+    TYPE = "ok"
+
+
+@dataclass(frozen=True, slots=True)
+class Error(Message):
+    TYPE = "error"
+    code: str = field_of(Str(1, 32))
+    message: str = field_of(Str(0, 300))
+
+
+@dataclass(frozen=True, slots=True)
+class Pong(Message):
+    TYPE = "pong"
+    server_time: int = field_of(_MS)
+
+
+@dataclass(frozen=True, slots=True)
+class RoomSummary(Message):
+    room: str = field_of(_ROOM)
+    preset: str = field_of(Str(1, 32))
+    seats: int = field_of(Int(1, MAX_RACERS))
+    racers: int = field_of(Int(0, MAX_RACERS))
+    spectators: int = field_of(Int(0, 2**31))
+    phase: str = field_of(Str(1, 16, PHASES))
+    time_limit: int | None = field_of(Opt(Int(0, 2**31)))
+    undo: bool = field_of(Bool())
+
+
+@dataclass(frozen=True, slots=True)
+class Rooms(Message):
+    TYPE = "rooms"
+    rooms: tuple[RoomSummary, ...] = field_of(ListOf(Obj(RoomSummary), 1000))
+
+
+@dataclass(frozen=True, slots=True)
+class Racer(Message):
+    """One racer as everyone in the room sees them."""
+
+    player: str = field_of(_PLAYER)
+    name: str = field_of(_NAME)
+    status: str = field_of(Str(1, 16, STATUSES))
+    connected: bool = field_of(Bool())
+    progress: int = field_of(Int(0, 52))
+    moves: int = field_of(Int(0, 2**31))
+    time_ms: int | None = field_of(Opt(_MS))
+
+
+@dataclass(frozen=True, slots=True)
+class Standing(Message):
+    place: int = field_of(Int(1, MAX_RACERS))
+    player: str = field_of(_PLAYER)
+    name: str = field_of(_NAME)
+    status: str = field_of(Str(1, 16, STATUSES))
+    progress: int = field_of(Int(0, 52))
+    moves: int = field_of(Int(0, 2**31))
+    time_ms: int | None = field_of(Opt(_MS))
+
+
+@dataclass(frozen=True, slots=True)
+class RoomState(Message):
+    """The whole room as the receiver may see it: sent on join, reconnect and rematch."""
+
+    TYPE = "room"
+    room: str = field_of(_ROOM)
+    you: str = field_of(_PLAYER)
+    role: str = field_of(Str(1, 16, ROLES))
+    preset: str = field_of(Str(1, 32))
+    seats: int = field_of(Int(1, MAX_RACERS))
+    public: bool = field_of(Bool())
+    time_limit: int | None = field_of(Opt(Int(0, 2**31)))
+    undo: bool = field_of(Bool())
+    phase: str = field_of(Str(1, 16, PHASES))
+    racers: tuple[Racer, ...] = field_of(ListOf(Obj(Racer), MAX_RACERS))
+    spectators: int = field_of(Int(0, 2**31))
+    server_time: int = field_of(_MS)
+    starts_at: int | None = field_of(Opt(_MS), None)
+    deal: str | None = field_of(Opt(Str(4, 32)), None)
+    board: str | None = field_of(Opt(Str(0, 4096)), None)
+    history: tuple[str, ...] = field_of(ListOf(Str(2, 8), 100_000), ())
+    standings: tuple[Standing, ...] = field_of(ListOf(Obj(Standing), MAX_RACERS), ())
+    rematch: tuple[str, ...] = field_of(ListOf(_PLAYER, MAX_RACERS), ())
+
+
+@dataclass(frozen=True, slots=True)
+class Members(Message):
+    """Who is in the room now: after a join, leave, ready, disconnect or reconnect."""
+
+    TYPE = "members"
+    racers: tuple[Racer, ...] = field_of(ListOf(Obj(Racer), MAX_RACERS))
+    spectators: int = field_of(Int(0, 2**31))
+    rematch: tuple[str, ...] = field_of(ListOf(_PLAYER, MAX_RACERS), ())
+
+
+@dataclass(frozen=True, slots=True)
+class Countdown(Message):
+    TYPE = "countdown"
+    starts_at: int | None = field_of(Opt(_MS))
+    server_time: int = field_of(_MS)
+
+
+@dataclass(frozen=True, slots=True)
+class Started(Message):
+    TYPE = "started"
+    deal: str = field_of(Str(4, 32))
+    preset: str = field_of(Str(1, 32))
+    board: str = field_of(Str(0, 4096))
+    started_at: int = field_of(_MS)
+    ends_at: int | None = field_of(Opt(_MS))
+    server_time: int = field_of(_MS)
+
+
+@dataclass(frozen=True, slots=True)
+class Moved(Message):
+    """Reply to ``move`` and ``undo``: the racer's own state after it."""
+
+    TYPE = "moved"
+    move: str = field_of(Str(2, 8))
+    undo: bool = field_of(Bool())
+    progress: int = field_of(Int(0, 52))
+    moves: int = field_of(Int(0, 2**31))
+    status: str = field_of(Str(1, 16, STATUSES))
+    elapsed_ms: int = field_of(_MS)
+
+
+@dataclass(frozen=True, slots=True)
+class Progress(Message):
+    """Broadcast after every accepted move, undo, resignation or finish of a racer."""
+
+    TYPE = "progress"
+    player: str = field_of(_PLAYER)
+    progress: int = field_of(Int(0, 52))
+    moves: int = field_of(Int(0, 2**31))
+    status: str = field_of(Str(1, 16, STATUSES))
+    elapsed_ms: int = field_of(_MS)
+    time_ms: int | None = field_of(Opt(_MS), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Result(Message):
+    TYPE = "result"
+    reason: str = field_of(Str(1, 16, END_REASONS))
+    standings: tuple[Standing, ...] = field_of(ListOf(Obj(Standing), MAX_RACERS))
+
+
+SERVER_MESSAGES: Final[dict[str, type[Message]]] = {
+    m.TYPE: m for m in (Welcome, Ok, Error, Pong, Rooms, RoomState, Members, Countdown, Started, Moved, Progress, Result)
+}

@@ -1,0 +1,144 @@
+"""Field specs: strict validation of decoded msgpack values against declared types.
+
+A message is a frozen dataclass whose fields carry a ``Spec`` in their metadata
+(declare them with ``field_of``). ``Message.from_body`` refuses unknown keys, missing
+keys, wrong types, out-of-range numbers and over-long strings with ``bad-field`` and
+the field's path, so the server never acts on a value it has not checked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, ClassVar, Self
+
+from .errors import ErrorCode, ProtocolError
+
+_NO_DEFAULT: Any = dataclasses.MISSING
+
+
+def _bad(where: str, expected: str, value: object) -> ProtocolError:
+    shown = repr(value)
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    return ProtocolError(ErrorCode.BAD_FIELD, f"{where}: expected {expected}, got {shown}")
+
+
+class Spec:
+    """Checks one value; returns it (possibly converted) or raises ProtocolError."""
+
+    def check(self, value: object, where: str) -> object:
+        raise NotImplementedError
+
+    def dump(self, value: object) -> object:
+        return value
+
+
+class Str(Spec):
+    def __init__(self, lo: int = 0, hi: int = 64, choices: Sequence[str] | None = None) -> None:
+        self.lo, self.hi, self.choices = lo, hi, tuple(choices) if choices is not None else None
+
+    def check(self, value: object, where: str) -> object:
+        if not isinstance(value, str):
+            raise _bad(where, "a string", value)
+        if not self.lo <= len(value) <= self.hi:
+            raise _bad(where, f"a string of {self.lo} to {self.hi} characters", value)
+        if self.choices is not None and value not in self.choices:
+            raise _bad(where, f"one of {', '.join(self.choices)}", value)
+        return value
+
+
+class Int(Spec):
+    def __init__(self, lo: int, hi: int) -> None:
+        self.lo, self.hi = lo, hi
+
+    def check(self, value: object, where: str) -> object:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _bad(where, "an integer", value)
+        if not self.lo <= value <= self.hi:
+            raise _bad(where, f"an integer from {self.lo} to {self.hi}", value)
+        return value
+
+
+class Bool(Spec):
+    def check(self, value: object, where: str) -> object:
+        if not isinstance(value, bool):
+            raise _bad(where, "true or false", value)
+        return value
+
+
+class Opt(Spec):
+    """The inner spec, or nil."""
+
+    def __init__(self, inner: Spec) -> None:
+        self.inner = inner
+
+    def check(self, value: object, where: str) -> object:
+        return None if value is None else self.inner.check(value, where)
+
+    def dump(self, value: object) -> object:
+        return None if value is None else self.inner.dump(value)
+
+
+class ListOf(Spec):
+    def __init__(self, inner: Spec, hi: int = 64) -> None:
+        self.inner, self.hi = inner, hi
+
+    def check(self, value: object, where: str) -> object:
+        if not isinstance(value, list | tuple):
+            raise _bad(where, "an array", value)
+        if len(value) > self.hi:
+            raise _bad(where, f"at most {self.hi} items", f"{len(value)} items")
+        return tuple(self.inner.check(v, f"{where}[{i}]") for i, v in enumerate(value))
+
+    def dump(self, value: object) -> object:
+        assert isinstance(value, tuple | list)
+        return [self.inner.dump(v) for v in value]
+
+
+class Obj(Spec):
+    """A nested message."""
+
+    def __init__(self, cls: type[Message]) -> None:
+        self.cls = cls
+
+    def check(self, value: object, where: str) -> object:
+        return self.cls.from_body(value, where)
+
+    def dump(self, value: object) -> object:
+        assert isinstance(value, Message)
+        return value.to_body()
+
+
+def field_of(spec: Spec, default: Any = _NO_DEFAULT) -> Any:
+    """Declare a message field with its spec (and default, which makes it optional)."""
+    return dataclasses.field(default=default, metadata={"spec": spec})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Message:
+    """Base of every message body. ``TYPE`` is the wire ``type`` of top-level messages."""
+
+    TYPE: ClassVar[str] = ""
+
+    def to_body(self) -> dict[str, object]:
+        body: dict[str, object] = {}
+        for f in dataclasses.fields(self):
+            body[f.name] = f.metadata["spec"].dump(getattr(self, f.name))
+        return body
+
+    @classmethod
+    def from_body(cls, body: object, where: str = "body") -> Self:
+        if not isinstance(body, dict):
+            raise _bad(where, "a map", body)
+        known = {f.name: f for f in dataclasses.fields(cls)}
+        for key in body:
+            if key not in known:
+                raise ProtocolError(ErrorCode.BAD_FIELD, f"{where}: unknown field {key!r}")
+        values: dict[str, object] = {}
+        for name, f in known.items():
+            if name in body:
+                values[name] = f.metadata["spec"].check(body[name], f"{where}.{name}")
+            elif f.default is dataclasses.MISSING:
+                raise ProtocolError(ErrorCode.BAD_FIELD, f"{where}: missing field {name!r}")
+        return cls(**values)
