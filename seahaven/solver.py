@@ -1,0 +1,335 @@
+"""A solver: finds a winning move list for a position, or shows that there is none.
+
+    >>> from seahaven import Board
+    >>> from seahaven.solver import solve
+    >>> board = Board.deal("seahaven", 1)
+    >>> solution = solve(board)
+    >>> solution.status
+    'solved'
+    >>> for move in solution.moves:
+    ...     board.push(move)
+    >>> board.is_won()
+    True
+
+Works under every preset's rules (and any other ``Rules`` value); tuned for Seahaven Towers.
+Positions that differ only by the order of their columns or of their cells count as one.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from dataclasses import dataclass
+from typing import Literal
+
+from .board import Board
+from .moves import CELL, COLUMN, FOUNDATION, Move
+from .rules import Build, Capacity, EmptyColumn, Rules
+
+Status = Literal["solved", "unsolvable", "gave-up"]
+
+_TOP = 12
+"""Relative rank of the card an empty column takes in King-only rules (a King, in Penguin the beak's lower neighbour)."""
+
+_NO_CARD = -1
+
+_Cols = tuple[bytes, ...]
+_Cells = tuple[int, ...]
+_Home = tuple[int, int, int, int]
+_RawMove = tuple[int, int, int, int, int]
+_Path = tuple["_Path | None", tuple[_RawMove, ...]] | None
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The outcome of a search.
+
+    ``moves`` wins the game when pushed one by one onto the searched position (empty unless
+    ``status`` is "solved"); ``states`` counts the distinct positions the search examined.
+    """
+
+    status: Status
+    moves: tuple[Move, ...]
+    states: int
+
+    @property
+    def solved(self) -> bool:
+        return self.status == "solved"
+
+
+def solve(board: Board, *, max_states: int = 200_000) -> Solution:
+    """Search for a win from ``board``'s position without changing ``board``.
+
+    "unsolvable" means every reachable position was examined; "gave-up" means more than
+    ``max_states`` positions would have been needed to decide.
+    """
+    if max_states < 1:
+        raise ValueError("max_states must be at least 1")
+    return _Search(board.copy(stack=False), max_states).run()
+
+
+def hint(board: Board, *, max_states: int = 200_000) -> Move | None:
+    """The first move of a winning line from ``board``, or None (won, lost, or not found in time)."""
+    solution = solve(board, max_states=max_states)
+    return solution.moves[0] if solution.moves else None
+
+
+def _card_id(rank: int, suit: int, base: int) -> int:
+    """The solver's card number: relative rank (0 for the foundation base) times 4 plus suit."""
+    return ((rank - base) % 13) * 4 + suit
+
+
+def _onto_table(build: Build) -> tuple[tuple[int, ...], ...]:
+    """For each solver card number, the card numbers it may be placed on in a column."""
+    table: list[tuple[int, ...]] = []
+    for card in range(52):
+        rel, suit = card >> 2, card & 3
+        if rel == _TOP:
+            table.append(())
+        elif build is Build.SUIT:
+            table.append((card + 4,))
+        else:
+            red = suit in (1, 2)
+            table.append(tuple((rel + 1) * 4 + s for s in range(4) if (s in (1, 2)) != red))
+    return tuple(table)
+
+
+class _Search:
+    """One best-first search over positions in the solver's own compact form."""
+
+    def __init__(self, board: Board, max_states: int) -> None:
+        rules: Rules = board.rules
+        self.max_states = max_states
+        self.by_suit = rules.build is Build.SUIT
+        self.king_only = rules.empty_column is EmptyColumn.KING
+        self.capacity_kind = rules.capacity
+        # Taking a card back from a foundation never helps when building by suit: the only
+        # card that could then go on it is already home.
+        self.takeback = rules.foundation_takeback and not self.by_suit
+        self.onto = _onto_table(rules.build)
+        fits = bytearray(52 * 52)
+        for card, targets in enumerate(self.onto):
+            for target in targets:
+                fits[card * 52 + target] = 1
+        self.fits = bytes(fits)
+        base = board.base
+        self.cols: _Cols = tuple(bytes(_card_id(c.rank, c.suit, base) for c in col) for col in board.columns)
+        self.cells: _Cells = tuple(_NO_CARD if c is None else _card_id(c.rank, c.suit, base) for c in board.cells)
+        h = board.home
+        self.home: _Home = (h[0], h[1], h[2], h[3])
+
+    # -- rules ----------------------------------------------------------------
+
+    def capacity(self, cols: _Cols, free: int, *, to_empty_column: bool) -> int:
+        """The engine's group-move limit."""
+        kind = self.capacity_kind
+        if kind is Capacity.UNLIMITED:
+            return 52
+        if kind is Capacity.SEQUENTIAL and self.king_only:
+            return free + 1
+        empties = sum(1 for col in cols if not col) - to_empty_column
+        return (free + 1) << max(empties, 0)
+
+    def is_safe_home(self, card: int, home: _Home) -> bool:
+        """Whether ``card`` may go home now and nothing later could want it elsewhere."""
+        rel = card >> 2
+        if rel != home[card & 3]:
+            return False
+        if self.by_suit or rel <= 1:
+            return True
+        if card & 3 in (1, 2):
+            return home[0] >= rel and home[3] >= rel
+        return home[1] >= rel and home[2] >= rel
+
+    def autoplay(self, cols: list[bytes], cells: list[int], home: list[int], played: list[_RawMove]) -> None:
+        """Send safe cards home, in place, until none is left; the moves go to ``played``."""
+        h: _Home
+        progress = True
+        while progress:
+            progress = False
+            h = (home[0], home[1], home[2], home[3])
+            for i, col in enumerate(cols):
+                while col and self.is_safe_home(col[-1], h):
+                    home[col[-1] & 3] += 1
+                    h = (home[0], home[1], home[2], home[3])
+                    col = col[:-1]
+                    played.append((COLUMN, i, FOUNDATION, 0, 1))
+                    progress = True
+                cols[i] = col
+            for i, card in enumerate(cells):
+                if card != _NO_CARD and self.is_safe_home(card, h):
+                    home[card & 3] += 1
+                    h = (home[0], home[1], home[2], home[3])
+                    cells[i] = _NO_CARD
+                    played.append((CELL, i, FOUNDATION, 0, 1))
+                    progress = True
+
+    def moves(self, cols: _Cols, cells: _Cells, home: _Home) -> list[_RawMove]:
+        """The moves worth trying here: legal, not a safe home move, not pointless."""
+        fits = self.fits
+        onto = self.onto
+        king_only = self.king_only
+        free = cells.count(_NO_CARD)
+        first_free = cells.index(_NO_CARD) if free else -1
+        first_empty = next((i for i, col in enumerate(cols) if not col), -1)
+        cap = self.capacity(cols, free, to_empty_column=False)
+        cap_empty = self.capacity(cols, free, to_empty_column=True)
+        tops = {col[-1]: i for i, col in enumerate(cols) if col}
+        out: list[_RawMove] = []
+        add = out.append
+        for s, col in enumerate(cols):
+            if not col:
+                continue
+            top = col[-1]
+            size = len(col)
+            if top >> 2 == home[top & 3]:
+                add((COLUMN, s, FOUNDATION, 0, 1))
+            run = 1
+            while run < size and fits[col[-run] * 52 + col[-run - 1]]:
+                run += 1
+            for n in range(1, min(run, cap) + 1):
+                for target in onto[col[-n]]:
+                    d = tops.get(target, -1)
+                    if d >= 0:
+                        add((COLUMN, s, COLUMN, d, n))
+            if first_empty >= 0:
+                if king_only:
+                    n = _TOP + 1 - (top >> 2)
+                    # A whole column moved into an empty one changes nothing.
+                    if n <= run and n <= cap_empty and n < size:
+                        add((COLUMN, s, COLUMN, first_empty, n))
+                else:
+                    for n in range(1, min(run, cap_empty, size - 1) + 1):
+                        add((COLUMN, s, COLUMN, first_empty, n))
+            if first_free >= 0:
+                add((COLUMN, s, CELL, first_free, 1))
+        for s, card in enumerate(cells):
+            if card == _NO_CARD:
+                continue
+            if card >> 2 == home[card & 3]:
+                add((CELL, s, FOUNDATION, 0, 1))
+            for target in onto[card]:
+                d = tops.get(target, -1)
+                if d >= 0:
+                    add((CELL, s, COLUMN, d, 1))
+            if first_empty >= 0 and (not king_only or card >> 2 == _TOP):
+                add((CELL, s, COLUMN, first_empty, 1))
+        if self.takeback:
+            for suit in range(4):
+                if not home[suit]:
+                    continue
+                card = (home[suit] - 1) * 4 + suit
+                for target in onto[card]:
+                    d = tops.get(target, -1)
+                    if d >= 0:
+                        add((FOUNDATION, suit, COLUMN, d, 1))
+                if first_empty >= 0 and (not king_only or card >> 2 == _TOP):
+                    add((FOUNDATION, suit, COLUMN, first_empty, 1))
+                if first_free >= 0:
+                    add((FOUNDATION, suit, CELL, first_free, 1))
+        return out
+
+    def apply(
+        self, cols: _Cols, cells: _Cells, home: _Home, move: _RawMove
+    ) -> tuple[list[bytes], list[int], list[int], list[_RawMove]]:
+        """The position after ``move`` and the safe home moves that follow it, with those moves."""
+        sa, s, da, d, n = move
+        new_cols = list(cols)
+        new_cells = list(cells)
+        new_home = list(home)
+        if sa == COLUMN:
+            col = cols[s]
+            moved = col[-n:]
+            new_cols[s] = col[:-n]
+        elif sa == CELL:
+            moved = bytes((cells[s],))
+            new_cells[s] = _NO_CARD
+        else:
+            new_home[s] -= 1
+            moved = bytes((new_home[s] * 4 + s,))
+        if da == COLUMN:
+            new_cols[d] = cols[d] + moved
+        elif da == CELL:
+            new_cells[d] = moved[0]
+        else:
+            new_home[moved[0] & 3] += 1
+        played = [move]
+        self.autoplay(new_cols, new_cells, new_home, played)
+        return new_cols, new_cells, new_home, played
+
+    # -- search ---------------------------------------------------------------
+
+    @staticmethod
+    def key(cols: list[bytes], cells: list[int]) -> bytes:
+        """Equal for positions equal up to the order of columns and of cells."""
+        return b"\xff".join(sorted(cols)) + b"\xfe" + bytes(sorted(c for c in cells if c != _NO_CARD))
+
+    def score(self, cols: list[bytes], cells: list[int], home: list[int]) -> int:
+        """How far the position looks from a win: lower is more promising."""
+        # Cards covering the next card each suit needs, and cards out of sequence.
+        cost = 0
+        for col in cols:
+            size = len(col)
+            if not size:
+                cost -= 6
+                continue
+            low = 99
+            for i, card in enumerate(col):
+                rel = card >> 2
+                if rel > low:
+                    cost += 2
+                if rel < low:
+                    low = rel
+                if rel == home[card & 3]:
+                    cost += 3 * (size - 1 - i)
+        for card in cells:
+            if card != _NO_CARD:
+                cost += 3
+        return cost - 4 * sum(home)
+
+    def run(self) -> Solution:
+        cols = list(self.cols)
+        cells = list(self.cells)
+        home = list(self.home)
+        start_moves: list[_RawMove] = []
+        self.autoplay(cols, cells, home, start_moves)
+        root: _Path = (None, tuple(start_moves))
+        if sum(home) == 52:
+            return Solution("solved", _moves(root), 1)
+        seen = {self.key(cols, cells)}
+        counter = itertools.count()
+        queue: list[tuple[int, int, _Cols, _Cells, _Home, _Path]] = [
+            (0, 0, tuple(cols), tuple(cells), (home[0], home[1], home[2], home[3]), root)
+        ]
+        while queue:
+            _, _, pcols, pcells, phome, path = heapq.heappop(queue)
+            for move in self.moves(pcols, pcells, phome):
+                ncols, ncells, nhome, played = self.apply(pcols, pcells, phome, move)
+                k = self.key(ncols, ncells)
+                if k in seen:
+                    continue
+                child: _Path = (path, tuple(played))
+                if sum(nhome) == 52:
+                    return Solution("solved", _moves(child), len(seen) + 1)
+                if len(seen) >= self.max_states:
+                    return Solution("gave-up", (), len(seen))
+                seen.add(k)
+                entry = (
+                    self.score(ncols, ncells, nhome),
+                    next(counter),
+                    tuple(ncols),
+                    tuple(ncells),
+                    (nhome[0], nhome[1], nhome[2], nhome[3]),
+                    child,
+                )
+                heapq.heappush(queue, entry)
+        return Solution("unsolvable", (), len(seen))
+
+
+def _moves(path: _Path) -> tuple[Move, ...]:
+    """The engine moves along a search path, first move first."""
+    pieces: list[tuple[_RawMove, ...]] = []
+    while path is not None:
+        path, played = path
+        pieces.append(played)
+    return tuple(Move(*raw) for piece in reversed(pieces) for raw in piece)
