@@ -240,7 +240,7 @@ class Board:
                         return f"the last {n} cards of {place_name(COLUMN, s)} are not a run"
         elif sa == CELL:
             if not 0 <= s < len(self._cells):
-                return f"there is no cell {s + 1}"
+                return f"there is no {place_name(CELL, s)}"
             cell = self._cells[s]
             if cell is None:
                 return f"{place_name(CELL, s)} is empty"
@@ -280,7 +280,7 @@ class Board:
                     return f"a run of {n} cards is too long: {room} can move now"
         elif da == CELL:
             if not 0 <= d < len(self._cells):
-                return f"there is no cell {d + 1}"
+                return f"there is no {place_name(CELL, d)}"
             if sa == CELL:
                 return "a card does not move from cell to cell"
             if self._cells[d] is not None:
@@ -288,6 +288,8 @@ class Board:
         elif da == FOUNDATION:
             if sa == FOUNDATION:
                 return "the card is already on its foundation"
+            if d != 0:
+                return "a foundation destination is written with index 0 (the card's suit picks the foundation)"
             suit = card & 3
             if rel[card] != self._home[suit]:
                 need = self._home[suit]

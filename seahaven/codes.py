@@ -1,8 +1,10 @@
 """Deal codes: a preset and a deal number in a short string a person can type.
 
-``SH1-ST-0001K`` reads: format version 1, preset tag ``ST`` (seahaven), deal number
-``0001`` in Crockford base 32, check character ``K`` (Luhn mod 32 over tag and
-digits, which catches any single mistyped character and any swap of two neighbours).
+``SH1-ST-0001G`` reads: format version 1, preset tag ``ST`` (seahaven), deal number
+``0001`` in Crockford base 32, check character ``G`` (Luhn mod 32 over tag and
+digits). The check catches any single mistyped character and any swap of two
+neighbouring characters except ``0`` with ``Z`` (values 0 and 31, the one blind spot
+of Luhn mod N). See docs/deals.md.
 """
 
 from __future__ import annotations
@@ -62,8 +64,9 @@ def decode(code: str) -> DealCode:
     text = "".join(code.split()).upper()
     parts = text.split("-")
     if len(parts) != 3:
-        raise ValueError(f"{code!r} is not a deal code: expected three parts like SH1-ST-0001K")
+        raise ValueError(f"{code!r} is not a deal code: expected three parts like SH1-ST-0001G")
     version, tag, rest = parts
+    version = "".join(_ALIASES.get(ch, ch) for ch in version)
     if version != VERSION:
         raise ValueError(f"unknown deal code version {version!r} (this server reads {VERSION})")
     tag = "".join(_ALIASES.get(ch, ch) for ch in tag)

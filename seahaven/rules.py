@@ -63,8 +63,12 @@ class Rules:
     """Most undos a player may make in a row; None for no limit, 0 for none."""
     beak: bool = False
     """Penguin: the first card dealt sets the foundation base rank, its three mates start home."""
-    ms_deal_limit: int = 32000
-    """Deal numbers below this use Microsoft's shuffle; see docs/deals.md."""
+    ms_deal_limit: int = 32001
+    """Deal numbers below this use Microsoft's shuffle; see docs/deals.md.
+
+    32001 by default: PySolFC deals its games 1 to 32000 (inclusive) with Microsoft's
+    generator, so Seahaven #N is PySolFC's game #N for every N up to 32000.
+    """
     tag: str = ""
     """Two characters naming the preset inside a deal code."""
     title: str = ""

@@ -48,8 +48,14 @@ def parse_board(text: str, rules: Rules | str) -> Board:
         if sep and key in ("foundations", "founds"):
             for token in rest.split():
                 suit_ch, dash, rank_ch = token.partition("-")
-                suit = SUITS.find(suit_ch.upper())
-                rank = 0 if rank_ch == "0" else RANKS.find("T" if rank_ch == "10" else rank_ch.upper()) + 1
+                suit = SUITS.find(suit_ch.upper()) if len(suit_ch) == 1 else -1
+                rank_ch = "T" if rank_ch == "10" else rank_ch.upper()
+                if rank_ch == "0":
+                    rank = 0
+                elif len(rank_ch) == 1 and rank_ch in RANKS:
+                    rank = RANKS.index(rank_ch) + 1
+                else:
+                    rank = -1
                 if suit < 0 or not dash or rank < 0:
                     raise ValueError(f"line {number}: {token!r} is not a foundation (write like H-5 or S-0)")
                 if suit in tops:
