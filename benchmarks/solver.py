@@ -12,12 +12,9 @@ import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from seahaven import PRESETS, Board  # noqa: E402
-from seahaven.solver import solve  # noqa: E402
+from seahaven import PRESETS, Board
+from seahaven.solver import solve
 
 
 def percentile(values: list[float], fraction: float) -> float:

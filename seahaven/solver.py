@@ -29,7 +29,7 @@ from .rules import Build, Capacity, EmptyColumn, Rules
 Status = Literal["solved", "unsolvable", "gave-up"]
 
 _TOP = 12
-"""Relative rank of the card an empty column takes in King-only rules (a King, in Penguin the beak's lower neighbour)."""
+"""Relative rank of a King: in Penguin, of the rank just below the beak's."""
 
 _NO_CARD = -1
 

@@ -1,0 +1,183 @@
+"""The solver: its solutions replay to a win, it leaves the board alone, its verdicts are honest."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+from seahaven import CELL, COLUMN, FOUNDATION, PRESETS, Board, Move, parse_board
+from seahaven.solver import Solution, _Search, hint, solve
+
+
+def replay(board: Board, moves: tuple[Move, ...]) -> Board:
+    """A copy of ``board`` with ``moves`` pushed (the engine rejects an illegal one)."""
+    copy = board.copy(stack=False)
+    for move in moves:
+        copy.push(move)
+    return copy
+
+
+def assert_wins(board: Board, solution: Solution) -> None:
+    assert solution.status == "solved", solution
+    assert solution.moves
+    assert solution.states >= 1
+    assert replay(board, solution.moves).is_won()
+
+
+@pytest.mark.parametrize("number", [1, 2, 3, 4, 5, 7, 50, 1000, 31999, 32000, 10**9])
+def test_seahaven_deals_solve_and_replay(number: int) -> None:
+    board = Board.deal("seahaven", number)
+    assert_wins(board, solve(board))
+
+
+@pytest.mark.parametrize(
+    ("preset", "number"),
+    [
+        ("freecell", 1),
+        ("freecell", 617),
+        ("bakers-game", 2),
+        ("eight-off", 1),
+        ("seahaven-relaxed", 1),
+        ("seahaven-unlimited", 1),
+        ("seahaven-3cells", 3),
+        ("seahaven-easy", 1),
+        ("seahaven-medium", 3),
+        ("penguin", 1),
+    ],
+)
+def test_other_presets_solve_and_replay(preset: str, number: int) -> None:
+    board = Board.deal(preset, number)
+    assert_wins(board, solve(board))
+
+
+def test_every_preset_is_searched_without_error() -> None:
+    for name in PRESETS:
+        board = Board.deal(name, 5)
+        solution = solve(board, max_states=3000)
+        assert solution.status in ("solved", "unsolvable", "gave-up")
+        if solution.status == "solved":
+            assert replay(board, solution.moves).is_won()
+
+
+def test_input_board_is_unchanged() -> None:
+    board = Board.deal("seahaven", 1)
+    board.push(board.legal_moves()[0])
+    before = board.position()
+    stack = board.move_stack
+    solve(board)
+    hint(board)
+    assert board.position() == before
+    assert board.move_stack == stack
+
+
+def test_solution_from_a_midgame_position() -> None:
+    board = Board.deal("seahaven", 2)
+    for move in solve(board).moves[:20]:
+        board.push(move)
+    assert_wins(board, solve(board))
+
+
+# Two columns, one cell, King-only empty columns; only the clubs are out. Two cards cover AC
+# but the one cell holds one of them, and 3C could go only on 4C, which is under eight others.
+_TINY_RULES = dataclasses.replace(PRESETS["seahaven"], name="tiny", columns=2, cells=1)
+_DEADLOCK = """
+Foundations: H-K C-0 D-K S-K
+Freecells: -
+: AC 2C 3C
+: KC 4C 5C 6C 7C 8C 9C TC JC QC
+"""
+
+
+def test_unwinnable_position_is_unsolvable() -> None:
+    board = parse_board(_DEADLOCK, _TINY_RULES)
+    solution = solve(board)
+    assert solution.status == "unsolvable"
+    assert solution.moves == ()
+    assert 1 < solution.states < 100
+    assert hint(board) is None
+
+
+def test_stuck_seahaven_position_is_unsolvable() -> None:
+    # Full-size Seahaven rules: five clubs cover AC, and 6C could go only on 7C, under five
+    # more; four cells cannot hold either five, and empty columns take only Kings.
+    board = parse_board(
+        """
+        Foundations: H-K C-0 D-K S-K
+        Freecells: - - - -
+        : AC 2C 3C 4C 5C 6C
+        : KC 7C 8C 9C TC JC QC
+        """,
+        "seahaven",
+    )
+    solution = solve(board)
+    assert solution.status == "unsolvable"
+    assert solution.states > 10
+
+
+def test_won_position_needs_no_moves() -> None:
+    board = Board.deal("seahaven", 1)
+    for move in solve(board).moves:
+        board.push(move)
+    assert solve(board) == Solution("solved", (), 1)
+    assert hint(board) is None
+
+
+def test_tiny_limit_gives_up() -> None:
+    board = Board.deal("seahaven", 1)
+    solution = solve(board, max_states=10)
+    assert solution.status == "gave-up"
+    assert solution.moves == ()
+    assert solution.states == 10
+    with pytest.raises(ValueError):
+        solve(board, max_states=0)
+
+
+def test_hint_is_the_first_move_of_a_solution() -> None:
+    board = Board.deal("seahaven", 3)
+    move = hint(board)
+    assert move is not None
+    assert board.is_legal(move)
+    assert move == solve(board).moves[0]
+
+
+def _pruned(board: Board, move: Move) -> bool:
+    """Legal moves the solver may leave out without losing any win."""
+    sa, s, da, d, n = move
+    cells = board.cells
+    cols = board.columns
+    if sa == FOUNDATION and board.rules.build.value == "suit":
+        return True  # nothing can go on a card that comes back
+    if da == CELL:
+        return d != cells.index(None)  # any free cell is as good as the first
+    if da == COLUMN and not cols[d]:
+        first_empty = next(i for i, col in enumerate(cols) if not col)
+        if d != first_empty:
+            return True  # any empty column is as good as the first
+        return sa == COLUMN and n == len(cols[s])  # a whole column into an empty one
+    return False
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_search_moves_are_the_legal_moves_less_the_pointless(preset: str) -> None:
+    """The solver's move generator against the engine's, along random games."""
+    rng = random.Random(preset)
+    for number in (1, 2, 3):
+        board = Board.deal(preset, number)
+        for _ in range(60):
+            board.autoplay()
+            search = _Search(board, 1)
+            mine = {Move(*m) for m in search.moves(search.cols, search.cells, search.home)}
+            legal = set(board.legal_moves())
+            assert mine <= legal
+            assert all(_pruned(board, m) for m in legal - mine), legal - mine
+            if not mine:
+                break
+            move = rng.choice(sorted(mine))
+            # The solver's position after the move and its safe home moves is the engine's.
+            cols, cells, home, played = search.apply(search.cols, search.cells, search.home, move)
+            for m in played:
+                board.push(Move(*m))
+            after = _Search(board, 1)
+            assert (tuple(cols), tuple(cells), tuple(home)) == (after.cols, after.cells, after.home)
