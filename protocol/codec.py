@@ -56,7 +56,7 @@ def _unpack(data: bytes | str, limits: bool) -> dict[object, object]:
     return value
 
 
-def decode_request(data: bytes | str) -> tuple[int | None, Message]:
+def decode_request(data: bytes | str) -> tuple[int, Message]:
     """Read a client frame: (seq, message). ProtocolError.seq is set when the seq was readable."""
     frame = _unpack(data, limits=True)
     seq = frame.get("seq")

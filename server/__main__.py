@@ -1,0 +1,76 @@
+"""``seahaven-server``: run the race server."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+
+from .app import RaceServer
+from .config import Config
+from .store import open_store
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
+    env = os.environ
+    parser = argparse.ArgumentParser(
+        prog="seahaven-server",
+        description="Seahaven Towers race server (WebSocket). In-memory store unless a Redis URL is given.",
+    )
+    parser.add_argument("--host", default=env.get("SEAHAVEN_HOST", "127.0.0.1"), help="address to listen on")
+    parser.add_argument("--port", type=int, default=int(env.get("SEAHAVEN_PORT", "8765")), help="port (0: any free)")
+    parser.add_argument(
+        "--redis",
+        default=env.get("SEAHAVEN_REDIS_URL") or None,
+        metavar="URL",
+        help="keep live rooms in Redis at URL, e.g. redis://localhost:6379/0 (env SEAHAVEN_REDIS_URL)",
+    )
+    parser.add_argument("--prefix", default=env.get("SEAHAVEN_PREFIX", "seahaven:"), help="Redis key prefix")
+    parser.add_argument(
+        "--grace", type=float, default=float(env.get("SEAHAVEN_GRACE", "30")), help="reconnect grace, s"
+    )
+    parser.add_argument(
+        "--countdown", type=float, default=float(env.get("SEAHAVEN_COUNTDOWN", "3")), help="countdown before a race, s"
+    )
+    parser.add_argument("--rate", type=float, default=float(env.get("SEAHAVEN_RATE", "30")), help="requests/s")
+    parser.add_argument("--burst", type=int, default=int(env.get("SEAHAVEN_BURST", "60")), help="request burst")
+    parser.add_argument("--log-level", default=env.get("SEAHAVEN_LOG_LEVEL", "INFO"), help="DEBUG, INFO, WARNING...")
+    args = parser.parse_args(argv)
+    config = Config(
+        host=args.host,
+        port=args.port,
+        redis_url=args.redis,
+        prefix=args.prefix,
+        grace_ms=int(args.grace * 1000),
+        countdown_ms=int(args.countdown * 1000),
+        rate=args.rate,
+        burst=args.burst,
+    )
+    return config, args.log_level
+
+
+async def serve(config: Config) -> None:
+    server = RaceServer(config, open_store(config.redis_url, config.prefix))
+    await server.start()
+    # Tests and scripts read this line to learn the port when --port 0 is given.
+    print(f"listening on ws://{config.host}:{server.port}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await server.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    config, level = parse_args(argv)
+    logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    asyncio.run(serve(config))
+
+
+if __name__ == "__main__":
+    main()

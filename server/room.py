@@ -1,0 +1,508 @@
+"""A race room's rules of play: a pure state machine, no sockets, no store, no clock.
+
+Commands (``join``, ``move``, ``tick``...) take the current server time in
+milliseconds, check the request, and return the events it caused, already applied.
+A refused command raises ``RoomError`` and changes nothing. Events are the room's
+whole history: ``Room.replay`` rebuilds a room from them, which is how the server
+persists rooms (an append-only log per room) and recovers them after a restart.
+Anything random (room code, deal numbers) is chosen by the caller and passed in, so
+replay is exact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Final
+
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.messages import Countdown, Members, Progress, Racer, Result, RoomState, RoomSummary, Standing, Started
+from protocol.schema import Message
+from seahaven import Board, Move, encode, preset, to_board_text
+
+from .events import (
+    CountdownSet,
+    Created,
+    Disconnected,
+    Ended,
+    Event,
+    Forfeited,
+    Joined,
+    Left,
+    Moved,
+    NewDeal,
+    ReadySet,
+    RematchVoted,
+    Resigned,
+    Undone,
+)
+from .events import (
+    Started as StartedEvent,
+)
+
+DONE: Final = frozenset({"finished", "stuck", "resigned", "forfeit"})
+
+
+class RoomError(ProtocolError):
+    """A command the room refuses (nothing changed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What the room's creator chose."""
+
+    preset: str
+    deal: int
+    seats: int = 2
+    public: bool = True
+    time_limit_ms: int | None = None
+    undo: bool = True
+    countdown_ms: int = 3000
+    grace_ms: int = 30_000
+
+
+@dataclass(slots=True)
+class Seat:
+    """A racer's place in the room."""
+
+    name: str
+    ready: bool = False
+    connected: bool = True
+    dropped_at: int | None = None
+    status: str = "waiting"
+    board: Board | None = None
+    moves: int = 0
+    undos: int = 0
+    reached_at: int = 0
+    """When the racer's progress last changed: ties in progress go to the earlier."""
+    finished_at: int | None = None
+
+
+Audience = frozenset[str] | None
+"""Who a message is for: None for every member of the room."""
+
+
+@dataclass
+class Room:
+    code: str
+    settings: Settings
+    created_at: int
+    phase: str = "waiting"
+    seats: dict[str, Seat] = field(default_factory=dict)
+    spectators: dict[str, str] = field(default_factory=dict)
+    starts_at: int | None = None
+    started_at: int | None = None
+    end_reason: str | None = None
+    standings: tuple[Standing, ...] = ()
+    rematch: set[str] = field(default_factory=set)
+
+    # -- construction -------------------------------------------------------
+
+    @classmethod
+    def create(cls, code: str, settings: Settings, now: int) -> tuple[Room, list[Event]]:
+        """A new empty room and its first event."""
+        preset(settings.preset)  # ValueError for an unknown preset
+        room = cls(code, settings, now)
+        return room, [Created(now, code, settings)]
+
+    @classmethod
+    def replay(cls, events: list[Event]) -> Room:
+        """Rebuild a room from its whole event history."""
+        if not events or not isinstance(events[0], Created):
+            raise ValueError("a room's history starts with Created")
+        first = events[0]
+        room = cls(first.code, first.settings, first.at)
+        for event in events[1:]:
+            room.apply(event)
+        return room
+
+    # -- reading ------------------------------------------------------------
+
+    @property
+    def members(self) -> set[str]:
+        return set(self.seats) | set(self.spectators)
+
+    def connected_members(self) -> list[str]:
+        return [p for p, s in self.seats.items() if s.connected] + list(self.spectators)
+
+    def deal_code(self) -> str:
+        return encode(self.settings.preset, self.settings.deal)
+
+    def elapsed(self, now: int) -> int:
+        return max(0, now - self.started_at) if self.started_at is not None else 0
+
+    def next_deadline(self) -> int | None:
+        """The earliest time ``tick`` has something to do, or None."""
+        times: list[int] = []
+        if self.phase == "countdown" and self.starts_at is not None:
+            times.append(self.starts_at)
+        if self.phase == "racing" and self.started_at is not None and self.settings.time_limit_ms:
+            times.append(self.started_at + self.settings.time_limit_ms)
+        times += [s.dropped_at + self.settings.grace_ms for s in self.seats.values() if s.dropped_at is not None]
+        return min(times, default=None)
+
+    def racer_view(self, player: str, now: int) -> Racer:
+        seat = self.seats[player]
+        return Racer(
+            player=player,
+            name=seat.name,
+            status=seat.status,
+            connected=seat.connected,
+            progress=seat.board.progress if seat.board else 0,
+            moves=seat.moves,
+            time_ms=self._time_of(seat),
+        )
+
+    def _time_of(self, seat: Seat) -> int | None:
+        if seat.finished_at is not None and self.started_at is not None:
+            return seat.finished_at - self.started_at
+        return None
+
+    def state_for(self, player: str, now: int) -> RoomState:
+        """Everything ``player`` may see: for joins, reconnects and rematches."""
+        seat = self.seats.get(player)
+        racing = self.phase in ("racing", "finished")
+        board = seat.board if seat is not None else None
+        return RoomState(
+            room=self.code,
+            you=player,
+            role="racer" if seat is not None else "spectator",
+            preset=self.settings.preset,
+            seats=self.settings.seats,
+            public=self.settings.public,
+            time_limit=self.settings.time_limit_ms // 1000 if self.settings.time_limit_ms else None,
+            undo=self.settings.undo,
+            phase=self.phase,
+            racers=tuple(self.racer_view(p, now) for p in self.seats),
+            spectators=len(self.spectators),
+            server_time=now,
+            starts_at=self.starts_at if self.phase == "countdown" else None,
+            deal=self.deal_code() if racing else None,
+            board=to_board_text(board) if board is not None and racing else None,
+            history=tuple(str(m) for m in board.move_stack) if board is not None and racing else (),
+            standings=self.standings,
+            rematch=tuple(sorted(self.rematch)),
+        )
+
+    def summary(self) -> RoomSummary:
+        return RoomSummary(
+            room=self.code,
+            preset=self.settings.preset,
+            seats=self.settings.seats,
+            racers=len(self.seats),
+            spectators=len(self.spectators),
+            phase=self.phase,
+            time_limit=self.settings.time_limit_ms // 1000 if self.settings.time_limit_ms else None,
+            undo=self.settings.undo,
+        )
+
+    def is_open(self) -> bool:
+        """Waiting for racers and has a free seat: what quick match and the lobby offer."""
+        return self.phase == "waiting" and len(self.seats) < self.settings.seats
+
+    def is_empty(self) -> bool:
+        return not self.spectators and not any(s.connected for s in self.seats.values())
+
+    # -- commands -----------------------------------------------------------
+
+    def join(self, player: str, name: str, spectate: bool, now: int) -> list[Event]:
+        if player in self.members:
+            raise RoomError(ErrorCode.ALREADY_IN_ROOM, f"you are already in room {self.code}")
+        if not spectate:
+            if self.phase != "waiting":
+                raise RoomError(ErrorCode.RACE_IN_PROGRESS, "the race has begun: join as a spectator")
+            if len(self.seats) >= self.settings.seats:
+                raise RoomError(ErrorCode.ROOM_FULL, f"all {self.settings.seats} seats are taken")
+        return self._emit(Joined(now, player, name, "spectator" if spectate else "racer"))
+
+    def leave(self, player: str, now: int) -> list[Event]:
+        self._member(player)
+        events: list[Event] = []
+        seat = self.seats.get(player)
+        if seat is not None and self.phase == "racing" and seat.status == "racing":
+            events += self._emit(Resigned(now, player))
+        events += self._emit(Left(now, player))
+        return events + self._after_change(now)
+
+    def set_ready(self, player: str, ready: bool, now: int) -> list[Event]:
+        seat = self._racer(player)
+        if self.phase not in ("waiting", "countdown"):
+            raise RoomError(ErrorCode.RACE_IN_PROGRESS, "the race has already begun")
+        if seat.ready == ready:
+            return []
+        return self._emit(ReadySet(now, player, ready)) + self._after_change(now)
+
+    def move(self, player: str, text: str, now: int) -> list[Event]:
+        seat = self._playing(player)
+        assert seat.board is not None
+        try:
+            move = Move.parse(text)
+        except ValueError as exc:
+            raise RoomError(ErrorCode.BAD_FIELD, f"body.move: {exc}") from None
+        verdict = seat.board.is_legal(move)
+        if not verdict:
+            raise RoomError(ErrorCode.ILLEGAL_MOVE, str(verdict.reason))
+        return self._emit(Moved(now, player, str(move))) + self._after_change(now)
+
+    def undo(self, player: str, now: int) -> list[Event]:
+        seat = self._playing(player)
+        assert seat.board is not None
+        if not self.settings.undo:
+            raise RoomError(ErrorCode.UNDO_DISABLED, "this room was created without undo")
+        limit = preset(self.settings.preset).undo_limit
+        if not seat.board.move_stack:
+            raise RoomError(ErrorCode.NOTHING_TO_UNDO, "no move to take back")
+        if limit is not None and seat.undos >= limit:
+            raise RoomError(ErrorCode.NOTHING_TO_UNDO, f"these rules allow {limit} undos in a row")
+        return self._emit(Undone(now, player)) + self._after_change(now)
+
+    def resign(self, player: str, now: int) -> list[Event]:
+        self._playing(player)
+        return self._emit(Resigned(now, player)) + self._after_change(now)
+
+    def disconnect(self, player: str, now: int) -> list[Event]:
+        """The member's connection dropped: a racer keeps the seat for the grace period."""
+        if player in self.spectators:
+            return self._emit(Left(now, player))
+        seat = self.seats.get(player)
+        if seat is None or not seat.connected:
+            return []
+        return self._emit(Disconnected(now, player, True))
+
+    def reconnect(self, player: str, now: int) -> list[Event]:
+        seat = self.seats.get(player)
+        if seat is None or seat.connected:
+            return []
+        return self._emit(Disconnected(now, player, False))
+
+    def vote_rematch(self, player: str, next_deal: int, now: int) -> list[Event]:
+        """Vote for a rematch; when every connected racer has, a new deal starts counting down."""
+        self._racer(player)
+        if self.phase != "finished":
+            raise RoomError(ErrorCode.NOT_FINISHED, "a rematch can be asked for once the race is over")
+        events = self._emit(RematchVoted(now, player)) if player not in self.rematch else []
+        present = {p for p, s in self.seats.items() if s.connected}
+        if len(present) >= 2 and present <= self.rematch:
+            events += self._emit(NewDeal(now, next_deal))
+            events += self._emit(CountdownSet(now, now + self.settings.countdown_ms))
+        return events
+
+    def tick(self, now: int) -> list[Event]:
+        """Whatever the clock caused by ``now``: start, time limit, forfeits."""
+        events: list[Event] = []
+        for player, seat in list(self.seats.items()):
+            if seat.dropped_at is not None and now >= seat.dropped_at + self.settings.grace_ms:
+                if self.phase == "racing" and seat.status == "racing":
+                    events += self._emit(Forfeited(now, player))
+                elif self.phase in ("waiting", "countdown"):
+                    events += self._emit(Left(now, player))
+        if self.phase == "countdown" and self.starts_at is not None and now >= self.starts_at:
+            events += self._emit(StartedEvent(self.starts_at))
+        limit = self.settings.time_limit_ms
+        if self.phase == "racing" and limit and self.started_at is not None and now >= self.started_at + limit:
+            events += self._emit(Ended(self.started_at + limit, "time-limit"))
+        return events + self._after_change(now)
+
+    # -- checks -------------------------------------------------------------
+
+    def _member(self, player: str) -> None:
+        if player not in self.members:
+            raise RoomError(ErrorCode.NOT_IN_ROOM, f"you are not in room {self.code}")
+
+    def _racer(self, player: str) -> Seat:
+        self._member(player)
+        seat = self.seats.get(player)
+        if seat is None:
+            raise RoomError(ErrorCode.NOT_A_RACER, "spectators watch; only racers play")
+        return seat
+
+    def _playing(self, player: str) -> Seat:
+        seat = self._racer(player)
+        if self.phase in ("waiting", "countdown"):
+            raise RoomError(ErrorCode.NOT_STARTED, "the race has not started yet")
+        if self.phase == "finished":
+            raise RoomError(ErrorCode.RACE_OVER, "the race is over")
+        if seat.status != "racing":
+            raise RoomError(ErrorCode.NOT_RACING, f"you are {seat.status}: no more moves in this race")
+        return seat
+
+    def _after_change(self, now: int) -> list[Event]:
+        """Events that follow from the state: countdown on all ready, the end of the race."""
+        if self.phase == "waiting":
+            ready = len(self.seats) >= 2 and all(s.ready and s.connected for s in self.seats.values())
+            if ready:
+                return self._emit(CountdownSet(now, now + self.settings.countdown_ms))
+        elif self.phase == "countdown":
+            if len(self.seats) < 2 or not all(s.ready for s in self.seats.values()):
+                return self._emit(CountdownSet(now, None))
+        elif self.phase == "racing":
+            if any(s.status == "finished" for s in self.seats.values()):
+                return self._emit(Ended(now, "won"))
+            if all(s.status in DONE for s in self.seats.values()):
+                return self._emit(Ended(now, "all-done" if self.seats else "abandoned"))
+        return []
+
+    # -- applying events ----------------------------------------------------
+
+    def _emit(self, event: Event) -> list[Event]:
+        self.apply(event)
+        return [event]
+
+    def apply(self, event: Event) -> None:
+        """Change the state as ``event`` says. The only place state changes."""
+        match event:
+            case Joined(at, player, name, role):
+                if role == "racer":
+                    self.seats[player] = Seat(name)
+                else:
+                    self.spectators[player] = name
+            case Left(_, player):
+                self.spectators.pop(player, None)
+                seat = self.seats.get(player)
+                if seat is not None:
+                    if self.phase in ("waiting", "countdown"):
+                        del self.seats[player]
+                    else:
+                        seat.connected = False
+                        seat.dropped_at = None
+                self.rematch.discard(player)
+            case ReadySet(_, player, ready):
+                seat = self.seats[player]
+                seat.ready = ready
+                seat.status = "ready" if ready else "waiting"
+            case CountdownSet(_, starts_at):
+                self.starts_at = starts_at
+                self.phase = "countdown" if starts_at is not None else "waiting"
+            case StartedEvent(at):
+                self.phase = "racing"
+                self.started_at = at
+                self.starts_at = None
+                for seat in self.seats.values():
+                    seat.board = Board.deal(self.settings.preset, self.settings.deal)
+                    seat.status = "racing"
+                    seat.moves = seat.undos = 0
+                    seat.reached_at = at
+                    seat.finished_at = None
+            case Moved(at, player, text):
+                seat = self.seats[player]
+                assert seat.board is not None
+                before = seat.board.progress
+                seat.board.push(Move.parse(text))
+                seat.moves += 1
+                seat.undos = 0
+                if seat.board.progress != before:
+                    seat.reached_at = at
+                if seat.board.is_won():
+                    seat.status = "finished"
+                    seat.finished_at = at
+                elif seat.board.is_stuck():
+                    seat.status = "stuck"
+            case Undone(at, player):
+                seat = self.seats[player]
+                assert seat.board is not None
+                before = seat.board.progress
+                seat.board.pop()
+                seat.moves += 1
+                seat.undos += 1
+                if seat.board.progress != before:
+                    seat.reached_at = at
+            case Resigned(_, player):
+                self.seats[player].status = "resigned"
+            case Forfeited(_, player):
+                self.seats[player].status = "forfeit"
+            case Disconnected(at, player, dropped):
+                seat = self.seats[player]
+                seat.connected = not dropped
+                seat.dropped_at = at if dropped else None
+            case Ended(_, reason):
+                self.phase = "finished"
+                self.end_reason = reason
+                self.standings = self._standings()
+                self.rematch.clear()
+            case RematchVoted(_, player):
+                self.rematch.add(player)
+            case NewDeal(_, deal):
+                self.settings = replace(self.settings, deal=deal)
+                self.seats = {p: Seat(s.name, ready=True, status="ready") for p, s in self.seats.items() if s.connected}
+                self.started_at = None
+                self.end_reason = None
+                self.standings = ()
+                self.rematch.clear()
+            case Created():
+                raise ValueError("Created comes only first")
+
+    def _standings(self) -> tuple[Standing, ...]:
+        """Finishers by time; then by progress, ties to whoever reached it first; quitters last."""
+
+        def key(item: tuple[str, Seat]) -> tuple[int, int, int]:
+            _, seat = item
+            progress = seat.board.progress if seat.board else 0
+            if seat.status == "finished":
+                return (0, seat.finished_at or 0, 0)
+            quit_ = 2 if seat.status in ("resigned", "forfeit") else 1
+            return (quit_, -progress, seat.reached_at)
+
+        ranked = sorted(self.seats.items(), key=key)
+        return tuple(
+            Standing(
+                place=i + 1,
+                player=player,
+                name=seat.name,
+                status=seat.status,
+                progress=seat.board.progress if seat.board else 0,
+                moves=seat.moves,
+                time_ms=(seat.finished_at if seat.finished_at is not None else seat.reached_at) - self.started_at
+                if self.started_at is not None
+                else None,
+            )
+            for i, (player, seat) in enumerate(ranked)
+        )
+
+    # -- what to tell whom --------------------------------------------------
+
+    def messages(self, event: Event, now: int) -> list[tuple[Audience, Message]]:
+        """The messages an applied event sends to the room's members (the shell sends them)."""
+        match event:
+            case Joined() | Left() | ReadySet() | Disconnected() | RematchVoted():
+                return [(None, self._members_message())]
+            case CountdownSet(_, starts_at):
+                return [(None, Countdown(starts_at=starts_at, server_time=now))]
+            case StartedEvent(at):
+                opening = Board.deal(self.settings.preset, self.settings.deal)
+                limit = self.settings.time_limit_ms
+                started = Started(
+                    deal=self.deal_code(),
+                    preset=self.settings.preset,
+                    board=to_board_text(opening),
+                    started_at=at,
+                    ends_at=at + limit if limit else None,
+                    server_time=now,
+                )
+                return [(None, started)]
+            case Moved(_, player) | Undone(_, player):
+                others = frozenset(self.members - {player})
+                return [(others, self._progress(player, now))]
+            case Resigned(_, player) | Forfeited(_, player):
+                return [(None, self._progress(player, now))]
+            case Ended(_, reason):
+                return [(None, Result(reason=reason, standings=self.standings))]
+            case NewDeal():
+                return [(frozenset({p}), self.state_for(p, now)) for p in self.members]
+        return []
+
+    def _members_message(self) -> Members:
+        return Members(
+            racers=tuple(self.racer_view(p, 0) for p in self.seats),
+            spectators=len(self.spectators),
+            rematch=tuple(sorted(self.rematch)),
+        )
+
+    def _progress(self, player: str, now: int) -> Progress:
+        seat = self.seats[player]
+        return Progress(
+            player=player,
+            progress=seat.board.progress if seat.board else 0,
+            moves=seat.moves,
+            status=seat.status,
+            elapsed_ms=self.elapsed(now),
+            time_ms=self._time_of(seat),
+        )
