@@ -1,0 +1,528 @@
+"""Where live rooms, the public lobby listing and sessions live.
+
+Rooms are event-sourced: the room's pure state machine emits events (msgpack bytes), the store keeps
+each room's append-only event log, and the server rebuilds a room by replaying its log. A room is
+*live* exactly while its log is live: every store key a room owns has a time to live, so finished or
+idle rooms vanish on their own and nothing is left behind.
+
+Two implementations share one contract (``tests/test_store.py`` runs on both):
+
+- :class:`MemoryStore`: process memory, for ``seahaven-server`` with no Redis and for tests.
+- :class:`RedisStore`: redis-py asyncio; every key under a configurable prefix.
+
+Redis key layout (``P`` is the prefix, ``seahaven:`` by default)::
+
+    P room:{id}:log     list    the room's event log, one msgpack event per element; PEXPIRE = room TTL
+    P listing:{id}      string  the room's public lobby entry (opaque summary bytes); own TTL
+    P listings          set     ids that may have a listing; members whose listing key has expired are
+                                removed by listings(); the set's TTL is kept >= every listing's TTL
+    P session:{token}   string  session data; own TTL
+
+Every failure to talk to Redis surfaces as :class:`StoreError`.
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.maint_notifications import MaintNotificationsConfig
+
+__all__ = ["MemoryStore", "RedisStore", "Store", "StoreError", "open_store"]
+
+T = TypeVar("T")
+
+
+class StoreError(Exception):
+    """The store cannot be reached or refused an operation (the server answers "store-unavailable")."""
+
+
+def _check_ttl(ttl: float) -> float:
+    if not (isinstance(ttl, int | float) and math.isfinite(ttl) and ttl > 0):
+        raise ValueError(f"ttl must be a finite number of seconds > 0, not {ttl!r}")
+    return float(ttl)
+
+
+def _ttl_ms(ttl: float) -> int:
+    """Seconds to whole milliseconds, rounded up so a short TTL never becomes 0 (which deletes)."""
+    return max(1, math.ceil(_check_ttl(ttl) * 1000))
+
+
+class Store(abc.ABC):
+    """Where live rooms, the public lobby listing and sessions live.
+
+    All TTLs are in seconds and must be > 0 (``ValueError`` otherwise). A room is live while its log
+    is live; ``load`` of an unknown or expired room is ``[]``.
+    """
+
+    @abc.abstractmethod
+    async def append(self, room: str, events: Sequence[bytes], ttl: float) -> int:
+        """Append events to the room's log and set the log's time to live, atomically, in one round trip.
+
+        Returns the log length after the append. An empty ``events`` only refreshes the TTL of an
+        existing log (an unknown room stays unknown) and returns its length. The TTL applies to the
+        log; the room's lobby listing keeps its own TTL (``set_listing``/``expire``).
+        """
+
+    @abc.abstractmethod
+    async def load(self, room: str) -> list[bytes]:
+        """The room's whole log in append order; ``[]`` when unknown or expired."""
+
+    @abc.abstractmethod
+    async def expire(self, room: str, ttl: float) -> None:
+        """Set the TTL of everything the room owns (log and listing) to ``ttl`` from now."""
+
+    @abc.abstractmethod
+    async def delete(self, room: str) -> None:
+        """Remove the room's log and listing now."""
+
+    @abc.abstractmethod
+    async def room_ids(self) -> list[str]:
+        """Ids of rooms with a live log, sorted (for recovery after a restart)."""
+
+    @abc.abstractmethod
+    async def set_listing(self, room: str, summary: bytes | None, ttl: float) -> None:
+        """Publish (or replace) the room's public lobby entry for ``ttl`` seconds; ``None`` removes it."""
+
+    @abc.abstractmethod
+    async def listings(self) -> dict[str, bytes]:
+        """Live public entries only: room id -> summary.
+
+        An entry appears only while both its listing and its room's log are live, so an expired
+        (or deleted) room's entry never appears.
+        """
+
+    @abc.abstractmethod
+    async def put_session(self, token: str, data: bytes, ttl: float) -> None:
+        """Store (or replace) a session for ``ttl`` seconds."""
+
+    @abc.abstractmethod
+    async def get_session(self, token: str) -> bytes | None:
+        """The session's data; ``None`` when unknown or expired."""
+
+    @abc.abstractmethod
+    async def delete_session(self, token: str) -> None:
+        """Forget a session (no error when unknown)."""
+
+    @abc.abstractmethod
+    async def ping(self) -> bool:
+        """True when the store answers (for ``/healthz``); never raises."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Release connections. The store must not be used afterwards."""
+
+
+# --------------------------------------------------------------------------------------------------
+# In memory
+
+
+@dataclass(slots=True)
+class _Timed:
+    value: Any
+    deadline: float
+
+
+@dataclass(slots=True)
+class _Log:
+    events: list[bytes] = field(default_factory=list)
+    deadline: float = 0.0
+
+
+class MemoryStore(Store):
+    """The store in process memory, same semantics as :class:`RedisStore`.
+
+    TTLs use ``clock`` (``time.monotonic`` by default; inject one to move time in tests). An entry is
+    expired once ``clock() >= deadline``; expired entries are dropped when touched and by a sweep of
+    everything that runs at most once per ``sweep_interval`` seconds (piggybacked on calls), so memory
+    stays bounded by the live data.
+    """
+
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic, sweep_interval: float = 30.0) -> None:
+        self._clock = clock
+        self._sweep_interval = sweep_interval
+        self._next_sweep = clock() + sweep_interval
+        self._logs: dict[str, _Log] = {}
+        self._listings: dict[str, _Timed] = {}
+        self._sessions: dict[str, _Timed] = {}
+
+    # -- housekeeping --------------------------------------------------------------------------------
+
+    def _now(self) -> float:
+        now = self._clock()
+        if now >= self._next_sweep:
+            self._sweep(now)
+        return now
+
+    def _sweep(self, now: float) -> None:
+        self._next_sweep = now + self._sweep_interval
+        for table in (self._logs, self._listings, self._sessions):
+            dead = [key for key, entry in table.items() if now >= entry.deadline]
+            for key in dead:
+                del table[key]
+
+    def sweep(self) -> None:
+        """Drop every expired entry now."""
+        self._sweep(self._clock())
+
+    def _live_log(self, room: str, now: float) -> _Log | None:
+        log = self._logs.get(room)
+        if log is not None and now >= log.deadline:
+            del self._logs[room]
+            return None
+        return log
+
+    @staticmethod
+    def _live(table: dict[str, _Timed], key: str, now: float) -> _Timed | None:
+        entry = table.get(key)
+        if entry is not None and now >= entry.deadline:
+            del table[key]
+            return None
+        return entry
+
+    # -- rooms ---------------------------------------------------------------------------------------
+
+    async def append(self, room: str, events: Sequence[bytes], ttl: float) -> int:
+        ttl = _check_ttl(ttl)
+        now = self._now()
+        log = self._live_log(room, now)
+        if log is None:
+            if not events:
+                return 0
+            log = self._logs[room] = _Log()
+        log.events.extend(bytes(event) for event in events)
+        log.deadline = now + ttl
+        return len(log.events)
+
+    async def load(self, room: str) -> list[bytes]:
+        log = self._live_log(room, self._now())
+        return [] if log is None else list(log.events)
+
+    async def expire(self, room: str, ttl: float) -> None:
+        ttl = _check_ttl(ttl)
+        now = self._now()
+        log = self._live_log(room, now)
+        if log is not None:
+            log.deadline = now + ttl
+        listing = self._live(self._listings, room, now)
+        if listing is not None:
+            listing.deadline = now + ttl
+
+    async def delete(self, room: str) -> None:
+        self._logs.pop(room, None)
+        self._listings.pop(room, None)
+
+    async def room_ids(self) -> list[str]:
+        self.sweep()
+        return sorted(self._logs)
+
+    # -- lobby ---------------------------------------------------------------------------------------
+
+    async def set_listing(self, room: str, summary: bytes | None, ttl: float) -> None:
+        if summary is None:
+            self._listings.pop(room, None)
+            return
+        ttl = _check_ttl(ttl)
+        self._listings[room] = _Timed(bytes(summary), self._now() + ttl)
+
+    async def listings(self) -> dict[str, bytes]:
+        self.sweep()
+        return {room: entry.value for room, entry in self._listings.items() if room in self._logs}
+
+    # -- sessions ------------------------------------------------------------------------------------
+
+    async def put_session(self, token: str, data: bytes, ttl: float) -> None:
+        ttl = _check_ttl(ttl)
+        self._sessions[token] = _Timed(bytes(data), self._now() + ttl)
+
+    async def get_session(self, token: str) -> bytes | None:
+        entry = self._live(self._sessions, token, self._now())
+        return None if entry is None else bytes(entry.value)
+
+    async def delete_session(self, token: str) -> None:
+        self._sessions.pop(token, None)
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+
+    async def ping(self) -> bool:
+        return True
+
+    async def close(self) -> None:
+        pass
+
+
+# --------------------------------------------------------------------------------------------------
+# Redis
+
+# Removes ids from the listings index whose listing key no longer exists. Atomic, so an id whose
+# listing was published again between our read and this cleanup is kept.
+# KEYS[1] = index, KEYS[2..n+1] = listing keys; ARGV[1..n] = the matching ids.
+_PRUNE_LISTINGS = """
+local removed = 0
+for i, id in ipairs(ARGV) do
+    if redis.call('EXISTS', KEYS[i + 1]) == 0 then
+        removed = removed + redis.call('SREM', KEYS[1], id)
+    end
+end
+return removed
+"""
+
+_GLOB_SPECIAL = frozenset("*?[]\\")
+
+
+def _glob_escape(text: str) -> str:
+    return "".join("\\" + ch if ch in _GLOB_SPECIAL else ch for ch in text)
+
+
+def _bytes(value: bytes | str) -> bytes:
+    """A reply element as bytes (the client is made with decode_responses=False, so it already is)."""
+    return value.encode() if isinstance(value, str) else bytes(value)
+
+
+def _describe(url: str) -> str:
+    """The URL without credentials, for error messages and logs."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or parts.path or "?"
+        return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
+    except ValueError:
+        return "<unparseable url>"
+
+
+class RedisStore(Store):
+    """The store in Redis (>= 7.0), every key under ``prefix`` (see the module docstring for the layout).
+
+    ``timeout`` bounds connecting, every reply and the wait for one of the ``max_connections`` pooled
+    connections (seconds). The client never retries by itself: an
+    append is not idempotent and a blind resend after a lost reply would store a move twice. Idempotent
+    operations are retried once, immediately, on a connection error (a connection dropped while idle
+    in the pool). Failures raise :class:`StoreError`; once Redis is back the next call reconnects.
+    ``redis_options`` go to ``redis.asyncio.BlockingConnectionPool.from_url`` (e.g. ``connection_class``).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "seahaven:",
+        timeout: float = 2.0,
+        max_connections: int = 32,
+        **redis_options: Any,
+    ) -> None:
+        self.prefix = prefix
+        self._where = _describe(url)
+        options: dict[str, Any] = {
+            "decode_responses": False,
+            "socket_timeout": timeout,
+            "socket_connect_timeout": timeout,
+            "retry": Retry(NoBackoff(), 0),
+            # A bounded pool: a burst of calls waits (up to ``timeout``) for a free connection
+            # instead of opening connections without limit or failing at once.
+            "max_connections": max_connections,
+            "timeout": timeout,
+            # Redis OSS has no maintenance notifications, and with them on ("auto", redis-py's default)
+            # the pool skips its check that a pooled connection is still open before handing it out:
+            # after a Redis restart the first command would then go to a dead socket.
+            "maint_notifications_config": MaintNotificationsConfig(enabled=False),
+        }
+        options.update(redis_options)
+        pool = aioredis.BlockingConnectionPool.from_url(url, **options)
+        self._redis: aioredis.Redis = aioredis.Redis.from_pool(pool)
+        self._index = f"{prefix}listings"
+        self._prune = self._redis.register_script(_PRUNE_LISTINGS)
+
+    # -- keys ----------------------------------------------------------------------------------------
+
+    def log_key(self, room: str) -> str:
+        return f"{self.prefix}room:{room}:log"
+
+    def listing_key(self, room: str) -> str:
+        return f"{self.prefix}listing:{room}"
+
+    def session_key(self, token: str) -> str:
+        return f"{self.prefix}session:{token}"
+
+    @property
+    def index_key(self) -> str:
+        return self._index
+
+    # -- plumbing ------------------------------------------------------------------------------------
+
+    async def _run(self, what: str, call: Callable[[], Awaitable[T]], *, idempotent: bool = True) -> T:
+        attempts = 2 if idempotent else 1
+        for attempt in range(1, attempts + 1):
+            try:
+                return await call()
+            except RedisConnectionError as exc:
+                if attempt < attempts:
+                    continue
+                raise StoreError(f"redis store at {self._where} unavailable: {what} failed: {exc}") from exc
+            except (RedisError, OSError) as exc:
+                raise StoreError(f"redis store at {self._where}: {what} failed: {exc}") from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- rooms ---------------------------------------------------------------------------------------
+
+    async def append(self, room: str, events: Sequence[bytes], ttl: float) -> int:
+        ms = _ttl_ms(ttl)
+        key = self.log_key(room)
+
+        async def call() -> int:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                if events:
+                    pipe.rpush(key, *events)
+                else:
+                    pipe.llen(key)
+                pipe.pexpire(key, ms)
+                length, _ = await pipe.execute()
+            return int(length)
+
+        return await self._run(f"append to room {room!r}", call, idempotent=not events)
+
+    async def load(self, room: str) -> list[bytes]:
+        async def call() -> list[bytes]:
+            return [_bytes(event) for event in await self._redis.lrange(self.log_key(room), 0, -1)]
+
+        return await self._run(f"load room {room!r}", call)
+
+    async def expire(self, room: str, ttl: float) -> None:
+        ms = _ttl_ms(ttl)
+
+        async def call() -> None:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.pexpire(self.log_key(room), ms)
+                pipe.pexpire(self.listing_key(room), ms)
+                self._keep_index(pipe, ms)
+                await pipe.execute()
+
+        await self._run(f"expire room {room!r}", call)
+
+    async def delete(self, room: str) -> None:
+        async def call() -> None:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.delete(self.log_key(room), self.listing_key(room))
+                pipe.srem(self._index, room)
+                await pipe.execute()
+
+        await self._run(f"delete room {room!r}", call)
+
+    async def room_ids(self) -> list[str]:
+        head = f"{self.prefix}room:"
+        tail = ":log"
+        pattern = f"{_glob_escape(head)}*{tail}"
+
+        async def call() -> list[str]:
+            found: set[str] = set()
+            async for raw in self._redis.scan_iter(match=pattern, count=1000, _type="list"):
+                try:
+                    key = _bytes(raw).decode()
+                except UnicodeDecodeError:
+                    continue
+                found.add(key[len(head) : -len(tail)])
+            return sorted(found)
+
+        return await self._run("list rooms", call)
+
+    # -- lobby ---------------------------------------------------------------------------------------
+
+    def _keep_index(self, pipe: Any, ms: int) -> None:
+        """Queue commands keeping the index's TTL >= ``ms`` (a set without a TTL gets one)."""
+        pipe.pexpire(self._index, ms, nx=True)
+        pipe.pexpire(self._index, ms, gt=True)
+
+    async def set_listing(self, room: str, summary: bytes | None, ttl: float) -> None:
+        key = self.listing_key(room)
+        if summary is None:
+
+            async def remove() -> None:
+                async with self._redis.pipeline(transaction=True) as pipe:
+                    pipe.delete(key)
+                    pipe.srem(self._index, room)
+                    await pipe.execute()
+
+            await self._run(f"remove listing {room!r}", remove)
+            return
+        ms = _ttl_ms(ttl)
+
+        async def publish() -> None:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.set(key, summary, px=ms)
+                pipe.sadd(self._index, room)
+                self._keep_index(pipe, ms)
+                await pipe.execute()
+
+        await self._run(f"set listing {room!r}", publish)
+
+    async def listings(self) -> dict[str, bytes]:
+        async def call() -> dict[str, bytes]:
+            ids = sorted(_bytes(raw).decode() for raw in await self._redis.smembers(self._index))
+            if not ids:
+                return {}
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.mget([self.listing_key(room) for room in ids])
+                for room in ids:
+                    pipe.exists(self.log_key(room))
+                summaries, *logs = await pipe.execute()
+            result: dict[str, bytes] = {}
+            gone: list[str] = []
+            for room, summary, log_live in zip(ids, summaries, logs, strict=True):
+                if summary is None:
+                    gone.append(room)
+                elif log_live:
+                    result[room] = bytes(summary)
+            if gone:
+                await self._prune(keys=[self._index, *(self.listing_key(room) for room in gone)], args=gone)
+            return result
+
+        return await self._run("list public rooms", call)
+
+    # -- sessions ------------------------------------------------------------------------------------
+
+    async def put_session(self, token: str, data: bytes, ttl: float) -> None:
+        ms = _ttl_ms(ttl)
+
+        async def call() -> None:
+            await self._redis.set(self.session_key(token), data, px=ms)
+
+        await self._run("store session", call)
+
+    async def get_session(self, token: str) -> bytes | None:
+        async def call() -> bytes | None:
+            raw = await self._redis.get(self.session_key(token))
+            return None if raw is None else _bytes(raw)
+
+        return await self._run("read session", call)
+
+    async def delete_session(self, token: str) -> None:
+        async def call() -> None:
+            await self._redis.delete(self.session_key(token))
+
+        await self._run("delete session", call)
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+
+    async def ping(self) -> bool:
+        try:
+            return bool(await self._run("ping", self._redis.ping))
+        except StoreError:
+            return False
+
+    async def close(self) -> None:
+        await self._redis.aclose()
+
+
+def open_store(url: str | None, prefix: str = "seahaven:") -> Store:
+    """A :class:`MemoryStore` when ``url`` is None, else a :class:`RedisStore` on ``url``."""
+    if url is None:
+        return MemoryStore()
+    return RedisStore(url, prefix=prefix)

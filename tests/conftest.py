@@ -1,0 +1,60 @@
+"""Shared fixtures: a private redis-server per test, and the store under contract test on both backends."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from server.store import MemoryStore, RedisStore, Store
+from tests.redis_proc import RedisProcess
+
+
+class ManualClock:
+    """A monotonic clock that only moves when told to (inject into MemoryStore)."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        assert seconds >= 0, "a monotonic clock never goes back"
+        self.now += seconds
+
+
+@pytest.fixture
+def redis_proc() -> Iterator[RedisProcess]:
+    """A fresh redis-server on a free loopback port (appendonly yes, so a restart keeps the data)."""
+    proc = RedisProcess(appendonly=True)
+    try:
+        yield proc.start()
+    finally:
+        proc.close()
+
+
+@pytest.fixture
+def redis_url(redis_proc: RedisProcess) -> str:
+    return redis_proc.url
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest, clock: ManualClock) -> AsyncIterator[Store]:
+    """The store under test: a MemoryStore on the manual ``clock``, or a RedisStore (unique prefix)."""
+    backend: Store
+    if request.param == "memory":
+        backend = MemoryStore(clock=clock)
+    else:
+        url: str = request.getfixturevalue("redis_url")
+        backend = RedisStore(url, prefix=f"test-{uuid.uuid4().hex[:8]}:")
+    try:
+        yield backend
+    finally:
+        await backend.close()

@@ -1,0 +1,629 @@
+"""The store contract, run on MemoryStore and RedisStore alike, plus Redis-only behaviour.
+
+Time: the MemoryStore runs on a manual clock that ``later`` advances; the RedisStore really waits
+(short TTLs) and checks for expiry by polling with a bounded wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgpack
+import pytest
+import redis.asyncio as aioredis
+from redis.asyncio.connection import Connection
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from server.store import MemoryStore, RedisStore, Store, StoreError, open_store
+from tests.conftest import ManualClock
+from tests.redis_proc import RedisProcess
+
+SHORT = 0.3  # a TTL that runs out during a test
+MARGIN = 0.05  # waited past a deadline before expecting expiry
+LONG = 60.0  # a TTL that does not run out during a test
+
+Later = Callable[[float], Awaitable[None]]
+
+
+def event(n: int) -> bytes:
+    """A realistic event: a small msgpack map."""
+    return bytes(msgpack.packb({"t": "move", "seat": n % 8, "n": n, "mv": [n % 13, n % 7], "at": 1_000 + n}))
+
+
+@pytest.fixture
+def later(store: Store, clock: ManualClock) -> Later:
+    """Let ``seconds`` pass for the store: advance the manual clock, or really sleep for Redis."""
+
+    async def later(seconds: float) -> None:
+        if isinstance(store, MemoryStore):
+            clock.advance(seconds)
+        else:
+            await asyncio.sleep(seconds)
+
+    return later
+
+
+async def soon(store: Store, check: Callable[[], Awaitable[bool]], within: float = 3.0) -> None:
+    """Assert ``check`` holds: at once for MemoryStore (its clock is exact), within ``within`` seconds for Redis."""
+    if isinstance(store, MemoryStore):
+        assert await check()
+        return
+    deadline = time.monotonic() + within
+    while not await check():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.02)
+
+
+def new_room() -> str:
+    return uuid.uuid4().hex[:10]
+
+
+# --------------------------------------------------------------------------------------------------
+# Contract: both stores
+
+
+async def test_append_returns_length_and_load_keeps_order(store: Store) -> None:
+    room = new_room()
+    assert await store.load(room) == []
+    assert await store.append(room, [event(1)], LONG) == 1
+    assert await store.append(room, [event(2), event(3)], LONG) == 3
+    assert await store.append(room, [event(4)], LONG) == 4
+    assert await store.load(room) == [event(1), event(2), event(3), event(4)]
+    assert await store.load(new_room()) == []
+
+
+async def test_events_are_opaque_bytes(store: Store) -> None:
+    room = new_room()
+    odd = [b"", b"\x00", b"\r\n*1\r\n$4\r\nPING\r\n", bytes(range(256)), b"x" * 100_000]
+    assert await store.append(room, odd, LONG) == len(odd)
+    assert await store.load(room) == odd
+
+
+async def test_rooms_are_separate(store: Store) -> None:
+    a, b = new_room(), new_room()
+    await store.append(a, [event(1)], LONG)
+    await store.append(b, [event(2)], LONG)
+    assert await store.load(a) == [event(1)]
+    assert await store.load(b) == [event(2)]
+
+
+async def test_append_nothing_refreshes_but_never_creates(store: Store, later: Later) -> None:
+    room = new_room()
+    assert await store.append(room, [], LONG) == 0
+    assert await store.load(room) == []
+    assert room not in await store.room_ids()
+    await store.append(room, [event(1)], 1.0)
+    await later(0.6)
+    assert await store.append(room, [], 1.0) == 1
+    await later(0.6)  # past the first deadline, before the refreshed one
+    assert await store.load(room) == [event(1)]
+
+
+async def test_log_expires(store: Store, later: Later) -> None:
+    room = new_room()
+    await store.append(room, [event(1)], SHORT)
+    assert await store.load(room) == [event(1)]
+    await later(SHORT + MARGIN)
+
+    async def gone() -> bool:
+        return await store.load(room) == [] and room not in await store.room_ids()
+
+    await soon(store, gone)
+
+
+async def test_append_refreshes_the_ttl(store: Store, later: Later) -> None:
+    room = new_room()
+    await store.append(room, [event(1)], 1.0)
+    await later(0.6)
+    await store.append(room, [event(2)], 1.0)
+    await later(0.6)  # 1.2 s after the first append
+    assert await store.load(room) == [event(1), event(2)]
+    await later(0.4 + MARGIN)
+
+    async def gone() -> bool:
+        return await store.load(room) == []
+
+    await soon(store, gone)
+
+
+async def test_an_expired_room_starts_afresh(store: Store, later: Later) -> None:
+    room = new_room()
+    await store.append(room, [event(1), event(2)], SHORT)
+    await later(SHORT + MARGIN)
+
+    async def gone() -> bool:
+        return await store.load(room) == []
+
+    await soon(store, gone)
+    assert await store.append(room, [event(3)], LONG) == 1
+    assert await store.load(room) == [event(3)]
+
+
+async def test_expire_after_finish_takes_everything_the_room_owns(store: Store, later: Later) -> None:
+    room = new_room()
+    await store.append(room, [event(1)], LONG)
+    await store.set_listing(room, b"summary", LONG)
+    await store.expire(room, SHORT)
+    assert await store.load(room) == [event(1)]
+    assert await store.listings() == {room: b"summary"}
+    await later(SHORT + MARGIN)
+
+    async def gone() -> bool:
+        return await store.load(room) == [] and await store.listings() == {} and await store.room_ids() == []
+
+    await soon(store, gone)
+
+
+async def test_expire_can_extend(store: Store, later: Later) -> None:
+    room = new_room()
+    await store.append(room, [event(1)], SHORT)
+    await store.set_listing(room, b"s", SHORT)
+    await store.expire(room, LONG)
+    await later(SHORT + 0.2)
+    assert await store.load(room) == [event(1)]
+    assert await store.listings() == {room: b"s"}
+
+
+async def test_expire_or_delete_unknown_room_is_harmless(store: Store) -> None:
+    room = new_room()
+    await store.expire(room, LONG)
+    await store.delete(room)
+    assert await store.load(room) == []
+    assert await store.room_ids() == []
+    assert await store.listings() == {}
+
+
+async def test_delete_removes_log_and_listing(store: Store) -> None:
+    room, other = new_room(), new_room()
+    for r in (room, other):
+        await store.append(r, [event(1)], LONG)
+        await store.set_listing(r, r.encode(), LONG)
+    await store.delete(room)
+    assert await store.load(room) == []
+    assert await store.room_ids() == [other]
+    assert await store.listings() == {other: other.encode()}
+
+
+async def test_room_ids_lists_live_logs_only(store: Store, later: Later) -> None:
+    odd = ["a:b", "x*y", "q?[z]", "room:1:log", "ünï"]
+    for room in odd:
+        await store.append(room, [event(1)], LONG)
+    doomed = new_room()
+    await store.append(doomed, [event(2)], SHORT)
+    assert await store.room_ids() == sorted([*odd, doomed])
+    await later(SHORT + MARGIN)
+
+    async def only_live() -> bool:
+        return await store.room_ids() == sorted(odd)
+
+    await soon(store, only_live)
+    for room in odd:
+        assert await store.load(room) == [event(1)]
+
+
+async def test_listings_show_live_public_rooms_only(store: Store) -> None:
+    public_a, private, public_b = new_room(), new_room(), new_room()
+    for room in (public_a, private, public_b):
+        await store.append(room, [event(1)], LONG)
+    await store.set_listing(public_a, b"A", LONG)
+    await store.set_listing(public_b, b"B", LONG)
+    assert await store.listings() == {public_a: b"A", public_b: b"B"}
+    await store.set_listing(public_a, b"A2", LONG)  # a new count replaces the entry
+    assert await store.listings() == {public_a: b"A2", public_b: b"B"}
+
+
+async def test_listing_removal(store: Store) -> None:
+    room = new_room()
+    await store.append(room, [event(1)], LONG)
+    await store.set_listing(room, b"A", LONG)
+    await store.set_listing(room, None, LONG)
+    assert await store.listings() == {}
+    await store.set_listing(room, None, LONG)  # removing twice is fine
+    await store.set_listing(room, b"again", LONG)
+    assert await store.listings() == {room: b"again"}
+    assert await store.load(room) == [event(1)]  # the listing is not the room
+
+
+async def test_listing_expires_on_its_own(store: Store, later: Later) -> None:
+    room, stays = new_room(), new_room()
+    for r in (room, stays):
+        await store.append(r, [event(1)], LONG)
+    await store.set_listing(room, b"A", SHORT)
+    await store.set_listing(stays, b"B", LONG)
+    await later(SHORT + MARGIN)
+
+    async def expired() -> bool:
+        return await store.listings() == {stays: b"B"}
+
+    await soon(store, expired)
+    assert await store.load(room) == [event(1)]
+    await store.set_listing(room, b"A again", LONG)  # published again after expiry: listed again
+    assert await store.listings() == {room: b"A again", stays: b"B"}
+
+
+async def test_an_expired_room_never_appears_in_listings(store: Store, later: Later) -> None:
+    room = new_room()
+    await store.append(room, [event(1)], SHORT)
+    await store.set_listing(room, b"A", LONG)  # listing outlives the log ...
+    await later(SHORT + MARGIN)
+
+    async def hidden() -> bool:
+        return await store.listings() == {}  # ... but a dead room is never listed
+
+    await soon(store, hidden)
+
+
+async def test_a_listing_without_a_log_is_not_listed(store: Store) -> None:
+    room = new_room()
+    await store.set_listing(room, b"A", LONG)
+    assert await store.listings() == {}
+    await store.append(room, [event(1)], LONG)
+    assert await store.listings() == {room: b"A"}
+
+
+async def test_sessions(store: Store) -> None:
+    token, other = uuid.uuid4().hex, uuid.uuid4().hex
+    assert await store.get_session(token) is None
+    await store.put_session(token, b"alice", LONG)
+    await store.put_session(other, b"bob", LONG)
+    assert await store.get_session(token) == b"alice"
+    await store.put_session(token, b"alice v2", LONG)
+    assert await store.get_session(token) == b"alice v2"
+    await store.delete_session(token)
+    assert await store.get_session(token) is None
+    await store.delete_session(token)  # unknown: no error
+    assert await store.get_session(other) == b"bob"
+
+
+async def test_session_expires(store: Store, later: Later) -> None:
+    token = uuid.uuid4().hex
+    await store.put_session(token, b"alice", SHORT)
+    assert await store.get_session(token) == b"alice"
+    await later(SHORT + MARGIN)
+
+    async def gone() -> bool:
+        return await store.get_session(token) is None
+
+    await soon(store, gone)
+
+
+@pytest.mark.parametrize("ttl", [0, -1.0, math.nan, math.inf])
+async def test_ttl_must_be_positive_and_finite(store: Store, ttl: float) -> None:
+    room = new_room()
+    with pytest.raises(ValueError):
+        await store.append(room, [event(1)], ttl)
+    with pytest.raises(ValueError):
+        await store.expire(room, ttl)
+    with pytest.raises(ValueError):
+        await store.set_listing(room, b"A", ttl)
+    with pytest.raises(ValueError):
+        await store.put_session("t", b"x", ttl)
+    assert await store.load(room) == []
+
+
+async def test_ping(store: Store) -> None:
+    assert await store.ping() is True
+
+
+async def test_concurrent_appends_lose_nothing(store: Store) -> None:
+    room = new_room()
+    lengths = await asyncio.gather(*(store.append(room, [event(n)], LONG) for n in range(200)))
+    assert sorted(lengths) == list(range(1, 201))
+    assert sorted(await store.load(room)) == sorted(event(n) for n in range(200))
+
+
+# --------------------------------------------------------------------------------------------------
+# MemoryStore only
+
+
+async def test_memory_sweep_drops_untouched_expired_entries(clock: ManualClock) -> None:
+    store = MemoryStore(clock=clock, sweep_interval=10.0)
+    for n in range(100):
+        await store.append(f"r{n}", [event(n)], 1.0)
+        await store.set_listing(f"r{n}", b"s", 1.0)
+        await store.put_session(f"t{n}", b"s", 1.0)
+    await store.put_session("keeper", b"k", LONG)
+    clock.advance(10.0)
+    await store.get_session("keeper")  # any call past the interval sweeps
+    assert (len(store._logs), len(store._listings), len(store._sessions)) == (0, 0, 1)
+
+
+def test_open_store() -> None:
+    assert isinstance(open_store(None, "p:"), MemoryStore)
+    redis_store = open_store("redis://127.0.0.1:1/0", "p:")
+    assert isinstance(redis_store, RedisStore)
+    assert redis_store.prefix == "p:"
+
+
+# --------------------------------------------------------------------------------------------------
+# RedisStore only
+
+
+@pytest.fixture
+async def raw(redis_url: str) -> Any:
+    """A plain client on the test server, to look at keys and server statistics."""
+    client = aioredis.from_url(redis_url)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+async def test_redis_key_layout_and_ttls(redis_url: str, raw: Any) -> None:
+    store = RedisStore(redis_url, prefix="lay:")
+    try:
+        await store.append("R1", [event(1)], 30)
+        await store.set_listing("R1", b"A", 20)
+        await store.put_session("tok", b"S", 10)
+        keys = sorted(k.decode() for k in await raw.keys("*"))  # KEYS is fine in a test, never in the store
+        assert keys == ["lay:listing:R1", "lay:listings", "lay:room:R1:log", "lay:session:tok"]
+        assert await raw.type("lay:room:R1:log") == b"list"
+        assert await raw.smembers("lay:listings") == {b"R1"}
+        assert 29_000 < await raw.pttl("lay:room:R1:log") <= 30_000
+        assert 19_000 < await raw.pttl("lay:listing:R1") <= 20_000
+        assert 9_000 < await raw.pttl("lay:session:tok") <= 10_000
+        # The index never outlives its need by much, and never dies before a listing.
+        assert 19_000 < await raw.pttl("lay:listings") <= 20_000
+        await store.set_listing("R2", b"B", 5)  # a shorter listing does not shorten the index
+        assert 19_000 < await raw.pttl("lay:listings") <= 20_000
+        await store.expire("R1", 40)  # expire() extends log, listing and index
+        for key in ("lay:room:R1:log", "lay:listing:R1", "lay:listings"):
+            assert 39_000 < await raw.pttl(key) <= 40_000
+        await store.expire("R1", 0.5)
+        assert 0 < await raw.pttl("lay:room:R1:log") <= 500
+        assert 0 < await raw.pttl("lay:listing:R1") <= 500
+    finally:
+        await store.close()
+
+
+async def test_redis_expired_listings_are_pruned_from_the_index(redis_url: str, raw: Any) -> None:
+    store = RedisStore(redis_url, prefix="prune:")
+    try:
+        await store.append("R1", [event(1)], LONG)
+        await store.append("R2", [event(1)], LONG)
+        await store.set_listing("R1", b"A", SHORT)
+        await store.set_listing("R2", b"B", LONG)
+        await asyncio.sleep(SHORT + MARGIN)
+        assert await store.listings() == {"R2": b"B"}
+        assert await raw.smembers("prune:listings") == {b"R2"}
+        await store.set_listing("R2", None, LONG)
+        assert not await raw.exists("prune:listings")  # nothing left behind
+    finally:
+        await store.close()
+
+
+async def test_redis_nothing_left_behind_after_expiry(redis_url: str, raw: Any) -> None:
+    store = RedisStore(redis_url, prefix="gone:")
+    try:
+        await store.append("R1", [event(1)], SHORT)
+        await store.set_listing("R1", b"A", SHORT)
+        await store.put_session("tok", b"S", SHORT)
+        await asyncio.sleep(SHORT + MARGIN)
+        deadline = time.monotonic() + 3
+        while await raw.dbsize():  # no call on the store: Redis alone must clean up
+            assert time.monotonic() < deadline, await raw.keys("*")
+            await asyncio.sleep(0.05)
+    finally:
+        await store.close()
+
+
+async def test_redis_prefix_isolation(redis_url: str) -> None:
+    a = RedisStore(redis_url, prefix="alpha:")
+    b = RedisStore(redis_url, prefix="beta:")
+    try:
+        await a.append("R", [event(1)], LONG)
+        await a.set_listing("R", b"A", LONG)
+        await a.put_session("tok", b"S", LONG)
+        assert await b.load("R") == []
+        assert await b.room_ids() == []
+        assert await b.listings() == {}
+        assert await b.get_session("tok") is None
+        await b.append("R", [event(2)], LONG)
+        await b.delete("R")
+        await b.delete_session("tok")
+        assert await a.load("R") == [event(1)]
+        assert await a.room_ids() == ["R"]
+        assert await a.listings() == {"R": b"A"}
+        assert await a.get_session("tok") == b"S"
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_redis_prefix_with_glob_characters(redis_url: str) -> None:
+    star = RedisStore(redis_url, prefix="s*:")
+    plain = RedisStore(redis_url, prefix="sx:")
+    try:
+        await plain.append("R", [event(1)], LONG)
+        assert await star.room_ids() == []
+        await star.append("Q", [event(1)], LONG)
+        assert await star.room_ids() == ["Q"]
+        assert await plain.room_ids() == ["R"]
+    finally:
+        await star.close()
+        await plain.close()
+
+
+def counting_connection() -> tuple[type[Connection], list[int]]:
+    """A connection class counting writes to the socket: one write (then its replies) = one round trip."""
+    sends = [0]
+
+    class CountingConnection(Connection):
+        async def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+            sends[0] += 1
+            await super().send_packed_command(command, check_health)
+
+    return CountingConnection, sends
+
+
+async def test_redis_append_is_one_round_trip(redis_url: str, raw: Any) -> None:
+    connection_class, sends = counting_connection()
+    store = RedisStore(redis_url, prefix="rt:", connection_class=connection_class)
+    try:
+        assert await store.ping()  # connect (handshake) outside the count
+        await raw.config_resetstat()
+        sends[0] = 0
+        n = 50
+        for i in range(n):
+            assert await store.append("R", [event(i)], LONG) == i + 1
+        assert sends[0] == n
+        stats = await raw.info("commandstats")
+        calls = {name.removeprefix("cmdstat_"): s["calls"] for name, s in stats.items()}
+        calls = {name: n for name, n in calls.items() if not name.startswith(("config", "info"))}  # ours
+        assert calls == {"multi": n, "rpush": n, "pexpire": n, "exec": n}
+    finally:
+        await store.close()
+
+
+async def test_redis_room_ids_uses_scan_not_keys(redis_url: str, raw: Any) -> None:
+    store = RedisStore(redis_url, prefix="scan:")
+    try:
+        rooms = [f"R{n:04d}" for n in range(1500)]  # more than one SCAN page
+        for start in range(0, len(rooms), 100):
+            async with raw.pipeline(transaction=False) as pipe:
+                for room in rooms[start : start + 100]:
+                    pipe.rpush(store.log_key(room), b"e")
+                await pipe.execute()
+        await raw.set("scan:room:fake:log", b"not a list")
+        await raw.config_resetstat()
+        assert await store.room_ids() == rooms
+        stats = await raw.info("commandstats")
+        assert "cmdstat_keys" not in stats
+        assert stats["cmdstat_scan"]["calls"] >= 1
+    finally:
+        await store.close()
+
+
+async def test_redis_stopped_raises_store_error_then_recovers(redis_proc: RedisProcess) -> None:
+    store = RedisStore(redis_proc.url, prefix="down:")
+    try:
+        assert await store.append("R", [event(1)], LONG) == 1
+        await store.set_listing("R", b"A", LONG)
+        await store.put_session("tok", b"S", LONG)
+        redis_proc.stop()
+
+        calls: list[Callable[[], Awaitable[object]]] = [
+            lambda: store.append("R", [event(2)], LONG),
+            lambda: store.load("R"),
+            lambda: store.expire("R", LONG),
+            lambda: store.room_ids(),
+            lambda: store.set_listing("R", b"B", LONG),
+            lambda: store.set_listing("R", None, LONG),
+            lambda: store.listings(),
+            lambda: store.put_session("tok", b"S2", LONG),
+            lambda: store.get_session("tok"),
+            lambda: store.delete_session("tok"),
+            lambda: store.delete("R"),
+        ]
+        for call in calls:
+            started = time.monotonic()
+            with pytest.raises(StoreError, match="unavailable") as caught:
+                await call()
+            assert time.monotonic() - started < 1.0, "a dead Redis must fail fast"
+            assert isinstance(caught.value.__cause__, RedisConnectionError)
+        assert await store.ping() is False
+
+        redis_proc.start()  # same port; appendonly: the data survived
+        assert await store.ping() is True
+        assert await store.append("R", [event(2)], LONG) == 2  # the caller's retry works
+        assert await store.load("R") == [event(1), event(2)]
+        assert await store.listings() == {"R": b"A"}
+        assert await store.get_session("tok") == b"S"
+    finally:
+        await store.close()
+
+
+async def test_redis_first_call_after_a_restart_succeeds(redis_proc: RedisProcess) -> None:
+    store = RedisStore(redis_proc.url, prefix="restart:")
+    try:
+        await asyncio.gather(*(store.append("R", [event(n)], LONG) for n in range(5)))  # several pooled connections
+        redis_proc.stop()
+        await asyncio.sleep(0.1)  # a running server's event loop sees its pooled connections close
+        redis_proc.start()
+        # Pooled connections died with the old server: they are replaced, not used.
+        assert await store.append("R", [event(5)], LONG) == 6
+        assert len(await store.load("R")) == 6
+        assert await store.room_ids() == ["R"]
+    finally:
+        await store.close()
+
+
+async def test_redis_data_survives_restart_with_appendonly(redis_proc: RedisProcess) -> None:
+    assert redis_proc.appendonly
+    store = RedisStore(redis_proc.url, prefix="aof:")
+    try:
+        events = [event(n) for n in range(100)]
+        for e in events:
+            await store.append("R", [e], LONG)
+        await store.set_listing("R", b"A", LONG)
+        await store.put_session("tok", b"S", LONG)
+    finally:
+        await store.close()
+    redis_proc.stop()
+    redis_proc.start()
+    store = RedisStore(redis_proc.url, prefix="aof:")
+    try:
+        assert await store.room_ids() == ["R"]
+        assert await store.load("R") == events
+        assert await store.listings() == {"R": b"A"}
+        assert await store.get_session("tok") == b"S"
+    finally:
+        await store.close()
+
+
+async def test_redis_without_appendonly_loses_data_on_restart() -> None:
+    """The fixture's own check: without persistence a restart is a blank server (so the test above means something)."""
+    with RedisProcess(appendonly=False) as proc:
+        store = RedisStore(proc.url, prefix="mem:")
+        try:
+            await store.append("R", [event(1)], LONG)
+            proc.stop()
+            proc.start()
+            assert await store.load("R") == []
+        finally:
+            await store.close()
+
+
+async def test_redis_unreachable_from_the_start() -> None:
+    port_with_nothing = RedisProcess(appendonly=False)  # a free port, never started
+    try:
+        store = RedisStore(port_with_nothing.url)
+        with pytest.raises(StoreError, match="unavailable"):
+            await store.load("R")
+        assert await store.ping() is False
+        await store.close()
+    finally:
+        port_with_nothing.close()
+
+
+async def test_redis_append_is_never_resent_after_a_lost_reply(redis_url: str) -> None:
+    """The transaction reached Redis but its reply was lost: StoreError, and the event is stored once."""
+    armed = [False]
+
+    class LossyConnection(Connection):
+        async def read_response(self, *args: Any, **kwargs: Any) -> Any:
+            if armed[0]:
+                armed[0] = False
+                await self.disconnect()
+                raise RedisConnectionError("reply lost (simulated)")
+            return await super().read_response(*args, **kwargs)
+
+    store = RedisStore(redis_url, prefix="lossy:", connection_class=LossyConnection)
+    try:
+        assert await store.append("R", [event(1)], LONG) == 1
+        armed[0] = True
+        with pytest.raises(StoreError):
+            await store.append("R", [event(2)], LONG)
+        deadline = time.monotonic() + 3
+        while len(await store.load("R")) < 2:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)
+        assert await store.load("R") == [event(1), event(2)]
+    finally:
+        await store.close()
