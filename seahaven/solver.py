@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -37,6 +38,7 @@ _Cols = tuple[bytes, ...]
 _Cells = tuple[int, ...]
 _Home = tuple[int, int, int, int]
 _RawMove = tuple[int, int, int, int, int]
+"""A Move's fields; the search's own column-to-cell moves may carry several cards (see ``_Search.apply``)."""
 _Path = tuple["_Path | None", tuple[_RawMove, ...]] | None
 
 
@@ -130,7 +132,7 @@ class _Search:
         empties = sum(1 for col in cols if not col) - to_empty_column
         return (free + 1) << max(empties, 0)
 
-    def is_safe_home(self, card: int, home: _Home) -> bool:
+    def is_safe_home(self, card: int, home: Sequence[int]) -> bool:
         """Whether ``card`` may go home now and nothing later could want it elsewhere."""
         rel = card >> 2
         if rel != home[card & 3]:
@@ -142,33 +144,49 @@ class _Search:
         return home[1] >= rel and home[2] >= rel
 
     def autoplay(self, cols: list[bytes], cells: list[int], home: list[int], played: list[_RawMove]) -> None:
-        """Send safe cards home, in place, until none is left; the moves go to ``played``."""
-        h: _Home
+        """Play, in place, the moves no later play can regret, until none is left.
+
+        Those are the safe home moves and, building by suit, a cell's card onto the one card
+        it may go on when that card is exposed. The moves played are appended to ``played``.
+        """
+        safe = self.is_safe_home
+        by_suit = self.by_suit
         progress = True
         while progress:
             progress = False
-            h = (home[0], home[1], home[2], home[3])
             for i, col in enumerate(cols):
-                while col and self.is_safe_home(col[-1], h):
-                    home[col[-1] & 3] += 1
-                    h = (home[0], home[1], home[2], home[3])
-                    col = col[:-1]
-                    played.append((COLUMN, i, FOUNDATION, 0, 1))
+                if col and safe(col[-1], home):
+                    while col and safe(col[-1], home):
+                        home[col[-1] & 3] += 1
+                        col = col[:-1]
+                        played.append((COLUMN, i, FOUNDATION, 0, 1))
+                    cols[i] = col
                     progress = True
-                cols[i] = col
             for i, card in enumerate(cells):
-                if card != _NO_CARD and self.is_safe_home(card, h):
+                if card == _NO_CARD:
+                    continue
+                if safe(card, home):
                     home[card & 3] += 1
-                    h = (home[0], home[1], home[2], home[3])
                     cells[i] = _NO_CARD
                     played.append((CELL, i, FOUNDATION, 0, 1))
                     progress = True
+                elif by_suit and card >> 2 != _TOP:
+                    # The card is as free on its parent as in the cell, and the cell is freed.
+                    parent = card + 4
+                    for d, col in enumerate(cols):
+                        if col and col[-1] == parent:
+                            cols[d] = col + bytes((card,))
+                            cells[i] = _NO_CARD
+                            played.append((CELL, i, COLUMN, d, 1))
+                            progress = True
+                            break
 
     def moves(self, cols: _Cols, cells: _Cells, home: _Home) -> list[_RawMove]:
         """The moves worth trying here: legal, not a safe home move, not pointless."""
         fits = self.fits
         onto = self.onto
         king_only = self.king_only
+        by_suit = self.by_suit
         free = cells.count(_NO_CARD)
         first_free = cells.index(_NO_CARD) if free else -1
         first_empty = next((i for i, col in enumerate(cols) if not col), -1)
@@ -201,8 +219,13 @@ class _Search:
                 else:
                     for n in range(1, min(run, cap_empty, size - 1) + 1):
                         add((COLUMN, s, COLUMN, first_empty, n))
-            if first_free >= 0:
-                add((COLUMN, s, CELL, first_free, 1))
+            if not by_suit:
+                if first_free >= 0:
+                    add((COLUMN, s, CELL, first_free, 1))
+            elif run <= free:
+                # Building by suit, a card taken off the one card it may go on would be put
+                # straight back (see autoplay): a run goes to the cells whole or not at all.
+                add((COLUMN, s, CELL, first_free, run))
         for s, card in enumerate(cells):
             if card == _NO_CARD:
                 continue
@@ -232,11 +255,25 @@ class _Search:
     def apply(
         self, cols: _Cols, cells: _Cells, home: _Home, move: _RawMove
     ) -> tuple[list[bytes], list[int], list[int], list[_RawMove]]:
-        """The position after ``move`` and the safe home moves that follow it, with those moves."""
+        """The position after ``move`` and the moves autoplay adds, with the engine moves played.
+
+        A move of several cards into a cell (only the search makes those) puts them one by one
+        into the free cells from the ``dst``-th on.
+        """
         sa, s, da, d, n = move
         new_cols = list(cols)
         new_cells = list(cells)
         new_home = list(home)
+        if da == CELL and n > 1:
+            col = cols[s]
+            new_cols[s] = col[:-n]
+            played: list[_RawMove] = []
+            for card in reversed(col[-n:]):
+                d = new_cells.index(_NO_CARD, d)
+                new_cells[d] = card
+                played.append((COLUMN, s, CELL, d, 1))
+            self.autoplay(new_cols, new_cells, new_home, played)
+            return new_cols, new_cells, new_home, played
         if sa == COLUMN:
             col = cols[s]
             moved = col[-n:]

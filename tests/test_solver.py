@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from seahaven import CELL, COLUMN, FOUNDATION, PRESETS, Board, Move, parse_board
+from seahaven import CELL, COLUMN, FOUNDATION, PRESETS, Board, Build, Move, parse_board
 from seahaven.solver import Solution, _Search, hint, solve
 
 
@@ -142,15 +142,28 @@ def test_hint_is_the_first_move_of_a_solution() -> None:
     assert move == solve(board).moves[0]
 
 
+def _on_its_parent(board: Board, column: int) -> bool:
+    """Whether the exposed card of ``column`` lies on the card one rank higher of its suit."""
+    col = board.columns[column]
+    if len(col) < 2:
+        return False
+    card, under = col[-1], col[-2]
+    return card.suit == under.suit and (under.rank - board.base) % 13 == (card.rank - board.base) % 13 + 1
+
+
 def _pruned(board: Board, move: Move) -> bool:
     """Legal moves the solver may leave out without losing any win."""
     sa, s, da, d, n = move
     cells = board.cells
     cols = board.columns
-    if sa == FOUNDATION and board.rules.build.value == "suit":
+    by_suit = board.rules.build is Build.SUIT
+    if sa == FOUNDATION and by_suit:
         return True  # nothing can go on a card that comes back
     if da == CELL:
-        return d != cells.index(None)  # any free cell is as good as the first
+        if d != cells.index(None):
+            return True  # any free cell is as good as the first
+        # Building by suit, a card taken off its only possible parent would be put back at once.
+        return by_suit and sa == COLUMN and _on_its_parent(board, s)
     if da == COLUMN and not cols[d]:
         first_empty = next(i for i, col in enumerate(cols) if not col)
         if d != first_empty:
@@ -165,18 +178,23 @@ def test_search_moves_are_the_legal_moves_less_the_pointless(preset: str) -> Non
     rng = random.Random(preset)
     for number in (1, 2, 3):
         board = Board.deal(preset, number)
+        search = _Search(board, 1)
+        played: list[tuple[int, int, int, int, int]] = []
+        search.autoplay(list(search.cols), list(search.cells), list(search.home), played)
+        for m in played:
+            board.push(Move(*m))
         for _ in range(60):
-            board.autoplay()
             search = _Search(board, 1)
-            mine = {Move(*m) for m in search.moves(search.cols, search.cells, search.home)}
+            raw = search.moves(search.cols, search.cells, search.home)
+            # A run sent to the cells whole starts with its exposed card.
+            firsts = {Move(sa, s, da, d, 1 if da == CELL else n) for sa, s, da, d, n in raw}
             legal = set(board.legal_moves())
-            assert mine <= legal
-            assert all(_pruned(board, m) for m in legal - mine), legal - mine
-            if not mine:
+            assert firsts <= legal
+            assert all(_pruned(board, m) for m in legal - firsts), legal - firsts
+            if not raw:
                 break
-            move = rng.choice(sorted(mine))
-            # The solver's position after the move and its safe home moves is the engine's.
-            cols, cells, home, played = search.apply(search.cols, search.cells, search.home, move)
+            # The solver's position after a move and what autoplay adds is the engine's.
+            cols, cells, home, played = search.apply(search.cols, search.cells, search.home, rng.choice(sorted(raw)))
             for m in played:
                 board.push(Move(*m))
             after = _Search(board, 1)
