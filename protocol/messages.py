@@ -105,7 +105,20 @@ class Ping(Message):
 
 REQUESTS: Final[dict[str, type[Message]]] = {
     m.TYPE: m
-    for m in (Hello, ListRooms, CreateRoom, JoinRoom, QuickMatch, Leave, Ready, MoveRequest, Undo, Resign, Rematch, Ping)
+    for m in (
+        Hello,
+        ListRooms,
+        CreateRoom,
+        JoinRoom,
+        QuickMatch,
+        Leave,
+        Ready,
+        MoveRequest,
+        Undo,
+        Resign,
+        Rematch,
+        Ping,
+    )
 }
 
 # -- server to client ---------------------------------------------------------
@@ -128,6 +141,9 @@ class Welcome(Message):
     server_time: int = field_of(_MS)
     limits: Limits = field_of(Obj(Limits))
     room: str | None = field_of(Opt(_ROOM), None)
+    last_seq: int = field_of(Int(-1, 2**53), -1)
+    """The highest seq this session has sent (-1: none): a resumed client continues above it,
+    and may resend exactly ``last_seq`` to hear its answer again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,5 +293,6 @@ class Result(Message):
 
 
 SERVER_MESSAGES: Final[dict[str, type[Message]]] = {
-    m.TYPE: m for m in (Welcome, Ok, Error, Pong, Rooms, RoomState, Members, Countdown, Started, Moved, Progress, Result)
+    m.TYPE: m
+    for m in (Welcome, Ok, Error, Pong, Rooms, RoomState, Members, Countdown, Started, Moved, Progress, Result)
 }

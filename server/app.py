@@ -286,6 +286,7 @@ class RaceServer:
             server_time=now_ms(),
             limits=limits,
             room=session.room,
+            last_seq=session.last_seq,
         )
         await _send(ws, welcome, seq)
         log_event("session.hello", player=session.player, resumed=hello.token is not None)

@@ -24,6 +24,7 @@ Every failure to talk to Redis surfaces as :class:`StoreError`.
 from __future__ import annotations
 
 import abc
+import asyncio
 import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -302,12 +303,12 @@ def _describe(url: str) -> str:
 class RedisStore(Store):
     """The store in Redis (>= 7.0), every key under ``prefix`` (see the module docstring for the layout).
 
-    ``timeout`` bounds connecting, every reply and the wait for one of the ``max_connections`` pooled
-    connections (seconds). The client never retries by itself: an
+    ``timeout`` bounds connecting and every reply (seconds); at most ``max_connections`` calls run at
+    once, more wait their turn. The client never retries by itself: an
     append is not idempotent and a blind resend after a lost reply would store a move twice. Idempotent
     operations are retried once, immediately, on a connection error (a connection dropped while idle
     in the pool). Failures raise :class:`StoreError`; once Redis is back the next call reconnects.
-    ``redis_options`` go to ``redis.asyncio.BlockingConnectionPool.from_url`` (e.g. ``connection_class``).
+    ``redis_options`` go to ``redis.asyncio.ConnectionPool.from_url`` (e.g. ``connection_class``).
     """
 
     def __init__(
@@ -326,18 +327,18 @@ class RedisStore(Store):
             "socket_timeout": timeout,
             "socket_connect_timeout": timeout,
             "retry": Retry(NoBackoff(), 0),
-            # A bounded pool: a burst of calls waits (up to ``timeout``) for a free connection
-            # instead of opening connections without limit or failing at once.
             "max_connections": max_connections,
-            "timeout": timeout,
             # Redis OSS has no maintenance notifications, and with them on ("auto", redis-py's default)
             # the pool skips its check that a pooled connection is still open before handing it out:
             # after a Redis restart the first command would then go to a dead socket.
             "maint_notifications_config": MaintNotificationsConfig(enabled=False),
         }
         options.update(redis_options)
-        pool = aioredis.BlockingConnectionPool.from_url(url, **options)
-        self._redis: aioredis.Redis = aioredis.Redis.from_pool(pool)
+        self._redis: aioredis.Redis = aioredis.Redis.from_pool(aioredis.ConnectionPool.from_url(url, **options))
+        # At most ``max_connections`` calls at once; a burst waits its turn here instead of failing
+        # with "too many connections" (redis-py's BlockingConnectionPool would wait too, but halves
+        # the throughput under concurrency).
+        self._slots = asyncio.Semaphore(max_connections)
         self._index = f"{prefix}listings"
         self._prune = self._redis.register_script(_PRUNE_LISTINGS)
 
@@ -360,15 +361,16 @@ class RedisStore(Store):
 
     async def _run(self, what: str, call: Callable[[], Awaitable[T]], *, idempotent: bool = True) -> T:
         attempts = 2 if idempotent else 1
-        for attempt in range(1, attempts + 1):
-            try:
-                return await call()
-            except RedisConnectionError as exc:
-                if attempt < attempts:
-                    continue
-                raise StoreError(f"redis store at {self._where} unavailable: {what} failed: {exc}") from exc
-            except (RedisError, OSError) as exc:
-                raise StoreError(f"redis store at {self._where}: {what} failed: {exc}") from exc
+        async with self._slots:
+            for attempt in range(1, attempts + 1):
+                try:
+                    return await call()
+                except RedisConnectionError as exc:
+                    if attempt < attempts:
+                        continue
+                    raise StoreError(f"redis store at {self._where} unavailable: {what} failed: {exc}") from exc
+                except (RedisError, OSError) as exc:
+                    raise StoreError(f"redis store at {self._where}: {what} failed: {exc}") from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
     # -- rooms ---------------------------------------------------------------------------------------

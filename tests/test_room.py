@@ -1,0 +1,258 @@
+"""The race room's rules of play, without sockets, store or clock."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+
+import pytest
+
+from protocol.errors import ErrorCode
+from protocol.messages import Countdown, Members, Progress, Result, Started
+from seahaven import Board, Move
+from seahaven.solver import solve
+from server.events import (
+    CountdownSet,
+    Disconnected,
+    Ended,
+    Event,
+    Forfeited,
+    Moved,
+    NewDeal,
+    pack,
+    unpack,
+)
+from server.events import (
+    Started as StartedEvent,
+)
+from server.room import Room, RoomError, Settings
+
+DEAL = 1
+
+
+@functools.cache
+def solution(preset: str = "seahaven", deal: int = DEAL) -> tuple[Move, ...]:
+    result = solve(Board.deal(preset, deal))
+    assert result.status == "solved"
+    return result.moves
+
+
+def racing_room(settings: Settings | None = None, racers: int = 2) -> tuple[Room, list[Event]]:
+    """A room whose race started at t=1000, racers p1..pN, spectator s1."""
+    settings = replace(settings or Settings("seahaven", DEAL, seats=max(2, racers)), countdown_ms=998)
+    room, log = Room.create("ROOM01", settings, 0)
+    for i in range(racers):
+        log += room.join(f"p{i + 1}", f"Racer {i + 1}", False, 1)
+    log += room.join("s1", "Watcher", True, 1)
+    for i in range(racers):
+        log += room.set_ready(f"p{i + 1}", True, 2)
+    assert room.phase == "countdown"
+    log += room.tick(1000)
+    assert room.phase == "racing" and room.started_at == 1000
+    return room, log
+
+
+def refused(code: ErrorCode, call: object) -> RoomError:
+    assert callable(call)
+    with pytest.raises(RoomError) as info:
+        call()
+    assert info.value.code == code
+    return info.value
+
+
+def test_seats_fill_then_room_full_but_spectators_still_welcome() -> None:
+    room, _ = Room.create("ROOM01", Settings("seahaven", DEAL, seats=2), 0)
+    room.join("a", "A", False, 1)
+    room.join("b", "B", False, 1)
+    refused(ErrorCode.ROOM_FULL, lambda: room.join("c", "C", False, 1))
+    room.join("c", "C", True, 1)
+    assert room.spectators == {"c": "C"}
+    refused(ErrorCode.ALREADY_IN_ROOM, lambda: room.join("a", "A", True, 1))
+
+
+def test_countdown_needs_every_racer_ready_and_at_least_two() -> None:
+    room, _ = Room.create("ROOM01", Settings("seahaven", DEAL, seats=3, countdown_ms=3000), 0)
+    room.join("a", "A", False, 1)
+    assert room.set_ready("a", True, 2) and room.phase == "waiting"
+    room.join("b", "B", False, 3)
+    events = room.set_ready("b", True, 4)
+    assert events[-1] == CountdownSet(4, 3004) and room.phase == "countdown"
+    # Someone un-readies: the countdown is called off.
+    assert room.set_ready("a", False, 5)[-1] == CountdownSet(5, None)
+    assert room.phase == "waiting"
+
+
+def test_race_starts_on_the_servers_clock_not_before() -> None:
+    room, _ = Room.create("ROOM01", Settings("seahaven", DEAL, countdown_ms=3000), 0)
+    room.join("a", "A", False, 1)
+    room.join("b", "B", False, 1)
+    room.set_ready("a", True, 10)
+    room.set_ready("b", True, 10)
+    assert room.next_deadline() == 3010
+    assert room.tick(3009) == []
+    refused(ErrorCode.NOT_STARTED, lambda: room.move("a", "1a", 3009))
+    assert room.tick(3010) == [StartedEvent(3010)]
+    boards = [seat.board for seat in room.seats.values()]
+    assert all(b is not None and b == Board.deal("seahaven", DEAL) for b in boards)
+    assert boards[0] is not boards[1]
+
+
+def test_a_legal_move_changes_only_the_movers_board_and_progress_reaches_everyone_else() -> None:
+    room, _ = racing_room()
+    first = solution()[0]
+    events = room.move("p1", str(first), 1500)
+    assert events == [Moved(1500, "p1", str(first))]
+    assert room.seats["p1"].moves == 1 and room.seats["p2"].moves == 0
+    assert room.seats["p2"].board == Board.deal("seahaven", DEAL)
+    (audience, message), *_ = room.messages(events[0], 1500)
+    assert audience == frozenset({"p2", "s1"})
+    assert isinstance(message, Progress) and message.player == "p1" and message.moves == 1
+
+
+def test_illegal_move_is_refused_with_a_reason_and_changes_nothing() -> None:
+    room, _ = racing_room()
+    seat = room.seats["p1"]
+    assert seat.board is not None
+    before = seat.board.position()
+    error = refused(ErrorCode.ILLEGAL_MOVE, lambda: room.move("p1", "1#", 1500))
+    assert "foundation" in error.message
+    refused(ErrorCode.BAD_FIELD, lambda: room.move("p1", "zz", 1500))
+    assert seat.board.position() == before and seat.moves == 0
+
+
+def test_spectators_and_strangers_cannot_move() -> None:
+    room, _ = racing_room()
+    move = str(solution()[0])
+    refused(ErrorCode.NOT_A_RACER, lambda: room.move("s1", move, 1500))
+    refused(ErrorCode.NOT_IN_ROOM, lambda: room.move("nobody", move, 1500))
+
+
+def test_winning_ends_the_race_with_standings_and_later_moves_are_refused() -> None:
+    room, _ = racing_room()
+    room.move("p2", str(solution()[0]), 1100)
+    events: list[Event] = []
+    for i, move in enumerate(solution()):
+        events = room.move("p1", str(move), 2000 + i)
+    assert isinstance(events[-1], Ended) and events[-1].reason == "won"
+    assert room.phase == "finished"
+    first, second = room.standings
+    assert (first.player, first.place, first.status, first.progress) == ("p1", 1, "finished", 52)
+    assert first.time_ms == 2000 + len(solution()) - 1 - 1000
+    assert (second.player, second.place, second.status) == ("p2", 2, "racing")
+    result = room.messages(events[-1], 9999)
+    assert result[0][0] is None and isinstance(result[0][1], Result)
+    refused(ErrorCode.RACE_OVER, lambda: room.move("p2", str(solution()[1]), 9999))
+
+
+def test_time_limit_ranks_by_progress_then_who_got_there_first() -> None:
+    room, _ = racing_room(Settings("seahaven", DEAL, seats=3, time_limit_ms=60_000), racers=3)
+    moves = solution()
+    home_at = next(i for i in range(len(moves)) if _progress_after(moves[: i + 1]) == 1)
+    for i, move in enumerate(moves[: home_at + 1]):
+        room.move("p2", str(move), 1100 + i)  # p2 reaches 1 card first
+    for i, move in enumerate(moves[: home_at + 1]):
+        room.move("p1", str(move), 5000 + i)
+    assert room.next_deadline() == 61_000
+    assert room.tick(60_999) == []
+    events = room.tick(61_000)
+    assert events == [Ended(61_000, "time-limit")]
+    assert [s.player for s in room.standings] == ["p2", "p1", "p3"]
+    assert [s.progress for s in room.standings] == [1, 1, 0]
+
+
+def _progress_after(moves: tuple[Move, ...]) -> int:
+    board = Board.deal("seahaven", DEAL)
+    for move in moves:
+        board.push(move)
+    return board.progress
+
+
+def test_everyone_resigned_ends_the_race_and_quitters_rank_last() -> None:
+    room, _ = racing_room()
+    room.move("p1", str(solution()[0]), 1100)
+    assert room.resign("p1", 1200)
+    refused(ErrorCode.NOT_RACING, lambda: room.move("p1", str(solution()[1]), 1300))
+    events = room.resign("p2", 1300)
+    assert isinstance(events[-1], Ended) and events[-1].reason == "all-done"
+    assert all(s.status == "resigned" for s in room.standings)
+
+
+def test_dropped_racer_keeps_the_seat_within_grace_and_forfeits_after() -> None:
+    room, _ = racing_room(Settings("seahaven", DEAL, grace_ms=5000))
+    assert room.disconnect("p1", 2000) == [Disconnected(2000, "p1", True)]
+    assert room.next_deadline() == 7000
+    assert room.reconnect("p1", 6999) == [Disconnected(6999, "p1", False)]
+    assert room.tick(8000) == [] and room.seats["p1"].status == "racing"
+    room.disconnect("p2", 9000)
+    events = room.tick(14_000)
+    assert events[0] == Forfeited(14_000, "p2")
+    assert room.seats["p2"].status == "forfeit"
+    assert room.phase == "racing"  # p1 still racing
+
+
+def test_a_spectator_who_drops_simply_leaves() -> None:
+    room, _ = racing_room()
+    room.disconnect("s1", 1500)
+    assert "s1" not in room.members
+
+
+def test_undo_follows_the_room_setting() -> None:
+    room, _ = racing_room(Settings("seahaven", DEAL, undo=False))
+    room.move("p1", str(solution()[0]), 1100)
+    refused(ErrorCode.UNDO_DISABLED, lambda: room.undo("p1", 1200))
+    room, _ = racing_room(Settings("seahaven", DEAL, undo=True))
+    refused(ErrorCode.NOTHING_TO_UNDO, lambda: room.undo("p1", 1050))
+    room.move("p1", str(solution()[0]), 1100)
+    room.undo("p1", 1200)
+    seat = room.seats["p1"]
+    assert seat.board == Board.deal("seahaven", DEAL) and seat.moves == 2
+
+
+def test_rematch_when_every_connected_racer_agrees_deals_anew() -> None:
+    room, _ = racing_room()
+    refused(ErrorCode.NOT_FINISHED, lambda: room.vote_rematch("p1", 7, 1100))
+    room.resign("p1", 1100)
+    room.resign("p2", 1100)
+    assert room.vote_rematch("p1", 7, 1200)
+    assert room.phase == "finished"
+    events = room.vote_rematch("p2", 9, 1300)
+    assert events[-2:] == [NewDeal(1300, 9), CountdownSet(1300, 1300 + room.settings.countdown_ms)]
+    assert room.settings.deal == 9 and room.phase == "countdown" and room.standings == ()
+    state = room.state_for("p1", 1300)
+    assert state.phase == "countdown" and state.deal is None and [r.status for r in state.racers] == ["ready"] * 2
+
+
+def test_replaying_the_log_rebuilds_the_same_room() -> None:
+    room, log = racing_room()
+    for i, move in enumerate(solution()[:20]):
+        log += room.move("p1", str(move), 1100 + i)
+    log += room.undo("p1", 1200)
+    log += room.disconnect("p2", 1300)
+    copy = Room.replay([unpack(pack(e)) for e in log])
+    assert copy.state_for("p1", 5000) == room.state_for("p1", 5000)
+    assert copy.state_for("s1", 5000) == room.state_for("s1", 5000)
+
+
+def test_deal_is_hidden_until_the_start() -> None:
+    room, _ = Room.create("ROOM01", Settings("seahaven", DEAL), 0)
+    room.join("a", "A", False, 1)
+    assert room.state_for("a", 2).deal is None and room.state_for("a", 2).board is None
+    room, _ = racing_room()
+    assert room.state_for("p1", 2000).deal == "SH1-ST-0001G"
+
+
+def test_messages_for_lifecycle_events() -> None:
+    room, log = racing_room()
+    kinds = [type(m).__name__ for e in log for _, m in room.messages(e, 5000)]
+    assert "Members" in kinds and "Countdown" in kinds and "Started" in kinds
+    started = next(m for e in log for _, m in room.messages(e, 5000) if isinstance(m, Started))
+    assert started.deal == room.deal_code() and started.board.startswith("Foundations:")
+    assert isinstance(room.messages(log[1], 5000)[0][1], Members)
+    assert isinstance(room.messages(CountdownSet(1, 5), 5)[0][1], Countdown)
+
+
+def test_leaving_mid_race_counts_as_resigning() -> None:
+    room, _ = racing_room(racers=3)
+    events = room.leave("p3", 1500)
+    assert room.seats["p3"].status == "resigned" and any(isinstance(e, Disconnected) or e for e in events)
+    assert room.phase == "racing"

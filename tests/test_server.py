@@ -1,0 +1,436 @@
+"""The race server end to end: real sockets on loopback, on both stores."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import urllib.request
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import msgpack
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from protocol.codec import SUBPROTOCOL, decode_server
+from protocol.errors import CloseCode, ErrorCode
+from protocol.messages import (
+    CreateRoom,
+    Error,
+    Hello,
+    JoinRoom,
+    Leave,
+    ListRooms,
+    Members,
+    Moved,
+    MoveRequest,
+    Ok,
+    Ping,
+    Pong,
+    Progress,
+    QuickMatch,
+    Ready,
+    Rematch,
+    Resign,
+    Result,
+    Rooms,
+    RoomState,
+    Started,
+    Undo,
+    Welcome,
+)
+from seahaven import Board, Move, parse_board
+from seahaven.solver import solve
+from server.app import RaceServer
+from server.config import Config
+from server.store import MemoryStore, RedisStore, Store
+from tests.redis_proc import RedisProcess
+from tests.wsclient import WsClient
+
+DEAL = 1
+MakeServer = Callable[..., Awaitable[RaceServer]]
+
+
+@functools.cache
+def solution(deal: int = DEAL) -> tuple[Move, ...]:
+    result = solve(Board.deal("seahaven", deal))
+    assert result.status == "solved"
+    return result.moves
+
+
+@pytest.fixture(params=["memory", "redis"])
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@asynccontextmanager
+async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
+    """Start RaceServers on free ports with fast test settings; the store is memory or a private redis."""
+    servers: list[RaceServer] = []
+    prefix = f"t{uuid.uuid4().hex[:8]}:"
+
+    async def make(**overrides: Any) -> RaceServer:
+        store: Store
+        if backend == "memory":
+            store = MemoryStore()
+        else:
+            store = RedisStore(request.getfixturevalue("redis_url"), prefix=prefix)
+        settings: dict[str, Any] = {"port": 0, "countdown_ms": 50, "rate": 10_000, "burst": 10_000}
+        settings.update(overrides)
+        server = RaceServer(Config(**settings), store)
+        await server.start()
+        servers.append(server)
+        return server
+
+    try:
+        yield make
+    finally:
+        for server in servers:
+            await server.stop()
+
+
+@pytest.fixture
+async def make_server(backend: str, request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
+    async with server_factory(backend, request) as make:
+        yield make
+
+
+@pytest.fixture
+async def make_redis_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
+    async with server_factory("redis", request) as make:
+        yield make
+
+
+def url_of(server: RaceServer) -> str:
+    return f"ws://127.0.0.1:{server.port}"
+
+
+async def room_with(server: RaceServer, *names: str, **create: Any) -> tuple[list[WsClient], RoomState]:
+    """Connected racers: the first creates a room, the others join it by code."""
+    clients = [await WsClient.open(url_of(server), name) for name in names]
+    state = await clients[0].call(CreateRoom(deal_number=DEAL, seats=max(2, len(names)), **create))
+    assert isinstance(state, RoomState)
+    for client in clients[1:]:
+        joined = await client.call(JoinRoom(room=state.room))
+        assert isinstance(joined, RoomState), joined
+    return clients, state
+
+
+async def start_race(clients: list[WsClient]) -> Started:
+    for client in clients:
+        assert isinstance(await client.call(Ready()), Ok)
+    started = [await c.expect(Started) for c in clients]
+    assert len({s.board for s in started}) == 1
+    return started[0]
+
+
+async def test_a_whole_race_two_racers_and_a_spectator(make_server: MakeServer) -> None:
+    server = await make_server()
+    (ann, bob), state = await room_with(server, "Ann", "Bob")
+    assert state.phase == "waiting" and state.deal is None
+    eve = await WsClient.open(url_of(server), "Eve")
+    watching = await eve.call(JoinRoom(room=state.room, spectate=True))
+    assert isinstance(watching, RoomState) and watching.role == "spectator"
+
+    started = await start_race([ann, bob])
+    assert (await eve.expect(Started)).board == started.board
+    assert parse_board(started.board, "seahaven") == Board.deal("seahaven", DEAL)
+
+    # Bob makes one move; Ann then plays a whole solution.
+    bob_move = await bob.call(MoveRequest(move=str(solution()[0])))
+    assert isinstance(bob_move, Moved) and bob_move.moves == 1
+    for watcher in (ann, eve):
+        seen = await watcher.expect(Progress)
+        assert (seen.player, seen.moves) == (bob.player, 1)
+
+    progress = 0
+    for n, move in enumerate(solution(), start=1):
+        reply = await ann.call(MoveRequest(move=str(move)))
+        assert isinstance(reply, Moved), reply
+        assert reply.moves == n and reply.progress >= progress
+        progress = reply.progress
+        for watcher in (bob, eve):  # every accepted move reaches the rival and the spectator
+            seen = await watcher.expect(Progress)
+            assert (seen.player, seen.moves, seen.progress) == (ann.player, n, reply.progress)
+    assert isinstance(reply, Moved) and reply.status == "finished" and reply.progress == 52
+
+    for client in (ann, bob, eve):
+        result = await client.expect(Result)
+        assert result.reason == "won"
+        assert [(s.place, s.player) for s in result.standings] == [(1, ann.player), (2, bob.player)]
+        assert result.standings[0].time_ms is not None and result.standings[1].progress == bob_move.progress
+
+    late = await bob.error(MoveRequest(move=str(solution()[1])))
+    assert late.code == ErrorCode.RACE_OVER
+
+
+async def test_early_illegal_and_foreign_moves_are_refused_and_change_nothing(make_server: MakeServer) -> None:
+    server = await make_server()
+    (ann, bob), state = await room_with(server, "Ann", "Bob")
+    early = await ann.error(MoveRequest(move=str(solution()[0])))
+    assert early.code == ErrorCode.NOT_STARTED
+    await start_race([ann, bob])
+
+    illegal = await ann.error(MoveRequest(move="1#"))
+    assert illegal.code == ErrorCode.ILLEGAL_MOVE and "foundation" in illegal.message
+    nonsense = await ann.error(MoveRequest(move="x9"))
+    assert nonsense.code == ErrorCode.BAD_FIELD
+
+    stranger = await WsClient.open(url_of(server), "Mallory")
+    foreign = await stranger.error(MoveRequest(move=str(solution()[0])))
+    assert foreign.code == ErrorCode.NOT_IN_ROOM
+    spectator = await WsClient.open(url_of(server), "Sam")
+    await spectator.call(JoinRoom(room=state.room, spectate=True))
+    assert (await spectator.error(MoveRequest(move=str(solution()[0])))).code == ErrorCode.NOT_A_RACER
+
+    # Nothing changed: the first move of the solution is still Ann's first accepted move.
+    first = await ann.call(MoveRequest(move=str(solution()[0])))
+    assert isinstance(first, Moved) and first.moves == 1
+
+
+async def test_undo_then_resend_of_a_seq_is_answered_again_not_replayed(make_server: MakeServer) -> None:
+    server = await make_server()
+    (ann, bob), _ = await room_with(server, "Ann", "Bob")
+    await start_race([ann, bob])
+    seq = await ann.send(MoveRequest(move=str(solution()[0])))
+    first = await ann.reply(seq)
+    again = await ann.call(MoveRequest(move=str(solution()[0])), seq=seq)
+    assert first == again and isinstance(again, Moved) and again.moves == 1
+    older = await ann.call(Ping(), seq=1)
+    assert isinstance(older, Error) and older.code == ErrorCode.BAD_SEQ
+    undone = await ann.call(Undo())
+    assert isinstance(undone, Moved) and undone.undo and undone.moves == 2 and undone.progress == 0
+
+
+async def test_reconnect_within_grace_keeps_seat_and_state(make_server: MakeServer) -> None:
+    server = await make_server(grace_ms=5_000)
+    (ann, bob), _ = await room_with(server, "Ann", "Bob")
+    await start_race([ann, bob])
+    for move in solution()[:10]:
+        assert isinstance(await bob.call(MoveRequest(move=str(move))), Moved)
+    await ann.drain()
+    await bob.close()
+    gone = await ann.expect(Members)
+    assert [r.connected for r in gone.racers if r.player == bob.player] == [False]
+
+    back = await WsClient.open(url_of(server), "Bob", token=bob.token)
+    assert back.player == bob.player and back.welcome is not None and back.welcome.room is not None
+    state = await back.expect(RoomState)
+    assert state.phase == "racing" and list(state.history) == [str(m) for m in solution()[:10]]
+    board = Board.deal("seahaven", DEAL)
+    for move in solution()[:10]:
+        board.push(move)
+    assert state.board is not None and parse_board(state.board, "seahaven") == board
+    assert [r.connected for r in (await ann.expect(Members)).racers] == [True, True]
+    nxt = await back.call(MoveRequest(move=str(solution()[10])))
+    assert isinstance(nxt, Moved) and nxt.moves == 11
+
+
+async def test_after_grace_the_seat_is_forfeit(make_server: MakeServer) -> None:
+    server = await make_server(grace_ms=300)
+    (ann, bob), _ = await room_with(server, "Ann", "Bob", undo=True)
+    await start_race([ann, bob])
+    await bob.close()
+    forfeit = await ann.expect(Progress)
+    assert (forfeit.player, forfeit.status) == (bob.player, "forfeit")
+    back = await WsClient.open(url_of(server), "Bob", token=bob.token)
+    state = await back.expect(RoomState)
+    assert [r.status for r in state.racers if r.player == bob.player] == ["forfeit"]
+    assert (await back.error(MoveRequest(move=str(solution()[0])))).code == ErrorCode.NOT_RACING
+
+
+async def test_stale_or_forged_tokens_are_refused(make_server: MakeServer) -> None:
+    server = await make_server()
+    client = await WsClient.open(url_of(server))
+    forged = await client.call(Hello(name="Ann", token="A" * 32))
+    assert isinstance(forged, Error) and forged.code == ErrorCode.BAD_TOKEN
+    ok = await client.call(Hello(name="Ann"))
+    assert isinstance(ok, Welcome)
+
+
+async def test_a_second_connection_with_the_token_replaces_the_first(make_server: MakeServer) -> None:
+    server = await make_server()
+    first = await WsClient.open(url_of(server), "Ann")
+    second = await WsClient.open(url_of(server), "Ann", token=first.token)
+    assert second.player == first.player
+    with pytest.raises(ConnectionClosed) as info:
+        await first.call(Ping())
+    assert info.value.rcvd is not None and info.value.rcvd.code == CloseCode.REPLACED
+    assert isinstance(await second.call(Ping()), Pong)
+
+
+async def test_lobby_lists_public_rooms_with_live_counts(make_server: MakeServer) -> None:
+    server = await make_server()
+    _, public = await room_with(server, "Ann")
+    carol = await WsClient.open(url_of(server), "Carol")
+    private = await carol.call(CreateRoom(public=False, preset="freecell"))
+    assert isinstance(private, RoomState)
+    viewer = await WsClient.open(url_of(server), "Viewer")
+    rooms = await viewer.call(ListRooms())
+    assert isinstance(rooms, Rooms)
+    assert [(r.room, r.racers, r.seats, r.phase) for r in rooms.rooms] == [(public.room, 1, 2, "waiting")]
+    bob = await WsClient.open(url_of(server), "Bob")
+    await bob.call(JoinRoom(room=public.room))
+    await viewer.call(JoinRoom(room=public.room, spectate=True))
+    listed = await WsClient.open(url_of(server), "Other")
+    rooms = await listed.call(ListRooms(preset="seahaven"))
+    assert isinstance(rooms, Rooms) and [(r.racers, r.spectators) for r in rooms.rooms] == [(2, 1)]
+    assert isinstance(await bob.call(Leave()), Ok)
+    rooms = await listed.call(ListRooms(preset="freecell"))
+    assert isinstance(rooms, Rooms) and rooms.rooms == ()
+
+
+async def test_quick_match_pairs_two_waiting_players(make_server: MakeServer) -> None:
+    server = await make_server()
+    ann = await WsClient.open(url_of(server), "Ann")
+    bob = await WsClient.open(url_of(server), "Bob")
+    first = await ann.call(QuickMatch(preset="seahaven"))
+    second = await bob.call(QuickMatch(preset="seahaven"))
+    assert isinstance(first, RoomState) and isinstance(second, RoomState)
+    assert first.room == second.room and len(second.racers) == 2
+    carol = await WsClient.open(url_of(server), "Carol")
+    third = await carol.call(QuickMatch(preset="seahaven"))
+    assert isinstance(third, RoomState) and third.room != first.room
+
+
+async def test_join_errors(make_server: MakeServer) -> None:
+    server = await make_server()
+    (ann, _), state = await room_with(server, "Ann", "Bob")
+    carol = await WsClient.open(url_of(server), "Carol")
+    assert (await carol.error(JoinRoom(room="ZZZZZZ"))).code == ErrorCode.ROOM_NOT_FOUND
+    assert (await carol.error(JoinRoom(room=state.room))).code == ErrorCode.ROOM_FULL
+    assert (await ann.error(CreateRoom())).code == ErrorCode.ALREADY_IN_ROOM
+    assert (await carol.error(CreateRoom(deal_code="SH1-ST-0001H"))).code == ErrorCode.BAD_DEAL
+    by_code = await carol.call(CreateRoom(deal_code="sh1-fc-0bpeh"))
+    assert isinstance(by_code, RoomState) and by_code.preset == "freecell"
+
+
+async def test_rematch_deals_a_new_race(make_server: MakeServer) -> None:
+    server = await make_server()
+    (ann, bob), _ = await room_with(server, "Ann", "Bob")
+    first = await start_race([ann, bob])
+    for client in (ann, bob):
+        await client.call(MoveRequest(move=str(solution()[0])))
+    await ann.call(Resign())
+    await bob.call(Resign())
+    await ann.expect(Result)
+    assert isinstance(await ann.call(Rematch()), Ok)
+    assert isinstance(await bob.call(Rematch()), Ok)
+    for client in (ann, bob):
+        state = await client.expect(RoomState)
+        assert state.phase == "countdown"
+    again = [await c.expect(Started) for c in (ann, bob)]
+    assert again[0].deal == again[1].deal != first.deal
+
+
+async def test_bad_input_gets_an_error_and_everyone_else_is_still_served(make_server: MakeServer) -> None:
+    server = await make_server()
+    (ann, bob), _ = await room_with(server, "Ann", "Bob")
+    await start_race([ann, bob])
+    raw = ann.ws
+    cases: list[tuple[bytes | str, ErrorCode]] = [
+        (b"\xc1\x00garbage", ErrorCode.BAD_FRAME),
+        ("hello as text", ErrorCode.BAD_FRAME),
+        (msgpack.packb([1, 2, 3]), ErrorCode.BAD_FRAME),
+        (msgpack.packb({"type": "ping", "seq": 100}) + b"\x00", ErrorCode.BAD_FRAME),
+        (msgpack.packb({"type": "dance", "seq": 101, "body": {}}), ErrorCode.UNKNOWN_TYPE),
+        (msgpack.packb({"type": "move", "seq": 102, "body": {"move": 42}}), ErrorCode.BAD_FIELD),
+        (msgpack.packb({"type": "move", "seq": 103, "body": {"move": "1a", "x": 1}}), ErrorCode.BAD_FIELD),
+        (msgpack.packb({"type": "move", "seq": 104, "body": {}}), ErrorCode.BAD_FIELD),
+        (msgpack.packb({"type": "ping", "seq": "7", "body": {}}), ErrorCode.BAD_SEQ),
+        (msgpack.packb({"type": "ready", "seq": 105, "body": {"ready": 1}}), ErrorCode.BAD_FIELD),
+    ]
+    for frame, code in cases:
+        await raw.send(frame)
+        while True:
+            _, message = decode_server(await asyncio.wait_for(raw.recv(), 5))
+            if isinstance(message, Error):
+                break
+        assert message.code == code, (frame, message)
+    ann.seq = 200
+    assert isinstance(await ann.call(Ping()), Pong)
+    assert isinstance(await bob.call(MoveRequest(move=str(solution()[0]))), Moved)
+
+    # An oversized frame closes that connection (1009); the others carry on.
+    await raw.send(b"\x00" * 10_000)
+    with pytest.raises(ConnectionClosed) as info:
+        while True:
+            await asyncio.wait_for(raw.recv(), 5)
+    assert info.value.rcvd is not None and info.value.rcvd.code == CloseCode.TOO_BIG
+    assert isinstance(await bob.call(MoveRequest(move=str(solution()[1]))), Moved)
+
+
+async def test_hello_comes_first(make_server: MakeServer) -> None:
+    server = await make_server()
+    client = await WsClient.open(url_of(server))
+    assert (await client.error(ListRooms())).code == ErrorCode.HELLO_FIRST
+
+
+async def test_floods_are_limited_then_closed(make_server: MakeServer) -> None:
+    server = await make_server(rate=1.0, burst=3, strikes=5)
+    client = await WsClient.open(url_of(server), "Flood")
+    other = await WsClient.open(url_of(server), "Calm")
+    codes = []
+    with pytest.raises(ConnectionClosed) as info:
+        for _ in range(20):
+            answer = await client.call(Ping())
+            codes.append(answer.code if isinstance(answer, Error) else "pong")
+    assert codes[:2] == ["pong", "pong"] and ErrorCode.RATE_LIMITED in codes
+    assert info.value.rcvd is not None and info.value.rcvd.code == CloseCode.POLICY
+    assert isinstance(await other.call(Ping()), Pong)
+
+
+@pytest.mark.parametrize("offered", [None, ["seahaven.v0"]])
+async def test_a_protocol_version_mismatch_is_closed_with_a_reason(make_server: MakeServer, offered: Any) -> None:
+    server = await make_server()
+    async with connect(url_of(server), subprotocols=offered) as ws:
+        with pytest.raises(ConnectionClosed) as info:
+            await asyncio.wait_for(ws.recv(), 5)
+    assert info.value.rcvd is not None and info.value.rcvd.code == CloseCode.VERSION_MISMATCH
+    assert SUBPROTOCOL in info.value.rcvd.reason
+
+
+async def test_healthz(make_server: MakeServer) -> None:
+    server = await make_server()
+
+    def fetch() -> tuple[int, bytes]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/healthz", timeout=5) as response:
+            return response.status, response.read()
+
+    assert await asyncio.to_thread(fetch) == (200, b"ok\n")
+
+
+async def test_finished_rooms_expire_from_the_store(make_server: MakeServer, backend: str) -> None:
+    server = await make_server(finished_ttl=0.3)
+    (ann, bob), state = await room_with(server, "Ann", "Bob")
+    await start_race([ann, bob])
+    await ann.call(Resign())
+    await bob.call(Resign())
+    await ann.expect(Result)
+    assert await server.store.load(state.room)
+    for _ in range(100):
+        if not await server.store.load(state.room):
+            break
+        if isinstance(server.store, MemoryStore):
+            server.store.sweep()
+        await asyncio.sleep(0.05)
+    assert await server.store.load(state.room) == []
+    assert state.room not in await server.store.listings()
+
+
+async def test_store_outage_refuses_the_move_and_loses_nothing(
+    make_redis_server: MakeServer, redis_proc: RedisProcess
+) -> None:
+    server = await make_redis_server()
+    (ann, bob), _ = await room_with(server, "Ann", "Bob")
+    await start_race([ann, bob])
+    assert isinstance(await ann.call(MoveRequest(move=str(solution()[0]))), Moved)
+    redis_proc.stop()
+    down = await ann.error(MoveRequest(move=str(solution()[1])))
+    assert down.code == ErrorCode.STORE_UNAVAILABLE
+    redis_proc.start()
+    again = await ann.call(MoveRequest(move=str(solution()[1])))
+    assert isinstance(again, Moved) and again.moves == 2

@@ -1,0 +1,93 @@
+"""A bare test client: real WebSocket, protocol frames, replies matched by seq."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TypeVar
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from protocol.codec import SUBPROTOCOL, decode_server, encode_request
+from protocol.messages import Error, Hello, Welcome
+from protocol.schema import Message
+
+M = TypeVar("M", bound=Message)
+TIMEOUT = 10.0
+
+
+class WsClient:
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.seq = 0
+        self.events: list[Message] = []
+        self.welcome: Welcome | None = None
+
+    @classmethod
+    async def open(cls, url: str, name: str | None = None, token: str | None = None) -> WsClient:
+        client = cls(await connect(url, subprotocols=[SUBPROTOCOL], open_timeout=TIMEOUT))  # type: ignore[list-item]
+        if name is not None:
+            welcome = await client.call(Hello(name=name, token=token))
+            assert isinstance(welcome, Welcome), welcome
+            client.welcome = welcome
+            client.seq = max(client.seq, welcome.last_seq)
+        return client
+
+    @property
+    def player(self) -> str:
+        assert self.welcome is not None
+        return self.welcome.player
+
+    @property
+    def token(self) -> str:
+        assert self.welcome is not None
+        return self.welcome.token
+
+    async def send(self, message: Message, seq: int | None = None) -> int:
+        if seq is None:
+            self.seq += 1
+            seq = self.seq
+        await self.ws.send(encode_request(message, seq))
+        return seq
+
+    async def reply(self, seq: int) -> Message:
+        """Wait for the answer to ``seq``, keeping events that come first."""
+        while True:
+            re, message = decode_server(await asyncio.wait_for(self.ws.recv(), TIMEOUT))
+            if re == seq:
+                return message
+            self.events.append(message)
+
+    async def call(self, message: Message, seq: int | None = None) -> Message:
+        return await self.reply(await self.send(message, seq))
+
+    async def error(self, message: Message) -> Error:
+        answer = await self.call(message)
+        assert isinstance(answer, Error), answer
+        return answer
+
+    async def expect(self, kind: type[M], wait: float = TIMEOUT) -> M:
+        """The next event of ``kind`` (earlier events of other kinds are kept)."""
+        for i, event in enumerate(self.events):
+            if isinstance(event, kind):
+                del self.events[i]
+                return event
+        async with asyncio.timeout(wait):
+            while True:
+                _, message = decode_server(await self.ws.recv())
+                if isinstance(message, kind):
+                    return message
+                self.events.append(message)
+
+    async def drain(self, wait: float = 0.05) -> list[Message]:
+        """Every event that arrives within ``wait`` seconds of quiet."""
+        try:
+            while True:
+                _, message = decode_server(await asyncio.wait_for(self.ws.recv(), wait))
+                self.events.append(message)
+        except TimeoutError:
+            pass
+        events, self.events = self.events, []
+        return events
+
+    async def close(self) -> None:
+        await self.ws.close()
