@@ -1,0 +1,85 @@
+"""``seahaven-client``: race at Seahaven Towers from a terminal, or practise alone.
+
+seahaven-client --solo [--preset P] [--deal N] [--stats FILE]
+seahaven-client [ws://host:port]          (races: needs client.net, not written yet)
+seahaven-client --demo                    (the race screen with made-up rivals)
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from seahaven import PRESETS
+
+DEFAULT_SERVER = "ws://localhost:8765"
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="seahaven-client",
+        description="Race a friend at Seahaven Towers from a terminal, or practise alone with --solo.",
+    )
+    p.add_argument("server", nargs="?", default=DEFAULT_SERVER, help=f"race server address (default {DEFAULT_SERVER})")
+    p.add_argument("--solo", action="store_true", help="offline solo practice, no server needed")
+    p.add_argument("--demo", action="store_true", help="show the race screen with made-up rivals (no server)")
+    p.add_argument("--preset", default="seahaven", choices=sorted(PRESETS), help="rules for solo play")
+    p.add_argument("--deal", type=int, default=None, help="deal number for solo play (default: a random one)")
+    p.add_argument("--code", default=None, help="a deal code such as SH1-ST-0001K for solo play")
+    p.add_argument("--stats", type=Path, default=None, help="solo statistics file (default: under XDG_DATA_HOME)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.solo:
+        return run_solo(args)
+    if args.demo:
+        from .demo import RaceDemoApp
+
+        RaceDemoApp().run()
+        return 0
+    return run_network(args)
+
+
+def run_solo(args: argparse.Namespace) -> int:
+    from seahaven import decode
+
+    from .solo import SoloApp
+
+    preset_name, deal = args.preset, args.deal
+    if args.code:
+        try:
+            preset_name, deal = decode(args.code)
+        except ValueError as error:
+            print(f"seahaven-client: {error}", file=sys.stderr)
+            return 2
+    if deal is not None and deal < 1:
+        print("seahaven-client: deal numbers start at 1", file=sys.stderr)
+        return 2
+    SoloApp(preset_name, deal, stats_path=args.stats).run()
+    return 0
+
+
+def run_network(args: argparse.Namespace) -> int:
+    """The hook for races: ``client.net.run(args)`` once the network layer exists."""
+    try:
+        net = importlib.import_module("client.net")
+    except ModuleNotFoundError as error:
+        if error.name != "client.net":
+            raise
+        print(
+            "seahaven-client: network mode is not available yet in this build.\n"
+            "Practise offline with:  seahaven-client --solo [--preset P] [--deal N]",
+            file=sys.stderr,
+        )
+        return 2
+    result = net.run(args)
+    return int(result or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

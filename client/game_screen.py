@@ -1,0 +1,601 @@
+"""The game screen: one Board on the table, played by keys and mouse, solo or in a race.
+
+Solo: ``GameScreen(board)``. Every move is final at once.
+
+Race: ``GameScreen(board, sink=my_sink, race=True, undo_allowed=room.undo)``. Every move
+and undo still applies at once (optimistic), gets a sequence number and goes to
+``sink.submit(seq, move)`` / ``sink.undo(seq)``; the network layer answers with
+``screen.confirm(seq)`` or ``screen.reject(seq, reason)``, which rolls the action back
+(with every later unanswered one) and shows the reason. See ``client/README.md``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import ClassVar, Protocol
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from seahaven import COLUMN, FOUNDATION, Board, IllegalMoveError, Move
+
+from .board_view import BoardView
+from .help import HelpScreen
+from .optimistic import OptimisticBoard
+from .places import (
+    ANY_FOUNDATION,
+    FOUNDATION_KEYS,
+    Place,
+    card_at,
+    choose,
+    destination_of,
+    destinations,
+    key_place,
+    moves_from,
+    smart,
+    source_problem,
+    why_not,
+)
+from .results import ResultRow, ResultsScreen
+from .rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms
+
+PLACE_KEYS = "1234567890abcdefgh" + FOUNDATION_KEYS
+CONFIRM_SECONDS = 3.0
+IDLE_HINT = "Pick a card: 1-9 0 columns · a-h cells · # home · space smart move · ? help"
+
+
+class PressTwice:
+    """Confirms a risky key: true on its second press within a few seconds."""
+
+    def __init__(self, seconds: float = CONFIRM_SECONDS) -> None:
+        self.seconds = seconds
+        self._last: tuple[str, float] | None = None
+
+    def __call__(self, key: str) -> bool:
+        now = time.monotonic()
+        if self._last is not None and self._last[0] == key and now - self._last[1] < self.seconds:
+            self._last = None
+            return True
+        self._last = (key, now)
+        return False
+
+
+class MoveSink(Protocol):
+    """Where a race screen sends the player's actions (the network layer implements it)."""
+
+    def submit(self, seq: int, move: Move) -> None:
+        """``move`` was played locally as action ``seq``; ask the server to judge it."""
+
+    def undo(self, seq: int) -> None:
+        """The last move was taken back locally as action ``seq``."""
+
+    def resign(self) -> None:
+        """The player resigned the race."""
+
+
+class GameScreen(Screen[None]):
+    """A board, its status line, a message line, and (in a race) the rivals panel."""
+
+    DEFAULT_CSS = """
+    GameScreen {
+        layout: vertical;
+        background: #0d5c36;
+    }
+    GameScreen #status-bar {
+        height: 1;
+        background: #083d23;
+        color: #e5e7eb;
+    }
+    GameScreen #info {
+        width: 1fr;
+        padding: 0 1;
+    }
+    GameScreen #main {
+        height: 1fr;
+    }
+    GameScreen #table {
+        width: 1fr;
+        height: 1fr;
+    }
+    GameScreen #message {
+        height: 1;
+        padding: 0 1;
+        background: #083d23;
+        color: #d1fae5;
+    }
+    GameScreen #message.error {
+        color: #fca5a5;
+        text-style: bold;
+    }
+    GameScreen #message.good {
+        color: #86efac;
+        text-style: bold;
+    }
+    GameScreen #countdown {
+        display: none;
+    }
+    GameScreen.counting #countdown {
+        display: block;
+    }
+    GameScreen.counting BoardView {
+        display: none;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help"),
+        Binding("s", "smart", "Smart move"),
+        Binding("space", "smart", "Smart move", show=False),
+        Binding("enter", "smart", "Smart move", show=False),
+        Binding("u", "undo", "Undo"),
+        Binding("escape", "cancel", "Cancel", show=False),
+        Binding("up", "more", "More cards", show=False),
+        Binding("down", "fewer", "Fewer cards", show=False),
+        Binding("R", "resign", "Resign"),
+        *(Binding(key, f"pick({key!r})", show=False) for key in PLACE_KEYS),
+    ]
+
+    # -- messages for the app -------------------------------------------------
+
+    class MovePlayed(Message):
+        """A move or undo was applied locally (``seq`` is its action number)."""
+
+        def __init__(self, move: Move, seq: int, undo: bool = False) -> None:
+            super().__init__()
+            self.move = move
+            self.seq = seq
+            self.undo = undo
+
+    class Won(Message):
+        """All 52 cards are home on the local board."""
+
+        def __init__(self, moves: int, elapsed_ms: int) -> None:
+            super().__init__()
+            self.moves = moves
+            self.elapsed_ms = elapsed_ms
+
+    class Stuck(Message):
+        """No legal move is left on the local board."""
+
+    class Rejected(Message):
+        """The server refused an action; it was rolled back."""
+
+        def __init__(self, seq: int, reason: str, dropped: int) -> None:
+            super().__init__()
+            self.seq = seq
+            self.reason = reason
+            self.dropped = dropped
+
+    # -- construction ---------------------------------------------------------
+
+    def __init__(
+        self,
+        board: Board,
+        *,
+        sink: MoveSink | None = None,
+        race: bool = False,
+        undo_allowed: bool = True,
+        title: str = "",
+        racers: Sequence[RacerView] = (),
+        racers_title: str = "Racers",
+        name: str | None = None,
+        id: str | None = None,
+    ) -> None:
+        """``sink`` None plays solo (moves final at once, the clock starts with the first move)."""
+        super().__init__(name=name, id=id)
+        self.game = OptimisticBoard(board)
+        self.sink = sink
+        self.race = race
+        self.undo_allowed = undo_allowed
+        self.title_text = title or board.rules.title
+        self.info_text = ""
+        self.selected: Place | None = None
+        self.limit: int | None = None
+        self.locked: str | None = None
+        self._won_posted = False
+        self._stuck_posted = False
+        self._press_twice = PressTwice()
+        # Widgets exist from the start, so every method works before the screen is shown.
+        self.view = BoardView(board, id="board")
+        self.clock = RaceClock(id="clock")
+        self.countdown = Countdown(id="countdown")
+        self.rivals = RivalsPanel(racers, title=racers_title, id="rivals") if race else None
+        self.info = Static(id="info")
+        self.message = Static(IDLE_HINT, id="message")
+        self._redraw()
+
+    @property
+    def board(self) -> Board:
+        return self.game.board
+
+    @property
+    def solo(self) -> bool:
+        return self.sink is None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="status-bar"):
+            yield self.info
+            yield self.clock
+        with Horizontal(id="main"):
+            with Vertical(id="table"):
+                yield self.view
+                yield self.countdown
+            if self.rivals is not None:
+                yield self.rivals
+        yield self.message
+        yield Footer()
+
+    # -- the network layer's interface ----------------------------------------
+
+    def set_board(self, board: Board, *, title: str | None = None) -> None:
+        """Show a new position (a new deal, a rematch, the server's position after a resync)."""
+        self.game.reset(board)
+        if title is not None:
+            self.title_text = title
+        self._won_posted = False
+        self._stuck_posted = False
+        self.view.set_cover()
+        self._clear_selection()
+        self._redraw()
+        self.flash(IDLE_HINT)
+
+    def confirm(self, seq: int) -> None:
+        """The server accepted action ``seq`` (and every earlier one)."""
+        self.game.confirm(seq)
+        self._update_status()
+
+    def reject(self, seq: int, reason: str) -> None:
+        """The server refused action ``seq``: roll it (and later pending ones) back, say why."""
+        dropped = self.game.reject(seq)
+        if not dropped:
+            return
+        self._clear_selection()
+        self._won_posted = self.board.is_won()
+        if not self.board.is_won():
+            self.view.set_cover()
+        self._redraw()
+        self.flash(f"Refused: {reason}", "error")
+        self.post_message(self.Rejected(seq, reason, len(dropped)))
+
+    def update_racers(self, racers: Sequence[RacerView], title: str | None = None) -> None:
+        """Feed the rivals panel (race screens only)."""
+        if self.rivals is not None:
+            self.rivals.update_racers(racers, title)
+
+    def set_countdown(self, seconds: int | None, label: str = "The race starts in") -> None:
+        """Show the countdown instead of the cards (input is ignored); None shows the cards."""
+        self.countdown.set_seconds(seconds, label)
+        self.set_class(seconds is not None, "counting")
+
+    def start_clock(self, elapsed_ms: int = 0, limit_ms: int | None = None) -> None:
+        self.clock.start(elapsed_ms, limit_ms)
+
+    def stop_clock(self, final_ms: int | None = None) -> None:
+        self.clock.stop(final_ms)
+
+    def set_locked(self, reason: str | None) -> None:
+        """Refuse input with ``reason`` (spectating, finished, waiting...); None to play again."""
+        self.locked = reason
+        self._clear_selection()
+        self._redraw()
+        if reason:
+            self.flash(reason)
+
+    def set_cover(self, *lines: str) -> None:
+        """Hide the cards behind a message (e.g. "Waiting for racers"); no lines to show them."""
+        self.view.set_cover(*lines)
+
+    def set_info(self, text: str) -> None:
+        """Extra text at the end of the status line (the room code, the win count...)."""
+        self.info_text = text
+        self._update_status()
+
+    def set_undo_allowed(self, allowed: bool) -> None:
+        self.undo_allowed = allowed
+        self.refresh_bindings()
+
+    def show_results(
+        self, rows: Sequence[ResultRow], headline: str = "Race over", on_choice: Callable[[str], None] | None = None
+    ) -> None:
+        """Push the results view; ``on_choice`` gets ``"rematch"`` or ``"lobby"``."""
+
+        def chosen(choice: str | None) -> None:
+            if on_choice is not None and choice is not None:
+                on_choice(choice)
+
+        self.app.push_screen(ResultsScreen(rows, headline), chosen)
+
+    def flash(self, text: str, kind: str = "info") -> None:
+        """Show a line in the message bar (``kind``: info, error or good)."""
+        message = self.message
+        message.update(text)
+        message.set_class(kind == "error", "error")
+        message.set_class(kind == "good", "good")
+
+    @property
+    def message_text(self) -> str:
+        return str(self.message.content)
+
+    # -- picking --------------------------------------------------------------
+
+    def _refuse_input(self) -> bool:
+        if self.has_class("counting"):
+            return True
+        if self.locked:
+            self.flash(self.locked, "error")
+            return True
+        return False
+
+    def action_pick(self, key: str) -> None:
+        place = _key_place(key, self.board)
+        if isinstance(place, str):
+            if not self._refuse_input():
+                self.flash(place, "error")
+            return
+        self.pick(place)
+
+    def on_board_view_picked(self, event: BoardView.Picked) -> None:
+        event.stop()
+        self.pick(event.place, event.depth, event.chain)
+
+    def pick(self, place: Place | None, depth: int | None = None, chain: int = 1) -> None:
+        """A key press or click on ``place`` (None: the bare table)."""
+        if self._refuse_input():
+            return
+        if place is None:
+            self.action_cancel()
+            return
+        if chain >= 2:
+            self._smart(self._source(place), self._limit_for(place, depth))
+            return
+        selected = self.selected
+        if selected is None:
+            self._select(place, depth)
+            return
+        if selected.area == FOUNDATION and place.area == FOUNDATION:
+            if place == ANY_FOUNDATION:
+                self._select(self._next_foundation(selected.index), None)
+            elif place == selected:
+                self._smart(selected, None)
+            else:
+                self._select(place, None)
+            return
+        if place == selected:
+            limit = self._limit_for(place, depth)
+            if depth is not None and limit != self.limit:
+                self._select(place, depth)
+            else:
+                self._smart(selected, self.limit)
+            return
+        dst = Place(FOUNDATION, 0) if place.area == FOUNDATION else place
+        move = choose(self.board, selected, dst, self.limit)
+        if move is None:
+            reason = why_not(self.board, selected, dst, self.limit)
+            self._clear_selection()
+            self._redraw()
+            self.flash(reason, "error")
+            return
+        self._play(move)
+
+    def _source(self, place: Place) -> Place:
+        if place == ANY_FOUNDATION:
+            return self._next_foundation(-1)
+        return place
+
+    def _next_foundation(self, after: int) -> Place:
+        home = self.board.home
+        for step in range(1, 5):
+            suit = (after + step) % 4
+            if home[suit]:
+                return Place(FOUNDATION, suit)
+        return ANY_FOUNDATION
+
+    def _limit_for(self, place: Place, depth: int | None) -> int | None:
+        if place.area != COLUMN or depth is None:
+            return None
+        return max(1, len(self.board.columns[place.index]) - depth)
+
+    def _select(self, place: Place, depth: int | None) -> None:
+        place = self._source(place)
+        problem = source_problem(self.board, place)
+        if problem:
+            self._clear_selection()
+            self._redraw()
+            self.flash(problem, "error")
+            return
+        self.selected = place
+        self.limit = self._limit_for(place, depth)
+        self._redraw()
+        card = card_at(self.board, place)
+        what = card.symbol if card is not None else place.name()
+        count = self._selected_count()
+        if count > 1:
+            what = f"{count} cards from {self.board.columns[place.index][-count].symbol}"
+        if self.view.dests:
+            self.flash(f"{what} selected: pick a destination · space: smart move · esc: cancel")
+        else:
+            self.flash(f"{what} selected, but it has nowhere to go now", "error")
+
+    def _selected_count(self) -> int:
+        if self.selected is None:
+            return 0
+        if self.selected.area != COLUMN:
+            return 1
+        if self.limit is not None:
+            return self.limit
+        moves = moves_from(self.board, self.selected)
+        return max((m.count for m in moves), default=1)
+
+    def _clear_selection(self) -> None:
+        self.selected = None
+        self.limit = None
+
+    def action_cancel(self) -> None:
+        if self.selected is not None:
+            self._clear_selection()
+            self._redraw()
+            self.flash(IDLE_HINT)
+
+    def action_smart(self) -> None:
+        if self._refuse_input():
+            return
+        if self.selected is None:
+            self.flash("Select a card first (its key or a click), then space for the smart move", "error")
+            return
+        self._smart(self.selected, self.limit)
+
+    def action_more(self) -> None:
+        self._change_limit(+1)
+
+    def action_fewer(self) -> None:
+        self._change_limit(-1)
+
+    def _change_limit(self, step: int) -> None:
+        sel = self.selected
+        if sel is None or sel.area != COLUMN or self._refuse_input():
+            return
+        col = self.board.columns[sel.index]
+        current = self._selected_count()
+        new = max(1, min(len(col), current + step))
+        self._select(sel, len(col) - new)
+
+    def _smart(self, place: Place, limit: int | None) -> None:
+        problem = source_problem(self.board, place)
+        if problem:
+            self._clear_selection()
+            self._redraw()
+            self.flash(problem, "error")
+            return
+        move = smart(self.board, place, limit)
+        if move is None:
+            card = card_at(self.board, place)
+            self._clear_selection()
+            self._redraw()
+            self.flash(f"{card.symbol if card else place.name()} has nowhere to go", "error")
+            return
+        self._play(move)
+
+    # -- playing --------------------------------------------------------------
+
+    def _play(self, move: Move) -> None:
+        board = self.board
+        src = Place(move.src_area, move.src)
+        lead = board.columns[move.src][-move.count] if move.src_area == COLUMN else card_at(board, src)
+        dst = destination_of(board, move)
+        try:
+            seq = self.game.play(move)
+        except IllegalMoveError as error:
+            self.flash(error.reason, "error")
+            return
+        if self.sink is None:
+            self.game.confirm(seq)
+            if not self.clock.running and not board.is_won():
+                self.clock.start()
+        else:
+            self.sink.submit(seq, move)
+        self._clear_selection()
+        what = lead.symbol if lead is not None else str(move)
+        if move.count > 1:
+            what = f"{move.count} cards from {what}"
+        self.flash(f"{what} → {dst.name()}")
+        self.post_message(self.MovePlayed(move, seq))
+        self._after_change()
+
+    def action_undo(self) -> None:
+        if self._refuse_input():
+            return
+        if not self.undo_allowed:
+            self.flash("Undo is off in this race", "error")
+            return
+        if not self.board.move_stack:
+            self.flash("Nothing to undo", "error")
+            return
+        seq, move = self.game.undo()
+        if self.sink is None:
+            self.game.confirm(seq)
+        else:
+            self.sink.undo(seq)
+        self._clear_selection()
+        self.view.set_cover()
+        self.flash(f"Undid {move}")
+        self.post_message(self.MovePlayed(move, seq, undo=True))
+        self._after_change()
+
+    def _after_change(self) -> None:
+        self._redraw()
+        board = self.board
+        if board.is_won():
+            if not self._won_posted:
+                self._won_posted = True
+                elapsed = self.clock.elapsed_ms
+                if self.solo:
+                    self.clock.stop()
+                    elapsed = self.clock.elapsed_ms
+                moves = len(board.move_stack)
+                self.view.set_cover("★ All 52 cards home! ★", f"{moves} moves in {format_ms(elapsed)}")
+                self.flash(f"Solved in {moves} moves, {format_ms(elapsed)}!", "good")
+                self.post_message(self.Won(moves, elapsed))
+            return
+        if board.is_stuck():
+            what = "u to undo" if self.undo_allowed else "resign with R" if self.race else ""
+            self.flash(f"No legal move is left{': ' + what if what else ''}", "error")
+            if not self._stuck_posted:
+                self._stuck_posted = True
+                self.post_message(self.Stuck())
+        else:
+            self._stuck_posted = False
+
+    def action_resign(self) -> None:
+        if self.sink is None or self.locked:
+            return
+        if not self._press_twice("R"):
+            self.flash("Press R again to resign this race", "error")
+            return
+        self.sink.resign()
+        self.set_locked("You resigned")
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "resign":
+            return self.race and self.sink is not None
+        return True
+
+    # -- drawing --------------------------------------------------------------
+
+    def _redraw(self) -> None:
+        sel = self.selected
+        dests = destinations(self.board, sel, self.limit) if sel is not None else set()
+        self.view.show(self.board, sel, self._selected_count(), dests)
+        self._update_status()
+
+    def _update_status(self) -> None:
+        board = self.board
+        parts: list[str | tuple[str, str]] = [
+            (self.title_text, "bold"),
+            f"  ·  {board.progress}/52 home  ·  {len(board.move_stack)} moves",
+        ]
+        pending = len(self.game.pending)
+        if pending:
+            parts.append((f"  ·  ⋯ {pending} unconfirmed", "italic #fde047"))
+        if self.info_text:
+            parts.append(f"  ·  {self.info_text}")
+        self.info.update(Content.assemble(*parts))
+
+
+def _key_place(key: str, board: Board) -> Place | str:
+    """The place a key names, or why it names none under these rules."""
+    place = key_place(key, board)
+    if place is not None:
+        return place
+    rules = board.rules
+    if key.isdigit():
+        return f"{rules.title} has {rules.columns} columns"
+    return f"{rules.title} has {rules.cells} cell{'s' if rules.cells != 1 else ''}"

@@ -1,0 +1,108 @@
+"""The key table (one source for the help overlay and the docs) and the help overlay."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Final
+
+from rich.console import Group, RenderableType
+from rich.style import Style
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+KEYS: Final[tuple[tuple[str, tuple[tuple[str, str], ...]], ...]] = (
+    (
+        "Pick a place: press its key once for the source, once for the destination",
+        (
+            ("1-9, 0", "columns 1 to 10 (0 is the tenth)"),
+            ("a-h", "free cells (only as many as the rules have)"),
+            ("# or .", "the foundations (as a source, where the rules allow taking a card back;"),
+            ("", "press again to go to the next suit)"),
+        ),
+    ),
+    (
+        "With a card selected",
+        (
+            ("space, enter, s", "smart move: a foundation, else the longest column that"),
+            ("", "takes it, else an empty column (a King), else a free cell"),
+            ("the same key", "smart move too (like a double click)"),
+            ("up / down", "pick up one card more / fewer from a column's run"),
+            ("escape", "drop the selection"),
+        ),
+    ),
+    (
+        "Game",
+        (
+            ("u", "undo the last move (when the rules of the race allow it)"),
+            ("?", "this help"),
+            ("n", "solo: a new deal (press twice during a game)"),
+            ("r", "solo: restart this deal (press twice)"),
+            ("R", "race: resign (press twice)"),
+            ("q", "quit"),
+        ),
+    ),
+    (
+        "Mouse",
+        (
+            ("click", "a card or a slot: the source, then the destination"),
+            ("click a deep card", "pick up the run from that card down"),
+            ("double click", "smart move"),
+        ),
+    ),
+)
+
+
+def help_renderable() -> Group:
+    """The key table as Rich renderables: a heading and a two-column grid per section."""
+    parts: list[RenderableType] = []
+    for n, (heading, rows) in enumerate(KEYS):
+        parts.append(Text(("\n" if n else "") + heading, style=Style(bold=True, color="#a9d3b9")))
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style=Style(bold=True, color="#fde047"), no_wrap=True, min_width=18)
+        table.add_column()
+        for key, what in rows:
+            table.add_row(key, what)
+        parts.append(table)
+    return Group(*parts)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key, over the game. Escape, ? or q closes it."""
+
+    DEFAULT_CSS = """
+    HelpScreen {
+        align: center middle;
+        background: $background 60%;
+    }
+    HelpScreen > VerticalScroll {
+        width: auto;
+        max-width: 100%;
+        height: auto;
+        max-height: 100%;
+        border: round #fde047;
+        border-title-color: #fde047;
+        background: $surface;
+        padding: 0 1;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("question_mark", "close", "Close", show=False),
+        Binding("q", "close", "Close", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-body") as body:
+            body.border_title = "Keys"
+            yield Static(help_renderable(), id="help-table")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def on_click(self) -> None:
+        self.dismiss(None)

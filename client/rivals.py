@@ -1,0 +1,295 @@
+"""Race widgets fed plain data: the rivals panel, the race clock and the countdown.
+
+None of them knows about the network: the race layer turns server messages into
+``RacerView`` values and calls ``RivalsPanel.update_racers``, ``RaceClock.start``/``stop``
+and ``Countdown.set_seconds``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Digits, Label
+
+
+class RacerStatus(StrEnum):
+    """A racer's state; the values are the protocol's status strings."""
+
+    WAITING = "waiting"
+    READY = "ready"
+    RACING = "racing"
+    FINISHED = "finished"
+    STUCK = "stuck"
+    RESIGNED = "resigned"
+    FORFEIT = "forfeit"
+
+
+@dataclass(frozen=True, slots=True)
+class RacerView:
+    """One racer as the panel shows them."""
+
+    name: str
+    progress: int = 0
+    """Cards on the foundations, 0 to 52."""
+    moves: int = 0
+    status: RacerStatus | str = RacerStatus.RACING
+    time_ms: int | None = None
+    """Finishing time, for a finished racer."""
+    connected: bool = True
+    you: bool = False
+
+
+def format_ms(ms: int | None) -> str:
+    """``m:ss.t`` (``h:mm:ss`` past an hour); an em dash for no time."""
+    if ms is None:
+        return "—"
+    ms = max(0, int(ms))
+    tenths = ms // 100
+    minutes, seconds = divmod(tenths // 10, 60)
+    if minutes >= 60:
+        hours, minutes = divmod(minutes, 60)
+        return f"{hours}:{minutes:02d}:{seconds:02d}"
+    return f"{minutes}:{seconds:02d}.{tenths % 10}"
+
+
+_STATUS_STYLE = {
+    RacerStatus.WAITING: Style(color="#9ca3af"),
+    RacerStatus.READY: Style(color="#a3e635"),
+    RacerStatus.RACING: Style(color="#38bdf8"),
+    RacerStatus.FINISHED: Style(color="#4ade80", bold=True),
+    RacerStatus.STUCK: Style(color="#facc15"),
+    RacerStatus.RESIGNED: Style(color="#9ca3af"),
+    RacerStatus.FORFEIT: Style(color="#9ca3af"),
+}
+_BAR_COLOUR = {
+    RacerStatus.RACING: "#38bdf8",
+    RacerStatus.FINISHED: "#4ade80",
+    RacerStatus.STUCK: "#facc15",
+}
+_DISCONNECTED = Style(color="#f87171", bold=True)
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def status_text(racer: RacerView) -> tuple[str, Style]:
+    """What the panel says about a racer's state, and in which style."""
+    try:
+        status = RacerStatus(racer.status)
+    except ValueError:
+        return str(racer.status), Style(color="#9ca3af")
+    if not racer.connected and status not in (RacerStatus.FINISHED, RacerStatus.RESIGNED, RacerStatus.FORFEIT):
+        return "disconnected", _DISCONNECTED
+    if status is RacerStatus.FINISHED:
+        return f"finished {format_ms(racer.time_ms)}", _STATUS_STYLE[status]
+    if status is RacerStatus.READY:
+        return "ready ✓", _STATUS_STYLE[status]
+    return status.value, _STATUS_STYLE[status]
+
+
+def progress_bar(progress: int, width: int, colour: str) -> Text:
+    """A bar of ``width`` cells filled in eighths for progress out of 52."""
+    width = max(1, width)
+    eighths = round(max(0, min(52, progress)) * width * 8 / 52)
+    full, part = divmod(eighths, 8)
+    bar = Text()
+    bar.append("█" * full, Style(color=colour, bgcolor="#1f2937"))
+    if full < width:
+        bar.append(_EIGHTHS[part], Style(color=colour, bgcolor="#1f2937"))
+        bar.append(" " * (width - full - 1), Style(bgcolor="#1f2937"))
+    return bar
+
+
+class RivalsPanel(Widget):
+    """Every racer: name, a progress bar out of 52, moves and status."""
+
+    DEFAULT_CSS = """
+    RivalsPanel {
+        width: 26;
+        height: 1fr;
+        padding: 0 1;
+        background: $panel;
+    }
+    """
+
+    def __init__(self, racers: Sequence[RacerView] = (), *, title: str = "Racers", id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.racers: tuple[RacerView, ...] = tuple(racers)
+        self.title = title
+
+    def update_racers(self, racers: Sequence[RacerView], title: str | None = None) -> None:
+        """Show these racers, in this order (the race layer sorts them)."""
+        self.racers = tuple(racers)
+        if title is not None:
+            self.title = title
+        self.refresh()
+
+    def render(self) -> Text:
+        width = max(10, self.size.width)
+        out = Text(no_wrap=True, overflow="crop", end="")
+        out.append(self.title[:width], Style(bold=True))
+        if not self.racers:
+            out.append("\n\nno racers yet", Style(color="#9ca3af", italic=True))
+            return out
+        # Four lines a racer with a blank between them; three without; two when cramped.
+        n = len(self.racers)
+        height = self.size.height or 1 + 4 * n
+        lines = 4 if 1 + 4 * n <= height else 3 if 1 + 3 * n <= height else 2
+        for racer in self.racers:
+            out.append("\n\n" if lines == 4 else "\n")
+            text, style = status_text(racer)
+            if lines == 2:
+                name = _name(racer, width - len(text) - 1)
+                out.append_text(name)
+                out.append(" " * max(1, width - len(name) - len(text)))
+                out.append(text, style)
+            else:
+                out.append_text(_name(racer, width))
+            out.append("\n")
+            count = f" {racer.progress:>2}/52"
+            out.append_text(progress_bar(racer.progress, width - len(count), _bar_colour(racer)))
+            out.append(count)
+            if lines > 2:
+                out.append("\n")
+                moves = _fit(width - len(text) - 3, f"{racer.moves} moves", f"{racer.moves}m", "")
+                if moves:
+                    out.append(f"{moves} · ", Style(color="#d1d5db"))
+                out.append(text[:width], style)
+        return out
+
+
+def _name(racer: RacerView, width: int) -> Text:
+    """The racer's name (``▶ name (you)`` for the player), cut to ``width``."""
+    you = " (you)" if racer.you and len(racer.name) + 8 <= width else ""
+    text = Text(("▶ " if racer.you else "") + racer.name[: max(1, width - 2 - len(you))])
+    text.stylize(Style(bold=True, color="#fde047" if racer.you else None))
+    text.append(you, Style(color="#9ca3af"))
+    return text
+
+
+def _fit(width: int, *choices: str) -> str:
+    """The first choice at most ``width`` long (the last one otherwise)."""
+    for choice in choices:
+        if len(choice) <= width:
+            return choice
+    return choices[-1]
+
+
+def _bar_colour(racer: RacerView) -> str:
+    grey = "#6b7280"
+    if not racer.connected or racer.status not in RacerStatus._value2member_map_:
+        return grey
+    return _BAR_COLOUR.get(RacerStatus(racer.status), grey)
+
+
+class RaceClock(Widget):
+    """The race clock: counts up from ``start``; shows the time left under a limit."""
+
+    DEFAULT_CSS = """
+    RaceClock {
+        width: auto;
+        height: 1;
+        padding: 0 1;
+        text-style: bold;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._origin: float | None = None
+        self._frozen_ms = 0
+        self.limit_ms: int | None = None
+        self._timer: Timer | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._origin is not None
+
+    @property
+    def elapsed_ms(self) -> int:
+        if self._origin is None:
+            return self._frozen_ms
+        return int((time.monotonic() - self._origin) * 1000)
+
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(0.1, self._tick, pause=not self.running)
+
+    def _tick(self) -> None:
+        self.refresh(layout=True)
+
+    def start(self, elapsed_ms: int = 0, limit_ms: int | None = None) -> None:
+        """Run from ``elapsed_ms`` (the server's race time when this is called)."""
+        self._origin = time.monotonic() - elapsed_ms / 1000
+        self.limit_ms = limit_ms
+        if self._timer is not None:
+            self._timer.resume()
+        self.refresh(layout=True)
+
+    def stop(self, final_ms: int | None = None) -> None:
+        """Stop, showing ``final_ms`` (or the time reached)."""
+        self._frozen_ms = self.elapsed_ms if final_ms is None else final_ms
+        self._origin = None
+        if self._timer is not None:
+            self._timer.pause()
+        self.refresh(layout=True)
+
+    def reset(self) -> None:
+        self._origin = None
+        self._frozen_ms = 0
+        self.limit_ms = None
+        if self._timer is not None:
+            self._timer.pause()
+        self.refresh(layout=True)
+
+    def render(self) -> Text:
+        elapsed = self.elapsed_ms
+        text = Text(format_ms(elapsed))
+        if self.limit_ms is not None:
+            left = max(0, self.limit_ms - elapsed)
+            style = Style(color="#f87171" if left < 30_000 else "#d1d5db", bold=False)
+            text.append(f" · {format_ms(left)[:-2] if left >= 60_000 else format_ms(left)} left", style)
+        return text
+
+
+class Countdown(Vertical):
+    """The big countdown before a race starts."""
+
+    DEFAULT_CSS = """
+    Countdown {
+        align: center middle;
+        width: 1fr;
+        height: 1fr;
+        background: #0d5c36;
+    }
+    Countdown Label {
+        width: auto;
+        color: #d1fae5;
+        text-style: bold;
+    }
+    Countdown Digits {
+        width: auto;
+        color: #fde047;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.seconds: int | None = None
+        self.label = Label("The race starts in", id="countdown-label")
+        self.digits = Digits("", id="countdown-digits")
+
+    def compose(self) -> ComposeResult:
+        yield self.label
+        yield self.digits
+
+    def set_seconds(self, seconds: int | None, label: str = "The race starts in") -> None:
+        self.seconds = seconds
+        self.label.update(label)
+        self.digits.update("" if seconds is None else str(seconds))

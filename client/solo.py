@@ -1,0 +1,114 @@
+"""Offline solo practice: the game screen on a local deal, with a win count on disk."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from seahaven import Board, encode, preset
+
+from .game_screen import GameScreen, PressTwice
+from .rivals import format_ms
+from .stats import Stats
+
+
+def random_deal(preset_name: str, rng: random.Random | None = None) -> int:
+    """A deal number in the Microsoft-compatible range, which every preset shares."""
+    rules = preset(preset_name)
+    return (rng or random.Random()).randint(1, min(rules.ms_deal_limit, 32000) - 1)
+
+
+class SoloApp(App[None]):
+    """Solo practice: ``n`` deals a new game, ``r`` restarts, wins are counted in the stats file."""
+
+    TITLE = "Seahaven Towers: solo practice"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "new_game", "New deal"),
+        Binding("r", "restart", "Restart", show=False),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(
+        self,
+        preset_name: str = "seahaven",
+        deal: int | None = None,
+        *,
+        stats_path: Path | None = None,
+        board: Board | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        """``board`` starts from a given position instead of a deal (tests, puzzles)."""
+        super().__init__()
+        self.preset_name = preset(preset_name).name
+        self.rng = rng or random.Random()
+        self.deal = deal if deal is not None else random_deal(self.preset_name, self.rng)
+        self.stats = Stats.load(stats_path)
+        self._board = board if board is not None else Board.deal(self.preset_name, self.deal)
+        self._started = False
+        self._press_twice = PressTwice()
+        self.game_screen = GameScreen(self._board, title=self._title())
+
+    def _title(self) -> str:
+        rules = preset(self.preset_name)
+        return f"{rules.title} #{self.deal}"
+
+    def on_mount(self) -> None:
+        self.push_screen(self.game_screen)
+        self._show_stats()
+
+    def _show_stats(self) -> None:
+        entry = self.stats.of(self.preset_name)
+        code = encode(self.preset_name, self.deal)
+        self.game_screen.set_info(f"{code}  ·  wins {entry.won}")
+
+    def _in_progress(self) -> bool:
+        board = self.game_screen.board
+        return bool(board.move_stack) and not board.is_won()
+
+    def action_new_game(self) -> None:
+        if self._in_progress() and not self._press_twice("n"):
+            self.game_screen.flash("Press n again to abandon this game for a new deal", "error")
+            return
+        self.start(random_deal(self.preset_name, self.rng))
+
+    def action_restart(self) -> None:
+        if self._in_progress() and not self._press_twice("r"):
+            self.game_screen.flash("Press r again to restart this deal", "error")
+            return
+        self.start(self.deal)
+
+    def start(self, deal: int) -> None:
+        """Deal game ``deal`` on the same screen."""
+        self.deal = deal
+        self._started = False
+        self.game_screen.clock.reset()
+        self.game_screen.set_board(Board.deal(self.preset_name, deal), title=self._title())
+        self._show_stats()
+
+    def on_game_screen_move_played(self, event: GameScreen.MovePlayed) -> None:
+        if not self._started:
+            self._started = True
+            self._save(lambda: self.stats.record_start(self.preset_name))
+
+    def on_game_screen_won(self, event: GameScreen.Won) -> None:
+        self._save(lambda: self.stats.record_win(self.preset_name, event.elapsed_ms, event.moves))
+        entry = self.stats.of(self.preset_name)
+        self._show_stats()
+        self.game_screen.set_cover(
+            "★ You won! ★",
+            f"{event.moves} moves in {format_ms(event.elapsed_ms)}",
+            f"wins at {preset(self.preset_name).title}: {entry.won} of {entry.played}",
+            "n: a new deal  ·  q: quit",
+        )
+
+    def _save(self, action: Callable[[], None]) -> None:
+        try:
+            action()
+        except OSError as error:
+            self.notify(f"Could not save the stats to {self.stats.path}: {error}", severity="warning")
