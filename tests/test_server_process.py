@@ -1,0 +1,116 @@
+"""The server as a real process: start from the command line, crash, restart on the same Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+
+from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Ready, Result, RoomState, Started
+from seahaven import Board, parse_board
+from seahaven.solver import solve
+from tests.redis_proc import RedisProcess
+from tests.wsclient import WsClient
+
+
+class ServerProcess:
+    """``python -m server`` in a child process; ``url`` once it listens."""
+
+    def __init__(self, *args: str) -> None:
+        self.args = args
+        self.proc: subprocess.Popen[str] | None = None
+        self.port = 0
+
+    def start(self, port: int = 0) -> ServerProcess:
+        env = {**os.environ, "SEAHAVEN_RATE": "10000", "SEAHAVEN_BURST": "10000"}
+        cmd = [sys.executable, "-m", "server", "--port", str(port), "--countdown", "0.05", *self.args]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        assert line.startswith("listening on ws://"), f"server did not start: {line!r}"
+        self.port = int(line.rsplit(":", 1)[1])
+        return self
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        """A crash: no goodbye to anyone."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def terminate(self) -> int:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(10)
+
+
+@pytest.fixture
+def processes() -> Iterator[list[ServerProcess]]:
+    started: list[ServerProcess] = []
+    yield started
+    for process in started:
+        process.kill()
+
+
+async def test_plain_command_serves_from_memory_and_stops_cleanly(processes: list[ServerProcess]) -> None:
+    server = ServerProcess().start()
+    processes.append(server)
+
+    def health() -> bytes:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/healthz", timeout=5) as response:
+            return bytes(response.read())
+
+    assert await asyncio.to_thread(health) == b"ok\n"
+    client = await WsClient.open(server.url, "Ann")
+    assert client.welcome is not None
+    await client.close()
+    assert server.terminate() == 0
+
+
+async def test_a_race_survives_a_server_crash_on_redis(
+    processes: list[ServerProcess], redis_proc: RedisProcess
+) -> None:
+    moves = solve(Board.deal("seahaven", 1)).moves
+    first = ServerProcess("--redis", redis_proc.url).start()
+    processes.append(first)
+    ann = await WsClient.open(first.url, "Ann")
+    bob = await WsClient.open(first.url, "Bob")
+    state = await ann.call(CreateRoom(deal_number=1))
+    assert isinstance(state, RoomState)
+    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
+    for client in (ann, bob):
+        assert isinstance(await client.call(Ready()), Ok)
+    for client in (ann, bob):
+        await client.expect(Started)
+    half = len(moves) // 2
+    for move in moves[:half]:
+        assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
+
+    first.kill()
+    second = ServerProcess("--redis", redis_proc.url).start(port=first.port)
+    processes.append(second)
+
+    ann2 = await WsClient.open(second.url, "Ann", token=ann.token)
+    resumed = await ann2.expect(RoomState)
+    assert resumed.phase == "racing" and len(resumed.history) == half
+    board = Board.deal("seahaven", 1)
+    for move in moves[:half]:
+        board.push(move)
+    assert resumed.board is not None and parse_board(resumed.board, "seahaven") == board
+    bob2 = await WsClient.open(second.url, "Bob", token=bob.token)
+    await bob2.expect(RoomState)
+
+    for move in moves[half:]:
+        reply = await ann2.call(MoveRequest(move=str(move)))
+        assert isinstance(reply, Moved), reply
+    result = await bob2.expect(Result)
+    assert result.standings[0].player == ann.player and result.standings[0].progress == 52
