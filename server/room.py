@@ -394,7 +394,7 @@ class Room:
                 if seat.board.is_won():
                     seat.status = "finished"
                     seat.finished_at = at
-                elif seat.board.is_stuck():
+                elif _may_be_stuck(seat.board) and seat.board.is_stuck():
                     seat.status = "stuck"
             case Undone(at, player):
                 seat = self.seats[player]
@@ -506,3 +506,9 @@ class Room:
             elapsed_ms=self.elapsed(now),
             time_ms=self._time_of(seat),
         )
+
+
+def _may_be_stuck(board: Board) -> bool:
+    """False when a legal move surely exists: a free cell and a card at a column's end
+    (the full search is the costly part of a move, and it rarely finds a stuck racer)."""
+    return None not in board.cells or not any(board.columns)
