@@ -1,0 +1,39 @@
+"""Dependencies point one way: seahaven <- protocol <- server / client."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FORBIDDEN = {
+    "seahaven": {"protocol", "server", "client", "websockets", "redis", "msgpack", "textual", "asyncio", "socket"},
+    "protocol": {"server", "client", "websockets", "redis", "textual"},
+    "client": {"server", "redis"},
+    "server": {"client", "textual"},
+}
+
+
+def imported_roots(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    roots: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            roots.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_imports_point_one_way(package: str) -> None:
+    files = sorted((ROOT / package).rglob("*.py"))
+    assert files, f"no modules found in {package}/"
+    offences = {
+        str(f.relative_to(ROOT)): sorted(imported_roots(f) & FORBIDDEN[package])
+        for f in files
+        if imported_roots(f) & FORBIDDEN[package]
+    }
+    assert offences == {}
