@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import dataclasses
 import logging
 import secrets
 import time
@@ -221,6 +222,8 @@ class RaceServer:
             if session is not None and session.conn is ws:
                 session.conn = None
                 await self._dropped(session)
+                if session.room is None:
+                    self._forget_session(session)
 
     async def request(self, session: Session, seq: int, message: Message) -> None:
         """Answer one request; a repeated seq gets the same answer again, unreplayed."""
@@ -478,6 +481,7 @@ class RaceServer:
                 live.timer = asyncio.get_running_loop().call_later(1.0, lambda: asyncio.ensure_future(self._tick(live)))
                 return
             self._schedule(live)
+        await self._forget_if_idle(live)
 
     async def _create(self, settings: Settings) -> Live:
         for _ in range(20):
@@ -546,6 +550,12 @@ class RaceServer:
         log_event("session.dropped", player=session.player, room=live.room.code)
         await self._forget_if_idle(live)
 
+    def _forget_session(self, session: Session) -> None:
+        """Drop an unconnected session from memory; the store keeps it for a later hello."""
+        self.sessions.pop(session.token, None)
+        if self.players.get(session.player) is session:
+            del self.players[session.player]
+
     async def _forget_if_idle(self, live: Live) -> None:
         """Let go of a room nobody is connected to once it has nothing left to time."""
         room = live.room
@@ -553,6 +563,10 @@ class RaceServer:
             if live.timer is not None:
                 live.timer.cancel()
             self.rooms.pop(room.code, None)
+            for player in room.seats:
+                session = self.players.get(player)
+                if session is not None and session.conn is None:
+                    self._forget_session(session)
             with contextlib.suppress(StoreError):
                 await self.store.set_listing(room.code, None, self.config.room_ttl)
                 await self.store.expire(room.code, self.config.finished_ttl)
@@ -573,8 +587,4 @@ def _random_deal() -> int:
 
 
 def _describe(event: Event) -> dict[str, object]:
-    fields = {k: v for k, v in vars(event).items() if k != "at"} if hasattr(event, "__dict__") else {}
-    if not fields:
-        fields = {k: getattr(event, k) for k in getattr(event, "__slots__", ()) if k != "at"}
-    fields.pop("settings", None)
-    return fields
+    return {f.name: getattr(event, f.name) for f in dataclasses.fields(event) if f.name not in ("at", "settings")}
