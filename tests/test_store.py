@@ -627,3 +627,18 @@ async def test_redis_append_is_never_resent_after_a_lost_reply(redis_url: str) -
         assert await store.load("R") == [event(1), event(2)]
     finally:
         await store.close()
+
+
+async def test_redis_store_error_message_hides_credentials() -> None:
+    nowhere = RedisProcess(appendonly=False)  # a free port, never started
+    try:
+        store = RedisStore(f"redis://alice:s3cret@127.0.0.1:{nowhere.port}/0")
+        with pytest.raises(StoreError) as caught:
+            await store.get_session("tok")
+        message = str(caught.value)
+        assert f"127.0.0.1:{nowhere.port}" in message
+        assert "s3cret" not in message
+        assert "alice" not in message
+        await store.close()
+    finally:
+        nowhere.close()
