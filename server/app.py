@@ -14,7 +14,7 @@ import dataclasses
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence, Set
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence, Set
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
@@ -105,6 +105,8 @@ class Live:
     log: list[Event]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.TimerHandle | None = None
+    stale: bool = False
+    """A store call failed: the stored log may hold more than ``log`` (a lost reply)."""
 
 
 class RaceServer:
@@ -299,7 +301,7 @@ class RaceServer:
                 session.room = None
             else:
                 now = now_ms()
-                async with live.lock:
+                async with self._locked(live):
                     await self._commit(live, live.room.reconnect(session.player, now), now)
                 await _send(ws, live.room.state_for(session.player, now), None)
         return session
@@ -368,7 +370,7 @@ class RaceServer:
     async def on_leave(self, session: Session, message: Leave, seq: int) -> Message:
         live = self._in_room(session)
         now = now_ms()
-        async with live.lock:
+        async with self._locked(live):
             await self._commit(live, live.room.leave(session.player, now), now)
         session.room = None
         await self.store.put_session(session.token, session.dump(), self.config.session_ttl)
@@ -395,7 +397,7 @@ class RaceServer:
     async def _command(self, session: Session, command: Callable[[Room, int], list[Event]]) -> Message:
         """Run a room command; answer ``moved`` for moves and undos, ``ok`` otherwise."""
         live = self._in_room(session)
-        async with live.lock:
+        async with self._locked(live):
             now = now_ms()
             events = command(live.room, now)
             await self._commit(live, events, now)
@@ -413,6 +415,17 @@ class RaceServer:
                 )
         return Ok()
 
+    @contextlib.asynccontextmanager
+    async def _locked(self, live: Live) -> AsyncIterator[None]:
+        """The room's lock, with the room reloaded from the store if a failure left it unsure."""
+        async with live.lock:
+            if live.stale:
+                events = [unpack(d) for d in await self.store.load(live.room.code)]
+                if events:
+                    live.room, live.log = Room.replay(events), events
+                live.stale = False
+            yield
+
     async def _commit(self, live: Live, events: list[Event], now: int) -> None:
         """Store the events a command caused (before anyone hears of them), then tell the room.
 
@@ -423,11 +436,14 @@ class RaceServer:
         room = live.room
         ttl = self.config.finished_ttl if room.phase == "finished" else self.config.room_ttl
         try:
-            await self.store.append(room.code, [pack(e) for e in events], ttl)
+            length = await self.store.append(room.code, [pack(e) for e in events], ttl)
         except StoreError:
             live.room = Room.replay(live.log)
+            live.stale = True
             raise
         live.log.extend(events)
+        if length != len(live.log):
+            live.stale = True  # someone else wrote to this log: read it again before the next command
         frames: list[tuple[Set[str], bytes]] = [
             (room.members if audience is None else audience, encode(message))
             for event in events
@@ -472,7 +488,7 @@ class RaceServer:
 
     async def _tick(self, live: Live) -> None:
         _OUTBOX.set(None)  # a timer inherits the context of the request that set it
-        async with live.lock:
+        async with self._locked(live):
             now = now_ms()
             try:
                 await self._commit(live, live.room.tick(now), now)
@@ -499,7 +515,7 @@ class RaceServer:
 
     async def _join(self, session: Session, live: Live, spectate: bool) -> Message:
         now = now_ms()
-        async with live.lock:
+        async with self._locked(live):
             await self._commit(live, live.room.join(session.player, session.name, spectate, now), now)
         session.room = live.room.code
         await self.store.put_session(session.token, session.dump(), self.config.session_ttl)
@@ -541,7 +557,7 @@ class RaceServer:
         live = self.rooms[session.room]
         now = now_ms()
         try:
-            async with live.lock:
+            async with self._locked(live):
                 await self._commit(live, live.room.disconnect(session.player, now), now)
         except StoreError as exc:
             log_event("store.error", room=live.room.code, error=str(exc).replace(" ", "_"))
