@@ -12,6 +12,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
 from seahaven import PRESETS
 
@@ -64,13 +65,20 @@ def run_solo(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_network(args: argparse.Namespace) -> int:
-    """The hook for races: ``client.net.run(args)`` once the network layer exists."""
+def network_module() -> ModuleType | None:
+    """``client.net`` (the race layer), or None while it does not exist."""
     try:
-        net = importlib.import_module("client.net")
+        return importlib.import_module("client.net")
     except ModuleNotFoundError as error:
         if error.name != "client.net":
             raise
+        return None
+
+
+def run_network(args: argparse.Namespace) -> int:
+    """The hook for races: ``client.net.run(args)`` once the network layer exists."""
+    net = network_module()
+    if net is None:
         print(
             "seahaven-client: network mode is not available yet in this build.\n"
             "Practise offline with:  seahaven-client --solo [--preset P] [--deal N]",

@@ -86,7 +86,8 @@ def geometry(columns: int, cells: int, width: int, height: int, longest: int) ->
     face = max(3, min(9, width // grid - 1))
     unit = face + 1
     x0 = max(0, (width - (grid * unit - 1)) // 2)
-    col_x = tuple(x0 + i * unit for i in range(columns))
+    shift = (grid - columns) // 2  # columns centred under a wider top row (Eight Off, Penguin)
+    col_x = tuple(x0 + (shift + i) * unit for i in range(columns))
     cell_x = tuple(x0 + i * unit for i in range(cells))
     found_x = tuple(x0 + (grid - 4 + i) * unit for i in range(4))
     card_h = 3 if height >= max(longest, 1) + 9 else 1
@@ -223,7 +224,9 @@ class BoardView(Widget):
             hits = [h for h in hits if h.depth is not None][-1:] or hits
         if not hits:
             raise LookupError(f"{place.name()} is not on screen")
-        return hits[0].x + min(1, hits[0].width - 1), hits[0].y
+        hit = hits[0]
+        # A cell's or foundation's rectangle starts with its label: aim at the card below.
+        return hit.x + min(1, hit.width - 1), hit.y + (1 if place.area != COLUMN else 0)
 
     # -- drawing --------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from seahaven import COLUMN, FOUNDATION, Board, IllegalMoveError, Move
+from seahaven import COLUMN, FOUNDATION, Board, IllegalMoveError, Move, Rules
 
 from .board_view import BoardView
 from .help import HelpScreen
@@ -47,7 +47,13 @@ from .rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms
 
 PLACE_KEYS = "1234567890abcdefgh" + FOUNDATION_KEYS
 CONFIRM_SECONDS = 3.0
-IDLE_HINT = "Pick a card: 1-9 0 columns · a-h cells · # home · space smart move · ? help"
+
+
+def idle_hint(rules: Rules) -> str:
+    """The message line's invitation, with this preset's keys."""
+    cols = "1-9 0" if rules.columns == 10 else f"1-{rules.columns}"
+    cells = "a" if rules.cells == 1 else f"a-{'abcdefgh'[rules.cells - 1]}"
+    return f"Pick a card: {cols} columns · {cells} cells · # home · space smart move · ? help"
 
 
 class PressTwice:
@@ -207,7 +213,7 @@ class GameScreen(Screen[None]):
         self.countdown = Countdown(id="countdown")
         self.rivals = RivalsPanel(racers, title=racers_title, id="rivals") if race else None
         self.info = Static(id="info")
-        self.message = Static(IDLE_HINT, id="message")
+        self.message = Static(idle_hint(board.rules), id="message")
         self._redraw()
 
     @property
@@ -243,7 +249,7 @@ class GameScreen(Screen[None]):
         self.view.set_cover()
         self._clear_selection()
         self._redraw()
-        self.flash(IDLE_HINT)
+        self.flash(idle_hint(self.board.rules))
 
     def confirm(self, seq: int) -> None:
         """The server accepted action ``seq`` (and every earlier one)."""
@@ -256,10 +262,7 @@ class GameScreen(Screen[None]):
         if not dropped:
             return
         self._clear_selection()
-        self._won_posted = self.board.is_won()
-        if not self.board.is_won():
-            self.view.set_cover()
-        self._redraw()
+        self._after_change(announce=False)
         self.flash(f"Refused: {reason}", "error")
         self.post_message(self.Rejected(seq, reason, len(dropped)))
 
@@ -440,7 +443,7 @@ class GameScreen(Screen[None]):
         if self.selected is not None:
             self._clear_selection()
             self._redraw()
-            self.flash(IDLE_HINT)
+            self.flash(idle_hint(self.board.rules))
 
     def action_smart(self) -> None:
         if self._refuse_input():
@@ -522,14 +525,19 @@ class GameScreen(Screen[None]):
         else:
             self.sink.undo(seq)
         self._clear_selection()
-        self.view.set_cover()
         self.flash(f"Undid {move}")
         self.post_message(self.MovePlayed(move, seq, undo=True))
         self._after_change()
 
-    def _after_change(self) -> None:
+    def _after_change(self, *, announce: bool = True) -> None:
+        """Redraw; announce a win or a dead end; take the win banner down after an undo."""
         self._redraw()
         board = self.board
+        if not board.is_won() and self._won_posted:
+            self._won_posted = False
+            self.view.set_cover()
+        if not announce:
+            return
         if board.is_won():
             if not self._won_posted:
                 self._won_posted = True

@@ -16,19 +16,20 @@ from textual.widgets import Static
 
 KEYS: Final[tuple[tuple[str, tuple[tuple[str, str], ...]], ...]] = (
     (
-        "Pick a place: press its key once for the source, once for the destination",
+        "Pick a place: one key for the source, one for the destination",
         (
             ("1-9, 0", "columns 1 to 10 (0 is the tenth)"),
-            ("a-h", "free cells (only as many as the rules have)"),
-            ("# or .", "the foundations (as a source, where the rules allow taking a card back;"),
-            ("", "press again to go to the next suit)"),
+            ("a-h", "free cells (as many as the rules have)"),
+            ("# or .", "the foundations (a source only where the rules allow take-backs; again: next suit)"),
         ),
     ),
     (
         "With a card selected",
         (
-            ("space, enter, s", "smart move: a foundation, else the longest column that"),
-            ("", "takes it, else an empty column (a King), else a free cell"),
+            (
+                "space, enter, s",
+                "smart move: a foundation, else the longest column that takes it, else an empty column, else a cell",
+            ),
             ("the same key", "smart move too (like a double click)"),
             ("up / down", "pick up one card more / fewer from a column's run"),
             ("escape", "drop the selection"),
@@ -37,10 +38,9 @@ KEYS: Final[tuple[tuple[str, tuple[tuple[str, str], ...]], ...]] = (
     (
         "Game",
         (
-            ("u", "undo the last move (when the rules of the race allow it)"),
+            ("u", "undo the last move (when the race allows it)"),
             ("?", "this help"),
-            ("n", "solo: a new deal (press twice during a game)"),
-            ("r", "solo: restart this deal (press twice)"),
+            ("n / r", "solo: a new deal / restart it (press twice mid-game)"),
             ("R", "race: resign (press twice)"),
             ("q", "quit"),
         ),
@@ -62,7 +62,7 @@ def help_renderable() -> Group:
     for n, (heading, rows) in enumerate(KEYS):
         parts.append(Text(("\n" if n else "") + heading, style=Style(bold=True, color="#a9d3b9")))
         table = Table.grid(padding=(0, 2))
-        table.add_column(style=Style(bold=True, color="#fde047"), no_wrap=True, min_width=18)
+        table.add_column(style=Style(bold=True, color="#fde047"), no_wrap=True, min_width=16)
         table.add_column()
         for key, what in rows:
             table.add_row(key, what)
@@ -79,7 +79,7 @@ class HelpScreen(ModalScreen[None]):
         background: $background 60%;
     }
     HelpScreen > VerticalScroll {
-        width: auto;
+        width: 86;
         max-width: 100%;
         height: auto;
         max-height: 100%;

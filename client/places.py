@@ -182,7 +182,7 @@ def why_not(board: Board, src: Place, dst: Place, limit: int | None = None) -> s
         target = board.columns[dst.index]
         if target:
             need = _rel(board, target[-1]) - _rel(board, card)
-            if 1 <= need <= len(col):
+            if 1 <= need <= run_length(board, src.index):
                 count = need
         else:
             run = run_length(board, src.index)

@@ -33,13 +33,10 @@ class ResultRow:
     you: bool = False
 
 
-_MEDALS: Final = {1: "🥇", 2: "🥈", 3: "🥉"}
-
-
 def standings_table(rows: Sequence[ResultRow]) -> Table:
-    table = Table(box=None, padding=(0, 1), header_style=Style(bold=True, color="#a9d3b9"))
+    table = Table(box=None, padding=(0, 1), expand=True, header_style=Style(bold=True, color="#a9d3b9"))
     table.add_column("#", justify="right")
-    table.add_column("racer")
+    table.add_column("racer", ratio=1, no_wrap=True, overflow="ellipsis")
     table.add_column("home", justify="right")
     table.add_column("moves", justify="right")
     table.add_column("time", justify="right")
@@ -49,7 +46,7 @@ def standings_table(rows: Sequence[ResultRow]) -> Table:
         status = str(row.status)
         note = "" if status == RacerStatus.FINISHED else status
         table.add_row(
-            f"{_MEDALS.get(row.place, '')}{row.place}",
+            f"{row.place}.",
             row.name + (" (you)" if row.you else ""),
             f"{row.progress}/52",
             str(row.moves),
@@ -69,8 +66,7 @@ class ResultsScreen(ModalScreen[str]):
         background: $background 60%;
     }
     ResultsScreen > Vertical {
-        width: auto;
-        min-width: 44;
+        width: 64;
         max-width: 100%;
         height: auto;
         max-height: 100%;
@@ -78,6 +74,9 @@ class ResultsScreen(ModalScreen[str]):
         border-title-color: #fde047;
         background: $surface;
         padding: 0 2;
+    }
+    ResultsScreen #standings {
+        width: 100%;
     }
     ResultsScreen #headline {
         width: 100%;

@@ -51,6 +51,7 @@ class SoloApp(App[None]):
         self.stats = Stats.load(stats_path)
         self._board = board if board is not None else Board.deal(self.preset_name, self.deal)
         self._started = False
+        self._counted = False
         self._press_twice = PressTwice()
         self.game_screen = GameScreen(self._board, title=self._title())
 
@@ -65,7 +66,7 @@ class SoloApp(App[None]):
     def _show_stats(self) -> None:
         entry = self.stats.of(self.preset_name)
         code = encode(self.preset_name, self.deal)
-        self.game_screen.set_info(f"{code}  ·  wins {entry.won}")
+        self.game_screen.set_info(f"wins {entry.won}  ·  {code}")
 
     def _in_progress(self) -> bool:
         board = self.game_screen.board
@@ -87,6 +88,7 @@ class SoloApp(App[None]):
         """Deal game ``deal`` on the same screen."""
         self.deal = deal
         self._started = False
+        self._counted = False
         self.game_screen.clock.reset()
         self.game_screen.set_board(Board.deal(self.preset_name, deal), title=self._title())
         self._show_stats()
@@ -97,7 +99,9 @@ class SoloApp(App[None]):
             self._save(lambda: self.stats.record_start(self.preset_name))
 
     def on_game_screen_won(self, event: GameScreen.Won) -> None:
-        self._save(lambda: self.stats.record_win(self.preset_name, event.elapsed_ms, event.moves))
+        if not self._counted:  # undoing the last move and playing it again wins once
+            self._counted = True
+            self._save(lambda: self.stats.record_win(self.preset_name, event.elapsed_ms, event.moves))
         entry = self.stats.of(self.preset_name)
         self._show_stats()
         self.game_screen.set_cover(
