@@ -66,7 +66,11 @@ def run_solo(args: argparse.Namespace) -> int:
 
 
 def network_module() -> ModuleType | None:
-    """``client.net`` (the race layer), or None while it does not exist."""
+    """``client.net`` (the race layer), or None while it does not exist.
+
+    Races start through ``client.net.run(args) -> int`` (args: this module's parsed
+    arguments, ``args.server`` the address); until it exists the client says so.
+    """
     try:
         return importlib.import_module("client.net")
     except ModuleNotFoundError as error:
@@ -78,14 +82,15 @@ def network_module() -> ModuleType | None:
 def run_network(args: argparse.Namespace) -> int:
     """The hook for races: ``client.net.run(args)`` once the network layer exists."""
     net = network_module()
-    if net is None:
+    run = getattr(net, "run", None)
+    if run is None:
         print(
             "seahaven-client: network mode is not available yet in this build.\n"
             "Practise offline with:  seahaven-client --solo [--preset P] [--deal N]",
             file=sys.stderr,
         )
         return 2
-    result = net.run(args)
+    result = run(args)
     return int(result or 0)
 
 

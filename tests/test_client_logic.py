@@ -193,6 +193,10 @@ def test_cli_without_solo_explains_that_races_need_the_network_layer(
     monkeypatch.setattr(client_main, "network_module", lambda: None)
     assert client_main.main(["ws://example.org:8765"]) == 2
     assert "network mode is not available yet" in capsys.readouterr().err
+    # A client.net without its entry point yet: the same message, no crash.
+    monkeypatch.setattr(client_main, "network_module", lambda: argparse)
+    assert client_main.main([]) == 2
+    assert "--solo" in capsys.readouterr().err
 
 
 def test_cli_hands_races_to_client_net(monkeypatch: pytest.MonkeyPatch) -> None:
