@@ -43,7 +43,7 @@ from .places import (
     why_not,
 )
 from .results import ResultRow, ResultsScreen
-from .rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms
+from .rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms, plural
 
 PLACE_KEYS = "1234567890abcdefgh" + FOUNDATION_KEYS
 CONFIRM_SECONDS = 3.0
@@ -274,7 +274,10 @@ class GameScreen(Screen[None]):
     def set_countdown(self, seconds: int | None, label: str = "The race starts in") -> None:
         """Show the countdown instead of the cards (input is ignored); None shows the cards."""
         self.countdown.set_seconds(seconds, label)
-        self.set_class(seconds is not None, "counting")
+        counting = seconds is not None
+        if counting != self.has_class("counting"):
+            self.flash("Get ready: the cards show when the race starts" if counting else idle_hint(self.board.rules))
+        self.set_class(counting, "counting")
 
     def start_clock(self, elapsed_ms: int = 0, limit_ms: int | None = None) -> None:
         self.clock.start(elapsed_ms, limit_ms)
@@ -546,8 +549,8 @@ class GameScreen(Screen[None]):
                     self.clock.stop()
                     elapsed = self.clock.elapsed_ms
                 moves = len(board.move_stack)
-                self.view.set_cover("★ All 52 cards home! ★", f"{moves} moves in {format_ms(elapsed)}")
-                self.flash(f"Solved in {moves} moves, {format_ms(elapsed)}!", "good")
+                self.view.set_cover("★ All 52 cards home! ★", f"{plural(moves, 'move')} in {format_ms(elapsed)}")
+                self.flash(f"Solved in {plural(moves, 'move')}, {format_ms(elapsed)}!", "good")
                 self.post_message(self.Won(moves, elapsed))
             return
         if board.is_stuck():
@@ -588,7 +591,7 @@ class GameScreen(Screen[None]):
         board = self.board
         parts: list[str | tuple[str, str]] = [
             (self.title_text, "bold"),
-            f"  ·  {board.progress}/52 home  ·  {len(board.move_stack)} moves",
+            f"  ·  {board.progress}/52 home  ·  {plural(len(board.move_stack), 'move')}",
         ]
         pending = len(self.game.pending)
         if pending:

@@ -51,6 +51,7 @@ KEYS: Final[tuple[tuple[str, tuple[tuple[str, str], ...]], ...]] = (
             ("click", "a card or a slot: the source, then the destination"),
             ("click a deep card", "pick up the run from that card down"),
             ("double click", "smart move"),
+            ("click the table", "drop the selection"),
         ),
     ),
 )

@@ -48,6 +48,11 @@ class RacerView:
     you: bool = False
 
 
+def plural(n: int, word: str) -> str:
+    """``1 move``, ``2 moves``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def format_ms(ms: int | None) -> str:
     """``m:ss.t`` (``h:mm:ss`` past an hour); an em dash for no time."""
     if ms is None:
@@ -158,7 +163,7 @@ class RivalsPanel(Widget):
             out.append(count)
             if lines > 2:
                 out.append("\n")
-                moves = _fit(width - len(text) - 3, f"{racer.moves} moves", f"{racer.moves}m", "")
+                moves = _fit(width - len(text) - 3, plural(racer.moves, "move"), f"{racer.moves}m", "")
                 if moves:
                     out.append(f"{moves} · ", Style(color="#d1d5db"))
                 out.append(text[:width], style)
@@ -269,12 +274,14 @@ class Countdown(Vertical):
         background: #0d5c36;
     }
     Countdown Label {
-        width: auto;
+        width: 100%;
+        text-align: center;
         color: #d1fae5;
         text-style: bold;
     }
     Countdown Digits {
-        width: auto;
+        width: 100%;
+        text-align: center;
         color: #fde047;
     }
     """

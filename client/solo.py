@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from seahaven import Board, encode, preset
 
 from .game_screen import GameScreen, PressTwice
-from .rivals import format_ms
+from .rivals import format_ms, plural
 from .stats import Stats
 
 
@@ -106,7 +106,7 @@ class SoloApp(App[None]):
         self._show_stats()
         self.game_screen.set_cover(
             "★ You won! ★",
-            f"{event.moves} moves in {format_ms(event.elapsed_ms)}",
+            f"{plural(event.moves, 'move')} in {format_ms(event.elapsed_ms)}",
             f"wins at {preset(self.preset_name).title}: {entry.won} of {entry.played}",
             "n: a new deal  ·  q: quit",
         )
