@@ -420,3 +420,14 @@ async def test_demo_confirms_moves() -> None:
         await pilot.pause(1.3)
         assert len(screen.game.pending) == 0
         assert app.sink.log == ["1 move 2a"]
+
+
+async def test_small_terminal_one_line_cards_still_click_right() -> None:
+    app = ScreenApp(GameScreen(deal1(), sink=RecordingSink(), race=True))
+    async with app.run_test(size=(80, 16)) as pilot:
+        view = app.game_screen.view
+        assert view.geometry().card_h == 1
+        assert view.geometry().face >= 3
+        await pilot.click(BoardView, offset=view.point_of(Place(COLUMN, 6)))
+        await pilot.click(BoardView, offset=view.point_of(Place(COLUMN, 9)))
+        assert app.game_screen.board.move_stack == [Move.parse("70")]
