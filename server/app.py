@@ -210,7 +210,11 @@ class RaceServer:
                     if session is None:
                         if not isinstance(message, Hello):
                             raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first")
-                        session = await self.on_hello(ws, message, seq)
+                        try:
+                            session = await self.on_hello(ws, message, seq)
+                        except StoreError as exc:
+                            log_event("store.error", error=str(exc).replace(" ", "_"))
+                            raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the game store is unavailable") from None
                         continue
                     if isinstance(message, Hello):
                         raise ProtocolError(ErrorCode.BAD_FIELD, "you already said hello on this connection")

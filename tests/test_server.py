@@ -431,6 +431,9 @@ async def test_store_outage_refuses_the_move_and_loses_nothing(
     redis_proc.stop()
     down = await ann.error(MoveRequest(move=str(solution()[1])))
     assert down.code == ErrorCode.STORE_UNAVAILABLE
+    newcomer = await WsClient.open(url_of(server))
+    assert (await newcomer.error(Hello(name="Late"))).code == ErrorCode.STORE_UNAVAILABLE
+    assert (await newcomer.error(Ping())).code == ErrorCode.HELLO_FIRST  # still connected, still served
     redis_proc.start()
     again = await ann.call(MoveRequest(move=str(solution()[1])))
     assert isinstance(again, Moved) and again.moves == 2
