@@ -149,8 +149,45 @@ class _Search:
         Those are the safe home moves and, building by suit, a cell's card onto the one card
         it may go on when that card is exposed. The moves played are appended to ``played``.
         """
+        if not self.by_suit:
+            self._autoplay_alternate(cols, cells, home, played)
+            return
+        progress = True
+        while progress:
+            progress = False
+            for i, col in enumerate(cols):
+                if col and col[-1] >> 2 == home[col[-1] & 3]:
+                    while col and col[-1] >> 2 == home[col[-1] & 3]:
+                        home[col[-1] & 3] += 1
+                        col = col[:-1]
+                        played.append((COLUMN, i, FOUNDATION, 0, 1))
+                    cols[i] = col
+                    progress = True
+            busy = False
+            for i, card in enumerate(cells):
+                if card != _NO_CARD:
+                    if card >> 2 == home[card & 3]:
+                        home[card & 3] += 1
+                        cells[i] = _NO_CARD
+                        played.append((CELL, i, FOUNDATION, 0, 1))
+                        progress = True
+                    else:
+                        busy = True
+            if busy:
+                # A card is as free on its only possible parent as in a cell, and the cell is freed.
+                tops = {col[-1]: d for d, col in enumerate(cols) if col}
+                for i, card in enumerate(cells):
+                    d = tops.pop(card + 4, -1) if card != _NO_CARD else -1
+                    if d >= 0:
+                        cols[d] += bytes((card,))
+                        tops[card] = d
+                        cells[i] = _NO_CARD
+                        played.append((CELL, i, COLUMN, d, 1))
+                        progress = True
+
+    def _autoplay_alternate(self, cols: list[bytes], cells: list[int], home: list[int], played: list[_RawMove]) -> None:
+        """``autoplay`` for alternating colours: safe home moves only."""
         safe = self.is_safe_home
-        by_suit = self.by_suit
         progress = True
         while progress:
             progress = False
@@ -163,23 +200,11 @@ class _Search:
                     cols[i] = col
                     progress = True
             for i, card in enumerate(cells):
-                if card == _NO_CARD:
-                    continue
-                if safe(card, home):
+                if card != _NO_CARD and safe(card, home):
                     home[card & 3] += 1
                     cells[i] = _NO_CARD
                     played.append((CELL, i, FOUNDATION, 0, 1))
                     progress = True
-                elif by_suit and card >> 2 != _TOP:
-                    # The card is as free on its parent as in the cell, and the cell is freed.
-                    parent = card + 4
-                    for d, col in enumerate(cols):
-                        if col and col[-1] == parent:
-                            cols[d] = col + bytes((card,))
-                            cells[i] = _NO_CARD
-                            played.append((CELL, i, COLUMN, d, 1))
-                            progress = True
-                            break
 
     def moves(self, cols: _Cols, cells: _Cells, home: _Home) -> list[_RawMove]:
         """The moves worth trying here: legal, not a safe home move, not pointless."""
