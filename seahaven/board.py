@@ -198,8 +198,17 @@ class Board:
 
     # -- rules ----------------------------------------------------------------
 
-    def capacity(self, *, to_empty_column: bool = False) -> int:
-        """The most cards one group move may carry now."""
+    def capacity(self, *, to_empty_column: bool = False, whole_column: bool = False) -> int:
+        """The most cards one group move may carry now.
+
+        ``whole_column``: the run is all of its column. Card by card, the run's head may
+        then park in a cell or another column, and where empty columns take any card the
+        column it left helps rebuild the run. Into an empty column, with f free cells and
+        e other empty columns, that moves f + 1 + f // 2 + (f + 1) x (2^(e+1) - 2) cards
+        instead of (f + 1) x 2^e: found by the brute-force search of tests/test_capacity.py
+        and exact for every run a deck holds (13 cards at most). Onto a card it changes
+        nothing: storing the pieces before the head can leave is the bottleneck there.
+        """
         kind = self.rules.capacity
         if kind is Capacity.UNLIMITED:
             return 52
@@ -207,8 +216,10 @@ class Board:
         if kind is Capacity.SEQUENTIAL and self._king_only:
             # Pieces of a run are never King-led, so empty columns cannot hold them.
             return free + 1
-        empties = sum(1 for col in self._cols if not col) - to_empty_column
-        return (free + 1) << max(empties, 0)
+        empties = max(sum(1 for col in self._cols if not col) - to_empty_column, 0)
+        if kind is Capacity.SEQUENTIAL and whole_column and to_empty_column:
+            return free + 1 + free // 2 + (free + 1) * ((2 << empties) - 2)
+        return (free + 1) << empties
 
     def _reason(self, move: Move) -> str | None:
         """Why ``move`` is illegal here, or None when it is legal."""
@@ -275,7 +286,7 @@ class Board:
             elif self._king_only and rel[card] != TOP_REL:
                 return "an empty column takes only a King or a King-led run"
             if n > 1:
-                room = self.capacity(to_empty_column=not dcol)
+                room = self.capacity(to_empty_column=not dcol, whole_column=n == len(cols[s]))
                 if n > room:
                     return f"a run of {n} cards is too long: {room} can move now"
         elif da == CELL:
@@ -316,6 +327,7 @@ class Board:
         empties = [i for i, col in enumerate(cols) if not col]
         cap = self.capacity()
         cap_empty = self.capacity(to_empty_column=True)
+        cap_whole = self.capacity(to_empty_column=True, whole_column=True)
         moves: list[Move] = []
         add = moves.append
         for s, col in enumerate(cols):
@@ -341,6 +353,8 @@ class Board:
                     counts: Iterable[int] = (n,) if n <= run and n <= cap_empty else ()
                 else:
                     counts = range(1, min(run, cap_empty) + 1)
+                    if run == len(col) and cap_empty < run <= cap_whole:
+                        counts = [*counts, run]
                 for n in counts:
                     for d in empties:
                         add(Move(COLUMN, s, COLUMN, d, n))
