@@ -11,17 +11,20 @@ from seahaven.moves import place_name
 
 
 def positions(name: str, seed: int, count: int) -> list[Board]:
-    """Positions met in random play from assorted deals."""
+    """Positions met in random play from assorted deals, each with at least one legal move."""
     rng = random.Random(seed)
     out = []
     for _ in range(count):
         board = Board.deal(name, rng.randint(1, 2**40 - 1))
-        for _ in range(rng.randint(0, 60)):
+        seen = [board.copy()]
+        for _ in range(rng.randint(0, 80)):
             moves = board.legal_moves()
             if not moves:
                 break
             board.push(rng.choice(moves))
-        out.append(board)
+            if board.legal_moves():
+                seen.append(board.copy())
+        out.append(rng.choice(seen))
     return out
 
 
