@@ -9,6 +9,7 @@ Every solution found is replayed on the engine before it is counted as a win.
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import sys
 import time
@@ -20,7 +21,7 @@ from seahaven.solver import solve
 def percentile(values: list[float], fraction: float) -> float:
     """The value ``fraction`` of the way up ``values`` (nearest rank)."""
     ordered = sorted(values)
-    index = max(0, min(len(ordered) - 1, round(fraction * len(ordered) + 0.5) - 1))
+    index = min(len(ordered) - 1, max(0, math.ceil(fraction * len(ordered)) - 1))
     return ordered[index]
 
 

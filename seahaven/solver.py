@@ -328,26 +328,26 @@ class _Search:
 
     def score(self, cols: list[bytes], cells: list[int], home: list[int]) -> int:
         """How far the position looks from a win: lower is more promising."""
-        # Cards covering the next card each suit needs, and cards out of sequence.
         cost = 0
         for col in cols:
             size = len(col)
             if not size:
                 cost -= 6
                 continue
-            low = 99
+            lows = [99, 99, 99, 99]
             for i, card in enumerate(col):
                 rel = card >> 2
-                if rel > low:
-                    cost += 2
-                if rel < low:
-                    low = rel
-                if rel == home[card & 3]:
-                    cost += 3 * (size - 1 - i)
+                suit = card & 3
+                if rel > lows[suit]:
+                    cost += 3  # covers a lower card of its suit: must move before that one goes home
+                else:
+                    lows[suit] = rel
+                if rel == home[suit]:
+                    cost += 2 * (size - 1 - i)  # cards covering the next card its foundation needs
         for card in cells:
             if card != _NO_CARD:
                 cost += 3
-        return cost - 4 * sum(home)
+        return cost - 5 * sum(home)
 
     def run(self) -> Solution:
         cols = list(self.cols)
