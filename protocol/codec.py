@@ -50,7 +50,7 @@ def _unpack(data: bytes | str, limits: bool) -> dict[object, object]:
     except msgpack.ExtraData:
         raise ProtocolError(ErrorCode.BAD_FRAME, "one msgpack value per frame: found bytes after it") from None
     except (ValueError, msgpack.UnpackException, TypeError) as exc:
-        raise ProtocolError(ErrorCode.BAD_FRAME, f"not valid msgpack: {exc}") from None
+        raise ProtocolError(ErrorCode.BAD_FRAME, f"not valid msgpack: {exc or type(exc).__name__}") from None
     if not isinstance(value, dict):
         raise ProtocolError(ErrorCode.BAD_FRAME, "a frame is one msgpack map with type, seq and body")
     return value
@@ -84,4 +84,5 @@ def decode_server(data: bytes | str) -> tuple[int | None, Message]:
     if cls is None:
         raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown server message type {kind!r}")
     re = frame.get("re")
-    return (re if isinstance(re, int) else None), cls.from_body(frame.get("body", {}))
+    # Lenient: a newer server may add fields within the same version.
+    return (re if isinstance(re, int) else None), cls.from_body(frame.get("body", {}), strict=False)

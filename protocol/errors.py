@@ -27,6 +27,7 @@ class ErrorCode(StrEnum):
     ILLEGAL_MOVE = "illegal-move"
     UNDO_DISABLED = "undo-disabled"
     NOTHING_TO_UNDO = "nothing-to-undo"
+    UNDO_LIMIT = "undo-limit"
     BAD_DEAL = "bad-deal"
     NOT_FINISHED = "not-finished"
     STORE_UNAVAILABLE = "store-unavailable"
@@ -42,7 +43,6 @@ class CloseCode(IntEnum):
     TOO_BIG = 1009
     VERSION_MISMATCH = 4000
     REPLACED = 4001
-    IDLE = 4002
 
 
 class ProtocolError(Exception):

@@ -27,7 +27,8 @@ def _bad(where: str, expected: str, value: object) -> ProtocolError:
 class Spec:
     """Checks one value; returns it (possibly converted) or raises ProtocolError."""
 
-    def check(self, value: object, where: str) -> object:
+    def check(self, value: object, where: str, strict: bool = True) -> object:
+        """``strict``: refuse unknown keys in nested messages (False: ignore them)."""
         raise NotImplementedError
 
     def dump(self, value: object) -> object:
@@ -38,7 +39,7 @@ class Str(Spec):
     def __init__(self, lo: int = 0, hi: int = 64, choices: Sequence[str] | None = None) -> None:
         self.lo, self.hi, self.choices = lo, hi, tuple(choices) if choices is not None else None
 
-    def check(self, value: object, where: str) -> object:
+    def check(self, value: object, where: str, strict: bool = True) -> object:
         if not isinstance(value, str):
             raise _bad(where, "a string", value)
         if not self.lo <= len(value) <= self.hi:
@@ -52,7 +53,7 @@ class Int(Spec):
     def __init__(self, lo: int, hi: int) -> None:
         self.lo, self.hi = lo, hi
 
-    def check(self, value: object, where: str) -> object:
+    def check(self, value: object, where: str, strict: bool = True) -> object:
         if isinstance(value, bool) or not isinstance(value, int):
             raise _bad(where, "an integer", value)
         if not self.lo <= value <= self.hi:
@@ -61,7 +62,7 @@ class Int(Spec):
 
 
 class Bool(Spec):
-    def check(self, value: object, where: str) -> object:
+    def check(self, value: object, where: str, strict: bool = True) -> object:
         if not isinstance(value, bool):
             raise _bad(where, "true or false", value)
         return value
@@ -73,8 +74,8 @@ class Opt(Spec):
     def __init__(self, inner: Spec) -> None:
         self.inner = inner
 
-    def check(self, value: object, where: str) -> object:
-        return None if value is None else self.inner.check(value, where)
+    def check(self, value: object, where: str, strict: bool = True) -> object:
+        return None if value is None else self.inner.check(value, where, strict)
 
     def dump(self, value: object) -> object:
         return None if value is None else self.inner.dump(value)
@@ -84,12 +85,12 @@ class ListOf(Spec):
     def __init__(self, inner: Spec, hi: int = 64) -> None:
         self.inner, self.hi = inner, hi
 
-    def check(self, value: object, where: str) -> object:
+    def check(self, value: object, where: str, strict: bool = True) -> object:
         if not isinstance(value, list | tuple):
             raise _bad(where, "an array", value)
         if len(value) > self.hi:
             raise _bad(where, f"at most {self.hi} items", f"{len(value)} items")
-        return tuple(self.inner.check(v, f"{where}[{i}]") for i, v in enumerate(value))
+        return tuple(self.inner.check(v, f"{where}[{i}]", strict) for i, v in enumerate(value))
 
     def dump(self, value: object) -> object:
         assert isinstance(value, tuple | list)
@@ -102,8 +103,8 @@ class Obj(Spec):
     def __init__(self, cls: type[Message]) -> None:
         self.cls = cls
 
-    def check(self, value: object, where: str) -> object:
-        return self.cls.from_body(value, where)
+    def check(self, value: object, where: str, strict: bool = True) -> object:
+        return self.cls.from_body(value, where, strict=strict)
 
     def dump(self, value: object) -> object:
         assert isinstance(value, Message)
@@ -128,17 +129,19 @@ class Message:
         return body
 
     @classmethod
-    def from_body(cls, body: object, where: str = "body") -> Self:
+    def from_body(cls, body: object, where: str = "body", *, strict: bool = True) -> Self:
+        """Validate a decoded body; ``strict`` refuses unknown keys, else they are ignored."""
         if not isinstance(body, dict):
             raise _bad(where, "a map", body)
         known = {f.name: f for f in dataclasses.fields(cls)}
-        for key in body:
-            if key not in known:
-                raise ProtocolError(ErrorCode.BAD_FIELD, f"{where}: unknown field {key!r}")
+        if strict:
+            for key in body:
+                if key not in known:
+                    raise ProtocolError(ErrorCode.BAD_FIELD, f"{where}: unknown field {key!r}")
         values: dict[str, object] = {}
         for name, f in known.items():
             if name in body:
-                values[name] = f.metadata["spec"].check(body[name], f"{where}.{name}")
+                values[name] = f.metadata["spec"].check(body[name], f"{where}.{name}", strict)
             elif f.default is dataclasses.MISSING:
                 raise ProtocolError(ErrorCode.BAD_FIELD, f"{where}: missing field {name!r}")
         return cls(**values)

@@ -200,13 +200,14 @@ class RaceServer:
             async for frame in ws:
                 seq: int | None = None
                 try:
-                    seq, message = decode_request(frame)
                     if not bucket.take(time.monotonic()):
                         strikes += 1
                         if strikes >= self.config.strikes:
                             await ws.close(CloseCode.POLICY, "too many requests")
                             break
+                        seq = _peek_seq(frame)
                         raise ProtocolError(ErrorCode.RATE_LIMITED, "slow down: request dropped, send it again")
+                    seq, message = decode_request(frame)
                     if session is None:
                         if not isinstance(message, Hello):
                             raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first")
@@ -288,6 +289,9 @@ class RaceServer:
         limits = Limits(
             max_frame=MAX_FRAME, rate=int(self.config.rate), burst=self.config.burst, grace_ms=self.config.grace_ms
         )
+        live = await self._get(session.room) if session.room is not None else None
+        if live is None or session.player not in live.room.members:
+            session.room, live = None, None
         welcome = Welcome(
             token=session.token,
             player=session.player,
@@ -299,15 +303,11 @@ class RaceServer:
         )
         await _send(ws, welcome, seq)
         log_event("session.hello", player=session.player, resumed=hello.token is not None)
-        if session.room is not None:
-            live = await self._get(session.room)
-            if live is None or session.player not in live.room.members:
-                session.room = None
-            else:
-                now = now_ms()
-                async with self._locked(live):
-                    await self._commit(live, live.room.reconnect(session.player, now), now)
-                await _send(ws, live.room.state_for(session.player, now), None)
+        if live is not None:
+            now = now_ms()
+            async with self._locked(live):
+                await self._commit(live, live.room.reconnect(session.player, now), now)
+            await _send(ws, live.room.state_for(session.player, now), None)
         return session
 
     # -- request handlers ---------------------------------------------------
@@ -377,6 +377,7 @@ class RaceServer:
         async with self._locked(live):
             await self._commit(live, live.room.leave(session.player, now), now)
         session.room = None
+        await self._forget_if_idle(live)
         await self.store.put_session(session.token, session.dump(), self.config.session_ttl)
         return Ok()
 
@@ -474,7 +475,7 @@ class RaceServer:
 
     async def _publish(self, live: Live) -> None:
         room = live.room
-        if room.settings.public and room.phase != "finished":
+        if room.settings.public and room.phase != "finished" and not room.is_empty():
             await self.store.set_listing(room.code, msgpack.packb(room.summary().to_body()), self.config.room_ttl)
         else:
             await self.store.set_listing(room.code, None, self.config.room_ttl)
@@ -593,13 +594,24 @@ class RaceServer:
 
 
 def _select_subprotocol(connection: ServerConnection, offered: Sequence[Subprotocol]) -> Subprotocol | None:
-    # Accept every handshake; a wrong version is then closed with a reason the client can read.
-    return Subprotocol(SUBPROTOCOL) if SUBPROTOCOL in offered else None
+    # Complete every handshake (echoing a wrong version back, which browsers require) so that a
+    # mismatch is then closed with a reason the client can read.
+    if SUBPROTOCOL in offered:
+        return Subprotocol(SUBPROTOCOL)
+    return offered[0] if offered else None
 
 
 async def _send(ws: ServerConnection, message: Message, re: int | None) -> None:
     with contextlib.suppress(ConnectionClosed):
         await ws.send(encode(message, re))
+
+
+def _peek_seq(frame: bytes | str) -> int | None:
+    """The seq of a frame, if it has a readable one (to address a rate-limited reply)."""
+    try:
+        return decode_request(frame)[0]
+    except ProtocolError as exc:
+        return exc.seq
 
 
 def _random_deal() -> int:

@@ -75,6 +75,8 @@ class Seat:
     reached_at: int = 0
     """When the racer's progress last changed: ties in progress go to the earlier."""
     finished_at: int | None = None
+    left: bool = False
+    """Walked out after the start: keeps a place in the standings, hears nothing more."""
 
 
 Audience = frozenset[str] | None
@@ -119,7 +121,8 @@ class Room:
 
     @property
     def members(self) -> set[str]:
-        return set(self.seats) | set(self.spectators)
+        """Everyone who hears the room's news: seated racers who have not left, and spectators."""
+        return {p for p, s in self.seats.items() if not s.left} | set(self.spectators)
 
     def connected_members(self) -> list[str]:
         return [p for p, s in self.seats.items() if s.connected] + list(self.spectators)
@@ -225,7 +228,9 @@ class Room:
 
     def set_ready(self, player: str, ready: bool, now: int) -> list[Event]:
         seat = self._racer(player)
-        if self.phase not in ("waiting", "countdown"):
+        if self.phase == "finished":
+            raise RoomError(ErrorCode.RACE_OVER, "the race is over: ask for a rematch")
+        if self.phase != "waiting" and self.phase != "countdown":
             raise RoomError(ErrorCode.RACE_IN_PROGRESS, "the race has already begun")
         if seat.ready == ready:
             return []
@@ -244,7 +249,7 @@ class Room:
         return self._emit(Moved(now, player, str(move))) + self._after_change(now)
 
     def undo(self, player: str, now: int) -> list[Event]:
-        seat = self._playing(player)
+        seat = self._playing(player, also_stuck=True)
         assert seat.board is not None
         if not self.settings.undo:
             raise RoomError(ErrorCode.UNDO_DISABLED, "this room was created without undo")
@@ -252,7 +257,7 @@ class Room:
         if not seat.board.move_stack:
             raise RoomError(ErrorCode.NOTHING_TO_UNDO, "no move to take back")
         if limit is not None and seat.undos >= limit:
-            raise RoomError(ErrorCode.NOTHING_TO_UNDO, f"these rules allow {limit} undos in a row")
+            raise RoomError(ErrorCode.UNDO_LIMIT, f"these rules allow {limit} undos in a row")
         return self._emit(Undone(now, player)) + self._after_change(now)
 
     def resign(self, player: str, now: int) -> list[Event]:
@@ -266,13 +271,13 @@ class Room:
         seat = self.seats.get(player)
         if seat is None or not seat.connected:
             return []
-        return self._emit(Disconnected(now, player, True))
+        return self._emit(Disconnected(now, player, True)) + self._after_change(now)
 
     def reconnect(self, player: str, now: int) -> list[Event]:
         seat = self.seats.get(player)
-        if seat is None or seat.connected:
+        if seat is None or seat.connected or seat.left:
             return []
-        return self._emit(Disconnected(now, player, False))
+        return self._emit(Disconnected(now, player, False)) + self._after_change(now)
 
     def vote_rematch(self, player: str, next_deal: int, now: int) -> list[Event]:
         """Vote for a rematch; when every connected racer has, a new deal starts counting down."""
@@ -315,13 +320,13 @@ class Room:
             raise RoomError(ErrorCode.NOT_A_RACER, "spectators watch; only racers play")
         return seat
 
-    def _playing(self, player: str) -> Seat:
+    def _playing(self, player: str, *, also_stuck: bool = False) -> Seat:
         seat = self._racer(player)
         if self.phase in ("waiting", "countdown"):
             raise RoomError(ErrorCode.NOT_STARTED, "the race has not started yet")
         if self.phase == "finished":
             raise RoomError(ErrorCode.RACE_OVER, "the race is over")
-        if seat.status != "racing":
+        if seat.status != "racing" and not (also_stuck and seat.status == "stuck"):
             raise RoomError(ErrorCode.NOT_RACING, f"you are {seat.status}: no more moves in this race")
         return seat
 
@@ -332,7 +337,7 @@ class Room:
             if ready:
                 return self._emit(CountdownSet(now, now + self.settings.countdown_ms))
         elif self.phase == "countdown":
-            if len(self.seats) < 2 or not all(s.ready for s in self.seats.values()):
+            if len(self.seats) < 2 or not all(s.ready and s.connected for s in self.seats.values()):
                 return self._emit(CountdownSet(now, None))
         elif self.phase == "racing":
             if any(s.status == "finished" for s in self.seats.values()):
@@ -364,6 +369,7 @@ class Room:
                     else:
                         seat.connected = False
                         seat.dropped_at = None
+                        seat.left = True
                 self.rematch.discard(player)
             case ReadySet(_, player, ready):
                 seat = self.seats[player]
@@ -403,6 +409,7 @@ class Room:
                 seat.board.pop()
                 seat.moves += 1
                 seat.undos += 1
+                seat.status = "racing"  # an undo can unstick
                 if seat.board.progress != before:
                     seat.reached_at = at
             case Resigned(_, player):

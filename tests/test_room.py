@@ -256,3 +256,27 @@ def test_leaving_mid_race_counts_as_resigning() -> None:
     events = room.leave("p3", 1500)
     assert room.seats["p3"].status == "resigned" and any(isinstance(e, Disconnected) or e for e in events)
     assert room.phase == "racing"
+
+
+def test_a_racer_who_walks_out_keeps_a_standing_but_hears_nothing_more() -> None:
+    room, _ = racing_room(racers=3)
+    room.leave("p3", 1500)
+    assert "p3" not in room.members and "p3" in room.seats
+    events = room.move("p1", str(solution()[0]), 1600)
+    assert all(audience is None or "p3" not in audience for audience, _ in room.messages(events[0], 1600))
+    room.resign("p1", 1700)
+    room.resign("p2", 1700)
+    assert [s.player for s in room.standings][-1] == "p3"
+    refused(ErrorCode.RACE_OVER, lambda: room.set_ready("p1", True, 1800))
+
+
+def test_a_drop_during_the_countdown_calls_it_off() -> None:
+    room, _ = Room.create("ROOM01", Settings("seahaven", DEAL), 0)
+    room.join("a", "A", False, 1)
+    room.join("b", "B", False, 1)
+    room.set_ready("a", True, 2)
+    room.set_ready("b", True, 2)
+    assert room.phase == "countdown"
+    assert room.disconnect("b", 3)[-1] == CountdownSet(3, None)
+    assert room.phase == "waiting"
+    assert room.reconnect("b", 4)[-1] == CountdownSet(4, 4 + room.settings.countdown_ms)

@@ -264,7 +264,7 @@ async def test_a_second_connection_with_the_token_replaces_the_first(make_server
 
 async def test_lobby_lists_public_rooms_with_live_counts(make_server: MakeServer) -> None:
     server = await make_server()
-    _, public = await room_with(server, "Ann")
+    (ann,), public = await room_with(server, "Ann")
     carol = await WsClient.open(url_of(server), "Carol")
     private = await carol.call(CreateRoom(public=False, preset="freecell"))
     assert isinstance(private, RoomState)
@@ -281,6 +281,11 @@ async def test_lobby_lists_public_rooms_with_live_counts(make_server: MakeServer
     assert isinstance(await bob.call(Leave()), Ok)
     rooms = await listed.call(ListRooms(preset="freecell"))
     assert isinstance(rooms, Rooms) and rooms.rooms == ()
+    # When the last racer leaves a waiting room, it leaves the lobby too.
+    assert isinstance(await viewer.call(Leave()), Ok)
+    assert isinstance(await ann.call(Leave()), Ok)
+    rooms = await listed.call(ListRooms())
+    assert isinstance(rooms, Rooms) and public.room not in [r.room for r in rooms.rooms]
 
 
 async def test_quick_match_pairs_two_waiting_players(make_server: MakeServer) -> None:
@@ -437,3 +442,16 @@ async def test_store_outage_refuses_the_move_and_loses_nothing(
     redis_proc.start()
     again = await ann.call(MoveRequest(move=str(solution()[1])))
     assert isinstance(again, Moved) and again.moves == 2
+
+
+async def test_a_racer_who_leaves_mid_race_hears_no_more_of_it(make_server: MakeServer) -> None:
+    server = await make_server()
+    (ann, bob, cid), state = await room_with(server, "Ann", "Bob", "Cid")
+    await start_race([ann, bob, cid])
+    assert isinstance(await cid.call(Leave()), Ok)
+    await cid.drain()
+    await ann.call(MoveRequest(move=str(solution()[0])))
+    assert await bob.expect(Progress)
+    assert [m for m in await cid.drain(0.2) if isinstance(m, Progress)] == []
+    elsewhere = await cid.call(CreateRoom())
+    assert isinstance(elsewhere, RoomState) and elsewhere.room != state.room
