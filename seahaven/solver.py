@@ -56,6 +56,7 @@ class Solution:
 
     @property
     def solved(self) -> bool:
+        """Whether a win was found."""
         return self.status == "solved"
 
 
@@ -350,6 +351,7 @@ class _Search:
         return cost - 5 * sum(home)
 
     def run(self) -> Solution:
+        """Search from the position given at construction."""
         cols = list(self.cols)
         cells = list(self.cells)
         home = list(self.home)
