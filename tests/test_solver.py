@@ -116,6 +116,16 @@ def test_stuck_seahaven_position_is_unsolvable() -> None:
     assert solution.states > 10
 
 
+@pytest.mark.parametrize("number", [21, 100])
+def test_unwinnable_seahaven_deals_are_unsolvable(number: int) -> None:
+    # Whole deals whose reachable positions are all examined (a few hundred after pruning).
+    solution = solve(Board.deal("seahaven", number))
+    assert solution.status == "unsolvable"
+    assert solution.moves == ()
+    assert solve(Board.deal("seahaven", number), max_states=solution.states).status == "unsolvable"
+    assert solve(Board.deal("seahaven", number), max_states=solution.states - 1).status == "gave-up"
+
+
 def test_won_position_needs_no_moves() -> None:
     board = Board.deal("seahaven", 1)
     for move in solve(board).moves:
