@@ -1,0 +1,553 @@
+"""The lobby: connect to a server, create a room, list public rooms, join by code, quick match.
+
+``LobbyScreen`` only collects what the player wants and shows what happened; the App
+(``LobbyHost``: ``client.app.RaceApp``) talks to the server and opens the race screen.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Final, Protocol, cast
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
+
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    MAX_RACERS,
+    PRESET_NAMES,
+    CreateRoom,
+    JoinRoom,
+    QuickMatch,
+    RoomSummary,
+)
+from protocol.schema import Message
+from seahaven import decode, preset
+from seahaven.deals import MAX_DEAL
+
+from .net import ConnectError, ConnectionLost, ServerError
+
+DEAL_KINDS: Final = (("random deal", "random"), ("deal number", "number"), ("deal code", "code"))
+TIME_LIMITS: Final = (None, 2, 3, 5, 10, 15, 20, 30, 60)
+"""Minutes (None: no limit); the server takes 30 s to 2 h."""
+REFRESH_SECONDS: Final = 5.0
+
+FRIENDLY: Final = {
+    ErrorCode.ROOM_NOT_FOUND: "No room {code}: check the code (letters and digits, as your friend sent it)",
+    ErrorCode.ROOM_FULL: "Room {code} is full: {message}. Ask for a bigger room, or spectate",
+    ErrorCode.RACE_IN_PROGRESS: "The race in room {code} has already begun: spectate it, or wait for the rematch",
+    ErrorCode.ALREADY_IN_ROOM: "{message}",
+    ErrorCode.BAD_DEAL: "That deal code is not valid: {message}",
+}
+
+
+def explain(error: ServerError, code: str = "") -> str:
+    """A refusal in words for the lobby's message line."""
+    template = FRIENDLY.get(ErrorCode(error.code)) if error.code in ErrorCode._value2member_map_ else None
+    if template is None:
+        return f"Refused ({error.code}): {error.message}"
+    return template.format(code=code or "?", message=error.message)
+
+
+def preset_title(name: str) -> str:
+    try:
+        return preset(name).title
+    except ValueError:
+        return name
+
+
+class LobbyHost(Protocol):
+    """What the lobby needs of the App."""
+
+    @property
+    def connected(self) -> bool: ...
+
+    async def connect(self, url: str, name: str) -> str:
+        """Connect (replacing any earlier session); a line saying who we are where."""
+
+    async def list_rooms(self) -> tuple[RoomSummary, ...]: ...
+
+    async def enter(self, request: Message) -> None:
+        """Create, join or quick-match a room and show it (ServerError / ConnectionLost)."""
+
+
+class LobbyScreen(Screen[None]):
+    """Server and name at the top; a new room on the left; joining on the right."""
+
+    DEFAULT_CSS = """
+    LobbyScreen {
+        background: #0b3d26;
+    }
+    LobbyScreen #banner {
+        height: 1;
+        width: 100%;
+        content-align: center middle;
+        text-style: bold;
+        color: #fde047;
+        background: #083d23;
+    }
+    LobbyScreen #connect-row {
+        height: 1;
+        margin: 1 1 0 1;
+    }
+    LobbyScreen .label {
+        width: auto;
+        padding: 0 1 0 0;
+        color: #a9d3b9;
+    }
+    LobbyScreen #server {
+        width: 1fr;
+        margin-right: 2;
+    }
+    LobbyScreen #name {
+        width: 20;
+        margin-right: 2;
+    }
+    LobbyScreen #status {
+        height: auto;
+        margin: 1 1 0 1;
+        padding: 0 1;
+        color: #d1fae5;
+    }
+    LobbyScreen #status.error {
+        color: #fca5a5;
+        text-style: bold;
+    }
+    LobbyScreen #status.good {
+        color: #86efac;
+        text-style: bold;
+    }
+    LobbyScreen #body {
+        height: 1fr;
+    }
+    LobbyScreen #columns {
+        height: auto;
+    }
+    LobbyScreen .box {
+        height: auto;
+        border: round #2f7d55;
+        border-title-color: #fde047;
+        border-title-style: bold;
+        padding: 0 1;
+        margin: 1 1 0 1;
+    }
+    LobbyScreen #create-box {
+        width: 40;
+    }
+    LobbyScreen #join-side {
+        width: 1fr;
+        height: auto;
+    }
+    LobbyScreen .row {
+        height: 1;
+        margin-bottom: 1;
+    }
+    LobbyScreen .row .label {
+        width: 12;
+    }
+    LobbyScreen .row Select {
+        width: 1fr;
+    }
+    LobbyScreen .row Input {
+        width: 1fr;
+    }
+    LobbyScreen #deal-kind {
+        width: 17;
+    }
+    LobbyScreen #deal {
+        margin-left: 1;
+    }
+    LobbyScreen Checkbox {
+        border: none;
+        padding: 0;
+        height: 1;
+        background: transparent;
+        margin-right: 2;
+    }
+    LobbyScreen .buttons {
+        height: 1;
+        width: 100%;
+    }
+    LobbyScreen .buttons Button {
+        margin-right: 1;
+    }
+    LobbyScreen #code {
+        width: 14;
+        margin-right: 1;
+    }
+    LobbyScreen #quick-preset {
+        width: 1fr;
+        margin-right: 1;
+    }
+    LobbyScreen #rooms {
+        height: auto;
+        max-height: 12;
+        margin-bottom: 1;
+        background: transparent;
+    }
+    LobbyScreen #no-rooms {
+        color: #9ca3af;
+        text-style: italic;
+        margin-bottom: 1;
+    }
+    LobbyScreen.-narrow #columns {
+        layout: vertical;
+    }
+    LobbyScreen.-narrow #create-box {
+        width: 1fr;
+    }
+    """
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (84, "-wide")]  # noqa: RUF012 (Textual declares it so)
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f5", "refresh", "Refresh rooms"),
+        Binding("ctrl+n", "focus_create", "New room"),
+        Binding("ctrl+j", "focus_code", "Join by code"),
+    ]
+
+    def __init__(self, server: str, name: str, *, autoconnect: bool = True) -> None:
+        super().__init__()
+        self.server = server
+        self.player_name = name
+        self.autoconnect = autoconnect
+        self.rooms: tuple[RoomSummary, ...] = ()
+        self.busy = False
+        self._refresh_timer: Timer | None = None
+
+    @property
+    def host(self) -> LobbyHost:
+        return cast(LobbyHost, self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Static("♠ ♥  Seahaven Towers · race a friend  ♦ ♣", id="banner")
+        with Horizontal(id="connect-row"):
+            yield Label("Server", classes="label")
+            yield Input(self.server, placeholder="ws://host:8765", id="server", compact=True)
+            yield Label("Name", classes="label")
+            yield Input(self.player_name, placeholder="your name", id="name", max_length=24, compact=True)
+            yield Button("Connect", id="connect", variant="primary", compact=True)
+        yield Static("Not connected: check the server address and your name, then Connect", id="status")
+        with VerticalScroll(id="body"), Horizontal(id="columns"):
+            with Vertical(id="create-box", classes="box") as create:
+                create.border_title = "New room"
+                with Horizontal(classes="row"):
+                    yield Label("Rules", classes="label")
+                    yield Select(
+                        [(preset_title(p), p) for p in PRESET_NAMES],
+                        value=PRESET_NAMES[0],
+                        allow_blank=False,
+                        id="preset",
+                        compact=True,
+                    )
+                with Horizontal(classes="row"):
+                    yield Label("Deal", classes="label")
+                    yield Select(DEAL_KINDS, value="random", allow_blank=False, id="deal-kind", compact=True)
+                    yield Input(placeholder="", id="deal", compact=True, disabled=True)
+                with Horizontal(classes="row"):
+                    yield Label("Racers", classes="label")
+                    yield Select(
+                        [(f"{n} racers", n) for n in range(2, MAX_RACERS + 1)],
+                        value=2,
+                        allow_blank=False,
+                        id="seats",
+                        compact=True,
+                    )
+                with Horizontal(classes="row"):
+                    yield Label("Time limit", classes="label")
+                    yield Select(
+                        [("none", 0)] + [(f"{m} minutes", m) for m in TIME_LIMITS if m],
+                        value=0,
+                        allow_blank=False,
+                        id="time-limit",
+                        compact=True,
+                    )
+                with Horizontal(classes="row"):
+                    yield Checkbox("Public", True, id="public", compact=True)
+                    yield Checkbox("Undo", True, id="undo", compact=True)
+                with Horizontal(classes="buttons"):
+                    yield Button("Create room", id="create", variant="success", compact=True)
+            with Vertical(id="join-side"):
+                with Vertical(id="join-box", classes="box") as join:
+                    join.border_title = "Join a friend"
+                    with Horizontal(classes="buttons"):
+                        yield Input(placeholder="room code", id="code", max_length=12, compact=True)
+                        yield Button("Join", id="join", variant="success", compact=True)
+                        yield Button("Spectate", id="spectate", compact=True)
+                with Vertical(id="quick-box", classes="box") as quick:
+                    quick.border_title = "Quick match"
+                    with Horizontal(classes="buttons"):
+                        yield Select(
+                            [(preset_title(p), p) for p in PRESET_NAMES],
+                            value=PRESET_NAMES[0],
+                            allow_blank=False,
+                            id="quick-preset",
+                            compact=True,
+                        )
+                        yield Button("Quick match", id="quick", variant="warning", compact=True)
+                with Vertical(id="rooms-box", classes="box") as rooms:
+                    rooms.border_title = "Public rooms"
+                    table: DataTable[str] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
+                    yield table
+                    yield Label("no public rooms yet: create one", id="no-rooms")
+                    with Horizontal(classes="buttons"):
+                        yield Button("Join", id="join-selected", variant="success", compact=True)
+                        yield Button("Spectate", id="watch-selected", compact=True)
+                        yield Button("Refresh (F5)", id="refresh", compact=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#rooms", DataTable)
+        table.add_columns("code", "rules", "racers", "watching", "phase")
+        table.display = False
+        self.set_connected(False)
+        if self.autoconnect and self.server:
+            self.do_connect()
+        else:
+            self.query_one("#server", Input).focus()
+
+    # -- state ----------------------------------------------------------------
+
+    def show_status(self, text: str, kind: str = "info") -> None:
+        """The message line (``kind``: info, error, good)."""
+        status = self.query_one("#status", Static)
+        status.update(text)
+        status.set_class(kind == "error", "error")
+        status.set_class(kind == "good", "good")
+
+    @property
+    def status_text(self) -> str:
+        return str(self.query_one("#status", Static).content)
+
+    def set_connected(self, connected: bool) -> None:
+        """Enable the room controls only with a live session."""
+        self.query_one("#columns").disabled = not connected
+        self.query_one("#connect", Button).label = "Reconnect" if connected else "Connect"
+        if connected and self._refresh_timer is None:
+            self._refresh_timer = self.set_interval(REFRESH_SECONDS, self._refresh_rooms_now)
+        elif not connected and self._refresh_timer is not None:
+            self._refresh_timer.stop()
+            self._refresh_timer = None
+
+    def on_screen_resume(self) -> None:
+        if self.host.connected:
+            self.action_refresh()
+
+    def _refresh_rooms_now(self) -> None:
+        if self.app.screen is self and self.host.connected and not self.busy:
+            self.action_refresh()
+
+    # -- connecting -----------------------------------------------------------
+
+    @on(Button.Pressed, "#connect")
+    @on(Input.Submitted, "#server")
+    @on(Input.Submitted, "#name")
+    def do_connect(self) -> None:
+        url = self.query_one("#server", Input).value.strip()
+        name = self.query_one("#name", Input).value.strip()
+        if not url:
+            self.show_status("Type the server's address, like ws://127.0.0.1:8765", "error")
+            return
+        if not name:
+            self.show_status("Type a name: the other racers see it", "error")
+            self.query_one("#name", Input).focus()
+            return
+        if "://" not in url:
+            url = "ws://" + url
+            self.query_one("#server", Input).value = url
+        self.server, self.player_name = url, name
+        self.show_status(f"Connecting to {url}…")
+        self.run_worker(self._connect(url, name), group="lobby", exclusive=True, exit_on_error=False)
+
+    async def _connect(self, url: str, name: str) -> None:
+        try:
+            who = await self.host.connect(url, name)
+        except ConnectError as error:
+            self.set_connected(False)
+            self.show_status(f"Cannot connect: {error}. Is the server running there? (seahaven-server)", "error")
+            return
+        except ServerError as error:
+            self.set_connected(False)
+            self.show_status(f"The server refused us: {error.message}", "error")
+            return
+        self.set_connected(True)
+        self.show_status(who, "good")
+        self.query_one("#code", Input).focus()
+        await self._load_rooms()
+
+    def connection_status(self, status: str) -> None:
+        """The App forwards the connection's state while the lobby shows."""
+        if status == "reconnecting":
+            self.set_connected(False)
+            self.show_status("Connection lost: reconnecting…", "error")
+        elif status == "connected" and self.host.connected:
+            self.set_connected(True)
+        elif status in ("closed", "replaced"):
+            self.set_connected(False)
+            if status == "replaced":
+                self.show_status("This session was opened in another window: Connect to start a new one", "error")
+            else:
+                self.show_status("Disconnected from the server: Connect to try again", "error")
+
+    # -- rooms ------------------------------------------------------------------
+
+    def action_refresh(self) -> None:
+        if not self.host.connected:
+            self.show_status("Connect first", "error")
+            return
+        self.run_worker(self._load_rooms(), group="rooms", exclusive=True, exit_on_error=False)
+
+    @on(Button.Pressed, "#refresh")
+    def _refresh_pressed(self) -> None:
+        self.action_refresh()
+
+    async def _load_rooms(self) -> None:
+        try:
+            rooms = await self.host.list_rooms()
+        except (ServerError, ConnectionLost, TimeoutError) as error:
+            self.show_status(f"Could not list the rooms: {error}", "error")
+            return
+        self.show_rooms(rooms)
+
+    def show_rooms(self, rooms: tuple[RoomSummary, ...]) -> None:
+        table: DataTable[str] = self.query_one("#rooms", DataTable)
+        selected = self.selected_room()
+        self.rooms = rooms
+        table.clear()
+        for room in rooms:
+            limit = f" · {room.time_limit // 60} min" if room.time_limit else ""
+            table.add_row(
+                room.room,
+                preset_title(room.preset) + limit + ("" if room.undo else " · no undo"),
+                f"{room.racers}/{room.seats}",
+                str(room.spectators),
+                room.phase,
+                key=room.room,
+            )
+        if selected is not None:
+            codes = [r.room for r in rooms]
+            if selected.room in codes:
+                table.move_cursor(row=codes.index(selected.room))
+        table.display = bool(rooms)
+        self.query_one("#no-rooms").display = not rooms
+
+    def selected_room(self) -> RoomSummary | None:
+        table = self.query_one("#rooms", DataTable)
+        row = table.cursor_row
+        if not self.rooms or not 0 <= row < len(self.rooms):
+            return None
+        return self.rooms[row]
+
+    @on(DataTable.RowSelected, "#rooms")
+    def _row_chosen(self, event: DataTable.RowSelected) -> None:
+        room = self.selected_room()
+        if room is not None:
+            self._enter(JoinRoom(room=room.room, spectate=room.phase != "waiting"), room.room)
+
+    @on(Button.Pressed, "#join-selected")
+    @on(Button.Pressed, "#watch-selected")
+    def _join_selected(self, event: Button.Pressed) -> None:
+        room = self.selected_room()
+        if room is None:
+            self.show_status("Pick a room in the list first (or refresh it with F5)", "error")
+            return
+        self._enter(JoinRoom(room=room.room, spectate=event.button.id == "watch-selected"), room.room)
+
+    # -- joining --------------------------------------------------------------------
+
+    @on(Button.Pressed, "#join")
+    @on(Button.Pressed, "#spectate")
+    @on(Input.Submitted, "#code")
+    def _join_code(self, event: Button.Pressed | Input.Submitted) -> None:
+        code = self.query_one("#code", Input).value.strip().upper()
+        if not code:
+            self.show_status("Type the room code your friend gave you", "error")
+            self.query_one("#code", Input).focus()
+            return
+        if not 4 <= len(code) <= 12 or not code.isalnum():
+            self.show_status(f"{code!r} is not a room code: codes are 6 letters and digits", "error")
+            return
+        spectate = isinstance(event, Button.Pressed) and event.button.id == "spectate"
+        self._enter(JoinRoom(room=code, spectate=spectate), code)
+
+    @on(Button.Pressed, "#quick")
+    def _quick(self) -> None:
+        name = str(self.query_one("#quick-preset", Select).value)
+        self._enter(QuickMatch(preset=name), "")
+
+    @on(Select.Changed, "#deal-kind")
+    def _deal_kind(self, event: Select.Changed) -> None:
+        deal = self.query_one("#deal", Input)
+        deal.disabled = event.value == "random"
+        deal.placeholder = {"number": f"1 to {MAX_DEAL}", "code": "SH1-ST-0001K"}.get(str(event.value), "")
+        if not deal.disabled:
+            deal.focus()
+
+    @on(Button.Pressed, "#create")
+    def _create(self) -> None:
+        request = self.create_request()
+        if isinstance(request, str):
+            self.show_status(request, "error")
+            return
+        self._enter(request, "")
+
+    def create_request(self) -> CreateRoom | str:
+        """The form as a CreateRoom, or what is wrong with it."""
+        name = str(self.query_one("#preset", Select).value)
+        kind = self.query_one("#deal-kind", Select).value
+        text = self.query_one("#deal", Input).value.strip()
+        number: int | None = None
+        code: str | None = None
+        if kind == "number":
+            if not text.isdigit() or not 1 <= int(text) <= MAX_DEAL:
+                return f"The deal number is a whole number from 1 to {MAX_DEAL}"
+            number = int(text)
+        elif kind == "code":
+            try:
+                name, _ = decode(text)
+            except ValueError as error:
+                return f"That deal code is not valid: {error}"
+            code = text.upper()
+        minutes = cast(int, self.query_one("#time-limit", Select).value)
+        return CreateRoom(
+            preset=name,
+            deal_number=number,
+            deal_code=code,
+            seats=cast(int, self.query_one("#seats", Select).value),
+            public=self.query_one("#public", Checkbox).value,
+            time_limit=minutes * 60 if minutes else None,
+            undo=self.query_one("#undo", Checkbox).value,
+        )
+
+    def _enter(self, request: Message, code: str) -> None:
+        if not self.host.connected:
+            self.show_status("Not connected: Connect first", "error")
+            return
+        if self.busy:
+            return
+        doing = {"create_room": "Creating a room…", "quick_match": "Finding a race…"}
+        self.show_status(doing.get(request.TYPE, f"Joining {code}…"))
+        self.run_worker(self._do_enter(request, code), group="lobby", exclusive=True, exit_on_error=False)
+
+    async def _do_enter(self, request: Message, code: str) -> None:
+        self.busy = True
+        try:
+            await self.host.enter(request)
+        except ServerError as error:
+            self.show_status(explain(error, code), "error")
+        except ConnectionLost:
+            self.show_status("The connection dropped before the server answered: try again", "error")
+        except TimeoutError:
+            self.show_status("The server did not answer in time: try again", "error")
+        finally:
+            self.busy = False
+
+    def action_focus_create(self) -> None:
+        self.query_one("#create", Button).focus()
+
+    def action_focus_code(self) -> None:
+        self.query_one("#code", Input).focus()

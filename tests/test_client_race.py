@@ -1,0 +1,372 @@
+"""The networked client end to end: Textual's pilot drives RaceApp against a real RaceServer.
+
+The rival is a bare protocol client (tests.wsclient.WsClient) on the same server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widgets import DataTable, Input, Select
+
+from client.app import RaceApp
+from client.board_view import BoardView
+from client.game_screen import GameScreen
+from client.lobby import LobbyScreen
+from client.places import Place
+from client.race import RaceController, RaceScreen
+from client.results import ResultsScreen
+from client.rivals import RacerView, status_text
+from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ready, Rematch, RoomState, Started
+from seahaven import CELL, COLUMN, Board, Move, to_board_text
+from seahaven.solver import solve
+from server.app import RaceServer
+from server.config import Config
+from server.store import MemoryStore
+from tests.wsclient import WsClient
+
+SIZE = (110, 34)
+DEAL = Board.deal("seahaven", 1)
+
+
+@functools.cache
+def solution() -> tuple[Move, ...]:
+    result = solve(Board.deal("seahaven", 1))
+    assert result.status == "solved"
+    return result.moves
+
+
+def keys_of(move: Move) -> list[str]:
+    """The two keys that play ``move`` (source, destination)."""
+    text = str(move).split(":")[0]
+    return [text[0], text[-1]]
+
+
+def place_of(key: str) -> Place:
+    """The column (1-9, 0) or cell (a-h) a key names."""
+    return Place(COLUMN, (int(key) - 1) % 10) if key.isdigit() else Place(CELL, ord(key) - ord("a"))
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[RaceServer]:
+    race = RaceServer(Config(port=0, countdown_ms=100, rate=10000, burst=10000, grace_ms=10_000), MemoryStore())
+    await race.start()
+    yield race
+    await race.stop()
+
+
+def url_of(server: RaceServer) -> str:
+    return f"ws://127.0.0.1:{server.port}"
+
+
+def top(app: RaceApp) -> Screen[object]:
+    return app.screen
+
+
+def app_status(pilot: Pilot[None]) -> str:
+    app = pilot.app
+    return app.lobby.status_text if isinstance(app, RaceApp) else "?"
+
+
+async def until(pilot: Pilot[None], check: Callable[[], object], what: str, wait: float = 5.0) -> None:
+    """Let the app run until ``check()`` is true."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    while not check():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for: {what} (lobby: {app_status(pilot)})")
+        await pilot.pause(0.02)
+
+
+def shown(room: RaceController) -> tuple[RacerView, ...]:
+    """The racers as the rivals panel shows them."""
+    assert room.screen.rivals is not None
+    return room.screen.rivals.racers
+
+
+def rival(room: RaceController) -> RacerView:
+    return next(v for v in shown(room) if not v.you)
+
+
+def room_of(app: RaceApp) -> RaceController:
+    assert app.room is not None
+    return app.room
+
+
+async def connect(app: RaceApp, pilot: Pilot[None]) -> None:
+    """Press Connect in the lobby (address and name prefilled as from the command line)."""
+    await pilot.click("#connect")
+    await until(pilot, lambda: app.connected and "Connected to" in app.lobby.status_text, "connected")
+
+
+async def create_deal_1(app: RaceApp, pilot: Pilot[None], *, public: bool = True) -> RaceController:
+    """Create a room on deal 1 from the lobby's form."""
+    lobby = app.lobby
+    lobby.query_one("#deal-kind", Select).value = "number"
+    await pilot.pause()
+    await pilot.click("#deal")
+    await pilot.press("1")
+    if not public:
+        await pilot.click("#public")
+    await pilot.click("#create")
+    await until(pilot, lambda: app.room is not None and isinstance(top(app), RaceScreen), "the room screen")
+    return room_of(app)
+
+
+async def start_race(app: RaceApp, pilot: Pilot[None], other: WsClient, room: RaceController) -> None:
+    """The rival joins by code, both say ready; waits through the countdown to the cards."""
+    state = await other.call(JoinRoom(room=room.code))
+    assert isinstance(state, RoomState) and state.role == "racer"
+    await until(pilot, lambda: len(room.racers) == 2, "the rival in the racers panel")
+    await pilot.press("r")
+    await until(pilot, lambda: room.my_status() == "ready", "ready")
+    assert "You are ready" in " ".join(room.screen.view.cover)
+    seen: list[int | None] = []
+
+    def started() -> bool:
+        seen.append(room.screen.countdown.seconds)
+        return room.phase == "racing"
+
+    await other.call(Ready(ready=True))
+    await until(pilot, started, "the race to start")
+    assert any(seen), "the countdown never showed"
+    await until(pilot, lambda: not room.screen.locked, "the board to unlock")
+
+
+async def settle(pilot: Pilot[None], room: RaceController) -> None:
+    await until(pilot, lambda: not room.screen.game.pending and room.queue.empty(), "the server's answers")
+
+
+# -- the whole race ---------------------------------------------------------------------
+
+
+async def test_race_from_lobby_to_results_then_rematch_then_lobby(server: RaceServer) -> None:
+    app = RaceApp(url_of(server), "alice", autoconnect=False)
+    bob = await WsClient.open(url_of(server), "bob")
+    moves = solution()
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        room = await create_deal_1(app, pilot)
+        screen = room.screen
+        assert screen.view.cover[0] == f"Room {room.code}", "the code to share shows first"
+        assert "1 of 2 racers" in " ".join(screen.view.cover)
+        await start_race(app, pilot, bob, room)
+        assert screen.board == DEAL and not screen.view.cover
+        assert screen.clock.running
+
+        # The first moves by real keypresses, the next two by clicks.
+        for move in moves[:5]:
+            await pilot.press(*keys_of(move))
+        view = screen.view
+        for move in moves[5:7]:  # 5a then d5: a column to a cell and back
+            for key in keys_of(move):
+                await pilot.click(BoardView, offset=view.point_of(place_of(key)))
+        await settle(pilot, room)
+        played = len(screen.board.move_stack)
+        assert played >= 6
+        assert screen.board.move_stack == list(moves[:played])
+        seat = server.rooms[room.code].room.seats[room.me]
+        assert seat.board is not None and seat.board.move_stack == list(moves[:played]), "the server has them"
+
+        # The rival's bar moves when the rival plays.
+        for move in moves[:5]:
+            assert isinstance(await bob.call(MoveRequest(move=str(move))), Moved)
+        await until(pilot, lambda: rival(room).progress == 3 and rival(room).moves == 5, "the rival's progress")
+
+        # Finish: most moves through the screen's key action, the last ones by real keys.
+        for move in moves[played:-4]:
+            for key in keys_of(move):
+                screen.action_pick(key)
+        for move in moves[-4:]:
+            await pilot.press(*keys_of(move))
+        await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
+        results = top(app)
+        assert isinstance(results, ResultsScreen)
+        assert results.headline == "You win!"
+        first, second = results.rows
+        assert (first.place, first.name, first.status, first.progress, first.you) == (1, "alice", "finished", 52, True)
+        assert first.time_ms is not None and first.moves == len(moves)
+        assert (second.place, second.name, second.progress, second.you) == (2, "bob", 3, False)
+        assert not screen.clock.running
+
+        # Rematch: both ask, a new deal counts down and starts.
+        await pilot.press("r")
+        await until(pilot, lambda: room.asked_rematch and isinstance(top(app), RaceScreen), "back on the table")
+        await until(pilot, lambda: "Rematch?" in view.cover, "the rematch wait")
+        await bob.drain()
+        await bob.call(Rematch())
+        await until(pilot, lambda: room.race_number == 2 and room.phase == "racing", "the rematch race")
+        started = await bob.expect(Started)
+        assert room.deal == started.deal
+        assert to_board_text(screen.board) == started.board and screen.board.move_stack == []
+        assert all(v.progress == 0 for v in shown(room))
+
+        # Leaving mid-race takes two presses, then the lobby shows again.
+        await pilot.press("l")
+        assert isinstance(top(app), RaceScreen) and "Press l again" in screen.message_text
+        await pilot.press("l")
+        await until(pilot, lambda: isinstance(top(app), LobbyScreen), "the lobby")
+        assert f"You left room {room.code}" in app.lobby.status_text
+        assert app.room is None
+    await bob.close()
+
+
+# -- refusals -------------------------------------------------------------------------------
+
+
+async def test_a_refused_move_is_rolled_back_with_the_servers_reason(server: RaceServer) -> None:
+    app = RaceApp(url_of(server), "alice", autoconnect=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        room = await create_deal_1(app, pilot)
+        screen = room.screen
+        # The race has not started: the screen refuses moves itself...
+        await pilot.press("7", "0")
+        assert screen.board.move_stack == []
+        assert "has not started" in screen.message_text
+        # ...so unlock it by force to make the server refuse one.
+        screen.set_locked(None)
+        screen.set_cover()
+        sent: list[list[Move]] = []
+        submit = room.submit
+
+        def spy(seq: int, move: Move) -> None:
+            sent.append(list(screen.board.move_stack))
+            submit(seq, move)
+
+        room.submit = spy  # type: ignore[method-assign]
+        await pilot.press("7", "0")
+        await until(pilot, lambda: sent and not screen.game.pending, "the refusal")
+        assert sent == [[Move.parse("70")]], "applied at once, then sent"
+        assert screen.board.move_stack == [] and screen.board == DEAL, "rolled back"
+        assert screen.message_text == "Refused: the race has not started yet"
+
+
+async def test_lobby_explains_unreachable_servers_and_bad_codes(server: RaceServer) -> None:
+    nowhere = RaceApp("ws://127.0.0.1:9", "alice", autoconnect=True)
+    async with nowhere.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: "Cannot connect" in nowhere.lobby.status_text, "the connect error")
+        assert "cannot reach ws://127.0.0.1:9" in nowhere.lobby.status_text
+        assert nowhere.lobby.query_one("#columns").disabled, "no room controls without a session"
+
+    # A full room and a race in progress, made by bare clients.
+    ann, ben, cid, dan = [await WsClient.open(url_of(server), n) for n in ("ann", "ben", "cid", "dan")]
+    full = await ann.call(CreateRoom())
+    assert isinstance(full, RoomState)
+    await ben.call(JoinRoom(room=full.room))
+    racing = await cid.call(CreateRoom())
+    assert isinstance(racing, RoomState)
+    await dan.call(JoinRoom(room=racing.room))
+    await cid.call(Ready())
+    await dan.call(Ready())
+    await cid.expect(Started)
+
+    app = RaceApp(url_of(server), "alice", autoconnect=False)
+    async with app.run_test(size=SIZE) as pilot:
+        lobby = app.lobby
+        await connect(app, pilot)
+        code = lobby.query_one("#code", Input)
+        for text, expected in (
+            ("zzzzzz", "No room ZZZZZZ: check the code"),
+            (full.room, f"Room {full.room} is full"),
+            (racing.room, f"The race in room {racing.room} has already begun"),
+        ):
+            code.value = ""
+            await pilot.click("#code")
+            await pilot.press(*text, "enter")
+            await until(pilot, lambda e=expected: e in lobby.status_text, expected)  # type: ignore[misc]
+            assert isinstance(top(app), LobbyScreen)
+        # The form's own checks, before anything is sent.
+        lobby.query_one("#deal-kind", Select).value = "code"
+        await pilot.pause()
+        lobby.query_one("#deal", Input).value = "SH1-XX"
+        await pilot.click("#create")
+        assert "deal code is not valid" in lobby.status_text
+        # A race in progress can still be watched.
+        code.value = racing.room
+        await pilot.click("#spectate")
+        await until(pilot, lambda: app.room is not None, "spectating")
+        room = room_of(app)
+        assert room.role == "spectator" and room.phase == "racing"
+        assert room.screen.locked == "Spectating: only racers move"
+        assert {v.name for v in shown(room)} == {"cid", "dan"}
+        before = room.screen.board.copy()
+        await pilot.press("7", "0")
+        assert room.screen.board == before, "spectators cannot move"
+        await cid.call(MoveRequest(move="3c"))
+        await until(pilot, lambda: any(v.name == "cid" and v.moves == 1 for v in shown(room)), "cid's progress")
+    for client in (ann, ben, cid, dan):
+        await client.close()
+
+
+async def test_public_rooms_list_quick_match_and_spectate(server: RaceServer) -> None:
+    host = await WsClient.open(url_of(server), "host")
+    state = await host.call(CreateRoom(preset="seahaven", seats=3))
+    assert isinstance(state, RoomState)
+    hidden = await (await WsClient.open(url_of(server), "shy")).call(CreateRoom(public=False))
+    assert isinstance(hidden, RoomState)
+    app = RaceApp(url_of(server), "alice", autoconnect=True)
+    async with app.run_test(size=SIZE) as pilot:
+        lobby = app.lobby
+        await until(pilot, lambda: bool(lobby.rooms), "the public rooms")
+        await pilot.pause()  # the table appears: let the layout settle before clicking below it
+        table = lobby.query_one("#rooms", DataTable)
+        assert [r.room for r in lobby.rooms] == [state.room], "private rooms are not listed"
+        assert table.get_row_at(0) == [state.room, "Seahaven Towers", "1/3", "0", "waiting"]
+        # Spectate the listed room, then leave and quick-match into it as a racer.
+        await pilot.click("#watch-selected")
+        await until(pilot, lambda: app.room is not None, "the spectated room")
+        room = room_of(app)
+        assert room.role == "spectator" and room.code == state.room
+        assert "You are watching" in " ".join(room.screen.view.cover)
+        await pilot.press("l")
+        await until(pilot, lambda: isinstance(top(app), LobbyScreen), "the lobby")
+        await pilot.click("#quick")
+        await until(pilot, lambda: app.room is not None, "the quick match")
+        room = room_of(app)
+        assert room.role == "racer" and room.code == state.room
+        assert [v.name for v in shown(room)] == ["alice", "host"]
+    await host.close()
+
+
+# -- reconnecting ------------------------------------------------------------------------------
+
+
+async def test_dropped_socket_reconnects_resyncs_the_board_and_play_goes_on(server: RaceServer) -> None:
+    app = RaceApp(url_of(server), "alice", autoconnect=False)
+    bob = await WsClient.open(url_of(server), "bob")
+    moves = solution()
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        room = await create_deal_1(app, pilot)
+        await start_race(app, pilot, bob, room)
+        screen = room.screen
+        for move in moves[:3]:
+            await pilot.press(*keys_of(move))
+        await settle(pilot, room)
+        # Make the local board wrong, then have the server drop us: the resync must fix it.
+        screen.set_board(Board.deal("seahaven", 1))
+        session = server.players[room.me]
+        assert session.conn is not None
+        await session.conn.close()
+        await until(pilot, lambda: room.reconnecting, "the reconnecting state")
+        assert "reconnecting" in str(screen.info.content)
+        await until(pilot, lambda: not room.reconnecting, "the resync", wait=8)
+        assert screen.board.move_stack == list(moves[:3])
+        assert "Reconnected" in screen.message_text
+        assert server.players[room.me].conn is not None
+        # Play goes on: a keypress move is accepted by the server.
+        await pilot.press(*keys_of(moves[3]))
+        await settle(pilot, room)
+        seat = server.rooms[room.code].room.seats[room.me]
+        assert seat.board is not None and seat.board.move_stack == list(moves[:4])
+        # A rival who drops shows as disconnected.
+        await bob.close()
+        await until(pilot, lambda: not rival(room).connected, "bob disconnected")
+        assert status_text(rival(room))[0] == "disconnected"
+        assert isinstance(top(app), GameScreen)
