@@ -45,8 +45,13 @@ class Move(NamedTuple):
     count: int = 1  # type: ignore[assignment]  # shadows tuple.count on purpose: the card count
 
     def __str__(self) -> str:
-        text = _token(self.src_area, self.src, source=True) + _token(self.dst_area, self.dst, source=False)
-        return text if self.count == 1 else f"{text}:{self.count}"
+        """The notation; a move the notation cannot name (out-of-range fields) prints its fields."""
+        src = _token(self.src_area, self.src, source=True)
+        dst = _token(self.dst_area, self.dst, source=False)
+        count = self.count
+        if src is None or dst is None or not isinstance(count, int) or count < 1:
+            return f"Move({self.src_area!r}, {self.src!r}, {self.dst_area!r}, {self.dst!r}, {count!r})"
+        return src + dst if count == 1 else f"{src}{dst}:{count}"
 
     @classmethod
     def parse(cls, text: str) -> Move:
@@ -66,12 +71,20 @@ class Move(NamedTuple):
         return cls(src_area, src, dst_area, dst, count)
 
 
-def _token(area: int, index: int, *, source: bool) -> str:
-    if area == COLUMN:
+def _token(area: int, index: int, *, source: bool) -> str | None:
+    """The token of a place, or None when the notation has no token for it."""
+    if not isinstance(index, int):
+        return None
+    if area == COLUMN and 0 <= index < len(COLUMN_TOKENS):
         return COLUMN_TOKENS[index]
-    if area == CELL:
+    if area == CELL and 0 <= index < len(CELL_TOKENS):
         return CELL_TOKENS[index]
-    return HOME + SUITS[index] if source else HOME
+    if area == FOUNDATION:
+        if source and 0 <= index < len(SUITS):
+            return HOME + SUITS[index]
+        if not source and index == 0:
+            return HOME
+    return None
 
 
 def _read_token(text: str, whole: str, *, source: bool) -> tuple[int, int, str]:

@@ -148,3 +148,22 @@ def test_push_text() -> None:
     assert str(board.cells[0]) == "3D"
     with pytest.raises(ValueError, match="is not a source"):
         board.push_text("zz")
+
+
+@pytest.mark.parametrize(
+    ("move", "text"),
+    [
+        (Move(-1, 4, COLUMN, 0), "Move(-1, 4, 0, 0, 1)"),
+        (Move(COLUMN, 10, CELL, 0), "Move(0, 10, 1, 0, 1)"),
+        (Move(COLUMN, 0, CELL, 8), "Move(0, 0, 1, 8, 1)"),
+        (Move(FOUNDATION, 4, COLUMN, 0), "Move(2, 4, 0, 0, 1)"),
+        (Move(COLUMN, 0, FOUNDATION, 2), "Move(0, 0, 2, 2, 1)"),
+        (Move(COLUMN, 0, COLUMN, 1, 0), "Move(0, 0, 0, 1, 0)"),
+    ],
+)
+def test_moves_the_notation_cannot_name_print_their_fields(move: Move, text: str) -> None:
+    """So that refusing a malformed move (IllegalMoveError's message) never crashes."""
+    assert str(move) == text
+    board = Board.deal("seahaven", 1)
+    with pytest.raises(ValueError, match=r"illegal move Move\("):
+        board.push(move)
