@@ -184,7 +184,7 @@ def test_play_commands() -> None:
     assert "Undid 10." in out and "Undid 08." in out and "Undid 3c." in out
     assert "Nothing to undo." in out
     assert " ".join(str(m) for m in Board.deal("seahaven", 1).legal_moves()) in out
-    assert "\nSH1-ST-0001G\n" in out
+    assert "move> SH1-ST-0001G\n" in out
     assert out.rstrip().endswith("Bye: 0/52 cards home after 0 moves.")
 
 
