@@ -1,7 +1,7 @@
 """``seahaven-client``: race at Seahaven Towers from a terminal, or practise alone.
 
+seahaven-client [ws://host:port] [--name NAME]   (races: the lobby, then rooms; client/app.py)
 seahaven-client --solo [--preset P] [--deal N] [--stats FILE]
-seahaven-client [ws://host:port]          (races: needs client.net, not written yet)
 seahaven-client --demo                    (the race screen with made-up rivals)
 """
 
@@ -16,7 +16,7 @@ from types import ModuleType
 
 from seahaven import PRESETS
 
-DEFAULT_SERVER = "ws://localhost:8765"
+DEFAULT_SERVER = "ws://127.0.0.1:8765"
 
 
 def parser() -> argparse.ArgumentParser:
@@ -25,6 +25,7 @@ def parser() -> argparse.ArgumentParser:
         description="Race a friend at Seahaven Towers from a terminal, or practise alone with --solo.",
     )
     p.add_argument("server", nargs="?", default=DEFAULT_SERVER, help=f"race server address (default {DEFAULT_SERVER})")
+    p.add_argument("--name", default=None, help="your name in races (default: your login name)")
     p.add_argument("--solo", action="store_true", help="offline solo practice, no server needed")
     p.add_argument("--demo", action="store_true", help="show the race screen with made-up rivals (no server)")
     p.add_argument("--preset", default="seahaven", choices=sorted(PRESETS), help="rules for solo play")
@@ -66,21 +67,21 @@ def run_solo(args: argparse.Namespace) -> int:
 
 
 def network_module() -> ModuleType | None:
-    """``client.net`` (the race layer), or None while it does not exist.
+    """``client.app`` (the lobby and races), or None if this build lacks it.
 
-    Races start through ``client.net.run(args) -> int`` (args: this module's parsed
-    arguments, ``args.server`` the address); until it exists the client says so.
+    Races start through ``client.app.run(args) -> int`` (args: this module's parsed
+    arguments, ``args.server`` the address, ``args.name`` the player's name).
     """
     try:
-        return importlib.import_module("client.net")
+        return importlib.import_module("client.app")
     except ModuleNotFoundError as error:
-        if error.name != "client.net":
+        if error.name != "client.app":
             raise
         return None
 
 
 def run_network(args: argparse.Namespace) -> int:
-    """The hook for races: ``client.net.run(args)`` once the network layer exists."""
+    """Races: the lobby on ``args.server`` (``client.app.run``)."""
     net = network_module()
     run = getattr(net, "run", None)
     if run is None:

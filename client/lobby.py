@@ -31,7 +31,7 @@ from seahaven.deals import MAX_DEAL
 
 from .net import ConnectError, ConnectionLost, ServerError
 
-DEAL_KINDS: Final = (("random deal", "random"), ("deal number", "number"), ("deal code", "code"))
+DEAL_KINDS: Final = (("random", "random"), ("number", "number"), ("deal code", "code"))
 TIME_LIMITS: Final = (None, 2, 3, 5, 10, 15, 20, 30, 60)
 """Minutes (None: no limit); the server takes 30 s to 2 h."""
 REFRESH_SECONDS: Final = 5.0
@@ -136,7 +136,7 @@ class LobbyScreen(Screen[None]):
         margin: 1 1 0 1;
     }
     LobbyScreen #create-box {
-        width: 40;
+        width: 38;
     }
     LobbyScreen #join-side {
         width: 1fr;
@@ -147,7 +147,7 @@ class LobbyScreen(Screen[None]):
         margin-bottom: 1;
     }
     LobbyScreen .row .label {
-        width: 12;
+        width: 11;
     }
     LobbyScreen .row Select {
         width: 1fr;
@@ -156,7 +156,7 @@ class LobbyScreen(Screen[None]):
         width: 1fr;
     }
     LobbyScreen #deal-kind {
-        width: 17;
+        width: 15;
     }
     LobbyScreen #deal {
         margin-left: 1;
@@ -174,9 +174,11 @@ class LobbyScreen(Screen[None]):
     }
     LobbyScreen .buttons Button {
         margin-right: 1;
+        width: auto;
+        min-width: 8;
     }
     LobbyScreen #code {
-        width: 14;
+        width: 11;
         margin-right: 1;
     }
     LobbyScreen #quick-preset {
@@ -202,7 +204,7 @@ class LobbyScreen(Screen[None]):
     }
     """
 
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (84, "-wide")]  # noqa: RUF012 (Textual declares it so)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (78, "-wide")]  # noqa: RUF012 (Textual declares it so)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f5", "refresh", "Refresh rooms"),
@@ -297,12 +299,12 @@ class LobbyScreen(Screen[None]):
                     with Horizontal(classes="buttons"):
                         yield Button("Join", id="join-selected", variant="success", compact=True)
                         yield Button("Spectate", id="watch-selected", compact=True)
-                        yield Button("Refresh (F5)", id="refresh", compact=True)
+                        yield Button("Refresh", id="refresh", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one("#rooms", DataTable)
-        table.add_columns("code", "rules", "racers", "watching", "phase")
+        table.add_columns("code", "rules", "racers", "watch", "phase")
         table.display = False
         self.set_connected(False)
         if self.autoconnect and self.server:

@@ -64,6 +64,10 @@ OUT_OF_RACE: Final = {
 }
 
 
+RESYNC_SECONDS: Final = 5.0
+"""How long after a reconnect the room's state may take before the room counts as gone."""
+
+
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -155,7 +159,9 @@ class RaceScreen(GameScreen):
         if action == "resign":
             return c.racing_now()
         if action == "undo":
-            return self.undo_allowed and c.role == "racer"
+            return self.undo_allowed and c.racing_now()
+        if action == "smart":
+            return c.racing_now()
         return super().check_action(action, parameters)
 
 
@@ -180,6 +186,7 @@ class RaceController:
         self.starts_at: int | None = None
         self.limit_ms: int | None = state.time_limit * 1000 if state.time_limit else None
         self.reconnecting = False
+        self._reconnects = 0
         self.race_number = 0
         """Races started on this screen; ``results_for`` says which one's results were shown
         (a resync after the results must not show them again)."""
@@ -297,10 +304,18 @@ class RaceController:
             self.screen.flash("Connection lost: reconnecting…", "error")
         elif status == "connected" and self.reconnecting:
             self.screen.flash("Reconnected: catching up with the room…")
+            self._reconnects += 1
+            attempt = self._reconnects
+            self.screen.set_timer(RESYNC_SECONDS, lambda: self._check_resynced(attempt))
         elif status == "closed":
             self.host.back_to_lobby("Lost the connection to the server; connect again to play on", "error")
         elif status == "replaced":
             self.host.back_to_lobby("This session was opened in another window", "error")
+
+    def _check_resynced(self, attempt: int) -> None:
+        """Back online but the room never came back: it is gone."""
+        if attempt == self._reconnects and self.reconnecting and not self.closed:
+            self.room_gone()
 
     def room_gone(self) -> None:
         self.host.back_to_lobby(f"Room {self.code} is gone (it expired on the server)", "error")
@@ -433,14 +448,15 @@ class RaceController:
         n, seats = len(self.racers), self.state.seats
         ready = sum(1 for r in self.racers.values() if r.status == RacerStatus.READY)
         if self.phase == "waiting":
-            lines = [f"Room {self.code}", "Give this code to a friend: they join it from their lobby", ""]
+            lines = [f"Room {self.code}", "Share this code: your friend joins with it", ""]
             if self.role == "spectator":
                 lines.append("You are watching: the race starts when every racer is ready")
             elif self.my_status() == RacerStatus.READY:
-                lines.append("You are ready ✓ · waiting for the others (r: not ready)")
+                lines.append("You are ready ✓ · waiting for the others")
+                lines.append("r: not ready after all")
             else:
                 lines.append("Press r when you are ready")
-            lines.append(f"{n} of {seats} racers · {ready} ready" + (" · 2 needed to start" if n < 2 else ""))
+            lines.append(f"{n} of {seats} racers · {ready} ready" + (" · 2 needed" if n < 2 else ""))
             lines.append("l: leave the room")
             return tuple(lines)
         if self.phase == "racing" and self.role == "spectator":
@@ -453,6 +469,8 @@ class RaceController:
             present = [r for r in self.racers.values() if r.connected]
             votes = [r.name for p, r in self.racers.items() if p in self.rematch]
             if self.asked_rematch or self.role == "spectator":
+                if len(present) < 2:
+                    return ("Rematch?", "Nobody else is left in the room", "l: back to the lobby")
                 waiting = [r.name for p, r in self.racers.items() if r.connected and p not in self.rematch]
                 return (
                     "Rematch?",

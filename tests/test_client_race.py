@@ -370,3 +370,18 @@ async def test_dropped_socket_reconnects_resyncs_the_board_and_play_goes_on(serv
         await until(pilot, lambda: not rival(room).connected, "bob disconnected")
         assert status_text(rival(room))[0] == "disconnected"
         assert isinstance(top(app), GameScreen)
+
+
+def test_cli_starts_the_lobby_with_the_address_and_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    import client.__main__ as client_main
+
+    seen: list[tuple[str, str, str]] = []
+
+    def fake_run(self: RaceApp) -> None:
+        seen.append((self.server, self.player_name, self.lobby.server))
+
+    monkeypatch.setattr(RaceApp, "run", fake_run)
+    assert client_main.main(["ws://example.org:9000", "--name", "zoe"]) == 0
+    assert client_main.main([]) == 0
+    assert seen[0] == ("ws://example.org:9000", "zoe", "ws://example.org:9000")
+    assert seen[1][0] == "ws://127.0.0.1:8765" and seen[1][1], "the default address and a default name"
