@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import cache
+from typing import NamedTuple
 
 from .cards import CARDS, SUIT_NAMES, Card
 from .codes import decode
@@ -60,13 +61,58 @@ def _tables(build: Build, base: int) -> tuple[tuple[int, ...], bytes]:
     return rel, bytes(fits)
 
 
+@cache
+def _onto(build: Build, base: int) -> tuple[tuple[Card, ...], ...]:
+    """For each card, the cards it may be built on in a column (one by suit, two in colours)."""
+    _, fits = _tables(build, base)
+    return tuple(tuple(t for t in CARDS if fits[c * 52 + t]) for c in CARDS)
+
+
+class _MoveTable(NamedTuple):
+    """Every Move value a board of this size can list, built once (tuples are slow to make)."""
+
+    col_col: tuple[tuple[tuple[Move, ...], ...], ...]  # [s][d][n], n from 0 (unused) to 13
+    col_cell: tuple[tuple[Move, ...], ...]
+    col_home: tuple[Move, ...]
+    cell_col: tuple[tuple[Move, ...], ...]
+    cell_home: tuple[Move, ...]
+    home_col: tuple[tuple[Move, ...], ...]
+    home_cell: tuple[tuple[Move, ...], ...]
+
+
+@cache
+def _move_table(columns: int, cells: int) -> _MoveTable:
+    cols, cels = range(columns), range(cells)
+    return _MoveTable(
+        tuple(tuple(tuple(Move(COLUMN, s, COLUMN, d, n) for n in range(14)) for d in cols) for s in cols),
+        tuple(tuple(Move(COLUMN, s, CELL, d) for d in cels) for s in cols),
+        tuple(Move(COLUMN, s, FOUNDATION, 0) for s in cols),
+        tuple(tuple(Move(CELL, s, COLUMN, d) for d in cols) for s in cels),
+        tuple(Move(CELL, s, FOUNDATION, 0) for s in cels),
+        tuple(tuple(Move(FOUNDATION, suit, COLUMN, d) for d in cols) for suit in range(4)),
+        tuple(tuple(Move(FOUNDATION, suit, CELL, d) for d in cels) for suit in range(4)),
+    )
+
+
 class Board:
     """A position and the moves that led to it (for ``pop``).
 
     Columns list their cards deepest first, so ``columns[i][-1]`` is the exposed card.
     """
 
-    __slots__ = ("_cells", "_cols", "_fits", "_home", "_king_only", "_rel", "_stack", "base", "rules")
+    __slots__ = (
+        "_cells",
+        "_cols",
+        "_fits",
+        "_home",
+        "_king_only",
+        "_moves",
+        "_onto",
+        "_rel",
+        "_stack",
+        "base",
+        "rules",
+    )
 
     def __init__(
         self,
@@ -92,6 +138,8 @@ class Board:
         self._cells: list[Card | None] = [None if c is None else CARDS[c] for c in cells]
         self._home = list(home)
         self._rel, self._fits = _tables(rules.build, base)
+        self._onto = _onto(rules.build, base)
+        self._moves = _move_table(rules.columns, rules.cells)
         self._king_only = rules.empty_column is EmptyColumn.KING
         self._stack: list[tuple[Move, Card]] = []
 
@@ -316,70 +364,104 @@ class Board:
         return _LEGAL if reason is None else Verdict(reason)
 
     def legal_moves(self) -> list[Move]:
-        """Every legal move in this position."""
+        """Every legal move in this position.
+
+        The order is fixed: column sources first (each: home, onto cards, into empty columns,
+        into cells), then cells (home, then columns), then foundation take-backs; destinations
+        in increasing index.
+        """
         cols = self._cols
         cells = self._cells
         home = self._home
         rel = self._rel
         fits = self._fits
+        onto = self._onto
+        table = self._moves
         king_only = self._king_only
+        tops: dict[int, int] = {}
+        empties: list[int] = []
+        for i, col in enumerate(cols):
+            if col:
+                tops[col[-1]] = i
+            else:
+                empties.append(i)
         free = [i for i, c in enumerate(cells) if c is None]
-        empties = [i for i, col in enumerate(cols) if not col]
         cap = self.capacity()
-        cap_empty = self.capacity(to_empty_column=True)
-        cap_whole = self.capacity(to_empty_column=True, whole_column=True)
+        cap_empty = cap_whole = 0
+        if empties:
+            cap_empty = self.capacity(to_empty_column=True)
+            cap_whole = self.capacity(to_empty_column=True, whole_column=True)
         moves: list[Move] = []
         add = moves.append
+        col_home = table.col_home
+        col_cell = table.col_cell
         for s, col in enumerate(cols):
             if not col:
                 continue
+            cc = table.col_col[s]
             top = col[-1]
             if rel[top] == home[top & 3]:
-                add(Move(COLUMN, s, FOUNDATION, 0, 1))
+                add(col_home[s])
+            depth = len(col)
             run = 1
-            i = len(col) - 1
+            i = depth - 1
             while i > 0 and fits[col[i] * 52 + col[i - 1]]:
                 run += 1
                 i -= 1
-            for d, dcol in enumerate(cols):
-                if dcol and d != s:
-                    target = dcol[-1]
-                    n = rel[target] - rel[top]
-                    if 1 <= n <= run and n <= cap and fits[col[-n] * 52 + target]:
-                        add(Move(COLUMN, s, COLUMN, d, n))
+            found: list[tuple[int, int]] = []
+            for n in range(1, (run if run < cap else cap) + 1):
+                for target in onto[col[-n]]:
+                    d = tops.get(target)
+                    if d is not None:
+                        found.append((d, n))
+            if found:
+                if len(found) > 1:
+                    found.sort()
+                for d, n in found:
+                    add(cc[d][n])
             if empties:
                 if king_only:
                     n = TOP_REL + 1 - rel[top]
-                    counts: Iterable[int] = (n,) if n <= run and n <= cap_empty else ()
+                    if n <= run and n <= cap_empty:
+                        for d in empties:
+                            add(cc[d][n])
                 else:
-                    counts = range(1, min(run, cap_empty) + 1)
-                    if run == len(col) and cap_empty < run <= cap_whole:
-                        counts = [*counts, run]
-                for n in counts:
-                    for d in empties:
-                        add(Move(COLUMN, s, COLUMN, d, n))
-            for d in free:
-                add(Move(COLUMN, s, CELL, d, 1))
+                    for n in range(1, (run if run < cap_empty else cap_empty) + 1):
+                        for d in empties:
+                            add(cc[d][n])
+                    if run == depth and cap_empty < run <= cap_whole:
+                        for d in empties:
+                            add(cc[d][run])
+            if free:
+                to_cell = col_cell[s]
+                for d in free:
+                    add(to_cell[d])
         for s, card in enumerate(cells):
             if card is None:
                 continue
             if rel[card] == home[card & 3]:
-                add(Move(CELL, s, FOUNDATION, 0, 1))
-            for d, dcol in enumerate(cols):
-                if (dcol[-1:] and fits[card * 52 + dcol[-1]]) or (not dcol and (not king_only or rel[card] == TOP_REL)):
-                    add(Move(CELL, s, COLUMN, d, 1))
+                add(table.cell_home[s])
+            dests = [tops[t] for t in onto[card] if t in tops]
+            if empties and (not king_only or rel[card] == TOP_REL):
+                dests += empties
+            if dests:
+                dests.sort()
+                to_col = table.cell_col[s]
+                for d in dests:
+                    add(to_col[d])
         if self.rules.foundation_takeback:
             for suit in range(4):
                 top_card = self.foundation_top(suit)
                 if top_card is None:
                     continue
-                for d, dcol in enumerate(cols):
-                    if (dcol and fits[top_card * 52 + dcol[-1]]) or (
-                        not dcol and (not king_only or rel[top_card] == TOP_REL)
-                    ):
-                        add(Move(FOUNDATION, suit, COLUMN, d, 1))
+                dests = [tops[t] for t in onto[top_card] if t in tops]
+                if empties and (not king_only or rel[top_card] == TOP_REL):
+                    dests += empties
+                dests.sort()
+                for d in dests:
+                    add(table.home_col[suit][d])
                 for d in free:
-                    add(Move(FOUNDATION, suit, CELL, d, 1))
+                    add(table.home_cell[suit][d])
         return moves
 
     # -- playing --------------------------------------------------------------
