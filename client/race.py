@@ -282,8 +282,9 @@ class RaceController:
         self.screen.set_countdown(None)
         if new_phase == "countdown" and state.starts_at is not None:
             self._start_countdown(state.starts_at)
-        elif new_phase in ("racing", "finished") and state.deal is not None:
+        if new_phase in ("racing", "finished") and state.deal is not None:
             self.deal = state.deal
+        if new_phase in ("racing", "finished") and state.deal is not None and self.role == "racer":
             board = board_from_state(state.deal, state.history, state.board, state.preset)
             self.screen.set_board(board, title=self._title())
         if new_phase == "finished" and state.standings:
@@ -459,8 +460,9 @@ class RaceController:
             lines.append(f"{n} of {seats} racers · {ready} ready" + (" · 2 needed" if n < 2 else ""))
             lines.append("l: leave the room")
             return tuple(lines)
-        if self.phase == "racing" and self.role == "spectator":
-            return (f"Spectating room {self.code}", "the racers' progress is on the right", "l: leave the room")
+        spectating = (f"Spectating room {self.code}", "the racers' progress is on the right", "l: leave the room")
+        if self.role == "spectator" and (self.phase != "finished" or self.results_open):
+            return spectating  # spectators see no board, only the racers' progress
         if self.phase == "racing" and self.screen.board.is_won():
             return None  # the screen's own "all 52 cards home" banner
         if self.phase == "finished" and self.results_open:
@@ -619,4 +621,16 @@ class RaceController:
 
 
 def result_rows(standings: Iterable[Standing], me: str) -> list[ResultRow]:
-    return [ResultRow(s.place, s.name, s.status, s.progress, s.moves, s.time_ms, s.player == me) for s in standings]
+    """The standings for the results view: a time only for those who finished."""
+    return [
+        ResultRow(
+            s.place,
+            s.name,
+            "did not finish" if s.status == "racing" else s.status,
+            s.progress,
+            s.moves,
+            s.time_ms if s.status == "finished" else None,
+            s.player == me,
+        )
+        for s in standings
+    ]

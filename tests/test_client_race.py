@@ -192,6 +192,7 @@ async def test_race_from_lobby_to_results_then_rematch_then_lobby(server: RaceSe
         assert (first.place, first.name, first.status, first.progress, first.you) == (1, "alice", "finished", 52, True)
         assert first.time_ms is not None and first.moves == len(moves)
         assert (second.place, second.name, second.progress, second.you) == (2, "bob", 3, False)
+        assert (second.status, second.time_ms) == ("did not finish", None)
         assert not screen.clock.running
 
         # Rematch: both ask, a new deal counts down and starts.
@@ -294,6 +295,7 @@ async def test_lobby_explains_unreachable_servers_and_bad_codes(server: RaceServ
         room = room_of(app)
         assert room.role == "spectator" and room.phase == "racing"
         assert room.screen.locked == "Spectating: only racers move"
+        assert room.screen.view.cover[0] == f"Spectating room {racing.room}", "no board for spectators"
         assert {v.name for v in shown(room)} == {"cid", "dan"}
         before = room.screen.board.copy()
         await pilot.press("7", "0")
