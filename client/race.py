@@ -35,6 +35,7 @@ from protocol.messages import (
     Members,
     Moved,
     MoveRequest,
+    Ping,
     Progress,
     Racer,
     Ready,
@@ -57,15 +58,11 @@ from .rivals import RacerStatus, RacerView, plural
 log = logging.getLogger("seahaven.client")
 
 OUT_OF_RACE: Final = {
-    "stuck": "No legal move is left: you are out of this race",
+    "stuck": "No legal move is left, and undo is off: you are out of this race",
     "resigned": "You resigned this race",
     "forfeit": "You were away too long: the race went on without you",
     "finished": "All 52 cards home: you finished!",
 }
-
-
-RESYNC_SECONDS: Final = 5.0
-"""How long after a reconnect the room's state may take before the room counts as gone."""
 
 
 def now_ms() -> int:
@@ -159,7 +156,7 @@ class RaceScreen(GameScreen):
         if action == "resign":
             return c.racing_now()
         if action == "undo":
-            return self.undo_allowed and c.racing_now()
+            return self.undo_allowed and (c.racing_now() or c.stuck_now())
         if action == "smart":
             return c.racing_now()
         return super().check_action(action, parameters)
@@ -306,12 +303,22 @@ class RaceController:
         elif status == "connected" and self.reconnecting:
             self.screen.flash("Reconnected: catching up with the room…")
             self._reconnects += 1
-            attempt = self._reconnects
-            self.screen.set_timer(RESYNC_SECONDS, lambda: self._check_resynced(attempt))
+            self.host.start_task(self._probe(self._reconnects), "resync-probe")
         elif status == "closed":
             self.host.back_to_lobby("Lost the connection to the server; connect again to play on", "error")
         elif status == "replaced":
             self.host.back_to_lobby("This session was opened in another window", "error")
+
+    async def _probe(self, attempt: int) -> None:
+        """Back online: a ``room`` frame follows if we are still in the room, and comes before
+        the answer to a ping (docs/protocol.md, section 10). Check once the App has handled
+        what arrived before the pong."""
+        try:
+            await self.conn.request(Ping())
+        except (ServerError, ConnectionLost, TimeoutError):
+            return  # another drop: the next reconnect probes again
+        if not self.closed:
+            self.screen.app.call_later(self._check_resynced, attempt)
 
     def _check_resynced(self, attempt: int) -> None:
         """Back online but the room never came back: it is gone."""
@@ -378,6 +385,9 @@ class RaceController:
         me = self.racers.get(self.me)
         return self.role == "racer" and self.phase == "racing" and me is not None and me.status == "racing"
 
+    def stuck_now(self) -> bool:
+        return self.role == "racer" and self.phase == "racing" and self.my_status() == "stuck"
+
     def my_status(self) -> str | None:
         me = self.racers.get(self.me)
         return me.status if me is not None else None
@@ -408,6 +418,8 @@ class RaceController:
         if self.phase == "finished":
             return "The race is over"
         status = self.my_status()
+        if status == "stuck" and self.screen.undo_allowed:
+            return None  # only an undo is possible, and it gets the racer going again
         if status is not None and status != "racing":
             return OUT_OF_RACE.get(status, f"You are {status}")
         return None

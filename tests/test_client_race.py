@@ -8,22 +8,40 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
+from typing import ClassVar, cast
 
 import pytest
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Select
 
-from client.app import RaceApp
+from client.app import ConnectionFactory, RaceApp
 from client.board_view import BoardView
 from client.game_screen import GameScreen
 from client.lobby import LobbyScreen
 from client.places import Place
-from client.race import RaceController, RaceScreen
+from client.race import RaceController, RaceScreen, now_ms
 from client.results import ResultsScreen
 from client.rivals import RacerView, status_text
-from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ready, Rematch, RoomState, Started
-from seahaven import CELL, COLUMN, Board, Move, to_board_text
+from protocol.messages import (
+    CreateRoom,
+    JoinRoom,
+    Limits,
+    Moved,
+    MoveRequest,
+    Ping,
+    Pong,
+    Racer,
+    Ready,
+    Rematch,
+    Rooms,
+    RoomState,
+    Started,
+    Welcome,
+)
+from protocol.schema import Message
+from seahaven import CELL, COLUMN, Board, Move, encode, to_board_text
 from seahaven.solver import solve
 from server.app import RaceServer
 from server.config import Config
@@ -387,3 +405,119 @@ def test_cli_starts_the_lobby_with_the_address_and_name(monkeypatch: pytest.Monk
     assert client_main.main([]) == 0
     assert seen[0] == ("ws://example.org:9000", "zoe", "ws://example.org:9000")
     assert seen[1][0] == "ws://127.0.0.1:8765" and seen[1][1], "the default address and a default name"
+
+
+# -- corner cases against a scripted connection ----------------------------------------------
+
+
+class ScriptedConnection:
+    """A RaceConnection stand-in: answers requests from ``replies``, records what was sent."""
+
+    replies: ClassVar[dict[str, Callable[[Message], Message]]] = {}
+    lobby: ClassVar[dict[str, Callable[[Message], Message]]] = {"list_rooms": lambda m: Rooms(rooms=())}
+
+    def __init__(self, url: str, name: str, on_event: Callable[[Message], None], on_status: Callable[[str], None]):
+        self.on_event, self.on_status = on_event, on_status
+        self.sent: list[Message] = []
+        self.welcome: Welcome | None = None
+        self.connected = False
+        ScriptedConnection.last = self
+
+    last: ClassVar[ScriptedConnection]
+
+    @property
+    def player(self) -> str | None:
+        return self.welcome.player if self.welcome else None
+
+    async def connect(self) -> Welcome:
+        limits = Limits(max_frame=4096, rate=30, burst=60, grace_ms=30_000)
+        self.welcome = Welcome(token="t" * 20, player="me", name="alice", server_time=0, limits=limits)
+        self.connected = True
+        return self.welcome
+
+    async def request(self, message: Message) -> Message:
+        self.sent.append(message)
+        return {**self.lobby, **self.replies}[message.TYPE](message)
+
+    async def close(self) -> None:
+        self.connected = False
+
+
+def racing_state(undo: bool) -> RoomState:
+    racers = tuple(
+        Racer(player=p, name=p, status="racing", connected=True, progress=0, moves=0, time_ms=None)
+        for p in ("me", "bob")
+    )
+    return RoomState(
+        room="ABCDEF",
+        you="me",
+        role="racer",
+        preset="seahaven",
+        seats=2,
+        public=False,
+        time_limit=None,
+        undo=undo,
+        phase="racing",
+        racers=racers,
+        spectators=0,
+        server_time=now_ms(),
+        deal=encode("seahaven", 1),
+        history=(),
+    )
+
+
+def moved(status: str, undo: bool = False) -> Callable[[Message], Message]:
+    return lambda m: Moved(move="70", undo=undo, progress=0, moves=1, status=status, elapsed_ms=1000)
+
+
+@pytest.mark.parametrize("undo", [True, False])
+async def test_stuck_racer_may_undo_only_when_the_room_allows(undo: bool) -> None:
+    ScriptedConnection.replies = {
+        "join_room": lambda m: racing_state(undo),
+        "move": moved("stuck"),
+        "undo": moved("racing", undo=True),
+    }
+    app = RaceApp("ws://scripted", "alice", connection_factory=cast(ConnectionFactory, ScriptedConnection))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.connected, "the scripted session")
+        app.lobby.query_one("#code", Input).value = "ABCDEF"
+        await pilot.click("#join")
+        await until(pilot, lambda: app.room is not None, "the room")
+        room = room_of(app)
+        await pilot.press("7", "0")
+        await until(pilot, lambda: room.my_status() == "stuck", "stuck")
+        if undo:
+            assert room.screen.locked is None
+            await pilot.press("u")
+            await until(pilot, lambda: room.my_status() == "racing", "racing again")
+            assert [m.TYPE for m in ScriptedConnection.last.sent if m.TYPE != "list_rooms"] == [
+                "join_room",
+                "move",
+                "undo",
+            ]
+            assert room.screen.board == DEAL
+        else:
+            assert room.screen.locked is not None and "out of this race" in room.screen.locked
+            await pilot.press("u")
+            assert [m.TYPE for m in ScriptedConnection.last.sent if m.TYPE != "list_rooms"] == ["join_room", "move"]
+
+
+async def test_room_gone_after_a_reconnect_goes_back_to_the_lobby() -> None:
+    ScriptedConnection.replies = {"join_room": lambda m: racing_state(True), "ping": lambda m: Pong(server_time=0)}
+    app = RaceApp("ws://scripted", "alice", connection_factory=cast(ConnectionFactory, ScriptedConnection))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.connected, "the scripted session")
+        app.lobby.query_one("#code", Input).value = "ABCDEF"
+        await pilot.click("#join")
+        await until(pilot, lambda: app.room is not None, "the room")
+        room = room_of(app)
+        conn = ScriptedConnection.last
+        conn.on_status("reconnecting")
+        await until(pilot, lambda: room.screen.locked == "Connection lost: reconnecting…", "the lock")
+        # Welcome still names the room, but no room frame comes before the pong.
+        assert conn.welcome is not None
+        conn.welcome = replace(conn.welcome, room="ABCDEF")
+        conn.on_status("connected")
+        await until(pilot, lambda: isinstance(top(app), LobbyScreen), "the lobby")
+        assert "Room ABCDEF is gone" in app.lobby.status_text
+        assert any(isinstance(m, Ping) for m in conn.sent), "it asked"
