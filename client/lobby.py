@@ -304,7 +304,7 @@ class LobbyScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#rooms", DataTable)
-        table.add_columns("code", "rules", "racers", "watch", "phase")
+        table.add_columns("code", "racers", "watch", "phase", "rules")
         table.display = False
         self.set_connected(False)
         if self.autoconnect and self.server:
@@ -424,10 +424,10 @@ class LobbyScreen(Screen[None]):
             limit = f" · {room.time_limit // 60} min" if room.time_limit else ""
             table.add_row(
                 room.room,
-                preset_title(room.preset) + limit + ("" if room.undo else " · no undo"),
                 f"{room.racers}/{room.seats}",
                 str(room.spectators),
                 room.phase,
+                preset_title(room.preset) + limit + ("" if room.undo else " · no undo"),
                 key=room.room,
             )
         if selected is not None:

@@ -529,7 +529,7 @@ class RaceController:
             board = parse_board(started.board, started.preset)
         self.screen.set_board(board, title=self._title())
         for player, racer in self.racers.items():
-            self.racers[player] = replace(racer, status="racing", progress=0, moves=0, time_ms=None)
+            self.racers[player] = replace(racer, status="racing", progress=board.progress, moves=0, time_ms=None)
         limit = started.ends_at - started.started_at if started.ends_at is not None else None
         self.limit_ms = limit
         self.screen.start_clock(max(0, self.clock.now() - started.started_at), limit)

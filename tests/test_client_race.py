@@ -337,7 +337,7 @@ async def test_public_rooms_list_quick_match_and_spectate(server: RaceServer) ->
         await pilot.pause()  # the table appears: let the layout settle before clicking below it
         table = lobby.query_one("#rooms", DataTable)
         assert [r.room for r in lobby.rooms] == [state.room], "private rooms are not listed"
-        assert table.get_row_at(0) == [state.room, "Seahaven Towers", "1/3", "0", "waiting"]
+        assert table.get_row_at(0) == [state.room, "1/3", "0", "waiting", "Seahaven Towers"]
         # Spectate the listed room, then leave and quick-match into it as a racer.
         await pilot.click("#watch-selected")
         await until(pilot, lambda: app.room is not None, "the spectated room")
