@@ -388,6 +388,7 @@ class LobbyScreen(Screen[None]):
             self.show_status("Connection lost: reconnecting…", "error")
         elif status == "connected" and self.host.connected:
             self.set_connected(True)
+            self.show_status("Connected again", "good")
         elif status in ("closed", "replaced"):
             self.set_connected(False)
             if status == "replaced":
