@@ -219,6 +219,7 @@ class LobbyScreen(Screen[None]):
         self.autoconnect = autoconnect
         self.rooms: tuple[RoomSummary, ...] = ()
         self.busy = False
+        self.reconnecting = False
         self._refresh_timer: Timer | None = None
 
     @property
@@ -384,12 +385,15 @@ class LobbyScreen(Screen[None]):
     def connection_status(self, status: str) -> None:
         """The App forwards the connection's state while the lobby shows."""
         if status == "reconnecting":
+            self.reconnecting = True
             self.set_connected(False)
             self.show_status("Connection lost: reconnecting…", "error")
-        elif status == "connected" and self.host.connected:
+        elif status == "connected" and self.host.connected and self.reconnecting:
+            self.reconnecting = False
             self.set_connected(True)
             self.show_status("Connected again", "good")
         elif status in ("closed", "replaced"):
+            self.reconnecting = False
             self.set_connected(False)
             if status == "replaced":
                 self.show_status("This session was opened in another window: Connect to start a new one", "error")

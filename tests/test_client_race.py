@@ -521,3 +521,18 @@ async def test_room_gone_after_a_reconnect_goes_back_to_the_lobby() -> None:
         await until(pilot, lambda: isinstance(top(app), LobbyScreen), "the lobby")
         assert "Room ABCDEF is gone" in app.lobby.status_text
         assert any(isinstance(m, Ping) for m in conn.sent), "it asked"
+
+
+async def test_lobby_reconnects_by_itself(server: RaceServer) -> None:
+    app = RaceApp(url_of(server), "alice", autoconnect=True)
+    async with app.run_test(size=SIZE) as pilot:
+        lobby = app.lobby
+        await until(pilot, lambda: "Connected to" in lobby.status_text, "connected")
+        player = app.conn.player if app.conn else None
+        session = server.players[player or ""]
+        assert session.conn is not None
+        await session.conn.close()
+        await until(pilot, lambda: "reconnecting" in lobby.status_text, "the drop")
+        assert lobby.query_one("#columns").disabled
+        await until(pilot, lambda: lobby.status_text == "Connected again", "back", wait=8)
+        assert not lobby.query_one("#columns").disabled and app.conn is not None and app.conn.player == player
