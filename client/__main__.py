@@ -8,11 +8,9 @@ seahaven-client --demo                    (the race screen with made-up rivals)
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 
 from seahaven import PRESETS
 
@@ -66,33 +64,11 @@ def run_solo(args: argparse.Namespace) -> int:
     return 0
 
 
-def network_module() -> ModuleType | None:
-    """``client.app`` (the lobby and races), or None if this build lacks it.
-
-    Races start through ``client.app.run(args) -> int`` (args: this module's parsed
-    arguments, ``args.server`` the address, ``args.name`` the player's name).
-    """
-    try:
-        return importlib.import_module("client.app")
-    except ModuleNotFoundError as error:
-        if error.name != "client.app":
-            raise
-        return None
-
-
 def run_network(args: argparse.Namespace) -> int:
-    """Races: the lobby on ``args.server`` (``client.app.run``)."""
-    net = network_module()
-    run = getattr(net, "run", None)
-    if run is None:
-        print(
-            "seahaven-client: network mode is not available yet in this build.\n"
-            "Practise offline with:  seahaven-client --solo [--preset P] [--deal N]",
-            file=sys.stderr,
-        )
-        return 2
-    result = run(args)
-    return int(result or 0)
+    """Races: the lobby on ``args.server``."""
+    from .app import run  # Textual app modules load only when needed
+
+    return run(args)
 
 
 if __name__ == "__main__":

@@ -42,7 +42,9 @@ KEYS: Final[tuple[tuple[str, tuple[tuple[str, str], ...]], ...]] = (
             ("?", "this help"),
             ("n / r", "solo: a new deal / restart it (press twice mid-game)"),
             ("R", "race: resign (press twice)"),
-            ("q", "quit"),
+            ("r", "room: ready / not ready; after a race: ask for a rematch"),
+            ("l", "room: leave (press twice during a race: leaving resigns)"),
+            ("q / ctrl+q", "quit (solo / race)"),
         ),
     ),
     (

@@ -281,6 +281,8 @@ class RaceController:
             self._start_countdown(state.starts_at)
         if new_phase in ("racing", "finished") and state.deal is not None:
             self.deal = state.deal
+        if new_phase == "racing" and state.started_at is not None:
+            self.screen.start_clock(max(0, self.clock.now() - state.started_at), self.limit_ms)
         if new_phase in ("racing", "finished") and state.deal is not None and self.role == "racer":
             board = board_from_state(state.deal, state.history, state.board, state.preset)
             self.screen.set_board(board, title=self._title())

@@ -224,6 +224,7 @@ class RoomState(Message):
     spectators: int = field_of(Int(0, 2**31))
     server_time: int = field_of(_MS)
     starts_at: int | None = field_of(Opt(_MS), None)
+    started_at: int | None = field_of(Opt(_MS), None)
     deal: str | None = field_of(Opt(Str(4, 32)), None)
     board: str | None = field_of(Opt(Str(0, 4096)), None)
     history: tuple[str, ...] = field_of(ListOf(Str(2, 8), 100_000), ())

@@ -179,6 +179,7 @@ class Room:
             spectators=len(self.spectators),
             server_time=now,
             starts_at=self.starts_at if self.phase == "countdown" else None,
+            started_at=self.started_at if racing else None,
             deal=self.deal_code() if racing else None,
             board=to_board_text(board) if board is not None and racing else None,
             history=tuple(str(m) for m in board.move_stack) if board is not None and racing else (),

@@ -187,28 +187,16 @@ def test_time_and_status_formats() -> None:
     assert status_text(RacerView("a", status="resigned", connected=False))[0] == "resigned"
 
 
-def test_cli_without_solo_explains_that_races_need_the_network_layer(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setattr(client_main, "network_module", lambda: None)
-    assert client_main.main(["ws://example.org:8765"]) == 2
-    assert "network mode is not available yet" in capsys.readouterr().err
-    # A client.net without its entry point yet: the same message, no crash.
-    monkeypatch.setattr(client_main, "network_module", lambda: argparse)
-    assert client_main.main([]) == 2
-    assert "--solo" in capsys.readouterr().err
-
-
-def test_cli_hands_races_to_client_net(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_hands_races_to_the_lobby_app(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[str] = []
 
-    class FakeNet:
-        @staticmethod
-        def run(args: argparse.Namespace) -> int:
-            seen.append(args.server)
-            return 0
+    def fake_run(args: argparse.Namespace) -> int:
+        seen.append(args.server)
+        return 0
 
-    monkeypatch.setattr(client_main, "network_module", lambda: FakeNet)
+    import client.app
+
+    monkeypatch.setattr(client.app, "run", fake_run)
     assert client_main.main(["ws://example.org:1"]) == 0
     assert seen == ["ws://example.org:1"]
 

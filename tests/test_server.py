@@ -208,7 +208,7 @@ async def test_undo_then_resend_of_a_seq_is_answered_again_not_replayed(make_ser
 async def test_reconnect_within_grace_keeps_seat_and_state(make_server: MakeServer) -> None:
     server = await make_server(grace_ms=5_000)
     (ann, bob), _ = await room_with(server, "Ann", "Bob")
-    await start_race([ann, bob])
+    started = await start_race([ann, bob])
     for move in solution()[:10]:
         assert isinstance(await bob.call(MoveRequest(move=str(move))), Moved)
     await ann.drain()
@@ -220,6 +220,7 @@ async def test_reconnect_within_grace_keeps_seat_and_state(make_server: MakeServ
     assert back.player == bob.player and back.welcome is not None and back.welcome.room is not None
     state = await back.expect(RoomState)
     assert state.phase == "racing" and list(state.history) == [str(m) for m in solution()[:10]]
+    assert state.started_at == started.started_at  # the race clock kept running
     board = Board.deal("seahaven", DEAL)
     for move in solution()[:10]:
         board.push(move)
