@@ -11,6 +11,7 @@ replay is exact.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from typing import Final
 
@@ -40,6 +41,9 @@ from .events import (
 )
 
 DONE: Final = frozenset({"finished", "stuck", "resigned", "forfeit"})
+
+_parse = functools.lru_cache(maxsize=4096)(Move.parse)
+"""Move notation to Move: a few hundred distinct texts occur, and Moves are immutable."""
 
 
 class RoomError(ProtocolError):
@@ -241,7 +245,7 @@ class Room:
         seat = self._playing(player)
         assert seat.board is not None
         try:
-            move = Move.parse(text)
+            move = _parse(text)
         except ValueError as exc:
             raise RoomError(ErrorCode.BAD_FIELD, f"body.move: {exc}") from None
         verdict = seat.board.is_legal(move)
@@ -311,7 +315,8 @@ class Room:
     # -- checks -------------------------------------------------------------
 
     def _member(self, player: str) -> None:
-        if player not in self.members:
+        seat = self.seats.get(player)
+        if (seat is None or seat.left) and player not in self.spectators:
             raise RoomError(ErrorCode.NOT_IN_ROOM, f"you are not in room {self.code}")
 
     def _racer(self, player: str) -> Seat:
@@ -393,7 +398,7 @@ class Room:
                 seat = self.seats[player]
                 assert seat.board is not None
                 before = seat.board.progress
-                seat.board.push(Move.parse(text))
+                seat.board.push(_parse(text))
                 seat.moves += 1
                 seat.undos = 0
                 if seat.board.progress != before:
@@ -519,4 +524,5 @@ class Room:
 def _may_be_stuck(board: Board) -> bool:
     """False when a legal move surely exists: a free cell and a card at a column's end
     (the full search is the costly part of a move, and it rarely finds a stuck racer)."""
-    return None not in board.cells or not any(board.columns)
+    cells = board.cells
+    return None not in cells or board.progress + len(cells) - cells.count(None) == 52
