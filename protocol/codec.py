@@ -50,7 +50,7 @@ def _unpack(data: bytes | str, limits: bool) -> dict[object, object]:
     except msgpack.ExtraData:
         raise ProtocolError(ErrorCode.BAD_FRAME, "one msgpack value per frame: found bytes after it") from None
     except (ValueError, msgpack.UnpackException, TypeError) as exc:
-        raise ProtocolError(ErrorCode.BAD_FRAME, f"not valid msgpack: {exc or type(exc).__name__}") from None
+        raise ProtocolError(ErrorCode.BAD_FRAME, f"not valid msgpack: {str(exc) or type(exc).__name__}") from None
     if not isinstance(value, dict):
         raise ProtocolError(ErrorCode.BAD_FRAME, "a frame is one msgpack map with type, seq and body")
     return value

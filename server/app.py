@@ -266,7 +266,8 @@ class RaceServer:
         self._deliver(outbox)
 
     async def on_hello(self, ws: ServerConnection, hello: Hello, seq: int) -> Session:
-        name = sanitise_name(hello.name)
+        """Open or resume a session. Everything that may fail (the store) happens before this
+        connection takes the session over, so a failed hello leaves nothing half done."""
         session: Session | None = None
         if hello.token is not None:
             session = self.sessions.get(hello.token)
@@ -275,28 +276,32 @@ class RaceServer:
                 if data is None:
                     raise ProtocolError(ErrorCode.BAD_TOKEN, "unknown or expired session token: say hello without one")
                 session = Session.load(hello.token, data)
-                self.sessions[session.token] = session
-            if session.conn is not None and session.conn is not ws:
-                old = session.conn
-                session.conn = None
-                await old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token")
         else:
-            session = Session(new_token(), new_player_id(), name)
-            self.sessions[session.token] = session
-        session.conn = ws
-        self.players[session.player] = session
-        await self.store.put_session(session.token, session.dump(), self.config.session_ttl)
-        limits = Limits(
-            max_frame=MAX_FRAME, rate=int(self.config.rate), burst=self.config.burst, grace_ms=self.config.grace_ms
-        )
+            session = Session(new_token(), new_player_id(), sanitise_name(hello.name))
         live = await self._get(session.room) if session.room is not None else None
         if live is None or session.player not in live.room.members:
             session.room, live = None, None
+        now = now_ms()
+        if live is not None:
+            async with self._locked(live):
+                await self._commit(live, live.room.reconnect(session.player, now), now)
+        await self.store.put_session(session.token, session.dump(), self.config.session_ttl)
+
+        if session.conn is not None and session.conn is not ws:
+            old = session.conn
+            session.conn = None
+            await old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token")
+        session.conn = ws
+        self.sessions[session.token] = session
+        self.players[session.player] = session
+        limits = Limits(
+            max_frame=MAX_FRAME, rate=int(self.config.rate), burst=self.config.burst, grace_ms=self.config.grace_ms
+        )
         welcome = Welcome(
             token=session.token,
             player=session.player,
             name=session.name,
-            server_time=now_ms(),
+            server_time=now,
             limits=limits,
             room=session.room,
             last_seq=session.last_seq,
@@ -304,10 +309,7 @@ class RaceServer:
         await _send(ws, welcome, seq)
         log_event("session.hello", player=session.player, resumed=hello.token is not None)
         if live is not None:
-            now = now_ms()
-            async with self._locked(live):
-                await self._commit(live, live.room.reconnect(session.player, now), now)
-            await _send(ws, live.room.state_for(session.player, now), None)
+            await _send(ws, live.room.state_for(session.player, now_ms()), None)
         return session
 
     # -- request handlers ---------------------------------------------------
@@ -361,7 +363,8 @@ class RaceServer:
         self._not_in_room(session)
         for live in self.rooms.values():
             room = live.room
-            if room.settings.public and room.settings.preset == message.preset and room.is_open() and room.seats:
+            someone_waits = any(seat.connected for seat in room.seats.values())
+            if room.settings.public and room.settings.preset == message.preset and room.is_open() and someone_waits:
                 return await self._join(session, live, spectate=False)
         settings = Settings(
             preset=message.preset,

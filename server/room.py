@@ -144,8 +144,14 @@ class Room:
             times.append(self.starts_at)
         if self.phase == "racing" and self.started_at is not None and self.settings.time_limit_ms:
             times.append(self.started_at + self.settings.time_limit_ms)
-        times += [s.dropped_at + self.settings.grace_ms for s in self.seats.values() if s.dropped_at is not None]
+        times += [(s.dropped_at or 0) + self.settings.grace_ms for s in self.seats.values() if self._grace_matters(s)]
         return min(times, default=None)
+
+    def _grace_matters(self, seat: Seat) -> bool:
+        """A dropped racer's grace period can still cost them something: a seat or a race."""
+        if seat.dropped_at is None:
+            return False
+        return self.phase in ("waiting", "countdown") or (self.phase == "racing" and seat.status == "racing")
 
     def racer_view(self, player: str, now: int) -> Racer:
         seat = self.seats[player]
@@ -167,6 +173,8 @@ class Room:
     def state_for(self, player: str, now: int) -> RoomState:
         """Everything ``player`` may see: for joins, reconnects and rematches."""
         seat = self.seats.get(player)
+        if seat is not None and seat.left:
+            seat = None  # walked out: watches like a spectator from now on
         racing = self.phase in ("racing", "finished")
         board = seat.board if seat is not None else None
         return RoomState(
@@ -300,7 +308,7 @@ class Room:
         """Whatever the clock caused by ``now``: start, time limit, forfeits."""
         events: list[Event] = []
         for player, seat in list(self.seats.items()):
-            if seat.dropped_at is not None and now >= seat.dropped_at + self.settings.grace_ms:
+            if self._grace_matters(seat) and now >= (seat.dropped_at or 0) + self.settings.grace_ms:
                 if self.phase == "racing" and seat.status == "racing":
                     events += self._emit(Forfeited(now, player))
                 elif self.phase in ("waiting", "countdown"):
@@ -322,7 +330,7 @@ class Room:
     def _racer(self, player: str) -> Seat:
         self._member(player)
         seat = self.seats.get(player)
-        if seat is None:
+        if seat is None or seat.left:
             raise RoomError(ErrorCode.NOT_A_RACER, "spectators watch; only racers play")
         return seat
 
@@ -348,7 +356,9 @@ class Room:
         elif self.phase == "racing":
             if any(s.status == "finished" for s in self.seats.values()):
                 return self._emit(Ended(now, "won"))
-            if all(s.status in DONE for s in self.seats.values()):
+            # With undo on, a stuck racer can still undo their way out: not done yet.
+            done = DONE - {"stuck"} if self.settings.undo else DONE
+            if all(s.status in done for s in self.seats.values()):
                 return self._emit(Ended(now, "all-done" if self.seats else "abandoned"))
         return []
 

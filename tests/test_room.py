@@ -280,3 +280,25 @@ def test_a_drop_during_the_countdown_calls_it_off() -> None:
     assert room.disconnect("b", 3)[-1] == CountdownSet(3, None)
     assert room.phase == "waiting"
     assert room.reconnect("b", 4)[-1] == CountdownSet(4, 4 + room.settings.countdown_ms)
+
+
+def test_grace_periods_that_cannot_cost_anything_set_no_timer() -> None:
+    room, _ = racing_room(Settings("seahaven", DEAL, grace_ms=5000))
+    room.disconnect("p2", 2000)
+    room.tick(7000)  # p2 forfeits
+    assert room.seats["p2"].status == "forfeit" and room.next_deadline() is None
+    room.resign("p1", 8000)
+    assert room.phase == "finished"
+    room.disconnect("p1", 9000)
+    assert room.next_deadline() is None  # nothing left to time: no timer spinning on a past deadline
+
+
+def test_a_walked_out_racer_may_watch_but_not_play_or_vote() -> None:
+    room, _ = racing_room(racers=3)
+    room.leave("p3", 1500)
+    room.join("p3", "Racer 3", True, 1600)
+    assert room.state_for("p3", 1700).role == "spectator"
+    refused(ErrorCode.NOT_A_RACER, lambda: room.move("p3", str(solution()[0]), 1700))
+    room.resign("p1", 1800)
+    room.resign("p2", 1800)
+    refused(ErrorCode.NOT_A_RACER, lambda: room.vote_rematch("p3", 5, 1900))

@@ -456,3 +456,18 @@ async def test_a_racer_who_leaves_mid_race_hears_no_more_of_it(make_server: Make
     assert [m for m in await cid.drain(0.2) if isinstance(m, Progress)] == []
     elsewhere = await cid.call(CreateRoom())
     assert isinstance(elsewhere, RoomState) and elsewhere.room != state.room
+
+
+async def test_quick_match_skips_rooms_whose_only_racer_dropped(make_server: MakeServer) -> None:
+    server = await make_server(grace_ms=10_000)
+    ann = await WsClient.open(url_of(server), "Ann")
+    first = await ann.call(QuickMatch(preset="seahaven"))
+    assert isinstance(first, RoomState)
+    await ann.close()
+    for _ in range(100):  # the server notices the drop
+        if not any(s.connected for s in server.rooms[first.room].room.seats.values()):
+            break
+        await asyncio.sleep(0.01)
+    bob = await WsClient.open(url_of(server), "Bob")
+    second = await bob.call(QuickMatch(preset="seahaven"))
+    assert isinstance(second, RoomState) and second.room != first.room
