@@ -207,6 +207,14 @@ class Standing(Message):
 
 
 @dataclass(frozen=True, slots=True)
+class Watched(Message):
+    """One racer's moves still in effect, for spectators."""
+
+    player: str = field_of(_PLAYER)
+    history: tuple[str, ...] = field_of(ListOf(Str(2, 8), 100_000))
+
+
+@dataclass(frozen=True, slots=True)
 class RoomState(Message):
     """The whole room as the receiver may see it: sent on join, reconnect and rematch."""
 
@@ -230,6 +238,8 @@ class RoomState(Message):
     history: tuple[str, ...] = field_of(ListOf(Str(2, 8), 100_000), ())
     standings: tuple[Standing, ...] = field_of(ListOf(Obj(Standing), MAX_RACERS), ())
     rematch: tuple[str, ...] = field_of(ListOf(_PLAYER, MAX_RACERS), ())
+    watching: tuple[Watched, ...] = field_of(ListOf(Obj(Watched), MAX_RACERS), ())
+    """For a spectator in phases racing and finished: every racer's moves, to draw their boards."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +294,9 @@ class Progress(Message):
     status: str = field_of(Str(1, 16, STATUSES))
     elapsed_ms: int = field_of(_MS)
     time_ms: int | None = field_of(Opt(_MS), None)
+    move: str | None = field_of(Opt(Str(2, 8)), None)
+    """For spectators only: the move just played (``undo`` for an undo), so they can follow the
+    board. Rivals never see each other's moves."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,18 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import Countdown, Members, Progress, Racer, Result, RoomState, RoomSummary, Standing, Started
+from protocol.messages import (
+    Countdown,
+    Members,
+    Progress,
+    Racer,
+    Result,
+    RoomState,
+    RoomSummary,
+    Standing,
+    Started,
+    Watched,
+)
 from protocol.schema import Message
 from seahaven import Board, Move, encode, preset, to_board_text
 
@@ -197,6 +208,14 @@ class Room:
             history=tuple(str(m) for m in board.move_stack) if board is not None and racing else (),
             standings=self.standings,
             rematch=tuple(sorted(self.rematch)),
+            watching=self._watching() if seat is None and racing else (),
+        )
+
+    def _watching(self) -> tuple[Watched, ...]:
+        return tuple(
+            Watched(player=p, history=tuple(str(m) for m in s.board.move_stack))
+            for p, s in self.seats.items()
+            if s.board is not None
         )
 
     def summary(self) -> RoomSummary:
@@ -502,8 +521,13 @@ class Room:
                 )
                 return [(None, started)]
             case Moved(_, player) | Undone(_, player):
-                others = frozenset(self.members - {player})
-                return [(others, self._progress(player, now))]
+                rivals = frozenset(p for p, s in self.seats.items() if p != player and not s.left)
+                progress = self._progress(player, now)
+                sent: list[tuple[Audience, Message]] = [(rivals, progress)]
+                if self.spectators:
+                    move = event.move if isinstance(event, Moved) else "undo"
+                    sent.append((frozenset(self.spectators), replace(progress, move=move)))
+                return sent
             case Resigned(_, player) | Forfeited(_, player):
                 return [(None, self._progress(player, now))]
             case Ended(_, reason):

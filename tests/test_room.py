@@ -104,9 +104,9 @@ def test_a_legal_move_changes_only_the_movers_board_and_progress_reaches_everyon
     assert events == [Moved(1500, "p1", str(first))]
     assert room.seats["p1"].moves == 1 and room.seats["p2"].moves == 0
     assert room.seats["p2"].board == Board.deal("seahaven", DEAL)
-    (audience, message), *_ = room.messages(events[0], 1500)
-    assert audience == frozenset({"p2", "s1"})
-    assert isinstance(message, Progress) and message.player == "p1" and message.moves == 1
+    sent = room.messages(events[0], 1500)
+    assert {p for audience, _ in sent for p in audience or ()} == {"p2", "s1"}
+    assert all(isinstance(m, Progress) and m.player == "p1" and m.moves == 1 for _, m in sent)
 
 
 def test_illegal_move_is_refused_with_a_reason_and_changes_nothing() -> None:
@@ -302,3 +302,19 @@ def test_a_walked_out_racer_may_watch_but_not_play_or_vote() -> None:
     room.resign("p1", 1800)
     room.resign("p2", 1800)
     refused(ErrorCode.NOT_A_RACER, lambda: room.vote_rematch("p3", 5, 1900))
+
+
+def test_spectators_follow_every_move_and_rivals_only_progress() -> None:
+    room, _ = racing_room()
+    first = str(solution()[0])
+    events = room.move("p1", first, 1100)
+    sent = dict(room.messages(events[0], 1100))
+    rivals, watchers = sent[frozenset({"p2"})], sent[frozenset({"s1"})]
+    assert isinstance(rivals, Progress) and rivals.move is None
+    assert isinstance(watchers, Progress) and watchers.move == first
+    undo = room.undo("p1", 1200)
+    assert [m.move for _, m in room.messages(undo[0], 1200) if isinstance(m, Progress)] == [None, "undo"]
+    room.move("p2", first, 1300)
+    late = room.state_for("s1", 1400)
+    assert [(w.player, w.history) for w in late.watching] == [("p1", ()), ("p2", (first,))]
+    assert room.state_for("p1", 1400).watching == ()  # racers never see rivals' moves

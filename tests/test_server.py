@@ -155,6 +155,7 @@ async def test_a_whole_race_two_racers_and_a_spectator(make_server: MakeServer) 
         for watcher in (bob, eve):  # every accepted move reaches the rival and the spectator
             seen = await watcher.expect(Progress)
             assert (seen.player, seen.moves, seen.progress) == (ann.player, n, reply.progress)
+            assert seen.move == (str(move) if watcher is eve else None)  # only spectators see moves
     assert isinstance(reply, Moved) and reply.status == "finished" and reply.progress == 52
 
     for client in (ann, bob, eve):
