@@ -2,7 +2,8 @@
 
 ``RaceApp`` owns the ``RaceConnection``. Its events and status changes come back as
 Textual messages (so they are handled in order on the App's queue) and go to the room's
-``RaceController`` (client/race.py) or, between rooms, to the ``LobbyScreen``.
+``RaceController`` (client/race.py) or, between rooms, to the ``LobbyScreen``. A spectator's
+drop takes them out of the room on the server: back online, the App joins it again to watch on.
 
     seahaven-client [ws://host:port] [--name NAME]
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import logging
 import os
 from collections.abc import Callable, Coroutine
 from typing import Any, ClassVar, Final
@@ -28,6 +30,8 @@ from .net import ConnectionLost, RaceConnection, ServerError
 from .race import RaceController, RaceScreen
 
 DEFAULT_SERVER: Final = "ws://127.0.0.1:8765"
+
+log = logging.getLogger("seahaven.client")
 
 ConnectionFactory = Callable[..., RaceConnection]
 
@@ -82,6 +86,8 @@ class RaceApp(App[None]):
         self._entering = False
         self._held: list[Message] = []
         self._reconnecting = False
+        self._rejoin_held: list[Message] | None = None
+        """Room events held while a spectator joins their room again (None: not rejoining)."""
 
     def get_default_screen(self) -> Screen[Any]:
         return self.lobby
@@ -137,6 +143,30 @@ class RaceApp(App[None]):
         finally:
             self._entering, self._held = False, []
 
+    async def _rejoin(self, room: RaceController) -> None:
+        """Back online after a spectator's drop (which took them out of the room): watch again.
+
+        Events that arrive before the reply has been handled are held, then replayed after the
+        room state, as in ``enter``."""
+        self._rejoin_held = []
+        try:
+            reply: Message | None = await self._request(JoinRoom(room=room.code, spectate=True))
+        except ConnectionLost:
+            return  # dropped again: the next reconnect tries again
+        except (ServerError, TimeoutError) as error:
+            reply = None
+            log.info("rejoining %s: %s", room.code, error)
+        finally:
+            held, self._rejoin_held = self._rejoin_held, None
+        if self.room is not room or room.closed:
+            return  # left meanwhile
+        if not isinstance(reply, RoomState):
+            room.room_gone()
+            return
+        room.apply_state(reply)
+        for message in held:
+            room.handle(message)
+
     async def _request(self, message: Message) -> Message:
         if self.conn is None:
             raise ConnectionLost("not connected")
@@ -171,7 +201,9 @@ class RaceApp(App[None]):
     def on_race_app_net_event(self, event: NetEvent) -> None:
         if event.conn is not self.conn:
             return
-        if self.room is not None:
+        if self._rejoin_held is not None:
+            self._rejoin_held.append(event.message)
+        elif self.room is not None:
             self.room.handle(event.message)
         elif self._entering:
             self._held.append(event.message)
@@ -188,7 +220,10 @@ class RaceApp(App[None]):
                 welcome = self.conn.welcome
                 if welcome is not None and welcome.room is None:
                     self._reconnecting = False
-                    room.room_gone()
+                    if room.role == "spectator":
+                        self.start_task(self._rejoin(room), "rejoin")
+                    else:
+                        room.room_gone()
                     return
             room.on_status(status)
         else:

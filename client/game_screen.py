@@ -251,6 +251,17 @@ class GameScreen(Screen[None]):
         self._redraw()
         self.flash(idle_hint(self.board.rules))
 
+    def show_board(self, board: Board, *, title: str | None = None) -> None:
+        """Show a position to look at, not to play (a spectator following a racer): like
+        ``set_board``, but the message line and the cover stay as they are."""
+        self.game.reset(board)
+        if title is not None:
+            self.title_text = title
+        self._won_posted = False
+        self._stuck_posted = False
+        self._clear_selection()
+        self._redraw()
+
     def confirm(self, seq: int) -> None:
         """The server accepted action ``seq`` (and every earlier one)."""
         self.game.confirm(seq)
@@ -318,9 +329,10 @@ class GameScreen(Screen[None]):
         self.app.push_screen(ResultsScreen(rows, headline), chosen)
 
     def flash(self, text: str, kind: str = "info") -> None:
-        """Show a line in the message bar (``kind``: info, error or good)."""
+        """Show a line in the message bar (``kind``: info, error or good); plain text, not
+        markup (names and the server's reasons may hold brackets, and so do key names)."""
         message = self.message
-        message.update(text)
+        message.update(Content(text))
         message.set_class(kind == "error", "error")
         message.set_class(kind == "good", "good")
 

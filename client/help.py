@@ -44,6 +44,7 @@ KEYS: Final[tuple[tuple[str, tuple[tuple[str, str], ...]], ...]] = (
             ("R", "race: resign (press twice)"),
             ("r", "room: ready / not ready; after a race: ask for a rematch"),
             ("l", "room: leave (press twice during a race: leaving resigns)"),
+            ("[ / ]", "spectating: the previous / next racer's board (also shift+tab / tab)"),
             ("q / ctrl+q", "quit (solo / race)"),
         ),
     ),

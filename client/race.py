@@ -12,6 +12,10 @@ screen's actions (the ``MoveSink`` protocol) into requests, sent one at a time i
   meanwhile, and the ``RoomState`` the server sends after the reconnect replaces the
   board (deal + history), the racers and the phase.
 
+A spectator keeps every racer's board (the opening position of ``Started``, then each
+``Progress.move``; ``RoomState.watching`` rebuilds them on joining or reconnecting) and the
+screen shows one of them, read-only: the leader's at first, ``[`` / ``]`` switch.
+
 The host (``client.app.RaceApp``) owns the connection, pushes the screen and takes the
 player back to the lobby; see ``RaceHost``.
 """
@@ -46,6 +50,7 @@ from protocol.messages import (
     Standing,
     Started,
     Undo,
+    Watched,
 )
 from protocol.schema import Message
 from seahaven import Board, Move, parse_board, preset
@@ -116,6 +121,18 @@ def board_from_state(deal: str | None, history: Iterable[str], board_text: str |
     return Board.deal(preset_name, 1)
 
 
+def replay(opening: Board, history: Iterable[str]) -> Board:
+    """``opening`` with ``history`` played on a copy (as far as the moves are legal)."""
+    board = opening.copy()
+    for text in history:
+        try:
+            board.push_text(text)
+        except ValueError as error:
+            log.warning("cannot replay %s on a watched board: %s", text, error)
+            break
+    return board
+
+
 def headline(reason: str, standings: tuple[Standing, ...], me: str) -> str:
     """The results' first line, from the player's point of view."""
     if not standings:
@@ -137,6 +154,10 @@ class RaceScreen(GameScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "ready", "Ready"),
         Binding("l", "leave", "Leave room"),
+        Binding("left_square_bracket", "watch(-1)", "Previous racer", key_display="["),
+        Binding("right_square_bracket", "watch(1)", "Next racer", key_display="]"),
+        Binding("shift+tab", "watch(-1)", "Previous racer", show=False),
+        Binding("tab", "watch(1)", "Next racer", show=False),
     ]
 
     def __init__(self, controller: RaceController, board: Board, *, undo_allowed: bool, title: str) -> None:
@@ -149,6 +170,9 @@ class RaceScreen(GameScreen):
     def action_leave(self) -> None:
         self.controller.ask_leave()
 
+    def action_watch(self, step: int) -> None:
+        self.controller.watch(step)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         c = self.controller
         if action == "ready":
@@ -159,6 +183,8 @@ class RaceScreen(GameScreen):
             return self.undo_allowed and (c.racing_now() or c.stuck_now())
         if action == "smart":
             return c.racing_now()
+        if action == "watch":
+            return c.can_watch()
         return super().check_action(action, parameters)
 
 
@@ -195,6 +221,12 @@ class RaceController:
         self._lock_reason: str | None = "…"
         self._countdown_timer: Timer | None = None
         self._press_twice = PressTwice()
+        self.boards: dict[str, Board] = {}
+        """A spectator's copy of every racer's board, by player id."""
+        self.watched: str | None = None
+        """The racer whose board a spectator's screen shows."""
+        self.actions: dict[str, int] = {}
+        """How many of each racer's actions (moves and undos: ``Racer.moves``) their board has."""
         rules = preset(state.preset)
         self.screen = RaceScreen(
             self,
@@ -252,6 +284,8 @@ class RaceController:
                     status=message.status,
                     time_ms=message.time_ms,
                 )
+            if self.role == "spectator" and message.move is not None:
+                self._watch_move(message.player, message.move, message.moves, message.progress)
             self._sync_clock(message.elapsed_ms)
             self._refresh()
         elif isinstance(message, Result):
@@ -286,12 +320,20 @@ class RaceController:
         if new_phase in ("racing", "finished") and state.deal is not None and self.role == "racer":
             board = board_from_state(state.deal, state.history, state.board, state.preset)
             self.screen.set_board(board, title=self._title())
+        if new_phase in ("racing", "finished") and state.deal is not None and self.role == "spectator":
+            self._watch_all(Board.from_code(state.deal), state.watching)
+        elif self.boards:
+            self.boards.clear()  # a rematch deals new boards
+            self.actions.clear()
+            self.screen.show_board(self.screen.board, title=self._title())
         if new_phase == "finished" and state.standings:
             won = any(s.status == "finished" for s in state.standings)
             self._finished("won" if won else "all-done", state.standings)
         self._refresh()
         if was_reconnecting:
             self.screen.flash("Reconnected: the board is in sync with the server again", "good")
+        elif self.can_watch():
+            self._flash_watching()
 
     def on_status(self, status: str) -> None:
         """The connection's state: reconnecting, connected, closed, replaced."""
@@ -390,6 +432,14 @@ class RaceController:
     def stuck_now(self) -> bool:
         return self.role == "racer" and self.phase == "racing" and self.my_status() == "stuck"
 
+    def can_watch(self) -> bool:
+        """A spectator during the race with boards to look at: the switching keys work."""
+        return self.role == "spectator" and self.phase == "racing" and self.watched in self.boards
+
+    def watched_board(self) -> Board | None:
+        """The board a spectator looks at (None for racers and before the race)."""
+        return self.boards.get(self.watched) if self.watched is not None else None
+
     def my_status(self) -> str | None:
         me = self.racers.get(self.me)
         return me.status if me is not None else None
@@ -402,7 +452,8 @@ class RaceController:
             if player == self.me and self.phase == "racing":
                 progress = self.screen.board.progress
             you = player == self.me
-            view = RacerView(racer.name, progress, moves, racer.status, racer.time_ms, racer.connected, you)
+            watched = player == self.watched and player in self.boards
+            view = RacerView(racer.name, progress, moves, racer.status, racer.time_ms, racer.connected, you, watched)
             if player == self.me:
                 views.insert(0, view)
             else:
@@ -429,7 +480,11 @@ class RaceController:
     # -- drawing --------------------------------------------------------------------
 
     def _title(self) -> str:
-        return f"Room {self.code} · {preset(self.preset).title}"
+        title = f"Room {self.code} · {preset(self.preset).title}"
+        racer = self.racers.get(self.watched) if self.watched is not None else None
+        if self.role == "spectator" and racer is not None and self.watched in self.boards:
+            return f"Watching {racer.name} · {title}"
+        return title
 
     def _refresh(self) -> None:
         """Bring the screen in line with the model: lock, cover, racers, status line, keys."""
@@ -444,7 +499,10 @@ class RaceController:
         if cover is not None:
             screen.set_cover(*cover)
         info = [f"deal {self.deal}"] if self.deal and self.phase in ("racing", "finished") else []
-        if self.role == "spectator":
+        if self.role == "spectator" and self.can_watch():
+            order = self.watch_order()
+            info.insert(0, f"board {order.index(self.watched or '') + 1} of {len(order)}")
+        elif self.role == "spectator":
             info.append("spectating")
         if self.spectators:
             info.append(plural(self.spectators, "spectator"))
@@ -475,8 +533,10 @@ class RaceController:
             lines.append("l: leave the room")
             return tuple(lines)
         spectating = (f"Spectating room {self.code}", "the racers' progress is on the right", "l: leave the room")
+        if self.role == "spectator" and self.phase == "racing" and self.watched_board() is not None:
+            return ()  # the watched racer's board
         if self.role == "spectator" and (self.phase != "finished" or self.results_open):
-            return spectating  # spectators see no board, only the racers' progress
+            return spectating  # no board to show (an older server sends no moves), only the progress
         if self.phase == "racing" and self.screen.board.is_won():
             return None  # the screen's own "all 52 cards home" banner
         if self.phase == "finished" and self.results_open:
@@ -529,15 +589,92 @@ class RaceController:
             board = Board.from_code(started.deal)
         except ValueError:
             board = parse_board(started.board, started.preset)
-        self.screen.set_board(board, title=self._title())
         for player, racer in self.racers.items():
             self.racers[player] = replace(racer, status="racing", progress=board.progress, moves=0, time_ms=None)
+        if self.role == "spectator":
+            self._watch_all(board, [Watched(player=p, history=()) for p in self.racers])
+        if self.watched_board() is None:
+            self.screen.set_board(board, title=self._title())
         limit = started.ends_at - started.started_at if started.ends_at is not None else None
         self.limit_ms = limit
         self.screen.start_clock(max(0, self.clock.now() - started.started_at), limit)
         self._refresh()
         if self.role == "racer":
             self.screen.flash("Go! First to bring all 52 cards home wins", "good")
+        elif self.can_watch():
+            self._flash_watching("The race is on")
+
+    # -- spectating -------------------------------------------------------------------
+
+    def _watch_all(self, opening: Board, watching: Iterable[Watched]) -> None:
+        """Every racer's board from the opening position and their moves; the watched racer
+        stays, else the leader (most cards home) is watched."""
+        self.boards = {w.player: replay(opening, w.history) for w in watching}
+        self.actions = {p: r.moves for p, r in self.racers.items() if p in self.boards}
+        if self.watched not in self.boards:
+            self.watched = self._leader()
+        self._show_watched()
+
+    def watch_order(self) -> list[str]:
+        """The racers whose boards a spectator has, in seat order: what ``[`` / ``]`` go through."""
+        return [p for p in self.racers if p in self.boards] + [p for p in self.boards if p not in self.racers]
+
+    def _leader(self) -> str | None:
+        """The racer with the most cards home (the first in seat order on a tie)."""
+        return max(self.watch_order(), key=lambda p: self.boards[p].progress, default=None)
+
+    def _watch_move(self, player: str, move: str, actions: int, progress: int) -> None:
+        """A racer's move (or ``undo``) reached this spectator: play it on their board.
+
+        ``actions`` counts the racer's moves and undos so far: a move the room state already
+        had (it can arrive just after the state, when the racer played while we joined) is
+        not played twice."""
+        board = self.boards.get(player)
+        if board is None:
+            if self.deal is None or self.phase != "racing":
+                return
+            board = self.boards[player] = Board.from_code(self.deal)  # missed the start: assume none
+            if self.watched is None:
+                self.watched = player
+        done = self.actions.get(player, 0)
+        if actions <= done:
+            return
+        if actions > done + 1:
+            log.warning("%s's board missed %d actions", player, actions - done - 1)
+        self.actions[player] = actions
+        try:
+            if move == "undo":
+                board.pop()
+            else:
+                board.push_text(move)
+        except (ValueError, IndexError) as error:
+            log.warning("%s's board is out of step (%s): %s", player, move, error)
+        if board.progress != progress:
+            log.warning("%s's board has %d cards home, the server says %d", player, board.progress, progress)
+        if player == self.watched:
+            self._show_watched()
+
+    def _show_watched(self) -> None:
+        board = self.watched_board()
+        if board is not None:
+            self.screen.show_board(board.copy(), title=self._title())
+
+    def watch(self, step: int) -> None:
+        """Look at the next (``step`` 1) or previous (-1) racer's board, in seat order."""
+        if not self.can_watch():
+            self.screen.flash("Switching boards is for spectators during a race", "error")
+            return
+        order = self.watch_order()
+        at = order.index(self.watched) if self.watched in order else 0
+        self.watched = order[(at + step) % len(order)]
+        self._show_watched()
+        self._refresh()
+        self._flash_watching()
+
+    def _flash_watching(self, prefix: str = "Spectating") -> None:
+        racer = self.racers.get(self.watched) if self.watched is not None else None
+        if racer is not None:
+            self.screen.flash(f"{prefix}: {racer.name}'s board · [ and ] switch racer · only racers move")
 
     def _sync_clock(self, elapsed_ms: int) -> None:
         if self.phase == "racing" and not self.screen.clock.running:

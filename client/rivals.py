@@ -46,6 +46,8 @@ class RacerView:
     """Finishing time, for a finished racer."""
     connected: bool = True
     you: bool = False
+    watched: bool = False
+    """The racer whose board a spectator is looking at."""
 
 
 def plural(n: int, word: str) -> str:
@@ -80,6 +82,7 @@ _BAR_COLOUR = {
     RacerStatus.FINISHED: "#4ade80",
     RacerStatus.STUCK: "#facc15",
 }
+WATCHED_COLOUR = "#67e8f9"
 _DISCONNECTED = Style(color="#f87171", bold=True)
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 
@@ -171,11 +174,19 @@ class RivalsPanel(Widget):
 
 
 def _name(racer: RacerView, width: int) -> Text:
-    """The racer's name (``▶ name (you)`` for the player), cut to ``width``."""
-    you = " (you)" if racer.you and len(racer.name) + 8 <= width else ""
-    text = Text(("▶ " if racer.you else "") + racer.name[: max(1, width - 2 - len(you))])
-    text.stylize(Style(bold=True, color="#fde047" if racer.you else None))
-    text.append(you, Style(color="#9ca3af"))
+    """The racer's name (``▶ name (you)`` for the player, ``» name (watching)`` for the racer
+    a spectator watches), cut to ``width``."""
+    if racer.you:
+        mark, note, colour = "▶ ", " (you)", "#fde047"
+    elif racer.watched:
+        mark, note, colour = "» ", " (watching)", WATCHED_COLOUR
+    else:
+        mark, note, colour = "", "", None
+    if len(racer.name) + len(mark) + len(note) > width:
+        note = ""
+    text = Text(mark + racer.name[: max(1, width - 2 - len(note))])
+    text.stylize(Style(bold=True, color=colour))
+    text.append(note, Style(color="#9ca3af"))
     return text
 
 

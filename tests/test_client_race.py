@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import replace
 from typing import ClassVar, cast
 
@@ -23,7 +23,7 @@ from client.lobby import LobbyScreen
 from client.places import Place
 from client.race import RaceController, RaceScreen, now_ms
 from client.results import ResultsScreen
-from client.rivals import RacerView, status_text
+from client.rivals import RacerView, RivalsPanel, status_text
 from protocol.messages import (
     CreateRoom,
     JoinRoom,
@@ -32,12 +32,15 @@ from protocol.messages import (
     MoveRequest,
     Ping,
     Pong,
+    Progress,
     Racer,
     Ready,
     Rematch,
     Rooms,
     RoomState,
     Started,
+    Undo,
+    Watched,
     Welcome,
 )
 from protocol.schema import Message
@@ -313,13 +316,15 @@ async def test_lobby_explains_unreachable_servers_and_bad_codes(server: RaceServ
         room = room_of(app)
         assert room.role == "spectator" and room.phase == "racing"
         assert room.screen.locked == "Spectating: only racers move"
-        assert room.screen.view.cover[0] == f"Spectating room {racing.room}", "no board for spectators"
+        assert not room.screen.view.cover and room.deal is not None, "spectators see a racer's board"
+        assert room.screen.board == Board.from_code(room.deal) and room.screen.board.move_stack == []
         assert {v.name for v in shown(room)} == {"cid", "dan"}
         before = room.screen.board.copy()
         await pilot.press("7", "0")
         assert room.screen.board == before, "spectators cannot move"
         await cid.call(MoveRequest(move="3c"))
         await until(pilot, lambda: any(v.name == "cid" and v.moves == 1 for v in shown(room)), "cid's progress")
+        assert room.watched == cid.player and room.screen.board.move_stack == [Move.parse("3c")]
     for client in (ann, ben, cid, dan):
         await client.close()
 
@@ -352,6 +357,169 @@ async def test_public_rooms_list_quick_match_and_spectate(server: RaceServer) ->
         assert room.role == "racer" and room.code == state.room
         assert [v.name for v in shown(room)] == ["alice", "host"]
     await host.close()
+
+
+# -- spectators follow the boards ---------------------------------------------------------------
+
+
+def board_after(moves: Iterable[Move]) -> Board:
+    """The engine's board after ``moves`` on deal 1: what a racer who played them has."""
+    board = Board.deal("seahaven", 1)
+    for move in moves:
+        board.push(move)
+    return board
+
+
+async def two_bots(server: RaceServer) -> tuple[WsClient, WsClient, str]:
+    """Two bare racers, ann and ben, in a room on deal 1 (not started yet); the room's code."""
+    ann, ben = await WsClient.open(url_of(server), "ann"), await WsClient.open(url_of(server), "ben")
+    state = await ann.call(CreateRoom(deal_number=1))
+    assert isinstance(state, RoomState)
+    assert isinstance(await ben.call(JoinRoom(room=state.room)), RoomState)
+    return ann, ben, state.room
+
+
+async def race_bots(ann: WsClient, ben: WsClient) -> None:
+    await ann.call(Ready())
+    await ben.call(Ready())
+    await ann.expect(Started)
+
+
+async def play(bot: WsClient, *moves: Move) -> None:
+    for move in moves:
+        assert isinstance(await bot.call(MoveRequest(move=str(move))), Moved)
+
+
+async def spectate(app: RaceApp, pilot: Pilot[None], code: str) -> RaceController:
+    """Connect from the lobby and watch room ``code``."""
+    await connect(app, pilot)
+    app.lobby.query_one("#code", Input).value = code
+    await pilot.click("#spectate")
+    await until(pilot, lambda: app.room is not None, "spectating")
+    room = room_of(app)
+    assert room.role == "spectator"
+    return room
+
+
+def server_board(server: RaceServer, code: str, bot: WsClient) -> Board:
+    board = server.rooms[code].room.seats[bot.player].board
+    assert board is not None
+    return board
+
+
+def watched(room: RaceController) -> list[str]:
+    """The racers the panel marks as watched."""
+    return [v.name for v in shown(room) if v.watched]
+
+
+def moves_of(room: RaceController, name: str) -> int:
+    return next(v.moves for v in shown(room) if v.name == name)
+
+
+async def test_spectator_follows_each_racers_board_and_switches_between_them(server: RaceServer) -> None:
+    ann, ben, code = await two_bots(server)
+    moves = solution()
+    app = RaceApp(url_of(server), "sam", autoconnect=False)
+    async with app.run_test(size=SIZE) as pilot:
+        room = await spectate(app, pilot, code)
+        screen = room.screen
+        assert room.phase == "waiting" and not room.can_watch()
+        assert "You are watching" in " ".join(screen.view.cover)
+        await race_bots(ann, ben)
+        await until(pilot, lambda: room.phase == "racing", "the start")
+        # Everyone is level at the start: the first racer's board, the opening position.
+        assert room.watched == ann.player and watched(room) == ["ann"]
+        assert screen.board == DEAL and not screen.view.cover
+        assert "Watching ann" in str(screen.info.content)
+
+        # ann plays six moves and takes the last back; ben plays two.
+        await play(ann, *moves[:6])
+        assert isinstance(await ann.call(Undo()), Moved)
+        await play(ben, *moves[:2])
+        await until(pilot, lambda: moves_of(room, "ann") == 7 and moves_of(room, "ben") == 2, "every move")
+        assert screen.board == board_after(moves[:5]) == server_board(server, code, ann)
+        assert screen.board.move_stack == list(moves[:5]), "the undo took the sixth move back"
+        assert f"{screen.board.progress}/52 home" in str(screen.info.content)
+
+        # ] shows ben's board, [ goes back to ann's.
+        await pilot.press("]")
+        assert room.watched == ben.player and watched(room) == ["ben"]
+        assert screen.board == board_after(moves[:2]) == server_board(server, code, ben)
+        assert screen.board.move_stack == list(moves[:2])
+        assert "Watching ben" in str(screen.info.content) and "ben's board" in screen.message_text
+        # ann plays on meanwhile: ben's board stays on the screen, ann's is kept up to date.
+        await play(ann, moves[5])
+        await until(pilot, lambda: moves_of(room, "ann") == 8, "ann's next move")
+        assert screen.board == board_after(moves[:2])
+        await pilot.press("[")
+        assert room.watched == ann.player and watched(room) == ["ann"]
+        assert screen.board == board_after(moves[:6]) == server_board(server, code, ann)
+        assert "Watching ann" in str(screen.info.content)
+        # tab and shift+tab switch too (two racers: each goes to the other one).
+        await pilot.press("tab")
+        assert room.watched == ben.player and screen.board == board_after(moves[:2])
+        await pilot.press("shift+tab")
+        assert room.watched == ann.player and screen.board == board_after(moves[:6])
+
+        # The board is read-only: a move's keys change nothing, here or on the server.
+        await pilot.press(*keys_of(moves[6]))
+        await pilot.pause(0.1)
+        assert screen.board == board_after(moves[:6]) == server_board(server, code, ann)
+        assert screen.locked == "Spectating: only racers move" and "only racers move" in screen.message_text
+
+        # The race ends: the results show for the spectator too, and switching stops.
+        await play(ann, *moves[6:])
+        await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
+        assert room.phase == "finished" and not room.can_watch()
+        assert room.boards[ann.player] == board_after(moves) and room.boards[ann.player].is_won()
+    for bot in (ann, ben):
+        await bot.close()
+
+
+async def test_spectator_joining_mid_race_sees_the_current_boards_and_after_a_drop(server: RaceServer) -> None:
+    ann, ben, code = await two_bots(server)
+    moves = solution()
+    await race_bots(ann, ben)
+    await play(ann, *moves[:2])
+    await play(ben, *moves[:5])
+    assert board_after(moves[:5]).progress > board_after(moves[:2]).progress, "ben leads"
+    app = RaceApp(url_of(server), "sam", autoconnect=False)
+    async with app.run_test(size=SIZE) as pilot:
+        room = await spectate(app, pilot, code)
+        screen = room.screen
+        # Straight away: the leader's board as it is now, no cover.
+        assert room.phase == "racing" and room.watched == ben.player and watched(room) == ["ben"]
+        assert screen.board == board_after(moves[:5]) == server_board(server, code, ben)
+        assert screen.board.move_stack == list(moves[:5]) and not screen.view.cover
+        assert "Watching ben" in str(screen.info.content)
+        await pilot.press("]")  # after the last racer comes the first again
+        assert room.watched == ann.player
+        assert screen.board == board_after(moves[:2]) == server_board(server, code, ann)
+        # Moves after joining are played on top of the state.
+        await play(ann, moves[2])
+        await until(pilot, lambda: moves_of(room, "ann") == 3, "ann's move")
+        assert screen.board == board_after(moves[:3]) and screen.board.move_stack == list(moves[:3])
+
+        # Spoil the boards, then have the server drop the spectator (which takes them out of the
+        # room): the client comes back, joins again and rebuilds every board from the room state.
+        room.boards = {ann.player: DEAL.copy(), ben.player: DEAL.copy()}
+        session = server.players[room.me]
+        assert session.conn is not None
+        await session.conn.close()
+        await until(pilot, lambda: room.reconnecting, "the reconnecting state")
+        await play(ben, moves[5])  # played while the spectator is away
+        await until(pilot, lambda: not room.reconnecting, "the rejoin", wait=8)
+        assert app.room is room and room.role == "spectator" and isinstance(top(app), RaceScreen)
+        assert "Reconnected" in screen.message_text
+        assert room.watched == ann.player, "still watching the same racer"
+        assert screen.board == board_after(moves[:3]) == server_board(server, code, ann)
+        assert room.boards[ben.player] == board_after(moves[:6]) == server_board(server, code, ben)
+        await pilot.press("]")
+        assert screen.board.move_stack == list(moves[:6])
+        await play(ben, moves[6])
+        await until(pilot, lambda: screen.board.move_stack == list(moves[:7]), "ben's move after the rejoin")
+    for bot in (ann, ben):
+        await bot.close()
 
 
 # -- reconnecting ------------------------------------------------------------------------------
@@ -484,6 +652,10 @@ async def test_stuck_racer_may_undo_only_when_the_room_allows(undo: bool) -> Non
         await pilot.click("#join")
         await until(pilot, lambda: app.room is not None, "the room")
         room = room_of(app)
+        await pilot.press("]", "tab")  # a racer's board is their own: no switching
+        assert not room.can_watch() and room.screen.board == DEAL and not room.boards
+        assert "right_square_bracket" not in room.screen.active_bindings and "tab" not in room.screen.active_bindings
+        assert "Switching" not in room.screen.message_text, "the keys are off for racers, not refused"
         await pilot.press("7", "0")
         await until(pilot, lambda: room.my_status() == "stuck", "stuck")
         if undo:
@@ -500,6 +672,45 @@ async def test_stuck_racer_may_undo_only_when_the_room_allows(undo: bool) -> Non
             assert room.screen.locked is not None and "out of this race" in room.screen.locked
             await pilot.press("u")
             assert [m.TYPE for m in ScriptedConnection.last.sent if m.TYPE != "list_rooms"] == ["join_room", "move"]
+
+
+async def test_a_spectator_plays_each_racers_move_once() -> None:
+    """A move the room state already had (it may arrive just after the state) is not played again."""
+    moves = solution()
+    racers = tuple(
+        Racer(player=p, name=p, status="racing", connected=True, progress=0, moves=n, time_ms=None)
+        for p, n in (("ann", 3), ("bob", 3))
+    )
+    watching = (
+        Watched(player="ann", history=(str(moves[0]),)),
+        Watched(player="bob", history=tuple(map(str, moves[:3]))),
+    )
+    state = replace(racing_state(True), role="spectator", racers=racers, watching=watching)
+    ScriptedConnection.replies = {"join_room": lambda m: state}
+    app = RaceApp("ws://scripted", "alice", connection_factory=cast(ConnectionFactory, ScriptedConnection))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.connected, "the scripted session")
+        app.lobby.query_one("#code", Input).value = "ABCDEF"
+        await pilot.click("#spectate")
+        await until(pilot, lambda: app.room is not None, "the room")
+        room = room_of(app)
+        assert room.watched == "bob" and room.screen.board == board_after(moves[:3]), "bob leads: 1 card home to 0"
+        assert "» bob" in str(room.screen.query_one(RivalsPanel).render())
+        conn = ScriptedConnection.last
+
+        def progress(player: str, n: int, move: str) -> Progress:
+            return Progress(player=player, progress=0, moves=n, status="racing", elapsed_ms=1000, move=move)
+
+        conn.on_event(progress("bob", 3, str(moves[2])))  # already in the state
+        conn.on_event(progress("bob", 4, str(moves[3])))
+        # ann played two moves and took the second back (3 actions): the undo is in the state too.
+        conn.on_event(progress("ann", 3, "undo"))
+        conn.on_event(progress("ann", 4, str(moves[1])))
+        await until(pilot, lambda: room.racers["ann"].moves == 4, "the progress")
+        assert room.screen.board.move_stack == list(moves[:4])
+        assert "right_square_bracket" in room.screen.active_bindings, "the switching keys are on"
+        await pilot.press("[")
+        assert room.watched == "ann" and room.screen.board.move_stack == list(moves[:2])
 
 
 async def test_room_gone_after_a_reconnect_goes_back_to_the_lobby() -> None:
