@@ -28,6 +28,7 @@ class ErrorCode(StrEnum):
     UNDO_DISABLED = "undo-disabled"
     NOTHING_TO_UNDO = "nothing-to-undo"
     UNDO_LIMIT = "undo-limit"
+    MOVE_LIMIT = "move-limit"
     BAD_DEAL = "bad-deal"
     NOT_FINISHED = "not-finished"
     STORE_UNAVAILABLE = "store-unavailable"

@@ -8,10 +8,23 @@ import contextlib
 import logging
 import os
 import signal
+from collections.abc import Callable
 
 from .app import RaceServer
 from .config import Config
 from .store import open_store
+
+
+def at_least(low: float, kind: Callable[[str], float] = float) -> Callable[[str], float]:
+    """An argparse type: a number no smaller than ``low``."""
+
+    def parse(text: str) -> float:
+        value = kind(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, not {text}")
+        return value
+
+    return parse
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
@@ -21,7 +34,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
         description="Seahaven Towers race server (WebSocket). In-memory store unless a Redis URL is given.",
     )
     parser.add_argument("--host", default=env.get("SEAHAVEN_HOST", "127.0.0.1"), help="address to listen on")
-    parser.add_argument("--port", type=int, default=int(env.get("SEAHAVEN_PORT", "8765")), help="port (0: any free)")
+    parser.add_argument(
+        "--port", type=at_least(0, int), default=env.get("SEAHAVEN_PORT", "8765"), help="port (0: any free)"
+    )
     parser.add_argument(
         "--redis",
         default=env.get("SEAHAVEN_REDIS_URL") or None,
@@ -30,24 +45,34 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
     )
     parser.add_argument("--prefix", default=env.get("SEAHAVEN_PREFIX", "seahaven:"), help="Redis key prefix")
     parser.add_argument(
-        "--grace", type=float, default=float(env.get("SEAHAVEN_GRACE", "30")), help="reconnect grace, s"
+        "--grace",
+        type=at_least(0),
+        default=env.get("SEAHAVEN_GRACE", "30"),
+        help="seconds a dropped racer keeps a seat",
     )
     parser.add_argument(
-        "--countdown", type=float, default=float(env.get("SEAHAVEN_COUNTDOWN", "3")), help="countdown before a race, s"
+        "--countdown", type=at_least(0), default=env.get("SEAHAVEN_COUNTDOWN", "3"), help="countdown before a race, s"
     )
-    parser.add_argument("--rate", type=float, default=float(env.get("SEAHAVEN_RATE", "30")), help="requests/s")
-    parser.add_argument("--burst", type=int, default=int(env.get("SEAHAVEN_BURST", "60")), help="request burst")
+    parser.add_argument(
+        "--spectator-delay",
+        type=at_least(0),
+        default=env.get("SEAHAVEN_SPECTATOR_DELAY", "10"),
+        help="seconds spectators see moves late (0: live; then a racer could watch rivals from a second session)",
+    )
+    parser.add_argument("--rate", type=at_least(1), default=env.get("SEAHAVEN_RATE", "30"), help="requests/s")
+    parser.add_argument("--burst", type=at_least(1, int), default=env.get("SEAHAVEN_BURST", "60"), help="burst")
     parser.add_argument("--log-level", default=env.get("SEAHAVEN_LOG_LEVEL", "INFO"), help="DEBUG, INFO, WARNING...")
     args = parser.parse_args(argv)
     config = Config(
         host=args.host,
-        port=args.port,
+        port=int(args.port),
         redis_url=args.redis,
         prefix=args.prefix,
         grace_ms=int(args.grace * 1000),
         countdown_ms=int(args.countdown * 1000),
+        spectator_delay_ms=int(args.spectator_delay * 1000),
         rate=args.rate,
-        burst=args.burst,
+        burst=int(args.burst),
     )
     return config, args.log_level
 

@@ -14,10 +14,10 @@ import dataclasses
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence, Set
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence, Set
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Final
 
 import msgpack
 from websockets.asyncio.server import Server as WsServer
@@ -60,41 +60,33 @@ from .events import Moved as MovedEvent
 from .limits import TokenBucket
 from .names import new_player_id, new_room_code, new_token, normalise_room_code, sanitise_name
 from .room import Room, Settings
+from .sessions import Session
 from .store import Store, StoreError
 
 log = logging.getLogger("seahaven.server")
 
-_OUTBOX: contextvars.ContextVar[list[tuple[Set[str], bytes]] | None] = contextvars.ContextVar("outbox", default=None)
+Frame = tuple[Set[str], bytes, int]
+"""Who gets a frame, the frame, and after how many milliseconds."""
+
+_OUTBOX: contextvars.ContextVar[list[Frame] | None] = contextvars.ContextVar("outbox", default=None)
 """Frames a request caused, held back until its reply is sent (None: send at once)."""
+
+MAX_WRITE_BUFFER: Final = 1 << 20
+"""Bytes a connection may leave unread before it is closed as too slow (fan-out never waits)."""
+MAX_MISSES: Final = 20
+"""Wrong room codes a session may try."""
+LOBBY_SESSION_TTL: Final = 3600.0
+"""Seconds the store keeps a session that never joined a room."""
 
 
 def log_event(event: str, /, **fields: object) -> None:
-    """One structured log line: ``event=room.created key=value ...``."""
-    log.info("event=%s %s", event, " ".join(f"{k}={v}" for k, v in fields.items()))
+    """One structured log line: ``event=room.created key=value ...`` (values with spaces quoted)."""
+    parts = (f"{k}={v!r}" if isinstance(v, str) and (not v or " " in v) else f"{k}={v}" for k, v in fields.items())
+    log.info("event=%s %s", event, " ".join(parts))
 
 
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-@dataclass(slots=True)
-class Session:
-    token: str
-    player: str
-    name: str
-    room: str | None = None
-    last_seq: int = -1
-    last_reply: list[bytes] = field(default_factory=list)
-    conn: ServerConnection | None = None
-
-    def dump(self) -> bytes:
-        data: bytes = msgpack.packb([self.player, self.name, self.room])
-        return data
-
-    @classmethod
-    def load(cls, token: str, data: bytes) -> Session:
-        player, name, room = msgpack.unpackb(data, raw=False)
-        return cls(token, player, name, room)
 
 
 @dataclass(slots=True)
@@ -105,22 +97,28 @@ class Live:
     log: list[Event]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.TimerHandle | None = None
+    deadline: int | None = None
     stale: bool = False
     """A store call failed: the stored log may hold more than ``log`` (a lost reply)."""
+    visitors: set[str] = field(default_factory=set)
+    """Players this process seated or seated again here: whose sessions to release later."""
 
 
 class RaceServer:
-    """The race server: call ``start`` then ``serve_forever``, or use ``run``."""
+    """The race server: ``await start()``, later ``await stop()``."""
 
     def __init__(self, config: Config, store: Store) -> None:
         self.config = config
         self.store = store
         self.rooms: dict[str, Live] = {}
+        self.loading: dict[str, asyncio.Future[Live | None]] = {}
         self.sessions: dict[str, Session] = {}
         self.players: dict[str, Session] = {}
         """Sessions by player id, for fan-out."""
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.stopping = False
         self.ws: WsServer | None = None
-        self.handlers: dict[type[Message], Callable[[Session, Any, int], Awaitable[Message]]] = {
+        self.handlers: dict[type[Message], Callable[[Session, Any], Awaitable[Message]]] = {
             ListRooms: self.on_list_rooms,
             CreateRoom: self.on_create_room,
             JoinRoom: self.on_join_room,
@@ -159,25 +157,37 @@ class RaceServer:
         return self.config.port
 
     async def stop(self) -> None:
+        """Close every connection without counting anyone as dropped: a restart resumes the races."""
+        self.stopping = True
         for live in self.rooms.values():
             if live.timer:
                 live.timer.cancel()
         if self.ws is not None:
             self.ws.close(close_connections=True)
             await self.ws.wait_closed()
+        for task in list(self.tasks):
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
         await self.store.close()
         log_event("server.stopped")
 
     async def recover(self) -> None:
-        """Rebuild the store's live rooms; their racers count as dropped from now on."""
+        """Rebuild the store's live rooms. Nobody is connected yet: racers get their grace
+        period from now, spectators are gone."""
         now = now_ms()
         for code in await self.store.room_ids():
-            live = await self._load(code)
+            live = await self._get(code)
             if live is None:
                 continue
-            for player in list(live.room.seats):
-                await self._commit(live, live.room.disconnect(player, now), now)
-            log_event("room.recovered", room=code, phase=live.room.phase)
+            room = live.room
+            for player in [*room.seats, *room.spectators]:
+                seat = room.seats.get(player)
+                if seat is not None and not seat.connected:
+                    # Dropped before the restart: count the grace period from now.
+                    await self._commit(live, room.reconnect(player, now), now)
+                await self._commit(live, room.disconnect(player, now), now)
+            log_event("room.recovered", room=code, phase=room.phase)
+            await self._forget_if_idle(live)
 
     async def health(self, connection: ServerConnection, request: Request) -> Response | None:
         if request.path != "/healthz":
@@ -185,6 +195,12 @@ class RaceServer:
         ok = await self.store.ping()
         status = HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE
         return connection.respond(status, "ok\n" if ok else "store unavailable\n")
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Run ``coro`` in the background, kept and cancelled on stop."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     # -- connections --------------------------------------------------------
 
@@ -198,6 +214,8 @@ class RaceServer:
         session: Session | None = None
         try:
             async for frame in ws:
+                if session is not None and session.conn is not ws:
+                    break  # another connection took the session over
                 seq: int | None = None
                 try:
                     if not bucket.take(time.monotonic()):
@@ -211,15 +229,11 @@ class RaceServer:
                     if session is None:
                         if not isinstance(message, Hello):
                             raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first")
-                        try:
-                            session = await self.on_hello(ws, message, seq)
-                        except StoreError as exc:
-                            log_event("store.error", error=str(exc).replace(" ", "_"))
-                            raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the game store is unavailable") from None
+                        session = await self.on_hello(ws, message, seq)
                         continue
                     if isinstance(message, Hello):
                         raise ProtocolError(ErrorCode.BAD_FIELD, "you already said hello on this connection")
-                    await self.request(session, seq, message)
+                    await self.request(ws, session, seq, message)
                 except ProtocolError as exc:
                     re = seq if seq is not None else exc.seq
                     await _send(ws, Error(code=exc.code, message=exc.message), re)
@@ -228,27 +242,28 @@ class RaceServer:
         finally:
             if session is not None and session.conn is ws:
                 session.conn = None
-                await self._dropped(session)
+                if not self.stopping:
+                    await self._dropped(session)
                 if session.room is None:
                     self._forget_session(session)
 
-    async def request(self, session: Session, seq: int, message: Message) -> None:
-        """Answer one request; a repeated seq gets the same answer again, unreplayed."""
-        ws = session.conn
-        assert ws is not None
+    async def request(self, ws: ServerConnection, session: Session, seq: int, message: Message) -> None:
+        """Answer one request on ``ws``; a repeated seq gets the same answer again, unreplayed."""
         if seq == session.last_seq:
-            for frame in session.last_reply:
+            frames = await asyncio.shield(session.pending) if session.pending else session.last_reply
+            for frame in frames:
                 await ws.send(frame)
             return
         if seq < session.last_seq:
             raise ProtocolError(ErrorCode.BAD_SEQ, f"seq {seq} is older than your last request {session.last_seq}")
         session.last_seq = seq
-        outbox: list[tuple[Set[str], bytes]] = []
+        pending = session.pending = asyncio.get_running_loop().create_future()
+        outbox: list[Frame] = []
         _OUTBOX.set(outbox)
         try:
-            reply = await self.handlers[type(message)](session, message, seq)
+            reply = await self.handlers[type(message)](session, message)
         except StoreError as exc:
-            log_event("store.error", error=str(exc).replace(" ", "_"))
+            log_event("store.error", error=str(exc))
             reply = Error(code=ErrorCode.STORE_UNAVAILABLE, message="the game store is unavailable; try again")
         except ProtocolError as exc:
             reply = Error(code=exc.code, message=exc.message)
@@ -260,40 +275,31 @@ class RaceServer:
             _OUTBOX.set(None)
         frame = encode(reply, seq)
         session.last_reply = [frame]
+        if session.pending is pending:
+            session.pending = None
+        pending.set_result([frame])
         # The requester hears the answer first, then the room hears what it caused.
         with contextlib.suppress(ConnectionClosed):
             await ws.send(frame)
         self._deliver(outbox)
 
     async def on_hello(self, ws: ServerConnection, hello: Hello, seq: int) -> Session:
-        """Open or resume a session. Everything that may fail (the store) happens before this
-        connection takes the session over, so a failed hello leaves nothing half done."""
-        session: Session | None = None
-        if hello.token is not None:
-            session = self.sessions.get(hello.token)
-            if session is None:
-                data = await self.store.get_session(hello.token)
-                if data is None:
-                    raise ProtocolError(ErrorCode.BAD_TOKEN, "unknown or expired session token: say hello without one")
-                session = Session.load(hello.token, data)
-        else:
-            session = Session(new_token(), new_player_id(), sanitise_name(hello.name))
-        live = await self._get(session.room) if session.room is not None else None
-        if live is None or session.player not in live.room.members:
-            session.room, live = None, None
-        now = now_ms()
-        if live is not None:
-            async with self._locked(live):
-                await self._commit(live, live.room.reconnect(session.player, now), now)
-        await self.store.put_session(session.token, session.dump(), self.config.session_ttl)
-
-        if session.conn is not None and session.conn is not ws:
-            old = session.conn
-            session.conn = None
-            await old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token")
-        session.conn = ws
+        """Open or resume a session. The store calls come first and the takeover of the
+        session after them, all at once, so a failed or slow hello leaves nothing half done."""
+        outbox: list[Frame] = []
+        _OUTBOX.set(outbox)
+        try:
+            session, live = await self._resume(hello)
+        except StoreError as exc:
+            log_event("store.error", error=str(exc))
+            raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the game store is unavailable") from None
+        finally:
+            _OUTBOX.set(None)
+        old, session.conn = session.conn, ws
         self.sessions[session.token] = session
         self.players[session.player] = session
+        if old is not None and old is not ws:
+            self._spawn(old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token"))
         limits = Limits(
             max_frame=MAX_FRAME, rate=int(self.config.rate), burst=self.config.burst, grace_ms=self.config.grace_ms
         )
@@ -301,7 +307,7 @@ class RaceServer:
             token=session.token,
             player=session.player,
             name=session.name,
-            server_time=now,
+            server_time=now_ms(),
             limits=limits,
             room=session.room,
             last_seq=session.last_seq,
@@ -310,14 +316,46 @@ class RaceServer:
         log_event("session.hello", player=session.player, resumed=hello.token is not None)
         if live is not None:
             await _send(ws, live.room.state_for(session.player, now_ms()), None)
+        self._deliver(outbox)
         return session
+
+    async def _resume(self, hello: Hello) -> tuple[Session, Live | None]:
+        """The session a hello names (or a new one), back in its room if it still has a place."""
+        if hello.token is None:
+            session = Session(new_token(), new_player_id(), sanitise_name(hello.name))
+            await self.store.put_session(session.token, session.dump(), LOBBY_SESSION_TTL)
+            return session, None
+        known = self.sessions.get(hello.token)
+        if known is None:
+            data = await self.store.get_session(hello.token)
+            if data is None:
+                raise ProtocolError(ErrorCode.BAD_TOKEN, "unknown or expired session token: say hello without one")
+            known = Session.load(hello.token, data)
+        session = known
+        live = await self._get(session.room) if session.room is not None else None
+        if live is not None and not live.room.has_member(session.player):
+            await self._forget_if_idle(live)
+            live = None
+        if live is None:
+            session.room = None
+        else:
+            live.visitors.add(session.player)
+            now = now_ms()
+            async with self._locked(live):
+                await self._commit(live, live.room.reconnect(session.player, now), now)
+        await self._save(session)
+        return session, live
+
+    async def _save(self, session: Session) -> None:
+        ttl = self.config.session_ttl if session.room is not None else LOBBY_SESSION_TTL
+        await self.store.put_session(session.token, session.dump(), ttl)
 
     # -- request handlers ---------------------------------------------------
 
-    async def on_ping(self, session: Session, message: Ping, seq: int) -> Message:
+    async def on_ping(self, session: Session, message: Ping) -> Message:
         return Pong(server_time=now_ms())
 
-    async def on_list_rooms(self, session: Session, message: ListRooms, seq: int) -> Message:
+    async def on_list_rooms(self, session: Session, message: ListRooms) -> Message:
         rooms = []
         for data in (await self.store.listings()).values():
             try:
@@ -329,7 +367,7 @@ class RaceServer:
         rooms.sort(key=lambda r: (r.phase != "waiting", r.room))
         return Rooms(rooms=tuple(rooms))
 
-    async def on_create_room(self, session: Session, message: CreateRoom, seq: int) -> Message:
+    async def on_create_room(self, session: Session, message: CreateRoom) -> Message:
         self._not_in_room(session)
         preset, deal = message.preset, message.deal_number
         if message.deal_code is not None:
@@ -339,68 +377,74 @@ class RaceServer:
                 preset, deal = decode_deal(message.deal_code)
             except ValueError as exc:
                 raise ProtocolError(ErrorCode.BAD_DEAL, str(exc)) from None
-        settings = Settings(
-            preset=preset,
-            deal=deal if deal is not None else _random_deal(),
+        settings = self._settings(
+            preset,
+            deal,
             seats=message.seats,
             public=message.public,
             time_limit_ms=message.time_limit * 1000 if message.time_limit else None,
             undo=message.undo,
-            countdown_ms=self.config.countdown_ms,
-            grace_ms=self.config.grace_ms,
         )
-        live = await self._create(settings)
-        return await self._join(session, live, spectate=False)
+        return await self._join(session, await self._create(settings), spectate=False)
 
-    async def on_join_room(self, session: Session, message: JoinRoom, seq: int) -> Message:
+    async def on_join_room(self, session: Session, message: JoinRoom) -> Message:
         self._not_in_room(session)
+        if session.misses >= MAX_MISSES:
+            raise ProtocolError(ErrorCode.RATE_LIMITED, "too many wrong room codes: ask your friend for theirs")
         live = await self._get(normalise_room_code(message.room))
         if live is None:
+            session.misses += 1
             raise ProtocolError(ErrorCode.ROOM_NOT_FOUND, f"no room {message.room!r}: check the code")
         return await self._join(session, live, spectate=message.spectate)
 
-    async def on_quick_match(self, session: Session, message: QuickMatch, seq: int) -> Message:
+    async def on_quick_match(self, session: Session, message: QuickMatch) -> Message:
         self._not_in_room(session)
         for live in self.rooms.values():
             room = live.room
             someone_waits = any(seat.connected for seat in room.seats.values())
             if room.settings.public and room.settings.preset == message.preset and room.is_open() and someone_waits:
                 return await self._join(session, live, spectate=False)
-        settings = Settings(
-            preset=message.preset,
-            deal=_random_deal(),
-            countdown_ms=self.config.countdown_ms,
-            grace_ms=self.config.grace_ms,
-        )
+        settings = self._settings(message.preset, None)
         return await self._join(session, await self._create(settings), spectate=False)
 
-    async def on_leave(self, session: Session, message: Leave, seq: int) -> Message:
+    async def on_leave(self, session: Session, message: Leave) -> Message:
         live = self._in_room(session)
-        now = now_ms()
         async with self._locked(live):
+            now = now_ms()
             await self._commit(live, live.room.leave(session.player, now), now)
         session.room = None
+        live.visitors.discard(session.player)
         await self._forget_if_idle(live)
-        await self.store.put_session(session.token, session.dump(), self.config.session_ttl)
+        await self._save(session)
         return Ok()
 
-    async def on_ready(self, session: Session, message: Ready, seq: int) -> Message:
+    async def on_ready(self, session: Session, message: Ready) -> Message:
         return await self._command(session, lambda room, now: room.set_ready(session.player, message.ready, now))
 
-    async def on_move(self, session: Session, message: MoveRequest, seq: int) -> Message:
+    async def on_move(self, session: Session, message: MoveRequest) -> Message:
         return await self._command(session, lambda room, now: room.move(session.player, message.move, now))
 
-    async def on_undo(self, session: Session, message: Undo, seq: int) -> Message:
+    async def on_undo(self, session: Session, message: Undo) -> Message:
         return await self._command(session, lambda room, now: room.undo(session.player, now))
 
-    async def on_resign(self, session: Session, message: Resign, seq: int) -> Message:
+    async def on_resign(self, session: Session, message: Resign) -> Message:
         return await self._command(session, lambda room, now: room.resign(session.player, now))
 
-    async def on_rematch(self, session: Session, message: Rematch, seq: int) -> Message:
+    async def on_rematch(self, session: Session, message: Rematch) -> Message:
         deal = _random_deal()
         return await self._command(session, lambda room, now: room.vote_rematch(session.player, deal, now))
 
     # -- rooms --------------------------------------------------------------
+
+    def _settings(self, preset: str, deal: int | None, **chosen: Any) -> Settings:
+        return Settings(
+            preset=preset,
+            deal=deal if deal is not None else _random_deal(),
+            countdown_ms=self.config.countdown_ms,
+            grace_ms=self.config.grace_ms,
+            spectator_delay_ms=self.config.spectator_delay_ms,
+            **chosen,
+        )
 
     async def _command(self, session: Session, command: Callable[[Room, int], list[Event]]) -> Message:
         """Run a room command; answer ``moved`` for moves and undos, ``ok`` otherwise."""
@@ -425,12 +469,22 @@ class RaceServer:
 
     @contextlib.asynccontextmanager
     async def _locked(self, live: Live) -> AsyncIterator[None]:
-        """The room's lock, with the room reloaded from the store if a failure left it unsure."""
+        """The room's lock, on the room this process holds (reloaded if a failure left it unsure).
+
+        ProtocolError room-not-found when the room closed while we waited for the lock.
+        """
         async with live.lock:
+            code = live.room.code
+            if self.rooms.get(code) is not live:
+                raise ProtocolError(ErrorCode.ROOM_NOT_FOUND, f"room {code} has just closed")
             if live.stale:
-                events = [unpack(d) for d in await self.store.load(live.room.code)]
-                if events:
+                try:
+                    events = [unpack(d) for d in await self.store.load(code)]
                     live.room, live.log = Room.replay(events), events
+                except ValueError as exc:
+                    log_event("room.corrupt", room=code, error=str(exc))
+                    self._drop(live)
+                    raise ProtocolError(ErrorCode.ROOM_NOT_FOUND, f"room {code} was lost") from None
                 live.stale = False
             yield
 
@@ -442,69 +496,111 @@ class RaceServer:
         if not events:
             return
         room = live.room
+        code = room.code
         ttl = self.config.finished_ttl if room.phase == "finished" else self.config.room_ttl
         try:
-            length = await self.store.append(room.code, [pack(e) for e in events], ttl)
+            length = await self.store.append(code, [pack(e) for e in events], ttl)
         except StoreError:
             live.room = Room.replay(live.log)
             live.stale = True
             raise
         live.log.extend(events)
+        self._schedule(live)
         if length != len(live.log):
-            live.stale = True  # someone else wrote to this log: read it again before the next command
-        frames: list[tuple[Set[str], bytes]] = [
-            (room.members if audience is None else audience, encode(message))
+            await self._heal(live, length, len(events), ttl)
+        frames: list[Frame] = [
+            (room.members if out.audience is None else out.audience, encode(out.message), out.delay_ms)
             for event in events
-            for audience, message in room.messages(event, now)
+            for out in room.messages(event, now)
         ]
         outbox = _OUTBOX.get()
         if outbox is None:
             self._deliver(frames)
         else:
             outbox.extend(frames)
-        for event in events:
-            if not isinstance(event, MovedEvent | Undone):
-                log_event("room." + type(event).__name__.lower(), room=room.code, **_describe(event))
-        if any(not isinstance(e, MovedEvent | Undone) for e in events):
+        lifecycle = [e for e in events if not isinstance(e, MovedEvent | Undone)]
+        for event in lifecycle:
+            log_event("room." + type(event).__name__.lower(), room=code, **_describe(event))
+        if lifecycle:
+            self._release_seatless(live)
             await self._publish(live)
-        self._schedule(live)
 
-    def _deliver(self, frames: list[tuple[Set[str], bytes]]) -> None:
-        players = self.players
-        for audience, frame in frames:
-            conns = [s.conn for p in audience if (s := players.get(p)) is not None and s.conn is not None]
-            if conns:
-                broadcast(conns, frame)
+    async def _heal(self, live: Live, length: int, added: int, ttl: float) -> None:
+        """The stored log is not the one we hold. If it had expired under the live room, write
+        it again whole; otherwise someone else wrote to it: read it before the next command."""
+        if length == added:
+            try:
+                await self.store.delete(live.room.code)
+                await self.store.append(live.room.code, [pack(e) for e in live.log], ttl)
+                log_event("room.log_restored", room=live.room.code, events=len(live.log))
+                return
+            except StoreError as exc:
+                log_event("store.error", room=live.room.code, error=str(exc))
+        live.stale = True
+
+    def _deliver(self, frames: list[Frame]) -> None:
+        loop = asyncio.get_running_loop()
+        for audience, frame, delay_ms in frames:
+            if delay_ms > 0:
+                loop.call_later(delay_ms / 1000, self._send_now, audience, frame)
+            else:
+                self._send_now(audience, frame)
+
+    def _send_now(self, audience: Set[str], frame: bytes) -> None:
+        conns = []
+        for player in audience:
+            session = self.players.get(player)
+            conn = session.conn if session is not None else None
+            if conn is None:
+                continue
+            if conn.transport.get_write_buffer_size() > MAX_WRITE_BUFFER:
+                # Fan-out never waits for a reader; one that stops reading is let go.
+                self._spawn(conn.close(CloseCode.POLICY, "too slow: not reading"))
+                continue
+            conns.append(conn)
+        if conns:
+            broadcast(conns, frame)
 
     async def _publish(self, live: Live) -> None:
+        """Update the lobby listing: best effort, the events are stored already."""
         room = live.room
-        if room.settings.public and room.phase != "finished" and not room.is_empty():
-            await self.store.set_listing(room.code, msgpack.packb(room.summary().to_body()), self.config.room_ttl)
-        else:
-            await self.store.set_listing(room.code, None, self.config.room_ttl)
+        summary = msgpack.packb(room.summary().to_body())
+        listed = room.settings.public and room.phase != "finished" and not room.is_empty()
+        try:
+            await self.store.set_listing(room.code, summary if listed else None, self.config.room_ttl)
+        except StoreError as exc:
+            log_event("store.error", room=room.code, error=str(exc))
 
     def _schedule(self, live: Live) -> None:
+        deadline = live.room.next_deadline()
+        if deadline == live.deadline and live.timer is not None:
+            return
         if live.timer is not None:
             live.timer.cancel()
             live.timer = None
-        deadline = live.room.next_deadline()
-        if deadline is None:
-            return
-        delay = max(0.0, (deadline - now_ms()) / 1000)
-        loop = asyncio.get_running_loop()
-        live.timer = loop.call_later(delay, lambda: loop.create_task(self._tick(live)))
+        live.deadline = deadline
+        if deadline is not None:
+            delay = max(0.0, (deadline - now_ms()) / 1000)
+            live.timer = self._tick_later(live, delay)
+
+    def _tick_later(self, live: Live, delay: float) -> asyncio.TimerHandle:
+        return asyncio.get_running_loop().call_later(delay, lambda: self._spawn(self._tick(live)))
 
     async def _tick(self, live: Live) -> None:
         _OUTBOX.set(None)  # a timer inherits the context of the request that set it
-        async with self._locked(live):
-            now = now_ms()
-            try:
+        live.timer = None
+        try:
+            async with self._locked(live):
+                now = now_ms()
                 await self._commit(live, live.room.tick(now), now)
-            except StoreError as exc:
-                log_event("store.error", room=live.room.code, error=str(exc).replace(" ", "_"))
-                live.timer = asyncio.get_running_loop().call_later(1.0, lambda: asyncio.ensure_future(self._tick(live)))
-                return
-            self._schedule(live)
+                self._schedule(live)
+        except ProtocolError:
+            return  # the room has closed
+        except StoreError as exc:
+            log_event("store.error", room=live.room.code, error=str(exc))
+            live.deadline = None
+            live.timer = self._tick_later(live, 1.0)
+            return
         await self._forget_if_idle(live)
 
     async def _create(self, settings: Settings) -> Live:
@@ -522,16 +618,39 @@ class RaceServer:
         return live
 
     async def _join(self, session: Session, live: Live, spectate: bool) -> Message:
-        now = now_ms()
-        async with self._locked(live):
-            await self._commit(live, live.room.join(session.player, session.name, spectate, now), now)
+        try:
+            async with self._locked(live):
+                now = now_ms()
+                await self._commit(live, live.room.join(session.player, session.name, spectate, now), now)
+        except ProtocolError:
+            await self._forget_if_idle(live)
+            raise
         session.room = live.room.code
-        await self.store.put_session(session.token, session.dump(), self.config.session_ttl)
+        session.misses = 0
+        live.visitors.add(session.player)
+        await self._save(session)
         return live.room.state_for(session.player, now)
 
     async def _get(self, code: str) -> Live | None:
+        """The room of this code: held here, or loaded from the store once however many ask."""
         live = self.rooms.get(code)
-        return live if live is not None else await self._load(code)
+        if live is not None:
+            return live
+        loading = self.loading.get(code)
+        if loading is not None:
+            return await asyncio.shield(loading)
+        future: asyncio.Future[Live | None] = asyncio.get_running_loop().create_future()
+        self.loading[code] = future
+        try:
+            live = await self._load(code)
+            future.set_result(live)
+            return live
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: waiters get it, nobody else must
+            raise
+        finally:
+            del self.loading[code]
 
     async def _load(self, code: str) -> Live | None:
         data = await self.store.load(code)
@@ -541,7 +660,7 @@ class RaceServer:
             events = [unpack(d) for d in data]
             room = Room.replay(events)
         except ValueError as exc:
-            log_event("room.corrupt", room=code, error=str(exc).replace(" ", "_"))
+            log_event("room.corrupt", room=code, error=str(exc))
             return None
         live = Live(room, events)
         self.rooms[code] = live
@@ -550,26 +669,26 @@ class RaceServer:
 
     def _in_room(self, session: Session) -> Live:
         live = self.rooms.get(session.room) if session.room else None
-        if live is None or session.player not in live.room.members:
+        if live is None or not live.room.has_member(session.player):
             raise ProtocolError(ErrorCode.NOT_IN_ROOM, "you are not in a room: create or join one")
         return live
 
     def _not_in_room(self, session: Session) -> None:
         live = self.rooms.get(session.room) if session.room is not None else None
-        if live is not None and session.player in live.room.members:
+        if live is not None and live.room.has_member(session.player):
             raise ProtocolError(ErrorCode.ALREADY_IN_ROOM, f"you are in room {session.room}: leave it first")
 
     async def _dropped(self, session: Session) -> None:
-        if session.room is None or session.room not in self.rooms:
+        live = self.rooms.get(session.room) if session.room is not None else None
+        if live is None:
             return
-        live = self.rooms[session.room]
-        now = now_ms()
         try:
             async with self._locked(live):
+                now = now_ms()
                 await self._commit(live, live.room.disconnect(session.player, now), now)
-        except StoreError as exc:
-            log_event("store.error", room=live.room.code, error=str(exc).replace(" ", "_"))
-        if session.player in live.room.spectators:
+        except (StoreError, ProtocolError) as exc:
+            log_event("session.drop_unrecorded", player=session.player, error=str(exc))
+        if not live.room.has_member(session.player):
             session.room = None
         log_event("session.dropped", player=session.player, room=live.room.code)
         await self._forget_if_idle(live)
@@ -580,20 +699,40 @@ class RaceServer:
         if self.players.get(session.player) is session:
             del self.players[session.player]
 
+    def _release_seatless(self, live: Live) -> None:
+        """Sessions whose seat the room took away (grace ran out, a rematch went on without them)
+        are in no room any more; unconnected ones are forgotten."""
+        room = live.room
+        for player in [p for p in live.visitors if not room.has_member(p)]:
+            live.visitors.discard(player)
+            session = self.players.get(player)
+            if session is not None and session.room == room.code:
+                session.room = None
+                if session.conn is None:
+                    self._forget_session(session)
+
+    def _drop(self, live: Live) -> None:
+        """Let go of a room: no timer, not held, its visitors' idle sessions forgotten."""
+        if live.timer is not None:
+            live.timer.cancel()
+            live.timer = None
+        if self.rooms.get(live.room.code) is live:
+            del self.rooms[live.room.code]
+        for player in live.visitors:
+            session = self.players.get(player)
+            if session is not None and session.conn is None:
+                self._forget_session(session)
+
     async def _forget_if_idle(self, live: Live) -> None:
         """Let go of a room nobody is connected to once it has nothing left to time."""
-        room = live.room
-        if room.is_empty() and room.next_deadline() is None:
-            if live.timer is not None:
-                live.timer.cancel()
-            self.rooms.pop(room.code, None)
-            for player in room.seats:
-                session = self.players.get(player)
-                if session is not None and session.conn is None:
-                    self._forget_session(session)
-            with contextlib.suppress(StoreError):
-                await self.store.set_listing(room.code, None, self.config.room_ttl)
-                await self.store.expire(room.code, self.config.finished_ttl)
+        async with live.lock:
+            room = live.room
+            if self.rooms.get(room.code) is not live or not room.is_empty() or room.next_deadline() is not None:
+                return
+            self._drop(live)
+        with contextlib.suppress(StoreError):
+            await self.store.set_listing(room.code, None, self.config.room_ttl)
+            await self.store.expire(room.code, self.config.finished_ttl)
 
 
 def _select_subprotocol(connection: ServerConnection, offered: Sequence[Subprotocol]) -> Subprotocol | None:

@@ -14,6 +14,8 @@ class Config:
     grace_ms: int = 30_000
     """How long a dropped racer keeps the seat."""
     countdown_ms: int = 3_000
+    spectator_delay_ms: int = 10_000
+    """How late spectators see racers' moves (so a racer cannot spectate a rival's line live)."""
     rate: float = 30.0
     """Requests per second a connection may keep up."""
     burst: int = 60

@@ -83,12 +83,12 @@ class Forfeited:
 
 
 @dataclass(frozen=True, slots=True)
-class Disconnected:
-    """A racer's connection dropped (``dropped``) or came back (not ``dropped``)."""
+class Presence:
+    """A racer's connection dropped (not ``connected``) or came back (``connected``)."""
 
     at: int
     player: str
-    dropped: bool
+    connected: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +120,7 @@ Event = (
     | Undone
     | Resigned
     | Forfeited
-    | Disconnected
+    | Presence
     | Ended
     | RematchVoted
     | NewDeal
@@ -137,7 +137,7 @@ _KINDS: Final[tuple[type, ...]] = (
     Undone,
     Resigned,
     Forfeited,
-    Disconnected,
+    Presence,
     Ended,
     RematchVoted,
     NewDeal,
@@ -151,7 +151,7 @@ def pack(event: Event) -> bytes:
     for f in dataclasses.fields(event):
         value = getattr(event, f.name)
         if f.name == "settings":
-            value = dataclasses.astuple(value)
+            value = dataclasses.asdict(value)  # a map: new settings fields keep old logs readable
         values.append(value)
     data: bytes = msgpack.packb(values)
     return data
@@ -165,7 +165,7 @@ def unpack(data: bytes) -> Event:
         kind, *values = msgpack.unpackb(data, raw=False)
         cls = _KINDS[kind]
         if cls is Created:
-            values[2] = Settings(*values[2])
+            values[2] = Settings(**values[2])
         event: Event = cls(*values)
     except (ValueError, TypeError, IndexError, msgpack.UnpackException) as exc:
         raise ValueError(f"corrupt room log entry: {exc}") from None

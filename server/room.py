@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field, replace
-from typing import Final
+from typing import Final, NamedTuple
 
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
@@ -34,7 +34,6 @@ from seahaven import Board, Move, encode, preset, to_board_text
 from .events import (
     CountdownSet,
     Created,
-    Disconnected,
     Ended,
     Event,
     Forfeited,
@@ -42,6 +41,7 @@ from .events import (
     Left,
     Moved,
     NewDeal,
+    Presence,
     ReadySet,
     RematchVoted,
     Resigned,
@@ -52,6 +52,8 @@ from .events import (
 )
 
 DONE: Final = frozenset({"finished", "stuck", "resigned", "forfeit"})
+MAX_MOVES: Final = 5000
+"""Moves and undos one racer may make in one race (a solution takes about 90): bounds the log."""
 
 _parse = functools.lru_cache(maxsize=4096)(Move.parse)
 """Move notation to Move: a few hundred distinct texts occur, and Moves are immutable."""
@@ -73,6 +75,8 @@ class Settings:
     undo: bool = True
     countdown_ms: int = 3000
     grace_ms: int = 30_000
+    spectator_delay_ms: int = 10_000
+    """Spectators see racers' moves this late, so a racer cannot watch a rival's line live."""
 
 
 @dataclass(slots=True)
@@ -90,12 +94,22 @@ class Seat:
     reached_at: int = 0
     """When the racer's progress last changed: ties in progress go to the earlier."""
     finished_at: int | None = None
+    timeline: list[tuple[int, str]] = field(default_factory=list)
+    """(time, move or "undo") of this race, to show spectators the board as it was a delay ago."""
     left: bool = False
     """Walked out after the start: keeps a place in the standings, hears nothing more."""
 
 
 Audience = frozenset[str] | None
 """Who a message is for: None for every member of the room."""
+
+
+class Outbound(NamedTuple):
+    """A message for the shell to send: to whom, and how many milliseconds from now."""
+
+    audience: Audience
+    message: Message
+    delay_ms: int = 0
 
 
 @dataclass
@@ -129,7 +143,10 @@ class Room:
         first = events[0]
         room = cls(first.code, first.settings, first.at)
         for event in events[1:]:
-            room.apply(event)
+            try:
+                room.apply(event)
+            except (KeyError, ValueError, AssertionError) as exc:  # IllegalMoveError is a ValueError
+                raise ValueError(f"room {first.code}: event {event} does not fit its history: {exc!r}") from None
         return room
 
     # -- reading ------------------------------------------------------------
@@ -139,8 +156,10 @@ class Room:
         """Everyone who hears the room's news: seated racers who have not left, and spectators."""
         return {p for p, s in self.seats.items() if not s.left} | set(self.spectators)
 
-    def connected_members(self) -> list[str]:
-        return [p for p, s in self.seats.items() if s.connected] + list(self.spectators)
+    def has_member(self, player: str) -> bool:
+        """Whether ``player`` hears the room's news (a seated racer who has not left, or a spectator)."""
+        seat = self.seats.get(player)
+        return (seat is not None and not seat.left) or player in self.spectators
 
     def deal_code(self) -> str:
         return encode(self.settings.preset, self.settings.deal)
@@ -162,7 +181,10 @@ class Room:
         """A dropped racer's grace period can still cost them something: a seat or a race."""
         if seat.dropped_at is None:
             return False
-        return self.phase in ("waiting", "countdown") or (self.phase == "racing" and seat.status == "racing")
+        if self.phase in ("waiting", "countdown"):
+            return True
+        still_in = seat.status == "racing" or (seat.status == "stuck" and self.settings.undo)
+        return self.phase == "racing" and still_in
 
     def racer_view(self, player: str, now: int) -> Racer:
         seat = self.seats[player]
@@ -208,15 +230,24 @@ class Room:
             history=tuple(str(m) for m in board.move_stack) if board is not None and racing else (),
             standings=self.standings,
             rematch=tuple(sorted(self.rematch)),
-            watching=self._watching() if seat is None and racing else (),
+            watching=self._watching(now) if seat is None and racing else (),
         )
 
-    def _watching(self) -> tuple[Watched, ...]:
-        return tuple(
-            Watched(player=p, history=tuple(str(m) for m in s.board.move_stack))
-            for p, s in self.seats.items()
-            if s.board is not None
-        )
+    def _watching(self, now: int) -> tuple[Watched, ...]:
+        """Every racer's moves in effect a spectator delay ago (all of them once the race is over)."""
+        cutoff = now - self.settings.spectator_delay_ms if self.phase == "racing" else now
+        watched = []
+        for player, seat in self.seats.items():
+            history: list[str] = []
+            for at, move in seat.timeline:
+                if at > cutoff:
+                    break
+                if move == "undo":
+                    history.pop()
+                else:
+                    history.append(move)
+            watched.append(Watched(player=player, history=tuple(history)))
+        return tuple(watched)
 
     def summary(self) -> RoomSummary:
         return RoomSummary(
@@ -243,6 +274,8 @@ class Room:
         if player in self.members:
             raise RoomError(ErrorCode.ALREADY_IN_ROOM, f"you are already in room {self.code}")
         if not spectate:
+            if self.phase == "finished":
+                raise RoomError(ErrorCode.RACE_IN_PROGRESS, "the race is over: join as a spectator")
             if self.phase != "waiting":
                 raise RoomError(ErrorCode.RACE_IN_PROGRESS, "the race has begun: join as a spectator")
             if len(self.seats) >= self.settings.seats:
@@ -275,6 +308,8 @@ class Room:
             move = _parse(text)
         except ValueError as exc:
             raise RoomError(ErrorCode.BAD_FIELD, f"body.move: {exc}") from None
+        if seat.moves >= MAX_MOVES:
+            raise RoomError(ErrorCode.MOVE_LIMIT, f"{MAX_MOVES} moves is the most one race allows: resign or wait")
         verdict = seat.board.is_legal(move)
         if not verdict:
             raise RoomError(ErrorCode.ILLEGAL_MOVE, str(verdict.reason))
@@ -288,6 +323,8 @@ class Room:
         limit = preset(self.settings.preset).undo_limit
         if not seat.board.move_stack:
             raise RoomError(ErrorCode.NOTHING_TO_UNDO, "no move to take back")
+        if seat.moves >= MAX_MOVES:
+            raise RoomError(ErrorCode.MOVE_LIMIT, f"{MAX_MOVES} moves is the most one race allows: resign or wait")
         if limit is not None and seat.undos >= limit:
             raise RoomError(ErrorCode.UNDO_LIMIT, f"these rules allow {limit} undos in a row")
         return self._emit(Undone(now, player)) + self._after_change(now)
@@ -303,13 +340,13 @@ class Room:
         seat = self.seats.get(player)
         if seat is None or not seat.connected:
             return []
-        return self._emit(Disconnected(now, player, True)) + self._after_change(now)
+        return self._emit(Presence(now, player, False)) + self._after_change(now)
 
     def reconnect(self, player: str, now: int) -> list[Event]:
         seat = self.seats.get(player)
         if seat is None or seat.connected or seat.left:
             return []
-        return self._emit(Disconnected(now, player, False)) + self._after_change(now)
+        return self._emit(Presence(now, player, True)) + self._after_change(now)
 
     def vote_rematch(self, player: str, next_deal: int, now: int) -> list[Event]:
         """Vote for a rematch; when every connected racer has, a new deal starts counting down."""
@@ -328,7 +365,7 @@ class Room:
         events: list[Event] = []
         for player, seat in list(self.seats.items()):
             if self._grace_matters(seat) and now >= (seat.dropped_at or 0) + self.settings.grace_ms:
-                if self.phase == "racing" and seat.status == "racing":
+                if self.phase == "racing":
                     events += self._emit(Forfeited(now, player))
                 elif self.phase in ("waiting", "countdown"):
                     events += self._emit(Left(now, player))
@@ -342,8 +379,7 @@ class Room:
     # -- checks -------------------------------------------------------------
 
     def _member(self, player: str) -> None:
-        seat = self.seats.get(player)
-        if (seat is None or seat.left) and player not in self.spectators:
+        if not self.has_member(player):
             raise RoomError(ErrorCode.NOT_IN_ROOM, f"you are not in room {self.code}")
 
     def _racer(self, player: str) -> Seat:
@@ -423,11 +459,13 @@ class Room:
                     seat.moves = seat.undos = 0
                     seat.reached_at = at
                     seat.finished_at = None
+                    seat.timeline = []
             case Moved(at, player, text):
                 seat = self.seats[player]
                 assert seat.board is not None
                 before = seat.board.progress
                 seat.board.push(_parse(text))
+                seat.timeline.append((at, text))
                 seat.moves += 1
                 seat.undos = 0
                 if seat.board.progress != before:
@@ -442,6 +480,7 @@ class Room:
                 assert seat.board is not None
                 before = seat.board.progress
                 seat.board.pop()
+                seat.timeline.append((at, "undo"))
                 seat.moves += 1
                 seat.undos += 1
                 seat.status = "racing"  # an undo can unstick
@@ -451,10 +490,10 @@ class Room:
                 self.seats[player].status = "resigned"
             case Forfeited(_, player):
                 self.seats[player].status = "forfeit"
-            case Disconnected(at, player, dropped):
+            case Presence(at, player, connected):
                 seat = self.seats[player]
-                seat.connected = not dropped
-                seat.dropped_at = at if dropped else None
+                seat.connected = connected
+                seat.dropped_at = None if connected else at
             case Ended(_, reason):
                 self.phase = "finished"
                 self.end_reason = reason
@@ -501,13 +540,20 @@ class Room:
 
     # -- what to tell whom --------------------------------------------------
 
-    def messages(self, event: Event, now: int) -> list[tuple[Audience, Message]]:
-        """The messages an applied event sends to the room's members (the shell sends them)."""
+    def messages(self, event: Event, now: int) -> list[Outbound]:
+        """The messages an applied event sends to the room's members (the shell sends them).
+
+        Racers hear of each other's progress at once; spectators hear of moves, resignations
+        and the result a spectator delay later, with the moves themselves.
+        """
+        racers = frozenset(p for p, s in self.seats.items() if not s.left)
+        watchers = frozenset(self.spectators)
+        delay = self.settings.spectator_delay_ms
         match event:
-            case Joined() | Left() | ReadySet() | Disconnected() | RematchVoted():
-                return [(None, self._members_message())]
+            case Joined() | Left() | ReadySet() | Presence() | RematchVoted():
+                return [Outbound(None, self._members_message())]
             case CountdownSet(_, starts_at):
-                return [(None, Countdown(starts_at=starts_at, server_time=now))]
+                return [Outbound(None, Countdown(starts_at=starts_at, server_time=now))]
             case StartedEvent(at):
                 opening = Board.deal(self.settings.preset, self.settings.deal)
                 limit = self.settings.time_limit_ms
@@ -519,21 +565,22 @@ class Room:
                     ends_at=at + limit if limit else None,
                     server_time=now,
                 )
-                return [(None, started)]
+                return [Outbound(None, started)]
             case Moved(_, player) | Undone(_, player):
-                rivals = frozenset(p for p, s in self.seats.items() if p != player and not s.left)
                 progress = self._progress(player, now)
-                sent: list[tuple[Audience, Message]] = [(rivals, progress)]
-                if self.spectators:
+                sent = [Outbound(racers - {player}, progress)]
+                if watchers:
                     move = event.move if isinstance(event, Moved) else "undo"
-                    sent.append((frozenset(self.spectators), replace(progress, move=move)))
+                    sent.append(Outbound(watchers, replace(progress, move=move), delay))
                 return sent
             case Resigned(_, player) | Forfeited(_, player):
-                return [(None, self._progress(player, now))]
+                progress = self._progress(player, now)
+                return [Outbound(racers, progress), Outbound(watchers, progress, delay)]
             case Ended(_, reason):
-                return [(None, Result(reason=reason, standings=self.standings))]
+                result = Result(reason=reason, standings=self.standings)
+                return [Outbound(racers, result), Outbound(watchers, result, delay)]
             case NewDeal():
-                return [(frozenset({p}), self.state_for(p, now)) for p in self.members]
+                return [Outbound(frozenset({p}), self.state_for(p, now)) for p in self.members]
         return []
 
     def _members_message(self) -> Members:

@@ -75,7 +75,8 @@ def place_of(key: str) -> Place:
 
 @pytest.fixture
 async def server() -> AsyncIterator[RaceServer]:
-    race = RaceServer(Config(port=0, countdown_ms=100, rate=10000, burst=10000, grace_ms=10_000), MemoryStore())
+    config = Config(port=0, countdown_ms=100, rate=10000, burst=10000, grace_ms=10_000, spectator_delay_ms=0)
+    race = RaceServer(config, MemoryStore())
     await race.start()
     yield race
     await race.stop()

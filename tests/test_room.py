@@ -13,19 +13,21 @@ from seahaven import Board, Move
 from seahaven.solver import solve
 from server.events import (
     CountdownSet,
-    Disconnected,
     Ended,
     Event,
     Forfeited,
+    Left,
     Moved,
     NewDeal,
+    Presence,
+    Resigned,
     pack,
     unpack,
 )
 from server.events import (
     Started as StartedEvent,
 )
-from server.room import Room, RoomError, Settings
+from server.room import MAX_MOVES, Room, RoomError, Settings
 
 DEAL = 1
 
@@ -105,8 +107,8 @@ def test_a_legal_move_changes_only_the_movers_board_and_progress_reaches_everyon
     assert room.seats["p1"].moves == 1 and room.seats["p2"].moves == 0
     assert room.seats["p2"].board == Board.deal("seahaven", DEAL)
     sent = room.messages(events[0], 1500)
-    assert {p for audience, _ in sent for p in audience or ()} == {"p2", "s1"}
-    assert all(isinstance(m, Progress) and m.player == "p1" and m.moves == 1 for _, m in sent)
+    assert {p for out in sent for p in out.audience or ()} == {"p2", "s1"}
+    assert all(isinstance(out.message, Progress) and out.message.moves == 1 for out in sent)
 
 
 def test_illegal_move_is_refused_with_a_reason_and_changes_nothing() -> None:
@@ -140,7 +142,11 @@ def test_winning_ends_the_race_with_standings_and_later_moves_are_refused() -> N
     assert first.time_ms == 2000 + len(solution()) - 1 - 1000
     assert (second.player, second.place, second.status) == ("p2", 2, "racing")
     result = room.messages(events[-1], 9999)
-    assert result[0][0] is None and isinstance(result[0][1], Result)
+    assert {(out.audience, out.delay_ms) for out in result} == {
+        (frozenset({"p1", "p2"}), 0),
+        (frozenset({"s1"}), room.settings.spectator_delay_ms),
+    }
+    assert all(isinstance(out.message, Result) for out in result)
     refused(ErrorCode.RACE_OVER, lambda: room.move("p2", str(solution()[1]), 9999))
 
 
@@ -179,9 +185,9 @@ def test_everyone_resigned_ends_the_race_and_quitters_rank_last() -> None:
 
 def test_dropped_racer_keeps_the_seat_within_grace_and_forfeits_after() -> None:
     room, _ = racing_room(Settings("seahaven", DEAL, grace_ms=5000))
-    assert room.disconnect("p1", 2000) == [Disconnected(2000, "p1", True)]
+    assert room.disconnect("p1", 2000) == [Presence(2000, "p1", False)]
     assert room.next_deadline() == 7000
-    assert room.reconnect("p1", 6999) == [Disconnected(6999, "p1", False)]
+    assert room.reconnect("p1", 6999) == [Presence(6999, "p1", True)]
     assert room.tick(8000) == [] and room.seats["p1"].status == "racing"
     room.disconnect("p2", 9000)
     events = room.tick(14_000)
@@ -243,18 +249,19 @@ def test_deal_is_hidden_until_the_start() -> None:
 
 def test_messages_for_lifecycle_events() -> None:
     room, log = racing_room()
-    kinds = [type(m).__name__ for e in log for _, m in room.messages(e, 5000)]
+    kinds = [type(out.message).__name__ for e in log for out in room.messages(e, 5000)]
     assert "Members" in kinds and "Countdown" in kinds and "Started" in kinds
-    started = next(m for e in log for _, m in room.messages(e, 5000) if isinstance(m, Started))
+    started = next(out.message for e in log for out in room.messages(e, 5000) if isinstance(out.message, Started))
     assert started.deal == room.deal_code() and started.board.startswith("Foundations:")
-    assert isinstance(room.messages(log[1], 5000)[0][1], Members)
-    assert isinstance(room.messages(CountdownSet(1, 5), 5)[0][1], Countdown)
+    assert isinstance(room.messages(log[1], 5000)[0].message, Members)
+    assert isinstance(room.messages(CountdownSet(1, 5), 5)[0].message, Countdown)
 
 
 def test_leaving_mid_race_counts_as_resigning() -> None:
     room, _ = racing_room(racers=3)
     events = room.leave("p3", 1500)
-    assert room.seats["p3"].status == "resigned" and any(isinstance(e, Disconnected) or e for e in events)
+    assert room.seats["p3"].status == "resigned"
+    assert [type(e) for e in events] == [Resigned, Left]
     assert room.phase == "racing"
 
 
@@ -263,7 +270,7 @@ def test_a_racer_who_walks_out_keeps_a_standing_but_hears_nothing_more() -> None
     room.leave("p3", 1500)
     assert "p3" not in room.members and "p3" in room.seats
     events = room.move("p1", str(solution()[0]), 1600)
-    assert all(audience is None or "p3" not in audience for audience, _ in room.messages(events[0], 1600))
+    assert all(out.audience is None or "p3" not in out.audience for out in room.messages(events[0], 1600))
     room.resign("p1", 1700)
     room.resign("p2", 1700)
     assert [s.player for s in room.standings][-1] == "p3"
@@ -304,17 +311,60 @@ def test_a_walked_out_racer_may_watch_but_not_play_or_vote() -> None:
     refused(ErrorCode.NOT_A_RACER, lambda: room.vote_rematch("p3", 5, 1900))
 
 
-def test_spectators_follow_every_move_and_rivals_only_progress() -> None:
-    room, _ = racing_room()
+def test_spectators_follow_every_move_a_delay_later_and_rivals_only_progress() -> None:
+    room, _ = racing_room(Settings("seahaven", DEAL, spectator_delay_ms=5000))
     first = str(solution()[0])
     events = room.move("p1", first, 1100)
-    sent = dict(room.messages(events[0], 1100))
+    sent = {out.audience: out for out in room.messages(events[0], 1100)}
     rivals, watchers = sent[frozenset({"p2"})], sent[frozenset({"s1"})]
-    assert isinstance(rivals, Progress) and rivals.move is None
-    assert isinstance(watchers, Progress) and watchers.move == first
+    assert isinstance(rivals.message, Progress) and rivals.message.move is None and rivals.delay_ms == 0
+    assert isinstance(watchers.message, Progress) and watchers.message.move == first and watchers.delay_ms == 5000
     undo = room.undo("p1", 1200)
-    assert [m.move for _, m in room.messages(undo[0], 1200) if isinstance(m, Progress)] == [None, "undo"]
+    moves = [out.message.move for out in room.messages(undo[0], 1200) if isinstance(out.message, Progress)]
+    assert moves == [None, "undo"]
     room.move("p2", first, 1300)
-    late = room.state_for("s1", 1400)
-    assert [(w.player, w.history) for w in late.watching] == [("p1", ()), ("p2", (first,))]
-    assert room.state_for("p1", 1400).watching == ()  # racers never see rivals' moves
+    # A spectator joining now sees the boards as they were 5 s ago: nothing yet; later, everything.
+    assert [(w.player, w.history) for w in room.state_for("s1", 1400).watching] == [("p1", ()), ("p2", ())]
+    assert [(w.player, w.history) for w in room.state_for("s1", 6150).watching] == [("p1", (first,)), ("p2", ())]
+    assert [(w.player, w.history) for w in room.state_for("s1", 6300).watching] == [("p1", ()), ("p2", (first,))]
+    assert room.state_for("p1", 6300).watching == ()  # racers never see rivals' moves
+
+
+STUCK_AFTER = ("7d", "9c", "d0", "5d")
+"""Four moves that leave deal 1 with full cells and no legal move."""
+
+
+def test_a_stuck_racer_in_an_undo_room_who_drops_is_forfeit_after_the_grace() -> None:
+    room, _ = racing_room(Settings("seahaven", DEAL, grace_ms=5000, undo=True))
+    for i, move in enumerate(STUCK_AFTER):
+        room.move("p1", move, 1100 + i)
+    assert room.seats["p1"].status == "stuck" and room.phase == "racing"  # undo could still save them
+    room.undo("p1", 1200)
+    assert room.seats["p1"].status == "racing"
+    room.move("p1", STUCK_AFTER[-1], 1300)
+    room.disconnect("p1", 2000)
+    assert room.next_deadline() == 7000
+    assert room.tick(7000)[0] == Forfeited(7000, "p1")
+
+
+def test_without_undo_a_stuck_racer_is_done() -> None:
+    room, _ = racing_room(Settings("seahaven", DEAL, undo=False))
+    room.resign("p2", 1050)
+    events: list[Event] = []
+    for i, move in enumerate(STUCK_AFTER):
+        events = room.move("p1", move, 1100 + i)
+    assert isinstance(events[-1], Ended) and events[-1].reason == "all-done"
+
+
+def test_a_race_has_a_move_limit() -> None:
+    room, _ = racing_room()
+    room.seats["p1"].moves = MAX_MOVES
+    refused(ErrorCode.MOVE_LIMIT, lambda: room.move("p1", str(solution()[0]), 1100))
+
+
+def test_a_log_that_does_not_fit_is_a_value_error() -> None:
+    _, log = racing_room()
+    with pytest.raises(ValueError, match="does not fit"):
+        Room.replay([*log, Presence(2000, "nobody", False)])
+    with pytest.raises(ValueError, match="does not fit"):
+        Room.replay([*log, Moved(2000, "p1", "1#")])

@@ -46,6 +46,8 @@ from seahaven import Board, Move, parse_board
 from seahaven.solver import solve
 from server.app import RaceServer
 from server.config import Config
+from server.events import Left, pack, unpack
+from server.room import Room
 from server.store import MemoryStore, RedisStore, Store
 from tests.redis_proc import RedisProcess
 from tests.wsclient import WsClient
@@ -79,6 +81,7 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
         else:
             store = RedisStore(request.getfixturevalue("redis_url"), prefix=prefix)
         settings: dict[str, Any] = {"port": 0, "countdown_ms": 50, "rate": 10_000, "burst": 10_000}
+        settings["spectator_delay_ms"] = 0  # tests of the delay set it
         settings.update(overrides)
         server = RaceServer(Config(**settings), store)
         await server.start()
@@ -472,3 +475,121 @@ async def test_quick_match_skips_rooms_whose_only_racer_dropped(make_server: Mak
     bob = await WsClient.open(url_of(server), "Bob")
     second = await bob.call(QuickMatch(preset="seahaven"))
     assert isinstance(second, RoomState) and second.room != first.room
+
+
+async def test_a_room_whose_stored_log_expired_under_it_writes_it_again(make_server: MakeServer) -> None:
+    server = await make_server(finished_ttl=0.2)
+    (ann, bob), state = await room_with(server, "Ann", "Bob")
+    await start_race([ann, bob])
+    await ann.call(Resign())
+    await bob.call(Resign())
+    await ann.expect(Result)
+    for _ in range(100):  # players linger on the results longer than the finished TTL
+        if isinstance(server.store, MemoryStore):
+            server.store.sweep()
+        if not await server.store.load(state.room):
+            break
+        await asyncio.sleep(0.05)
+    assert await server.store.load(state.room) == []
+    assert isinstance(await ann.call(Rematch()), Ok)
+    assert isinstance(await bob.call(Rematch()), Ok)
+    await ann.expect(Started)
+    stored = [unpack(d) for d in await server.store.load(state.room)]
+    assert Room.replay(stored).phase == "racing"  # the whole history is back, Created first
+
+
+async def test_concurrent_joins_of_a_room_loaded_from_the_store_respect_its_seats(
+    make_redis_server: MakeServer,
+) -> None:
+    server = await make_redis_server()
+    (ann,), state = await room_with(server, "Ann")
+    await ann.call(Leave())  # nobody left: the process lets go of the room, the store keeps it
+    assert state.room not in server.rooms and await server.store.load(state.room)
+    clients = [await WsClient.open(url_of(server), f"P{i}") for i in range(4)]
+    answers = await asyncio.gather(*(c.call(JoinRoom(room=state.room)) for c in clients))
+    assert sorted(type(a).__name__ for a in answers) == ["Error", "Error", "RoomState", "RoomState"]
+    assert {a.code for a in answers if isinstance(a, Error)} == {ErrorCode.ROOM_FULL}
+    stored = Room.replay([unpack(d) for d in await server.store.load(state.room)])
+    assert len(stored.seats) == 2
+
+
+async def test_a_bad_room_log_does_not_stop_the_server_starting(make_redis_server: MakeServer) -> None:
+    first = await make_redis_server()
+    _, good = await room_with(first, "Ann", "Bob")
+    await first.store.append("BADLOG", [pack(Left(1, "ghost"))], 60)  # no Created first
+    await first.stop()
+    second = await make_redis_server()
+    assert good.room in second.rooms and "BADLOG" not in second.rooms
+
+
+async def test_a_graceful_restart_keeps_the_race_even_past_the_grace(make_redis_server: MakeServer) -> None:
+    first = await make_redis_server(grace_ms=300)
+    (ann, bob), state = await room_with(first, "Ann", "Bob")
+    eve = await WsClient.open(url_of(first), "Eve")
+    await eve.call(JoinRoom(room=state.room, spectate=True))
+    await start_race([ann, bob])
+    await first.stop()
+    await asyncio.sleep(0.5)  # longer than the grace period
+    second = await make_redis_server(grace_ms=5_000)
+    room = second.rooms[state.room].room
+    assert room.phase == "racing" and [s.status for s in room.seats.values()] == ["racing", "racing"]
+    assert room.spectators == {}  # nobody is connected after a restart
+    back = await WsClient.open(url_of(second), "Ann", token=ann.token)
+    assert (await back.expect(RoomState)).phase == "racing"
+
+
+async def test_a_store_outage_during_the_countdown_delays_the_start_but_does_not_lose_it(
+    make_redis_server: MakeServer, redis_proc: RedisProcess
+) -> None:
+    server = await make_redis_server(countdown_ms=300)
+    (ann, bob), _ = await room_with(server, "Ann", "Bob")
+    await ann.call(Ready())
+    await bob.call(Ready())
+    redis_proc.stop()
+    await asyncio.sleep(1.5)
+    redis_proc.start()
+    assert isinstance(await ann.expect(Started, wait=10), Started)
+
+
+async def test_sessions_of_players_who_lost_their_seat_are_released(make_server: MakeServer) -> None:
+    server = await make_server(grace_ms=200)
+    for i in range(5):
+        client = await WsClient.open(url_of(server), f"P{i}")
+        await client.call(CreateRoom())
+        await client.close()
+    for _ in range(100):
+        if not server.sessions and not server.rooms:
+            break
+        await asyncio.sleep(0.05)
+    assert server.sessions == {} and server.players == {} and server.rooms == {}
+
+
+async def test_guessing_room_codes_is_cut_short(make_server: MakeServer) -> None:
+    server = await make_server()
+    guesser = await WsClient.open(url_of(server), "Guess")
+    codes = [(await guesser.error(JoinRoom(room=f"ZZZZ{i:02d}"))).code for i in range(21)]
+    assert codes[:20] == [ErrorCode.ROOM_NOT_FOUND] * 20 and codes[20] == ErrorCode.RATE_LIMITED
+
+
+async def test_taking_over_a_session_does_not_wait_for_the_old_connection(make_server: MakeServer) -> None:
+    server = await make_server(grace_ms=5_000)
+    (ann, bob), _ = await room_with(server, "Ann", "Bob")
+    await start_race([ann, bob])
+    # A half-dead old connection: its transport stops reading, so a close handshake would hang.
+    old = server.players[ann.player].conn
+    assert old is not None
+    old.transport.pause_reading()
+    ann.ws.transport.pause_reading()
+    started = asyncio.get_running_loop().time()
+    back = await WsClient.open(url_of(server), "Ann", token=ann.token)
+    assert asyncio.get_running_loop().time() - started < 2.0
+    assert isinstance(await back.expect(RoomState), RoomState)
+    moved = await back.call(MoveRequest(move=str(solution()[0])))
+    assert isinstance(moved, Moved)
+    assert server.rooms[next(iter(server.rooms))].room.seats[ann.player].connected
+    old.transport.resume_reading()  # let the old connection finish closing (4001)
+    ann.ws.transport.resume_reading()
+    with pytest.raises(ConnectionClosed) as info:
+        while True:
+            await ann.ws.recv()
+    assert info.value.rcvd is not None and info.value.rcvd.code == CloseCode.REPLACED
