@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from rich.style import Style
 from textual.app import App
 from textual.screen import Screen
@@ -19,6 +18,7 @@ from client.results import LOBBY, REMATCH, ResultRow, ResultsScreen
 from client.rivals import RacerStatus, RacerView, RivalsPanel
 from client.solo import SoloApp
 from seahaven import CELL, COLUMN, FOUNDATION, Board, Card, Move, preset
+from seahaven.solver import solve
 
 SIZE = (100, 34)
 
@@ -368,8 +368,7 @@ async def test_solo_new_deal_asks_twice_during_a_game(tmp_path: Path) -> None:
 
 
 async def test_a_whole_solved_game_by_keys(tmp_path: Path) -> None:
-    solver = pytest.importorskip("seahaven.solver")
-    solution = solver.solve(deal1())
+    solution = solve(deal1())
     assert solution.status == "solved"
     keys: list[str] = []
     for move in solution.moves:
