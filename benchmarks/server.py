@@ -10,6 +10,8 @@ and its inverse back and forth. It prints, in the same run:
 - Redis commands per move from INFO commandstats (sent as one MULTI/EXEC pipeline: one round trip);
 - the pure room's share: ``Room.move`` alone (judge + apply, no I/O).
 
+The room has a rival and a live spectator (delay 0), so every move fans out two frames.
+
     .venv/bin/python -m benchmarks.server [--moves 2000] [--window 16]
 """
 
@@ -57,7 +59,8 @@ def figures(label: str, samples: list[float]) -> str:
 
 
 async def bench_store(name: str, store: Store, moves: int, window: int, redis_url: str | None) -> None:
-    server = RaceServer(Config(port=0, countdown_ms=10, rate=1e9, burst=10**9), store)
+    config = Config(port=0, countdown_ms=10, rate=1e9, burst=10**9, spectator_delay_ms=0)
+    server = RaceServer(config, store)
     await server.start()
     url = f"ws://127.0.0.1:{server.port}"
     try:
@@ -66,6 +69,8 @@ async def bench_store(name: str, store: Store, moves: int, window: int, redis_ur
         deal, there, back = back_and_forth("seahaven")
         state = await ann.call(CreateRoom(deal_number=deal))
         await bob.call(JoinRoom(room=getattr(state, "room", "")))
+        eve = await WsClient.open(url, "Eve")  # a spectator: each move also sends her a frame with it
+        await eve.call(JoinRoom(room=getattr(state, "room", ""), spectate=True))
         for client in (ann, bob):
             await client.call(Ready())
         await ann.expect(Started)
@@ -98,6 +103,7 @@ async def bench_store(name: str, store: Store, moves: int, window: int, redis_ur
             done += 1
         rate = count / (time.perf_counter() - t)
         await bob.drain(0.2)
+        await eve.drain(0.2)
 
         print(f"{name} store:")
         print(figures("baseline ping round trip", pings))
