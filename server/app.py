@@ -391,7 +391,15 @@ class RaceServer:
         self._not_in_room(session)
         if session.misses >= MAX_MISSES:
             raise ProtocolError(ErrorCode.RATE_LIMITED, "too many wrong room codes: ask your friend for theirs")
-        live = await self._get(normalise_room_code(message.room))
+        code = normalise_room_code(message.room)
+        live = await self._get(code)
+        if live is not None:
+            try:
+                return await self._join(session, live, spectate=message.spectate)
+            except ProtocolError as exc:
+                if exc.code != ErrorCode.ROOM_NOT_FOUND:
+                    raise
+                live = await self._get(code)  # the process let go of it while we waited: load it again
         if live is None:
             session.misses += 1
             raise ProtocolError(ErrorCode.ROOM_NOT_FOUND, f"no room {message.room!r}: check the code")
