@@ -419,13 +419,18 @@ class GameScreen(Screen[None]):
             return None
         return max(1, len(self.board.columns[place.index]) - depth)
 
-    def _select(self, place: Place, depth: int | None) -> None:
-        place = self._source(place)
+    def _refused_source(self, place: Place) -> bool:
+        """Say why ``place`` cannot be a source, if it cannot (and drop any selection)."""
         problem = source_problem(self.board, place)
         if problem:
             self._clear_selection()
             self._redraw()
             self.flash(problem, "error")
+        return bool(problem)
+
+    def _select(self, place: Place, depth: int | None) -> None:
+        place = self._source(place)
+        if self._refused_source(place):
             return
         self.selected = place
         self.limit = self._limit_for(place, depth)
@@ -484,11 +489,7 @@ class GameScreen(Screen[None]):
         self._select(sel, len(col) - new)
 
     def _smart(self, place: Place, limit: int | None) -> None:
-        problem = source_problem(self.board, place)
-        if problem:
-            self._clear_selection()
-            self._redraw()
-            self.flash(problem, "error")
+        if self._refused_source(place):
             return
         move = smart(self.board, place, limit)
         if move is None:
