@@ -65,16 +65,16 @@ from .store import Store, StoreError
 
 log = logging.getLogger("seahaven.server")
 
-Frame = tuple[Set[str], bytes, int]
-"""Who gets a frame, the frame, and after how many milliseconds."""
+Frame = tuple[Set[str], bytes]
+"""Who gets a frame, and the frame."""
 
 _OUTBOX: contextvars.ContextVar[list[Frame] | None] = contextvars.ContextVar("outbox", default=None)
 """Frames a request caused, held back until its reply is sent (None: send at once)."""
 
 MAX_WRITE_BUFFER: Final = 1 << 20
 """Bytes a connection may leave unread before it is closed as too slow (fan-out never waits)."""
-MAX_MISSES: Final = 20
-"""Wrong room codes a session may try."""
+GUESSES: Final = (20, 0.2)
+"""Wrong room codes one address may try at once, and then per second: a brake on guessing."""
 LOBBY_SESSION_TTL: Final = 3600.0
 """Seconds the store keeps a session that never joined a room."""
 
@@ -116,6 +116,8 @@ class RaceServer:
         self.players: dict[str, Session] = {}
         """Sessions by player id, for fan-out."""
         self.tasks: set[asyncio.Task[None]] = set()
+        self.guesses: dict[str, TokenBucket] = {}
+        """Wrong room codes by client address."""
         self.stopping = False
         self.ws: WsServer | None = None
         self.handlers: dict[type[Message], Callable[[Session, Any], Awaitable[Message]]] = {
@@ -389,8 +391,9 @@ class RaceServer:
 
     async def on_join_room(self, session: Session, message: JoinRoom) -> Message:
         self._not_in_room(session)
-        if session.misses >= MAX_MISSES:
-            raise ProtocolError(ErrorCode.RATE_LIMITED, "too many wrong room codes: ask your friend for theirs")
+        guesses = self._guesses(session)
+        if not guesses.ready(time.monotonic()):
+            raise ProtocolError(ErrorCode.RATE_LIMITED, "too many wrong room codes: wait a few seconds")
         code = normalise_room_code(message.room)
         live = await self._get(code)
         if live is not None:
@@ -401,7 +404,7 @@ class RaceServer:
                     raise
                 live = await self._get(code)  # the process let go of it while we waited: load it again
         if live is None:
-            session.misses += 1
+            guesses.take(time.monotonic())
             raise ProtocolError(ErrorCode.ROOM_NOT_FOUND, f"no room {message.room!r}: check the code")
         return await self._join(session, live, spectate=message.spectate)
 
@@ -443,6 +446,17 @@ class RaceServer:
         return await self._command(session, lambda room, now: room.vote_rematch(session.player, deal, now))
 
     # -- rooms --------------------------------------------------------------
+
+    def _guesses(self, session: Session) -> TokenBucket:
+        """The wrong-code budget of the session's address (shared by all its sessions)."""
+        address = session.conn.remote_address[0] if session.conn and session.conn.remote_address else "?"
+        bucket = self.guesses.get(address)
+        if bucket is None:
+            now = time.monotonic()
+            if len(self.guesses) > 10_000:  # forget addresses that have not guessed lately
+                self.guesses = {a: b for a, b in self.guesses.items() if not b.full(now)}
+            bucket = self.guesses[address] = TokenBucket(GUESSES[1], GUESSES[0], now)
+        return bucket
 
     def _settings(self, preset: str, deal: int | None, **chosen: Any) -> Settings:
         return Settings(
@@ -516,11 +530,13 @@ class RaceServer:
         self._schedule(live)
         if length != len(live.log):
             await self._heal(live, length, len(events), ttl)
-        frames: list[Frame] = [
-            (room.members if out.audience is None else out.audience, encode(out.message), out.delay_ms)
-            for event in events
-            for out in room.messages(event, now)
-        ]
+        frames: list[Frame] = []
+        for event in events:
+            for out in room.messages(event, now):
+                if out.delay_ms:
+                    self._to_watchers_later(live, encode(out.message), out.delay_ms)
+                else:
+                    frames.append((room.members if out.audience is None else out.audience, encode(out.message)))
         outbox = _OUTBOX.get()
         if outbox is None:
             self._deliver(frames)
@@ -547,12 +563,20 @@ class RaceServer:
         live.stale = True
 
     def _deliver(self, frames: list[Frame]) -> None:
-        loop = asyncio.get_running_loop()
-        for audience, frame, delay_ms in frames:
-            if delay_ms > 0:
-                loop.call_later(delay_ms / 1000, self._send_now, audience, frame)
-            else:
-                self._send_now(audience, frame)
+        for audience, frame in frames:
+            self._send_now(audience, frame)
+
+    def _to_watchers_later(self, live: Live, frame: bytes, delay_ms: int) -> None:
+        """Send ``frame`` to whoever spectates this race ``delay_ms`` from now: a spectator who
+        joins meanwhile has the moves up to a delay before joining and needs the rest."""
+        race = live.room.started_at
+
+        def send() -> None:
+            room = live.room
+            if self.rooms.get(room.code) is live and room.started_at == race:
+                self._send_now(frozenset(room.spectators), frame)
+
+        asyncio.get_running_loop().call_later(delay_ms / 1000, send)
 
     def _send_now(self, audience: Set[str], frame: bytes) -> None:
         conns = []
@@ -634,7 +658,6 @@ class RaceServer:
             await self._forget_if_idle(live)
             raise
         session.room = live.room.code
-        session.misses = 0
         live.visitors.add(session.player)
         await self._save(session)
         return live.room.state_for(session.player, now)

@@ -14,11 +14,18 @@ class TokenBucket:
         self.tokens = float(burst)
         self.stamp = now
 
-    def take(self, now: float) -> bool:
-        """Spend a token if there is one; False means the request is over the limit."""
+    def ready(self, now: float) -> bool:
+        """Whether a token is there to spend (spending none)."""
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
-        if self.tokens >= 1:
+        return self.tokens >= 1
+
+    def full(self, now: float) -> bool:
+        return self.ready(now) and self.tokens >= self.burst
+
+    def take(self, now: float) -> bool:
+        """Spend a token if there is one; False means the request is over the limit."""
+        if self.ready(now):
             self.tokens -= 1
             return True
         return False

@@ -226,12 +226,16 @@ class Room:
             starts_at=self.starts_at if self.phase == "countdown" else None,
             started_at=self.started_at if racing else None,
             deal=self.deal_code() if racing else None,
-            board=to_board_text(board) if board is not None and racing else None,
+            board=self._board_text(board) if racing else None,
             history=tuple(str(m) for m in board.move_stack) if board is not None and racing else (),
             standings=self.standings,
             rematch=tuple(sorted(self.rematch)),
             watching=self._watching(now) if seat is None and racing else (),
         )
+
+    def _board_text(self, board: Board | None) -> str:
+        """A racer's own board; for a spectator, the opening position the moves apply to."""
+        return to_board_text(board if board is not None else Board.deal(self.settings.preset, self.settings.deal))
 
     def _watching(self, now: int) -> tuple[Watched, ...]:
         """Every racer's moves in effect a spectator delay ago (all of them once the race is over)."""
@@ -286,7 +290,7 @@ class Room:
         self._member(player)
         events: list[Event] = []
         seat = self.seats.get(player)
-        if seat is not None and self.phase == "racing" and seat.status == "racing":
+        if seat is not None and self.phase == "racing" and seat.status in ("racing", "stuck"):
             events += self._emit(Resigned(now, player))
         events += self._emit(Left(now, player))
         return events + self._after_change(now)
@@ -330,7 +334,7 @@ class Room:
         return self._emit(Undone(now, player)) + self._after_change(now)
 
     def resign(self, player: str, now: int) -> list[Event]:
-        self._playing(player)
+        self._playing(player, also_stuck=True)
         return self._emit(Resigned(now, player)) + self._after_change(now)
 
     def disconnect(self, player: str, now: int) -> list[Event]:

@@ -20,8 +20,6 @@ class Session:
     last_reply: list[bytes] = field(default_factory=list)
     pending: asyncio.Future[list[bytes]] | None = None
     conn: ServerConnection | None = None
-    misses: int = 0
-    """Wrong room codes tried: a brake on guessing private rooms."""
 
     def dump(self) -> bytes:
         """What the store keeps (the rest lives only while the process does)."""

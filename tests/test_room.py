@@ -9,7 +9,7 @@ import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages import Countdown, Members, Progress, Result, Started
-from seahaven import Board, Move
+from seahaven import Board, Move, parse_board
 from seahaven.solver import solve
 from server.events import (
     CountdownSet,
@@ -368,3 +368,18 @@ def test_a_log_that_does_not_fit_is_a_value_error() -> None:
         Room.replay([*log, Presence(2000, "nobody", False)])
     with pytest.raises(ValueError, match="does not fit"):
         Room.replay([*log, Moved(2000, "p1", "1#")])
+
+
+def test_a_stuck_racer_may_resign_or_leave() -> None:
+    room, _ = racing_room(Settings("seahaven", DEAL, undo=True))
+    for i, move in enumerate(STUCK_AFTER):
+        room.move("p1", move, 1100 + i)
+    assert room.seats["p1"].status == "stuck"
+    room.resign("p1", 1200)
+    assert room.seats["p1"].status == "resigned"
+
+
+def test_a_spectator_gets_the_opening_board_the_watched_moves_apply_to() -> None:
+    room, _ = racing_room()
+    state = room.state_for("s1", 1500)
+    assert state.board is not None and parse_board(state.board, "seahaven") == Board.deal("seahaven", DEAL)

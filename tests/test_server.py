@@ -593,3 +593,26 @@ async def test_taking_over_a_session_does_not_wait_for_the_old_connection(make_s
         while True:
             await ann.ws.recv()
     assert info.value.rcvd is not None and info.value.rcvd.code == CloseCode.REPLACED
+
+
+async def test_spectators_see_moves_a_delay_late_and_a_late_spectator_misses_none(make_server: MakeServer) -> None:
+    server = await make_server(spectator_delay_ms=600)
+    (ann, bob), state = await room_with(server, "Ann", "Bob")
+    eve = await WsClient.open(url_of(server), "Eve")
+    await eve.call(JoinRoom(room=state.room, spectate=True))
+    await start_race([ann, bob])
+    loop = asyncio.get_running_loop()
+    moved_at = loop.time()
+    first = str(solution()[0])
+    await ann.call(MoveRequest(move=first))
+    assert (await bob.expect(Progress)).move is None  # the rival hears at once, without the move
+    seen = await eve.expect(Progress, wait=5)
+    assert seen.move == first and loop.time() - moved_at >= 0.5  # the spectator, a delay later
+    # A spectator who joins between a move and its delayed frame gets it with the frame, not twice.
+    second = str(solution()[1])
+    await ann.call(MoveRequest(move=second))
+    sue = await WsClient.open(url_of(server), "Sue")
+    joined = await sue.call(JoinRoom(room=state.room, spectate=True))
+    assert isinstance(joined, RoomState)
+    assert [w.history for w in joined.watching if w.player == ann.player] == [(first,)]
+    assert (await sue.expect(Progress, wait=5)).move == second
