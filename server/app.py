@@ -102,6 +102,8 @@ class Live:
     """A store call failed: the stored log may hold more than ``log`` (a lost reply)."""
     visitors: set[str] = field(default_factory=set)
     """Players this process seated or seated again here: whose sessions to release later."""
+    joining: set[str] = field(default_factory=set)
+    """Spectators whose room state is not built yet: it will hold what falls due meanwhile."""
 
 
 class RaceServer:
@@ -534,7 +536,8 @@ class RaceServer:
         for event in events:
             for out in room.messages(event, now):
                 if out.delay_ms:
-                    self._to_watchers_later(live, encode(out.message), out.delay_ms)
+                    due = out.delay_ms - (now_ms() - now)  # due a delay after the event, like `watching`
+                    self._to_watchers_later(live, encode(out.message), due)
                 else:
                     frames.append((room.members if out.audience is None else out.audience, encode(out.message)))
         outbox = _OUTBOX.get()
@@ -574,9 +577,9 @@ class RaceServer:
         def send() -> None:
             room = live.room
             if self.rooms.get(room.code) is live and room.started_at == race:
-                self._send_now(frozenset(room.spectators), frame)
+                self._send_now(frozenset(room.spectators.keys() - live.joining), frame)
 
-        asyncio.get_running_loop().call_later(delay_ms / 1000, send)
+        asyncio.get_running_loop().call_later(max(0, delay_ms) / 1000, send)
 
     def _send_now(self, audience: Set[str], frame: bytes) -> None:
         conns = []
@@ -650,17 +653,20 @@ class RaceServer:
         return live
 
     async def _join(self, session: Session, live: Live, spectate: bool) -> Message:
+        live.joining.add(session.player)
         try:
             async with self._locked(live):
                 now = now_ms()
                 await self._commit(live, live.room.join(session.player, session.name, spectate, now), now)
+            session.room = live.room.code
+            live.visitors.add(session.player)
+            await self._save(session)
+            return live.room.state_for(session.player, now_ms())
         except ProtocolError:
             await self._forget_if_idle(live)
             raise
-        session.room = live.room.code
-        live.visitors.add(session.player)
-        await self._save(session)
-        return live.room.state_for(session.player, now)
+        finally:
+            live.joining.discard(session.player)
 
     async def _get(self, code: str) -> Live | None:
         """The room of this code: held here, or loaded from the store once however many ask."""

@@ -183,8 +183,11 @@ class Room:
             return False
         if self.phase in ("waiting", "countdown"):
             return True
-        still_in = seat.status == "racing" or (seat.status == "stuck" and self.settings.undo)
-        return self.phase == "racing" and still_in
+        return self.phase == "racing" and self._still_in(seat)
+
+    def _still_in(self, seat: Seat) -> bool:
+        """Racing, or stuck where an undo can still get them going."""
+        return seat.status == "racing" or (seat.status == "stuck" and self.settings.undo)
 
     def racer_view(self, player: str, now: int) -> Racer:
         seat = self.seats[player]
@@ -238,8 +241,8 @@ class Room:
         return to_board_text(board if board is not None else Board.deal(self.settings.preset, self.settings.deal))
 
     def _watching(self, now: int) -> tuple[Watched, ...]:
-        """Every racer's moves in effect a spectator delay ago (all of them once the race is over)."""
-        cutoff = now - self.settings.spectator_delay_ms if self.phase == "racing" else now
+        """Every racer's moves in effect a spectator delay ago."""
+        cutoff = now - self.settings.spectator_delay_ms  # later moves reach them as delayed frames
         watched = []
         for player, seat in self.seats.items():
             history: list[str] = []
@@ -290,7 +293,7 @@ class Room:
         self._member(player)
         events: list[Event] = []
         seat = self.seats.get(player)
-        if seat is not None and self.phase == "racing" and seat.status in ("racing", "stuck"):
+        if seat is not None and self.phase == "racing" and self._still_in(seat):
             events += self._emit(Resigned(now, player))
         events += self._emit(Left(now, player))
         return events + self._after_change(now)
@@ -334,7 +337,7 @@ class Room:
         return self._emit(Undone(now, player)) + self._after_change(now)
 
     def resign(self, player: str, now: int) -> list[Event]:
-        self._playing(player, also_stuck=True)
+        self._playing(player, also_stuck=self.settings.undo)
         return self._emit(Resigned(now, player)) + self._after_change(now)
 
     def disconnect(self, player: str, now: int) -> list[Event]:
@@ -573,7 +576,7 @@ class Room:
             case Moved(_, player) | Undone(_, player):
                 progress = self._progress(player, now)
                 sent = [Outbound(racers - {player}, progress)]
-                if watchers:
+                if watchers or delay:  # with a delay, someone may join before it falls due
                     move = event.move if isinstance(event, Moved) else "undo"
                     sent.append(Outbound(watchers, replace(progress, move=move), delay))
                 return sent

@@ -383,3 +383,12 @@ def test_a_spectator_gets_the_opening_board_the_watched_moves_apply_to() -> None
     room, _ = racing_room()
     state = room.state_for("s1", 1500)
     assert state.board is not None and parse_board(state.board, "seahaven") == Board.deal("seahaven", DEAL)
+
+
+def test_without_undo_being_stuck_is_final_and_resigning_changes_nothing() -> None:
+    room, _ = racing_room(Settings("seahaven", DEAL, undo=False))
+    for i, move in enumerate(STUCK_AFTER):
+        room.move("p1", move, 1100 + i)
+    refused(ErrorCode.NOT_RACING, lambda: room.resign("p1", 1200))
+    room.leave("p1", 1300)
+    assert room.seats["p1"].status == "stuck"

@@ -616,3 +616,19 @@ async def test_spectators_see_moves_a_delay_late_and_a_late_spectator_misses_non
     assert isinstance(joined, RoomState)
     assert [w.history for w in joined.watching if w.player == ann.player] == [(first,)]
     assert (await sue.expect(Progress, wait=5)).move == second
+
+
+async def test_a_spectator_who_joins_within_the_delay_of_an_unwatched_move_still_gets_it(
+    make_server: MakeServer,
+) -> None:
+    server = await make_server(spectator_delay_ms=500)
+    (ann, bob), state = await room_with(server, "Ann", "Bob")
+    await start_race([ann, bob])
+    first = str(solution()[0])
+    await ann.call(MoveRequest(move=first))  # nobody watches yet
+    sue = await WsClient.open(url_of(server), "Sue")
+    joined = await sue.call(JoinRoom(room=state.room, spectate=True))
+    assert isinstance(joined, RoomState)
+    assert [w.history for w in joined.watching if w.player == ann.player] == [()]
+    assert (await sue.expect(Progress, wait=5)).move == first
+    assert [m for m in await sue.drain(0.7) if isinstance(m, Progress)] == []  # and only once
