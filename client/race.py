@@ -609,8 +609,10 @@ class RaceController:
     def _watch_all(self, opening: Board, watching: Iterable[Watched]) -> None:
         """Every racer's board from the opening position and their moves; the watched racer
         stays, else the leader (most cards home) is watched."""
-        self.boards = {w.player: replay(opening, w.history) for w in watching}
-        self.actions = {p: r.moves for p, r in self.racers.items() if p in self.boards}
+        watched = tuple(watching)
+        self.boards = {w.player: replay(opening, w.history) for w in watched}
+        # The histories lag the live move counts by the spectator delay: count what they hold.
+        self.actions = {w.player: w.actions for w in watched}
         if self.watched not in self.boards:
             self.watched = self._leader()
         self._show_watched()

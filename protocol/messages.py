@@ -212,6 +212,9 @@ class Watched(Message):
 
     player: str = field_of(_PLAYER)
     history: tuple[str, ...] = field_of(ListOf(Str(2, 8), 100_000))
+    actions: int = field_of(Int(0, 2**31), 0)
+    """Moves and undos this history stands for: later ``progress`` frames with ``moves`` above it
+    are the ones still to play."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,10 +14,11 @@ import dataclasses
 import logging
 import secrets
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence, Set
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import msgpack
 from websockets.asyncio.server import Server as WsServer
@@ -57,6 +58,7 @@ from seahaven.deals import MAX_DEAL
 from .config import Config
 from .events import Event, Undone, pack, unpack
 from .events import Moved as MovedEvent
+from .events import Started as StartedEvent
 from .limits import TokenBucket
 from .names import new_player_id, new_room_code, new_token, normalise_room_code, sanitise_name
 from .room import Room, Settings
@@ -67,6 +69,16 @@ log = logging.getLogger("seahaven.server")
 
 Frame = tuple[Set[str], bytes]
 """Who gets a frame, and the frame."""
+
+
+class Delayed(NamedTuple):
+    """A frame for the spectators of one race, due at a loop time."""
+
+    due: float
+    race: int | None
+    frame: bytes
+    watch: tuple[str, int] | None
+
 
 _OUTBOX: contextvars.ContextVar[list[Frame] | None] = contextvars.ContextVar("outbox", default=None)
 """Frames a request caused, held back until its reply is sent (None: send at once)."""
@@ -104,6 +116,11 @@ class Live:
     """Players this process seated or seated again here: whose sessions to release later."""
     joining: set[str] = field(default_factory=set)
     """Spectators whose room state is not built yet: it will hold what falls due meanwhile."""
+    delayed: deque[Delayed] = field(default_factory=deque)
+    """Spectator frames waiting for their time, in the order the events happened."""
+    delay_timer: asyncio.TimerHandle | None = None
+    delivered: dict[str, int] = field(default_factory=dict)
+    """Timeline entries of each racer sent to spectators so far: where ``watching`` stops."""
 
 
 class RaceServer:
@@ -114,6 +131,7 @@ class RaceServer:
         self.store = store
         self.rooms: dict[str, Live] = {}
         self.loading: dict[str, asyncio.Future[Live | None]] = {}
+        self.session_loads: dict[str, asyncio.Future[Session | None]] = {}
         self.sessions: dict[str, Session] = {}
         self.players: dict[str, Session] = {}
         """Sessions by player id, for fan-out."""
@@ -164,8 +182,9 @@ class RaceServer:
         """Close every connection without counting anyone as dropped: a restart resumes the races."""
         self.stopping = True
         for live in self.rooms.values():
-            if live.timer:
-                live.timer.cancel()
+            for timer in (live.timer, live.delay_timer):
+                if timer is not None:
+                    timer.cancel()
         if self.ws is not None:
             self.ws.close(close_connections=True)
             await self.ws.wait_closed()
@@ -293,17 +312,12 @@ class RaceServer:
         outbox: list[Frame] = []
         _OUTBOX.set(outbox)
         try:
-            session, live = await self._resume(hello)
+            session, live = await self._resume(ws, hello)
         except StoreError as exc:
             log_event("store.error", error=str(exc))
             raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the game store is unavailable") from None
         finally:
             _OUTBOX.set(None)
-        old, session.conn = session.conn, ws
-        self.sessions[session.token] = session
-        self.players[session.player] = session
-        if old is not None and old is not ws:
-            self._spawn(old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token"))
         limits = Limits(
             max_frame=MAX_FRAME, rate=int(self.config.rate), burst=self.config.burst, grace_ms=self.config.grace_ms
         )
@@ -319,36 +333,76 @@ class RaceServer:
         await _send(ws, welcome, seq)
         log_event("session.hello", player=session.player, resumed=hello.token is not None)
         if live is not None:
-            await _send(ws, live.room.state_for(session.player, now_ms()), None)
+            await _send(ws, live.room.state_for(session.player, now_ms(), live.delivered), None)
         self._deliver(outbox)
         return session
 
-    async def _resume(self, hello: Hello) -> tuple[Session, Live | None]:
-        """The session a hello names (or a new one), back in its room if it still has a place."""
+    async def _resume(self, ws: ServerConnection, hello: Hello) -> tuple[Session, Live | None]:
+        """The session a hello names (or a new one), taken over by ``ws`` at once, and back in
+        its room if it still has a place there."""
         if hello.token is None:
             session = Session(new_token(), new_player_id(), sanitise_name(hello.name))
             await self.store.put_session(session.token, session.dump(), LOBBY_SESSION_TTL)
+            self._claim(session, ws)
             return session, None
-        known = self.sessions.get(hello.token)
-        if known is None:
-            data = await self.store.get_session(hello.token)
-            if data is None:
-                raise ProtocolError(ErrorCode.BAD_TOKEN, "unknown or expired session token: say hello without one")
-            known = Session.load(hello.token, data)
-        session = known
-        live = await self._get(session.room) if session.room is not None else None
-        if live is not None and not live.room.has_member(session.player):
-            await self._forget_if_idle(live)
-            live = None
-        if live is None:
-            session.room = None
-        else:
-            live.visitors.add(session.player)
-            now = now_ms()
-            async with self._locked(live):
-                await self._commit(live, live.room.reconnect(session.player, now), now)
-        await self._save(session)
+        session = await self._session(hello.token)
+        self._claim(session, ws)  # from here on, the old connection's drop is not this player's drop
+        try:
+            live = await self._get(session.room) if session.room is not None else None
+            if live is not None and not live.room.has_member(session.player):
+                await self._forget_if_idle(live)
+                live = None
+            if live is not None:
+                live.visitors.add(session.player)
+                try:
+                    async with self._locked(live):
+                        now = now_ms()
+                        await self._commit(live, live.room.reconnect(session.player, now), now)
+                except ProtocolError:
+                    live = None  # the room closed meanwhile
+            if live is None:
+                session.room = None
+            await self._save(session)
+        except BaseException:
+            if session.conn is ws:
+                session.conn = None
+            raise
+        if session.conn is not ws:
+            raise ProtocolError(ErrorCode.BAD_TOKEN, "a newer connection took this session over")
         return session, live
+
+    def _claim(self, session: Session, ws: ServerConnection) -> None:
+        """Make ``ws`` the session's connection; the one it had is closed (4001)."""
+        old, session.conn = session.conn, ws
+        self.sessions[session.token] = session
+        self.players[session.player] = session
+        if old is not None and old is not ws:
+            self._spawn(old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token"))
+
+    async def _session(self, token: str) -> Session:
+        """The session of ``token``: held here, or loaded from the store once however many ask."""
+        known = self.sessions.get(token)
+        if known is not None:
+            return known
+        loading = self.session_loads.get(token)
+        if loading is None:
+            loading = self.session_loads[token] = asyncio.get_running_loop().create_future()
+            try:
+                data = await self.store.get_session(token)
+                known = self.sessions.get(token)  # someone may have put it there meanwhile
+                if known is None and data is not None:
+                    known = self.sessions[token] = Session.load(token, data)
+                loading.set_result(known)
+            except BaseException as exc:
+                loading.set_exception(exc)
+                loading.exception()  # retrieved: waiters get it
+                raise
+            finally:
+                del self.session_loads[token]
+        session = await asyncio.shield(loading)
+        if session is None:
+            raise ProtocolError(ErrorCode.BAD_TOKEN, "unknown or expired session token: say hello without one")
+        return session
 
     async def _save(self, session: Session) -> None:
         ttl = self.config.session_ttl if session.room is not None else LOBBY_SESSION_TTL
@@ -505,6 +559,7 @@ class RaceServer:
                 try:
                     events = [unpack(d) for d in await self.store.load(code)]
                     live.room, live.log = Room.replay(events), events
+                    self._schedule(live)
                 except ValueError as exc:
                     log_event("room.corrupt", room=code, error=str(exc))
                     self._drop(live)
@@ -525,10 +580,15 @@ class RaceServer:
         try:
             length = await self.store.append(code, [pack(e) for e in events], ttl)
         except StoreError:
+            if not live.log:  # the room's creation itself failed: there is no room
+                self._drop(live)
+                raise
             live.room = Room.replay(live.log)
             live.stale = True
             raise
         live.log.extend(events)
+        if any(isinstance(e, StartedEvent) for e in events):
+            live.delivered = {}
         self._schedule(live)
         if length != len(live.log):
             await self._heal(live, length, len(events), ttl)
@@ -536,8 +596,7 @@ class RaceServer:
         for event in events:
             for out in room.messages(event, now):
                 if out.delay_ms:
-                    due = out.delay_ms - (now_ms() - now)  # due a delay after the event, like `watching`
-                    self._to_watchers_later(live, encode(out.message), due)
+                    self._to_watchers_later(live, encode(out.message), out.delay_ms, out.watch)
                 else:
                     frames.append((room.members if out.audience is None else out.audience, encode(out.message)))
         outbox = _OUTBOX.get()
@@ -569,17 +628,28 @@ class RaceServer:
         for audience, frame in frames:
             self._send_now(audience, frame)
 
-    def _to_watchers_later(self, live: Live, frame: bytes, delay_ms: int) -> None:
-        """Send ``frame`` to whoever spectates this race ``delay_ms`` from now: a spectator who
-        joins meanwhile has the moves up to a delay before joining and needs the rest."""
-        race = live.room.started_at
+    def _to_watchers_later(self, live: Live, frame: bytes, delay_ms: int, watch: tuple[str, int] | None) -> None:
+        """Queue ``frame`` for whoever spectates this race ``delay_ms`` from now. The queue keeps
+        the events' order, and what it has sent is what a joining spectator's ``watching`` holds."""
+        loop = asyncio.get_running_loop()
+        live.delayed.append(Delayed(loop.time() + delay_ms / 1000, live.room.started_at, frame, watch))
+        if live.delay_timer is None:
+            live.delay_timer = loop.call_at(live.delayed[0].due, self._pump, live)
 
-        def send() -> None:
-            room = live.room
-            if self.rooms.get(room.code) is live and room.started_at == race:
-                self._send_now(frozenset(room.spectators.keys() - live.joining), frame)
-
-        asyncio.get_running_loop().call_later(max(0, delay_ms) / 1000, send)
+    def _pump(self, live: Live) -> None:
+        """Send the spectator frames that are due, in order; wake again for the next."""
+        live.delay_timer = None
+        loop = asyncio.get_running_loop()
+        room = live.room
+        while live.delayed and live.delayed[0].due <= loop.time():
+            item = live.delayed.popleft()
+            if self.rooms.get(room.code) is not live or room.started_at != item.race:
+                continue  # the room closed, or a rematch began: that race's frames are stale
+            self._send_now(frozenset(room.spectators.keys() - live.joining), item.frame)
+            if item.watch is not None:
+                live.delivered[item.watch[0]] = item.watch[1]
+        if live.delayed:
+            live.delay_timer = loop.call_at(live.delayed[0].due, self._pump, live)
 
     def _send_now(self, audience: Set[str], frame: bytes) -> None:
         conns = []
@@ -661,7 +731,7 @@ class RaceServer:
             session.room = live.room.code
             live.visitors.add(session.player)
             await self._save(session)
-            return live.room.state_for(session.player, now_ms())
+            return live.room.state_for(session.player, now_ms(), live.delivered)
         except ProtocolError:
             await self._forget_if_idle(live)
             raise

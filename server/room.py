@@ -105,11 +105,15 @@ Audience = frozenset[str] | None
 
 
 class Outbound(NamedTuple):
-    """A message for the shell to send: to whom, and how many milliseconds from now."""
+    """A message for the shell to send: to whom, and how many milliseconds after the event.
+
+    Delayed messages go to the spectators; ``watch`` names the racer and how many timeline
+    entries (moves and undos) a spectator has once it is delivered."""
 
     audience: Audience
     message: Message
     delay_ms: int = 0
+    watch: tuple[str, int] | None = None
 
 
 @dataclass
@@ -206,8 +210,12 @@ class Room:
             return seat.finished_at - self.started_at
         return None
 
-    def state_for(self, player: str, now: int) -> RoomState:
-        """Everything ``player`` may see: for joins, reconnects and rematches."""
+    def state_for(self, player: str, now: int, watched: dict[str, int] | None = None) -> RoomState:
+        """Everything ``player`` may see: for joins, reconnects and rematches.
+
+        ``watched``: how many timeline entries of each racer spectators have been sent so far
+        (the shell delivers them a delay late); a spectator's ``watching`` stops there.
+        """
         seat = self.seats.get(player)
         if seat is not None and seat.left:
             seat = None  # walked out: watches like a spectator from now on
@@ -233,27 +241,25 @@ class Room:
             history=tuple(str(m) for m in board.move_stack) if board is not None and racing else (),
             standings=self.standings,
             rematch=tuple(sorted(self.rematch)),
-            watching=self._watching(now) if seat is None and racing else (),
+            watching=self._watching(watched or {}) if seat is None and racing else (),
         )
 
     def _board_text(self, board: Board | None) -> str:
         """A racer's own board; for a spectator, the opening position the moves apply to."""
         return to_board_text(board if board is not None else Board.deal(self.settings.preset, self.settings.deal))
 
-    def _watching(self, now: int) -> tuple[Watched, ...]:
-        """Every racer's moves in effect a spectator delay ago."""
-        cutoff = now - self.settings.spectator_delay_ms  # later moves reach them as delayed frames
+    def _watching(self, delivered: dict[str, int]) -> tuple[Watched, ...]:
+        """Every racer's moves as far as spectators have been sent them."""
         watched = []
         for player, seat in self.seats.items():
+            count = len(seat.timeline) if self.settings.spectator_delay_ms == 0 else delivered.get(player, 0)
             history: list[str] = []
-            for at, move in seat.timeline:
-                if at > cutoff:
-                    break
+            for _, move in seat.timeline[:count]:
                 if move == "undo":
                     history.pop()
                 else:
                     history.append(move)
-            watched.append(Watched(player=player, history=tuple(history)))
+            watched.append(Watched(player=player, history=tuple(history), actions=count))
         return tuple(watched)
 
     def summary(self) -> RoomSummary:
@@ -578,7 +584,8 @@ class Room:
                 sent = [Outbound(racers - {player}, progress)]
                 if watchers or delay:  # with a delay, someone may join before it falls due
                     move = event.move if isinstance(event, Moved) else "undo"
-                    sent.append(Outbound(watchers, replace(progress, move=move), delay))
+                    entry = (player, len(self.seats[player].timeline))
+                    sent.append(Outbound(watchers, replace(progress, move=move), delay, entry))
                 return sent
             case Resigned(_, player) | Forfeited(_, player):
                 progress = self._progress(player, now)

@@ -683,8 +683,8 @@ async def test_a_spectator_plays_each_racers_move_once() -> None:
         for p, n in (("ann", 3), ("bob", 3))
     )
     watching = (
-        Watched(player="ann", history=(str(moves[0]),)),
-        Watched(player="bob", history=tuple(map(str, moves[:3]))),
+        Watched(player="ann", history=(str(moves[0]),), actions=3),
+        Watched(player="bob", history=tuple(map(str, moves[:3])), actions=3),
     )
     state = replace(racing_state(True), role="spectator", racers=racers, watching=watching)
     ScriptedConnection.replies = {"join_room": lambda m: state}

@@ -438,11 +438,15 @@ async def test_store_outage_refuses_the_move_and_loses_nothing(
     (ann, bob), _ = await room_with(server, "Ann", "Bob")
     await start_race([ann, bob])
     assert isinstance(await ann.call(MoveRequest(move=str(solution()[0]))), Moved)
+    carol = await WsClient.open(url_of(server), "Carol")
     redis_proc.stop()
     down = await ann.error(MoveRequest(move=str(solution()[1])))
     assert down.code == ErrorCode.STORE_UNAVAILABLE
     newcomer = await WsClient.open(url_of(server))
     assert (await newcomer.error(Hello(name="Late"))).code == ErrorCode.STORE_UNAVAILABLE
+    rooms_before = set(server.rooms)
+    assert (await carol.error(CreateRoom())).code == ErrorCode.STORE_UNAVAILABLE
+    assert set(server.rooms) == rooms_before  # a room whose creation failed is not kept
     assert (await newcomer.error(Ping())).code == ErrorCode.HELLO_FIRST  # still connected, still served
     redis_proc.start()
     again = await ann.call(MoveRequest(move=str(solution()[1])))
@@ -632,3 +636,44 @@ async def test_a_spectator_who_joins_within_the_delay_of_an_unwatched_move_still
     assert [w.history for w in joined.watching if w.player == ann.player] == [()]
     assert (await sue.expect(Progress, wait=5)).move == first
     assert [m for m in await sue.drain(0.7) if isinstance(m, Progress)] == []  # and only once
+
+
+async def test_two_hellos_with_one_token_share_one_session(make_server: MakeServer) -> None:
+    server = await make_server()
+    first = await WsClient.open(url_of(server), "Ann")
+    token = first.token
+    await first.close()  # in no room: the process forgets the session, the store keeps it
+    for _ in range(100):
+        if token not in server.sessions:
+            break
+        await asyncio.sleep(0.01)
+    assert token not in server.sessions
+    opened = await asyncio.gather(
+        WsClient.open(url_of(server), "Ann", token=token),
+        WsClient.open(url_of(server), "Ann", token=token),
+        return_exceptions=True,
+    )
+    alive = 0
+    for client in opened:  # the older may lose already during its hello
+        try:
+            if isinstance(client, BaseException):
+                raise client
+            assert client.player == first.player
+            alive += isinstance(await client.call(Ping()), Pong)
+        except ConnectionClosed as exc:
+            assert exc.rcvd is not None and exc.rcvd.code == CloseCode.REPLACED
+    assert alive == 1 and len([s for s in server.sessions.values() if s.token == token]) == 1
+
+
+async def test_spectators_get_a_burst_of_moves_in_order(make_server: MakeServer) -> None:
+    server = await make_server(spectator_delay_ms=200)
+    (ann, bob), state = await room_with(server, "Ann", "Bob")
+    eve = await WsClient.open(url_of(server), "Eve")
+    await eve.call(JoinRoom(room=state.room, spectate=True))
+    await start_race([ann, bob])
+    burst = [str(m) for m in solution()[:8]]
+    seqs = [await ann.send(MoveRequest(move=move)) for move in burst]  # pipelined, as the client plays
+    for seq in seqs:
+        assert isinstance(await ann.reply(seq), Moved)
+    seen = [(await eve.expect(Progress, wait=5)).move for _ in burst]
+    assert seen == burst
