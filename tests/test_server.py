@@ -413,21 +413,31 @@ async def test_healthz(make_server: MakeServer) -> None:
     assert await asyncio.to_thread(fetch) == (200, b"ok\n")
 
 
-async def test_finished_rooms_expire_from_the_store(make_server: MakeServer, backend: str) -> None:
-    server = await make_server(finished_ttl=0.3)
+async def race_then_resign(server: RaceServer) -> tuple[WsClient, WsClient, RoomState]:
+    """A race between Ann and Bob that both resign: a finished room."""
     (ann, bob), state = await room_with(server, "Ann", "Bob")
     await start_race([ann, bob])
     await ann.call(Resign())
     await bob.call(Resign())
     await ann.expect(Result)
     assert await server.store.load(state.room)
+    return ann, bob, state
+
+
+async def log_expires(server: RaceServer, room: str) -> None:
     for _ in range(100):
-        if not await server.store.load(state.room):
-            break
         if isinstance(server.store, MemoryStore):
             server.store.sweep()
+        if not await server.store.load(room):
+            break
         await asyncio.sleep(0.05)
-    assert await server.store.load(state.room) == []
+    assert await server.store.load(room) == []
+
+
+async def test_finished_rooms_expire_from_the_store(make_server: MakeServer, backend: str) -> None:
+    server = await make_server(finished_ttl=0.3)
+    _, _, state = await race_then_resign(server)
+    await log_expires(server, state.room)
     assert state.room not in await server.store.listings()
 
 
@@ -483,18 +493,8 @@ async def test_quick_match_skips_rooms_whose_only_racer_dropped(make_server: Mak
 
 async def test_a_room_whose_stored_log_expired_under_it_writes_it_again(make_server: MakeServer) -> None:
     server = await make_server(finished_ttl=0.2)
-    (ann, bob), state = await room_with(server, "Ann", "Bob")
-    await start_race([ann, bob])
-    await ann.call(Resign())
-    await bob.call(Resign())
-    await ann.expect(Result)
-    for _ in range(100):  # players linger on the results longer than the finished TTL
-        if isinstance(server.store, MemoryStore):
-            server.store.sweep()
-        if not await server.store.load(state.room):
-            break
-        await asyncio.sleep(0.05)
-    assert await server.store.load(state.room) == []
+    ann, bob, state = await race_then_resign(server)
+    await log_expires(server, state.room)  # players linger on the results longer than the finished TTL
     assert isinstance(await ann.call(Rematch()), Ok)
     assert isinstance(await bob.call(Rematch()), Ok)
     await ann.expect(Started)
