@@ -53,6 +53,17 @@ def explain(error: ServerError, code: str = "") -> str:
     return template.format(code=code or "?", message=error.message)
 
 
+def preset_select(widget_id: str) -> Select[str]:
+    """A compact choice of every preset, Seahaven Towers first."""
+    return Select(
+        [(preset_title(p), p) for p in PRESET_NAMES],
+        value=PRESET_NAMES[0],
+        allow_blank=False,
+        id=widget_id,
+        compact=True,
+    )
+
+
 def preset_title(name: str) -> str:
     try:
         return preset(name).title
@@ -240,13 +251,7 @@ class LobbyScreen(Screen[None]):
                 create.border_title = "New room"
                 with Horizontal(classes="row"):
                     yield Label("Rules", classes="label")
-                    yield Select(
-                        [(preset_title(p), p) for p in PRESET_NAMES],
-                        value=PRESET_NAMES[0],
-                        allow_blank=False,
-                        id="preset",
-                        compact=True,
-                    )
+                    yield preset_select("preset")
                 with Horizontal(classes="row"):
                     yield Label("Deal", classes="label")
                     yield Select(DEAL_KINDS, value="random", allow_blank=False, id="deal-kind", compact=True)
@@ -284,13 +289,7 @@ class LobbyScreen(Screen[None]):
                 with Vertical(id="quick-box", classes="box") as quick:
                     quick.border_title = "Quick match"
                     with Horizontal(classes="buttons"):
-                        yield Select(
-                            [(preset_title(p), p) for p in PRESET_NAMES],
-                            value=PRESET_NAMES[0],
-                            allow_blank=False,
-                            id="quick-preset",
-                            compact=True,
-                        )
+                        yield preset_select("quick-preset")
                         yield Button("Quick match", id="quick", variant="warning", compact=True)
                 with Vertical(id="rooms-box", classes="box") as rooms:
                     rooms.border_title = "Public rooms"
