@@ -8,16 +8,17 @@ from typing import Final
 from seahaven import PRESETS
 from seahaven.deals import MAX_DEAL
 
+from .enums import EndReason, Phase, Role, Status
 from .schema import Bool, Int, ListOf, Message, Obj, Opt, Str, field_of
 
 PRESET_NAMES: Final = tuple(PRESETS)
 NAME_MAX: Final = 24
 ROOM_CODE_LEN: Final = 6
 MAX_RACERS: Final = 8
-ROLES: Final = ("racer", "spectator")
-PHASES: Final = ("waiting", "countdown", "racing", "finished")
-STATUSES: Final = ("waiting", "ready", "racing", "finished", "stuck", "resigned", "forfeit")
-END_REASONS: Final = ("won", "all-done", "time-limit", "abandoned")
+ROLES: Final = tuple(Role)
+PHASES: Final = tuple(Phase)
+STATUSES: Final = tuple(Status)
+END_REASONS: Final = tuple(EndReason)
 
 _TOKEN = Str(16, 64)
 _PLAYER = Str(1, 16)
