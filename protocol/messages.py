@@ -308,6 +308,8 @@ class Result(Message):
     TYPE = "result"
     reason: str = field_of(Str(1, 16, END_REASONS))
     standings: tuple[Standing, ...] = field_of(ListOf(Obj(Standing), MAX_RACERS))
+    histories: tuple[Watched, ...] = field_of(ListOf(Obj(Watched), MAX_RACERS), ())
+    """Every racer's moves in effect at the end, in seat order: for a post-race review."""
 
 
 SERVER_MESSAGES: Final[dict[str, type[Message]]] = {
