@@ -63,6 +63,7 @@ from .limits import TokenBucket
 from .names import new_player_id, new_room_code, new_token, normalise_room_code, sanitise_name
 from .room import Room, Settings
 from .sessions import Session
+from .static import static_response
 from .store import Store, StoreError
 
 log = logging.getLogger("seahaven.server")
@@ -214,7 +215,7 @@ class RaceServer:
 
     async def health(self, connection: ServerConnection, request: Request) -> Response | None:
         if request.path != "/healthz":
-            return None
+            return None if "Upgrade" in request.headers else static_response(request.path)
         ok = await self.store.ping()
         status = HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE
         return connection.respond(status, "ok\n" if ok else "store unavailable\n")
