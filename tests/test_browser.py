@@ -249,6 +249,18 @@ async def test_a_page_reloads_mid_race_and_comes_back(server: ServerProcess, bro
     for move in SOLUTION[4:8]:
         await key_move(page, move)
     assert await board_text(page) == after(SOLUTION[:8])
+
+    # A dropped connection comes back by itself, with the same seat and board.
+    generation = await js(page, "window.seahaven.gen")
+    await js(page, "window.seahaven.conn.drop()")
+    await page.wait_for_function(
+        f"() => window.seahaven.status === 'online' && window.seahaven.gen > {generation}", timeout=WAIT_MS
+    )
+    assert await board_text(page) == after(SOLUTION[:8])
+    for move in SOLUTION[8:10]:
+        await key_move(page, move)
+    assert await board_text(page) == after(SOLUTION[:10])
+    assert await js(page, "window.seahaven.mine.moves") == 12
     await close(py)
     no_errors(page)
 
@@ -290,3 +302,30 @@ async def test_a_spectator_page_follows_a_race(server: ServerProcess, browser: B
     for client in (ann, bob):
         await close(client)
     no_errors(page)
+
+
+async def test_quick_match_pairs_two_pages_and_the_deck_can_have_four_colours(
+    server: ServerProcess, browser: Browser
+) -> None:
+    ann = await open_page(browser, http(server), "Ann")
+    bob = await open_page(browser, http(server), "Bob", phone=True)
+    for page in (ann, bob):
+        await page.select_option("#quick-preset", "freecell")
+        await page.click("text=Quick match >> nth=-1")
+        await page.wait_for_selector("#room-code", timeout=WAIT_MS)
+    assert await ann.inner_text("#room-code") == await bob.inner_text("#room-code")
+    assert await js(ann, "window.seahaven.room.preset") == "freecell"
+    await bob.wait_for_selector("[aria-label='racers'] li:nth-child(2)")
+    await ann.check("text=four-colour deck")
+    for page in (ann, bob):
+        await page.click("#ready")
+    await in_race(ann)
+    assert await ann.locator(".board .card").count() == 52  # FreeCell deals every card to the columns
+    clubs = ann.locator(".board .card.s0").first
+    diamonds = ann.locator(".board .card.s1").first
+    assert await clubs.evaluate("e => getComputedStyle(e).color") == "rgb(10, 125, 44)"
+    assert await diamonds.evaluate("e => getComputedStyle(e).color") == "rgb(29, 78, 216)"
+    label = await clubs.get_attribute("aria-label")
+    assert label is not None and re.fullmatch(r"(ace|\d+|jack|queen|king) of clubs, column \d(, covered)?", label)
+    no_errors(ann)
+    no_errors(bob)

@@ -224,7 +224,9 @@ async function leave() {
 // -- playing -------------------------------------------------------------------------------
 
 function racing() {
-  return S.room?.phase === "racing" && S.room.role === "racer" && S.board && S.mine?.status === "racing";
+  // Offline, nothing is played: the room state that comes with the return is the board to go on from.
+  const room = S.room;
+  return S.status === "online" && room?.phase === "racing" && room.role === "racer" && S.board && S.mine?.status === "racing";
 }
 
 async function play(move) {
