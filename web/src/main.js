@@ -660,9 +660,9 @@ function raceView(room) {
       "div",
       { class: "controls" },
       h("span", { class: "mine" }, `${S.board.progress}/52 home · ${S.mine?.moves ?? 0} moves`),
-      room.undo ? h("button", { onclick: undo, disabled: !S.board.stack.length || room.phase !== "racing" }, "Undo") : null,
+      room.undo && room.phase === "racing" ? h("button", { onclick: undo, disabled: !S.board.stack.length }, "Undo") : null,
       room.phase === "racing" && (status === "racing" || status === "stuck") ? h("button", { class: "quiet", onclick: () => confirm("Resign this race?") && resign() }, "Resign") : null,
-      h("span", { class: "note", role: "status" }, note),
+      h("span", { class: `note ${status}`, role: "status" }, note),
     ),
     racersPanel(room),
     renderBoard(S.board, {
