@@ -57,6 +57,12 @@ def after(moves: tuple[Move, ...] | list[Move]) -> str:
     return to_board_text(board)
 
 
+def _after(board: Board, move: Move) -> Board:
+    played = board.copy()
+    played.push(move)
+    return played
+
+
 async def open_page(browser: Browser, url: str, name: str, *, phone: bool = False) -> Page:
     """A new page at ``url`` that has said its name (desktop or phone sized)."""
     viewport = {"width": 390, "height": 844} if phone else {"width": 1200, "height": 860}
@@ -155,12 +161,12 @@ async def test_two_pages_join_by_link_and_race_to_a_finish(server: ServerProcess
     await in_race(ann)
     await in_race(bob)
 
-    # Bob: the first move by drag, the second by click-click, the third by double-click.
+    # Bob: the first move by drag, the second by tap-tap, the third by double-click.
     await drag(bob, ".col[data-index='2'] .card:last-child", ".slot.cell[data-index='2']")
     assert await board_text(bob) == after(SOLUTION[:1])
-    await bob.click(".col[data-index='2'] .card:last-child")
+    await bob.tap(".col[data-index='2'] .card:last-child")  # Bob is on a phone: touch
     assert await bob.locator(".slot.cell[data-index='3'].legal").count() == 1  # its destinations glow
-    await bob.click(".slot.cell[data-index='3']")
+    await bob.tap(".slot.cell[data-index='3']")
     assert await board_text(bob) == after(SOLUTION[:2])
     board = Board.deal("seahaven", 1)
     for move in SOLUTION[:2]:
@@ -261,6 +267,31 @@ async def test_a_page_reloads_mid_race_and_comes_back(server: ServerProcess, bro
         await key_move(page, move)
     assert await board_text(page) == after(SOLUTION[:10])
     assert await js(page, "window.seahaven.mine.moves") == 12
+
+    # A move the server refuses is rolled back with its reason. To get one, the page's board is
+    # made to differ from the server's by a move played locally only.
+    truth = Board.deal("seahaven", 1)
+    for move in SOLUTION[:10]:
+        truth.push(move)
+    local, refused = next(
+        (m1, m2)
+        for m1 in truth.legal_moves()
+        for m2 in _after(truth, m1).legal_moves()
+        if not truth.is_legal(m2) and m2.src_area != FOUNDATION
+    )
+    fields = dict(zip(("sa", "s", "da", "d", "n"), local, strict=True))
+    await page.evaluate("m => window.seahaven.board.push(m)", fields)
+    await key_move(page, refused)
+    assert await board_text(page) == to_board_text(_after(truth, local))
+    reason = truth.is_legal(refused).reason
+    assert reason is not None
+    await page.wait_for_function(
+        f"() => document.querySelector('#toast').textContent.includes({reason!r})", timeout=WAIT_MS
+    )
+    assert (await page.inner_text("#toast")).startswith(f"{refused} refused: ")
+    await page.reload()  # and a reload puts the server's board back
+    await in_race(page)
+    assert await board_text(page) == to_board_text(truth)
     await close(py)
     no_errors(page)
 

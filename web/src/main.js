@@ -30,13 +30,14 @@ const S = {
   gen: 0, // bumps when a room frame replaces the board: late replies to older moves are ignored
   armed: null, // a key pressed once that needs a second press (R resign, l leave)
   toast: "",
-  wanted: roomFromPath(),
+  wanted: roomFromPath(), // {code, watch} from a /r/CODE link
 };
 window.seahaven = S; // for the browser tests and the curious
 
+/** The room a /r/CODE link names (/r/CODE?watch: to watch it). */
 function roomFromPath() {
   const m = /^\/r\/([0-9A-Za-z]{4,12})$/.exec(location.pathname);
-  return m ? m[1].toUpperCase() : null;
+  return m ? { code: m[1].toUpperCase(), watch: new URLSearchParams(location.search).has("watch") } : null;
 }
 
 // -- connection ------------------------------------------------------------------------
@@ -62,11 +63,12 @@ function onWelcome(body, error) {
   S.me = body;
   store.setItem(KEY.token, body.token);
   if (body.room) return; // the room frame follows
-  if (S.room) leftRoom("your seat is gone");
+  if (S.room?.role === "spectator") S.wanted = { code: S.room.room, watch: true }; // a dropped spectator joins again
+  else if (S.room) leftRoom("your seat is gone");
   if (S.wanted) {
-    const code = S.wanted;
+    const { code, watch } = S.wanted;
     S.wanted = null;
-    joinRoom(code, false);
+    joinRoom(code, watch);
   } else {
     refreshRooms();
   }
@@ -131,7 +133,7 @@ function enterRoom(body) {
       startBoards(body.board, [], body.watching);
     }
   }
-  history.replaceState(null, "", `/r/${body.room}`);
+  history.replaceState(null, "", `/r/${body.room}${body.role === "spectator" ? "?watch" : ""}`);
   render();
 }
 
@@ -183,13 +185,19 @@ function leftRoom(why) {
 
 // -- requests ----------------------------------------------------------------------------
 
+/** A request whose error is only shown: the reply's body, or null after an error. */
 async function request(type, body = {}) {
   try {
     return await S.conn.call(type, body);
   } catch (e) {
     toast(e.message);
-    throw e;
+    return null;
   }
+}
+
+async function enterWith(type, body) {
+  const room = await request(type, body);
+  if (room) enterRoom(room);
 }
 
 async function refreshRooms() {
@@ -217,8 +225,13 @@ async function joinRoom(code, spectate) {
 }
 
 async function leave() {
-  await request("leave");
+  await request("leave"); // not-in-room means we are out already
   leftRoom();
+}
+
+function leaveButton() {
+  const resigns = S.room.role === "racer" && S.room.phase === "racing" && ["racing", "stuck"].includes(S.mine?.status);
+  return h("button", { class: "quiet", onclick: () => (!resigns || confirm("Leaving resigns this race. Leave?")) && leave() }, "Leave");
 }
 
 // -- playing -------------------------------------------------------------------------------
@@ -479,7 +492,7 @@ function nameView() {
         render();
       },
     },
-    h("h2", {}, S.wanted ? `Join race ${S.wanted}` : "Race a friend at Seahaven Towers"),
+    h("h2", {}, S.wanted ? `${S.wanted.watch ? "Watch" : "Join"} race ${S.wanted.code}` : "Race a friend at Seahaven Towers"),
     h("label", { for: "name" }, "Your name"),
     input,
     h("button", { type: "submit" }, "Continue"),
@@ -544,7 +557,7 @@ function lobbyView() {
         "div",
         { class: "row" },
         quick,
-        h("button", { onclick: async () => enterRoom(await request("quick_match", { preset: quick.value })) }, "Quick match"),
+        h("button", { onclick: () => enterWith("quick_match", { preset: quick.value }) }, "Quick match"),
       ),
     ),
     createForm(),
@@ -571,7 +584,7 @@ function createForm() {
         const d = deal.value.trim();
         if (/^\d+$/.test(d)) body.deal_number = Number(d);
         else if (d) body.deal_code = d;
-        enterRoom(await request("create_room", body));
+        await enterWith("create_room", body);
       },
     },
     h("h2", { id: "create-h" }, "New room"),
@@ -617,7 +630,7 @@ function roomView() {
       h("span", { class: "muted" }, facts),
       room.role === "spectator" ? h("span", { class: "badge" }, "watching") : null,
       h("span", { class: "clock", id: "clock", "aria-label": "race clock" }, ""),
-      h("button", { class: "quiet", onclick: leave }, "Leave"),
+      leaveButton(),
     ),
   ];
   if (room.phase === "waiting" || room.phase === "countdown") {
