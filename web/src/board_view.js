@@ -14,7 +14,7 @@ function cardEl(card, attrs, interactive, where) {
     : h("div", { ...attrs, class: cls, role: "img", "aria-label": label }, face);
 }
 
-/** The board's element. opts: label, selected {area,index,n}, legal Set of "area:index", interactive, onPick, onDrop. */
+/** The board's element. opts: label, selected {area,index,n}, legal Set of "area:index", interactive, onPick, onDrop, onClear. */
 export function renderBoard(board, opts) {
   const { selected = null, legal = new Set(), interactive = false } = opts;
   const sel = (area, index) => selected && selected.area === area && selected.index === index;
@@ -79,7 +79,7 @@ function placeOf(target) {
 }
 
 /** Clicks pick; a press that moves more than a few pixels drags the card (and the run below it). */
-function attachPointer(root, board, { onPick, onDrop }) {
+function attachPointer(root, board, { onPick, onDrop, onClear }) {
   let press = null;
   let dragged = false;
   root.addEventListener("pointerdown", (e) => {
@@ -128,6 +128,7 @@ function attachPointer(root, board, { onPick, onDrop }) {
     }
     const place = placeOf(e.target);
     if (place) onPick(place.area, place.index, place.depth);
+    else onClear?.(); // a click on the table drops the selection
   });
 }
 

@@ -684,6 +684,10 @@ function raceView(room) {
       legal: destinations(),
       interactive: racing(),
       onPick: pick,
+      onClear: () => {
+        S.selected = null;
+        render();
+      },
       onDrop: (from, area, index) => {
         S.selected = from;
         pick(area, index);
