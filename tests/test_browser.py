@@ -12,6 +12,7 @@ import re
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+import pytest_asyncio
 from playwright.async_api import Browser, Page, async_playwright
 
 from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Progress, Ready, Result, RoomState, Started
@@ -26,7 +27,12 @@ SOLUTION: tuple[Move, ...] = solve(Board.deal("seahaven", 1)).moves
 WAIT_MS = 15_000
 
 
-@pytest.fixture
+# One server and one browser for the module (each page gets its own browser context, so its own
+# storage): starting them per test would cost more than the tests themselves.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture(scope="module")
 def server() -> Iterator[ServerProcess]:
     process = ServerProcess("--spectator-delay", "0").start()
     try:
@@ -35,7 +41,7 @@ def server() -> Iterator[ServerProcess]:
         process.kill()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def browser() -> AsyncIterator[Browser]:
     assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)"
     async with async_playwright() as playwright:
@@ -44,6 +50,14 @@ async def browser() -> AsyncIterator[Browser]:
             yield chromium
         finally:
             await chromium.close()
+
+
+@pytest_asyncio.fixture(autouse=True, loop_scope="module")
+async def close_pages(browser: Browser) -> AsyncIterator[None]:
+    """Each test's pages are closed after it (their connections drop)."""
+    yield
+    for context in browser.contexts:
+        await context.close()
 
 
 def http(server: ServerProcess, path: str = "/") -> str:
@@ -208,17 +222,22 @@ async def test_a_browser_races_the_python_protocol_client(server: ServerProcess,
     await py.expect(Started)
     await in_race(page)
 
-    for move in SOLUTION[:12]:  # the Python client makes a start
-        assert isinstance(await py.call(MoveRequest(move=str(move))), Moved)
-    await page.wait_for_selector("[aria-label='Py: 3 of 52 cards home']", timeout=WAIT_MS)
-    for move in SOLUTION:
+    for move in SOLUTION[:12]:  # the page makes a start, and the rival sees it
         await key_move(page, move)
+    assert await board_text(page) == after(SOLUTION[:12])
+    progress = await py.expect(Progress)
+    while progress.moves < 12:
+        progress = await py.expect(Progress)
+    assert progress.progress == 3
+
+    for move in SOLUTION:  # the Python client plays the whole solution and wins
+        assert isinstance(await py.call(MoveRequest(move=str(move))), Moved)
     result = await py.expect(Result)
     web = await js(page, "window.seahaven.me.player")
-    assert [s.player for s in result.standings] == [web, py.player]
-    assert result.standings[0].progress == 52 and result.standings[0].moves == len(SOLUTION)
+    assert [s.player for s in result.standings] == [py.player, web]
     rows = await results(page)
-    assert rows[0].startswith("1 Web finished 52/52") and rows[1].startswith("2 Py racing 3/52 12"), rows
+    assert rows[0].startswith("1 Py finished 52/52 86") and rows[1].startswith("2 Web racing 3/52 12"), rows
+    await page.wait_for_selector("[aria-label='Py: 52 of 52 cards home']")
     await close(py)
     no_errors(page)
 
