@@ -80,7 +80,8 @@ def _after(board: Board, move: Move) -> Board:
 async def open_page(browser: Browser, url: str, name: str, *, phone: bool = False) -> Page:
     """A new page at ``url`` that has said its name (desktop or phone sized)."""
     viewport = {"width": 390, "height": 844} if phone else {"width": 1200, "height": 860}
-    page = await browser.new_page(viewport=viewport, has_touch=phone)  # type: ignore[arg-type]
+    context = await browser.new_context(viewport=viewport, has_touch=phone)  # type: ignore[arg-type]
+    page = await context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     setattr(page, "errors", errors)  # noqa: B010  # read by no_errors()
@@ -379,3 +380,24 @@ async def test_quick_match_pairs_two_pages_and_the_deck_can_have_four_colours(
     assert label is not None and re.fullmatch(r"(ace|\d+|jack|queen|king) of clubs, column \d(, covered)?", label)
     no_errors(ann)
     no_errors(bob)
+
+
+async def test_a_second_tab_takes_the_session_over_and_the_first_can_take_it_back(
+    server: ServerProcess, browser: Browser
+) -> None:
+    first = await open_page(browser, http(server), "Ann")
+    code = await create_room(first)
+    second = await first.context.new_page()  # same browser storage, so the same token
+    await second.goto(http(server, f"/r/{code}"))
+    await second.wait_for_selector("#room-code", timeout=WAIT_MS)
+    assert await second.inner_text("#room-code") == code
+    assert await js(second, "window.seahaven.me.player") == await js(first, "window.seahaven.me.player")
+    await first.wait_for_function("() => window.seahaven.status === 'closed'", timeout=WAIT_MS)
+    assert "replaced by a newer connection" in await first.inner_text(".bar .net")
+
+    await first.click("text=Play here")
+    await first.wait_for_function("() => window.seahaven.status === 'online'", timeout=WAIT_MS)
+    await second.wait_for_function("() => window.seahaven.status === 'closed'", timeout=WAIT_MS)
+    await first.wait_for_selector("#ready")
+    assert await first.inner_text("#room-code") == code
+    no_errors(first)

@@ -8,8 +8,18 @@ import { Board, CELL, COLUMN, FOUNDATION, PRESETS, SUITS, moveText, mv, parseMov
 import { h } from "./dom.js";
 
 const store = window.localStorage;
-const KEY = { name: "seahaven.name", token: "seahaven.token", four: "seahaven.fourColour" };
-const openingKey = (deal) => `seahaven.opening.${deal}`;
+const KEY = { name: "seahaven.name", token: "seahaven.token", four: "seahaven.fourColour", opening: "seahaven.opening" };
+// The last race's opening board: a racer's room state after a reload holds only the current board,
+// and undo needs the moves from the opening.
+const saveOpening = (deal, board) => store.setItem(KEY.opening, JSON.stringify({ deal, board }));
+function loadOpening(deal) {
+  try {
+    const saved = JSON.parse(store.getItem(KEY.opening) ?? "null");
+    return saved?.deal === deal ? saved.board : null;
+  } catch {
+    return null;
+  }
+}
 
 const S = {
   conn: null,
@@ -97,7 +107,7 @@ function onEvent(type, body) {
     S.mine = null;
     const opening = Board.parse(body.board, room.preset).progress;
     for (const r of room.racers) Object.assign(r, { status: "racing", progress: opening, moves: 0, time_ms: null });
-    store.setItem(openingKey(body.deal), body.board);
+    saveOpening(body.deal, body.board);
     startBoards(body.board, [], room.role === "racer" ? [] : room.racers.map((r) => ({ player: r.player, history: [], actions: 0 })));
   } else if (type === "progress") {
     const racer = room.racers.find((r) => r.player === body.player);
@@ -127,7 +137,7 @@ function enterRoom(body) {
     const mine = body.racers.find((r) => r.player === body.you);
     S.mine = mine ? { progress: mine.progress, moves: mine.moves, status: mine.status } : null;
     if (body.role === "racer") {
-      const opening = store.getItem(openingKey(body.deal));
+      const opening = loadOpening(body.deal);
       startBoards(opening, body.history, [], body.board);
     } else {
       startBoards(body.board, [], body.watching);
@@ -457,11 +467,17 @@ function presetOptions(selected) {
 
 function header() {
   const online = S.status === "online";
+  const takeBack = () => {
+    S.conn.stopped = false;
+    S.conn.open();
+  };
   return h(
     "header",
     { class: "bar" },
     h("h1", {}, "Seahaven race"),
     h("span", { class: `net ${S.status}`, role: "status" }, online ? `${S.me?.name ?? ""}` : S.statusDetail || S.status),
+    // Closed for good (another tab took the session over): only the player may take it back.
+    S.status === "closed" ? h("button", { class: "quiet", onclick: takeBack }, "Play here") : null,
     h(
       "label",
       { class: "four" },
