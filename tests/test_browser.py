@@ -360,6 +360,12 @@ async def test_quick_match_pairs_two_pages_and_the_deck_can_have_four_colours(
 ) -> None:
     ann = await open_page(browser, http(server), "Ann")
     bob = await open_page(browser, http(server), "Bob", phone=True)
+    old_id = await js(ann, "window.seahaven.me.player")
+    await ann.click("text=Change name")  # a new name is a new session
+    await ann.fill("#name", "Anna")
+    await ann.click("text=Continue")
+    await ann.wait_for_function(f"() => window.seahaven.me?.player && window.seahaven.me.player !== {old_id!r}")
+    assert await ann.inner_text(".bar .net") == "Anna"
     for page in (ann, bob):
         await page.select_option("#quick-preset", "freecell")
         await page.click("text=Quick match >> nth=-1")

@@ -477,7 +477,8 @@ function header() {
     h("h1", {}, "Seahaven race"),
     h("span", { class: `net ${S.status}`, role: "status" }, online ? `${S.me?.name ?? ""}` : S.statusDetail || S.status),
     // Closed for good (another tab took the session over): only the player may take it back.
-    S.status === "closed" ? h("button", { class: "quiet", onclick: takeBack }, "Play here") : null,
+    S.status === "closed" && S.view !== "name" ? h("button", { class: "quiet", onclick: takeBack }, "Play here") : null,
+    S.view === "lobby" ? h("button", { class: "quiet", onclick: rename }, "Change name") : null,
     h(
       "label",
       { class: "four" },
@@ -494,8 +495,17 @@ function header() {
   );
 }
 
+/** A new name is a new session: the server fixes the name at hello. */
+function rename() {
+  S.conn.stopped = true;
+  S.conn.drop();
+  store.removeItem(KEY.token);
+  S.view = "name";
+  render();
+}
+
 function nameView() {
-  const input = h("input", { id: "name", name: "name", maxlength: 24, required: true, autocomplete: "nickname", value: "" });
+  const input = h("input", { id: "name", name: "name", maxlength: 24, required: true, autocomplete: "nickname", value: store.getItem(KEY.name) ?? "" });
   return h(
     "form",
     {
