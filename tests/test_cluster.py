@@ -4,8 +4,6 @@ fixture in conftest.py.)"""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -32,6 +30,7 @@ from seahaven.solver import solve
 from server.store import RedisStore, StoreError, check_url, open_store
 from tests.redis_cluster import LocalCluster
 from tests.redis_proc import RedisProcess
+from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
 
 LONG = 60.0
@@ -162,34 +161,12 @@ async def test_an_unreachable_cluster_fails_fast_with_store_error() -> None:
 # The server as a real process on the cluster
 
 
-class ServerProcess:
-    """``python -m server`` on the cluster; killed (no goodbye) by the fixture."""
-
-    def __init__(self, *args: str) -> None:
-        env_args = ["--countdown", "0.05", "--rate", "10000", "--burst", "10000"]
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "server", "--port", "0", *env_args, *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        assert line.startswith("listening on ws://"), f"server did not start: {line!r}"
-        self.url = "ws://127.0.0.1:" + line.rsplit(":", 1)[1].strip()
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-
-
 @pytest.fixture
 def servers() -> Iterator[list[ServerProcess]]:
     started: list[ServerProcess] = []
     yield started
     for server in started:
-        server.kill()
+        server.close()
 
 
 async def test_a_race_on_a_cluster_survives_a_server_crash(
