@@ -605,8 +605,13 @@ class RedisStore(Store):
     # -- lifecycle -----------------------------------------------------------------------------------
 
     async def ping(self) -> bool:
+        async def call() -> bool:
+            if isinstance(self._redis, RedisCluster):  # every master, not just one
+                return bool(await self._redis.ping(target_nodes=RedisCluster.PRIMARIES))
+            return bool(await self._redis.ping())
+
         try:
-            return bool(await self._run("ping", self._redis.ping))
+            return await self._run("ping", call)
         except StoreError:
             return False
 

@@ -27,8 +27,8 @@ class ClusterNodeProcess(RedisProcess):
     taken or past 65535.
     """
 
-    def __init__(self) -> None:
-        super().__init__(appendonly=False)
+    def __init__(self, *, appendonly: bool = False) -> None:
+        super().__init__(appendonly=appendonly)
         self.bus_port = free_port()
 
     def _argv(self) -> list[str]:
@@ -68,14 +68,18 @@ def _command(port: int, *words: str, timeout: float = 2.0) -> bytes:
 
 
 class LocalCluster:
-    """Three cluster-mode redis-servers joined into one cluster; ``url`` is the store's cluster URL."""
+    """Three cluster-mode redis-servers joined into one cluster; ``url`` is the store's cluster URL.
 
-    def __init__(self, masters: int = 3, startup_timeout: float = 30.0) -> None:
+    With ``appendonly=True`` a master stopped and started again (``nodes[i].stop()`` / ``.start()``,
+    same port, same nodes.conf) comes back with its data and its slots.
+    """
+
+    def __init__(self, masters: int = 3, startup_timeout: float = 30.0, *, appendonly: bool = False) -> None:
         cli = shutil.which("redis-cli")
         if cli is None:
             pytest.fail("redis-cli is not on the PATH: install Redis >= 7.0 to run the cluster tests", pytrace=False)
         self.cli = cli
-        self.nodes = [ClusterNodeProcess() for _ in range(masters)]
+        self.nodes = [ClusterNodeProcess(appendonly=appendonly) for _ in range(masters)]
         self.startup_timeout = startup_timeout
 
     @property

@@ -4,6 +4,7 @@ fixture in conftest.py.)"""
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -92,9 +93,7 @@ async def test_a_rooms_keys_share_one_slot_and_rooms_spread_over_the_masters(
 
 async def test_an_append_is_one_transaction_on_the_rooms_master(cluster_store: RedisStore, nodes: list[Redis]) -> None:
     room = "RT"
-    slot = await nodes[0].cluster("KEYSLOT", cluster_store.log_key(room))
-    port = next(primary[1] for start, end, primary, *_ in await nodes[0].cluster("SLOTS") if start <= slot <= end)
-    owner = next(node for node in nodes if node.connection_pool.connection_kwargs["port"] == port)
+    owner = nodes[await master_of(nodes, cluster_store.log_key(room))]
     await owner.config_resetstat()
     n = 20
     for i in range(n):
@@ -117,6 +116,52 @@ async def test_a_listing_published_again_during_a_prune_stays_listed(cluster_sto
     # ...while one whose deadline has passed is pruned.
     later = now_ms + int(LONG * 1000) + 1
     assert await cluster_store._prune(keys=[cluster_store.index_key], args=[later, "R"]) == 1
+
+
+async def master_of(nodes: list[Redis], key: str) -> int:
+    """The index in ``nodes`` of the master serving ``key``'s slot."""
+    slot = await nodes[0].cluster("KEYSLOT", key)
+    port = next(primary[1] for start, end, primary, *_ in await nodes[0].cluster("SLOTS") if start <= slot <= end)
+    return next(i for i, node in enumerate(nodes) if node.connection_pool.connection_kwargs["port"] == port)
+
+
+async def test_a_master_down_fails_its_calls_with_store_error_then_recovers() -> None:
+    """No replicas: while one master is down its rooms fail fast (then, once the cluster marks it failed,
+    every room: full slot coverage is required), ping says so, and all comes back with the master."""
+    with LocalCluster(appendonly=True) as cluster:
+        nodes = [Redis(host="127.0.0.1", port=port) for port in cluster.ports]
+        store = RedisStore(cluster.url, prefix="down:")
+        try:
+            rooms = [f"R{n}" for n in range(12)]
+            for room in rooms:
+                await store.append(room, [event(1)], LONG)
+            homes = {room: await master_of(nodes, store.log_key(room)) for room in rooms}
+            assert set(homes.values()) == {0, 1, 2}
+            victim = next(room for room, home in homes.items() if home == 1)
+            cluster.nodes[1].stop()
+            async with asyncio.timeout(10):  # a failure, never a hang
+                with pytest.raises(StoreError, match="unavailable"):
+                    await store.append(victim, [event(2)], LONG)
+                assert await store.ping() is False
+            cluster.nodes[1].start()  # same port, same nodes.conf, its AOF: same slots, same data
+
+            async def appended() -> bool:
+                try:
+                    return await store.append(victim, [event(2)], LONG) == 2
+                except StoreError:
+                    return False
+
+            deadline = time.monotonic() + 20
+            while not await appended():  # the cluster takes a moment to take the master back
+                assert time.monotonic() < deadline, "the store never recovered"
+                await asyncio.sleep(0.1)
+            assert await store.ping() is True
+            assert await store.room_ids() == sorted(rooms)
+            assert await store.load(victim) == [event(1), event(2)]
+        finally:
+            await store.close()
+            for node in nodes:
+                await node.aclose()
 
 
 def test_cluster_urls_are_checked_and_open_a_cluster_store() -> None:
