@@ -3,8 +3,9 @@ server nodes, HAProxy in front) runs here as real processes.
 
 What holds today with two nodes: each node serves hello and /healthz through the balancer, sessions and
 the lobby live in the shared Redis (a racer's token works on either node, a public room created on one
-node is listed on the other). Rooms themselves are still owned by the process that loaded them, so a
-race split over two nodes is not tested here (issue 8, multi-node rooms).
+node is listed on the other), and when a node is killed its racers reconnect through the balancer to
+the other node and finish their race there. Rooms themselves are still owned by the process that
+loaded them, so a race split over two live nodes is not tested here (issue 8, multi-node rooms).
 """
 
 from __future__ import annotations
@@ -20,7 +21,23 @@ from pathlib import Path
 
 import pytest
 
-from protocol.messages import CreateRoom, Hello, ListRooms, Rooms, RoomState, Welcome
+from protocol.messages import (
+    CreateRoom,
+    Hello,
+    JoinRoom,
+    ListRooms,
+    Moved,
+    MoveRequest,
+    Ok,
+    Ready,
+    Result,
+    Rooms,
+    RoomState,
+    Started,
+    Welcome,
+)
+from seahaven import Board
+from seahaven.solver import solve
 from tests.haproxy_proc import CONFIG, HAProxyProcess, check_config
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
@@ -184,4 +201,45 @@ async def test_two_nodes_behind_haproxy(topology: Topology) -> None:
     back = opened[-1]
     assert back.player == player and back.welcome is not None and back.welcome.name == "Bob"
     for client in (first, *opened):
+        await client.close()
+
+
+async def test_racers_of_a_killed_node_finish_their_race_on_the_other_node(topology: Topology) -> None:
+    """Both racers of a room on node-1; node-1 is killed mid-race; they reconnect through the balancer
+    with their tokens, land on node-2, which loads the room from Redis, and the race goes on to its
+    result. (Holds today because the dead node no longer serves the room: no two nodes hold it.)"""
+    await healthz_through_the_balancer_reaches(topology, {"node-1", "node-2"})
+    opened = await open_on(topology, "node-1", "Ann")
+    ann = opened.pop()
+    extra = await open_on(topology, "node-1", "Bob")
+    bob = extra.pop()
+    for client in (*opened, *extra):
+        await client.close()
+    state = await ann.call(CreateRoom(deal_number=1))
+    assert isinstance(state, RoomState)
+    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
+    for client in (ann, bob):
+        assert isinstance(await client.call(Ready()), Ok)
+    for client in (ann, bob):
+        await client.expect(Started)
+    moves = solve(Board.deal("seahaven", 1)).moves
+    half = len(moves) // 2
+    for move in moves[:half]:
+        assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
+
+    topology.nodes[0].kill()
+    # Through the balancer, with their tokens: every connection now lands on node-2.
+    ann2 = await WsClient.open(topology.lb.url, "Ann", token=ann.token)
+    bob2 = await WsClient.open(topology.lb.url, "Bob", token=bob.token)
+    for client in (ann2, bob2):
+        assert client.ws.response is not None and client.ws.response.headers[NODE_HEADER] == "node-2"
+    resumed = await ann2.expect(RoomState)
+    assert resumed.phase == "racing" and len(resumed.history) == half
+    await bob2.expect(RoomState)
+    for move in moves[half:]:
+        assert isinstance(await ann2.call(MoveRequest(move=str(move))), Moved)
+    result = await bob2.expect(Result)
+    assert [s.player for s in result.standings] == [ann.player, bob.player]
+    assert result.standings[0].progress == 52
+    for client in (ann2, bob2):
         await client.close()
