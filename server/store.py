@@ -20,10 +20,10 @@ Redis key layout (``P`` is the prefix, ``seahaven:`` by default)::
                                  passed; the set's TTL is kept >= every listing's TTL
     P{session:TOKEN}     string  session data; own TTL
 
-The braces are Redis Cluster hash tags: every key of one room hashes to one slot, so a transaction on a
-room (the append, ``expire``, ``delete``) runs on one node; sessions are spread by their own tags. The
-lobby index is the one key shared by all rooms: it is updated in its own call after the room's keys,
-never inside a room's transaction.
+The braces are Redis Cluster hash tags: every key of one room hashes to one slot, so each atomic
+update of a room (a Lua script: the append, ``expire``) runs on one node; sessions are spread by their
+own tags. The lobby index is the one key shared by all rooms: it is updated in its own call after the
+room's keys, never inside a room's script.
 
 Every failure to talk to Redis surfaces as :class:`StoreError`.
 """
@@ -274,6 +274,29 @@ class MemoryStore(Store):
 # --------------------------------------------------------------------------------------------------
 # Redis
 
+# The room's transactions are Lua scripts, not MULTI/EXEC: atomic and one round trip alike, but
+# redis-py's asyncio cluster client runs a MULTI pipeline on a thread with its own event loop, one
+# thread per queued command, blocking the server's loop (~0.7 ms per append); a script is one command
+# routed by its key. Every key a script touches is one room's (one hash slot).
+
+# Appends ARGV[2..] to the log and sets its TTL; with no events, only refreshes an existing log's TTL.
+# RPUSH in slices: Lua's unpack() has a limit (~8000 values) and a healed log can be longer.
+# KEYS[1] = the room's log; ARGV[1] = TTL in ms. Returns the log's length.
+_APPEND = """
+local length = redis.call('LLEN', KEYS[1])
+for i = 2, #ARGV, 1000 do
+    length = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return length
+"""
+
+# KEYS = the room's log and listing; ARGV[1] = TTL in ms.
+_EXPIRE_ROOM = """
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+"""
+
 # Removes ids whose listing key the caller found gone from the listings index, unless the id's
 # deadline is still ahead: then the listing was published again since the caller looked (publishing
 # sets the listing key, then the id's new deadline), and it stays. Touches the index key only, so it
@@ -416,7 +439,14 @@ class RedisStore(Store):
         # with "too many connections" (redis-py's BlockingConnectionPool would wait too, but halves
         # the throughput under concurrency).
         self._slots = asyncio.Semaphore(max_connections)
+        # redis-py's asyncio RedisCluster (8.1) drops connections in use when many calls race its first
+        # use ("'NoneType' object has no attribute 'writelines'", "Connection closed by server"): the
+        # first call on a cluster goes alone, the others wait for it.
+        self._warm = not self.cluster
+        self._warming = asyncio.Lock()
         self._index = f"{prefix}listings"
+        self._append = self._redis.register_script(_APPEND)
+        self._expire_room = self._redis.register_script(_EXPIRE_ROOM)
         self._prune = self._redis.register_script(_PRUNE_LISTINGS)
 
     # -- keys ----------------------------------------------------------------------------------------
@@ -443,6 +473,8 @@ class RedisStore(Store):
         async with self._slots:
             for attempt in range(1, attempts + 1):
                 try:
+                    if not self._warm:
+                        await self._warm_up()
                     return await call()
                 except RedisConnectionError as exc:
                     if attempt < attempts:
@@ -454,6 +486,12 @@ class RedisStore(Store):
                     raise StoreError(f"redis store at {self._where}: {what} failed: {exc}") from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
+    async def _warm_up(self) -> None:
+        async with self._warming:
+            if not self._warm and isinstance(self._redis, RedisCluster):
+                await self._redis.ping(target_nodes=RedisCluster.PRIMARIES)
+            self._warm = True
+
     # -- rooms ---------------------------------------------------------------------------------------
 
     async def append(self, room: str, events: Sequence[bytes], ttl: float) -> int:
@@ -461,14 +499,7 @@ class RedisStore(Store):
         key = self.log_key(room)
 
         async def call() -> int:
-            async with self._redis.pipeline(transaction=True) as pipe:
-                if events:
-                    pipe.rpush(key, *events)
-                else:
-                    pipe.llen(key)
-                pipe.pexpire(key, ms)
-                length, _ = await pipe.execute()
-            return int(length)
+            return int(await self._append(keys=[key], args=[ms, *events]))
 
         return await self._run(f"append to room {room!r}", call, idempotent=not events)
 
@@ -482,11 +513,8 @@ class RedisStore(Store):
         ms = _ttl_ms(ttl)
 
         async def call() -> None:
-            # The room's keys in one transaction (one slot), then the shared index.
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.pexpire(self.log_key(room), ms)
-                pipe.pexpire(self.listing_key(room), ms)
-                await pipe.execute()
+            # The room's keys at once (one slot), then the shared index.
+            await self._expire_room(keys=[self.log_key(room), self.listing_key(room)], args=[ms])
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.zadd(self._index, {room: _deadline_ms(ms)}, xx=True)
                 self._keep_index(pipe, ms)
@@ -496,9 +524,7 @@ class RedisStore(Store):
 
     async def delete(self, room: str) -> None:
         async def call() -> None:
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.delete(self.log_key(room), self.listing_key(room))
-                await pipe.execute()
+            await self._redis.delete(self.log_key(room), self.listing_key(room))  # one slot: one command
             await self._redis.zrem(self._index, room)
 
         await self._run(f"delete room {room!r}", call)
