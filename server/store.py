@@ -299,7 +299,7 @@ redis.call('PEXPIRE', KEYS[2], ARGV[1])
 
 # Removes ids whose listing key the caller found gone from the listings index, unless the id's
 # deadline is still ahead: then the listing was published again since the caller looked (publishing
-# sets the listing key, then the id's new deadline), and it stays. Touches the index key only, so it
+# sets the listing key and the id's new deadline, in either order), and it stays. Touches the index key only, so it
 # runs on a cluster too (the listing keys live in their rooms' slots).
 # KEYS[1] = index; ARGV[1] = now (unix ms), ARGV[2..] = the ids found gone.
 _PRUNE_LISTINGS = """
@@ -524,8 +524,10 @@ class RedisStore(Store):
 
     async def delete(self, room: str) -> None:
         async def call() -> None:
-            await self._redis.delete(self.log_key(room), self.listing_key(room))  # one slot: one command
-            await self._redis.zrem(self._index, room)
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.delete(self.log_key(room), self.listing_key(room))  # one slot: one command
+                pipe.zrem(self._index, room)
+                await pipe.execute()
 
         await self._run(f"delete room {room!r}", call)
 
