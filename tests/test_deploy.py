@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import signal
 import subprocess
 import time
 import urllib.error
@@ -243,3 +244,22 @@ async def test_racers_of_a_killed_node_finish_their_race_on_the_other_node(topol
     assert result.standings[0].progress == 52
     for client in (ann2, bob2):
         await client.close()
+
+
+async def test_a_stalled_nodes_websockets_are_cut_and_reconnect_to_the_other_node(topology: Topology) -> None:
+    """node-1 stops answering (SIGSTOP: its socket still accepts, nothing replies). HAProxy's health
+    checks time out, it marks node-1 down and cuts its WebSockets; the client reconnects through the
+    balancer with its token and lands on node-2 as the same player."""
+    await healthz_through_the_balancer_reaches(topology, {"node-1", "node-2"})
+    opened = await open_on(topology, "node-1", "Ann")
+    ann = opened.pop()
+    for client in opened:
+        await client.close()
+    topology.nodes[0].proc.send_signal(signal.SIGSTOP)  # the fixture's SIGKILL ends it
+
+    async with asyncio.timeout(30):  # two failed checks, 2 s apart, each waiting up to 2 s
+        await ann.ws.wait_closed()
+    back = await WsClient.open(topology.lb.url, "Ann", token=ann.token)
+    assert back.ws.response is not None and back.ws.response.headers[NODE_HEADER] == "node-2"
+    assert back.player == ann.player
+    await back.close()
