@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from .app import RaceServer
 from .config import Config
-from .store import open_store
+from .store import check_url, open_store
 
 
 def at_least(low: float, kind: Callable[[str], float] = float) -> Callable[[str], float]:
@@ -27,6 +27,14 @@ def at_least(low: float, kind: Callable[[str], float] = float) -> Callable[[str]
     return parse
 
 
+def redis_url(text: str) -> str:
+    """An argparse type: a Redis URL the store can open."""
+    try:
+        return check_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
     env = os.environ
     parser = argparse.ArgumentParser(
@@ -39,9 +47,11 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
     )
     parser.add_argument(
         "--redis",
+        type=redis_url,
         default=env.get("SEAHAVEN_REDIS_URL") or None,
         metavar="URL",
-        help="keep live rooms in Redis at URL, e.g. redis://localhost:6379/0 (env SEAHAVEN_REDIS_URL)",
+        help="keep live rooms in Redis at URL, e.g. redis://localhost:6379/0, or in a Redis Cluster given by "
+        "seed nodes, e.g. redis+cluster://10.0.0.1:7000,10.0.0.2:7000 (env SEAHAVEN_REDIS_URL)",
     )
     parser.add_argument("--prefix", default=env.get("SEAHAVEN_PREFIX", "seahaven:"), help="Redis key prefix")
     parser.add_argument(

@@ -8,15 +8,22 @@ idle rooms vanish on their own and nothing is left behind.
 Two implementations share one contract (``tests/test_store.py`` runs on both):
 
 - :class:`MemoryStore`: process memory, for ``seahaven-server`` with no Redis and for tests.
-- :class:`RedisStore`: redis-py asyncio; every key under a configurable prefix.
+- :class:`RedisStore`: redis-py asyncio; every key under a configurable prefix; one Redis server
+  (``redis://``) or a Redis Cluster (``redis+cluster://``).
 
 Redis key layout (``P`` is the prefix, ``seahaven:`` by default)::
 
-    P room:{id}:log     list    the room's event log, one msgpack event per element; PEXPIRE = room TTL
-    P listing:{id}      string  the room's public lobby entry (opaque summary bytes); own TTL
-    P listings          set     ids that may have a listing; members whose listing key has expired are
-                                removed by listings(); the set's TTL is kept >= every listing's TTL
-    P session:{token}   string  session data; own TTL
+    P{room:ID}:log       list    the room's event log, one msgpack event per element; PEXPIRE = room TTL
+    P{room:ID}:listing   string  the room's public lobby entry (opaque summary bytes); own TTL
+    P listings           zset    ids that may have a listing, scored by the listing's deadline (unix ms);
+                                 listings() removes members whose listing key is gone and whose deadline
+                                 passed; the set's TTL is kept >= every listing's TTL
+    P{session:TOKEN}     string  session data; own TTL
+
+The braces are Redis Cluster hash tags: every key of one room hashes to one slot, so each atomic
+update of a room (a Lua script: the append, ``expire``) runs on one node; sessions are spread by their
+own tags. The lobby index is the one key shared by all rooms: it is updated in its own call after the
+room's keys, never inside a room's script.
 
 Every failure to talk to Redis surfaces as :class:`StoreError`.
 """
@@ -33,13 +40,15 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.connection import SSLConnection, parse_url
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 from redis.maint_notifications import MaintNotificationsConfig
 
-__all__ = ["MemoryStore", "RedisStore", "Store", "StoreError", "open_store"]
+__all__ = ["MemoryStore", "RedisStore", "Store", "StoreError", "check_url", "open_store"]
 
 T = TypeVar("T")
 
@@ -265,24 +274,63 @@ class MemoryStore(Store):
 # --------------------------------------------------------------------------------------------------
 # Redis
 
-# Removes ids from the listings index whose listing key no longer exists. Atomic, so an id whose
-# listing was published again between our read and this cleanup is kept.
-# KEYS[1] = index, KEYS[2..n+1] = listing keys; ARGV[1..n] = the matching ids.
+# The room's transactions are Lua scripts, not MULTI/EXEC: atomic and one round trip alike, but
+# redis-py's asyncio cluster client runs a MULTI pipeline on a thread with its own event loop, one
+# thread per queued command, blocking the server's loop (~0.7 ms per append); a script is one command
+# routed by its key. Every key a script touches is one room's (one hash slot).
+
+# Appends ARGV[2..] to the log and sets its TTL; with no events, only refreshes an existing log's TTL.
+# RPUSH in slices: Lua's unpack() has a limit (~8000 values) and a healed log can be longer.
+# KEYS[1] = the room's log; ARGV[1] = TTL in ms. Returns the log's length.
+_APPEND = """
+local length = redis.call('LLEN', KEYS[1])
+for i = 2, #ARGV, 1000 do
+    length = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return length
+"""
+
+# KEYS = the room's log and listing; ARGV[1] = TTL in ms.
+_EXPIRE_ROOM = """
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+"""
+
+# Removes ids whose listing key the caller found gone from the listings index, unless the id's
+# deadline is still ahead: then the listing was published again since the caller looked (publishing
+# sets the listing key and the id's new deadline, in either order), and it stays. Touches the index key only, so it
+# runs on a cluster too (the listing keys live in their rooms' slots).
+# KEYS[1] = index; ARGV[1] = now (unix ms), ARGV[2..] = the ids found gone.
 _PRUNE_LISTINGS = """
+local now = tonumber(ARGV[1])
 local removed = 0
-for i, id in ipairs(ARGV) do
-    if redis.call('EXISTS', KEYS[i + 1]) == 0 then
-        removed = removed + redis.call('SREM', KEYS[1], id)
+for i = 2, #ARGV do
+    local deadline = redis.call('ZSCORE', KEYS[1], ARGV[i])
+    if deadline and tonumber(deadline) <= now then
+        removed = removed + redis.call('ZREM', KEYS[1], ARGV[i])
     end
 end
 return removed
 """
+
+CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+"""URL schemes naming a Redis Cluster (seed nodes), and the plain scheme each one's nodes speak."""
 
 _GLOB_SPECIAL = frozenset("*?[]\\")
 
 
 def _glob_escape(text: str) -> str:
     return "".join("\\" + ch if ch in _GLOB_SPECIAL else ch for ch in text)
+
+
+def _deadline_ms(ms: int) -> int:
+    """Unix time in ms, ``ms`` from now: a listing's deadline as the index scores it.
+
+    The index only uses it to tell a listing published again from a stale one, so clocks of the
+    server nodes need to agree to well within a listing's TTL, not exactly.
+    """
+    return time.time_ns() // 1_000_000 + ms
 
 
 def _bytes(value: bytes | str) -> bytes:
@@ -294,21 +342,67 @@ def _describe(url: str) -> str:
     """The URL without credentials, for error messages and logs."""
     try:
         parts = urlsplit(url)
+        if parts.scheme in CLUSTER_SCHEMES:
+            return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
         host = parts.hostname or parts.path or "?"
         return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
     except ValueError:
         return "<unparseable url>"
 
 
+def _cluster_seeds(url: str) -> tuple[list[ClusterNode], dict[str, Any]]:
+    """The seed nodes and client options of ``redis+cluster://[user:pass@]host:port[,host:port...][?opts]``.
+
+    Raises ``ValueError`` naming what is wrong (no credentials in the message).
+    """
+    parts = urlsplit(url)
+    credentials, _, hosts = parts.netloc.rpartition("@")
+    seeds: list[ClusterNode] = []
+    for seed in hosts.split(","):
+        host, _, port = seed.rpartition(":")
+        host = host.removeprefix("[").removesuffix("]")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"{_describe(url)}: every cluster seed must be host:port, not {seed!r}")
+        seeds.append(ClusterNode(host, int(port)))
+    if parts.path not in ("", "/", "/0"):
+        raise ValueError(f"{_describe(url)}: a Redis Cluster has database 0 only, not {parts.path!r}")
+    # The first seed's URL in the nodes' own scheme carries credentials, TLS and ?options.
+    first = f"{CLUSTER_SCHEMES[parts.scheme]}://{credentials + '@' if credentials else ''}{hosts.split(',')[0]}"
+    options: dict[str, Any] = dict(parse_url(first + (f"?{parts.query}" if parts.query else "")))
+    for key in ("host", "port", "db", "path"):
+        options.pop(key, None)
+    if options.pop("connection_class", None) is SSLConnection:
+        options["ssl"] = True
+    return seeds, options
+
+
+def check_url(url: str) -> str:
+    """``url`` when it is a Redis URL the store can open (``redis://``, ``rediss://``, ``unix://``, or a
+    cluster's ``redis+cluster://host:port[,host:port...]``); ``ValueError`` saying why otherwise."""
+    scheme = urlsplit(url).scheme
+    if scheme in CLUSTER_SCHEMES:
+        _cluster_seeds(url)
+    elif scheme not in ("redis", "rediss", "unix"):
+        raise ValueError(
+            f"{_describe(url)}: the Redis URL must start with redis://, rediss://, unix:// or redis+cluster://"
+        )
+    return url
+
+
 class RedisStore(Store):
     """The store in Redis (>= 7.0), every key under ``prefix`` (see the module docstring for the layout).
+
+    ``url`` is one Redis server (``redis://``, ``rediss://``, ``unix://``) or a Redis Cluster given by
+    one or more seed nodes (``redis+cluster://host:port[,host:port...]``, ``rediss+cluster://`` for TLS);
+    on a cluster it uses redis-py's ``RedisCluster``, which follows slot moves by itself.
 
     ``timeout`` bounds connecting and every reply (seconds); at most ``max_connections`` calls run at
     once, more wait their turn. The client never retries by itself: an
     append is not idempotent and a blind resend after a lost reply would store a move twice. Idempotent
     operations are retried once, immediately, on a connection error (a connection dropped while idle
     in the pool). Failures raise :class:`StoreError`; once Redis is back the next call reconnects.
-    ``redis_options`` go to ``redis.asyncio.ConnectionPool.from_url`` (e.g. ``connection_class``).
+    ``redis_options`` go to ``redis.asyncio.ConnectionPool.from_url`` (e.g. ``connection_class``), or
+    to ``RedisCluster`` on a cluster.
     """
 
     def __init__(
@@ -334,24 +428,39 @@ class RedisStore(Store):
             "maint_notifications_config": MaintNotificationsConfig(enabled=False),
         }
         options.update(redis_options)
-        self._redis: aioredis.Redis = aioredis.Redis.from_pool(aioredis.ConnectionPool.from_url(url, **options))
+        self.cluster = urlsplit(url).scheme in CLUSTER_SCHEMES
+        self._redis: aioredis.Redis | RedisCluster
+        if self.cluster:
+            seeds, url_options = _cluster_seeds(url)
+            self._redis = RedisCluster(startup_nodes=seeds, **{**options, **url_options})
+        else:
+            self._redis = aioredis.Redis.from_pool(aioredis.ConnectionPool.from_url(url, **options))
         # At most ``max_connections`` calls at once; a burst waits its turn here instead of failing
         # with "too many connections" (redis-py's BlockingConnectionPool would wait too, but halves
         # the throughput under concurrency).
         self._slots = asyncio.Semaphore(max_connections)
+        # redis-py's asyncio RedisCluster (8.1) drops connections in use when many calls race its first
+        # use ("'NoneType' object has no attribute 'writelines'", "Connection closed by server"): the
+        # first call on a cluster goes alone, the others wait for it.
+        self._warm = not self.cluster
+        self._warming = asyncio.Lock()
         self._index = f"{prefix}listings"
+        self._append = self._redis.register_script(_APPEND)
+        self._expire_room = self._redis.register_script(_EXPIRE_ROOM)
         self._prune = self._redis.register_script(_PRUNE_LISTINGS)
 
     # -- keys ----------------------------------------------------------------------------------------
 
+    # The {...} part is the Redis Cluster hash tag: all of a room's keys share one slot.
+
     def log_key(self, room: str) -> str:
-        return f"{self.prefix}room:{room}:log"
+        return f"{self.prefix}{{room:{room}}}:log"
 
     def listing_key(self, room: str) -> str:
-        return f"{self.prefix}listing:{room}"
+        return f"{self.prefix}{{room:{room}}}:listing"
 
     def session_key(self, token: str) -> str:
-        return f"{self.prefix}session:{token}"
+        return f"{self.prefix}{{session:{token}}}"
 
     @property
     def index_key(self) -> str:
@@ -364,14 +473,24 @@ class RedisStore(Store):
         async with self._slots:
             for attempt in range(1, attempts + 1):
                 try:
+                    if not self._warm:
+                        await self._warm_up()
                     return await call()
                 except RedisConnectionError as exc:
                     if attempt < attempts:
                         continue
                     raise StoreError(f"redis store at {self._where} unavailable: {what} failed: {exc}") from exc
+                except RedisClusterException as exc:  # no reachable node, or a slot with no node
+                    raise StoreError(f"redis store at {self._where} unavailable: {what} failed: {exc}") from exc
                 except (RedisError, OSError) as exc:
                     raise StoreError(f"redis store at {self._where}: {what} failed: {exc}") from exc
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _warm_up(self) -> None:
+        async with self._warming:
+            if not self._warm and isinstance(self._redis, RedisCluster):
+                await self._redis.ping(target_nodes=RedisCluster.PRIMARIES)
+            self._warm = True
 
     # -- rooms ---------------------------------------------------------------------------------------
 
@@ -380,14 +499,7 @@ class RedisStore(Store):
         key = self.log_key(room)
 
         async def call() -> int:
-            async with self._redis.pipeline(transaction=True) as pipe:
-                if events:
-                    pipe.rpush(key, *events)
-                else:
-                    pipe.llen(key)
-                pipe.pexpire(key, ms)
-                length, _ = await pipe.execute()
-            return int(length)
+            return int(await self._append(keys=[key], args=[ms, *events]))
 
         return await self._run(f"append to room {room!r}", call, idempotent=not events)
 
@@ -401,9 +513,10 @@ class RedisStore(Store):
         ms = _ttl_ms(ttl)
 
         async def call() -> None:
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.pexpire(self.log_key(room), ms)
-                pipe.pexpire(self.listing_key(room), ms)
+            # The room's keys at once (one slot), then the shared index.
+            await self._expire_room(keys=[self.log_key(room), self.listing_key(room)], args=[ms])
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.zadd(self._index, {room: _deadline_ms(ms)}, xx=True)
                 self._keep_index(pipe, ms)
                 await pipe.execute()
 
@@ -411,16 +524,16 @@ class RedisStore(Store):
 
     async def delete(self, room: str) -> None:
         async def call() -> None:
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.delete(self.log_key(room), self.listing_key(room))
-                pipe.srem(self._index, room)
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.delete(self.log_key(room), self.listing_key(room))  # one slot: one command
+                pipe.zrem(self._index, room)
                 await pipe.execute()
 
         await self._run(f"delete room {room!r}", call)
 
     async def room_ids(self) -> list[str]:
-        head = f"{self.prefix}room:"
-        tail = ":log"
+        head = f"{self.prefix}{{room:"
+        tail = "}:log"
         pattern = f"{_glob_escape(head)}*{tail}"
 
         async def call() -> list[str]:
@@ -444,12 +557,14 @@ class RedisStore(Store):
 
     async def set_listing(self, room: str, summary: bytes | None, ttl: float) -> None:
         key = self.listing_key(room)
+        # Not transactions: the listing lives in its room's slot, the index in its own. One round trip
+        # on one Redis; listings() tolerates either half missing.
         if summary is None:
 
             async def remove() -> None:
-                async with self._redis.pipeline(transaction=True) as pipe:
+                async with self._redis.pipeline(transaction=False) as pipe:
                     pipe.delete(key)
-                    pipe.srem(self._index, room)
+                    pipe.zrem(self._index, room)
                     await pipe.execute()
 
             await self._run(f"remove listing {room!r}", remove)
@@ -457,9 +572,9 @@ class RedisStore(Store):
         ms = _ttl_ms(ttl)
 
         async def publish() -> None:
-            async with self._redis.pipeline(transaction=True) as pipe:
+            async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.set(key, summary, px=ms)
-                pipe.sadd(self._index, room)
+                pipe.zadd(self._index, {room: _deadline_ms(ms)})
                 self._keep_index(pipe, ms)
                 await pipe.execute()
 
@@ -467,14 +582,18 @@ class RedisStore(Store):
 
     async def listings(self) -> dict[str, bytes]:
         async def call() -> dict[str, bytes]:
-            ids = sorted(_bytes(raw).decode() for raw in await self._redis.smembers(self._index))
+            members: list[Any] = await self._redis.zrange(self._index, 0, -1)  # no scores asked: ids
+            ids = sorted(_bytes(raw).decode() for raw in members)
             if not ids:
                 return {}
+            now = _deadline_ms(0)
+            # One key per command, so a cluster pipeline can send each to its room's node.
             async with self._redis.pipeline(transaction=False) as pipe:
-                pipe.mget([self.listing_key(room) for room in ids])
                 for room in ids:
+                    pipe.get(self.listing_key(room))
                     pipe.exists(self.log_key(room))
-                summaries, *logs = await pipe.execute()
+                replies = await pipe.execute()
+            summaries, logs = replies[0::2], replies[1::2]
             result: dict[str, bytes] = {}
             gone: list[str] = []
             for room, summary, log_live in zip(ids, summaries, logs, strict=True):
@@ -483,7 +602,7 @@ class RedisStore(Store):
                 elif log_live:
                     result[room] = bytes(summary)
             if gone:
-                await self._prune(keys=[self._index, *(self.listing_key(room) for room in gone)], args=gone)
+                await self._prune(keys=[self._index], args=[now, *gone])
             return result
 
         return await self._run("list public rooms", call)
@@ -514,8 +633,13 @@ class RedisStore(Store):
     # -- lifecycle -----------------------------------------------------------------------------------
 
     async def ping(self) -> bool:
+        async def call() -> bool:
+            if isinstance(self._redis, RedisCluster):  # every master, not just one
+                return bool(await self._redis.ping(target_nodes=RedisCluster.PRIMARIES))
+            return bool(await self._redis.ping())
+
         try:
-            return bool(await self._run("ping", self._redis.ping))
+            return await self._run("ping", call)
         except StoreError:
             return False
 
@@ -524,7 +648,7 @@ class RedisStore(Store):
 
 
 def open_store(url: str | None, prefix: str = "seahaven:") -> Store:
-    """A :class:`MemoryStore` when ``url`` is None, else a :class:`RedisStore` on ``url``."""
+    """A :class:`MemoryStore` when ``url`` is None, else a :class:`RedisStore` on ``url`` (a server or a cluster)."""
     if url is None:
         return MemoryStore()
     return RedisStore(url, prefix=prefix)

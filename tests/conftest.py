@@ -1,4 +1,5 @@
-"""Shared fixtures: a private redis-server per test, and the store under contract test on both backends."""
+"""Shared fixtures: a private redis-server per test, a local Redis Cluster per session, and the store
+under contract test on every backend."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from server.store import MemoryStore, RedisStore, Store
+from tests.redis_cluster import LocalCluster
 from tests.redis_proc import RedisProcess
 
 
@@ -40,20 +42,34 @@ def redis_url(redis_proc: RedisProcess) -> str:
     return redis_proc.url
 
 
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[LocalCluster]:
+    """A local 3-master Redis Cluster, shared by the session's tests (each uses its own key prefix)."""
+    cluster = LocalCluster()
+    try:
+        yield cluster.start()
+    finally:
+        cluster.close()
+
+
 @pytest.fixture
 def clock() -> ManualClock:
     return ManualClock()
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "cluster"])
 async def store(request: pytest.FixtureRequest, clock: ManualClock) -> AsyncIterator[Store]:
-    """The store under test: a MemoryStore on the manual ``clock``, or a RedisStore (unique prefix)."""
+    """The store under test: a MemoryStore on the manual ``clock``, or a RedisStore (unique prefix) on
+    one redis-server or on the session's Redis Cluster."""
     backend: Store
     if request.param == "memory":
         backend = MemoryStore(clock=clock)
-    else:
+    elif request.param == "redis":
         url: str = request.getfixturevalue("redis_url")
         backend = RedisStore(url, prefix=f"test-{uuid.uuid4().hex[:8]}:")
+    else:
+        cluster: LocalCluster = request.getfixturevalue("redis_cluster")
+        backend = RedisStore(cluster.url, prefix=f"test-{uuid.uuid4().hex[:8]}:")
     try:
         yield backend
     finally:

@@ -361,22 +361,25 @@ async def test_redis_key_layout_and_ttls(redis_url: str, raw: Any) -> None:
         await store.set_listing("R1", b"A", 20)
         await store.put_session("tok", b"S", 10)
         keys = sorted(k.decode() for k in await raw.keys("*"))  # KEYS is fine in a test, never in the store
-        assert keys == ["lay:listing:R1", "lay:listings", "lay:room:R1:log", "lay:session:tok"]
-        assert await raw.type("lay:room:R1:log") == b"list"
-        assert await raw.smembers("lay:listings") == {b"R1"}
-        assert 29_000 < await raw.pttl("lay:room:R1:log") <= 30_000
-        assert 19_000 < await raw.pttl("lay:listing:R1") <= 20_000
-        assert 9_000 < await raw.pttl("lay:session:tok") <= 10_000
+        assert keys == ["lay:listings", "lay:{room:R1}:listing", "lay:{room:R1}:log", "lay:{session:tok}"]
+        assert await raw.type("lay:{room:R1}:log") == b"list"
+        assert await raw.zrange("lay:listings", 0, -1) == [b"R1"]
+        # The index scores a listing by its deadline (unix ms).
+        assert 19_000 < await raw.zscore("lay:listings", "R1") - time.time() * 1000 <= 20_000
+        assert 29_000 < await raw.pttl("lay:{room:R1}:log") <= 30_000
+        assert 19_000 < await raw.pttl("lay:{room:R1}:listing") <= 20_000
+        assert 9_000 < await raw.pttl("lay:{session:tok}") <= 10_000
         # The index never outlives its need by much, and never dies before a listing.
         assert 19_000 < await raw.pttl("lay:listings") <= 20_000
         await store.set_listing("R2", b"B", 5)  # a shorter listing does not shorten the index
         assert 19_000 < await raw.pttl("lay:listings") <= 20_000
         await store.expire("R1", 40)  # expire() extends log, listing and index
-        for key in ("lay:room:R1:log", "lay:listing:R1", "lay:listings"):
+        for key in ("lay:{room:R1}:log", "lay:{room:R1}:listing", "lay:listings"):
             assert 39_000 < await raw.pttl(key) <= 40_000
+        assert 39_000 < await raw.zscore("lay:listings", "R1") - time.time() * 1000 <= 40_000
         await store.expire("R1", 0.5)
-        assert 0 < await raw.pttl("lay:room:R1:log") <= 500
-        assert 0 < await raw.pttl("lay:listing:R1") <= 500
+        assert 0 < await raw.pttl("lay:{room:R1}:log") <= 500
+        assert 0 < await raw.pttl("lay:{room:R1}:listing") <= 500
     finally:
         await store.close()
 
@@ -390,7 +393,7 @@ async def test_redis_expired_listings_are_pruned_from_the_index(redis_url: str, 
         await store.set_listing("R2", b"B", LONG)
         await asyncio.sleep(SHORT + MARGIN)
         assert await store.listings() == {"R2": b"B"}
-        assert await raw.smembers("prune:listings") == {b"R2"}
+        assert await raw.zrange("prune:listings", 0, -1) == [b"R2"]
         await store.set_listing("R2", None, LONG)
         assert not await raw.exists("prune:listings")  # nothing left behind
     finally:
@@ -465,17 +468,19 @@ async def test_redis_append_is_one_round_trip(redis_url: str, raw: Any) -> None:
     connection_class, sends = counting_connection()
     store = RedisStore(redis_url, prefix="rt:", connection_class=connection_class)
     try:
-        assert await store.ping()  # connect (handshake) outside the count
+        # Connect (handshake) and load the append script (once per Redis server) outside the count.
+        assert await store.append("R", [event(0)], LONG) == 1
         await raw.config_resetstat()
         sends[0] = 0
         n = 50
-        for i in range(n):
+        for i in range(1, n + 1):
             assert await store.append("R", [event(i)], LONG) == i + 1
         assert sends[0] == n
         stats = await raw.info("commandstats")
         calls = {name.removeprefix("cmdstat_"): s["calls"] for name, s in stats.items()}
         calls = {name: n for name, n in calls.items() if not name.startswith(("config", "info"))}  # ours
-        assert calls == {"multi": n, "rpush": n, "pexpire": n, "exec": n}
+        # One script call each; RPUSH and PEXPIRE run inside it (LLEN too, for the length).
+        assert calls == {"evalsha": n, "llen": n, "rpush": n, "pexpire": n}
     finally:
         await store.close()
 
@@ -489,7 +494,7 @@ async def test_redis_room_ids_uses_scan_not_keys(redis_url: str, raw: Any) -> No
                 for room in rooms[start : start + 100]:
                     pipe.rpush(store.log_key(room), b"e")
                 await pipe.execute()
-        await raw.set("scan:room:fake:log", b"not a list")
+        await raw.set("scan:{room:fake}:log", b"not a list")
         await raw.config_resetstat()
         assert await store.room_ids() == rooms
         stats = await raw.info("commandstats")

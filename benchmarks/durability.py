@@ -1,0 +1,117 @@
+"""What durability costs per append: ``RedisStore.append`` on redis-servers with no append-only file,
+``appendfsync everysec`` and ``appendfsync always`` (each its own process on a free loopback port, data
+in a temporary directory on this machine's disk).
+
+Prints median / p99 latency and throughput, one call in flight and several at once, what Redis
+reports about its fsyncs, and what one small write + fsync costs on the same disk (what ``always``
+waits for on every write). Figures quoted in docs/durability.md.
+
+    .venv/bin/python -m benchmarks.durability [--iterations 3000] [--concurrency 1,16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the project importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from redis.asyncio import Redis
+
+from benchmarks.store import MAX_ITERATIONS, percentile, report, run, sample_event
+from server.store import RedisStore
+from tests.redis_proc import RedisProcess
+
+POLICIES = ("no-aof", "everysec", "always")
+
+
+class PolicyRedis(RedisProcess):
+    """A redis-server with the given fsync policy (``no-aof``: no append-only file at all)."""
+
+    def __init__(self, policy: str) -> None:
+        super().__init__(appendonly=policy != "no-aof")
+        self.policy = policy
+
+    def _argv(self) -> list[str]:
+        argv = super()._argv()
+        return argv if self.policy == "no-aof" else [*argv, "--appendfsync", self.policy]
+
+
+async def fsyncs(url: str) -> str:
+    """What Redis says about its AOF fsyncs (INFO persistence), in one line."""
+    client = Redis.from_url(url)
+    try:
+        info = await client.info("persistence")
+        keys = ("aof_enabled", "aof_delayed_fsync", "aof_last_write_status")
+        return " ".join(f"{key}={info.get(key)}" for key in keys)
+    finally:
+        await client.aclose()
+
+
+def disk_fsync(count: int = 200) -> tuple[float, float]:
+    """Median and p99 seconds of one 55-byte append + fsync to a file in the temporary directory."""
+    timings: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="seahaven-fsync-") as where:
+        fd = os.open(os.path.join(where, "probe"), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        try:
+            for _ in range(count):
+                started = time.perf_counter()
+                os.write(fd, b"x" * 55)
+                os.fsync(fd)
+                timings.append(time.perf_counter() - started)
+        finally:
+            os.close(fd)
+    timings.sort()
+    return statistics.median(timings), percentile(timings, 0.99)
+
+
+async def bench(iterations: int, concurrencies: list[int]) -> None:
+    event = sample_event()
+    print(f"append of one {len(event)}-byte event, {iterations} calls per row, TTL refreshed on every call")
+    print(f"{'policy':<12} {'tasks':>5} {'calls':>8} {'median µs':>11} {'p99 µs':>11} {'appends/s':>12}")
+    for policy in POLICIES:
+        with PolicyRedis(policy) as proc:
+            assert proc.port != 6379
+            store = RedisStore(proc.url, prefix="bench:", max_connections=max(concurrencies) + 1)
+            try:
+                for concurrency in concurrencies:
+                    await run(store, min(iterations, 500), concurrency, event, "warm")
+                    latencies, wall = await run(store, iterations, concurrency, event, f"{policy}{concurrency}")
+                    report(policy, concurrency, latencies, wall)
+                print(f"{'':<12} {await fsyncs(proc.url)}")
+            finally:
+                await store.close()
+    median, p99 = disk_fsync()
+    print(f"one 55-byte write + fsync on this disk: median {median * 1e6:.1f} µs, p99 {p99 * 1e6:.1f} µs")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--iterations", type=int, default=3000, help=f"appends per row (1..{MAX_ITERATIONS})")
+    parser.add_argument("--concurrency", default="1,16", help="comma-separated numbers of concurrent tasks")
+    args = parser.parse_args(argv)
+    if not 1 <= args.iterations <= MAX_ITERATIONS:
+        parser.error(f"--iterations must be between 1 and {MAX_ITERATIONS}")
+    try:
+        concurrencies = [int(part) for part in args.concurrency.split(",")]
+    except ValueError:
+        parser.error("--concurrency takes numbers like 1,16")
+    if not all(1 <= c <= 256 for c in concurrencies):
+        parser.error("--concurrency values must be between 1 and 256")
+    if shutil.which("redis-server") is None:
+        print("redis-server is not on the PATH", file=sys.stderr)
+        return 1
+    asyncio.run(bench(args.iterations, concurrencies))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

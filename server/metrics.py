@@ -1,0 +1,167 @@
+"""One node's Prometheus metrics, and the text exposition for ``GET /metrics``.
+
+Each :class:`Metrics` has a registry of its own (not prometheus_client's global one), so several
+servers in one process (the tests) never share or clash; each node is scraped on its own port and
+says which node it is in ``seahaven_node_info``.
+
+What the server reports:
+
+- the live gauges (rooms, racers, spectators, connections) are read at scrape time from a callback
+  the server gives (:class:`LiveCounts`), so no code path has to keep them in step;
+- every move request: :meth:`Metrics.move_accepted` or :meth:`Metrics.move_refused` with the error code,
+  and its latency from the frame's arrival to the reply;
+- every store call, through :class:`MeteredStore`: latency by operation, and failures by operation.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import NamedTuple, TypeVar
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+from protocol.errors import ErrorCode
+
+from .store import Store, StoreError
+
+__all__ = ["LiveCounts", "MeteredStore", "Metrics"]
+
+T = TypeVar("T")
+
+# Seconds: a move is a few hundred microseconds in memory and about one Redis round trip on Redis;
+# the top buckets catch a stalled store (its timeout is 2 s).
+LATENCY_BUCKETS = (0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+# What generate_latest() writes. (prometheus_client's CONTENT_TYPE_LATEST now names text format 1.0.0,
+# which Prometheus before 3.0 does not know; its own HTTP handlers still answer 0.0.4.)
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+REFUSAL_REASONS = frozenset(code.value for code in ErrorCode)
+OTHER = "other"
+
+
+class LiveCounts(NamedTuple):
+    """What a node holds right now."""
+
+    rooms: int
+    racers: int
+    spectators: int
+    connections: int
+
+
+class Metrics:
+    """A node's metrics. ``live`` is called at each scrape for the gauges (zeros until it is given)."""
+
+    def __init__(self, node: str, live: Callable[[], LiveCounts] | None = None) -> None:
+        self.node = node
+        self.registry = CollectorRegistry(auto_describe=True)
+        self._live = live or (lambda: LiveCounts(0, 0, 0, 0))
+        info = Gauge("seahaven_node_info", "The node these metrics come from.", ["node"], registry=self.registry)
+        info.labels(node=node).set(1)
+
+        def gauge(name: str, doc: str, field: int) -> None:
+            Gauge(name, doc, registry=self.registry).set_function(lambda: float(self._live()[field]))
+
+        gauge("seahaven_rooms", "Live rooms this node holds.", 0)
+        gauge("seahaven_racers", "Racers seated in this node's live rooms.", 1)
+        gauge("seahaven_spectators", "Spectators in this node's live rooms.", 2)
+        gauge("seahaven_connections", "Open WebSocket connections to this node.", 3)
+        self.moves_accepted = Counter(
+            "seahaven_moves_accepted", "Move requests accepted and stored.", registry=self.registry
+        )
+        self.moves_refused = Counter(
+            "seahaven_moves_refused", "Move requests refused, by error code.", ["reason"], registry=self.registry
+        )
+        self.move_latency = Histogram(
+            "seahaven_move_latency_seconds",
+            "From a move request's arrival to its reply being sent, accepted or refused.",
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.store_errors = Counter(
+            "seahaven_store_errors", "Store calls that failed, by operation.", ["operation"], registry=self.registry
+        )
+        self.store_latency = Histogram(
+            "seahaven_store_latency_seconds",
+            "Store call latency, by operation (failed calls included).",
+            ["operation"],
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+
+    def watch(self, live: Callable[[], LiveCounts]) -> None:
+        """Read the live gauges from ``live`` from now on (for a server made after its metrics)."""
+        self._live = live
+
+    def move_accepted(self, seconds: float) -> None:
+        self.moves_accepted.inc()
+        self.move_latency.observe(seconds)
+
+    def move_refused(self, reason: str, seconds: float) -> None:
+        """A refused move; ``reason`` is its error code (anything else counts as "other", so a bug can
+        never grow the label set without bound)."""
+        self.moves_refused.labels(reason=reason if reason in REFUSAL_REASONS else OTHER).inc()
+        self.move_latency.observe(seconds)
+
+    async def store_call(self, operation: str, call: Awaitable[T]) -> T:
+        """Await ``call``, recording its latency under ``operation`` and counting a :class:`StoreError`."""
+        started = time.perf_counter()
+        try:
+            return await call
+        except StoreError:
+            self.store_errors.labels(operation=operation).inc()
+            raise
+        finally:
+            self.store_latency.labels(operation=operation).observe(time.perf_counter() - started)
+
+    def exposition(self) -> tuple[bytes, str]:
+        """The body and Content-Type of a ``GET /metrics`` answer (Prometheus text format 0.0.4)."""
+        return generate_latest(self.registry), CONTENT_TYPE
+
+
+class MeteredStore(Store):
+    """Any store, with every call's latency and failures recorded in ``metrics``."""
+
+    def __init__(self, inner: Store, metrics: Metrics) -> None:
+        self.inner = inner
+        self.metrics = metrics
+
+    async def append(self, room: str, events: Sequence[bytes], ttl: float) -> int:
+        return await self.metrics.store_call("append", self.inner.append(room, events, ttl))
+
+    async def load(self, room: str) -> list[bytes]:
+        return await self.metrics.store_call("load", self.inner.load(room))
+
+    async def expire(self, room: str, ttl: float) -> None:
+        await self.metrics.store_call("expire", self.inner.expire(room, ttl))
+
+    async def delete(self, room: str) -> None:
+        await self.metrics.store_call("delete", self.inner.delete(room))
+
+    async def room_ids(self) -> list[str]:
+        return await self.metrics.store_call("room_ids", self.inner.room_ids())
+
+    async def set_listing(self, room: str, summary: bytes | None, ttl: float) -> None:
+        await self.metrics.store_call("set_listing", self.inner.set_listing(room, summary, ttl))
+
+    async def listings(self) -> dict[str, bytes]:
+        return await self.metrics.store_call("listings", self.inner.listings())
+
+    async def put_session(self, token: str, data: bytes, ttl: float) -> None:
+        await self.metrics.store_call("put_session", self.inner.put_session(token, data, ttl))
+
+    async def get_session(self, token: str) -> bytes | None:
+        return await self.metrics.store_call("get_session", self.inner.get_session(token))
+
+    async def delete_session(self, token: str) -> None:
+        await self.metrics.store_call("delete_session", self.inner.delete_session(token))
+
+    async def ping(self) -> bool:
+        ok = await self.metrics.store_call("ping", self.inner.ping())
+        if not ok:  # ping never raises: a failed one is still a store error
+            self.metrics.store_errors.labels(operation="ping").inc()
+        return ok
+
+    async def close(self) -> None:
+        await self.inner.close()

@@ -1,0 +1,265 @@
+"""The deployment: compose.yaml and deploy/haproxy.cfg are valid, and the same topology (one Redis, two
+server nodes, HAProxy in front) runs here as real processes.
+
+What holds today with two nodes: each node serves hello and /healthz through the balancer, sessions and
+the lobby live in the shared Redis (a racer's token works on either node, a public room created on one
+node is listed on the other), and when a node is killed its racers reconnect through the balancer to
+the other node and finish their race there. Rooms themselves are still owned by the process that
+loaded them, so a race split over two live nodes is not tested here (issue 8, multi-node rooms).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from protocol.messages import (
+    CreateRoom,
+    Hello,
+    JoinRoom,
+    ListRooms,
+    Moved,
+    MoveRequest,
+    Ok,
+    Ready,
+    Result,
+    Rooms,
+    RoomState,
+    Started,
+    Welcome,
+)
+from seahaven import Board
+from seahaven.solver import solve
+from tests.haproxy_proc import CONFIG, HAProxyProcess, check_config
+from tests.redis_proc import RedisProcess
+from tests.server_proc import ServerProcess
+from tests.wsclient import WsClient
+
+ROOT = Path(__file__).resolve().parent.parent
+COMPOSE = ROOT / "compose.yaml"
+NODE_HEADER = "X-Seahaven-Node"
+
+
+def compose_config(path: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    """Debian's ``docker-compose config``: validates against the Compose schema, needs no Docker engine."""
+    binary = shutil.which("docker-compose")
+    if binary is None:
+        pytest.fail("docker-compose is not on the PATH: apt-get install docker-compose (.ci/run does)", pytrace=False)
+    return subprocess.run(
+        [binary, "-f", str(path), "config", *options], capture_output=True, text=True, timeout=60, cwd=path.parent
+    )
+
+
+def test_compose_file_is_valid_and_has_the_topology() -> None:
+    checked = compose_config(COMPOSE)
+    assert checked.returncode == 0, checked.stderr
+    services = compose_config(COMPOSE, "--services")
+    assert set(services.stdout.split()) == {"redis", "server-1", "server-2", "balancer"}
+    resolved = checked.stdout
+    # Redis keeps an append-only file with a stated fsync policy, on a volume.
+    assert '- --appendonly\n    - "yes"\n    - --appendfsync\n    - everysec\n' in resolved
+    assert "redis-data:/data" in resolved
+    # Both nodes use the shared Redis; the balancer publishes 8765 with the repository's config.
+    assert resolved.count("SEAHAVEN_REDIS_URL: redis://redis:6379/0") == 2
+    assert "published: 8765" in resolved and "target: 8765" in resolved
+    assert f"{CONFIG}:/usr/local/etc/haproxy/haproxy.cfg:ro" in resolved
+
+
+def test_the_compose_validator_rejects_a_broken_file(tmp_path: Path) -> None:
+    broken = tmp_path / "compose.yaml"
+    broken.write_text(COMPOSE.read_text().replace("    image: redis:7\n", "    image: redis:7\n    replicaz: 2\n"))
+    checked = compose_config(broken)
+    assert checked.returncode != 0 and "replicaz" in checked.stderr
+
+
+def test_haproxy_config_is_valid_and_the_check_can_fail(tmp_path: Path) -> None:
+    checked = check_config()
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "Configuration file is valid" in checked.stdout + checked.stderr
+    broken = tmp_path / "haproxy.cfg"
+    broken.write_text(CONFIG.read_text().replace("balance leastconn", "balance fewest"))
+    assert check_config(broken).returncode != 0
+
+
+# --------------------------------------------------------------------------------------------------
+# The topology as real processes
+
+
+class Topology:
+    def __init__(self, redis: RedisProcess) -> None:
+        self.redis = redis
+        self.nodes: list[ServerProcess] = []
+        self.balancer: HAProxyProcess | None = None
+
+    def start(self) -> Topology:
+        self.nodes = [ServerProcess("--redis", self.redis.url) for _ in range(2)]
+        self.balancer = HAProxyProcess([f"127.0.0.1:{node.port}" for node in self.nodes])
+        return self
+
+    @property
+    def lb(self) -> HAProxyProcess:
+        assert self.balancer is not None
+        return self.balancer
+
+    def close(self) -> None:
+        if self.balancer is not None:
+            self.balancer.close()
+        for node in self.nodes:
+            node.close()
+
+
+@pytest.fixture
+def topology(redis_proc: RedisProcess) -> Iterator[Topology]:
+    running = Topology(redis_proc)
+    try:
+        yield running.start()
+    finally:
+        running.close()
+
+
+def get(url: str) -> tuple[int, str, bytes]:
+    """GET ``url``: status, the balancer's node header ('' when absent), body (also for an error status)."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, response.headers.get(NODE_HEADER, ""), bytes(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get(NODE_HEADER, ""), error.read()
+
+
+async def healthz_through_the_balancer_reaches(topology: Topology, nodes: set[str], within: float = 30.0) -> None:
+    """Ask /healthz through HAProxy until every node in ``nodes`` has answered (it balances them).
+
+    HAProxy sends nothing to a node before two health checks passed (``rise 2``, every 2 s), and
+    answers 503 while no node is up.
+    """
+    seen: set[str] = set()
+    deadline = time.monotonic() + within
+    while not seen >= nodes:
+        assert time.monotonic() < deadline, f"only {seen} answered through the balancer\n{topology.lb.log_text()}"
+        status, node, body = await asyncio.to_thread(get, topology.lb.http + "/healthz")
+        if status == 503 and not node:
+            await asyncio.sleep(0.1)
+            continue
+        assert (status, body) == (200, b"ok\n"), (status, node, body)
+        seen.add(node)
+
+
+async def open_on(topology: Topology, node: str, name: str, token: str | None = None) -> list[WsClient]:
+    """Connect through the balancer until a connection lands on ``node``; the last one is there.
+
+    With ``balance leastconn`` each new connection goes to the node with fewer open ones, so at most
+    a couple of extra connections are needed; they are returned too (earlier in the list), still open.
+    """
+    opened: list[WsClient] = []
+    for _ in range(6):
+        client = await WsClient.open(topology.lb.url)
+        opened.append(client)
+        if client.ws.response is not None and client.ws.response.headers.get(NODE_HEADER) == node:
+            welcome = await client.call(Hello(name=name, token=token))
+            assert isinstance(welcome, Welcome), welcome
+            client.welcome = welcome
+            return opened
+    raise AssertionError(f"no connection landed on {node}")
+
+
+async def test_two_nodes_behind_haproxy(topology: Topology) -> None:
+    # /healthz on each node directly, then through the balancer, which reaches both.
+    for node in topology.nodes:
+        assert (await asyncio.to_thread(get, node.http + "/healthz"))[::2] == (200, b"ok\n")
+    await healthz_through_the_balancer_reaches(topology, {"node-1", "node-2"})
+
+    # WebSockets through the balancer: leastconn spreads two open connections over both nodes,
+    # and each node answers hello.
+    first = await WsClient.open(topology.lb.url, "Ann")
+    second = await WsClient.open(topology.lb.url, "Bob")
+    landed = {client.ws.response.headers[NODE_HEADER] for client in (first, second) if client.ws.response}
+    assert landed == {"node-1", "node-2"}
+    assert first.player != second.player
+
+    # A room created on one node is listed on the other: the lobby lives in the shared Redis.
+    created = await first.call(CreateRoom(deal_number=1))
+    assert isinstance(created, RoomState)
+    listed = await second.call(ListRooms())
+    assert isinstance(listed, Rooms) and [room.room for room in listed.rooms] == [created.room]
+
+    # A racer drops and reconnects through the balancer with its token, landing on the other node:
+    # same player, same name (the session is in Redis).
+    assert second.ws.response is not None
+    home = second.ws.response.headers[NODE_HEADER]
+    other = ({"node-1", "node-2"} - {home}).pop()
+    token, player = second.token, second.player
+    await second.close()
+    opened = await open_on(topology, other, "Bob", token)
+    back = opened[-1]
+    assert back.player == player and back.welcome is not None and back.welcome.name == "Bob"
+    for client in (first, *opened):
+        await client.close()
+
+
+async def test_racers_of_a_killed_node_finish_their_race_on_the_other_node(topology: Topology) -> None:
+    """Both racers of a room on node-1; node-1 is killed mid-race; they reconnect through the balancer
+    with their tokens, land on node-2, which loads the room from Redis, and the race goes on to its
+    result. (Holds today because the dead node no longer serves the room: no two nodes hold it.)"""
+    await healthz_through_the_balancer_reaches(topology, {"node-1", "node-2"})
+    opened = await open_on(topology, "node-1", "Ann")
+    ann = opened.pop()
+    extra = await open_on(topology, "node-1", "Bob")
+    bob = extra.pop()
+    for client in (*opened, *extra):
+        await client.close()
+    state = await ann.call(CreateRoom(deal_number=1))
+    assert isinstance(state, RoomState)
+    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
+    for client in (ann, bob):
+        assert isinstance(await client.call(Ready()), Ok)
+    for client in (ann, bob):
+        await client.expect(Started)
+    moves = solve(Board.deal("seahaven", 1)).moves
+    half = len(moves) // 2
+    for move in moves[:half]:
+        assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
+
+    topology.nodes[0].kill()
+    # Through the balancer, with their tokens: every connection now lands on node-2.
+    ann2 = await WsClient.open(topology.lb.url, "Ann", token=ann.token)
+    bob2 = await WsClient.open(topology.lb.url, "Bob", token=bob.token)
+    for client in (ann2, bob2):
+        assert client.ws.response is not None and client.ws.response.headers[NODE_HEADER] == "node-2"
+    resumed = await ann2.expect(RoomState)
+    assert resumed.phase == "racing" and len(resumed.history) == half
+    await bob2.expect(RoomState)
+    for move in moves[half:]:
+        assert isinstance(await ann2.call(MoveRequest(move=str(move))), Moved)
+    result = await bob2.expect(Result)
+    assert [s.player for s in result.standings] == [ann.player, bob.player]
+    assert result.standings[0].progress == 52
+    for client in (ann2, bob2):
+        await client.close()
+
+
+async def test_a_stalled_nodes_websockets_are_cut_and_reconnect_to_the_other_node(topology: Topology) -> None:
+    """node-1 stops answering (SIGSTOP: its socket still accepts, nothing replies). HAProxy's health
+    checks time out, it marks node-1 down and cuts its WebSockets; the client reconnects through the
+    balancer with its token and lands on node-2 as the same player."""
+    await healthz_through_the_balancer_reaches(topology, {"node-1", "node-2"})
+    opened = await open_on(topology, "node-1", "Ann")
+    ann = opened.pop()
+    for client in opened:
+        await client.close()
+    topology.nodes[0].proc.send_signal(signal.SIGSTOP)  # the fixture's SIGKILL ends it
+
+    async with asyncio.timeout(30):  # two failed checks, 2 s apart, each waiting up to 2 s
+        await ann.ws.wait_closed()
+    back = await WsClient.open(topology.lb.url, "Ann", token=ann.token)
+    assert back.ws.response is not None and back.ws.response.headers[NODE_HEADER] == "node-2"
+    assert back.player == ann.player
+    await back.close()
