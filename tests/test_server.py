@@ -45,10 +45,12 @@ from protocol.messages import (
 from seahaven import Board, Move, parse_board
 from seahaven.solver import solve
 from server.app import RaceServer
+from server.clock import Clock, SystemClock
 from server.config import Config
 from server.events import Left, pack, unpack
 from server.room import Room
 from server.store import MemoryStore, RedisStore, Store
+from tests.fakeclock import FakeClock
 from tests.redis_proc import RedisProcess
 from tests.wsclient import WsClient
 
@@ -70,20 +72,25 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 @asynccontextmanager
 async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
-    """Start RaceServers on free ports with fast test settings; the store is memory or a private redis."""
+    """Start RaceServers on free ports with fast test settings; the store is memory or a private redis.
+
+    The servers share one FakeClock (``server.clock``) unless given another: a countdown of 0
+    starts a race at once, and any other time passes only when the test advances it."""
     servers: list[RaceServer] = []
     prefix = f"t{uuid.uuid4().hex[:8]}:"
 
-    async def make(**overrides: Any) -> RaceServer:
+    clock = FakeClock()
+
+    async def make(clock: Clock = clock, **overrides: Any) -> RaceServer:
         store: Store
         if backend == "memory":
             store = MemoryStore()
         else:
             store = RedisStore(request.getfixturevalue("redis_url"), prefix=prefix)
-        settings: dict[str, Any] = {"port": 0, "countdown_ms": 50, "rate": 10_000, "burst": 10_000}
+        settings: dict[str, Any] = {"port": 0, "countdown_ms": 0, "rate": 10_000, "burst": 10_000}
         settings["spectator_delay_ms"] = 0  # tests of the delay set it
         settings.update(overrides)
-        server = RaceServer(Config(**settings), store)
+        server = RaceServer(Config(**settings), store, clock)
         await server.start()
         servers.append(server)
         return server
@@ -105,6 +112,12 @@ async def make_server(backend: str, request: pytest.FixtureRequest) -> AsyncIter
 async def make_redis_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
     async with server_factory("redis", request) as make:
         yield make
+
+
+def fake(server: RaceServer) -> FakeClock:
+    """The server's clock, to move it on."""
+    assert isinstance(server.clock, FakeClock)
+    return server.clock
 
 
 def url_of(server: RaceServer) -> str:
@@ -215,7 +228,7 @@ async def test_reconnect_within_grace_keeps_seat_and_state(make_server: MakeServ
     started = await start_race([ann, bob])
     for move in solution()[:10]:
         assert isinstance(await bob.call(MoveRequest(move=str(move))), Moved)
-    await ann.drain()
+    await ann.settle()
     await bob.close()
     gone = await ann.expect(Members)
     assert [r.connected for r in gone.racers if r.player == bob.player] == [False]
@@ -239,6 +252,8 @@ async def test_after_grace_the_seat_is_forfeit(make_server: MakeServer) -> None:
     (ann, bob), _ = await room_with(server, "Ann", "Bob", undo=True)
     await start_race([ann, bob])
     await bob.close()
+    await ann.expect(Members, where=lambda m: not all(r.connected for r in m.racers))  # the drop is recorded
+    fake(server).advance(300)
     forfeit = await ann.expect(Progress)
     assert (forfeit.player, forfeit.status) == (bob.player, "forfeit")
     back = await WsClient.open(url_of(server), "Bob", token=bob.token)
@@ -468,10 +483,10 @@ async def test_a_racer_who_leaves_mid_race_hears_no_more_of_it(make_server: Make
     (ann, bob, cid), state = await room_with(server, "Ann", "Bob", "Cid")
     await start_race([ann, bob, cid])
     assert isinstance(await cid.call(Leave()), Ok)
-    await cid.drain()
+    await cid.settle()
     await ann.call(MoveRequest(move=str(solution()[0])))
     assert await bob.expect(Progress)
-    assert [m for m in await cid.drain(0.2) if isinstance(m, Progress)] == []
+    assert [m for m in await cid.settle() if isinstance(m, Progress)] == []
     elsewhere = await cid.call(CreateRoom())
     assert isinstance(elsewhere, RoomState) and elsewhere.room != state.room
 
@@ -481,11 +496,10 @@ async def test_quick_match_skips_rooms_whose_only_racer_dropped(make_server: Mak
     ann = await WsClient.open(url_of(server), "Ann")
     first = await ann.call(QuickMatch(preset="seahaven"))
     assert isinstance(first, RoomState)
+    eve = await WsClient.open(url_of(server), "Eve")
+    await eve.call(JoinRoom(room=first.room, spectate=True))
     await ann.close()
-    for _ in range(100):  # the server notices the drop
-        if not any(s.connected for s in server.rooms[first.room].room.seats.values()):
-            break
-        await asyncio.sleep(0.01)
+    await eve.expect(Members, where=lambda m: [r.connected for r in m.racers] == [False])  # the drop is recorded
     bob = await WsClient.open(url_of(server), "Bob")
     second = await bob.call(QuickMatch(preset="seahaven"))
     assert isinstance(second, RoomState) and second.room != first.room
@@ -533,7 +547,7 @@ async def test_a_graceful_restart_keeps_the_race_even_past_the_grace(make_redis_
     await eve.call(JoinRoom(room=state.room, spectate=True))
     await start_race([ann, bob])
     await first.stop()
-    await asyncio.sleep(0.5)  # longer than the grace period
+    fake(first).advance(500)  # longer than the grace period
     second = await make_redis_server(grace_ms=5_000)
     room = second.rooms[state.room].room
     assert room.phase == "racing" and [s.status for s in room.seats.values()] == ["racing", "racing"]
@@ -545,7 +559,7 @@ async def test_a_graceful_restart_keeps_the_race_even_past_the_grace(make_redis_
 async def test_a_store_outage_during_the_countdown_delays_the_start_but_does_not_lose_it(
     make_redis_server: MakeServer, redis_proc: RedisProcess
 ) -> None:
-    server = await make_redis_server(countdown_ms=300)
+    server = await make_redis_server(countdown_ms=300, clock=SystemClock())  # the store's outage is real time
     (ann, bob), _ = await room_with(server, "Ann", "Bob")
     await ann.call(Ready())
     await bob.call(Ready())
@@ -556,7 +570,7 @@ async def test_a_store_outage_during_the_countdown_delays_the_start_but_does_not
 
 
 async def test_sessions_of_players_who_lost_their_seat_are_released(make_server: MakeServer) -> None:
-    server = await make_server(grace_ms=200)
+    server = await make_server(grace_ms=200, clock=SystemClock())  # drops are noticed in the background
     for i in range(5):
         client = await WsClient.open(url_of(server), f"P{i}")
         await client.call(CreateRoom())
@@ -605,13 +619,14 @@ async def test_spectators_see_moves_a_delay_late_and_a_late_spectator_misses_non
     eve = await WsClient.open(url_of(server), "Eve")
     await eve.call(JoinRoom(room=state.room, spectate=True))
     await start_race([ann, bob])
-    loop = asyncio.get_running_loop()
-    moved_at = loop.time()
+    clock = fake(server)
     first = str(solution()[0])
     await ann.call(MoveRequest(move=first))
     assert (await bob.expect(Progress)).move is None  # the rival hears at once, without the move
-    seen = await eve.expect(Progress, wait=5)
-    assert seen.move == first and loop.time() - moved_at >= 0.5  # the spectator, a delay later
+    clock.advance(599)
+    assert [m for m in await eve.settle() if isinstance(m, Progress)] == []
+    clock.advance(1)
+    assert (await eve.expect(Progress)).move == first  # the spectator, a delay later
     # A spectator who joins between a move and its delayed frame gets it with the frame, not twice.
     second = str(solution()[1])
     await ann.call(MoveRequest(move=second))
@@ -619,7 +634,8 @@ async def test_spectators_see_moves_a_delay_late_and_a_late_spectator_misses_non
     joined = await sue.call(JoinRoom(room=state.room, spectate=True))
     assert isinstance(joined, RoomState)
     assert [w.history for w in joined.watching if w.player == ann.player] == [(first,)]
-    assert (await sue.expect(Progress, wait=5)).move == second
+    clock.advance(600)
+    assert (await sue.expect(Progress)).move == second
 
 
 async def test_a_spectator_who_joins_within_the_delay_of_an_unwatched_move_still_gets_it(
@@ -634,8 +650,10 @@ async def test_a_spectator_who_joins_within_the_delay_of_an_unwatched_move_still
     joined = await sue.call(JoinRoom(room=state.room, spectate=True))
     assert isinstance(joined, RoomState)
     assert [w.history for w in joined.watching if w.player == ann.player] == [()]
-    assert (await sue.expect(Progress, wait=5)).move == first
-    assert [m for m in await sue.drain(0.7) if isinstance(m, Progress)] == []  # and only once
+    fake(server).advance(500)
+    assert (await sue.expect(Progress)).move == first
+    fake(server).advance(1000)
+    assert [m for m in await sue.settle() if isinstance(m, Progress)] == []  # and only once
 
 
 async def test_two_hellos_with_one_token_share_one_session(make_server: MakeServer) -> None:
@@ -675,5 +693,6 @@ async def test_spectators_get_a_burst_of_moves_in_order(make_server: MakeServer)
     seqs = [await ann.send(MoveRequest(move=move)) for move in burst]  # pipelined, as the client plays
     for seq in seqs:
         assert isinstance(await ann.reply(seq), Moved)
-    seen = [(await eve.expect(Progress, wait=5)).move for _ in burst]
+    fake(server).advance(200)
+    seen = [(await eve.expect(Progress)).move for _ in burst]
     assert seen == burst
