@@ -394,6 +394,23 @@ async def test_hello_comes_first(make_server: MakeServer) -> None:
     assert (await client.error(ListRooms())).code == ErrorCode.HELLO_FIRST
 
 
+async def test_before_hello_frame_errors_win_and_deep_nesting_costs_nothing(make_server: MakeServer) -> None:
+    server = await make_server()
+    client = await WsClient.open(url_of(server))
+    frames = [
+        (b"\x81\xa1a" * 339 + b"\xc0", None, ErrorCode.BAD_FRAME),  # 1018 bytes of nested maps
+        (msgpack.packb({"type": "ping", "seq": 3, "body": {"x": b"ab"}}), 3, ErrorCode.BAD_FRAME),
+        (msgpack.packb({"type": "ping", "body": {}}), None, ErrorCode.BAD_SEQ),
+        (msgpack.packb({"type": "dance", "seq": 4, "body": {}}), 4, ErrorCode.UNKNOWN_TYPE),
+        (msgpack.packb({"type": "ping", "seq": 5, "body": {}}), 5, ErrorCode.HELLO_FIRST),
+    ]
+    for frame, re, code in frames:
+        await client.ws.send(frame)
+        answer_re, answer = decode_server(await asyncio.wait_for(client.ws.recv(), 5))
+        assert isinstance(answer, Error) and (answer_re, answer.code) == (re, code)
+    assert isinstance(await client.call(Hello(name="Ann"), seq=6), Welcome)  # still connected
+
+
 async def test_floods_are_limited_then_closed(make_server: MakeServer) -> None:
     server = await make_server(rate=1.0, burst=3, strikes=5)
     client = await WsClient.open(url_of(server), "Flood")
