@@ -713,3 +713,53 @@ async def test_spectators_get_a_burst_of_moves_in_order(make_server: MakeServer)
     fake(server).advance(200)
     seen = [(await eve.expect(Progress)).move for _ in burst]
     assert seen == burst
+
+
+async def test_a_finished_room_reloaded_after_a_restart_shows_every_racers_moves(
+    make_redis_server: MakeServer,
+) -> None:
+    first = await make_redis_server(spectator_delay_ms=1000)
+    clock = fake(first)
+    (ann, bob), state = await room_with(first, "Ann", "Bob")
+    await start_race([ann, bob])
+    line = [str(m) for m in solution()[:3]]
+    for move in line:
+        await ann.call(MoveRequest(move=move))
+    await bob.call(MoveRequest(move=line[0]))
+    await bob.call(Undo())
+    await ann.call(Resign())
+    await bob.call(Resign())
+    result = await ann.expect(Result)  # racers get the result at once, with every racer's moves
+    assert [(h.player, h.history, h.actions) for h in result.histories] == [
+        (ann.player, tuple(line), 3),
+        (bob.player, (), 2),
+    ]
+    await first.stop()
+
+    second = await make_redis_server(spectator_delay_ms=1000)  # the same clock: no time has passed
+    sue = await WsClient.open(url_of(second), "Sue")
+    early = await sue.call(JoinRoom(room=state.room, spectate=True))
+    assert isinstance(early, RoomState) and early.phase == "finished"
+    assert [w.history for w in early.watching] == [(), ()]  # nothing has fallen due yet
+    clock.advance(1000)
+    assert (await sue.expect(Result)).histories == result.histories
+    seen = [p.move for p in await sue.settle() if isinstance(p, Progress) and p.player == ann.player]
+    assert seen[:3] == line  # then ann's resignation, without a move
+    late = await WsClient.open(url_of(second), "Lee")
+    joined = await late.call(JoinRoom(room=state.room, spectate=True))
+    assert isinstance(joined, RoomState) and joined.watching == result.histories
+    back = await WsClient.open(url_of(second), "Ann", token=ann.token)
+    racer = await back.expect(RoomState)
+    assert racer.role == "racer" and racer.watching == result.histories  # racers see it all once it is over
+
+
+async def test_twin_names_in_a_room_are_told_apart(make_server: MakeServer) -> None:
+    server = await make_server()
+    (_, _, third), state = await room_with(server, "Ann", "Ann", "Ann")
+    names = [r.name for r in (await third.expect(Members)).racers]
+    assert names == ["Ann", "Ann (2)", "Ann (3)"]
+    long = "X" * 24
+    (_, twin), _ = await room_with(server, long, long)
+    members = await twin.expect(Members)
+    assert [r.name for r in members.racers] == [long, "X" * 20 + " (2)"]
+    assert state.racers[0].name == "Ann"
