@@ -118,10 +118,14 @@ class Asker:
 class RaceServer:
     """The race server: ``await start()``, later ``await stop()``."""
 
-    def __init__(self, config: Config, store: Store, clock: Clock | None = None) -> None:
+    def __init__(
+        self, config: Config, store: Store, clock: Clock | None = None, deals: Callable[[], int] | None = None
+    ) -> None:
         self.config = config
         self.store = store
         self.clock: Clock = clock if clock is not None else SystemClock()
+        self.deals = deals if deals is not None else _random_deal
+        """Chooses the deal of a room created without one, and of each rematch."""
         self.rooms: dict[str, HeldRoom] = {}
         self.loading: dict[str, asyncio.Future[HeldRoom | None]] = {}
         self.session_loads: dict[str, asyncio.Future[Session | None]] = {}
@@ -480,7 +484,7 @@ class RaceServer:
         await self._in_my_room(asker, lambda core, now: core.resign(asker.session.player, now))
 
     async def on_rematch(self, asker: Asker, message: Rematch) -> None:
-        deal = _random_deal()
+        deal = self.deals()
         await self._in_my_room(asker, lambda core, now: core.rematch(asker.session.player, deal, now))
 
     # -- the room path: lock -> command -> append -> commit/abort -> send -> schedule
@@ -663,7 +667,7 @@ class RaceServer:
     def _settings(self, preset: str, deal: int | None, **chosen: Any) -> Settings:
         return Settings(
             preset=preset,
-            deal=deal if deal is not None else _random_deal(),
+            deal=deal if deal is not None else self.deals(),
             countdown_ms=self.config.countdown_ms,
             grace_ms=self.config.grace_ms,
             spectator_delay_ms=self.config.spectator_delay_ms,

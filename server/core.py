@@ -34,7 +34,8 @@ class Delayed:
     """A frame for whoever spectates the race when it falls due."""
 
     due: int
-    """Server time (ms) when spectators may see it: the event's time plus the spectator delay."""
+    """Server time (ms) when spectators may see it: the spectator delay after the event (or
+    after a later-dated event before it in the log)."""
     race_started_at: int | None
     """The race it belongs to: a rematch makes the older race's frames stale."""
     frame: bytes
@@ -62,6 +63,10 @@ class RoomCore:
         self.watermark = watermark
         """Spectator frames due by this time have been handed out; later ones are in ``schedule``."""
         self.schedule: list[Delayed] = []
+        self.latest = max((e.at for e in log), default=watermark)
+        """The latest event time in the log: a spectator frame falls due a delay after it, so
+        that frames fall due in event order (a time-limit end is dated before the moves that
+        beat the timer to it)."""
 
     # -- construction -------------------------------------------------------
 
@@ -76,10 +81,13 @@ class RoomCore:
         """The room of a stored log (ValueError if it does not replay), with the spectator
         frames due after ``watermark`` scheduled again, exactly as they were first built."""
         pending: list[Delayed] = []
+        latest = 0
 
         def schedule(room: Room, event: Event) -> None:
-            if event.at + room.settings.spectator_delay_ms > watermark:
-                pending.extend(_delayed(room, event, event.at))
+            nonlocal latest
+            latest = max(latest, event.at)
+            if latest + room.settings.spectator_delay_ms > watermark:
+                pending.extend(_delayed(room, event, event.at, latest))
 
         core = cls(Room.replay(events, schedule), list(events), watermark)
         started = core.room.started_at
@@ -163,6 +171,7 @@ class RoomCore:
         """The store holds ``outcome.events``; ``stored`` is the log length it reported (None
         when there was nothing to append). False: the stored log is not this one (heal it)."""
         self.log.extend(outcome.events)
+        self.latest = max((e.at for e in outcome.events), default=self.latest)
         if any(isinstance(e, Started | NewDeal) for e in outcome.events):
             self.schedule = []  # the older race's frames are stale
         self.schedule += outcome.delayed
@@ -178,10 +187,12 @@ class RoomCore:
     def _outcome(self, events: list[Event], now: int, mover: str | None = None) -> Outcome:
         room = self.room
         outcome = Outcome(events, self._reply(events, now, mover))
+        latest = self.latest
         for event in events:
+            latest = max(latest, event.at)
             for out in room.messages(event, now):
                 if out.delay_ms:
-                    outcome.delayed.append(Delayed(event.at + out.delay_ms, room.started_at, encode(out.message)))
+                    outcome.delayed.append(Delayed(latest + out.delay_ms, room.started_at, encode(out.message)))
                 else:
                     audience = frozenset(room.members) if out.audience is None else out.audience
                     outcome.frames.append((audience, encode(out.message)))
@@ -204,10 +215,10 @@ class RoomCore:
         return Ok()
 
 
-def _delayed(room: Room, event: Event, now: int) -> list[Delayed]:
-    """The spectators' frames of ``event``, due a spectator delay after it."""
+def _delayed(room: Room, event: Event, now: int, latest: int) -> list[Delayed]:
+    """The spectators' frames of ``event``, due a spectator delay after ``latest``."""
     return [
-        Delayed(event.at + out.delay_ms, room.started_at, encode(out.message))
+        Delayed(latest + out.delay_ms, room.started_at, encode(out.message))
         for out in room.messages(event, now)
         if out.delay_ms
     ]
