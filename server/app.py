@@ -538,7 +538,7 @@ class RaceServer:
 
     async def _settle(self, held: HeldRoom, outcome: Outcome) -> None:
         """After a commit: the next wake-up, and for lifecycle events the logs, seats and lobby."""
-        self._schedule(held)
+        self._wake_at(held, outcome.wake)
         lifecycle = [e for e in outcome.events if not isinstance(e, Moved | Undone)]
         for event in lifecycle:
             log_event("room." + type(event).__name__.lower(), room=held.room.code, **_describe(event))
@@ -583,13 +583,13 @@ class RaceServer:
         held.stale = True
 
     def _schedule(self, held: HeldRoom) -> None:
-        """Set the room's one timer for its core's next wake-up."""
-        wake = held.core.next_wake()
-        if wake == held.wake_at and held.timer is not None:
-            return
-        self._wake_at(held, wake)
+        """Set the room's one timer for its core's next wake-up (after a load)."""
+        self._wake_at(held, held.core.next_wake())
 
     def _wake_at(self, held: HeldRoom, wake: int | None) -> None:
+        """The room's one timer, set for ``wake`` (None: no timer)."""
+        if wake == held.wake_at and (held.timer is not None or wake is None):
+            return
         if held.timer is not None:
             held.timer.cancel()
             held.timer = None

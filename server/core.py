@@ -51,6 +51,10 @@ class Outcome:
     """For members, once the events are stored, after the reply."""
     delayed: list[Delayed] = field(default_factory=list)
     """For spectators, at their due time (kept by ``commit``)."""
+    wake: int | None = None
+    """When the shell must call ``release`` and ``tick`` next, once this is committed."""
+    new_race: bool = False
+    """A race began or a rematch was dealt: the older race's spectator frames are stale."""
 
 
 class RoomCore:
@@ -101,7 +105,8 @@ class RoomCore:
         return self.room.state_for(player, now, self.watermark)
 
     def next_wake(self) -> int | None:
-        """When the shell must call ``release`` and ``tick`` next."""
+        """When the shell must call ``release`` and ``tick`` next (after a load; a command's
+        outcome says it too)."""
         times = [d.due for d in self.schedule]
         deadline = self.room.next_deadline()
         if deadline is not None:
@@ -171,9 +176,10 @@ class RoomCore:
         """The store holds ``outcome.events``; ``stored`` is the log length it reported (None
         when there was nothing to append). False: the stored log is not this one (heal it)."""
         self.log.extend(outcome.events)
-        self.latest = max((e.at for e in outcome.events), default=self.latest)
-        if any(isinstance(e, Started | NewDeal) for e in outcome.events):
-            self.schedule = []  # the older race's frames are stale
+        for event in outcome.events:
+            self.latest = max(self.latest, event.at)
+        if outcome.new_race:
+            self.schedule = []
         self.schedule += outcome.delayed
         return stored is None or stored == len(self.log)
 
@@ -190,12 +196,17 @@ class RoomCore:
         latest = self.latest
         for event in events:
             latest = max(latest, event.at)
+            outcome.new_race = outcome.new_race or isinstance(event, Started | NewDeal)
             for out in room.messages(event, now):
                 if out.delay_ms:
                     outcome.delayed.append(Delayed(latest + out.delay_ms, room.started_at, encode(out.message)))
                 else:
                     audience = frozenset(room.members) if out.audience is None else out.audience
                     outcome.frames.append((audience, encode(out.message)))
+        # The schedule is in due order: its head, or else the first new frame, is the earliest.
+        due = [d.due for d in ([] if outcome.new_race else self.schedule[:1]) + outcome.delayed[:1]]
+        deadline = room.next_deadline()
+        outcome.wake = min([*due, deadline] if deadline is not None else due, default=None)
         return outcome
 
     def _reply(self, events: list[Event], now: int, mover: str | None) -> Message:
