@@ -355,7 +355,7 @@ class Room:
         verdict = seat.board.is_legal(move)
         if not verdict:
             raise RoomError(ErrorCode.ILLEGAL_MOVE, str(verdict.reason))
-        return self._emit(Moved(now, player, str(move))) + self._after_change(now)
+        return self._emit(Moved(now, player, str(move)), judged=True) + self._after_change(now)
 
     def undo(self, player: str, now: int) -> list[Event]:
         seat = self._playing(player, also_stuck=True)
@@ -461,12 +461,15 @@ class Room:
 
     # -- applying events ----------------------------------------------------
 
-    def _emit(self, event: Event) -> list[Event]:
-        self.apply(event)
+    def _emit(self, event: Event, *, judged: bool = False) -> list[Event]:
+        self.apply(event, judged=judged)
         return [event]
 
-    def apply(self, event: Event) -> None:
-        """Change the state as ``event`` says. The only place state changes."""
+    def apply(self, event: Event, *, judged: bool = False) -> None:
+        """Change the state as ``event`` says. The only place state changes.
+
+        ``judged``: a move the engine has just accepted is played without being judged again
+        (a replayed log's moves are judged: a corrupt log must not corrupt a board)."""
         match event:
             case Joined(at, player, name, role):
                 if role == Role.RACER:
@@ -506,7 +509,11 @@ class Room:
                 seat = self.seats[player]
                 assert seat.board is not None
                 before = seat.board.progress
-                seat.board.push(_parse(text))
+                move = _parse(text)
+                if judged:
+                    seat.board.push_legal(move)
+                else:
+                    seat.board.push(move)
                 seat.timeline.append((at, text))
                 seat.moves += 1
                 seat.undos = 0
