@@ -67,8 +67,10 @@ log = logging.getLogger("seahaven.server")
 
 MAX_WRITE_BUFFER: Final = 1 << 20
 """Bytes a connection may leave unread before it is closed as too slow (fan-out never waits)."""
-GUESSES: Final = (20, 0.2)
-"""Wrong room codes one address may try at once, and then per second: a brake on guessing."""
+WRONG_CODES_AT_ONCE: Final = 20
+"""Wrong room codes one address may try at once: a brake on guessing."""
+WRONG_CODES_PER_SECOND: Final = 0.2
+"""And then how many a second."""
 LOBBY_SESSION_TTL: Final = 3600.0
 """Seconds the store keeps a session that never joined a room."""
 STORE_RETRY_MS: Final = 1000
@@ -661,7 +663,7 @@ class RaceServer:
             now = self._seconds()
             if len(self.guesses) > 10_000:  # forget addresses that have not guessed lately
                 self.guesses = {a: b for a, b in self.guesses.items() if not b.full(now)}
-            bucket = self.guesses[address] = TokenBucket(GUESSES[1], GUESSES[0], now)
+            bucket = self.guesses[address] = TokenBucket(WRONG_CODES_PER_SECOND, WRONG_CODES_AT_ONCE, now)
         return bucket
 
     def _settings(self, preset: str, deal: int | None, **chosen: Any) -> Settings:
