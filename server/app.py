@@ -58,9 +58,9 @@ from .core import Frame, Outcome, RoomCore
 from .events import Event, Moved, Undone, pack, unpack
 from .http import HttpRoutes
 from .limits import TokenBucket
-from .names import new_player_id, new_room_code, new_token, normalise_room_code, sanitise_name
+from .names import new_room_code, normalise_room_code
 from .room import Room, Settings
-from .sessions import Session
+from .sessions import Session, SessionTable
 from .store import Store, StoreError
 
 log = logging.getLogger("seahaven.server")
@@ -130,9 +130,9 @@ class RaceServer:
         """Chooses the deal of a room created without one, and of each rematch."""
         self.rooms: dict[str, HeldRoom] = {}
         self.loading: dict[str, asyncio.Future[HeldRoom | None]] = {}
-        self.session_loads: dict[str, asyncio.Future[Session | None]] = {}
-        self.sessions: dict[str, Session] = {}
-        self.players: dict[str, Session] = {}
+        self.table = SessionTable(store, config.session_ttl, LOBBY_SESSION_TTL)
+        self.sessions = self.table.by_token
+        self.players = self.table.by_player
         """Sessions by player id, for fan-out."""
         self.tasks: set[asyncio.Task[None]] = set()
         self.guesses: dict[str, TokenBucket] = {}
@@ -252,7 +252,7 @@ class RaceServer:
                 if not self.stopping:
                     await self._dropped(session)
                 if session.room is None:
-                    self._forget_session(session)
+                    self.table.forget(session)
 
     def _seconds(self) -> float:
         return self.clock.now() / 1000
@@ -326,11 +326,10 @@ class RaceServer:
         """The session a hello names (or a new one), taken over by ``ws`` at once, and back in
         its room if it still has a place there (with the frames that tells the room)."""
         if hello.token is None:
-            session = Session(new_token(), new_player_id(), sanitise_name(hello.name))
-            await self.store.put_session(session.token, session.dump(), LOBBY_SESSION_TTL)
+            session = await self.table.open(hello.name)
             self._claim(session, ws)
             return session, None, []
-        session = await self._session(hello.token)
+        session = await self.table.find(hello.token)
         self._claim(session, ws)  # from here on, the old connection's drop is not this player's drop
         frames: list[Frame] = []
         try:
@@ -348,7 +347,7 @@ class RaceServer:
                     held = None  # the room closed meanwhile
             if held is None:
                 session.room = None
-            await self._save(session)
+            await self.table.save(session)
         except BaseException:
             if session.conn is ws:
                 session.conn = None
@@ -359,40 +358,9 @@ class RaceServer:
 
     def _claim(self, session: Session, ws: ServerConnection) -> None:
         """Make ``ws`` the session's connection; the one it had is closed (4001)."""
-        old, session.conn = session.conn, ws
-        self.sessions[session.token] = session
-        self.players[session.player] = session
-        if old is not None and old is not ws:
+        old = self.table.claim(session, ws)
+        if old is not None:
             self._spawn(old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token"))
-
-    async def _session(self, token: str) -> Session:
-        """The session of ``token``: held here, or loaded from the store once however many ask."""
-        known = self.sessions.get(token)
-        if known is not None:
-            return known
-        loading = self.session_loads.get(token)
-        if loading is None:
-            loading = self.session_loads[token] = asyncio.get_running_loop().create_future()
-            try:
-                data = await self.store.get_session(token)
-                known = self.sessions.get(token)  # someone may have put it there meanwhile
-                if known is None and data is not None:
-                    known = self.sessions[token] = Session.load(token, data)
-                loading.set_result(known)
-            except BaseException as exc:
-                loading.set_exception(exc)
-                loading.exception()  # retrieved: waiters get it
-                raise
-            finally:
-                del self.session_loads[token]
-        session = await asyncio.shield(loading)
-        if session is None:
-            raise ProtocolError(ErrorCode.BAD_TOKEN, "unknown or expired session token: say hello without one")
-        return session
-
-    async def _save(self, session: Session) -> None:
-        ttl = self.config.session_ttl if session.room is not None else LOBBY_SESSION_TTL
-        await self.store.put_session(session.token, session.dump(), ttl)
 
     # -- request handlers ---------------------------------------------------
 
@@ -467,7 +435,7 @@ class RaceServer:
         async def out_of_the_room() -> None:
             session.room = None
             held.visitors.discard(session.player)
-            await self._save(session)
+            await self.table.save(session)
 
         outcome = await self._command(held, lambda core, now: core.leave(session.player, now), then=out_of_the_room)
         await self._forget_if_idle(held)  # before the answer: the leaver is out of the room for good
@@ -694,7 +662,7 @@ class RaceServer:
         async def seated() -> None:
             session.room = held.room.code
             held.visitors.add(session.player)
-            await self._save(session)
+            await self.table.save(session)
 
         join: Command = lambda core, now: core.join(session.player, session.name, spectate, now)  # noqa: E731
         try:
@@ -763,12 +731,6 @@ class RaceServer:
         log_event("session.dropped", player=player, room=held.room.code)
         await self._forget_if_idle(held)
 
-    def _forget_session(self, session: Session) -> None:
-        """Drop an unconnected session from memory; the store keeps it for a later hello."""
-        self.sessions.pop(session.token, None)
-        if self.players.get(session.player) is session:
-            del self.players[session.player]
-
     def _release_seatless(self, held: HeldRoom) -> None:
         """Sessions whose seat the room took away (grace ran out, a rematch went on without them)
         are in no room any more; unconnected ones are forgotten."""
@@ -779,7 +741,7 @@ class RaceServer:
             if session is not None and session.room == room.code:
                 session.room = None
                 if session.conn is None:
-                    self._forget_session(session)
+                    self.table.forget(session)
 
     def _let_go(self, held: HeldRoom) -> None:
         """Stop holding a room: no timer, not held, its visitors' idle sessions forgotten."""
@@ -791,7 +753,7 @@ class RaceServer:
         for player in held.visitors:
             session = self.players.get(player)
             if session is not None and session.conn is None:
-                self._forget_session(session)
+                self.table.forget(session)
 
     async def _forget_if_idle(self, held: HeldRoom) -> None:
         """Let go of a room nobody is connected to once it has nothing left to time (its
