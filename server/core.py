@@ -106,8 +106,8 @@ class RoomCore:
 
     def next_wake(self) -> int | None:
         """When the shell must call ``release`` and ``tick`` next (after a load; a command's
-        outcome says it too)."""
-        times = [d.due for d in self.schedule]
+        outcome says it too). Spectator frames wake nobody while nobody watches."""
+        times = [d.due for d in self.schedule] if self.room.spectators else []
         deadline = self.room.next_deadline()
         if deadline is not None:
             times.append(deadline)
@@ -117,6 +117,8 @@ class RoomCore:
 
     def join(self, player: str, name: str, spectate: bool, now: int) -> Outcome:
         """Seat or admit ``player``; the reply is their room state."""
+        if not self.room.spectators:
+            self.release(now)  # the first spectator's watching starts from what is due now
         outcome = self._outcome(self.room.join(player, name, spectate, now), now)
         outcome.reply = self.state_for(player, now)
         return outcome
@@ -192,6 +194,8 @@ class RoomCore:
 
     def _outcome(self, events: list[Event], now: int, mover: str | None = None) -> Outcome:
         room = self.room
+        if not room.spectators:
+            self.release(now)  # due frames for nobody: the watermark moves on, nothing wakes for them
         outcome = Outcome(events, self._reply(events, now, mover))
         latest = self.latest
         for event in events:
@@ -205,6 +209,8 @@ class RoomCore:
                     outcome.frames.append((audience, encode(out.message)))
         # The schedule is in due order: its head, or else the first new frame, is the earliest.
         due = [d.due for d in ([] if outcome.new_race else self.schedule[:1]) + outcome.delayed[:1]]
+        if not room.spectators:
+            due = []
         deadline = room.next_deadline()
         outcome.wake = min([*due, deadline] if deadline is not None else due, default=None)
         return outcome

@@ -141,3 +141,23 @@ def test_racers_see_every_history_once_the_race_is_over() -> None:
     state = core.state_for("bob", T0 + 4003)
     assert isinstance(state, RoomState) and state.watching == result.histories
     assert [w.history for w in core.state_for("sue", T0 + 4003).watching] == [(), ()]  # not yet due
+
+
+def test_nobody_watching_wakes_nobody_and_a_first_spectator_misses_nothing() -> None:
+    core, created = RoomCore.create("ROOM02", Settings("seahaven", 1, spectator_delay_ms=DELAY), T0)
+    run(core, created)
+    for player in ("ann", "bob"):
+        run(core, core.join(player, player.title(), False, T0))
+        run(core, core.ready(player, True, T0))
+    run(core, core.tick(T0 + 3000))
+    first, second = line()[:2]
+    moved = run(core, core.move("ann", first, T0 + 4000))
+    assert moved.wake is None and core.next_wake() is None  # no timer for frames nobody would get
+    run(core, core.move("ann", second, T0 + 4000 + DELAY))
+    joined = run(core, core.join("sue", "Sue", True, T0 + 4000 + DELAY + 1))
+    assert isinstance(joined.reply, RoomState)
+    assert [w.history for w in joined.reply.watching] == [(first,), ()]  # fell due before she came
+    assert joined.wake == T0 + 4000 + 2 * DELAY  # the second move's frame, still to come, is hers
+    ((audience, data),) = core.release(T0 + 4000 + 2 * DELAY)
+    progress = decode_server(data)[1]
+    assert audience == frozenset({"sue"}) and isinstance(progress, Progress) and progress.move == second
