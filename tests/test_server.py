@@ -18,6 +18,7 @@ from websockets.exceptions import ConnectionClosed
 from protocol.codec import SUBPROTOCOL, decode_server
 from protocol.errors import CloseCode, ErrorCode
 from protocol.messages import (
+    Countdown,
     CreateRoom,
     Error,
     Hello,
@@ -763,3 +764,24 @@ async def test_twin_names_in_a_room_are_told_apart(make_server: MakeServer) -> N
     members = await twin.expect(Members)
     assert [r.name for r in members.racers] == [long, "X" * 20 + " (2)"]
     assert state.racers[0].name == "Ann"
+
+
+async def test_the_countdown_and_the_time_limit_run_on_the_servers_clock(make_server: MakeServer) -> None:
+    server = await make_server(countdown_ms=3000)
+    clock = fake(server)
+    (ann, bob), _ = await room_with(server, "Ann", "Bob", time_limit=30)
+    for client in (ann, bob):
+        assert isinstance(await client.call(Ready()), Ok)
+    countdown = await ann.expect(Countdown, where=lambda c: c.starts_at is not None)
+    assert countdown.starts_at == clock.now() + 3000
+    clock.advance(2999)
+    assert [m for m in await ann.settle() if isinstance(m, Started)] == []
+    clock.advance(1)
+    started = await ann.expect(Started)
+    assert started.started_at == countdown.starts_at and started.ends_at == started.started_at + 30_000
+    await ann.call(MoveRequest(move=str(solution()[0])))
+    clock.advance(29_999)
+    assert [m for m in await bob.settle() if isinstance(m, Result)] == []
+    clock.advance(1)
+    result = await bob.expect(Result)
+    assert result.reason == "time-limit" and [s.player for s in result.standings] == [ann.player, bob.player]
