@@ -1,0 +1,102 @@
+"""Screenshots of the browser client for docs/: the lobby, a race and the results, desktop and phone.
+
+    .venv/bin/python scripts/web_screenshots.py
+
+Starts a server process on a free port, plays seahaven deal 1 in headless Chromium
+(/usr/bin/chromium) and writes docs/web-{lobby,race,results}-{desktop,phone}.png.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from playwright.sync_api import Page, sync_playwright
+
+from seahaven import Board
+from seahaven.moves import COLUMN_TOKENS, FOUNDATION
+from seahaven.solver import solve
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+SIZES = {"desktop": {"width": 1200, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+def key_moves(page: Page, moves: list[str]) -> None:
+    for text in moves:
+        src, dst = text[0], text[1]
+        page.keyboard.press(src)
+        for _ in range(int(text.split(":")[1]) - 1 if ":" in text else 0):
+            page.keyboard.press("ArrowUp")
+        page.keyboard.press("." if dst == "#" else dst)
+    page.wait_for_function("() => window.seahaven.pending.length === 0")
+
+
+def main() -> int:
+    cmd = [sys.executable, "-m", "server", "--port", "0", "--countdown", "0.2", "--spectator-delay", "0"]
+    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert server.stdout is not None
+    base = "http://127.0.0.1:" + server.stdout.readline().rsplit(":", 1)[1].strip()
+    solution = [str(m) for m in solve(Board.deal("seahaven", 1)).moves]
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium")
+            pages = {size: browser.new_page(viewport=vp, has_touch=size == "phone") for size, vp in SIZES.items()}  # type: ignore[arg-type]
+            names = {"desktop": "Ann", "phone": "Bob"}
+            for size, page in pages.items():
+                page.goto(base + "/")
+                page.fill("#name", names[size])
+                page.click("text=Continue")
+                page.wait_for_selector("text=Public rooms")
+            # A waiting public room so the lobby shows its list.
+            decoy = browser.new_page()
+            decoy.goto(base + "/")
+            decoy.fill("#name", "Cleo")
+            decoy.click("text=Continue")
+            decoy.select_option("select[name=preset]", "freecell")
+            decoy.click("text=Create room")
+            decoy.wait_for_selector("#room-code")
+            for size, page in pages.items():
+                page.wait_for_selector(".rooms tbody tr", timeout=10_000)
+                page.screenshot(path=DOCS / f"web-lobby-{size}.png")
+
+            ann, bob = pages["desktop"], pages["phone"]
+            ann.fill("input[name=deal]", "1")
+            ann.click("text=Create room")
+            ann.wait_for_selector("#room-code")
+            bob.goto(base + "/r/" + ann.inner_text("#room-code"))
+            bob.wait_for_selector("#ready")
+            for page in (ann, bob):
+                page.click("#ready")
+            for page in (ann, bob):
+                page.wait_for_selector(".board")
+            key_moves(ann, solution[:30])
+            key_moves(bob, solution[:17])
+            board = Board.deal("seahaven", 1)
+            for text in solution[:30]:
+                board.push_text(text)
+            # Show a selection with its legal destinations: a column whose card can go somewhere but home.
+            for page, played in ((ann, 30), (bob, 17)):
+                b = Board.deal("seahaven", 1)
+                for text in solution[:played]:
+                    b.push_text(text)
+                source = next(m.src for m in b.legal_moves() if m.src_area == 0 and m.dst_area != FOUNDATION)
+                page.keyboard.press(COLUMN_TOKENS[source])
+                page.wait_for_timeout(1200)  # the race clock shows a second or so
+                page.screenshot(path=DOCS / f"web-race-{'desktop' if page is ann else 'phone'}.png")
+                page.keyboard.press("Escape")
+            key_moves(ann, solution[30:])
+            for page, size in ((ann, "desktop"), (bob, "phone")):
+                page.wait_for_selector("#results-h")
+                page.locator("#results-h").scroll_into_view_if_needed()
+                page.screenshot(path=DOCS / f"web-results-{size}.png")
+            browser.close()
+    finally:
+        server.kill()
+    for path in sorted(DOCS.glob("web-*.png")):
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,167 @@
+"""Rule vectors: positions with their legal moves and the results of those moves.
+
+Other implementations of the rules (the browser client's ``web/src/rules.js``) check
+themselves against these files, so that a move the browser plays at once is one the
+server accepts. Written by ``python -m seahaven.vectors WEB_DIR``:
+
+- ``WEB_DIR/src/presets.json``: every preset's rules as data, which the browser bundles;
+- ``WEB_DIR/test/vectors.json``: for several presets, positions reached by a seeded walk
+  of legal moves, each with its legal moves in order, the board after each of them, the
+  double-click (smart) move of every source, progress and whether it is won or stuck.
+
+The walk uses its own linear congruential generator, not ``random``, so the files are
+the same on every Python version.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Final
+
+from .board import Board
+from .moves import CELL, COLUMN, FOUNDATION, Move
+from .rules import PRESETS, Rules
+from .solver import solve
+from .text import to_board_text
+
+DEALS: Final = (1, 2, 617, 2**35 + 11)
+"""Deal numbers walked for each preset: Microsoft-numbered ones and a SplitMix64 one."""
+SNAPSHOTS: Final = (0, 7, 19, 40, 70)
+"""Walk lengths (moves played) at which a position is recorded."""
+SOLVED_DEAL: Final = 1
+"""The deal whose solution path gives late positions (runs, empty columns, full foundations)."""
+
+
+class _Lcg:
+    """A small deterministic generator (Knuth's MMIX constants)."""
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed
+
+    def below(self, n: int) -> int:
+        self.state = (self.state * 6364136223846793005 + 1442695040888963407) % 2**64
+        return (self.state >> 33) % n
+
+
+def preset_data(rules: Rules) -> dict[str, Any]:
+    """A preset as the browser reads it."""
+    return {
+        "name": rules.name,
+        "title": rules.title,
+        "tag": rules.tag,
+        "columns": rules.columns,
+        "cells": rules.cells,
+        "build": str(rules.build),
+        "empty_column": str(rules.empty_column),
+        "capacity": str(rules.capacity),
+        "foundation_takeback": rules.foundation_takeback,
+        "undo_limit": rules.undo_limit,
+        "beak": rules.beak,
+    }
+
+
+def _choose(board: Board, moves: list[Move], rng: _Lcg) -> Move:
+    """Mostly forward play: home moves first, cell parking rarely, so walks reach varied shapes."""
+    home = [m for m in moves if m.dst_area == FOUNDATION]
+    if home and rng.below(3):
+        return home[rng.below(len(home))]
+    onward = [m for m in moves if m.dst_area == COLUMN or (m.dst_area == CELL and rng.below(4) == 0)]
+    pool = onward or moves
+    return pool[rng.below(len(pool))]
+
+
+def _sources(board: Board) -> list[tuple[int, int]]:
+    sources = [(COLUMN, i) for i, col in enumerate(board.columns) if col]
+    sources += [(CELL, i) for i, card in enumerate(board.cells) if card is not None]
+    if board.rules.foundation_takeback:
+        sources += [(FOUNDATION, s) for s in range(4) if board.home[s]]
+    return sources
+
+
+def position_vector(board: Board) -> dict[str, Any]:
+    """One position: its text, legal moves in order, each move's result, smart moves."""
+    results: dict[str, str] = {}
+    legal = board.legal_moves()
+    for move in legal:
+        board.push(move)
+        results[str(move)] = to_board_text(board)
+        board.pop()
+    smart: dict[str, str | None] = {}
+    for area, index in _sources(board):
+        found = board.smart_move(area, index)
+        smart[f"{area}:{index}"] = None if found is None else str(found)
+    return {
+        "board": to_board_text(board),
+        "progress": board.progress,
+        "won": board.is_won(),
+        "stuck": board.is_stuck(),
+        "legal": [str(m) for m in legal],
+        "results": results,
+        "smart": smart,
+    }
+
+
+def vectors() -> dict[str, Any]:
+    """Every preset's walks, positions de-duplicated, in a fixed order."""
+    positions: list[dict[str, Any]] = []
+    for name in PRESETS:
+        for deal in DEALS:
+            board = Board.deal(name, deal)
+            rng = _Lcg(deal * 1000 + len(name))
+            seen: set[str] = set()
+            for played in range(max(SNAPSHOTS) + 1):
+                if played in SNAPSHOTS:
+                    vector = position_vector(board)
+                    if vector["board"] not in seen:
+                        seen.add(vector["board"])
+                        positions.append({"preset": name, "deal": deal, "played": played, **vector})
+                moves = board.legal_moves()
+                if not moves:
+                    break
+                board.push(_choose(board, moves, rng))
+        positions += _solution_positions(name)
+    return {"presets": list(PRESETS), "positions": positions}
+
+
+def _solution_positions(name: str) -> list[dict[str, Any]]:
+    """Positions a quarter, half, three quarters and all the way along a solution of SOLVED_DEAL."""
+    board = Board.deal(name, SOLVED_DEAL)
+    solution = solve(board.copy(), max_states=20_000)
+    if solution.status != "solved":
+        return []
+    steps = len(solution.moves)
+    marks = sorted({steps // 4, steps // 2, 3 * steps // 4, steps - 1, steps})
+    positions: list[dict[str, Any]] = []
+    for played, move in enumerate((*solution.moves, None)):
+        if played in marks:
+            positions.append({"preset": name, "deal": SOLVED_DEAL, "played": played, **position_vector(board)})
+        if move is not None:
+            board.push(move)
+    return positions
+
+
+def write(web_dir: Path) -> list[Path]:
+    """Write both files under ``web_dir``; the paths written."""
+    presets = web_dir / "src" / "presets.json"
+    cases = web_dir / "test" / "vectors.json"
+    presets.parent.mkdir(parents=True, exist_ok=True)
+    cases.parent.mkdir(parents=True, exist_ok=True)
+    presets.write_text(json.dumps({r.name: preset_data(r) for r in PRESETS.values()}, indent=1) + "\n")
+    cases.write_text(json.dumps(vectors(), separators=(",", ":")) + "\n")
+    return [presets, cases]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m seahaven.vectors WEB_DIR", file=sys.stderr)
+        return 2
+    for path in write(Path(args[0])):
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

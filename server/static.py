@@ -1,0 +1,97 @@
+"""The browser client's files, served on the race server's own port.
+
+Only files found in ``server/webroot`` when the module first serves are ever sent: a
+request names one by a strict pattern and is looked up in that table, never joined to a
+filesystem path, so ``..``, encoded dots, backslashes and absolute paths cannot reach
+anything else. ``/`` and ``/r/CODE`` (a room link) get the app page; hashed assets are
+cached for a year, the page is revalidated every time so a new build shows at once.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import re
+from functools import cache
+from http import HTTPStatus
+from pathlib import Path
+from typing import Final, NamedTuple
+
+from websockets.datastructures import Headers
+from websockets.http11 import Response
+
+WEBROOT: Final = Path(__file__).parent / "webroot"
+SERVER_PATHS: Final = frozenset({"/healthz", "/metrics"})
+"""Paths the race server answers itself: not static, whatever the webroot holds."""
+
+_APP_PAGE: Final = "index.html"
+_ROOM_LINK: Final = re.compile(r"/r/[0-9A-Za-z]{4,12}")
+_ASSET: Final = re.compile(r"/assets/([0-9A-Za-z_-][0-9A-Za-z._-]{0,99})")
+_TYPES: Final = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".json": "application/json",
+}
+_IMMUTABLE: Final = "public, max-age=31536000, immutable"
+_REVALIDATE: Final = "no-cache"
+# The page loads only its own files and talks only to its own server.
+_CSP: Final = (
+    "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; base-uri 'none'; form-action 'none'"
+)
+
+
+class _File(NamedTuple):
+    body: bytes
+    content_type: str
+
+
+@cache
+def _files() -> dict[str, _File]:
+    """Every servable file by its name relative to the webroot ('index.html', 'assets/app-X.js')."""
+    files: dict[str, _File] = {}
+    if not WEBROOT.is_dir():
+        return files
+    for path in sorted(WEBROOT.rglob("*")):
+        kind = _TYPES.get(path.suffix)
+        if path.is_file() and kind is not None:
+            files[path.relative_to(WEBROOT).as_posix()] = _File(path.read_bytes(), kind)
+    return files
+
+
+def static_response(path: str) -> Response | None:
+    """The HTTP response for a plain GET of ``path``; None for the server's own paths.
+
+    ``path`` is the request target as sent (a query string is ignored). Unknown paths
+    get 404; nothing outside the webroot is ever read.
+    """
+    route = path.split("?", 1)[0]
+    if route in SERVER_PATHS:
+        return None
+    files = _files()
+    if route == "/" or _ROOM_LINK.fullmatch(route):
+        page = files.get(_APP_PAGE)
+        if page is not None:
+            return _response(HTTPStatus.OK, page, _REVALIDATE)
+    else:
+        asset = _ASSET.fullmatch(route)
+        found = files.get(f"assets/{asset.group(1)}") if asset else None
+        if found is not None:
+            return _response(HTTPStatus.OK, found, _IMMUTABLE)
+    return _response(HTTPStatus.NOT_FOUND, _File(b"not found\n", "text/plain; charset=utf-8"), _REVALIDATE)
+
+
+def _response(status: HTTPStatus, file: _File, cache_control: str) -> Response:
+    headers = Headers(
+        [
+            ("Date", email.utils.formatdate(usegmt=True)),
+            ("Content-Type", file.content_type),
+            ("Content-Length", str(len(file.body))),
+            ("Cache-Control", cache_control),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Content-Security-Policy", _CSP),
+            ("Connection", "close"),
+        ]
+    )
+    return Response(status.value, status.phrase, headers, file.body)

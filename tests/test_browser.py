@@ -1,0 +1,409 @@
+"""The browser client in Debian's headless Chromium, driven by Playwright, against a real server process.
+
+Races use seahaven deal 1, whose 86-move solution the engine's solver finds at once: pages play it by
+keys (and a few moves by drag, click-click and double-click), and every board the page shows is
+checked against the Python engine's.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, Page, async_playwright
+
+from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Progress, Ready, Result, RoomState, Started
+from seahaven import COLUMN, Board, Move, to_board_text
+from seahaven.moves import CELL, CELL_TOKENS, COLUMN_TOKENS, FOUNDATION
+from seahaven.solver import solve
+from tests.test_server_process import ServerProcess
+from tests.wsclient import WsClient
+
+CHROMIUM = "/usr/bin/chromium"
+SOLUTION: tuple[Move, ...] = solve(Board.deal("seahaven", 1)).moves
+WAIT_MS = 15_000
+
+
+# One server and one browser for the module (each page gets its own browser context, so its own
+# storage): starting them per test would cost more than the tests themselves.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProcess]:
+    process = ServerProcess("--spectator-delay", "0").start()
+    try:
+        yield process
+    finally:
+        process.kill()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)"
+    async with async_playwright() as playwright:
+        chromium = await playwright.chromium.launch(executable_path=CHROMIUM)
+        try:
+            yield chromium
+        finally:
+            await chromium.close()
+
+
+@pytest_asyncio.fixture(autouse=True, loop_scope="module")
+async def close_pages(browser: Browser) -> AsyncIterator[None]:
+    """Each test's pages are closed after it (their connections drop)."""
+    yield
+    for context in browser.contexts:
+        await context.close()
+
+
+def http(server: ServerProcess, path: str = "/") -> str:
+    return f"http://127.0.0.1:{server.port}{path}"
+
+
+def after(moves: tuple[Move, ...] | list[Move]) -> str:
+    board = Board.deal("seahaven", 1)
+    for move in moves:
+        board.push(move)
+    return to_board_text(board)
+
+
+def _after(board: Board, move: Move) -> Board:
+    played = board.copy()
+    played.push(move)
+    return played
+
+
+async def open_page(browser: Browser, url: str, name: str, *, phone: bool = False) -> Page:
+    """A new page at ``url`` that has said its name (desktop or phone sized)."""
+    viewport = {"width": 390, "height": 844} if phone else {"width": 1200, "height": 860}
+    context = await browser.new_context(viewport=viewport, has_touch=phone)  # type: ignore[arg-type]
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    setattr(page, "errors", errors)  # noqa: B010  # read by no_errors()
+    await page.goto(url)
+    await page.fill("#name", name)
+    await page.click("text=Continue")
+    await page.wait_for_function("() => window.seahaven.me !== null", timeout=WAIT_MS)
+    return page
+
+
+def no_errors(page: Page) -> None:
+    errors: list[str] = getattr(page, "errors")  # noqa: B009
+    assert errors == []
+
+
+async def js(page: Page, expression: str) -> object:
+    return await page.evaluate(f"() => {expression}")
+
+
+async def settled(page: Page) -> None:
+    """Every optimistic action answered by the server."""
+    await page.wait_for_function("() => window.seahaven.pending.length === 0", timeout=WAIT_MS)
+
+
+async def board_text(page: Page) -> str:
+    await settled(page)
+    text = await js(page, "window.seahaven.board.text()")
+    assert isinstance(text, str)
+    return text
+
+
+async def key_move(page: Page, move: Move) -> None:
+    """Play ``move`` with the keys of the terminal client: source, run length, destination."""
+    if move.src_area == COLUMN:
+        await page.keyboard.press(COLUMN_TOKENS[move.src])
+    else:
+        assert move.src_area == CELL
+        await page.keyboard.press(CELL_TOKENS[move.src])
+    for _ in range(move.count - 1):
+        await page.keyboard.press("ArrowUp")
+    if move.dst_area == FOUNDATION:
+        await page.keyboard.press(".")
+    else:
+        await page.keyboard.press((COLUMN_TOKENS if move.dst_area == COLUMN else CELL_TOKENS)[move.dst])
+
+
+async def drag(page: Page, source: str, target: str) -> None:
+    """Press on ``source``, move in steps, release over ``target``: a real pointer drag."""
+    start = await page.locator(source).bounding_box()
+    end = await page.locator(target).bounding_box()
+    assert start is not None and end is not None
+    await page.mouse.move(start["x"] + start["width"] / 2, start["y"] + 10)
+    await page.mouse.down()
+    await page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=8)
+    await page.mouse.up()
+
+
+async def in_race(page: Page) -> None:
+    await page.wait_for_function(
+        "() => window.seahaven.room?.phase === 'racing' && document.querySelector('.board') !== null", timeout=WAIT_MS
+    )
+
+
+async def results(page: Page) -> list[str]:
+    """The results table's rows, once the page shows them."""
+    await page.wait_for_selector("#results-h", timeout=WAIT_MS)
+    return [re.sub(r"\s+", " ", row) for row in await page.locator(".results tbody tr").all_inner_texts()]
+
+
+async def close(client: WsClient) -> None:
+    """Read what is queued first: a client whose queue is full cannot read the server's close frame."""
+    await client.drain()
+    await client.close()
+
+
+async def create_room(page: Page) -> str:
+    await page.fill("input[name=deal]", "1")
+    await page.click("text=Create room")
+    await page.wait_for_selector("#room-code", timeout=WAIT_MS)
+    return await page.inner_text("#room-code")
+
+
+async def test_two_pages_join_by_link_and_race_to_a_finish(server: ServerProcess, browser: Browser) -> None:
+    ann = await open_page(browser, http(server), "Ann")
+    code = await create_room(ann)
+    assert await ann.inner_text("#share") == http(server, f"/r/{code}")
+    bob = await open_page(browser, http(server, f"/r/{code}"), "Bob", phone=True)
+    await bob.wait_for_selector("#ready")
+    assert await bob.inner_text("#room-code") == code
+    await ann.keyboard.press("r")  # ready by key
+    await bob.click("#ready")
+    await in_race(ann)
+    await in_race(bob)
+
+    # Bob: the first move by drag, the second by tap-tap, the third by double-click.
+    await drag(bob, ".col[data-index='2'] .card:last-child", ".slot.cell[data-index='2']")
+    assert await board_text(bob) == after(SOLUTION[:1])
+    await bob.tap(".col[data-index='2'] .card:last-child")  # Bob is on a phone: touch
+    assert await bob.locator(".slot.cell[data-index='3'].legal").count() == 1  # its destinations glow
+    await bob.tap(".slot.cell[data-index='3']")
+    assert await board_text(bob) == after(SOLUTION[:2])
+    board = Board.deal("seahaven", 1)
+    for move in SOLUTION[:2]:
+        board.push(move)
+    smart = board.smart_move(COLUMN, 2)
+    assert smart is not None and smart.dst_area == FOUNDATION
+    await bob.dblclick(".col[data-index='2'] .card:last-child")
+    assert await board_text(bob) == after([*SOLUTION[:2], smart])
+    await ann.wait_for_selector("[aria-label='Bob: 1 of 52 cards home']", timeout=WAIT_MS)
+
+    # Ann: the whole solution by keys; her board is the engine's at every tenth move.
+    for n, move in enumerate(SOLUTION, start=1):
+        await key_move(ann, move)
+        if n % 10 == 0:
+            assert await board_text(ann) == after(SOLUTION[:n])
+    for page in (ann, bob):
+        rows = await results(page)
+        assert rows[0].startswith("1 Ann finished 52/52 86") and rows[1].startswith("2 Bob racing 1/52 3"), rows
+    await bob.wait_for_selector("[aria-label='Ann: 52 of 52 cards home']")
+
+    # A rematch deals a new race to both.
+    await ann.click("#rematch")
+    await bob.keyboard.press("r")
+    await in_race(ann)
+    await in_race(bob)
+    assert await js(ann, "window.seahaven.room.deal") == await js(bob, "window.seahaven.room.deal")
+    no_errors(ann)
+    no_errors(bob)
+
+
+async def test_a_browser_races_the_python_protocol_client(server: ServerProcess, browser: Browser) -> None:
+    py = await WsClient.open(f"ws://127.0.0.1:{server.port}/", "Py")
+    state = await py.call(CreateRoom(deal_number=1))
+    assert isinstance(state, RoomState)
+    page = await open_page(browser, http(server, f"/r/{state.room}"), "Web")
+    await page.wait_for_selector("#ready")
+    assert isinstance(await py.call(Ready()), Ok)
+    await page.click("#ready")
+    await py.expect(Started)
+    await in_race(page)
+
+    for move in SOLUTION[:12]:  # the page makes a start, and the rival sees it
+        await key_move(page, move)
+    assert await board_text(page) == after(SOLUTION[:12])
+    progress = await py.expect(Progress)
+    while progress.moves < 12:
+        progress = await py.expect(Progress)
+    assert progress.progress == 3
+
+    for move in SOLUTION:  # the Python client plays the whole solution and wins
+        assert isinstance(await py.call(MoveRequest(move=str(move))), Moved)
+    result = await py.expect(Result)
+    web = await js(page, "window.seahaven.me.player")
+    assert [s.player for s in result.standings] == [py.player, web]
+    rows = await results(page)
+    assert rows[0].startswith("1 Py finished 52/52 86") and rows[1].startswith("2 Web racing 3/52 12"), rows
+    await page.wait_for_selector("[aria-label='Py: 52 of 52 cards home']")
+    await close(py)
+    no_errors(page)
+
+
+async def test_a_page_reloads_mid_race_and_comes_back(server: ServerProcess, browser: Browser) -> None:
+    page = await open_page(browser, http(server), "Ann")
+    code = await create_room(page)
+    py = await WsClient.open(f"ws://127.0.0.1:{server.port}/", "Py")
+    assert isinstance(await py.call(JoinRoom(room=code)), RoomState)
+    await page.click("#ready")
+    assert isinstance(await py.call(Ready()), Ok)
+    await in_race(page)
+    started_at = await js(page, "window.seahaven.room.started_at")
+    for move in SOLUTION[:5]:
+        await key_move(page, move)
+    assert await board_text(page) == after(SOLUTION[:5])
+
+    await page.reload()
+    await in_race(page)
+    assert await board_text(page) == after(SOLUTION[:5])
+    assert await js(page, "window.seahaven.room.started_at") == started_at
+    first = await page.inner_text("#clock")
+    assert re.fullmatch(r"\d+:\d\d", first)
+    await page.wait_for_function(f"() => document.querySelector('#clock').textContent !== {first!r}", timeout=WAIT_MS)
+
+    # The opening board was kept, so undo still works after the reload, and the server agrees.
+    await page.keyboard.press("u")
+    assert await board_text(page) == after(SOLUTION[:4])
+    assert await js(page, "window.seahaven.mine.moves") == 6
+    progress = await py.expect(Progress)
+    while progress.moves < 6:
+        progress = await py.expect(Progress)
+    assert progress.player == await js(page, "window.seahaven.me.player")
+    for move in SOLUTION[4:8]:
+        await key_move(page, move)
+    assert await board_text(page) == after(SOLUTION[:8])
+
+    # A dropped connection comes back by itself, with the same seat and board.
+    generation = await js(page, "window.seahaven.gen")
+    await js(page, "window.seahaven.conn.drop()")
+    await page.wait_for_function(
+        f"() => window.seahaven.status === 'online' && window.seahaven.gen > {generation}", timeout=WAIT_MS
+    )
+    assert await board_text(page) == after(SOLUTION[:8])
+    for move in SOLUTION[8:10]:
+        await key_move(page, move)
+    assert await board_text(page) == after(SOLUTION[:10])
+    assert await js(page, "window.seahaven.mine.moves") == 12
+
+    # A move the server refuses is rolled back with its reason. To get one, the page's board is
+    # made to differ from the server's by a move played locally only.
+    truth = Board.deal("seahaven", 1)
+    for move in SOLUTION[:10]:
+        truth.push(move)
+    local, refused = next(
+        (m1, m2)
+        for m1 in truth.legal_moves()
+        for m2 in _after(truth, m1).legal_moves()
+        if not truth.is_legal(m2) and m2.src_area != FOUNDATION
+    )
+    fields = dict(zip(("sa", "s", "da", "d", "n"), local, strict=True))
+    await page.evaluate("m => window.seahaven.board.push(m)", fields)
+    await key_move(page, refused)
+    assert await board_text(page) == to_board_text(_after(truth, local))
+    reason = truth.is_legal(refused).reason
+    assert reason is not None
+    await page.wait_for_function(
+        f"() => document.querySelector('#toast').textContent.includes({reason!r})", timeout=WAIT_MS
+    )
+    assert (await page.inner_text("#toast")).startswith(f"{refused} refused: ")
+    await page.reload()  # and a reload puts the server's board back
+    await in_race(page)
+    assert await board_text(page) == to_board_text(truth)
+    await close(py)
+    no_errors(page)
+
+
+async def test_a_spectator_page_follows_a_race(server: ServerProcess, browser: Browser) -> None:
+    url = f"ws://127.0.0.1:{server.port}/"
+    ann, bob = await WsClient.open(url, "Ann"), await WsClient.open(url, "Bob")
+    state = await ann.call(CreateRoom(deal_number=1))
+    assert isinstance(state, RoomState)
+    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
+    for client in (ann, bob):
+        assert isinstance(await client.call(Ready()), Ok)
+    for client in (ann, bob):
+        await client.expect(Started)
+    for move in SOLUTION[:5]:
+        assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
+
+    page = await open_page(browser, http(server), "Sue")  # from the lobby's list of rooms
+    await page.click(f"[aria-label='watch room {state.room}']", timeout=WAIT_MS)
+    await page.wait_for_selector('[aria-label="Ann\'s board"]', timeout=WAIT_MS)
+    seen = f"window.seahaven.boards.get({ann.player!r}).text()"
+    await page.wait_for_function(f"() => {seen} === {after(SOLUTION[:5])!r}", timeout=WAIT_MS)
+    for move in SOLUTION[5:15]:
+        assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
+    await page.wait_for_function(f"() => {seen} === {after(SOLUTION[:15])!r}", timeout=WAIT_MS)
+
+    await page.keyboard.press("]")  # Bob's board
+    await page.wait_for_selector('[aria-label="Bob\'s board"]')
+    for move in SOLUTION[:3]:
+        assert isinstance(await bob.call(MoveRequest(move=str(move))), Moved)
+    bobs = f"window.seahaven.boards.get({bob.player!r}).text()"
+    await page.wait_for_function(f"() => {bobs} === {after(SOLUTION[:3])!r}", timeout=WAIT_MS)
+    assert await page.locator('[aria-label="Bob\'s board"] .card.s2').count() > 0  # hearts drawn
+
+    for move in SOLUTION[15:]:
+        assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
+    rows = await results(page)
+    assert rows[0].startswith("1 Ann finished 52/52") and rows[1].startswith("2 Bob racing"), rows
+    for client in (ann, bob):
+        await close(client)
+    no_errors(page)
+
+
+async def test_quick_match_pairs_two_pages_and_the_deck_can_have_four_colours(
+    server: ServerProcess, browser: Browser
+) -> None:
+    ann = await open_page(browser, http(server), "Ann")
+    bob = await open_page(browser, http(server), "Bob", phone=True)
+    old_id = await js(ann, "window.seahaven.me.player")
+    await ann.click("text=Change name")  # a new name is a new session
+    await ann.fill("#name", "Anna")
+    await ann.click("text=Continue")
+    await ann.wait_for_function(f"() => window.seahaven.me?.player && window.seahaven.me.player !== {old_id!r}")
+    assert await ann.inner_text(".bar .net") == "Anna"
+    for page in (ann, bob):
+        await page.select_option("#quick-preset", "freecell")
+        await page.click("text=Quick match >> nth=-1")
+        await page.wait_for_selector("#room-code", timeout=WAIT_MS)
+    assert await ann.inner_text("#room-code") == await bob.inner_text("#room-code")
+    assert await js(ann, "window.seahaven.room.preset") == "freecell"
+    await bob.wait_for_selector("[aria-label='racers'] li:nth-child(2)")
+    await ann.check("text=four-colour deck")
+    for page in (ann, bob):
+        await page.click("#ready")
+    await in_race(ann)
+    assert await ann.locator(".board .card").count() == 52  # FreeCell deals every card to the columns
+    clubs = ann.locator(".board .card.s0").first
+    diamonds = ann.locator(".board .card.s1").first
+    assert await clubs.evaluate("e => getComputedStyle(e).color") == "rgb(10, 125, 44)"
+    assert await diamonds.evaluate("e => getComputedStyle(e).color") == "rgb(29, 78, 216)"
+    label = await clubs.get_attribute("aria-label")
+    assert label is not None and re.fullmatch(r"(ace|\d+|jack|queen|king) of clubs, column \d(, covered)?", label)
+    no_errors(ann)
+    no_errors(bob)
+
+
+async def test_a_second_tab_takes_the_session_over_and_the_first_can_take_it_back(
+    server: ServerProcess, browser: Browser
+) -> None:
+    first = await open_page(browser, http(server), "Ann")
+    code = await create_room(first)
+    second = await first.context.new_page()  # same browser storage, so the same token
+    await second.goto(http(server, f"/r/{code}"))
+    await second.wait_for_selector("#room-code", timeout=WAIT_MS)
+    assert await second.inner_text("#room-code") == code
+    assert await js(second, "window.seahaven.me.player") == await js(first, "window.seahaven.me.player")
+    await first.wait_for_function("() => window.seahaven.status === 'closed'", timeout=WAIT_MS)
+    assert "replaced by a newer connection" in await first.inner_text(".bar .net")
+
+    await first.click("text=Play here")
+    await first.wait_for_function("() => window.seahaven.status === 'online'", timeout=WAIT_MS)
+    await second.wait_for_function("() => window.seahaven.status === 'closed'", timeout=WAIT_MS)
+    await first.wait_for_selector("#ready")
+    assert await first.inner_text("#room-code") == code
+    no_errors(first)

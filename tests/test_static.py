@@ -1,0 +1,120 @@
+"""The web client's files: what is served, with which headers, and that nothing else ever is."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from server.app import RaceServer
+from server.config import Config
+from server.static import WEBROOT, static_response
+from server.store import MemoryStore
+from tests.wsclient import WsClient
+
+TRAVERSALS = [
+    "/../pyproject.toml",
+    "/assets/../static.py",
+    "/assets/../../server/app.py",
+    "/assets/%2e%2e/static.py",
+    "/assets/%2E%2E%2Fstatic.py",
+    "/assets/..%2fstatic.py",
+    "/assets/%252e%252e%252fstatic.py",
+    "/assets/..\\static.py",
+    "/assets\\..\\static.py",
+    "/assets/%5c..%5cstatic.py",
+    "//etc/passwd",
+    "/assets//etc/passwd",
+    "/assets/%2fetc%2fpasswd",
+    "/etc/passwd",
+    "/r/../../server/app.py",
+    "/r/%2e%2e%2fstatic.py",
+    "/assets/.hidden",
+    "/index.html/../static.py",
+]
+
+
+def _asset_names() -> list[str]:
+    return sorted(p.name for p in (WEBROOT / "assets").iterdir())
+
+
+def test_the_app_page_is_served_at_the_root_and_for_room_links() -> None:
+    root = static_response("/")
+    assert root is not None and root.status_code == 200
+    assert root.headers["Content-Type"] == "text/html; charset=utf-8"
+    assert root.headers["Cache-Control"] == "no-cache"
+    assert root.body == (WEBROOT / "index.html").read_bytes()
+    for link in ("/r/3R12R9", "/r/3r12r9", "/r/3R12R9?from=chat", "/?x=1"):
+        page = static_response(link)
+        assert page is not None and page.status_code == 200 and page.body == root.body, link
+
+
+def test_assets_are_served_with_their_type_and_cached_for_long() -> None:
+    names = _asset_names()
+    assert any(n.endswith(".js") for n in names) and any(n.endswith(".css") for n in names)
+    for name in names:
+        response = static_response(f"/assets/{name}")
+        assert response is not None and response.status_code == 200, name
+        assert response.body == (WEBROOT / "assets" / name).read_bytes()
+        assert response.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+        assert response.headers["Content-Length"] == str(len(response.body))
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert "default-src 'self'" in response.headers["Content-Security-Policy"]
+    js = next(n for n in names if n.endswith(".js"))
+    response = static_response(f"/assets/{js}")
+    assert response is not None and response.headers["Content-Type"] == "text/javascript; charset=utf-8"
+
+
+@pytest.mark.parametrize(
+    "path", ["/nope", "/assets/nope.js", "/assets/", "/r/", "/r/AB", "/r/3R12R9/x", "/index.html", "/favicon.ico"]
+)
+def test_unknown_paths_get_404(path: str) -> None:
+    response = static_response(path)
+    assert response is not None and response.status_code == 404
+    assert response.body == b"not found\n"
+
+
+@pytest.mark.parametrize("path", TRAVERSALS)
+def test_nothing_outside_the_webroot_is_reachable(path: str) -> None:
+    response = static_response(path)
+    assert response is not None and response.status_code == 404, path
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/metrics", "/metrics?x=1"])
+def test_the_servers_own_paths_are_left_to_it(path: str) -> None:
+    assert static_response(path) is None
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[RaceServer]:
+    race = RaceServer(Config(port=0), MemoryStore())
+    await race.start()
+    try:
+        yield race
+    finally:
+        await race.stop()
+
+
+async def _raw_get(port: int, target: str) -> tuple[int, bytes]:
+    """A GET with the request target sent byte for byte (HTTP clients would tidy ``..`` away)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    await writer.drain()
+    data = await asyncio.wait_for(reader.read(), 10)
+    writer.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+async def test_the_server_serves_the_page_health_and_the_websocket_on_one_port(server: RaceServer) -> None:
+    status, body = await _raw_get(server.port, "/r/ABCDEF")
+    assert status == 200 and body == (WEBROOT / "index.html").read_bytes()
+    assert await _raw_get(server.port, "/healthz") == (200, b"ok\n")
+    assert (await _raw_get(server.port, "/nope"))[0] == 404
+    for path in TRAVERSALS:
+        status, body = await _raw_get(server.port, path)
+        assert status == 404 and body == b"not found\n", path
+    client = await WsClient.open(f"ws://127.0.0.1:{server.port}/", "Ann")
+    assert client.welcome is not None
+    await client.close()

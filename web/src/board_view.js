@@ -1,0 +1,156 @@
+// One board as DOM: cells, foundations and columns, cards with accessible names, the selection
+// and its legal destinations highlighted; clicks, and drags by mouse, pen or touch (pointer events).
+import { h } from "./dom.js";
+import { CELL, CELL_TOKENS, COLUMN, FOUNDATION, RANK_NAMES, SUIT_NAMES, SUIT_SYMBOLS, cardName, rankOf, suitOf } from "./rules.js";
+
+const DRAG_START_PX = 6;
+
+function cardEl(card, attrs, interactive, where) {
+  const face = [h("span", { class: "rank" }, RANK_NAMES[rankOf(card) - 1]), h("span", { class: "suit" }, SUIT_SYMBOLS[suitOf(card)])];
+  const cls = `card s${suitOf(card)} ${attrs.class ?? ""}`;
+  const label = `${cardName(card)}, ${where}`;
+  return interactive
+    ? h("button", { ...attrs, class: cls, type: "button", "aria-label": label }, face)
+    : h("div", { ...attrs, class: cls, role: "img", "aria-label": label }, face);
+}
+
+/** The board's element. opts: label, selected {area,index,n}, legal Set of "area:index", interactive, onPick, onDrop, onClear. */
+export function renderBoard(board, opts) {
+  const { selected = null, legal = new Set(), interactive = false } = opts;
+  const sel = (area, index) => selected && selected.area === area && selected.index === index;
+  const selCard = selected ? selectedCard(board, selected) : null;
+  const cells = board.cells.map((card, i) => {
+    const key = `${CELL}:${i}`;
+    const where = `cell ${CELL_TOKENS[i]}`;
+    return h(
+      "div",
+      { class: `slot cell${legal.has(key) ? " legal" : ""}${sel(CELL, i) ? " selected" : ""}`, "data-area": CELL, "data-index": i, role: "group", "aria-label": card === null ? `${where}, empty` : where },
+      card === null ? h("span", { class: "hint" }, CELL_TOKENS[i]) : cardEl(card, { "data-area": CELL, "data-index": i }, interactive, where),
+    );
+  });
+  const founds = [0, 1, 2, 3].map((suit) => {
+    const top = board.foundationTop(suit);
+    const isLegal = legal.has(`${FOUNDATION}:0`) && selCard !== null && suitOf(selCard) === suit;
+    const where = `${SUIT_NAMES[suit]} foundation`;
+    return h(
+      "div",
+      { class: `slot found${isLegal ? " legal" : ""}${sel(FOUNDATION, suit) ? " selected" : ""}`, "data-area": FOUNDATION, "data-index": suit, role: "group", "aria-label": top === null ? `${where}, empty` : `${where}, ${board.home[suit]} cards` },
+      top === null
+        ? h("span", { class: `hint s${suit}` }, SUIT_SYMBOLS[suit])
+        : cardEl(top, { "data-area": FOUNDATION, "data-index": suit }, interactive, where),
+    );
+  });
+  const columns = board.cols.map((col, i) => {
+    const key = `${COLUMN}:${i}`;
+    const from = sel(COLUMN, i) ? col.length - selected.n : col.length;
+    const where = `column ${i + 1}`;
+    return h(
+      "div",
+      { class: `col${legal.has(key) ? " legal" : ""}`, "data-area": COLUMN, "data-index": i, role: "group", "aria-label": col.length ? `${where}, ${col.length} cards` : `${where}, empty` },
+      col.map((card, depth) =>
+        cardEl(card, { "data-area": COLUMN, "data-index": i, "data-depth": depth, class: depth >= from ? "selected" : "" }, interactive, depth === col.length - 1 ? where : `${where}, covered`),
+      ),
+    );
+  });
+  const el = h(
+    "section",
+    { class: `board cols-${board.rules.columns}`, "aria-label": opts.label },
+    h("div", { class: "top" }, h("div", { class: "cells" }, cells), h("div", { class: "founds" }, founds)),
+    h("div", { class: "columns" }, columns),
+  );
+  if (interactive) attachPointer(el, board, opts);
+  return el;
+}
+
+function selectedCard(board, { area, index, n }) {
+  if (area === COLUMN) {
+    const col = board.cols[index];
+    return col.length >= n ? col[col.length - n] : null;
+  }
+  if (area === CELL) return board.cells[index];
+  return board.foundationTop(index);
+}
+
+function placeOf(target) {
+  const el = target?.closest?.("[data-area]");
+  if (!el) return null;
+  const depth = el.dataset.depth === undefined ? null : Number(el.dataset.depth);
+  return { area: Number(el.dataset.area), index: Number(el.dataset.index), depth, el };
+}
+
+/** Clicks pick; a press that moves more than a few pixels drags the card (and the run below it). */
+function attachPointer(root, board, { onPick, onDrop, onClear }) {
+  let press = null;
+  let dragged = false;
+  root.addEventListener("pointerdown", (e) => {
+    const place = placeOf(e.target);
+    if (!place || !e.target.closest(".card") || e.button > 0) return;
+    press = { ...place, x: e.clientX, y: e.clientY, ghost: null, id: e.pointerId };
+  });
+  root.addEventListener("pointermove", (e) => {
+    if (!press || e.pointerId !== press.id) return;
+    if (!press.ghost) {
+      if (Math.hypot(e.clientX - press.x, e.clientY - press.y) < DRAG_START_PX) return;
+      const n = runBelow(board, press);
+      if (n === 0) {
+        press = null;
+        return;
+      }
+      press.n = n;
+      press.ghost = ghostOf(root, press);
+      root.setPointerCapture?.(e.pointerId);
+    }
+    press.ghost.style.transform = `translate(${e.clientX - press.x}px, ${e.clientY - press.y}px)`;
+  });
+  const finish = (e) => {
+    if (!press || e.pointerId !== press.id) return;
+    const { ghost } = press;
+    if (ghost) {
+      ghost.remove();
+      dragged = true;
+      const target = placeOf(document.elementFromPoint(e.clientX, e.clientY));
+      const from = { area: press.area, index: press.index, n: press.n };
+      press = null;
+      if (target && !(target.area === from.area && target.index === from.index)) onDrop(from, target.area, target.index);
+      return;
+    }
+    press = null;
+  };
+  root.addEventListener("pointerup", finish);
+  root.addEventListener("pointercancel", (e) => {
+    press?.ghost?.remove();
+    press = null;
+  });
+  root.addEventListener("click", (e) => {
+    if (dragged) {
+      dragged = false;
+      return;
+    }
+    const place = placeOf(e.target);
+    if (place) onPick(place.area, place.index, place.depth);
+    else onClear?.(); // a click on the table drops the selection
+  });
+}
+
+/** Cards a drag from this press carries: the run from the pressed card down; 0 when not a run. */
+function runBelow(board, press) {
+  if (press.area !== COLUMN) return 1;
+  const col = board.cols[press.index];
+  for (let i = press.depth; i < col.length - 1; i++) if (!board.fits(col[i + 1], col[i])) return 0;
+  return col.length - press.depth;
+}
+
+function ghostOf(root, press) {
+  const source = press.area === COLUMN ? [...press.el.parentElement.children].slice(press.depth) : [press.el];
+  const first = source[0].getBoundingClientRect();
+  const ghost = h("div", { class: "ghost", "aria-hidden": "true" });
+  ghost.style.left = `${first.left}px`;
+  ghost.style.top = `${first.top}px`;
+  for (const card of source) {
+    const copy = card.cloneNode(true);
+    copy.classList.add("lifted");
+    ghost.append(copy);
+  }
+  document.body.append(ghost);
+  return ghost;
+}

@@ -1,0 +1,145 @@
+// The seahaven.v1 connection (docs/protocol.md): msgpack maps in binary frames, replies matched by
+// seq, events handed to the app. Comes back by itself after a drop, says hello with the token and
+// resends the requests still unanswered with their old seq, so nothing is played twice.
+import { decode, encode } from "@msgpack/msgpack";
+
+export const SUBPROTOCOL = "seahaven.v1";
+const FINAL_CLOSES = new Set([4000, 4001]); // wrong version; replaced by another tab or device
+
+export class ServerError extends Error {
+  constructor(body) {
+    super(body.message || body.code);
+    this.code = body.code;
+  }
+}
+
+export class Connection {
+  /** onEvent(type, body), onStatus(state, detail): "online" | "offline" | "closed". */
+  constructor(url, { onEvent, onStatus, onWelcome }) {
+    this.url = url;
+    this.onEvent = onEvent;
+    this.onStatus = onStatus;
+    this.onWelcome = onWelcome;
+    this.name = "player";
+    this.token = null;
+    this.seq = 0;
+    this.waiting = new Map(); // seq -> {type, body, resolve, reject}
+    this.ws = null;
+    this.online = false;
+    this.offset = 0; // server clock minus ours
+    this.retry = null;
+    this.stopped = false;
+  }
+
+  now() {
+    return Date.now() + this.offset;
+  }
+
+  clock(serverTime) {
+    if (typeof serverTime === "number") this.offset = serverTime - Date.now();
+  }
+
+  start(name, token) {
+    this.name = name;
+    this.token = token;
+    this.open();
+  }
+
+  open() {
+    clearTimeout(this.retry);
+    const ws = new WebSocket(this.url, SUBPROTOCOL);
+    ws.binaryType = "arraybuffer";
+    this.ws = ws;
+    ws.onopen = () => this.hello(ws);
+    ws.onmessage = (e) => this.receive(ws, e.data);
+    ws.onclose = (e) => this.closed(ws, e);
+  }
+
+  async hello(ws) {
+    const seq = ++this.seq;
+    const body = this.token ? { name: this.name, token: this.token } : { name: this.name };
+    ws.send(encode({ type: "hello", seq, body }));
+    this.helloSeq = seq;
+  }
+
+  receive(ws, data) {
+    if (ws !== this.ws || typeof data === "string") return;
+    const msg = decode(new Uint8Array(data));
+    const { type, re, body } = msg;
+    if (re !== null && re === this.helloSeq && (type === "welcome" || type === "error")) {
+      this.helloSeq = null;
+      if (type === "error") {
+        if (body.code === "bad-token" && this.token) {
+          this.token = null; // the session expired: start a new one
+          this.onWelcome(null, body);
+          this.hello(ws);
+        } else {
+          this.onStatus("offline", body.message);
+        }
+        return;
+      }
+      this.token = body.token;
+      this.seq = Math.max(this.seq, body.last_seq);
+      this.clock(body.server_time);
+      this.online = true;
+      this.onWelcome(body, null);
+      this.onStatus("online");
+      for (const [seq, call] of this.waiting) this.write(call.type, call.body, seq);
+      return;
+    }
+    if (type === "pong" || type === "countdown" || type === "started" || type === "room") this.clock(body.server_time);
+    const call = re === null ? undefined : this.waiting.get(re);
+    if (call) {
+      this.waiting.delete(re);
+      if (type === "error" && body.code === "rate-limited" && call.retries < 5) {
+        call.retries++;
+        this.waiting.set(re, call);
+        setTimeout(() => this.write(call.type, call.body, re), 1000);
+        return;
+      }
+      if (type === "error") call.reject(new ServerError(body));
+      else call.resolve(body);
+      return;
+    }
+    if (re === null) this.onEvent(type, body);
+  }
+
+  closed(ws, e) {
+    if (ws !== this.ws) return;
+    this.online = false;
+    if (FINAL_CLOSES.has(e.code) || this.stopped) {
+      for (const call of this.waiting.values()) call.reject(new ServerError({ code: "closed", message: e.reason }));
+      this.waiting.clear();
+      this.onStatus("closed", e.reason || "the connection was closed");
+      return;
+    }
+    // Moves are not resent: the room state that follows the next welcome already holds every move
+    // the server got, and the board is rebuilt from it.
+    for (const [seq, call] of this.waiting) {
+      if (call.type === "move" || call.type === "undo") {
+        this.waiting.delete(seq);
+        call.reject(new ServerError({ code: "offline", message: "connection lost" }));
+      }
+    }
+    this.onStatus("offline", "connection lost: coming back…");
+    this.retry = setTimeout(() => this.open(), 1000);
+  }
+
+  write(type, body, seq) {
+    if (this.online && this.ws.readyState === WebSocket.OPEN) this.ws.send(encode({ type, seq, body }));
+  }
+
+  /** Send a request; resolves with the reply's body, rejects with a ServerError. */
+  call(type, body = {}) {
+    const seq = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(seq, { type, body, resolve, reject, retries: 0 });
+      this.write(type, body, seq);
+    });
+  }
+
+  /** Drop the connection now, as a network failure would (tests and "reconnect" use it). */
+  drop() {
+    if (this.ws) this.ws.close();
+  }
+}
