@@ -137,6 +137,8 @@ class RaceServer:
         self.tasks: set[asyncio.Task[None]] = set()
         self.guesses: dict[str, TokenBucket] = {}
         """Wrong room codes by client address."""
+        self.greeting: set[ServerConnection] = set()
+        """Connections whose hello is being answered: the room's frames wait for its room state."""
         self.stopping = False
         self.ws: WsServer | None = None
         self.handlers: dict[type[Message], Callable[[Asker, Any], Awaitable[Message | None]]] = {
@@ -297,12 +299,18 @@ class RaceServer:
 
     async def on_hello(self, ws: ServerConnection, hello: Hello, seq: int) -> Session:
         """Open or resume a session. The store calls come first and the takeover of the
-        session after them, all at once, so a failed or slow hello leaves nothing half done."""
+        session after them, all at once, so a failed or slow hello leaves nothing half done.
+
+        The room's frames reach ``ws`` only after ``welcome`` and the room state, which is built
+        after anything the room sent meanwhile, so nothing is missed or comes first."""
+        self.greeting.add(ws)
         try:
             session, held, frames = await self._resume(ws, hello)
         except StoreError as exc:
             log_event("store.error", error=str(exc))
             raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the game store is unavailable") from None
+        finally:
+            self.greeting.discard(ws)  # from here to the room state nothing is awaited
         limits = Limits(
             max_frame=MAX_FRAME, rate=int(self.config.rate), burst=self.config.burst, grace_ms=self.config.grace_ms
         )
@@ -315,11 +323,11 @@ class RaceServer:
             room=session.room,
             last_seq=session.last_seq,
         )
-        await _send(ws, welcome, seq)
-        log_event("session.hello", player=session.player, resumed=hello.token is not None)
+        self._write([ws], encode(welcome, seq))
         if held is not None:
-            await _send(ws, held.core.state_for(session.player, self.clock.now()), None)
+            self._write([ws], encode(held.core.state_for(session.player, self.clock.now())))
         self._send(frames)
+        log_event("session.hello", player=session.player, resumed=hello.token is not None)
         return session
 
     async def _resume(self, ws: ServerConnection, hello: Hello) -> tuple[Session, HeldRoom | None, list[Frame]]:
@@ -596,7 +604,7 @@ class RaceServer:
         conns = []
         for player in players:
             session = self.players.get(player)
-            if session is not None and session.conn is not None:
+            if session is not None and session.conn is not None and session.conn not in self.greeting:
                 conns.append(session.conn)
         return conns
 
