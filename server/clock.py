@@ -29,10 +29,15 @@ class Clock(Protocol):
 
 
 class SystemClock:
-    """The real clock: ``time.time_ns`` and the event loop's timers."""
+    """The real clock: ``time.time_ns`` and the event loop's timers. It never goes back (should
+    the system clock be set back, it waits for it), so a room's events are in time order."""
+
+    def __init__(self) -> None:
+        self._last = 0
 
     def now(self) -> int:
-        return time.time_ns() // 1_000_000
+        self._last = max(self._last, time.time_ns() // 1_000_000)
+        return self._last
 
     def call_at(self, when: int, callback: Callable[[], None]) -> Timer:
         return asyncio.get_running_loop().call_later(max(0, when - self.now()) / 1000, callback)
