@@ -29,8 +29,9 @@ def run(core: RoomCore, outcome: Outcome) -> Outcome:
     return outcome
 
 
-def racing(delay: int = DELAY, **chosen: object) -> RoomCore:
-    core, created = RoomCore.create("ROOM01", Settings("seahaven", 1, spectator_delay_ms=delay, **chosen), T0)  # type: ignore[arg-type]
+def racing(delay: int = DELAY, time_limit_ms: int | None = None) -> RoomCore:
+    settings = Settings("seahaven", 1, spectator_delay_ms=delay, time_limit_ms=time_limit_ms)
+    core, created = RoomCore.create("ROOM01", settings, T0)
     run(core, created)
     for player in ("ann", "bob"):
         run(core, core.join(player, player.title(), False, T0))
