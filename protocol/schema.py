@@ -17,10 +17,16 @@ from .errors import ErrorCode, ProtocolError
 _NO_DEFAULT: Any = dataclasses.MISSING
 
 
+def _shown(value: object) -> str:
+    """A short rendering of a client's value for an error message (never the whole of it)."""
+    if isinstance(value, dict | list | tuple):
+        return f"{'a map' if isinstance(value, dict) else 'an array'} of {len(value)}"
+    shown = repr(value[:40] if isinstance(value, str | bytes) else value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
 def _bad(where: str, expected: str, value: object) -> ProtocolError:
-    shown = repr(value)
-    if len(shown) > 40:
-        shown = shown[:37] + "..."
+    shown = _shown(value)
     return ProtocolError(ErrorCode.BAD_FIELD, f"{where}: expected {expected}, got {shown}")
 
 
@@ -137,7 +143,7 @@ class Message:
         if strict:
             for key in body:
                 if key not in known:
-                    raise ProtocolError(ErrorCode.BAD_FIELD, f"{where}: unknown field {key!r}")
+                    raise ProtocolError(ErrorCode.BAD_FIELD, f"{where}: unknown field {_shown(key)}")
         values: dict[str, object] = {}
         for name, f in known.items():
             if name in body:

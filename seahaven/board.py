@@ -473,6 +473,10 @@ class Board:
             raise IllegalMoveError(move, reason)
         self._play(move)
 
+    def push_legal(self, move: Move) -> None:
+        """Play ``move`` that ``is_legal`` has just accepted here, without judging it again."""
+        self._play(move)
+
     def push_text(self, text: str) -> Move:
         """Parse and play a move in notation; returns the move."""
         move = Move.parse(text)

@@ -11,12 +11,16 @@ replay is exact.
 
 from __future__ import annotations
 
+import bisect
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Final, NamedTuple
 
+from protocol.enums import EndReason, Phase, Role, Status
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
+    NAME_MAX,
     Countdown,
     Members,
     Progress,
@@ -51,7 +55,7 @@ from .events import (
     Started as StartedEvent,
 )
 
-DONE: Final = frozenset({"finished", "stuck", "resigned", "forfeit"})
+DONE: Final = frozenset({Status.FINISHED, Status.STUCK, Status.RESIGNED, Status.FORFEIT})
 MAX_MOVES: Final = 5000
 """Moves and undos one racer may make in one race (a solution takes about 90): bounds the log."""
 
@@ -87,7 +91,7 @@ class Seat:
     ready: bool = False
     connected: bool = True
     dropped_at: int | None = None
-    status: str = "waiting"
+    status: Status = Status.WAITING
     board: Board | None = None
     moves: int = 0
     undos: int = 0
@@ -105,15 +109,12 @@ Audience = frozenset[str] | None
 
 
 class Outbound(NamedTuple):
-    """A message for the shell to send: to whom, and how many milliseconds after the event.
-
-    Delayed messages go to the spectators; ``watch`` names the racer and how many timeline
-    entries (moves and undos) a spectator has once it is delivered."""
+    """A message for the shell to send: to whom, and how many milliseconds after the event
+    (delayed messages go to whoever spectates when they fall due)."""
 
     audience: Audience
     message: Message
     delay_ms: int = 0
-    watch: tuple[str, int] | None = None
 
 
 @dataclass
@@ -121,7 +122,7 @@ class Room:
     code: str
     settings: Settings
     created_at: int
-    phase: str = "waiting"
+    phase: Phase = Phase.WAITING
     seats: dict[str, Seat] = field(default_factory=dict)
     spectators: dict[str, str] = field(default_factory=dict)
     starts_at: int | None = None
@@ -140,8 +141,8 @@ class Room:
         return room, [Created(now, code, settings)]
 
     @classmethod
-    def replay(cls, events: list[Event]) -> Room:
-        """Rebuild a room from its whole event history."""
+    def replay(cls, events: list[Event], then: Callable[[Room, Event], None] | None = None) -> Room:
+        """Rebuild a room from its whole event history (``then``: called after each event)."""
         if not events or not isinstance(events[0], Created):
             raise ValueError("a room's history starts with Created")
         first = events[0]
@@ -151,6 +152,8 @@ class Room:
                 room.apply(event)
             except (KeyError, ValueError, AssertionError) as exc:  # IllegalMoveError is a ValueError
                 raise ValueError(f"room {first.code}: event {event} does not fit its history: {exc!r}") from None
+            if then is not None:
+                then(room, event)
         return room
 
     # -- reading ------------------------------------------------------------
@@ -174,9 +177,9 @@ class Room:
     def next_deadline(self) -> int | None:
         """The earliest time ``tick`` has something to do, or None."""
         times: list[int] = []
-        if self.phase == "countdown" and self.starts_at is not None:
+        if self.phase == Phase.COUNTDOWN and self.starts_at is not None:
             times.append(self.starts_at)
-        if self.phase == "racing" and self.started_at is not None and self.settings.time_limit_ms:
+        if self.phase == Phase.RACING and self.started_at is not None and self.settings.time_limit_ms:
             times.append(self.started_at + self.settings.time_limit_ms)
         times += [(s.dropped_at or 0) + self.settings.grace_ms for s in self.seats.values() if self._grace_matters(s)]
         return min(times, default=None)
@@ -185,13 +188,13 @@ class Room:
         """A dropped racer's grace period can still cost them something: a seat or a race."""
         if seat.dropped_at is None:
             return False
-        if self.phase in ("waiting", "countdown"):
+        if self.phase in (Phase.WAITING, Phase.COUNTDOWN):
             return True
-        return self.phase == "racing" and self._still_in(seat)
+        return self.phase == Phase.RACING and self._still_in(seat)
 
     def _still_in(self, seat: Seat) -> bool:
         """Racing, or stuck where an undo can still get them going."""
-        return seat.status == "racing" or (seat.status == "stuck" and self.settings.undo)
+        return seat.status == Status.RACING or (seat.status == Status.STUCK and self.settings.undo)
 
     def racer_view(self, player: str, now: int) -> Racer:
         seat = self.seats[player]
@@ -210,21 +213,22 @@ class Room:
             return seat.finished_at - self.started_at
         return None
 
-    def state_for(self, player: str, now: int, watched: dict[str, int] | None = None) -> RoomState:
+    def state_for(self, player: str, now: int, watched_until: int | None = None) -> RoomState:
         """Everything ``player`` may see: for joins, reconnects and rematches.
 
-        ``watched``: how many timeline entries of each racer spectators have been sent so far
-        (the shell delivers them a delay late); a spectator's ``watching`` stops there.
+        ``watched_until``: spectators have been sent the moves that fell due by then (a
+        spectator delay after they were made); a spectator's ``watching`` stops there. Once the
+        race is over its racers see every racer's history.
         """
         seat = self.seats.get(player)
         if seat is not None and seat.left:
             seat = None  # walked out: watches like a spectator from now on
-        racing = self.phase in ("racing", "finished")
+        racing = self.phase in (Phase.RACING, Phase.FINISHED)
         board = seat.board if seat is not None else None
         return RoomState(
             room=self.code,
             you=player,
-            role="racer" if seat is not None else "spectator",
+            role=Role.RACER if seat is not None else Role.SPECTATOR,
             preset=self.settings.preset,
             seats=self.settings.seats,
             public=self.settings.public,
@@ -234,25 +238,38 @@ class Room:
             racers=tuple(self.racer_view(p, now) for p in self.seats),
             spectators=len(self.spectators),
             server_time=now,
-            starts_at=self.starts_at if self.phase == "countdown" else None,
+            starts_at=self.starts_at if self.phase == Phase.COUNTDOWN else None,
             started_at=self.started_at if racing else None,
             deal=self.deal_code() if racing else None,
             board=self._board_text(board) if racing else None,
             history=tuple(str(m) for m in board.move_stack) if board is not None and racing else (),
             standings=self.standings,
             rematch=tuple(sorted(self.rematch)),
-            watching=self._watching(watched or {}) if seat is None and racing else (),
+            watching=self._watching_for(seat, watched_until) if racing else (),
         )
 
     def _board_text(self, board: Board | None) -> str:
         """A racer's own board; for a spectator, the opening position the moves apply to."""
         return to_board_text(board if board is not None else Board.deal(self.settings.preset, self.settings.deal))
 
-    def _watching(self, delivered: dict[str, int]) -> tuple[Watched, ...]:
-        """Every racer's moves as far as spectators have been sent them."""
+    def _watching_for(self, seat: Seat | None, watched_until: int | None) -> tuple[Watched, ...]:
+        """Every racer's moves that ``seat``'s holder may see: all of them for a racer once the race
+        is over, none for a racer before; for a spectator, those that fell due by ``watched_until``."""
+        if seat is not None:
+            return self.histories() if self.phase == Phase.FINISHED else ()
+        delay = self.settings.spectator_delay_ms
+        if delay == 0 or watched_until is None:
+            return self.histories(None if delay == 0 else -1)
+        return self.histories(watched_until - delay)
+
+    def histories(self, until: int | None = None) -> tuple[Watched, ...]:
+        """Every racer's moves in effect, in seat order, counting the moves and undos made by
+        ``until`` (None: all of them)."""
         watched = []
         for player, seat in self.seats.items():
-            count = len(seat.timeline) if self.settings.spectator_delay_ms == 0 else delivered.get(player, 0)
+            count = len(seat.timeline)
+            if until is not None:
+                count = bisect.bisect_right(seat.timeline, until, key=lambda entry: entry[0])
             history: list[str] = []
             for _, move in seat.timeline[:count]:
                 if move == "undo":
@@ -276,7 +293,7 @@ class Room:
 
     def is_open(self) -> bool:
         """Waiting for racers and has a free seat: what quick match and the lobby offer."""
-        return self.phase == "waiting" and len(self.seats) < self.settings.seats
+        return self.phase == Phase.WAITING and len(self.seats) < self.settings.seats
 
     def is_empty(self) -> bool:
         return not self.spectators and not any(s.connected for s in self.seats.values())
@@ -287,28 +304,40 @@ class Room:
         if player in self.members:
             raise RoomError(ErrorCode.ALREADY_IN_ROOM, f"you are already in room {self.code}")
         if not spectate:
-            if self.phase == "finished":
+            if self.phase == Phase.FINISHED:
                 raise RoomError(ErrorCode.RACE_IN_PROGRESS, "the race is over: join as a spectator")
-            if self.phase != "waiting":
+            if self.phase != Phase.WAITING:
                 raise RoomError(ErrorCode.RACE_IN_PROGRESS, "the race has begun: join as a spectator")
             if len(self.seats) >= self.settings.seats:
                 raise RoomError(ErrorCode.ROOM_FULL, f"all {self.settings.seats} seats are taken")
-        return self._emit(Joined(now, player, name, "spectator" if spectate else "racer"))
+        if spectate:
+            return self._emit(Joined(now, player, name, Role.SPECTATOR))
+        return self._emit(Joined(now, player, self._unique_name(name), Role.RACER))
+
+    def _unique_name(self, name: str) -> str:
+        """``name``, or ``name (2)``, ``name (3)``... if a racer here has it (within NAME_MAX)."""
+        taken = {seat.name for seat in self.seats.values()}
+        unique, number = name, 1
+        while unique in taken:
+            number += 1
+            suffix = f" ({number})"
+            unique = name[: NAME_MAX - len(suffix)].rstrip() + suffix
+        return unique
 
     def leave(self, player: str, now: int) -> list[Event]:
         self._member(player)
         events: list[Event] = []
         seat = self.seats.get(player)
-        if seat is not None and self.phase == "racing" and self._still_in(seat):
+        if seat is not None and self.phase == Phase.RACING and self._still_in(seat):
             events += self._emit(Resigned(now, player))
         events += self._emit(Left(now, player))
         return events + self._after_change(now)
 
     def set_ready(self, player: str, ready: bool, now: int) -> list[Event]:
         seat = self._racer(player)
-        if self.phase == "finished":
+        if self.phase == Phase.FINISHED:
             raise RoomError(ErrorCode.RACE_OVER, "the race is over: ask for a rematch")
-        if self.phase != "waiting" and self.phase != "countdown":
+        if self.phase != Phase.WAITING and self.phase != Phase.COUNTDOWN:
             raise RoomError(ErrorCode.RACE_IN_PROGRESS, "the race has already begun")
         if seat.ready == ready:
             return []
@@ -326,7 +355,7 @@ class Room:
         verdict = seat.board.is_legal(move)
         if not verdict:
             raise RoomError(ErrorCode.ILLEGAL_MOVE, str(verdict.reason))
-        return self._emit(Moved(now, player, str(move))) + self._after_change(now)
+        return self._emit(Moved(now, player, str(move)), judged=True) + self._after_change(now)
 
     def undo(self, player: str, now: int) -> list[Event]:
         seat = self._playing(player, also_stuck=True)
@@ -364,7 +393,7 @@ class Room:
     def vote_rematch(self, player: str, next_deal: int, now: int) -> list[Event]:
         """Vote for a rematch; when every connected racer has, a new deal starts counting down."""
         self._racer(player)
-        if self.phase != "finished":
+        if self.phase != Phase.FINISHED:
             raise RoomError(ErrorCode.NOT_FINISHED, "a rematch can be asked for once the race is over")
         events = self._emit(RematchVoted(now, player)) if player not in self.rematch else []
         present = {p for p, s in self.seats.items() if s.connected}
@@ -378,15 +407,15 @@ class Room:
         events: list[Event] = []
         for player, seat in list(self.seats.items()):
             if self._grace_matters(seat) and now >= (seat.dropped_at or 0) + self.settings.grace_ms:
-                if self.phase == "racing":
+                if self.phase == Phase.RACING:
                     events += self._emit(Forfeited(now, player))
-                elif self.phase in ("waiting", "countdown"):
+                elif self.phase in (Phase.WAITING, Phase.COUNTDOWN):
                     events += self._emit(Left(now, player))
-        if self.phase == "countdown" and self.starts_at is not None and now >= self.starts_at:
+        if self.phase == Phase.COUNTDOWN and self.starts_at is not None and now >= self.starts_at:
             events += self._emit(StartedEvent(self.starts_at))
         limit = self.settings.time_limit_ms
-        if self.phase == "racing" and limit and self.started_at is not None and now >= self.started_at + limit:
-            events += self._emit(Ended(self.started_at + limit, "time-limit"))
+        if self.phase == Phase.RACING and limit and self.started_at is not None and now >= self.started_at + limit:
+            events += self._emit(Ended(self.started_at + limit, EndReason.TIME_LIMIT))
         return events + self._after_change(now)
 
     # -- checks -------------------------------------------------------------
@@ -404,43 +433,46 @@ class Room:
 
     def _playing(self, player: str, *, also_stuck: bool = False) -> Seat:
         seat = self._racer(player)
-        if self.phase in ("waiting", "countdown"):
+        if self.phase in (Phase.WAITING, Phase.COUNTDOWN):
             raise RoomError(ErrorCode.NOT_STARTED, "the race has not started yet")
-        if self.phase == "finished":
+        if self.phase == Phase.FINISHED:
             raise RoomError(ErrorCode.RACE_OVER, "the race is over")
-        if seat.status != "racing" and not (also_stuck and seat.status == "stuck"):
+        if seat.status != Status.RACING and not (also_stuck and seat.status == Status.STUCK):
             raise RoomError(ErrorCode.NOT_RACING, f"you are {seat.status}: no more moves in this race")
         return seat
 
     def _after_change(self, now: int) -> list[Event]:
         """Events that follow from the state: countdown on all ready, the end of the race."""
-        if self.phase == "waiting":
+        if self.phase == Phase.WAITING:
             ready = len(self.seats) >= 2 and all(s.ready and s.connected for s in self.seats.values())
             if ready:
                 return self._emit(CountdownSet(now, now + self.settings.countdown_ms))
-        elif self.phase == "countdown":
+        elif self.phase == Phase.COUNTDOWN:
             if len(self.seats) < 2 or not all(s.ready and s.connected for s in self.seats.values()):
                 return self._emit(CountdownSet(now, None))
-        elif self.phase == "racing":
-            if any(s.status == "finished" for s in self.seats.values()):
-                return self._emit(Ended(now, "won"))
+        elif self.phase == Phase.RACING:
+            if any(s.status == Status.FINISHED for s in self.seats.values()):
+                return self._emit(Ended(now, EndReason.WON))
             # With undo on, a stuck racer can still undo their way out: not done yet.
-            done = DONE - {"stuck"} if self.settings.undo else DONE
+            done = DONE - {Status.STUCK} if self.settings.undo else DONE
             if all(s.status in done for s in self.seats.values()):
-                return self._emit(Ended(now, "all-done" if self.seats else "abandoned"))
+                return self._emit(Ended(now, EndReason.ALL_DONE if self.seats else EndReason.ABANDONED))
         return []
 
     # -- applying events ----------------------------------------------------
 
-    def _emit(self, event: Event) -> list[Event]:
-        self.apply(event)
+    def _emit(self, event: Event, *, judged: bool = False) -> list[Event]:
+        self.apply(event, judged=judged)
         return [event]
 
-    def apply(self, event: Event) -> None:
-        """Change the state as ``event`` says. The only place state changes."""
+    def apply(self, event: Event, *, judged: bool = False) -> None:
+        """Change the state as ``event`` says. The only place state changes.
+
+        ``judged``: a move the engine has just accepted is played without being judged again
+        (a replayed log's moves are judged: a corrupt log must not corrupt a board)."""
         match event:
             case Joined(at, player, name, role):
-                if role == "racer":
+                if role == Role.RACER:
                     self.seats[player] = Seat(name)
                 else:
                     self.spectators[player] = name
@@ -448,7 +480,7 @@ class Room:
                 self.spectators.pop(player, None)
                 seat = self.seats.get(player)
                 if seat is not None:
-                    if self.phase in ("waiting", "countdown"):
+                    if self.phase in (Phase.WAITING, Phase.COUNTDOWN):
                         del self.seats[player]
                     else:
                         seat.connected = False
@@ -458,17 +490,17 @@ class Room:
             case ReadySet(_, player, ready):
                 seat = self.seats[player]
                 seat.ready = ready
-                seat.status = "ready" if ready else "waiting"
+                seat.status = Status.READY if ready else Status.WAITING
             case CountdownSet(_, starts_at):
                 self.starts_at = starts_at
-                self.phase = "countdown" if starts_at is not None else "waiting"
+                self.phase = Phase.COUNTDOWN if starts_at is not None else Phase.WAITING
             case StartedEvent(at):
-                self.phase = "racing"
+                self.phase = Phase.RACING
                 self.started_at = at
                 self.starts_at = None
                 for seat in self.seats.values():
                     seat.board = Board.deal(self.settings.preset, self.settings.deal)
-                    seat.status = "racing"
+                    seat.status = Status.RACING
                     seat.moves = seat.undos = 0
                     seat.reached_at = at
                     seat.finished_at = None
@@ -477,17 +509,21 @@ class Room:
                 seat = self.seats[player]
                 assert seat.board is not None
                 before = seat.board.progress
-                seat.board.push(_parse(text))
+                move = _parse(text)
+                if judged:
+                    seat.board.push_legal(move)
+                else:
+                    seat.board.push(move)
                 seat.timeline.append((at, text))
                 seat.moves += 1
                 seat.undos = 0
                 if seat.board.progress != before:
                     seat.reached_at = at
                 if seat.board.is_won():
-                    seat.status = "finished"
+                    seat.status = Status.FINISHED
                     seat.finished_at = at
                 elif _may_be_stuck(seat.board) and seat.board.is_stuck():
-                    seat.status = "stuck"
+                    seat.status = Status.STUCK
             case Undone(at, player):
                 seat = self.seats[player]
                 assert seat.board is not None
@@ -496,19 +532,19 @@ class Room:
                 seat.timeline.append((at, "undo"))
                 seat.moves += 1
                 seat.undos += 1
-                seat.status = "racing"  # an undo can unstick
+                seat.status = Status.RACING  # an undo can unstick
                 if seat.board.progress != before:
                     seat.reached_at = at
             case Resigned(_, player):
-                self.seats[player].status = "resigned"
+                self.seats[player].status = Status.RESIGNED
             case Forfeited(_, player):
-                self.seats[player].status = "forfeit"
+                self.seats[player].status = Status.FORFEIT
             case Presence(at, player, connected):
                 seat = self.seats[player]
                 seat.connected = connected
                 seat.dropped_at = None if connected else at
             case Ended(_, reason):
-                self.phase = "finished"
+                self.phase = Phase.FINISHED
                 self.end_reason = reason
                 self.standings = self._standings()
                 self.rematch.clear()
@@ -516,7 +552,9 @@ class Room:
                 self.rematch.add(player)
             case NewDeal(_, deal):
                 self.settings = replace(self.settings, deal=deal)
-                self.seats = {p: Seat(s.name, ready=True, status="ready") for p, s in self.seats.items() if s.connected}
+                self.seats = {
+                    p: Seat(s.name, ready=True, status=Status.READY) for p, s in self.seats.items() if s.connected
+                }
                 self.started_at = None
                 self.end_reason = None
                 self.standings = ()
@@ -530,9 +568,9 @@ class Room:
         def key(item: tuple[str, Seat]) -> tuple[int, int, int]:
             _, seat = item
             progress = seat.board.progress if seat.board else 0
-            if seat.status == "finished":
+            if seat.status == Status.FINISHED:
                 return (0, seat.finished_at or 0, 0)
-            quit_ = 2 if seat.status in ("resigned", "forfeit") else 1
+            quit_ = 2 if seat.status in (Status.RESIGNED, Status.FORFEIT) else 1
             return (quit_, -progress, seat.reached_at)
 
         ranked = sorted(self.seats.items(), key=key)
@@ -584,14 +622,13 @@ class Room:
                 sent = [Outbound(racers - {player}, progress)]
                 if watchers or delay:  # with a delay, someone may join before it falls due
                     move = event.move if isinstance(event, Moved) else "undo"
-                    entry = (player, len(self.seats[player].timeline))
-                    sent.append(Outbound(watchers, replace(progress, move=move), delay, entry))
+                    sent.append(Outbound(watchers, replace(progress, move=move), delay))
                 return sent
             case Resigned(_, player) | Forfeited(_, player):
                 progress = self._progress(player, now)
                 return [Outbound(racers, progress), Outbound(watchers, progress, delay)]
             case Ended(_, reason):
-                result = Result(reason=reason, standings=self.standings)
+                result = Result(reason=reason, standings=self.standings, histories=self.histories())
                 return [Outbound(racers, result), Outbound(watchers, result, delay)]
             case NewDeal():
                 return [Outbound(frozenset({p}), self.state_for(p, now)) for p in self.members]

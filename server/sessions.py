@@ -1,4 +1,5 @@
-"""A player's session: who they are, which room they are in, their last request."""
+"""A player's session (who they are, which room they are in, their last request), and the
+table of the sessions a process holds."""
 
 from __future__ import annotations
 
@@ -7,6 +8,11 @@ from dataclasses import dataclass, field
 
 import msgpack
 from websockets.asyncio.server import ServerConnection
+
+from protocol.errors import ErrorCode, ProtocolError
+
+from .names import new_player_id, new_token, sanitise_name
+from .store import Store
 
 
 @dataclass(slots=True)
@@ -30,3 +36,67 @@ class Session:
     def load(cls, token: str, data: bytes) -> Session:
         player, name, room = msgpack.unpackb(data, raw=False)
         return cls(token, player, name, room)
+
+
+class SessionTable:
+    """The sessions this process holds, by token and by player (for fan-out), each loaded from
+    the store once however many hellos ask for it."""
+
+    def __init__(self, store: Store, room_ttl: float, lobby_ttl: float) -> None:
+        self.store = store
+        self.room_ttl = room_ttl
+        """Seconds the store keeps a session that is in a room."""
+        self.lobby_ttl = lobby_ttl
+        """Seconds the store keeps a session in no room."""
+        self.by_token: dict[str, Session] = {}
+        self.by_player: dict[str, Session] = {}
+        self._loading: dict[str, asyncio.Future[Session | None]] = {}
+
+    async def open(self, name: str) -> Session:
+        """A new session, stored."""
+        session = Session(new_token(), new_player_id(), sanitise_name(name))
+        await self.save(session)
+        return session
+
+    async def find(self, token: str) -> Session:
+        """The session of ``token``: held here, or loaded from the store (ProtocolError
+        bad-token when there is none)."""
+        known = self.by_token.get(token)
+        if known is not None:
+            return known
+        loading = self._loading.get(token)
+        if loading is None:
+            loading = self._loading[token] = asyncio.get_running_loop().create_future()
+            try:
+                data = await self.store.get_session(token)
+                known = self.by_token.get(token)  # someone may have put it there meanwhile
+                if known is None and data is not None:
+                    known = self.by_token[token] = Session.load(token, data)
+                loading.set_result(known)
+            except BaseException as exc:
+                loading.set_exception(exc)
+                loading.exception()  # retrieved: waiters get it
+                raise
+            finally:
+                del self._loading[token]
+        session = await asyncio.shield(loading)
+        if session is None:
+            raise ProtocolError(ErrorCode.BAD_TOKEN, "unknown or expired session token: say hello without one")
+        return session
+
+    def claim(self, session: Session, conn: ServerConnection) -> ServerConnection | None:
+        """Make ``conn`` the session's connection; returns the one it replaces (to close)."""
+        old, session.conn = session.conn, conn
+        self.by_token[session.token] = session
+        self.by_player[session.player] = session
+        return old if old is not conn else None
+
+    def forget(self, session: Session) -> None:
+        """Drop an unconnected session from memory; the store keeps it for a later hello."""
+        self.by_token.pop(session.token, None)
+        if self.by_player.get(session.player) is session:
+            del self.by_player[session.player]
+
+    async def save(self, session: Session) -> None:
+        ttl = self.room_ttl if session.room is not None else self.lobby_ttl
+        await self.store.put_session(session.token, session.dump(), ttl)

@@ -1,4 +1,4 @@
-"""Dependencies point one way: seahaven <- protocol <- server / client."""
+"""Dependencies point one way: seahaven <- protocol <- server / client; the room core does no I/O."""
 
 from __future__ import annotations
 
@@ -37,3 +37,29 @@ def test_imports_point_one_way(package: str) -> None:
         if imported_roots(f) & FORBIDDEN[package]
     }
     assert offences == {}
+
+
+PURE = ("server/core.py", "server/room.py", "server/events.py")
+"""The room core and its rules: commands in, effects out, no clock, socket or store."""
+IMPURE = {"asyncio", "time", "socket", "websockets", "redis", "server.store", "server.app", "server.clock"}
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module ``path`` imports, relative imports resolved within its package."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = ".".join(path.relative_to(ROOT).parent.parts)
+    modules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            modules.add(f"{package}.{module}" if node.level else module)
+    return modules
+
+
+@pytest.mark.parametrize("name", PURE)
+def test_the_room_core_does_no_io(name: str) -> None:
+    modules = imported_modules(ROOT / name)
+    offences = {m for m in modules if m in IMPURE or m.split(".")[0] in IMPURE}
+    assert offences == set()

@@ -323,13 +323,13 @@ def test_spectators_follow_every_move_a_delay_later_and_rivals_only_progress() -
     moves = [out.message.move for out in room.messages(undo[0], 1200) if isinstance(out.message, Progress)]
     assert moves == [None, "undo"]
     room.move("p2", first, 1300)
-    # A spectator's watching stops where the shell's delayed frames have got to.
-    assert watchers.watch == ("p1", 1)
+    # A spectator's watching holds the moves whose delayed frames fell due by the time given.
     assert [(w.history, w.actions) for w in room.state_for("s1", 1400).watching] == [((), 0), ((), 0)]
-    watched = room.state_for("s1", 1400, {"p1": 1, "p2": 1}).watching
-    assert [(w.player, w.history, w.actions) for w in watched] == [("p1", (first,), 1), ("p2", (first,), 1)]
-    assert [w.history for w in room.state_for("s1", 1400, {"p1": 2}).watching] == [(), ()]  # move, then undo
-    assert room.state_for("p1", 1400, {"p1": 2}).watching == ()  # racers never see rivals' moves
+    watched = room.state_for("s1", 1400, 6100).watching
+    assert [(w.player, w.history, w.actions) for w in watched] == [("p1", (first,), 1), ("p2", (), 0)]
+    watched = room.state_for("s1", 1400, 6300).watching
+    assert [(w.player, w.history, w.actions) for w in watched] == [("p1", (), 2), ("p2", (first,), 1)]
+    assert room.state_for("p1", 1400, 6300).watching == ()  # racers never see rivals' moves mid-race
 
 
 STUCK_AFTER = ("7d", "9c", "d0", "5d")

@@ -18,6 +18,7 @@ from websockets.exceptions import ConnectionClosed
 from protocol.codec import SUBPROTOCOL, decode_server
 from protocol.errors import CloseCode, ErrorCode
 from protocol.messages import (
+    Countdown,
     CreateRoom,
     Error,
     Hello,
@@ -45,10 +46,12 @@ from protocol.messages import (
 from seahaven import Board, Move, parse_board
 from seahaven.solver import solve
 from server.app import RaceServer
+from server.clock import Clock, SystemClock
 from server.config import Config
 from server.events import Left, pack, unpack
 from server.room import Room
 from server.store import MemoryStore, RedisStore, Store
+from tests.fakeclock import FakeClock
 from tests.redis_proc import RedisProcess
 from tests.wsclient import WsClient
 
@@ -70,20 +73,25 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 @asynccontextmanager
 async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
-    """Start RaceServers on free ports with fast test settings; the store is memory or a private redis."""
+    """Start RaceServers on free ports with fast test settings; the store is memory or a private redis.
+
+    The servers share one FakeClock (``server.clock``) unless given another: a countdown of 0
+    starts a race at once, and any other time passes only when the test advances it."""
     servers: list[RaceServer] = []
     prefix = f"t{uuid.uuid4().hex[:8]}:"
 
-    async def make(**overrides: Any) -> RaceServer:
+    clock = FakeClock()
+
+    async def make(clock: Clock = clock, **overrides: Any) -> RaceServer:
         store: Store
         if backend == "memory":
             store = MemoryStore()
         else:
             store = RedisStore(request.getfixturevalue("redis_url"), prefix=prefix)
-        settings: dict[str, Any] = {"port": 0, "countdown_ms": 50, "rate": 10_000, "burst": 10_000}
+        settings: dict[str, Any] = {"port": 0, "countdown_ms": 0, "rate": 10_000, "burst": 10_000}
         settings["spectator_delay_ms"] = 0  # tests of the delay set it
         settings.update(overrides)
-        server = RaceServer(Config(**settings), store)
+        server = RaceServer(Config(**settings), store, clock)
         await server.start()
         servers.append(server)
         return server
@@ -105,6 +113,12 @@ async def make_server(backend: str, request: pytest.FixtureRequest) -> AsyncIter
 async def make_redis_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
     async with server_factory("redis", request) as make:
         yield make
+
+
+def fake(server: RaceServer) -> FakeClock:
+    """The server's clock, to move it on."""
+    assert isinstance(server.clock, FakeClock)
+    return server.clock
 
 
 def url_of(server: RaceServer) -> str:
@@ -215,7 +229,7 @@ async def test_reconnect_within_grace_keeps_seat_and_state(make_server: MakeServ
     started = await start_race([ann, bob])
     for move in solution()[:10]:
         assert isinstance(await bob.call(MoveRequest(move=str(move))), Moved)
-    await ann.drain()
+    await ann.settle()
     await bob.close()
     gone = await ann.expect(Members)
     assert [r.connected for r in gone.racers if r.player == bob.player] == [False]
@@ -239,6 +253,8 @@ async def test_after_grace_the_seat_is_forfeit(make_server: MakeServer) -> None:
     (ann, bob), _ = await room_with(server, "Ann", "Bob", undo=True)
     await start_race([ann, bob])
     await bob.close()
+    await ann.expect(Members, where=lambda m: not all(r.connected for r in m.racers))  # the drop is recorded
+    fake(server).advance(300)
     forfeit = await ann.expect(Progress)
     assert (forfeit.player, forfeit.status) == (bob.player, "forfeit")
     back = await WsClient.open(url_of(server), "Bob", token=bob.token)
@@ -379,6 +395,23 @@ async def test_hello_comes_first(make_server: MakeServer) -> None:
     assert (await client.error(ListRooms())).code == ErrorCode.HELLO_FIRST
 
 
+async def test_before_hello_frame_errors_win_and_deep_nesting_costs_nothing(make_server: MakeServer) -> None:
+    server = await make_server()
+    client = await WsClient.open(url_of(server))
+    frames = [
+        (b"\x81\xa1a" * 339 + b"\xc0", None, ErrorCode.BAD_FRAME),  # 1018 bytes of nested maps
+        (msgpack.packb({"type": "ping", "seq": 3, "body": {"x": b"ab"}}), 3, ErrorCode.BAD_FRAME),
+        (msgpack.packb({"type": "ping", "body": {}}), None, ErrorCode.BAD_SEQ),
+        (msgpack.packb({"type": "dance", "seq": 4, "body": {}}), 4, ErrorCode.UNKNOWN_TYPE),
+        (msgpack.packb({"type": "ping", "seq": 5, "body": {}}), 5, ErrorCode.HELLO_FIRST),
+    ]
+    for frame, re, code in frames:
+        await client.ws.send(frame)
+        answer_re, answer = decode_server(await asyncio.wait_for(client.ws.recv(), 5))
+        assert isinstance(answer, Error) and (answer_re, answer.code) == (re, code)
+    assert isinstance(await client.call(Hello(name="Ann"), seq=6), Welcome)  # still connected
+
+
 async def test_floods_are_limited_then_closed(make_server: MakeServer) -> None:
     server = await make_server(rate=1.0, burst=3, strikes=5)
     client = await WsClient.open(url_of(server), "Flood")
@@ -468,10 +501,10 @@ async def test_a_racer_who_leaves_mid_race_hears_no_more_of_it(make_server: Make
     (ann, bob, cid), state = await room_with(server, "Ann", "Bob", "Cid")
     await start_race([ann, bob, cid])
     assert isinstance(await cid.call(Leave()), Ok)
-    await cid.drain()
+    await cid.settle()
     await ann.call(MoveRequest(move=str(solution()[0])))
     assert await bob.expect(Progress)
-    assert [m for m in await cid.drain(0.2) if isinstance(m, Progress)] == []
+    assert [m for m in await cid.settle() if isinstance(m, Progress)] == []
     elsewhere = await cid.call(CreateRoom())
     assert isinstance(elsewhere, RoomState) and elsewhere.room != state.room
 
@@ -481,11 +514,10 @@ async def test_quick_match_skips_rooms_whose_only_racer_dropped(make_server: Mak
     ann = await WsClient.open(url_of(server), "Ann")
     first = await ann.call(QuickMatch(preset="seahaven"))
     assert isinstance(first, RoomState)
+    eve = await WsClient.open(url_of(server), "Eve")
+    await eve.call(JoinRoom(room=first.room, spectate=True))
     await ann.close()
-    for _ in range(100):  # the server notices the drop
-        if not any(s.connected for s in server.rooms[first.room].room.seats.values()):
-            break
-        await asyncio.sleep(0.01)
+    await eve.expect(Members, where=lambda m: [r.connected for r in m.racers] == [False])  # the drop is recorded
     bob = await WsClient.open(url_of(server), "Bob")
     second = await bob.call(QuickMatch(preset="seahaven"))
     assert isinstance(second, RoomState) and second.room != first.room
@@ -523,7 +555,9 @@ async def test_a_bad_room_log_does_not_stop_the_server_starting(make_redis_serve
     await first.store.append("BADLOG", [pack(Left(1, "ghost"))], 60)  # no Created first
     await first.stop()
     second = await make_redis_server()
-    assert good.room in second.rooms and "BADLOG" not in second.rooms
+    eve = await WsClient.open(url_of(second), "Eve")
+    assert (await eve.error(JoinRoom(room="BADLOG"))).code == ErrorCode.ROOM_NOT_FOUND
+    assert isinstance(await eve.call(JoinRoom(room=good.room, spectate=True)), RoomState)
 
 
 async def test_a_graceful_restart_keeps_the_race_even_past_the_grace(make_redis_server: MakeServer) -> None:
@@ -533,19 +567,18 @@ async def test_a_graceful_restart_keeps_the_race_even_past_the_grace(make_redis_
     await eve.call(JoinRoom(room=state.room, spectate=True))
     await start_race([ann, bob])
     await first.stop()
-    await asyncio.sleep(0.5)  # longer than the grace period
+    fake(first).advance(500)  # longer than the grace period
     second = await make_redis_server(grace_ms=5_000)
-    room = second.rooms[state.room].room
-    assert room.phase == "racing" and [s.status for s in room.seats.values()] == ["racing", "racing"]
-    assert room.spectators == {}  # nobody is connected after a restart
     back = await WsClient.open(url_of(second), "Ann", token=ann.token)
-    assert (await back.expect(RoomState)).phase == "racing"
+    room = await back.expect(RoomState)
+    assert room.phase == "racing" and [r.status for r in room.racers] == ["racing", "racing"]
+    assert room.spectators == 0  # nobody is connected after a restart
 
 
 async def test_a_store_outage_during_the_countdown_delays_the_start_but_does_not_lose_it(
     make_redis_server: MakeServer, redis_proc: RedisProcess
 ) -> None:
-    server = await make_redis_server(countdown_ms=300)
+    server = await make_redis_server(countdown_ms=300, clock=SystemClock())  # the store's outage is real time
     (ann, bob), _ = await room_with(server, "Ann", "Bob")
     await ann.call(Ready())
     await bob.call(Ready())
@@ -556,7 +589,7 @@ async def test_a_store_outage_during_the_countdown_delays_the_start_but_does_not
 
 
 async def test_sessions_of_players_who_lost_their_seat_are_released(make_server: MakeServer) -> None:
-    server = await make_server(grace_ms=200)
+    server = await make_server(grace_ms=200, clock=SystemClock())  # drops are noticed in the background
     for i in range(5):
         client = await WsClient.open(url_of(server), f"P{i}")
         await client.call(CreateRoom())
@@ -587,10 +620,9 @@ async def test_taking_over_a_session_does_not_wait_for_the_old_connection(make_s
     started = asyncio.get_running_loop().time()
     back = await WsClient.open(url_of(server), "Ann", token=ann.token)
     assert asyncio.get_running_loop().time() - started < 2.0
-    assert isinstance(await back.expect(RoomState), RoomState)
+    assert [r.connected for r in (await back.expect(RoomState)).racers] == [True, True]
     moved = await back.call(MoveRequest(move=str(solution()[0])))
     assert isinstance(moved, Moved)
-    assert server.rooms[next(iter(server.rooms))].room.seats[ann.player].connected
     old.transport.resume_reading()  # let the old connection finish closing (4001)
     ann.ws.transport.resume_reading()
     with pytest.raises(ConnectionClosed) as info:
@@ -605,13 +637,14 @@ async def test_spectators_see_moves_a_delay_late_and_a_late_spectator_misses_non
     eve = await WsClient.open(url_of(server), "Eve")
     await eve.call(JoinRoom(room=state.room, spectate=True))
     await start_race([ann, bob])
-    loop = asyncio.get_running_loop()
-    moved_at = loop.time()
+    clock = fake(server)
     first = str(solution()[0])
     await ann.call(MoveRequest(move=first))
     assert (await bob.expect(Progress)).move is None  # the rival hears at once, without the move
-    seen = await eve.expect(Progress, wait=5)
-    assert seen.move == first and loop.time() - moved_at >= 0.5  # the spectator, a delay later
+    clock.advance(599)
+    assert [m for m in await eve.settle() if isinstance(m, Progress)] == []
+    clock.advance(1)
+    assert (await eve.expect(Progress)).move == first  # the spectator, a delay later
     # A spectator who joins between a move and its delayed frame gets it with the frame, not twice.
     second = str(solution()[1])
     await ann.call(MoveRequest(move=second))
@@ -619,7 +652,8 @@ async def test_spectators_see_moves_a_delay_late_and_a_late_spectator_misses_non
     joined = await sue.call(JoinRoom(room=state.room, spectate=True))
     assert isinstance(joined, RoomState)
     assert [w.history for w in joined.watching if w.player == ann.player] == [(first,)]
-    assert (await sue.expect(Progress, wait=5)).move == second
+    clock.advance(600)
+    assert (await sue.expect(Progress)).move == second
 
 
 async def test_a_spectator_who_joins_within_the_delay_of_an_unwatched_move_still_gets_it(
@@ -634,8 +668,10 @@ async def test_a_spectator_who_joins_within_the_delay_of_an_unwatched_move_still
     joined = await sue.call(JoinRoom(room=state.room, spectate=True))
     assert isinstance(joined, RoomState)
     assert [w.history for w in joined.watching if w.player == ann.player] == [()]
-    assert (await sue.expect(Progress, wait=5)).move == first
-    assert [m for m in await sue.drain(0.7) if isinstance(m, Progress)] == []  # and only once
+    fake(server).advance(500)
+    assert (await sue.expect(Progress)).move == first
+    fake(server).advance(1000)
+    assert [m for m in await sue.settle() if isinstance(m, Progress)] == []  # and only once
 
 
 async def test_two_hellos_with_one_token_share_one_session(make_server: MakeServer) -> None:
@@ -675,5 +711,77 @@ async def test_spectators_get_a_burst_of_moves_in_order(make_server: MakeServer)
     seqs = [await ann.send(MoveRequest(move=move)) for move in burst]  # pipelined, as the client plays
     for seq in seqs:
         assert isinstance(await ann.reply(seq), Moved)
-    seen = [(await eve.expect(Progress, wait=5)).move for _ in burst]
+    fake(server).advance(200)
+    seen = [(await eve.expect(Progress)).move for _ in burst]
     assert seen == burst
+
+
+async def test_a_finished_room_reloaded_after_a_restart_shows_every_racers_moves(
+    make_redis_server: MakeServer,
+) -> None:
+    first = await make_redis_server(spectator_delay_ms=1000)
+    clock = fake(first)
+    (ann, bob), state = await room_with(first, "Ann", "Bob")
+    await start_race([ann, bob])
+    line = [str(m) for m in solution()[:3]]
+    for move in line:
+        await ann.call(MoveRequest(move=move))
+    await bob.call(MoveRequest(move=line[0]))
+    await bob.call(Undo())
+    await ann.call(Resign())
+    await bob.call(Resign())
+    result = await ann.expect(Result)  # racers get the result at once, with every racer's moves
+    assert [(h.player, h.history, h.actions) for h in result.histories] == [
+        (ann.player, tuple(line), 3),
+        (bob.player, (), 2),
+    ]
+    await first.stop()
+
+    second = await make_redis_server(spectator_delay_ms=1000)  # the same clock: no time has passed
+    sue = await WsClient.open(url_of(second), "Sue")
+    early = await sue.call(JoinRoom(room=state.room, spectate=True))
+    assert isinstance(early, RoomState) and early.phase == "finished"
+    assert [w.history for w in early.watching] == [(), ()]  # nothing has fallen due yet
+    clock.advance(1000)
+    assert (await sue.expect(Result)).histories == result.histories
+    seen = [p.move for p in await sue.settle() if isinstance(p, Progress) and p.player == ann.player]
+    assert seen[:3] == line  # then ann's resignation, without a move
+    late = await WsClient.open(url_of(second), "Lee")
+    joined = await late.call(JoinRoom(room=state.room, spectate=True))
+    assert isinstance(joined, RoomState) and joined.watching == result.histories
+    back = await WsClient.open(url_of(second), "Ann", token=ann.token)
+    racer = await back.expect(RoomState)
+    assert racer.role == "racer" and racer.watching == result.histories  # racers see it all once it is over
+
+
+async def test_twin_names_in_a_room_are_told_apart(make_server: MakeServer) -> None:
+    server = await make_server()
+    (_, _, third), state = await room_with(server, "Ann", "Ann", "Ann")
+    names = [r.name for r in (await third.expect(Members)).racers]
+    assert names == ["Ann", "Ann (2)", "Ann (3)"]
+    long = "X" * 24
+    (_, twin), _ = await room_with(server, long, long)
+    members = await twin.expect(Members)
+    assert [r.name for r in members.racers] == [long, "X" * 20 + " (2)"]
+    assert state.racers[0].name == "Ann"
+
+
+async def test_the_countdown_and_the_time_limit_run_on_the_servers_clock(make_server: MakeServer) -> None:
+    server = await make_server(countdown_ms=3000)
+    clock = fake(server)
+    (ann, bob), _ = await room_with(server, "Ann", "Bob", time_limit=30)
+    for client in (ann, bob):
+        assert isinstance(await client.call(Ready()), Ok)
+    countdown = await ann.expect(Countdown, where=lambda c: c.starts_at is not None)
+    assert countdown.starts_at == clock.now() + 3000
+    clock.advance(2999)
+    assert [m for m in await ann.settle() if isinstance(m, Started)] == []
+    clock.advance(1)
+    started = await ann.expect(Started)
+    assert started.started_at == countdown.starts_at and started.ends_at == started.started_at + 30_000
+    await ann.call(MoveRequest(move=str(solution()[0])))
+    clock.advance(29_999)
+    assert [m for m in await bob.settle() if isinstance(m, Result)] == []
+    clock.advance(1)
+    result = await bob.expect(Result)
+    assert result.reason == "time-limit" and [s.player for s in result.standings] == [ann.player, bob.player]

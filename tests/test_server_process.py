@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Ready, Result, RoomState, Started
+from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Progress, Ready, Result, RoomState, Started
 from seahaven import Board, parse_board
 from seahaven.solver import solve
 from tests.redis_proc import RedisProcess
@@ -114,3 +114,37 @@ async def test_a_race_survives_a_server_crash_on_redis(
         assert isinstance(reply, Moved), reply
     result = await bob2.expect(Result)
     assert result.standings[0].player == ann.player and result.standings[0].progress == 52
+
+
+async def test_a_spectator_who_joins_after_a_crash_gets_every_move(
+    processes: list[ServerProcess], redis_proc: RedisProcess
+) -> None:
+    """What spectators see is rebuilt from the stored log: moves made before the crash, whether
+    their delayed frames had fallen due or not, reach a spectator who joins the new process."""
+    moves = [str(m) for m in solve(Board.deal("seahaven", 1)).moves[:12]]
+    first = ServerProcess("--redis", redis_proc.url, "--spectator-delay", "0.3").start()
+    processes.append(first)
+    ann = await WsClient.open(first.url, "Ann")
+    bob = await WsClient.open(first.url, "Bob")
+    state = await ann.call(CreateRoom(deal_number=1))
+    assert isinstance(state, RoomState)
+    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
+    for client in (ann, bob):
+        assert isinstance(await client.call(Ready()), Ok)
+    await ann.expect(Started)
+    for move in moves:
+        assert isinstance(await ann.call(MoveRequest(move=move)), Moved)
+
+    first.kill()
+    second = ServerProcess("--redis", redis_proc.url, "--spectator-delay", "0.3").start()
+    processes.append(second)
+    sue = await WsClient.open(second.url, "Sue")
+    joined = await sue.call(JoinRoom(room=state.room, spectate=True))
+    assert isinstance(joined, RoomState) and joined.phase == "racing"
+    (seen,) = [w for w in joined.watching if w.player == ann.player]
+    history = list(seen.history)
+    while len(history) < len(moves):  # the rest fall due a spectator delay after they were made
+        progress = await sue.expect(Progress, where=lambda p: p.player == ann.player)
+        assert progress.move is not None and progress.moves == len(history) + 1
+        history.append(progress.move)
+    assert history == moves and len(moves) > 0

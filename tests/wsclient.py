@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TypeVar
 
 from websockets.asyncio.client import ClientConnection, connect
 
 from protocol.codec import SUBPROTOCOL, decode_server, encode_request
-from protocol.messages import Error, Hello, Welcome
+from protocol.messages import Error, Hello, Ping, Pong, Welcome
 from protocol.schema import Message
 
 M = TypeVar("M", bound=Message)
@@ -65,16 +66,16 @@ class WsClient:
         assert isinstance(answer, Error), answer
         return answer
 
-    async def expect(self, kind: type[M], wait: float = TIMEOUT) -> M:
-        """The next event of ``kind`` (earlier events of other kinds are kept)."""
+    async def expect(self, kind: type[M], wait: float = TIMEOUT, where: Callable[[M], bool] | None = None) -> M:
+        """The next event of ``kind`` (that ``where`` accepts); earlier other events are kept."""
         for i, event in enumerate(self.events):
-            if isinstance(event, kind):
+            if isinstance(event, kind) and (where is None or where(event)):
                 del self.events[i]
                 return event
         async with asyncio.timeout(wait):
             while True:
                 _, message = decode_server(await self.ws.recv())
-                if isinstance(message, kind):
+                if isinstance(message, kind) and (where is None or where(message)):
                     return message
                 self.events.append(message)
 
@@ -86,6 +87,13 @@ class WsClient:
                 self.events.append(message)
         except TimeoutError:
             pass
+        events, self.events = self.events, []
+        return events
+
+    async def settle(self) -> list[Message]:
+        """Every event the server sent before it answers a ping now (then forgotten): what a
+        request already handled has caused, without waiting on a timer."""
+        assert isinstance(await self.call(Ping()), Pong)
         events, self.events = self.events, []
         return events
 

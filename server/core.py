@@ -1,0 +1,241 @@
+"""One live race room without I/O: commands in, effects out, then commit or abort.
+
+A ``RoomCore`` owns a ``Room``, the log it was built from and the spectators' schedule.
+Each command (``move``, ``join``, ``tick``...) takes the time, applies what it causes
+tentatively, and returns an ``Outcome``: the events to append, the reply, the frames for
+the members once stored, and the spectators' delayed frames with their due times. The
+shell appends the events, then calls ``commit`` (or ``abort`` if the store failed) and
+sends. Nothing here awaits, reads a clock or touches a socket or store.
+
+Spectators see each race a spectator delay late. What they have been sent is a function
+of the log and one time, ``watermark``: a racer's move is in a spectator's ``watching``
+exactly when its frame fell due by then. So a process that loads the log (after a restart,
+or another node) rebuilds the same schedule and serves the same views.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from protocol.codec import encode
+from protocol.messages import Moved, Ok, RoomState
+from protocol.schema import Message
+
+from .events import Event, NewDeal, Started, Undone
+from .events import Moved as MovedEvent
+from .room import Room, Settings
+
+Frame = tuple[frozenset[str], bytes]
+"""Who gets a frame, and the frame."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delayed:
+    """A frame for whoever spectates the race when it falls due."""
+
+    due: int
+    """Server time (ms) when spectators may see it: the spectator delay after the event (or
+    after a later-dated event before it in the log)."""
+    race_started_at: int | None
+    """The race it belongs to: a rematch makes the older race's frames stale."""
+    frame: bytes
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What one command caused: append ``events``, then commit, then send ``reply`` and ``frames``."""
+
+    events: list[Event]
+    reply: Message
+    frames: list[Frame] = field(default_factory=list)
+    """For members, once the events are stored, after the reply."""
+    delayed: list[Delayed] = field(default_factory=list)
+    """For spectators, at their due time (kept by ``commit``)."""
+    wake: int | None = None
+    """When the shell must call ``release`` and ``tick`` next, once this is committed."""
+    new_race: bool = False
+    """A race began or a rematch was dealt: the older race's spectator frames are stale."""
+
+
+class RoomCore:
+    """One live room: its rules state, its stored log, and what spectators are due to see."""
+
+    def __init__(self, room: Room, log: list[Event], watermark: int) -> None:
+        self.room = room
+        self.log = log
+        """The events the store holds, in order (the room is their replay plus a pending command)."""
+        self.watermark = watermark
+        """Spectator frames due by this time have been handed out; later ones are in ``schedule``."""
+        self.schedule: list[Delayed] = []
+        self.latest = max((e.at for e in log), default=watermark)
+        """The latest event time in the log: a spectator frame falls due a delay after it, so
+        that frames fall due in event order (a time-limit end is dated before the moves that
+        beat the timer to it)."""
+
+    # -- construction -------------------------------------------------------
+
+    @classmethod
+    def create(cls, code: str, settings: Settings, now: int) -> tuple[RoomCore, Outcome]:
+        """A new room, and the outcome that stores its first event."""
+        room, events = Room.create(code, settings, now)
+        return cls(room, [], now), Outcome(events, Ok())
+
+    @classmethod
+    def load(cls, events: list[Event], watermark: int) -> RoomCore:
+        """The room of a stored log (ValueError if it does not replay), with the spectator
+        frames due after ``watermark`` scheduled again, exactly as they were first built."""
+        pending: list[Delayed] = []
+        latest = 0
+
+        def schedule(room: Room, event: Event) -> None:
+            nonlocal latest
+            latest = max(latest, event.at)
+            if latest + room.settings.spectator_delay_ms > watermark:
+                pending.extend(_delayed(room, event, event.at, latest))
+
+        core = cls(Room.replay(events, schedule), list(events), watermark)
+        started = core.room.started_at
+        core.schedule = [d for d in pending if d.race_started_at == started and d.due > watermark]
+        return core
+
+    # -- reading ------------------------------------------------------------
+
+    def state_for(self, player: str, now: int) -> RoomState:
+        """The room as ``player`` may see it now (spectators: as far as they have been sent)."""
+        return self.room.state_for(player, now, self.watermark)
+
+    def next_wake(self) -> int | None:
+        """When the shell must call ``release`` and ``tick`` next (after a load; a command's
+        outcome says it too). Spectator frames wake nobody while nobody watches."""
+        times = [d.due for d in self.schedule] if self.room.spectators else []
+        deadline = self.room.next_deadline()
+        if deadline is not None:
+            times.append(deadline)
+        return min(times, default=None)
+
+    # -- commands -----------------------------------------------------------
+
+    def join(self, player: str, name: str, spectate: bool, now: int) -> Outcome:
+        """Seat or admit ``player``; the reply is their room state."""
+        if not self.room.spectators:
+            self.release(now)  # the first spectator's watching starts from what is due now
+        outcome = self._outcome(self.room.join(player, name, spectate, now), now)
+        outcome.reply = self.state_for(player, now)
+        return outcome
+
+    def leave(self, player: str, now: int) -> Outcome:
+        return self._outcome(self.room.leave(player, now), now)
+
+    def ready(self, player: str, ready: bool, now: int) -> Outcome:
+        return self._outcome(self.room.set_ready(player, ready, now), now)
+
+    def move(self, player: str, move: str, now: int) -> Outcome:
+        return self._outcome(self.room.move(player, move, now), now, mover=player)
+
+    def undo(self, player: str, now: int) -> Outcome:
+        return self._outcome(self.room.undo(player, now), now, mover=player)
+
+    def resign(self, player: str, now: int) -> Outcome:
+        return self._outcome(self.room.resign(player, now), now)
+
+    def rematch(self, player: str, next_deal: int, now: int) -> Outcome:
+        return self._outcome(self.room.vote_rematch(player, next_deal, now), now)
+
+    def disconnect(self, player: str, now: int) -> Outcome:
+        return self._outcome(self.room.disconnect(player, now), now)
+
+    def reconnect(self, player: str, now: int) -> Outcome:
+        return self._outcome(self.room.reconnect(player, now), now)
+
+    def restart(self, now: int) -> Outcome:
+        """The process restarted and nobody is connected: racers' grace periods start now,
+        spectators are gone."""
+        room = self.room
+        events: list[Event] = []
+        for player in [*room.seats, *room.spectators]:
+            seat = room.seats.get(player)
+            if seat is not None and not seat.connected:
+                events += room.reconnect(player, now)
+            events += room.disconnect(player, now)
+        return self._outcome(events, now)
+
+    def tick(self, now: int) -> Outcome:
+        """What the clock caused by ``now``: the start, the time limit, forfeits."""
+        return self._outcome(self.room.tick(now), now)
+
+    def release(self, now: int) -> list[Frame]:
+        """The spectator frames due by ``now``, in event order, for the spectators there now."""
+        due = [d for d in self.schedule if d.due <= now]
+        self.schedule = [d for d in self.schedule if d.due > now]
+        self.watermark = max(self.watermark, now)
+        race = self.room.started_at
+        watchers = frozenset(self.room.spectators)
+        return [(watchers, d.frame) for d in due if d.race_started_at == race]
+
+    # -- commit or abort ----------------------------------------------------
+
+    def commit(self, outcome: Outcome, stored: int | None) -> bool:
+        """The store holds ``outcome.events``; ``stored`` is the log length it reported (None
+        when there was nothing to append). False: the stored log is not this one (heal it)."""
+        self.log.extend(outcome.events)
+        for event in outcome.events:
+            self.latest = max(self.latest, event.at)
+        if outcome.new_race:
+            self.schedule = []
+        self.schedule += outcome.delayed
+        return stored is None or stored == len(self.log)
+
+    def abort(self) -> None:
+        """The store refused ``outcome.events``: back to what the log holds."""
+        if self.log:
+            self.room = Room.replay(self.log)
+
+    # -- effects ------------------------------------------------------------
+
+    def _outcome(self, events: list[Event], now: int, mover: str | None = None) -> Outcome:
+        room = self.room
+        if not room.spectators:
+            self.release(now)  # due frames for nobody: the watermark moves on, nothing wakes for them
+        outcome = Outcome(events, self._reply(events, now, mover))
+        latest = self.latest
+        for event in events:
+            latest = max(latest, event.at)
+            outcome.new_race = outcome.new_race or isinstance(event, Started | NewDeal)
+            for out in room.messages(event, now):
+                if out.delay_ms:
+                    outcome.delayed.append(Delayed(latest + out.delay_ms, room.started_at, encode(out.message)))
+                else:
+                    audience = frozenset(room.members) if out.audience is None else out.audience
+                    outcome.frames.append((audience, encode(out.message)))
+        # The schedule is in due order: its head, or else the first new frame, is the earliest.
+        due = [d.due for d in ([] if outcome.new_race else self.schedule[:1]) + outcome.delayed[:1]]
+        if not room.spectators:
+            due = []
+        deadline = room.next_deadline()
+        outcome.wake = min([*due, deadline] if deadline is not None else due, default=None)
+        return outcome
+
+    def _reply(self, events: list[Event], now: int, mover: str | None) -> Message:
+        """``moved`` for the mover's own move or undo, ``ok`` for anything else."""
+        for event in events:
+            if mover is not None and isinstance(event, MovedEvent | Undone) and event.player == mover:
+                seat = self.room.seats[mover]
+                assert seat.board is not None
+                return Moved(
+                    move=event.move if isinstance(event, MovedEvent) else "undo",
+                    undo=isinstance(event, Undone),
+                    progress=seat.board.progress,
+                    moves=seat.moves,
+                    status=seat.status,
+                    elapsed_ms=self.room.elapsed(now),
+                )
+        return Ok()
+
+
+def _delayed(room: Room, event: Event, now: int, latest: int) -> list[Delayed]:
+    """The spectators' frames of ``event``, due a spectator delay after ``latest``."""
+    return [
+        Delayed(latest + out.delay_ms, room.started_at, encode(out.message))
+        for out in room.messages(event, now)
+        if out.delay_ms
+    ]

@@ -1,0 +1,38 @@
+"""Plain HTTP on the WebSocket port: the routes answered before (instead of) an upgrade.
+
+``HttpRoutes`` is the one entry point the shell hands to websockets as ``process_request``.
+A WebSocket upgrade always goes through; any other request is matched by path: the
+server's own routes, then the browser client's files (``server/static.py``); None lets
+websockets refuse it (426). Add a route as one line in ``__call__`` (``/metrics``).
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+
+from websockets.asyncio.server import ServerConnection
+from websockets.http11 import Request, Response
+
+from .static import static_response
+from .store import Store
+
+
+class HttpRoutes:
+    """Answers the HTTP requests that are not WebSocket upgrades."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
+        if "Upgrade" in request.headers:
+            return None  # websockets answers every upgrade (a wrong one with an error)
+        path = request.path.partition("?")[0]
+        if path == "/healthz":
+            return await self.healthz(connection)
+        return static_response(path)
+
+    async def healthz(self, connection: ServerConnection) -> Response:
+        """200 while the store answers, 503 when it does not (for load balancers and compose)."""
+        ok = await self.store.ping()
+        status = HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE
+        return connection.respond(status, "ok\n" if ok else "store unavailable\n")

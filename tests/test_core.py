@@ -1,0 +1,164 @@
+"""The room core on its own: commands in, an Outcome out, commit or abort; no I/O, no clock."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from protocol.codec import decode_server
+from protocol.errors import ErrorCode
+from protocol.messages import Moved, Ok, Progress, Result, RoomState
+from seahaven import Board
+from seahaven.solver import solve
+from server.core import Outcome, RoomCore
+from server.room import RoomError, Settings
+
+T0 = 1_000_000
+DELAY = 5000
+
+
+@functools.cache
+def line() -> tuple[str, ...]:
+    return tuple(str(m) for m in solve(Board.deal("seahaven", 1)).moves)
+
+
+def run(core: RoomCore, outcome: Outcome) -> Outcome:
+    """As the shell does when the store takes the events."""
+    assert core.commit(outcome, len(core.log) + len(outcome.events))
+    return outcome
+
+
+def racing(delay: int = DELAY, time_limit_ms: int | None = None) -> RoomCore:
+    settings = Settings("seahaven", 1, spectator_delay_ms=delay, time_limit_ms=time_limit_ms)
+    core, created = RoomCore.create("ROOM01", settings, T0)
+    run(core, created)
+    for player in ("ann", "bob"):
+        run(core, core.join(player, player.title(), False, T0))
+    run(core, core.join("sue", "Sue", True, T0))
+    for player in ("ann", "bob"):
+        run(core, core.ready(player, True, T0 + 1))
+    assert core.next_wake() == T0 + 1 + 3000
+    run(core, core.tick(T0 + 3001))
+    assert core.room.phase == "racing"
+    return core
+
+
+def frames_to(outcome: Outcome, player: str) -> list[object]:
+    return [decode_server(frame)[1] for audience, frame in outcome.frames if player in audience]
+
+
+def test_a_move_is_a_reply_frames_for_rivals_and_delayed_frames_for_spectators() -> None:
+    core = racing()
+    first = line()[0]
+    outcome = core.move("ann", first, T0 + 4000)
+    assert isinstance(outcome.reply, Moved) and outcome.reply.moves == 1
+    (rival,) = frames_to(outcome, "bob")
+    assert isinstance(rival, Progress) and rival.move is None
+    assert frames_to(outcome, "sue") == []
+    (later,) = outcome.delayed
+    assert later.due == T0 + 4000 + DELAY and decode_server(later.frame)[1] == Progress(
+        player="ann", progress=rival.progress, moves=1, status="racing", elapsed_ms=999, move=first
+    )
+    run(core, outcome)
+    assert core.next_wake() == later.due
+    assert core.release(later.due - 1) == []
+    assert core.release(later.due) == [(frozenset({"sue"}), later.frame)]
+    assert [w.history for w in core.state_for("sue", later.due).watching] == [(first,), ()]
+
+
+def test_a_refused_command_raises_and_changes_nothing() -> None:
+    core = racing()
+    before = core.state_for("ann", T0 + 4000)
+    with pytest.raises(RoomError) as info:
+        core.move("ann", "1#", T0 + 4000)
+    assert info.value.code == ErrorCode.ILLEGAL_MOVE
+    assert core.state_for("ann", T0 + 4000) == before
+
+
+def test_abort_goes_back_to_the_log() -> None:
+    core = racing()
+    outcome = core.move("ann", line()[0], T0 + 4000)
+    assert core.room.seats["ann"].moves == 1  # applied tentatively
+    core.abort()
+    assert core.room.seats["ann"].moves == 0 and core.schedule == []
+    assert isinstance(core.resign("bob", T0 + 4001).reply, Ok) and outcome.events
+
+
+def test_commit_says_when_the_stored_log_is_not_this_one() -> None:
+    core = racing()
+    outcome = core.move("ann", line()[0], T0 + 4000)
+    assert not core.commit(outcome, 1)  # the store's log had expired: only these events are there
+
+
+def test_a_loaded_core_serves_the_same_spectator_views_and_schedule() -> None:
+    live = racing()
+    for i, move in enumerate(line()[:6]):
+        run(live, live.move("ann", move, T0 + 4000 + 1000 * i))
+    run(live, live.undo("ann", T0 + 10_000))
+    watermark = T0 + 4000 + DELAY + 2500  # frames of the first three moves have fallen due
+    released = live.release(watermark)
+    assert len(released) == 3
+    loaded = RoomCore.load(list(live.log), watermark)
+    assert loaded.schedule == live.schedule and len(loaded.schedule) == 4
+    assert loaded.state_for("sue", watermark) == live.state_for("sue", watermark)
+    ann = loaded.state_for("sue", watermark).watching[0]
+    assert (ann.history, ann.actions) == (line()[:3], 3)
+
+
+def test_a_rematch_drops_the_older_races_frames() -> None:
+    core = racing()
+    run(core, core.move("ann", line()[0], T0 + 4000))
+    run(core, core.resign("ann", T0 + 4001))
+    run(core, core.resign("bob", T0 + 4002))
+    assert core.room.phase == "finished" and len(core.schedule) == 4
+    run(core, core.rematch("ann", 7, T0 + 4003))
+    run(core, core.rematch("bob", 7, T0 + 4004))
+    assert core.schedule == [] and core.release(T0 + 100_000) == []
+
+
+def test_spectator_frames_fall_due_in_event_order_even_after_a_late_timer() -> None:
+    core = racing(time_limit_ms=60_000)
+    started = core.room.started_at
+    assert started is not None
+    # A move that beat the timer: the time limit's end is dated before it.
+    run(core, core.move("ann", line()[0], started + 60_010))
+    ended = run(core, core.tick(started + 60_020))
+    assert isinstance(decode_server(ended.delayed[0].frame)[1], Result)
+    dues = [d.due for d in core.schedule]
+    assert dues == sorted(dues)
+    kinds = [type(decode_server(frame)[1]) for _, frame in core.release(started + 60_010 + DELAY)]
+    assert kinds == [Progress, Result]
+
+
+def test_racers_see_every_history_once_the_race_is_over() -> None:
+    core = racing()
+    run(core, core.move("ann", line()[0], T0 + 4000))
+    assert core.state_for("bob", T0 + 4000).watching == ()
+    run(core, core.resign("ann", T0 + 4001))
+    finished = run(core, core.resign("bob", T0 + 4002))
+    (result,) = [m for m in frames_to(finished, "bob") if isinstance(m, Result)]
+    assert [(h.player, h.history) for h in result.histories] == [("ann", (line()[0],)), ("bob", ())]
+    state = core.state_for("bob", T0 + 4003)
+    assert isinstance(state, RoomState) and state.watching == result.histories
+    assert [w.history for w in core.state_for("sue", T0 + 4003).watching] == [(), ()]  # not yet due
+
+
+def test_nobody_watching_wakes_nobody_and_a_first_spectator_misses_nothing() -> None:
+    core, created = RoomCore.create("ROOM02", Settings("seahaven", 1, spectator_delay_ms=DELAY), T0)
+    run(core, created)
+    for player in ("ann", "bob"):
+        run(core, core.join(player, player.title(), False, T0))
+        run(core, core.ready(player, True, T0))
+    run(core, core.tick(T0 + 3000))
+    first, second = line()[:2]
+    moved = run(core, core.move("ann", first, T0 + 4000))
+    assert moved.wake is None and core.next_wake() is None  # no timer for frames nobody would get
+    run(core, core.move("ann", second, T0 + 4000 + DELAY))
+    joined = run(core, core.join("sue", "Sue", True, T0 + 4000 + DELAY + 1))
+    assert isinstance(joined.reply, RoomState)
+    assert [w.history for w in joined.reply.watching] == [(first,), ()]  # fell due before she came
+    assert joined.wake == T0 + 4000 + 2 * DELAY  # the second move's frame, still to come, is hers
+    ((audience, data),) = core.release(T0 + 4000 + 2 * DELAY)
+    progress = decode_server(data)[1]
+    assert audience == frozenset({"sue"}) and isinstance(progress, Progress) and progress.move == second
