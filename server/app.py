@@ -483,11 +483,12 @@ class RaceServer:
             await self._store(held, outcome)
             if then is not None:
                 await then()
+            # The lobby listing is written before the answer, so a room is listed once created.
+            await self._settle(held, outcome)
             if asker is not None:
                 self._answer(asker, outcome.reply)
             if send:
                 self._send(outcome.frames)
-            await self._settle(held, outcome)
         return outcome
 
     async def _in_my_room(self, asker: Asker, command: Command) -> None:
