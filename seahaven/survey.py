@@ -61,8 +61,14 @@ def judge(preset: str, number: int, *, max_states: int) -> DealResult:
     return DealResult(number, solution.status, solution.states, len(solution.moves), seconds)
 
 
-def _header(preset: str, first: int, last: int, max_states: int) -> str:
-    return f"# survey {preset} {first} {last} max_states={max_states}\n"
+def _header(preset: str, max_states: int) -> str:
+    """A checkpoint's first line: what its verdicts depend on (any range of deals may follow)."""
+    return f"# survey {preset} max_states={max_states}\n"
+
+
+def read_checkpoint(path: Path, preset: str, max_states: int) -> dict[int, DealResult]:
+    """The verdicts a checkpoint holds, by deal number; ValueError if it is another survey's."""
+    return _read_checkpoint(path, _header(preset, max_states))
 
 
 def _read_checkpoint(path: Path, header: str) -> dict[int, DealResult]:
@@ -90,7 +96,7 @@ def survey(
     name = get_preset(preset).name
     if not 1 <= first <= last:
         raise ValueError(f"need 1 <= first <= last, not {first}..{last}")
-    header = _header(name, first, last, max_states)
+    header = _header(name, max_states)
     done: dict[int, DealResult] = {}
     if checkpoint is not None:
         done = _read_checkpoint(checkpoint, header)
