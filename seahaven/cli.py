@@ -350,16 +350,12 @@ def _solvability(args: argparse.Namespace, inp: TextIO, out: TextIO) -> int:
         }
         out.write(json.dumps(data) + "\n")
         return 0
-    out.write(f"{board_title(name)}: deals {args.first}..{args.last}, {args.max_states} positions per deal at most\n")
+    out.write(f"{PRESETS[name].title}: deals {args.first}..{args.last}, {args.max_states} positions per deal at most\n")
     for label, status in (("winnable", "solved"), ("unwinnable", "unsolvable"), ("undecided", "gave-up")):
         count = counts[status]  # type: ignore[index]
         out.write(f"  {label:<11}{count:>7}  {100 * count / total:5.1f}%\n")
     out.write(f"  solving time {solve_seconds:.1f} s (this run {wall:.1f} s)\n")
     return 0
-
-
-def board_title(name: str) -> str:
-    return PRESETS[name].title
 
 
 def _presets(args: argparse.Namespace, inp: TextIO, out: TextIO) -> int:
