@@ -73,12 +73,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-states", type=int, default=200_000, help="solver budget per deal (default 200000)")
     parser.add_argument("--scan-limit", type=int, default=50_000, help="last deal number tried (default 50000)")
     parser.add_argument("--cache", type=Path, help="scripts/survey checkpoint folder to reuse and extend")
+    parser.add_argument("--out", type=Path, default=OUT, help="where to write the lists (default seahaven/winnable)")
     args = parser.parse_args(argv)
     for preset in args.presets or list(PRESETS):
         if preset not in PRESETS:
             parser.error(f"unknown preset {preset!r}")
         book, figures = build(preset, args.count, args.max_states, args.scan_limit, args.cache)
-        (OUT / list_path(preset)).write_text(book.to_text(), encoding="utf-8")
+        (args.out / list_path(preset)).write_text(book.to_text(), encoding="utf-8")
         print(figures, flush=True)
     return 0
 

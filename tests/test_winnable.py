@@ -4,6 +4,9 @@ solving a sample again to a win that replays in the engine."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -66,3 +69,15 @@ def test_malformed_list_is_refused(text: str) -> None:
 def test_unknown_preset() -> None:
     with pytest.raises(ValueError, match="unknown preset"):
         deal_list("spider")
+
+
+def test_the_script_reproduces_the_shipped_list(tmp_path: Path) -> None:
+    """scripts/deal_lists.py, run again with a smaller count, finds the same first deals."""
+    script = Path(__file__).resolve().parent.parent / "scripts" / "deal_lists.py"
+    argv = [sys.executable, str(script), "--count", "20", "--out", str(tmp_path), "seahaven-medium"]
+    subprocess.run(argv, check=True, capture_output=True)
+    again = DealList.from_text((tmp_path / "seahaven-medium.txt").read_text())
+    shipped = deal_list("seahaven-medium")
+    assert [n for n, _ in again.deals] == [n for n, _ in shipped.deals[:20]]
+    assert again.max_states == shipped.max_states
+    assert "--count 20 --max-states 200000" in again.comments[0]
