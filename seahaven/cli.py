@@ -1,7 +1,10 @@
 """The ``seahaven`` command: deal, play, replay and inspect positions in a terminal.
 
     seahaven deal PRESET N [--format text|board|json]
+    seahaven deal PRESET daily [--date YYYY-MM-DD]
     seahaven deal --code CODE [--format ...]
+    seahaven solve PRESET N|daily  (or: seahaven solve CODE) [--json] [--max-states S] [--max-seconds T]
+    seahaven solvability PRESET --from A --to B [--max-states S] [--checkpoint FILE] [--json]
     seahaven code PRESET N
     seahaven play PRESET N            (or: seahaven play --code CODE)
     seahaven replay FILE [--format ...]
@@ -15,16 +18,22 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime
 import json
 import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NoReturn, TextIO
 
 from .board import Board
 from .codes import decode, encode
+from .daily import daily_deal, today
 from .moves import CELL, CELL_TOKENS, COLUMN, COLUMN_TOKENS, HOME, Move
 from .record import GameRecord
 from .rules import PRESETS, preset
+from .solver import solve
+from .survey import DealResult, survey, tally
 from .text import parse_board, render, to_board_text
 
 FORMATS = ("text", "board", "json")
@@ -64,8 +73,9 @@ def _parser() -> argparse.ArgumentParser:
 
     deal = sub.add_parser("deal", help="print the opening position of a deal", description="Print a deal.")
     deal.add_argument("preset", nargs="?", metavar="PRESET", help=f"one of: {names}")
-    deal.add_argument("number", nargs="?", metavar="N", help="deal number (1 to 2^40-1)")
+    deal.add_argument("number", nargs="?", metavar="N", help="deal number (1 to 2^40-1), or daily")
     deal.add_argument("--code", help="a deal code such as SH1-ST-0001G, instead of PRESET N")
+    deal.add_argument("--date", type=_date, help="with daily: that UTC day's deal (YYYY-MM-DD; default today)")
     deal.add_argument(
         "--format",
         choices=FORMATS,
@@ -103,8 +113,51 @@ def _parser() -> argparse.ArgumentParser:
     moves.add_argument("board_file", metavar="BOARD_FILE", help="the position, or - for standard input")
     moves.add_argument("--preset", required=True, metavar="P", help=f"the rules: one of {names}")
 
+    solve_ = sub.add_parser(
+        "solve",
+        help="solve a deal: a winning move list, or a proof that there is none",
+        description="Solve a deal. 'unwinnable' is only said after an exhaustive search; a search "
+        "that runs out of budget says 'undecided'.",
+    )
+    solve_.add_argument("preset", metavar="PRESET|CODE", help=f"one of: {names}; or a deal code alone")
+    solve_.add_argument("number", nargs="?", metavar="N|CODE", help="deal number, daily, or a deal code")
+    solve_.add_argument("--date", type=_date, help="with daily: that UTC day's deal (YYYY-MM-DD)")
+    solve_.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    solve_.add_argument("--max-states", type=_positive, default=200_000, help="position budget (default 200000)")
+    solve_.add_argument("--max-seconds", type=float, help="time budget in seconds (default none)")
+
+    solv = sub.add_parser(
+        "solvability",
+        help="count winnable, unwinnable and undecided deals over a range",
+        description="Solve every deal from A to B and count the verdicts (every win is replayed).",
+    )
+    solv.add_argument("preset", metavar="PRESET", help=f"one of: {names}")
+    solv.add_argument("--from", dest="first", type=_positive, required=True, metavar="A", help="first deal")
+    solv.add_argument("--to", dest="last", type=_positive, required=True, metavar="B", help="last deal")
+    solv.add_argument("--max-states", type=_positive, default=200_000, help="position budget per deal")
+    solv.add_argument("--checkpoint", type=Path, metavar="FILE", help="record each verdict here; resume from it")
+    solv.add_argument("--json", action="store_true", help="print the counts as JSON")
+    solv.add_argument("--progress", action="store_true", help="a line on stderr every 500 deals")
+
     sub.add_parser("presets", help="list the rule presets", description="List the rule presets.")
     return parser
+
+
+def _date(text: str) -> datetime.date:
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-11-30") from None
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
 
 
 def main(
@@ -134,6 +187,8 @@ def main(
             "play": _play,
             "replay": _replay,
             "moves": _moves,
+            "solve": _solve,
+            "solvability": _solvability,
             "presets": _presets,
         }[args.command]
         return command(args, inp, out)
@@ -166,7 +221,11 @@ def _board_from_args(args: argparse.Namespace, command: str) -> tuple[Board, str
             raise CliError(
                 f"seahaven {command}: error: give PRESET N (for example: seahaven {command} seahaven 1) or --code CODE"
             )
-        name, number = preset(args.preset).name, _number(args.number)
+        name = preset(args.preset).name
+        if args.number == "daily":
+            number = daily_deal(name, getattr(args, "date", None) or today())
+        else:
+            number = _number(args.number)
     code = encode(name, number)
     return Board.deal(name, number), code
 
@@ -200,13 +259,102 @@ def board_json(board: Board, code: str | None = None) -> dict[str, object]:
 
 
 def _deal(args: argparse.Namespace, inp: TextIO, out: TextIO) -> int:
+    if args.date is not None and args.number != "daily":
+        raise CliError("seahaven deal: error: --date goes with daily (seahaven deal PRESET daily --date ...)")
     board, code = _board_from_args(args, "deal")
+    if args.number == "daily" and args.format == "text":
+        out.write(f"Daily deal for {(args.date or today()).isoformat()} (UTC)\n")
     out.write(_show(board, args.format, code))
     return 0
 
 
 def _code(args: argparse.Namespace, inp: TextIO, out: TextIO) -> int:
     out.write(encode(preset(args.preset).name, _number(args.number)) + "\n")
+    return 0
+
+
+def _solve(args: argparse.Namespace, inp: TextIO, out: TextIO) -> int:
+    first, second = args.preset, args.number
+    if second is None:  # a code alone
+        code_args = argparse.Namespace(code=first, preset=None, number=None)
+    elif "-" in second:  # PRESET CODE: the code must be of that preset
+        if decode(second).preset != preset(first).name:
+            raise CliError(f"seahaven solve: error: {second} is a {decode(second).preset} deal, not {first}")
+        code_args = argparse.Namespace(code=second, preset=None, number=None)
+    else:
+        code_args = argparse.Namespace(code=None, preset=first, number=second, date=args.date)
+    if args.date is not None and second != "daily":
+        raise CliError("seahaven solve: error: --date goes with daily")
+    if args.max_seconds is not None and not args.max_seconds > 0:
+        raise CliError("seahaven solve: error: --max-seconds must be positive")
+    board, code = _board_from_args(code_args, "solve")
+    started = time.perf_counter()
+    solution = solve(board, max_states=args.max_states, max_seconds=args.max_seconds)
+    seconds = time.perf_counter() - started
+    verdict = {"solved": "winnable", "unsolvable": "unwinnable", "gave-up": "undecided"}[solution.status]
+    moves = [str(m) for m in solution.moves]
+    if args.json:
+        data = {
+            "code": code,
+            "preset": board.rules.name,
+            "deal": decode(code).number,
+            "verdict": verdict,
+            "moves": moves,
+            "states": solution.states,
+            "seconds": round(seconds, 3),
+            "max_states": args.max_states,
+            "max_seconds": args.max_seconds,
+        }
+        out.write(json.dumps(data, indent=1) + "\n")
+        return 0
+    head = f"{board.rules.title}  {code}: {verdict}"
+    if solution.status == "solved":
+        out.write(f"{head} in {len(moves)} moves ({solution.states} positions, {seconds:.2f} s)\n")
+        for i in range(0, len(moves), 20):
+            out.write(" ".join(moves[i : i + 20]) + "\n")
+    elif solution.status == "unsolvable":
+        out.write(f"{head}: every one of the {solution.states} reachable positions was searched ({seconds:.2f} s)\n")
+    else:
+        out.write(f"{head}: no win in {solution.states} positions ({seconds:.2f} s); raise --max-states to go on\n")
+    return 0
+
+
+def _solvability(args: argparse.Namespace, inp: TextIO, out: TextIO) -> int:
+    name = preset(args.preset).name
+    if args.first > args.last:
+        raise CliError("seahaven solvability: error: --from must not be after --to")
+    errors = sys.stderr
+
+    def progress(result: DealResult) -> None:
+        if args.progress and (result.number - args.first + 1) % 500 == 0:
+            errors.write(f"{name}: deal {result.number} done\n")
+
+    started = time.perf_counter()
+    results = survey(
+        name, args.first, args.last, max_states=args.max_states, checkpoint=args.checkpoint, on_result=progress
+    )
+    wall = time.perf_counter() - started
+    counts = tally(results)
+    solve_seconds = sum(r.seconds for r in results)
+    total = len(results)
+    if args.json:
+        data = {
+            "preset": name,
+            "from": args.first,
+            "to": args.last,
+            "max_states": args.max_states,
+            "winnable": counts["solved"],
+            "unwinnable": counts["unsolvable"],
+            "undecided": counts["gave-up"],
+            "solve_seconds": round(solve_seconds, 1),
+        }
+        out.write(json.dumps(data) + "\n")
+        return 0
+    out.write(f"{PRESETS[name].title}: deals {args.first}..{args.last}, {args.max_states} positions per deal at most\n")
+    for label, status in (("winnable", "solved"), ("unwinnable", "unsolvable"), ("undecided", "gave-up")):
+        count = counts[status]  # type: ignore[index]
+        out.write(f"  {label:<11}{count:>7}  {100 * count / total:5.1f}%\n")
+    out.write(f"  solving time {solve_seconds:.1f} s (this run {wall:.1f} s)\n")
     return 0
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -60,20 +61,24 @@ class Solution:
         return self.status == "solved"
 
 
-def solve(board: Board, *, max_states: int = 200_000) -> Solution:
+def solve(board: Board, *, max_states: int = 200_000, max_seconds: float | None = None) -> Solution:
     """Search for a win from ``board``'s position without changing ``board``.
 
     "unsolvable" means every reachable position was examined; "gave-up" means more than
-    ``max_states`` positions would have been needed to decide.
+    ``max_states`` positions, or more than ``max_seconds`` of search, would have been needed
+    to decide. Only the state budget makes the outcome the same on every machine.
     """
     if max_states < 1:
         raise ValueError("max_states must be at least 1")
-    return _Search(board.copy(stack=False), max_states).run()
+    if max_seconds is not None and not max_seconds > 0:
+        raise ValueError("max_seconds must be positive")
+    deadline = None if max_seconds is None else time.monotonic() + max_seconds
+    return _Search(board.copy(stack=False), max_states, deadline).run()
 
 
-def hint(board: Board, *, max_states: int = 200_000) -> Move | None:
+def hint(board: Board, *, max_states: int = 200_000, max_seconds: float | None = None) -> Move | None:
     """The first move of a winning line from ``board``, or None (won, lost, or not found in time)."""
-    solution = solve(board, max_states=max_states)
+    solution = solve(board, max_states=max_states, max_seconds=max_seconds)
     return solution.moves[0] if solution.moves else None
 
 
@@ -100,9 +105,10 @@ def _onto_table(build: Build) -> tuple[tuple[int, ...], ...]:
 class _Search:
     """One best-first search over positions in the solver's own compact form."""
 
-    def __init__(self, board: Board, max_states: int) -> None:
+    def __init__(self, board: Board, max_states: int, deadline: float | None = None) -> None:
         rules: Rules = board.rules
         self.max_states = max_states
+        self.deadline = deadline
         self.by_suit = rules.build is Build.SUIT
         self.king_only = rules.empty_column is EmptyColumn.KING
         self.capacity_kind = rules.capacity
@@ -365,7 +371,13 @@ class _Search:
         queue: list[tuple[int, int, _Cols, _Cells, _Home, _Path]] = [
             (0, 0, tuple(cols), tuple(cells), (home[0], home[1], home[2], home[3]), root)
         ]
+        deadline = self.deadline
+        popped = 0
         while queue:
+            popped += 1
+            # The clock is read once every 256 positions: cheap, and at most ~10 ms late.
+            if deadline is not None and not popped & 255 and time.monotonic() > deadline:
+                return Solution("gave-up", (), len(seen))
             _, _, pcols, pcells, phome, path = heapq.heappop(queue)
             for move in self.moves(pcols, pcells, phome):
                 ncols, ncells, nhome, played = self.apply(pcols, pcells, phome, move)

@@ -98,7 +98,9 @@ def test_errors_go_to_stderr_with_status_2(argv: list[str], message: str) -> Non
     assert message in err
 
 
-@pytest.mark.parametrize("command", [[], ["deal"], ["code"], ["play"], ["replay"], ["moves"], ["presets"]])
+@pytest.mark.parametrize(
+    "command", [[], ["deal"], ["code"], ["play"], ["replay"], ["moves"], ["presets"], ["solve"], ["solvability"]]
+)
 def test_help_on_every_command(command: list[str]) -> None:
     status, out, err = run(*command, "--help")
     assert status == 0 and err == ""

@@ -1,0 +1,259 @@
+"""A ready pool of proven-winnable deals per preset and grade, shared by every node through Redis.
+
+``take(preset, grade)`` pops a deal atomically and never solves anything: when the pool of that
+preset and grade is empty it falls back to a random deal of the shipped list (seahaven/winnable/),
+so a fresh server is never without winnable deals. A background task keeps every pool topped up:
+it draws random deal numbers, has them solved in worker processes (a ProcessPoolExecutor, never
+the event loop), and adds the ones won to the pool of their grade.
+
+Redis layout (``P`` is the prefix, ``seahaven:`` by default)::
+
+    P dealpool:{preset}:{grade}   set   deal numbers ready to deal; SPOP hands each to one room only
+
+In memory (no Redis) the pool is one set per preset and grade in this process.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import random
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Literal, cast
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from seahaven import PRESETS, Board
+from seahaven.deals import MAX_DEAL
+from seahaven.solver import solve
+from seahaven.winnable import GRADES, Grade, deal_list
+
+__all__ = ["Deal", "DealPool", "MemoryPoolBackend", "PoolBackend", "RedisPoolBackend", "find_winnable"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Deal:
+    """A winnable deal handed out by the pool; ``source`` says where it came from."""
+
+    preset: str
+    number: int
+    grade: Grade
+    source: Literal["pool", "shipped"]
+
+
+class PoolBackend(abc.ABC):
+    """Sets of deal numbers by (preset, grade)."""
+
+    @abc.abstractmethod
+    async def add(self, preset: str, grade: Grade, numbers: Sequence[int]) -> None:
+        """Add deal numbers to a pool (numbers already there are kept once)."""
+
+    @abc.abstractmethod
+    async def pop(self, preset: str, grade: Grade) -> int | None:
+        """Remove and return one deal number, atomically; None when the pool is empty."""
+
+    @abc.abstractmethod
+    async def size(self, preset: str, grade: Grade) -> int:
+        """How many deals the pool holds."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Release connections."""
+
+
+class MemoryPoolBackend(PoolBackend):
+    """The pools in this process's memory."""
+
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self._sets: dict[tuple[str, Grade], set[int]] = {}
+        self._rng = rng or random.Random()
+
+    async def add(self, preset: str, grade: Grade, numbers: Sequence[int]) -> None:
+        self._sets.setdefault((preset, grade), set()).update(numbers)
+
+    async def pop(self, preset: str, grade: Grade) -> int | None:
+        pool = self._sets.get((preset, grade))
+        if not pool:
+            return None
+        number = self._rng.choice(sorted(pool))
+        pool.remove(number)
+        return number
+
+    async def size(self, preset: str, grade: Grade) -> int:
+        return len(self._sets.get((preset, grade), ()))
+
+    async def close(self) -> None:
+        self._sets.clear()
+
+
+class RedisPoolBackend(PoolBackend):
+    """The pools in Redis, one set per preset and grade, shared by every node."""
+
+    def __init__(self, url: str, *, prefix: str = "seahaven:") -> None:
+        self.prefix = prefix
+        self._redis = aioredis.Redis.from_url(url, socket_timeout=5.0, socket_connect_timeout=5.0)
+
+    def key(self, preset: str, grade: Grade) -> str:
+        return f"{self.prefix}dealpool:{preset}:{grade}"
+
+    async def add(self, preset: str, grade: Grade, numbers: Sequence[int]) -> None:
+        if numbers:
+            await self._redis.sadd(self.key(preset, grade), *numbers)
+
+    async def pop(self, preset: str, grade: Grade) -> int | None:
+        value = await self._redis.spop(self.key(preset, grade))
+        return None if value is None else int(cast(bytes, value))
+
+    async def size(self, preset: str, grade: Grade) -> int:
+        return int(await self._redis.scard(self.key(preset, grade)))
+
+    async def close(self) -> None:
+        await self._redis.aclose()
+
+
+def find_winnable(preset: str, numbers: Sequence[int], max_states: int) -> list[tuple[int, Grade]]:
+    """The deals of ``numbers`` the solver wins, with their grades (runs in a worker process).
+
+    Each win is replayed on the engine before it counts; deals not won within ``max_states``
+    positions (unwinnable or undecided) are left out.
+    """
+    book = deal_list(preset)
+    found: list[tuple[int, Grade]] = []
+    for number in numbers:
+        board = Board.deal(preset, number)
+        solution = solve(board, max_states=max_states)
+        if not solution.solved:
+            continue
+        for move in solution.moves:
+            board.push(move)
+        if board.is_won():
+            found.append((number, book.grade(solution.states)))
+    return found
+
+
+def worker_executor(workers: int = 1) -> ProcessPoolExecutor:
+    """Worker processes for solving, started with "spawn" (forking a running event loop is unsafe)."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+
+
+class DealPool:
+    """Winnable deals ready to deal, per preset and grade, refilled in the background.
+
+    ``target``: the size each pool is refilled to; a refill starts when one falls below ``low``.
+    ``batch``: deal numbers one worker job tries (a job takes about batch x a few ms).
+    """
+
+    def __init__(
+        self,
+        backend: PoolBackend,
+        executor: Executor | None = None,
+        *,
+        presets: Iterable[str] = PRESETS,
+        target: int = 50,
+        low: int = 20,
+        batch: int = 64,
+        max_states: int | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        if not 0 <= low <= target:
+            raise ValueError("need 0 <= low <= target")
+        self.backend = backend
+        self.executor = executor
+        self.presets = tuple(presets)
+        for name in self.presets:
+            deal_list(name)  # fail now, not in a worker, if a preset has no shipped list
+        self.target = target
+        self.low = low
+        self.batch = batch
+        self.max_states = max_states
+        self._rng = rng or random.SystemRandom()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    async def seed(self) -> None:
+        """Fill every empty pool from the shipped lists (a fresh server or a fresh Redis)."""
+        for preset in self.presets:
+            book = deal_list(preset)
+            for grade in GRADES:
+                if await self.backend.size(preset, grade) == 0:
+                    await self.backend.add(preset, grade, book.by_grade(grade))
+
+    async def take(self, preset: str, grade: Grade | None = None) -> Deal:
+        """A winnable deal of ``preset`` (of ``grade``, or any grade for None); never waits on a solve."""
+        if preset not in self.presets:
+            raise ValueError(f"no deal pool for preset {preset!r}")
+        if grade is None:
+            chosen: Grade = self._rng.choice(GRADES)
+        elif grade in GRADES:
+            chosen = grade
+        else:
+            raise ValueError(f"unknown grade {grade!r}; grades: {', '.join(GRADES)}")
+        number = await self.backend.pop(preset, chosen)
+        if number is None or await self.backend.size(preset, chosen) < self.low:
+            self._wake.set()
+        if number is not None:
+            return Deal(preset, number, chosen, "pool")
+        return Deal(preset, self._rng.choice(deal_list(preset).by_grade(chosen)), chosen, "shipped")
+
+    async def _sizes(self, preset: str) -> dict[Grade, int]:
+        return {g: await self.backend.size(preset, g) for g in GRADES}
+
+    async def needs_refill(self) -> bool:
+        """Whether some pool is below ``low``."""
+        for preset in self.presets:
+            if min((await self._sizes(preset)).values()) < self.low:
+                return True
+        return False
+
+    async def refill_once(self) -> int:
+        """One round: a worker job for each preset with a pool below ``low``; returns deals added."""
+        if self.executor is None:
+            return 0
+        loop = asyncio.get_running_loop()
+        added = 0
+        for preset in self.presets:
+            sizes = await self._sizes(preset)
+            if min(sizes.values()) >= self.low:
+                continue
+            numbers = [1 + self._rng.randrange(MAX_DEAL) for _ in range(self.batch)]
+            book = deal_list(preset)
+            max_states = self.max_states or book.max_states
+            found = await loop.run_in_executor(self.executor, find_winnable, preset, numbers, max_states)
+            for grade in GRADES:
+                wanted = [n for n, g in found if g == grade][: max(0, self.target - sizes[grade])]
+                await self.backend.add(preset, grade, wanted)
+                added += len(wanted)
+        return added
+
+    async def _refill_forever(self, interval: float) -> None:
+        while True:
+            self._wake.clear()
+            try:
+                await self.refill_once()
+                if await self.needs_refill():
+                    continue  # rare presets need many jobs: keep the worker busy until they are full
+            except (RedisError, OSError) as exc:  # the store is down: try again next round
+                log.warning("deal pool refill failed: %s", exc)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=interval)
+
+    def start(self, interval: float = 30.0) -> None:
+        """Start refilling in the background (call ``seed`` first)."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._refill_forever(interval), name="deal-pool-refill")
+
+    async def close(self) -> None:
+        """Stop refilling (a worker job under way is waited for by the executor's owner)."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
