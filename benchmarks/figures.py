@@ -37,6 +37,14 @@ class Phase:
     """CPU seconds of the server side (its processes and redis-server) during the windows."""
     gen_cpu: float
     """CPU seconds of the load generator during the windows."""
+    others_on_server_cpu: float = 0.0
+    """CPU seconds other processes (not ours: the machine is shared) took on the server's CPU."""
+    others_on_gen_cpu: float = 0.0
+    """The same on the generator's CPU."""
+    redis_commands: int = 0
+    """Commands the server's redis-server ran meanwhile."""
+    spans: list[tuple[float, float]] = field(default_factory=list)
+    """The measured windows on the Unix clock (to match the server's own GC log)."""
 
     @property
     def accepted(self) -> float:
@@ -52,6 +60,10 @@ class Phase:
     def cpu_per_move(self) -> float:
         moves = len(self.window.ack)
         return self.server_cpu / moves if moves else math.inf
+
+    @property
+    def commands_per_move(self) -> float:
+        return self.redis_commands / len(self.window.ack) if self.redis_commands and self.window.ack else math.nan
 
     @property
     def passes(self) -> bool:
@@ -76,6 +88,10 @@ class Phase:
             window,
             sum(p.server_cpu for p in phases),
             sum(p.gen_cpu for p in phases),
+            sum(p.others_on_server_cpu for p in phases),
+            sum(p.others_on_gen_cpu for p in phases),
+            sum(p.redis_commands for p in phases),
+            [span for p in phases for span in p.spans],
         )
 
 
@@ -89,6 +105,23 @@ class Result:
     slices: list[Phase] = field(default_factory=list)
     sweep: list[Phase] = field(default_factory=list)
     failure: str = ""
+    gc_pauses: list[tuple[float, int, float]] = field(default_factory=list)
+    """(Unix time, generation, seconds) of the server's garbage collections, with the gc-log lever."""
+
+    def gc_in_windows(self) -> str:
+        """The collections that fell in the measured slices, by generation."""
+        main = self.main
+        if main is None or not self.gc_pauses:
+            return ""
+        inside = [(g, d) for t, g, d in self.gc_pauses if any(a <= t <= b for a, b in main.spans)]
+        parts = []
+        for gen in (0, 1, 2):
+            pauses = sorted(d for g, d in inside if g == gen)
+            if pauses:
+                mid, top = pauses[len(pauses) // 2] * 1e3, pauses[-1] * 1e3
+                parts.append(f"gen{gen} {len(pauses)} x median {mid:.2f} / max {top:.1f} ms")
+        total = sum(d for _, d in inside)
+        return f"GC in the measured {main.seconds:.0f} s: {', '.join(parts)}; {total / main.seconds:.1%} of the time"
 
     @property
     def main(self) -> Phase | None:
@@ -108,6 +141,7 @@ def describe_step(p: Phase) -> str:
     return (
         f"offered {p.offered:6.0f}/s accepted {p.accepted:6.0f}/s  rival p99 {ms(p.rival(0.99)):>8} ms  "
         f"server CPU {p.server_cpu / p.seconds:4.0%}  generator CPU {p.gen_cpu / p.seconds:4.0%}  "
+        f"others {p.others_on_server_cpu / p.seconds:4.0%}/{p.others_on_gen_cpu / p.seconds:4.0%}  "
         f"{'pass' if p.passes else 'FAIL'}"
     )
 
@@ -121,6 +155,8 @@ def describe(result: Result) -> str:
         f"  {result.target:<9} accepted {p.accepted:.0f}/s of {p.offered:.0f} offered over {p.seconds:.0f} s, "
         f"server CPU {p.server_cpu / p.seconds:.0%} = {p.cpu_per_move * 1e6:.0f} us/move, "
         f"generator CPU {p.gen_cpu / p.seconds:.0%}, RSS {result.rss_per_conn / 1024:.1f} KiB/idle connection",
+        f"    other processes took {p.others_on_server_cpu / p.seconds:.0%} of the server CPU and "
+        f"{p.others_on_gen_cpu / p.seconds:.0%} of the generator CPU",
         f"    move->ack   p50 {ms(p.ack(0.5))}  p90 {ms(p.ack(0.9))}  p99 {ms(p.ack(0.99))}  max {ms(p.ack(1.0))} ms",
         f"    move->rival p50 {ms(p.rival(0.5))}  p90 {ms(p.rival(0.9))}  p99 {ms(p.rival(0.99))}  "
         f"max {ms(p.rival(1.0))} ms",
@@ -133,6 +169,8 @@ def describe(result: Result) -> str:
         )
     if result.failure:
         lines.append(f"    {result.failure}")
+    if result.gc_pauses:
+        lines.append(f"    {result.gc_in_windows()}")
     return "\n".join(lines)
 
 
@@ -151,7 +189,10 @@ METRICS: list[tuple[str, Callable[[Result], float]]] = [
     ("move->rival max (ms)", _main(lambda p: p.rival(1.0) * 1e3)),
     ("accepted moves/s", _main(lambda p: p.accepted)),
     ("server CPU per move (us)", _main(lambda p: p.cpu_per_move * 1e6)),
+    ("Redis commands per move", _main(lambda p: p.commands_per_move)),
     ("server CPU busy (%)", _main(lambda p: p.server_cpu / p.seconds * 100)),
+    ("others on server CPU (%)", _main(lambda p: p.others_on_server_cpu / p.seconds * 100)),
+    ("others on generator CPU (%)", _main(lambda p: p.others_on_gen_cpu / p.seconds * 100)),
     ("RSS per idle conn (KiB)", lambda r: r.rss_per_conn / 1024),
     ("rate, rival p99<50ms (/s)", lambda r: r.best_rate),
 ]
@@ -167,10 +208,10 @@ def fmt(x: float) -> str:
 
 def table(pairs: list[tuple[Result, Result]]) -> str:
     """One column group per pairing: ours, the floor it ran alternately with, and ours / floor."""
-    head = f"{'':<27}" + "".join(f"{ours.target:>10}{'floor':>9}{'ratio':>8}" for ours, _ in pairs)
+    head = f"{'':<30}" + "".join(f"{ours.target:>10}{'floor':>9}{'ratio':>8}" for ours, _ in pairs)
     lines = [head]
     for label, get in METRICS:
-        row = f"{label:<27}"
+        row = f"{label:<30}"
         for ours, floor in pairs:
             a, b = get(ours), get(floor)
             ratio = a / b if b and not math.isnan(a) and not math.isnan(b) and not math.isinf(b) else math.nan

@@ -42,6 +42,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -51,14 +52,26 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import redis
+
 from benchmarks import stacks
 from benchmarks.figures import Phase, Result, as_json, describe, describe_step, table
 from benchmarks.loadgen import Generator
-from benchmarks.procs import Listener, cpu_seconds, floor_server, on_cpus, race_server, rss_bytes
+from benchmarks.procs import (
+    ROOT,
+    Listener,
+    cpu_busy_seconds,
+    cpu_seconds,
+    floor_server,
+    on_cpus,
+    race_server,
+    rss_bytes,
+)
 from benchmarks.races import Script, scripts
 from tests.redis_proc import RedisProcess
 
 TARGETS = ("memory", "redis", "aof", "two-nodes")
+LEVERS = ("gc-log", "gc-threshold", "gc-freeze", "gc-off", "uvloop", "hiredis")
 SWEEP_STEP = 1.5
 MAX_CONNECTIONS = 4000
 MAX_RATE = 50_000.0
@@ -88,6 +101,18 @@ class Side:
     def redis_pids(self) -> list[int]:
         proc = self.redis._proc if self.redis is not None else None
         return [proc.pid] if proc is not None else []
+
+    def redis_commands(self) -> int:
+        """Commands the redis-server has run so far (not counting this look: INFO, HELLO, CLIENT)."""
+        if self.redis is None:
+            return 0
+        client = redis.Redis.from_url(self.redis.url)
+        try:
+            stats = client.info("commandstats")
+        finally:
+            client.close()
+        mine = ("cmdstat_info", "cmdstat_hello", "cmdstat_client")
+        return sum(int(v["calls"]) for k, v in stats.items() if not k.startswith(mine))
 
 
 @contextlib.contextmanager
@@ -129,6 +154,9 @@ class Bench:
         args = self.args
         ours, floor = Result(target), Result("floor")
         env = dict(kv.split("=", 1) for kv in args.server_env)
+        gc_log = Path(tempfile.mkdtemp(prefix="seahaven-bench-")) / "gc.json"
+        if "gc-log" in args.lever:
+            env["SEAHAVEN_BENCH_GC_LOG"] = str(gc_log)
         with (
             started("floor", self.cpus, [], {}) as floor_side,
             started(target, self.cpus, args.server_arg, env) as side,
@@ -154,6 +182,9 @@ class Bench:
             finally:
                 for _, _, gen in sides:
                     await gen.close()
+        if gc_log.exists():  # written by the server as it exits
+            ours.gc_pauses = [(float(t), int(g), float(d)) for t, g, d in json.loads(gc_log.read_text())]
+        shutil.rmtree(gc_log.parent, ignore_errors=True)
         return ours, floor
 
     async def _seat(self, result: Result, side: Side, gen: Generator) -> None:
@@ -176,7 +207,7 @@ class Bench:
             result.failure = f"rooms did not start{note}"
         except (RuntimeError, OSError) as exc:
             result.failure = f"{type(exc).__name__}: {exc}"
-        if args.signal_after_seating and result.target != "floor":
+        if "gc-freeze" in args.lever and result.target != "floor":
             for pid in servers:
                 os.kill(pid, signal.SIGUSR1)
 
@@ -188,14 +219,27 @@ class Bench:
         return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     async def _phase(self, side: Side, gen: Generator, rate: float, warmup: float, measure: float) -> Phase:
-        marks: list[tuple[float, float, float]] = []
+        marks: list[tuple[float, ...]] = []
+        server_cpu, gen_cpu = self.args.server_cpu, self.args.gen_cpu
 
         def probe() -> None:
-            marks.append((time.perf_counter(), sum(cpu_seconds(p) for p in side.pids), time.process_time()))
+            ours = sum(cpu_seconds(p) for p in side.pids)
+            busy = (cpu_busy_seconds(server_cpu), cpu_busy_seconds(gen_cpu))
+            marks.append((time.perf_counter(), ours, time.process_time(), *busy, side.redis_commands(), time.time()))
 
         window = await gen.run(rate, warmup, measure, drain=self.args.drain, probe=probe)
-        (t0, s0, g0), (t1, s1, g1) = marks[0], marks[-1]
-        return Phase(rate, t1 - t0, window, server_cpu=s1 - s0, gen_cpu=g1 - g0)
+        (t0, s0, g0, b0, c0, r0, w0), (t1, s1, g1, b1, c1, r1, w1) = marks[0], marks[-1]
+        return Phase(
+            rate,
+            t1 - t0,
+            window,
+            server_cpu=s1 - s0,
+            gen_cpu=g1 - g0,
+            others_on_server_cpu=max(0.0, b1 - b0 - (s1 - s0)),
+            others_on_gen_cpu=max(0.0, c1 - c0 - (g1 - g0)),
+            redis_commands=int(r1 - r0),
+            spans=[(w0, w1)],
+        )
 
     async def _sweep(self, sides: list[tuple[Result, Side, Generator]]) -> None:
         """Each side: raise the rate by SWEEP_STEP until a step fails, then try once between the last
@@ -261,8 +305,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--server-env", action="append", default=[], metavar="KEY=VALUE", help="seahaven-server environment (repeat)"
     )
     parser.add_argument(
-        "--signal-after-seating", action="store_true", help="send seahaven-server SIGUSR1 once every room has started"
+        "--lever", action="append", default=[], choices=LEVERS, help="try a lever from outside (repeat; levers/)"
     )
+    parser.add_argument("--extras", metavar="DIR", help="where the uvloop / hiredis levers find them (pip --target)")
     parser.add_argument("--profile", metavar="DIR", help="py-spy record each of our servers during the load")
     parser.add_argument("--json", metavar="PATH", help="also write every figure as JSON")
     args = parser.parse_args(argv)
@@ -289,6 +334,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("measured durations must be above 0")
     if any("=" not in kv for kv in args.server_env):
         parser.error("--server-env takes KEY=VALUE")
+    if args.lever:
+        args.server_env.append(f"PYTHONPATH={ROOT / 'benchmarks' / 'levers'}")
+        args.server_env.append(f"SEAHAVEN_BENCH_LEVERS={','.join(args.lever)}")
+        if args.extras:
+            args.server_env.append(f"SEAHAVEN_BENCH_EXTRAS={Path(args.extras).resolve()}")
     cpus = os.sched_getaffinity(0)
     if {args.server_cpu, args.gen_cpu} - cpus or args.server_cpu == args.gen_cpu:
         parser.error(f"--server-cpu and --gen-cpu must be two different CPUs of {sorted(cpus)}")
@@ -308,8 +358,8 @@ async def bench(args: argparse.Namespace) -> list[tuple[Result, Result]]:
         f"{args.server_cpu}, generator on CPU {args.gen_cpu}; client deflate {'off' if args.no_deflate else 'offered'}",
         flush=True,
     )
-    if args.server_arg or args.server_env or args.signal_after_seating:
-        print(f"seahaven-server with {args.server_arg} env {args.server_env} SIGUSR1 {args.signal_after_seating}")
+    if args.server_arg or args.server_env:
+        print(f"seahaven-server with flags {args.server_arg}, environment {args.server_env}")
     bench_ = Bench(args, scripts(DEALS))
     pairs = []
     for target in args.targets:

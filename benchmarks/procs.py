@@ -39,6 +39,16 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+def cpu_busy_seconds(cpu: int) -> float:
+    """Time CPU ``cpu`` has spent busy (anyone's work, not idle or waiting for I/O) since boot."""
+    for line in Path("/proc/stat").read_text().splitlines():
+        name, *ticks = line.split()
+        if name == f"cpu{cpu}":
+            user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, ticks[:8])
+            return (user + nice + system + irq + softirq + steal) / TICKS
+    raise RuntimeError(f"no cpu{cpu} in /proc/stat")
+
+
 def rss_bytes(pid: int) -> int:
     """The process's resident set size."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():

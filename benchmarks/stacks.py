@@ -25,6 +25,7 @@ _FRAME = re.compile(r"^(?P<func>.*) \((?P<file>[^()]*?)(?::\d+)?\)$")
 
 
 def part_of(path: str) -> str:
+    path = "/" + path.lstrip("/")  # py-spy names files from the import root: "server/app.py"
     for name, marker in PARTS:
         if marker in path:
             return name
@@ -61,7 +62,7 @@ def ours_inclusive(path: Path) -> Counter[str]:
         seen = set()
         for frame in stack.split(";"):
             match = _FRAME.match(frame)
-            if match and any(m in match["file"] for m in ("/server/", "/protocol/", "/seahaven/")):
+            if match and part_of(match["file"]).startswith("ours"):
                 seen.add(f"{match['func']} ({_short(match['file'])})")
         for name in seen:
             inclusive[name] += int(count_text)
