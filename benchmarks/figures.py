@@ -41,6 +41,10 @@ class Phase:
     """CPU seconds other processes (not ours: the machine is shared) took on the server's CPU."""
     others_on_gen_cpu: float = 0.0
     """The same on the generator's CPU."""
+    server_wait: float = 0.0
+    """Seconds the server side's threads (summed) were ready to run but waited for the CPU."""
+    gen_wait: float = 0.0
+    """The same for the load generator."""
     redis_commands: int = 0
     """Commands the server's redis-server ran meanwhile."""
     spans: list[tuple[float, float]] = field(default_factory=list)
@@ -90,6 +94,8 @@ class Phase:
             sum(p.gen_cpu for p in phases),
             sum(p.others_on_server_cpu for p in phases),
             sum(p.others_on_gen_cpu for p in phases),
+            sum(p.server_wait for p in phases),
+            sum(p.gen_wait for p in phases),
             sum(p.redis_commands for p in phases),
             [span for p in phases for span in p.spans],
         )
@@ -141,7 +147,7 @@ def describe_step(p: Phase) -> str:
     return (
         f"offered {p.offered:6.0f}/s accepted {p.accepted:6.0f}/s  rival p99 {ms(p.rival(0.99)):>8} ms  "
         f"server CPU {p.server_cpu / p.seconds:4.0%}  generator CPU {p.gen_cpu / p.seconds:4.0%}  "
-        f"others {p.others_on_server_cpu / p.seconds:4.0%}/{p.others_on_gen_cpu / p.seconds:4.0%}  "
+        f"waited for CPU {p.server_wait / p.seconds:4.0%}/{p.gen_wait / p.seconds:4.0%}  "
         f"{'pass' if p.passes else 'FAIL'}"
     )
 
@@ -156,7 +162,8 @@ def describe(result: Result) -> str:
         f"server CPU {p.server_cpu / p.seconds:.0%} = {p.cpu_per_move * 1e6:.0f} us/move, "
         f"generator CPU {p.gen_cpu / p.seconds:.0%}, RSS {result.rss_per_conn / 1024:.1f} KiB/idle connection",
         f"    other processes took {p.others_on_server_cpu / p.seconds:.0%} of the server CPU and "
-        f"{p.others_on_gen_cpu / p.seconds:.0%} of the generator CPU",
+        f"{p.others_on_gen_cpu / p.seconds:.0%} of the generator CPU; ready but waiting for the CPU: "
+        f"server {p.server_wait / p.seconds:.1%} of the time, generator {p.gen_wait / p.seconds:.1%}",
         f"    move->ack   p50 {ms(p.ack(0.5))}  p90 {ms(p.ack(0.9))}  p99 {ms(p.ack(0.99))}  max {ms(p.ack(1.0))} ms",
         f"    move->rival p50 {ms(p.rival(0.5))}  p90 {ms(p.rival(0.9))}  p99 {ms(p.rival(0.99))}  "
         f"max {ms(p.rival(1.0))} ms",
@@ -193,6 +200,8 @@ METRICS: list[tuple[str, Callable[[Result], float]]] = [
     ("server CPU busy (%)", _main(lambda p: p.server_cpu / p.seconds * 100)),
     ("others on server CPU (%)", _main(lambda p: p.others_on_server_cpu / p.seconds * 100)),
     ("others on generator CPU (%)", _main(lambda p: p.others_on_gen_cpu / p.seconds * 100)),
+    ("server waited for CPU (%)", _main(lambda p: p.server_wait / p.seconds * 100)),
+    ("generator waited for CPU (%)", _main(lambda p: p.gen_wait / p.seconds * 100)),
     ("RSS per idle conn (KiB)", lambda r: r.rss_per_conn / 1024),
     ("rate, rival p99<50ms (/s)", lambda r: r.best_rate),
 ]

@@ -66,6 +66,7 @@ from benchmarks.procs import (
     on_cpus,
     race_server,
     rss_bytes,
+    wait_seconds,
 )
 from benchmarks.races import Script, scripts
 from tests.redis_proc import RedisProcess
@@ -225,10 +226,13 @@ class Bench:
         def probe() -> None:
             ours = sum(cpu_seconds(p) for p in side.pids)
             busy = (cpu_busy_seconds(server_cpu), cpu_busy_seconds(gen_cpu))
-            marks.append((time.perf_counter(), ours, time.process_time(), *busy, side.redis_commands(), time.time()))
+            waits = (sum(wait_seconds(p) for p in side.pids), wait_seconds(os.getpid()))
+            marks.append(
+                (time.perf_counter(), ours, time.process_time(), *busy, *waits, side.redis_commands(), time.time())
+            )
 
         window = await gen.run(rate, warmup, measure, drain=self.args.drain, probe=probe)
-        (t0, s0, g0, b0, c0, r0, w0), (t1, s1, g1, b1, c1, r1, w1) = marks[0], marks[-1]
+        (t0, s0, g0, b0, c0, v0, x0, r0, w0), (t1, s1, g1, b1, c1, v1, x1, r1, w1) = marks[0], marks[-1]
         return Phase(
             rate,
             t1 - t0,
@@ -237,6 +241,8 @@ class Bench:
             gen_cpu=g1 - g0,
             others_on_server_cpu=max(0.0, b1 - b0 - (s1 - s0)),
             others_on_gen_cpu=max(0.0, c1 - c0 - (g1 - g0)),
+            server_wait=v1 - v0,
+            gen_wait=x1 - x0,
             redis_commands=int(r1 - r0),
             spans=[(w0, w1)],
         )
@@ -303,6 +309,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--sweep-warmup", type=float, default=1.5)
     parser.add_argument("--sweep-measure", type=float, default=5.0)
     parser.add_argument("--no-deflate", action="store_true", help="the client does not offer permessage-deflate")
+    parser.add_argument(
+        "--nice",
+        type=int,
+        default=0,
+        help="niceness of the generator and every server-side process; below 0 (root only) they win the CPU "
+        "over a shared machine's other work, which then runs slower meanwhile",
+    )
     parser.add_argument("--server-cpu", type=int, default=0)
     parser.add_argument("--gen-cpu", type=int, default=1)
     parser.add_argument("--server-arg", action="append", default=[], help="a seahaven-server flag (repeat)")
@@ -360,7 +373,8 @@ async def bench(args: argparse.Namespace) -> list[tuple[Result, Result]]:
     print(
         f"{args.connections} connections in {args.connections // 2} two-racer rooms, {args.rate:.0f} moves/s offered; "
         f"each target alternates with the floor in {args.slices} slices of {args.measure:.0f} s; server side on CPU "
-        f"{args.server_cpu}, generator on CPU {args.gen_cpu}; client deflate {'off' if args.no_deflate else 'offered'}",
+        f"{args.server_cpu}, generator on CPU {args.gen_cpu}; client deflate "
+        f"{'off' if args.no_deflate else 'offered'}; niceness {os.nice(0)}",
         flush=True,
     )
     if args.server_arg or args.server_env:
@@ -385,6 +399,8 @@ async def bench(args: argparse.Namespace) -> list[tuple[Result, Result]]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     os.sched_setaffinity(0, {args.gen_cpu})
+    if args.nice:
+        os.nice(args.nice)  # the children inherit it
     began = time.monotonic()
     pairs = asyncio.run(bench(args))
     if args.json:

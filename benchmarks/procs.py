@@ -39,6 +39,17 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+def wait_seconds(pid: int) -> float:
+    """Time the process's threads have spent ready to run but waiting for a CPU (schedstat)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # a thread that just ended
+    return total / 1e9
+
+
 def cpu_busy_seconds(cpu: int) -> float:
     """Time CPU ``cpu`` has spent busy (anyone's work, not idle or waiting for I/O) since boot."""
     for line in Path("/proc/stat").read_text().splitlines():
