@@ -223,8 +223,8 @@ def table(pairs: list[tuple[Result, Result]]) -> str:
         row = f"{label:<30}"
         for ours, floor in pairs:
             a, b = get(ours), get(floor)
-            ratio = a / b if b and not math.isnan(a) and not math.isnan(b) and not math.isinf(b) else math.nan
-            row += f"{fmt(a):>10}{fmt(b):>9}{(fmt(ratio) + 'x') if not math.isnan(ratio) else '-':>8}"
+            finite = b and math.isfinite(a) and math.isfinite(b)
+            row += f"{fmt(a):>10}{fmt(b):>9}{fmt(a / b) + 'x' if finite else '-':>8}"
         lines.append(row)
     return "\n".join(lines)
 

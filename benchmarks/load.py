@@ -300,9 +300,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--connections", type=int, help="racers (two per room); default 1000, quick 400")
     parser.add_argument("--rate", type=float, default=1000.0, help="moves/s offered over all racers")
     parser.add_argument("--slices", type=int, help="turns of load each side gets, alternating; default 4, quick 2")
-    parser.add_argument("--warmup", type=float, help="seconds of load before each side's first slices; default 5")
+    parser.add_argument("--warmup", type=float, help="seconds of load before the first slices; default 5, quick 1.5")
     parser.add_argument("--slice-warmup", type=float, default=1.0, help="seconds of load before later slices")
-    parser.add_argument("--measure", type=float, help="seconds measured per slice; default 8, quick 4")
+    parser.add_argument("--measure", type=float, help="seconds measured per slice; default 8, quick 3")
     parser.add_argument("--drain", type=float, default=3.0, help="seconds to wait for late answers")
     parser.add_argument("--sweep", help="targets to sweep (with the floor); default memory,redis, quick none")
     parser.add_argument("--sweep-from", type=float, default=500.0, help="first rate of the sweep")
@@ -332,8 +332,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     quick = args.quick
     args.connections = args.connections or (400 if quick else 1000)
     args.slices = args.slices or (2 if quick else 4)
-    args.warmup = args.warmup if args.warmup is not None else (2.0 if quick else 5.0)
-    args.measure = args.measure if args.measure is not None else (4.0 if quick else 8.0)
+    args.warmup = args.warmup if args.warmup is not None else (1.5 if quick else 5.0)
+    args.measure = args.measure if args.measure is not None else (3.0 if quick else 8.0)
     sweep = args.sweep if args.sweep is not None else ("" if quick else "memory,redis")
     args.sweep = {t for t in sweep.split(",") if t}
     args.targets = [t for t in args.targets.split(",") if t]

@@ -30,6 +30,8 @@ import time
 _LEVERS = {name for name in os.environ.get("SEAHAVEN_BENCH_LEVERS", "").split(",") if name}
 if os.environ.get("SEAHAVEN_BENCH_EXTRAS"):
     sys.path.insert(0, os.environ["SEAHAVEN_BENCH_EXTRAS"])
+if "hiredis" not in _LEVERS:
+    sys.modules["hiredis"] = None  # type: ignore[assignment]  # redis-py must not find one in the extras
 
 if "gc-threshold" in _LEVERS:
     gc.set_threshold(50_000, 10, 100)
