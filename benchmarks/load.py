@@ -309,13 +309,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--sweep-warmup", type=float, default=1.5)
     parser.add_argument("--sweep-measure", type=float, default=5.0)
     parser.add_argument("--no-deflate", action="store_true", help="the client does not offer permessage-deflate")
-    parser.add_argument(
-        "--nice",
-        type=int,
-        default=0,
-        help="niceness of the generator and every server-side process; below 0 (root only) they win the CPU "
-        "over a shared machine's other work, which then runs slower meanwhile",
-    )
     parser.add_argument("--server-cpu", type=int, default=0)
     parser.add_argument("--gen-cpu", type=int, default=1)
     parser.add_argument("--server-arg", action="append", default=[], help="a seahaven-server flag (repeat)")
@@ -374,7 +367,7 @@ async def bench(args: argparse.Namespace) -> list[tuple[Result, Result]]:
         f"{args.connections} connections in {args.connections // 2} two-racer rooms, {args.rate:.0f} moves/s offered; "
         f"each target alternates with the floor in {args.slices} slices of {args.measure:.0f} s; server side on CPU "
         f"{args.server_cpu}, generator on CPU {args.gen_cpu}; client deflate "
-        f"{'off' if args.no_deflate else 'offered'}; niceness {os.nice(0)}",
+        f"{'off' if args.no_deflate else 'offered'}",
         flush=True,
     )
     if args.server_arg or args.server_env:
@@ -399,8 +392,6 @@ async def bench(args: argparse.Namespace) -> list[tuple[Result, Result]]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     os.sched_setaffinity(0, {args.gen_cpu})
-    if args.nice:
-        os.nice(args.nice)  # the children inherit it
     began = time.monotonic()
     pairs = asyncio.run(bench(args))
     if args.json:
