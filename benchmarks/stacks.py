@@ -70,11 +70,11 @@ def ours_inclusive(path: Path) -> Counter[str]:
 
 
 def _short(file: str) -> str:
+    """A file as its import path (py-spy gives that already, an absolute path for a script)."""
     for marker in ("/site-packages/", "/lib/python3.11/"):
         if marker in file:
             return file.split(marker, 1)[1]
-    parts = file.split("/")
-    return "/".join(parts[-2:])
+    return file
 
 
 def summary(path: Path, top: int = 12) -> str:
