@@ -1,0 +1,133 @@
+"""The floor: a bare ``websockets`` server that acks a move and forwards it to the rival.
+
+What the race server could not do with less: read one msgpack frame, answer the mover and tell the
+rival, nothing judged or stored. It speaks just enough of docs/protocol.md for the load generator
+(``hello``, ``create_room``, ``join_room``, ``ready``, ``started``, ``move``) with frames of the same
+shape as the real server's, so the generator drives both the same way. Rooms hold two racers.
+No permessage-deflate (the cheapest choice: it buys nothing on 100-byte frames).
+
+    .venv/bin/python -m benchmarks.floor [--port 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import signal
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import msgpack
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
+
+SUBPROTOCOL = Subprotocol("seahaven.v1")
+
+
+def frame(kind: str, re: int | None, body: dict[str, object]) -> bytes:
+    data: bytes = msgpack.packb({"type": kind, "re": re, "body": body})
+    return data
+
+
+class Floor:
+    """Rooms of two connections; nothing else."""
+
+    def __init__(self) -> None:
+        self.ids = itertools.count(1)
+        self.rooms: dict[str, list[ServerConnection]] = {}
+        self.ready: dict[str, set[ServerConnection]] = {}
+
+    async def connection(self, ws: ServerConnection) -> None:
+        player = f"p{next(self.ids):010d}"
+        room: str | None = None
+        moves = 0
+        with contextlib.suppress(ConnectionClosed):
+            async for data in ws:
+                request = msgpack.unpackb(data)
+                kind, seq, body = request["type"], request["seq"], request.get("body", {})
+                if kind == "move":
+                    moves += 1
+                    ms = time.time_ns() // 1_000_000
+                    await ws.send(
+                        frame(
+                            "moved",
+                            seq,
+                            {
+                                "move": body["move"],
+                                "undo": False,
+                                "progress": 0,
+                                "moves": moves,
+                                "status": "racing",
+                                "elapsed_ms": ms,
+                            },
+                        )
+                    )
+                    progress = frame(
+                        "progress",
+                        None,
+                        {
+                            "player": player,
+                            "progress": 0,
+                            "moves": moves,
+                            "status": "racing",
+                            "elapsed_ms": ms,
+                            "time_ms": None,
+                            "move": None,
+                        },
+                    )
+                    for rival in self.rooms.get(room or "", ()):
+                        if rival is not ws:
+                            await rival.send(progress)
+                elif kind == "hello":
+                    await ws.send(frame("welcome", seq, {"player": player, "name": body.get("name", "")}))
+                elif kind == "create_room":
+                    room = f"R{next(self.ids):05d}"
+                    self.rooms[room] = [ws]
+                    await ws.send(frame("room", seq, {"room": room, "you": player}))
+                elif kind == "join_room":
+                    room = str(body["room"])
+                    self.rooms.setdefault(room, []).append(ws)
+                    await ws.send(frame("room", seq, {"room": room, "you": player}))
+                elif kind == "ready" and room is not None:
+                    await ws.send(frame("ok", seq, {}))
+                    ready = self.ready.setdefault(room, set())
+                    ready.add(ws)
+                    if len(ready) == len(self.rooms[room]) >= 2:
+                        started = frame("started", None, {"started_at": time.time_ns() // 1_000_000})
+                        for racer in self.rooms[room]:
+                            await racer.send(started)
+                else:
+                    await ws.send(frame("ok", seq, {}))
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    floor = Floor()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    async with serve(
+        floor.connection,
+        "127.0.0.1",
+        args.port,
+        subprotocols=[SUBPROTOCOL],
+        compression=None,
+        max_size=4096,
+    ) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        print(f"listening on ws://127.0.0.1:{port}", flush=True)
+        await stop.wait()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

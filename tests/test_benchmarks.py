@@ -1,0 +1,87 @@
+"""The load benchmark's helpers: its races are legal, its floor and generator speak the protocol,
+its figures count what never came back. (The benchmark itself is run by hand: benchmarks/load.py.)"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from websockets.asyncio.server import serve
+
+from benchmarks import stacks
+from benchmarks.figures import Phase, percentile
+from benchmarks.floor import SUBPROTOCOL, Floor
+from benchmarks.loadgen import Generator, Window
+from benchmarks.races import Script, check, script_for, scripts
+from seahaven import Board, Move
+
+
+def test_a_script_stays_legal_long_after_its_solver_line_and_never_finishes() -> None:
+    script = script_for(1)
+    check(script, len(script.opening) + 501)  # AssertionError on an illegal move or a finished racer
+    board = Board.deal("seahaven", 1)
+    for index in range(len(script.opening) + 2):
+        board.push(Move.parse(script.move(index)))
+    assert board.progress < 52
+
+
+def test_scripts_are_for_different_deals() -> None:
+    found = scripts(3, first_deal=5)
+    assert [s.deal for s in found] == [5, 6, 7]
+    assert all(isinstance(s, Script) and s.loop[0] != s.loop[1] for s in found)
+
+
+def test_a_missing_answer_counts_as_infinitely_late() -> None:
+    samples = [0.001 * i for i in range(1, 100)]  # 99 answers of 100 moves
+    assert percentile(samples, 100, 0.5) == pytest.approx(0.050)
+    assert percentile(samples, 100, 0.99) == pytest.approx(0.099)
+    assert math.isinf(percentile(samples, 100, 1.0))
+    assert math.isnan(percentile([], 0, 0.5))
+
+
+def test_merged_phases_pool_samples_and_add_time() -> None:
+    a = Phase(100, 2.0, Window(0, 1, sent=2, ack=[0.1, 0.2]), server_cpu=0.5, gen_cpu=0.1, redis_commands=8)
+    b = Phase(100, 3.0, Window(1, 2, sent=1, ack=[0.3]), server_cpu=1.0, gen_cpu=0.1, redis_commands=4)
+    merged = Phase.merge([a, b])
+    assert merged.window.ack == [0.1, 0.2, 0.3]
+    assert merged.seconds == 5.0
+    assert merged.cpu_per_move == pytest.approx(0.5)
+    assert merged.commands_per_move == pytest.approx(4.0)
+
+
+def test_profile_lines_are_charged_to_the_innermost_frame(tmp_path: Path) -> None:
+    raw = tmp_path / "raw.txt"
+    raw.write_text(
+        "main (server/__main__.py:9);RaceServer.request (server/app.py:287);"
+        "Pipeline.execute (redis/asyncio/client.py:1) 3\n"
+        "main (server/__main__.py:9);EpollSelector.select (selectors.py:468) 1\n"
+    )
+    parts, functions, total = stacks.read(raw)
+    assert total == 4
+    assert parts == {"redis-py": 3, "event loop (asyncio, selectors)": 1}
+    assert functions["Pipeline.execute (redis/asyncio/client.py)"] == 3
+    assert stacks.ours_inclusive(raw)["RaceServer.request (server/app.py)"] == 3
+
+
+@pytest.fixture
+async def floor_url() -> AsyncIterator[str]:
+    async with serve(Floor().connection, "127.0.0.1", 0, subprotocols=[SUBPROTOCOL], compression=None) as server:
+        yield f"ws://127.0.0.1:{next(iter(server.sockets)).getsockname()[1]}"
+
+
+async def test_the_generator_races_on_the_floor_and_hears_every_move(floor_url: str) -> None:
+    gen = Generator([floor_url], deflate=True)
+    try:
+        await gen.connect(4)
+        await gen.seat(scripts(2))
+        assert all(racer.rival is not None and racer.started.done() for racer in gen.racers)
+        window = await gen.run(rate=200, warmup=0.05, measure=0.3, drain=5.0)
+    finally:
+        await gen.close()
+    assert window.sent > 0
+    assert len(window.ack) == window.sent
+    assert len(window.rival) == window.sent_with_rival == window.sent
+    assert not window.errors
+    assert sum(racer.played for racer in gen.racers) >= window.sent
