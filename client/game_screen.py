@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import ClassVar, Protocol
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
 
 from textual import events, work
 from textual.app import ComposeResult
@@ -107,51 +108,7 @@ class MoveSink(Protocol):
 class GameScreen(Screen[None]):
     """A board, its status line, a message line, and (in a race) the rivals panel."""
 
-    DEFAULT_CSS = """
-    GameScreen {
-        layout: vertical;
-        background: #0d5c36;
-    }
-    GameScreen #status-bar {
-        height: 1;
-        background: #083d23;
-        color: #e5e7eb;
-    }
-    GameScreen #info {
-        width: 1fr;
-        padding: 0 1;
-    }
-    GameScreen #main {
-        height: 1fr;
-    }
-    GameScreen #table {
-        width: 1fr;
-        height: 1fr;
-    }
-    GameScreen #message {
-        height: 1;
-        padding: 0 1;
-        background: #083d23;
-        color: #d1fae5;
-    }
-    GameScreen #message.error {
-        color: #fca5a5;
-        text-style: bold;
-    }
-    GameScreen #message.good {
-        color: #86efac;
-        text-style: bold;
-    }
-    GameScreen #countdown {
-        display: none;
-    }
-    GameScreen.counting #countdown {
-        display: block;
-    }
-    GameScreen.counting BoardView {
-        display: none;
-    }
-    """
+    CSS_PATH = Path(__file__).with_name("game_screen.tcss")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help"),
@@ -372,15 +329,20 @@ class GameScreen(Screen[None]):
         self.refresh_bindings()
 
     def show_results(
-        self, rows: Sequence[ResultRow], headline: str = "Race over", on_choice: Callable[[str], None] | None = None
+        self,
+        rows: Sequence[ResultRow],
+        headline: str = "Race over",
+        on_choice: Callable[[str], None] | None = None,
+        **options: Any,
     ) -> None:
-        """Push the results view; ``on_choice`` gets ``"rematch"`` or ``"lobby"``."""
+        """Push the results view; ``on_choice`` gets ``"rematch"``, ``"review"`` or ``"lobby"``;
+        ``options`` go to ``ResultsScreen`` (can_rematch, can_review, note)."""
 
         def chosen(choice: str | None) -> None:
             if on_choice is not None and choice is not None:
                 on_choice(choice)
 
-        self.app.push_screen(ResultsScreen(rows, headline), chosen)
+        self.app.push_screen(ResultsScreen(rows, headline, **options), chosen)
 
     def flash(self, text: str, kind: str = "info") -> None:
         """Show a line in the message bar (``kind``: info, error or good); plain text, not

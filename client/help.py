@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar, Final
 
 from rich.console import Group, RenderableType
@@ -113,22 +114,7 @@ def help_renderable(rules: Rules | None = None, *, spectator_delay_s: int | None
 class HelpScreen(ModalScreen[None]):
     """Every key, over the game. Escape, ? or q closes it."""
 
-    DEFAULT_CSS = """
-    HelpScreen {
-        align: center middle;
-        background: $background 60%;
-    }
-    HelpScreen > VerticalScroll {
-        width: 86;
-        max-width: 100%;
-        height: auto;
-        max-height: 100%;
-        border: round #fde047;
-        border-title-color: #fde047;
-        background: $surface;
-        padding: 0 1;
-    }
-    """
+    CSS_PATH = Path(__file__).with_name("help.tcss")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),
