@@ -210,8 +210,8 @@ class RaceApp(App[None]):
             automove=self.settings.automove,
             grace_ms=welcome.limits.grace_ms if welcome is not None else None,
         )
-        self.room = room
         await room.start()
+        self.room = room
         self._remember(room.code)
 
     def _room_event(self, message: Message) -> None:
@@ -318,8 +318,9 @@ class RaceApp(App[None]):
             self._reconnecting = False
             self._remember(None)
             if room is not None:
-                room.room_gone("the server restarted and no longer knows it")
-            self.lobby.connection_status(status)
+                room.room_gone("the server restarted and no longer knows it; you are connected again")
+            else:
+                self.lobby.connection_status(status)
             return
         if room is not None:
             if status == "connected" and self._reconnecting and self.conn is not None:

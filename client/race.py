@@ -219,7 +219,8 @@ class RaceScreen(GameScreen):
         c = self.controller
         model = c.model
         if action == "ready":
-            return model.can_ready() and not c.reconnecting
+            rematch = model.phase == Phase.FINISHED and model.role == Role.RACER and not c.asked_rematch
+            return (model.can_ready() and not c.reconnecting) or rematch
         if action == "resign":
             return model.racing_now()
         if action == "undo":
@@ -323,6 +324,7 @@ class RaceController:
         elif isinstance(message, Progress):
             model.apply_progress(message)
             if model.spectating and message.move is not None:
+                self._measure_lag(message.elapsed_ms)
                 self._watch_move(message)
             self._sync_clock(message.elapsed_ms)
             self._render()
@@ -425,6 +427,11 @@ class RaceController:
         self.outbox.put(None, Resign())
 
     def toggle_ready(self) -> None:
+        """``r``: ready or not before a race; after one, ask for a rematch."""
+        if self.model.phase == Phase.FINISHED and self.model.role == Role.RACER:
+            if not self.asked_rematch:
+                self.choose(REMATCH)
+            return
         if not self.model.can_ready() or self.reconnecting:
             self.screen.flash("Ready is for racers before the race starts", "error")
             return
@@ -558,6 +565,10 @@ class RaceController:
             info.insert(0, f"board {order.index(self.spectate.watched or '') + 1} of {len(order)}")
         elif model.spectating:
             info.append("spectating")
+        if model.spectating and model.phase == Phase.RACING:
+            late = screen.spectator_delay_s
+            if late is not None:
+                info.append(f"you watch {late} s late" if late else "you watch live")
         if model.spectators:
             info.append(plural(model.spectators, "spectator"))
         if self.reconnecting:
@@ -738,6 +749,14 @@ class RaceController:
                 self._show_watched()
         elif not self._resyncing:
             self._resync()
+
+    def _measure_lag(self, elapsed_ms: int) -> None:
+        """How late a spectator sees the moves: the race time now, less the move's race time
+        (the server does not say its spectator delay; this is what it comes to)."""
+        if self.model.started_at is None:
+            return
+        lag = round((self.model.clock.now() - self.model.started_at - elapsed_ms) / 1000)
+        self.screen.spectator_delay_s = max(0, lag)
 
     def _resync(self) -> None:
         """A watched board fell out of step: ask for the room again (leave, then watch again);

@@ -35,7 +35,7 @@ class ServerClock:
 def deal_label(deal: str | None) -> str:
     """A deal code as people say it: ``deal #1`` (the code when it does not decode)."""
     if deal is None:
-        return "chosen at start"
+        return "deal chosen at start"
     try:
         return f"deal #{decode(deal)[1]}"
     except ValueError:

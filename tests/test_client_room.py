@@ -1,0 +1,348 @@
+"""Issue 11 in a room, with Textual's pilot driving RaceApp against a real in-process RaceServer:
+the waiting room, results, review, rematch, statistics, coming back to a race, restarts, and the
+race-side bugs (each test names its bug)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Checkbox, Input
+
+from client.app import RaceApp
+from client.lobby import LobbyScreen
+from client.race import RaceController, RaceScreen
+from client.results import ResultsScreen
+from client.review import ReviewScreen
+from client.rivals import status_text
+from client.userdata import SavedSession
+from protocol.enums import Phase, Status
+from protocol.messages import CreateRoom, Leave, Ok, Progress, Racer, Rematch, RoomState, Watched
+from seahaven import Board, Move
+from server.app import RaceServer
+from server.config import Config
+from server.store import MemoryStore
+from tests.test_client_race import (
+    SIZE,
+    ScriptedConnection,
+    board_after,
+    connect,
+    create_deal_1,
+    data_home,
+    play,
+    race_bots,
+    racing_state,
+    room_of,
+    scripted_app,
+    settle,
+    shown,
+    solution,
+    spectate,
+    start_race,
+    top,
+    two_bots,
+    until,
+    url_of,
+)
+from tests.wsclient import WsClient
+
+__all__ = ["data_home"]  # the autouse fixture: the data directory is a temporary one
+
+
+def config(*, port: int = 0, countdown_ms: int = 100) -> Config:
+    return Config(port=port, countdown_ms=countdown_ms, rate=10000, burst=10000, grace_ms=10_000, spectator_delay_ms=0)
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[RaceServer]:
+    race = RaceServer(config(), MemoryStore())
+    await race.start()
+    yield race
+    await race.stop()
+
+
+async def finish(pilot: Pilot[None], room: RaceController) -> None:
+    """Play the whole solution of deal 1 through the screen's key action."""
+    for move in solution():
+        text = str(move).split(":")[0]
+        room.screen.action_pick(text[0])
+        room.screen.action_pick(text[-1])
+    await until(pilot, lambda: room.model.phase == Phase.FINISHED, "the end of the race")
+
+
+# -- results, review, rematch, statistics -------------------------------------------------------
+
+
+async def test_results_review_rematch_and_the_race_in_the_statistics(data_home: Path) -> None:
+    race = RaceServer(config(countdown_ms=1500), MemoryStore())
+    await race.start()
+    app = RaceApp(url_of(race), "alice", autoconnect=False, automove=False)
+    bob = await WsClient.open(url_of(race), "bob")
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        room = await create_deal_1(app, pilot)
+        cover = " ".join(room.screen.view.cover)
+        assert "Seahaven Towers · deal #1" in cover, "feature 5: the room's settings"
+        assert "no time limit · undo on · hints off · public" in cover
+        assert "Share this code" in cover, "the creator passes the code on"
+        await start_race(app, pilot, bob, room)
+        await play(bob, *solution()[:3])
+        await finish(pilot, room)
+        # Bug 3: the winner's own panel has the finishing time straight away.
+        me = shown(room)[0]
+        assert me.you and me.status == Status.FINISHED and me.time_ms is not None
+        assert status_text(me)[0].startswith("finished 0:")
+        await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
+        results = top(app)
+        assert isinstance(results, ResultsScreen) and results.can_rematch and results.can_review
+        # Feature 7: the review steps through the moves on the deal.
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(top(app), ReviewScreen), "the review")
+        review = top(app)
+        assert isinstance(review, ReviewScreen)
+        assert review.board == Board.deal("seahaven", 1)
+        await pilot.press("right", "right")
+        assert review.board == board_after(solution()[:2]) and "move 2 of" in review.line_text
+        await pilot.press("end")
+        assert review.board.is_won()
+        await pilot.press("left")
+        assert not review.board.is_won()
+        await pilot.press("escape")
+        assert isinstance(top(app), RaceScreen)
+        assert "r: rematch" in " ".join(room.screen.view.cover)
+        # Feature 6: the race is in the statistics.
+        stats = json.loads((data_home / "stats.json").read_text())
+        (record,) = stats["races"]
+        assert (record["room"], record["place"], record["status"], record["racers"]) == (room.code, 1, "finished", 2)
+        assert record["deal"] == room.model.deal and record["time_ms"] == me.time_ms
+        # Feature 5: the others see who wants a rematch.
+        await bob.call(Rematch())
+        await until(pilot, lambda: "bob wants a rematch" in room.screen.message_text, "bob's wish")
+        # Bug 9: during the rematch's countdown the status line shows no old progress.
+        await pilot.press("r")
+        await until(pilot, lambda: room.model.phase == Phase.COUNTDOWN, "the rematch countdown")
+        info = str(room.screen.info.content)
+        assert "/52 home" not in info and "moves" not in info
+        await until(pilot, lambda: room.model.phase == Phase.RACING, "the rematch", wait=8)
+        assert "0/52 home" in str(room.screen.info.content)
+    await bob.close()
+    await race.stop()
+
+
+async def test_bug12_a_spectators_results_offer_no_rematch_and_keep_the_time(server: RaceServer) -> None:
+    ann, ben, code = await two_bots(server)
+    app = RaceApp(url_of(server), "sam", autoconnect=False, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        room = await spectate(app, pilot, code)
+        await race_bots(ann, ben)
+        await until(pilot, lambda: room.model.phase == Phase.RACING, "the start")
+        await play(ann, solution()[0])
+        await until(pilot, lambda: "you watch live" in str(room.screen.info.content), "feature 8: how late")
+        await play(ann, *solution()[1:])
+        await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
+        results = top(app)
+        assert isinstance(results, ResultsScreen)
+        assert not results.can_rematch and "rematch" not in {str(b.id) for b in results.query("Button")}
+        await pilot.press("r")
+        assert isinstance(top(app), ResultsScreen), "r does nothing for a spectator"
+        winner = room.model.standings[0].time_ms
+        assert winner is not None and room.screen.clock.elapsed_ms == winner
+        assert str(room.screen.clock.render()) != "0:00.0"
+    # Joining the finished room afterwards: the clock shows the race's time, not 0:00.0.
+    late = RaceApp(url_of(server), "tom", autoconnect=False, automove=False)
+    async with late.run_test(size=SIZE) as pilot:
+        room = await spectate(late, pilot, code)
+        await until(pilot, lambda: isinstance(top(late), ResultsScreen), "the results")
+        assert room.screen.clock.elapsed_ms == winner
+    for bot in (ann, ben):
+        await bot.close()
+
+
+# -- the waiting room and the lobby ----------------------------------------------------------------
+
+
+async def test_bug11_undo_off_says_so_and_bug14_boxes_show_their_state(server: RaceServer) -> None:
+    app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
+    bob = await WsClient.open(url_of(server), "bob")
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        undo = app.lobby.query_one("#undo", Checkbox)
+        on = str(undo.render())
+        await pilot.click("#undo")
+        assert not undo.value and str(undo.render()) != on, "bug 14: on and off draw differently"
+        assert "✓" in on and "✓" not in str(undo.render())
+        room = await create_deal_1(app, pilot)
+        assert "undo off" in " ".join(room.screen.view.cover)
+        await start_race(app, pilot, bob, room)
+        await pilot.press("7", "0")
+        await settle(pilot, room)
+        await pilot.press("u")
+        assert room.screen.message_text == "Undo is off in this race"
+        assert room.screen.board.move_stack == [Move.parse("70")]
+    await bob.close()
+
+
+async def test_bug5_the_code_field_is_empty_after_a_join(server: RaceServer) -> None:
+    host = await WsClient.open(url_of(server), "host")
+    created = await host.call(CreateRoom())
+    assert isinstance(created, RoomState)
+    app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        code = app.lobby.query_one("#code", Input)
+        code.value = created.room
+        await pilot.click("#join")
+        await until(pilot, lambda: app.room is not None, "the room")
+        room = room_of(app)
+        cover = " ".join(room.screen.view.cover)
+        assert "Share this code" not in cover, "feature 5: the joiner is not asked to share it"
+        assert "deal chosen at start" in cover
+        await pilot.press("l")
+        await until(pilot, lambda: isinstance(top(app), LobbyScreen), "the lobby")
+        await pilot.press("ctrl+j")
+        assert code.value == "" and code.has_focus
+    await host.close()
+
+
+async def test_bug15_a_long_lobby_message_does_not_move_the_lobby(server: RaceServer) -> None:
+    app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        lobby = app.lobby
+        await connect(app, pilot)
+        before = lobby.query_one("#columns").region
+        lobby.show_status("a long message " * 12, "error")
+        await pilot.pause()
+        assert lobby.query_one("#columns").region == before
+        lobby.show_status("short")
+        await pilot.pause()
+        assert lobby.query_one("#columns").region == before
+
+
+async def test_bug16_a_burst_of_typing_and_backspaces_keeps_every_key(server: RaceServer) -> None:
+    app = RaceApp(url_of(server), "alice", autoconnect=True, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.connected, "connected")
+        code = app.lobby.query_one("#code", Input)
+        await pilot.click("#code")
+        for _ in range(5):  # the rooms list refreshes meanwhile (F5 does it at once)
+            await pilot.press(*"QWE123", *["backspace"] * 6, "f5")
+            assert code.value == ""
+        await pilot.press(*"ABC123", "backspace", "backspace", "X")
+        assert code.value == "ABC1X"
+
+
+async def test_bug6_names_show_as_the_server_sends_them() -> None:
+    racers = tuple(
+        Racer(player=p, name=n, status="racing", connected=True, progress=0, moves=0, time_ms=None)
+        for p, n in (("me", "Ann"), ("bob", "Ann (2)"))
+    )
+    ScriptedConnection.replies = {"join_room": lambda m: replace(racing_state(True), racers=racers)}
+    app = scripted_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.connected, "the scripted session")
+        app.lobby.query_one("#code", Input).value = "ABCDEF"
+        await pilot.click("#join")
+        await until(pilot, lambda: app.room is not None, "the room")
+        assert [v.name for v in shown(room_of(app))] == ["Ann", "Ann (2)"]
+
+
+# -- spectators resync from what the server sends ------------------------------------------------
+
+
+async def test_bug8_a_spectator_board_out_of_step_waits_and_resyncs() -> None:
+    moves = solution()
+
+    def state(played: int, history: int) -> RoomState:
+        racer = Racer(
+            player="ann",
+            name="ann",
+            status="racing",
+            connected=True,
+            progress=board_after(moves[:played]).progress,
+            moves=played,
+            time_ms=None,
+        )
+        watched = (Watched(player="ann", history=tuple(map(str, moves[:history])), actions=history),)
+        return replace(racing_state(True), role="spectator", racers=(racer,), watching=watched)
+
+    # The first room frame lost the history (a restarted server); the resync gets all of it.
+    answers = iter([state(9, 0), state(10, 10)])
+    ScriptedConnection.replies = {"join_room": lambda m: next(answers), "leave": lambda m: Ok()}
+    app = scripted_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.connected, "the scripted session")
+        app.lobby.query_one("#code", Input).value = "ABCDEF"
+        await pilot.click("#spectate")
+        await until(pilot, lambda: app.room is not None, "the room")
+        room = room_of(app)
+        conn = ScriptedConnection.last
+        home = board_after(moves[:10]).progress
+        conn.on_event(
+            Progress(player="ann", progress=home, moves=10, status="racing", elapsed_ms=1, move=str(moves[9]))
+        )
+        await until(pilot, lambda: room.screen.board.move_stack == list(moves[:10]), "the resync")
+        assert [m.TYPE for m in conn.sent if m.TYPE != "list_rooms"] == ["join_room", "leave", "join_room"]
+        assert not room.spectate.stale and not room.screen.view.cover
+        assert isinstance(conn.sent[-2], Leave)
+
+
+# -- coming back: restarts, resumed sessions -------------------------------------------------------
+
+
+async def test_bug7_server_restarted_without_its_store_the_client_carries_on(data_home: Path) -> None:
+    first = RaceServer(config(), MemoryStore())
+    await first.start()
+    port = first.port
+    app = RaceApp(url_of(first), "alice", autoconnect=False, automove=False)
+    bob = await WsClient.open(url_of(first), "bob")
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        room = await create_deal_1(app, pilot)
+        await start_race(app, pilot, bob, room)
+        await first.stop()
+        # Feature 3: the attempts and the seat's time left show while the server is away.
+        await until(pilot, lambda: "attempt 2" in str(room.screen.info.content), "a second attempt")
+        assert "seat kept" in str(room.screen.info.content)
+        again = RaceServer(config(port=port), MemoryStore())
+        await again.start()
+        await until(pilot, lambda: isinstance(top(app), LobbyScreen), "the lobby", wait=10)
+        assert "no longer knows it" in app.lobby.status_text
+        assert app.connected
+        assert not app.lobby.query_one("#columns").disabled, "the lobby works at once"
+        room = await create_deal_1(app, pilot)
+        assert room.model.phase == Phase.WAITING
+        await again.stop()
+    await bob.close()
+
+
+async def test_a_restarted_client_comes_back_to_its_race(server: RaceServer, data_home: Path) -> None:
+    bob = await WsClient.open(url_of(server), "bob")
+    app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        room = await create_deal_1(app, pilot)
+        code = room.code
+        await start_race(app, pilot, bob, room)
+        await pilot.press("7", "0")
+        await settle(pilot, room)
+        # Quitting a live race asks first.
+        await pilot.press("ctrl+q")
+        assert app.is_running and "Press ctrl+q again" in room.screen.message_text
+        await pilot.press("ctrl+q")
+    saved = SavedSession.load()
+    assert saved is not None and saved.room == code and saved.server == url_of(server)
+    again = RaceApp(None, None, automove=False)  # no address: the saved session's
+    async with again.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: again.room is not None, "back in the room")
+        room = room_of(again)
+        assert room.code == code and room.model.phase == Phase.RACING
+        assert room.screen.board.move_stack == [Move.parse("70")], "the board as the server has it"
+        assert "Welcome back" in room.screen.message_text
+        await pilot.press("3", "c")
+        await settle(pilot, room)
+        assert room.screen.board.move_stack == [Move.parse("70"), Move.parse("3c")]
+    await bob.close()
