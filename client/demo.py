@@ -94,9 +94,9 @@ class RaceDemoApp(App[None]):
             sink=self.sink,
             race=True,
             undo_allowed=True,
-            title=f"ROOM42 · {board.rules.title} #1",
+            title=f"Room ROOM42 · {board.rules.title}",
             racers=demo_racers(board),
-            racers_title=f"Racers · {encode('seahaven', 1)}",
+            racers_title=f"Racers 5/6\n{encode('seahaven', 1)}",
         )
         self.sink.screen = self.game_screen
         self.initial_selection = select

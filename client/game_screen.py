@@ -109,6 +109,7 @@ class GameScreen(Screen[None]):
     """A board, its status line, a message line, and (in a race) the rivals panel."""
 
     CSS_PATH = Path(__file__).with_name("game_screen.tcss")
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]  # noqa: RUF012 (Textual declares it so)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help"),
@@ -199,7 +200,7 @@ class GameScreen(Screen[None]):
         self._stuck_posted = False
         self.press_twice = PressTwice()
         """The one risky-key confirmation of this screen: any other key cancels it."""
-        self.actions = 0
+        self.actions = len(board.move_stack)
         """Moves and undos played (what the server counts as a racer's moves)."""
         self.show_progress = True
         """Whether the status line shows cards home and moves (not between races)."""

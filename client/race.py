@@ -544,7 +544,7 @@ class RaceController:
         watched = self.spectate.watched
         racer = model.racers.get(watched) if watched is not None else None
         if model.spectating and racer is not None and watched in self.spectate.boards:
-            return f"Watching {racer.name} · {title}"
+            return f"Watching {racer.name} · Room {model.code}"  # short: it fits at 80 columns
         return title
 
     def _say(self, text: str, kind: str = "info") -> None:
@@ -559,7 +559,7 @@ class RaceController:
         screen.cover = self._cover()
         screen.between_races = model.phase in (Phase.WAITING, Phase.COUNTDOWN)
         screen.starts_at = model.starts_at if model.phase == Phase.COUNTDOWN else None
-        info = [f"deal {model.deal}"] if model.deal and model.phase in (Phase.RACING, Phase.FINISHED) else []
+        info: list[str] = []
         if model.spectating and self.can_watch():
             order = self.spectate.order(model.racers)
             info.insert(0, f"board {order.index(self.spectate.watched or '') + 1} of {len(order)}")
@@ -574,7 +574,10 @@ class RaceController:
         if self.reconnecting:
             info.append(self._away_text())
         screen.info_line = " · ".join(info)
-        screen.racers = (tuple(self.racer_views()), f"Racers {len(model.racers)}/{model.seats}")
+        title = f"Racers {len(model.racers)}/{model.seats}"
+        if model.deal and model.phase in (Phase.RACING, Phase.FINISHED):
+            title += f"\n{model.deal}"  # the deal code, to play it again later
+        screen.racers = (tuple(self.racer_views()), title)
         screen.refresh_bindings()
 
     def _away_text(self) -> str:

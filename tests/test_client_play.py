@@ -10,9 +10,12 @@ from pathlib import Path
 import pytest
 from textual.app import App
 
+from client.board_view import card_face, geometry
 from client.game_screen import GameScreen
 from client.help import HelpScreen, rules_rows
 from client.places import Place, with_symbols
+from client.review import ReviewScreen
+from client.screenshots import sample_histories, save_all
 from client.solo import SoloApp
 from client.stats import RaceRecord, Stats
 from client.stats_screen import StatsScreen
@@ -303,3 +306,50 @@ def test_user_data_lives_in_the_xdg_data_directory(tmp_path: Path) -> None:
     assert SavedSession.load(tmp_path) is None
     (tmp_path / "session.json").write_text("not json")
     assert SavedSession.load(tmp_path) is None
+
+
+# -- the post-race review, big tables, screenshots ---------------------------------------------------
+
+
+async def test_review_steps_through_any_racers_moves() -> None:
+    histories = sample_histories()
+    names = {"p1": "tomasz", "p2": "alice"}
+    app = ScreenApp(GameScreen(Board.deal("seahaven", 1)))
+    async with app.run_test(size=SIZE) as pilot:
+        review = ReviewScreen(encode("seahaven", 1), histories, names, first="p2")
+        await app.push_screen(review)
+        assert review.player == "p2" and review.board == Board.deal("seahaven", 1)
+        await pilot.press("right", "right", "right")
+        assert review.board.move_stack == [Move.parse(m) for m in histories[1].history[:3]]
+        assert "alice · move 3 of 30" in review.line_text
+        await pilot.press("]")  # the other racer at the same move number
+        assert review.player == "p1" and "tomasz · move 3 of" in review.line_text
+        assert review.board.move_stack == [Move.parse(m) for m in histories[0].history[:3]]
+        await pilot.press("end")
+        assert review.board.is_won() and "52/52 home" in review.line_text
+        await pilot.press("[")
+        assert review.player == "p2" and review.at == 30, "alice has fewer moves: her last"
+        await pilot.press("home")
+        assert review.board == Board.deal("seahaven", 1)
+        await pilot.press("escape")
+        assert app.screen is app.game_screen
+
+
+def test_big_tables_get_big_cards() -> None:
+    big = geometry(10, 4, 124, 48, 7)
+    assert (big.card_h, big.step) == (5, 2) and big.face >= 10
+    assert geometry(10, 4, 80, 21, 7).card_h == 3, "80x24 as before"
+    assert card_face(Card.parse("TH"), 6, 2, 5) == "  ♥   " and card_face(Card.parse("TH"), 6, 1, 5) == " " * 6
+
+
+async def test_screenshots_are_written(tmp_path: Path) -> None:
+    written = await save_all(tmp_path)
+    assert {p.name for p in written} == {
+        "race-80x24.svg",
+        "race-160x50.svg",
+        "results.svg",
+        "stats.svg",
+        "review.svg",
+        "lobby-80x24.svg",
+    }
+    assert "tomasz&#160;wins" in (tmp_path / "results.svg").read_text()
