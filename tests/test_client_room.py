@@ -346,3 +346,60 @@ async def test_a_restarted_client_comes_back_to_its_race(server: RaceServer, dat
         await settle(pilot, room)
         assert room.screen.board.move_stack == [Move.parse("70"), Move.parse("3c")]
     await bob.close()
+
+
+# -- auto-move in a race ----------------------------------------------------------------------------
+
+
+async def test_auto_moves_in_a_race_are_ordinary_moves_the_server_judges(server: RaceServer) -> None:
+    app = RaceApp(url_of(server), "alice", autoconnect=False, automove=True)
+    bob = await WsClient.open(url_of(server), "bob")
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        room = await create_deal_1(app, pilot)
+        await start_race(app, pilot, bob, room)
+        screen = room.screen
+        auto = 0
+        for move in solution()[:30]:
+            if not screen.board.is_legal(move):
+                continue  # auto-move already sent that card home
+            before = screen.actions
+            text = str(move).split(":")[0]
+            screen.action_pick(text[0])
+            screen.action_pick(text[-1])
+            auto += screen.actions - before - 1
+        await settle(pilot, room)
+        assert auto > 0, "some cards went home by themselves"
+        me = room.model.racers[room.model.me]
+        assert (me.progress, me.moves) == (screen.board.progress, screen.actions), "the server counted every one"
+        # Bug 2: after an undo the status line and the panels count the same moves.
+        await pilot.press("u")
+        await settle(pilot, room)
+        me = room.model.racers[room.model.me]
+        assert me.moves == screen.actions == shown(room)[0].moves
+        assert f"{screen.actions} moves" in str(screen.info.content)
+    await bob.close()
+
+
+async def test_lobby_statistics_replay_a_races_deal(data_home: Path) -> None:
+    from client.app import PracticeScreen
+    from client.stats import RaceRecord, Stats
+    from client.stats_screen import StatsScreen
+    from seahaven import encode
+
+    stats = Stats.load(data_home / "stats.json")
+    code = encode("seahaven", 5)
+    stats.record_race(RaceRecord("2026-11-30T15:00:00", "ABC123", "seahaven", code, 1, 2, "finished", 90, 52, 99_000))
+    app = RaceApp("ws://127.0.0.1:9", "alice", autoconnect=False, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        assert isinstance(top(app), StatsScreen)
+        await pilot.click("#races", offset=(2, 1))
+        await pilot.press("enter")
+        await pilot.pause()
+        practice = top(app)
+        assert isinstance(practice, PracticeScreen) and practice.board == Board.from_code(code)
+        assert practice.hints and code in practice.title_text
+        await pilot.press("escape")
+        assert isinstance(top(app), LobbyScreen)
