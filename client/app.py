@@ -35,7 +35,8 @@ from seahaven import Board, decode
 from .game_screen import GameScreen
 from .lobby import LobbyScreen
 from .net import ConnectionLost, RaceConnection, ServerError
-from .race import RaceController, RaceScreen
+from .race import RaceController
+from .race_screen import RaceScreen
 from .stats import RaceRecord, Stats
 from .stats_screen import StatsScreen
 from .userdata import SavedSession, Settings

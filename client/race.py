@@ -7,9 +7,9 @@ The room's concerns live in their own modules; ``RaceController`` joins them up:
   worker of the screen; a ``moved`` reply confirms the optimistic action, an ``error`` rolls
   it back with its reason;
 - ``Boards`` (client/spectating.py): a spectator's copy of every racer's board;
-- ``RaceScreen`` (below): a ``GameScreen`` whose reactive attributes (lock, cover, info,
+- ``RaceScreen`` (client/race_screen.py): a ``GameScreen`` whose reactive attributes (lock, cover, info,
   racers, countdown) redraw their widgets in ``watch_*`` methods; the controller only assigns
-  them (``_render``).
+  them (``_render``), with the words from client/room_text.py.
 
 When the socket drops, the connection reconnects by itself; the screen is locked meanwhile
 (with the attempts and the time left to keep the seat), and the room frame the server sends
@@ -24,14 +24,12 @@ import math
 import time
 from collections.abc import Coroutine, Iterable
 from datetime import UTC, datetime
-from typing import Any, ClassVar, Final, Protocol
+from typing import Any, Protocol
 
-from textual.binding import Binding, BindingType
-from textual.reactive import reactive
 from textual.timer import Timer
 from textual.worker import Worker
 
-from protocol.enums import EndReason, Phase, Role, Status
+from protocol.enums import Phase, Role, Status
 from protocol.messages import (
     Countdown,
     JoinRoom,
@@ -46,35 +44,27 @@ from protocol.messages import (
     Resign,
     Result,
     RoomState,
-    Standing,
     Started,
     Undo,
     Watched,
 )
 from protocol.schema import Message
-from seahaven import Board, Move, parse_board, preset
+from seahaven import Board, Move, parse_board
 
-from .game_screen import GameScreen
+from . import room_text
 from .net import ConnectionLost, ServerError
 from .outbox import Outbox, Requester
 from .places import with_symbols
-from .results import LOBBY, REMATCH, REVIEW, ResultRow, ResultsScreen
+from .race_screen import RaceScreen
+from .results import LOBBY, REMATCH, REVIEW, ResultsScreen
 from .review import ReviewScreen
-from .rivals import RacerView, plural
-from .room_model import RoomModel, ServerClock, now_ms
+from .rivals import plural
+from .room_model import RoomModel
+from .room_text import Seen
 from .spectating import Boards
 from .stats import RaceRecord
 
 log = logging.getLogger("seahaven.client")
-
-OUT_OF_RACE: Final = {
-    Status.STUCK: "No legal move is left, and undo is off: you are out of this race",
-    Status.RESIGNED: "You resigned this race",
-    Status.FORFEIT: "You were away too long: the race went on without you",
-    Status.FINISHED: "All 52 cards home: you finished!",
-}
-
-__all__ = ["RaceController", "RaceHost", "RaceScreen", "now_ms"]
 
 
 class RaceHost(Protocol):
@@ -103,134 +93,6 @@ def board_from_state(deal: str | None, history: Iterable[str], board_text: str |
     if board_text is not None:
         return parse_board(board_text, preset_name)
     return Board.deal(preset_name, 1)
-
-
-def headline(reason: str | None, standings: tuple[Standing, ...], me: str) -> str:
-    """The results' first line, from the player's point of view."""
-    if not standings:
-        return "Race over"
-    first = standings[0]
-    who = "you" if first.player == me else first.name
-    if reason == EndReason.WON:
-        return "You win!" if first.player == me else f"{first.name} wins"
-    if reason == EndReason.TIME_LIMIT:
-        return f"Time is up: {who} got furthest"
-    if reason == EndReason.ALL_DONE:
-        return f"Nobody finished: {who} got furthest"
-    return "Race abandoned"
-
-
-def result_rows(standings: Iterable[Standing], me: str) -> list[ResultRow]:
-    """The standings for the results view: a time only for those who finished."""
-    return [
-        ResultRow(
-            s.place,
-            s.name,
-            "did not finish" if s.status == Status.RACING else s.status,
-            s.progress,
-            s.moves,
-            s.time_ms if s.status == Status.FINISHED else None,
-            s.player == me,
-        )
-        for s in standings
-    ]
-
-
-class RaceScreen(GameScreen):
-    """The game screen of a room: Ready (``r``), Leave (``l``, twice during a race), the
-    watched racer (``[`` / ``]``); its reactive attributes redraw the widgets."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "ready", "Ready"),
-        Binding("l", "leave", "Leave room"),
-        Binding("left_square_bracket", "watch(-1)", "Previous racer", key_display="["),
-        Binding("right_square_bracket", "watch(1)", "Next racer", key_display="]"),
-        Binding("shift+tab", "watch(-1)", "Previous racer", show=False),
-        Binding("tab", "watch(1)", "Next racer", show=False),
-    ]
-
-    lock_text: reactive[str | None] = reactive[str | None]("…", init=False)
-    """Why the board refuses input (None: the player may move)."""
-    cover: reactive[tuple[str, ...] | None] = reactive[tuple[str, ...] | None](None, init=False)
-    """The lines shown instead of the cards (empty: the cards; None: as the screen has it)."""
-    info_line: reactive[str] = reactive("", init=False)
-    racers: reactive[tuple[tuple[RacerView, ...], str]] = reactive[tuple[tuple[RacerView, ...], str]](
-        ((), "Racers"), init=False
-    )
-    """The racers panel's rows and title."""
-    starts_at: reactive[int | None] = reactive[int | None](None, init=False)
-    """The countdown's end on the server's clock (None: no countdown)."""
-    between_races: reactive[bool] = reactive(True, init=False)
-
-    def __init__(
-        self, controller: RaceController, board: Board, *, undo_allowed: bool, title: str, automove: bool = True
-    ) -> None:
-        super().__init__(board, sink=controller, race=True, undo_allowed=undo_allowed, title=title, automove=automove)
-        self.controller = controller
-        self.server_clock: ServerClock = controller.model.clock
-        self._ticker: Timer | None = None
-
-    # -- watchers: the reactive attributes onto the widgets ------------------------------
-
-    def watch_lock_text(self, reason: str | None) -> None:
-        self.set_locked(reason)
-
-    def watch_cover(self, lines: tuple[str, ...] | None) -> None:
-        if lines is not None:
-            self.set_cover(*lines)
-
-    def watch_info_line(self, text: str) -> None:
-        self.set_info(text)
-
-    def watch_racers(self, racers: tuple[tuple[RacerView, ...], str]) -> None:
-        self.update_racers(*racers)
-
-    def watch_between_races(self, between: bool) -> None:
-        self.set_progress_shown(not between)
-
-    def watch_starts_at(self, starts_at: int | None) -> None:
-        if starts_at is None:
-            if self._ticker is not None:
-                self._ticker.stop()
-                self._ticker = None
-            self.set_countdown(None)
-            return
-        self._tick()
-        if self._ticker is None:
-            self._ticker = self.set_interval(0.1, self._tick)
-
-    def _tick(self) -> None:
-        if self.starts_at is not None:
-            left = self.starts_at - self.server_clock.now()
-            self.set_countdown(max(1, math.ceil(left / 1000)))
-
-    # -- keys --------------------------------------------------------------------------
-
-    def action_ready(self) -> None:
-        self.controller.toggle_ready()
-
-    def action_leave(self) -> None:
-        self.controller.ask_leave()
-
-    def action_watch(self, step: int) -> None:
-        self.controller.watch(step)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        c = self.controller
-        model = c.model
-        if action == "ready":
-            rematch = model.phase == Phase.FINISHED and model.role == Role.RACER and not c.asked_rematch
-            return (model.can_ready() and not c.reconnecting) or rematch
-        if action == "resign":
-            return model.racing_now()
-        if action == "undo":
-            # Shown whenever a racer could play: pressed in a room without undo, it says so.
-            return model.racing_now() or model.stuck_now()
-        if action == "smart":
-            return model.racing_now()
-        if action == "watch":
-            return c.can_watch()
-        return super().check_action(action, parameters)
 
 
 class RaceController:
@@ -501,51 +363,14 @@ class RaceController:
         model = self.model
         return model.spectating and model.phase == Phase.RACING and self.spectate.watched in self.spectate.boards
 
-    def racer_views(self) -> list[RacerView]:
-        """You first, then the others in seat order."""
-        model = self.model
-        views: list[RacerView] = []
-        for player, racer in model.racers.items():
-            progress, moves = racer.progress, racer.moves
-            you = player == model.me
-            if you and model.phase == Phase.RACING:
-                progress, moves = self.screen.board.progress, self.screen.actions  # optimistic
-            watched = player == self.spectate.watched and player in self.spectate.boards
-            view = RacerView(racer.name, progress, moves, racer.status, racer.time_ms, racer.connected, you, watched)
-            if you:
-                views.insert(0, view)
-            else:
-                views.append(view)
-        return views
-
-    def lock_reason(self) -> str | None:
-        """Why the board refuses input now, or None when the player may move."""
-        model = self.model
-        if self.reconnecting:
-            return "Connection lost: reconnecting…"
-        if model.spectating:
-            return "Spectating: only racers move"
-        if model.phase in (Phase.WAITING, Phase.COUNTDOWN):
-            return "The race has not started: r when you are ready"
-        if model.phase == Phase.FINISHED:
-            return "The race is over"
-        status = model.my_status()
-        if status == Status.STUCK and model.undo:
-            return None  # only an undo is possible, and it gets the racer going again
-        if status is not None and status != Status.RACING:
-            return OUT_OF_RACE.get(status, f"You are {status}")
-        return None
-
     # -- drawing --------------------------------------------------------------------
 
+    def _seen(self) -> Seen:
+        board = self.screen.board
+        return Seen(board.progress, self.screen.actions, board.is_won(), self.results_open, self.asked_rematch)
+
     def _title(self) -> str:
-        model = self.model
-        title = f"Room {model.code} · {preset(model.preset).title}"
-        watched = self.spectate.watched
-        racer = model.racers.get(watched) if watched is not None else None
-        if model.spectating and racer is not None and watched in self.spectate.boards:
-            return f"Watching {racer.name} · Room {model.code}"  # short: it fits at 80 columns
-        return title
+        return room_text.title(self.model, self.spectate)
 
     def _say(self, text: str, kind: str = "info") -> None:
         self.screen.flash(with_symbols(text), kind)
@@ -555,8 +380,9 @@ class RaceController:
         if self.closed:
             return
         model, screen = self.model, self.screen
-        screen.lock_text = self.lock_reason()
-        screen.cover = self._cover()
+        seen = self._seen()
+        screen.lock_text = room_text.lock_reason(model, reconnecting=self.reconnecting)
+        screen.cover = room_text.cover(model, self.spectate, seen)
         screen.between_races = model.phase in (Phase.WAITING, Phase.COUNTDOWN)
         screen.starts_at = model.starts_at if model.phase == Phase.COUNTDOWN else None
         info: list[str] = []
@@ -577,7 +403,7 @@ class RaceController:
         title = f"Racers {len(model.racers)}/{model.seats}"
         if model.deal and model.phase in (Phase.RACING, Phase.FINISHED):
             title += f"\n{model.deal}"  # the deal code, to play it again later
-        screen.racers = (tuple(self.racer_views()), title)
+        screen.racers = (tuple(room_text.racer_views(model, self.spectate, seen)), title)
         screen.refresh_bindings()
 
     def _away_text(self) -> str:
@@ -587,60 +413,6 @@ class RaceController:
             left = self.grace_ms / 1000 - (time.monotonic() - self._dropped_at)
             text += f" · seat kept {max(0, math.ceil(left))} s" if left > 0 else " · the seat may be lost"
         return text
-
-    def _cover(self) -> tuple[str, ...] | None:
-        """The message shown instead of the cards (empty: the cards; None: leave it as it is)."""
-        model = self.model
-        n, seats = len(model.racers), model.seats
-        ready = sum(1 for r in model.racers.values() if r.status == Status.READY)
-        if model.phase == Phase.WAITING:
-            lines = [f"Room {model.code}", *model.settings_lines()]
-            if model.created:
-                lines.append("Share this code: your friend joins with it")
-            lines.append("")
-            if model.spectating:
-                lines.append("You are watching: the race starts when every racer is ready")
-            elif model.my_status() == Status.READY:
-                lines.append("You are ready ✓ · waiting for the others")
-                lines.append("r: not ready after all")
-            else:
-                lines.append("Press r when you are ready")
-            lines.append(f"{n} of {seats} racers · {ready} ready" + (" · 2 needed" if n < 2 else ""))
-            lines.append("l: leave the room")
-            return tuple(lines)
-        if model.phase == Phase.COUNTDOWN:
-            return ()
-        spectating = (f"Spectating room {model.code}", "the racers' progress is on the right", "l: leave the room")
-        if model.spectating and model.phase == Phase.RACING:
-            watched = self.spectate.watched
-            if watched in self.spectate.stale:
-                name = model.racers[watched].name if watched in model.racers else "this racer"
-                return (f"{name}'s board is out of step", "catching up with the server…", "[ and ]: another racer")
-            if self.spectate.watched_board() is not None:
-                return ()  # the watched racer's board
-        if model.spectating and (model.phase != Phase.FINISHED or self.results_open):
-            return spectating  # no board to show (an older server sends no moves), only the progress
-        if model.phase == Phase.RACING and self.screen.board.is_won():
-            return None  # the screen's own "all 52 cards home" banner
-        if model.phase == Phase.FINISHED and self.results_open:
-            return None
-        if model.phase == Phase.FINISHED:
-            present = [r for r in model.racers.values() if r.connected]
-            votes = [r.name for p, r in model.racers.items() if p in model.rematch]
-            if self.asked_rematch or model.spectating or votes:
-                if len(present) < 2:
-                    return ("Rematch?", "Nobody else is left in the room", "l: back to the lobby")
-                waiting = [r.name for p, r in model.racers.items() if r.connected and p not in model.rematch]
-                return (
-                    "Rematch?",
-                    f"{len(votes)} of {len(present)} racers want one",
-                    ("waiting for " + ", ".join(waiting)) if waiting else "starting…",
-                    "r: rematch · v: review the race · l: back to the lobby"
-                    if not self.asked_rematch and not model.spectating
-                    else "v: review the race · l: back to the lobby",
-                )
-            return ("The race is over", "r: rematch · v: review the race · l: back to the lobby")
-        return ()
 
     # -- phases ---------------------------------------------------------------------
 
@@ -678,8 +450,8 @@ class RaceController:
             return
         self._record()
         self.screen.show_results(
-            result_rows(model.standings, model.me),
-            headline(model.reason, model.standings, model.me),
+            room_text.result_rows(model.standings, model.me),
+            room_text.headline(model.reason, model.standings, model.me),
             self.choose,
             can_rematch=model.role == Role.RACER,
             can_review=model.deal is not None,

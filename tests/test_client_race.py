@@ -22,7 +22,8 @@ from client.board_view import BoardView
 from client.game_screen import GameScreen
 from client.lobby import LobbyScreen
 from client.places import Place
-from client.race import RaceController, RaceScreen
+from client.race import RaceController
+from client.race_screen import RaceScreen
 from client.results import ResultsScreen
 from client.rivals import RacerView, RivalsPanel, status_text
 from client.room_model import now_ms

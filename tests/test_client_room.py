@@ -15,7 +15,8 @@ from textual.widgets import Checkbox, Input
 
 from client.app import RaceApp
 from client.lobby import LobbyScreen
-from client.race import RaceController, RaceScreen
+from client.race import RaceController
+from client.race_screen import RaceScreen
 from client.results import ResultsScreen
 from client.review import ReviewScreen
 from client.rivals import status_text
@@ -403,3 +404,25 @@ async def test_lobby_statistics_replay_a_races_deal(data_home: Path) -> None:
         assert practice.hints and code in practice.title_text
         await pilot.press("escape")
         assert isinstance(top(app), LobbyScreen)
+
+
+async def test_bug7_the_lobby_connects_again_by_itself_after_giving_up() -> None:
+    import functools
+
+    from client.net import RaceConnection
+
+    first = RaceServer(config(), MemoryStore())
+    await first.start()
+    port = first.port
+    factory = functools.partial(RaceConnection, give_up_after=0.5)
+    app = RaceApp(url_of(first), "alice", autoconnect=True, automove=False, connection_factory=factory)
+    async with app.run_test(size=SIZE) as pilot:
+        lobby = app.lobby
+        await until(pilot, lambda: app.connected, "connected")
+        await first.stop()
+        await until(pilot, lambda: "trying again every 5 s" in lobby.status_text, "the give-up", wait=8)
+        again = RaceServer(config(port=port), MemoryStore())
+        await again.start()
+        await until(pilot, lambda: app.connected and "Connected to" in lobby.status_text, "back by itself", wait=15)
+        assert not lobby.query_one("#columns").disabled
+        await again.stop()
