@@ -98,8 +98,8 @@ class RaceApp(App[None]):
         super().__init__()
         self.data = data
         self.saved = SavedSession.load(data) if resume else None
-        if self.saved is not None and server not in (None, self.saved.server):
-            self.saved = None  # another server: a new session there
+        if self.saved is not None and (server not in (None, self.saved.server) or name not in (None, self.saved.name)):
+            self.saved = None  # another server or another name: a new session
         self.server = server or (self.saved.server if self.saved else DEFAULT_SERVER)
         self.player_name = name or (self.saved.name if self.saved else default_name())
         self.connection_factory = connection_factory
@@ -141,7 +141,7 @@ class RaceApp(App[None]):
             self.post_message(self.NetStatus(status, box[0]))
 
         saved, self.saved = self.saved, None  # resumed at most once
-        token = saved.token if saved is not None and saved.server == url else None
+        token = saved.token if saved is not None and (saved.server, saved.name) == (url, name) else None
         conn = self.connection_factory(url, name, on_event, on_status, token=token)
         box.append(conn)
         # A resumed session's room frame may come before connect() returns: be ready for it.

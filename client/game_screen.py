@@ -692,12 +692,12 @@ class GameScreen(Screen[None]):
         board = self.board
         parts: list[str | tuple[str, str]] = [(self.title_text, "bold")]
         if self.show_progress:
-            parts.append(f"  ·  {board.progress}/52 home  ·  {plural(self.actions, 'move')}")
+            parts.append(f" · {board.progress}/52 home · {plural(self.actions, 'move')}")
         pending = len(self.game.pending)
         if pending:
-            parts.append((f"  ·  ⋯ {pending} unconfirmed", "italic #fde047"))
+            parts.append((f" · ⋯ {pending} unconfirmed", "italic #fde047"))
         if self.info_text:
-            parts.append(f"  ·  {self.info_text}")
+            parts.append(f" · {self.info_text}")
         self.info.update(Content.assemble(*parts))
 
 

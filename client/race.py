@@ -58,7 +58,6 @@ from .places import with_symbols
 from .race_screen import RaceScreen
 from .results import LOBBY, REMATCH, REVIEW, ResultsScreen
 from .review import ReviewScreen
-from .rivals import plural
 from .room_model import RoomModel
 from .room_text import Seen
 from .spectating import Boards
@@ -385,22 +384,20 @@ class RaceController:
         screen.cover = room_text.cover(model, self.spectate, seen)
         screen.between_races = model.phase in (Phase.WAITING, Phase.COUNTDOWN)
         screen.starts_at = model.starts_at if model.phase == Phase.COUNTDOWN else None
+        # The status line stays within 80 columns: the rest goes to the racers panel's title.
         info: list[str] = []
-        if model.spectating and self.can_watch():
-            order = self.spectate.order(model.racers)
-            info.insert(0, f"board {order.index(self.spectate.watched or '') + 1} of {len(order)}")
-        elif model.spectating:
+        if model.spectating and not self.can_watch():
             info.append("spectating")
         if model.spectating and model.phase == Phase.RACING:
             late = screen.spectator_delay_s
             if late is not None:
-                info.append(f"you watch {late} s late" if late else "you watch live")
-        if model.spectators:
-            info.append(plural(model.spectators, "spectator"))
+                info.append(f"{late} s late" if late else "live")
         if self.reconnecting:
             info.append(self._away_text())
         screen.info_line = " · ".join(info)
         title = f"Racers {len(model.racers)}/{model.seats}"
+        if model.spectators:
+            title += f" · {model.spectators} watching"
         if model.deal and model.phase in (Phase.RACING, Phase.FINISHED):
             title += f"\n{model.deal}"  # the deal code, to play it again later
         screen.racers = (tuple(room_text.racer_views(model, self.spectate, seen)), title)

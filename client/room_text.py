@@ -80,7 +80,7 @@ def title(model: RoomModel, spectate: Boards) -> str:
     racer = model.racers.get(watched) if watched is not None else None
     if model.spectating and racer is not None and watched in spectate.boards:
         return f"Watching {racer.name} · Room {model.code}"  # short: it fits at 80 columns
-    return f"Room {model.code} · {preset(model.preset).title}"
+    return f"Room {model.code} · {preset(model.preset).title.split(',')[0]}"  # the rules in full: ? help
 
 
 def cover(model: RoomModel, spectate: Boards, seen: Seen) -> tuple[str, ...] | None:

@@ -142,7 +142,7 @@ async def test_bug12_a_spectators_results_offer_no_rematch_and_keep_the_time(ser
         await race_bots(ann, ben)
         await until(pilot, lambda: room.model.phase == Phase.RACING, "the start")
         await play(ann, solution()[0])
-        await until(pilot, lambda: "you watch live" in str(room.screen.info.content), "feature 8: how late")
+        await until(pilot, lambda: str(room.screen.info.content).endswith(" · live"), "feature 8: how late")
         await play(ann, *solution()[1:])
         await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
         results = top(app)
@@ -426,3 +426,37 @@ async def test_bug7_the_lobby_connects_again_by_itself_after_giving_up() -> None
         await until(pilot, lambda: app.connected and "Connected to" in lobby.status_text, "back by itself", wait=15)
         assert not lobby.query_one("#columns").disabled
         await again.stop()
+
+
+def status_width(room: RaceController) -> int:
+    """Columns the status line needs: the title and info, the clock and their padding."""
+    return len(str(room.screen.info.content)) + len(str(room.screen.clock.render())) + 4
+
+
+async def test_the_status_line_fits_80_columns_for_racers_and_spectators(server: RaceServer) -> None:
+    from textual.widgets import Select
+
+    app = RaceApp(url_of(server), "alexandrina", autoconnect=False, automove=False)
+    bob = await WsClient.open(url_of(server), "bob")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await connect(app, pilot)
+        app.lobby.query_one("#time-limit", Select).value = 15
+        room = await create_deal_1(app, pilot)
+        await start_race(app, pilot, bob, room)
+        await pilot.press("7", "0", "3", "c")
+        await settle(pilot, room)
+        assert "left" in str(room.screen.clock.render()) and "2 moves" in str(room.screen.info.content)
+        assert status_width(room) <= 80
+        assert room.model.deal is not None and room.model.deal in room.screen.racers[1], "the deal code shows"
+    await bob.close()
+    ann, ben, code = await two_bots(server)
+    watcher = RaceApp(url_of(server), "sam", autoconnect=False, automove=False)
+    async with watcher.run_test(size=(80, 24)) as pilot:
+        room = await spectate(watcher, pilot, code)
+        await race_bots(ann, ben)
+        await play(ann, *solution()[:12])
+        await until(pilot, lambda: room.screen.board.move_stack == list(solution()[:12]), "ann's moves")
+        assert str(room.screen.info.content).startswith("Watching ann · Room ")
+        assert status_width(room) <= 80
+    for bot in (ann, ben):
+        await bot.close()
