@@ -460,3 +460,37 @@ async def test_the_status_line_fits_80_columns_for_racers_and_spectators(server:
         assert status_width(room) <= 80
     for bot in (ann, ben):
         await bot.close()
+
+
+async def test_the_review_steps_through_every_racer_from_result_histories() -> None:
+    """The server's ``result.histories`` (built here from the engine) give every racer's moves."""
+    from protocol.messages import Result, Standing
+
+    moves = [str(m) for m in solution()]
+    histories = (
+        Watched(player="me", history=tuple(moves[:20]), actions=20),
+        Watched(player="bob", history=tuple(moves), actions=len(moves)),
+    )
+    standings = (
+        Standing(place=1, player="bob", name="bob", status="finished", progress=52, moves=len(moves), time_ms=90_000),
+        Standing(place=2, player="me", name="me", status="racing", progress=3, moves=20, time_ms=None),
+    )
+    ScriptedConnection.replies = {"join_room": lambda m: racing_state(True)}
+    app = scripted_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.connected, "the scripted session")
+        app.lobby.query_one("#code", Input).value = "ABCDEF"
+        await pilot.click("#join")
+        await until(pilot, lambda: app.room is not None, "the room")
+        ScriptedConnection.last.on_event(Result(reason="won", standings=standings, histories=histories))
+        await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(top(app), ReviewScreen), "the review")
+        review = top(app)
+        assert isinstance(review, ReviewScreen) and review.player == "me"
+        await pilot.press("end")
+        assert review.board == board_after(solution()[:20])
+        await pilot.press("]")
+        assert review.player == "bob" and "bob · move 20 of" in review.line_text
+        await pilot.press("end")
+        assert review.board.is_won()
