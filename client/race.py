@@ -121,6 +121,8 @@ class RaceController:
         self._dropped_at: float | None = None
         self._reconnects = 0
         self._resyncing = False
+        self._resynced: set[int] = set()
+        """The races whose spectator boards were resynced (once a race)."""
         self.results_for: int | None = None
         """The race whose results were shown (a resync after the results must not show them again)."""
         self.results_open = False
@@ -515,11 +517,16 @@ class RaceController:
 
     def _watch_move(self, progress: Progress) -> None:
         assert progress.move is not None
-        spectate = self.spectate
+        spectate, model = self.spectate, self.model
+        if progress.player not in spectate.boards and model.deal is not None and model.phase == Phase.RACING:
+            spectate.add(progress.player, Board.from_code(model.deal))  # missed the start: none yet
         if spectate.play(progress.player, progress.move, progress.moves, progress.progress):
             if progress.player == spectate.watched:
                 self._show_watched()
-        elif not self._resyncing:
+        elif not self._resyncing and model.race_number not in self._resynced:
+            # Once a race: a server that keeps sending what cannot be followed is not asked again
+            # and again; the board stays covered as out of step until the next room frame.
+            self._resynced.add(model.race_number)
             self._resync()
 
     def _measure_lag(self, elapsed_ms: int) -> None:

@@ -60,6 +60,13 @@ class Boards:
         if self.watched not in self.boards:
             self.watched = self.leader(racers)
 
+    def add(self, player: str, opening: Board) -> None:
+        """A racer whose moves start now (the spectator missed the start): the opening position."""
+        self.boards[player] = opening
+        self.actions[player] = 0
+        if self.watched is None:
+            self.watched = player
+
     def play(self, player: str, move: str, actions: int, progress: int) -> bool:
         """A racer's move (or ``undo``) reached the spectator: False if that board is (now) out
         of step. ``actions`` counts the racer's moves and undos so far: one the board already

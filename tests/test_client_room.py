@@ -254,24 +254,33 @@ async def test_bug6_names_show_as_the_server_sends_them() -> None:
 # -- spectators resync from what the server sends ------------------------------------------------
 
 
+def spectator_state(played: int, history: int) -> RoomState:
+    """ann has played ``played`` moves; the frame's ``watching`` holds ``history`` of them."""
+    moves = solution()
+    racer = Racer(
+        player="ann",
+        name="ann",
+        status="racing",
+        connected=True,
+        progress=board_after(moves[:played]).progress,
+        moves=played,
+        time_ms=None,
+    )
+    watched = (Watched(player="ann", history=tuple(map(str, moves[:history])), actions=history),)
+    return replace(racing_state(True), role="spectator", racers=(racer,), watching=watched)
+
+
+def anns_move(n: int) -> Progress:
+    """ann's ``n``-th move reaching a spectator."""
+    moves = solution()
+    home = board_after(moves[:n]).progress
+    return Progress(player="ann", progress=home, moves=n, status="racing", elapsed_ms=1, move=str(moves[n - 1]))
+
+
 async def test_bug8_a_spectator_board_out_of_step_waits_and_resyncs() -> None:
     moves = solution()
-
-    def state(played: int, history: int) -> RoomState:
-        racer = Racer(
-            player="ann",
-            name="ann",
-            status="racing",
-            connected=True,
-            progress=board_after(moves[:played]).progress,
-            moves=played,
-            time_ms=None,
-        )
-        watched = (Watched(player="ann", history=tuple(map(str, moves[:history])), actions=history),)
-        return replace(racing_state(True), role="spectator", racers=(racer,), watching=watched)
-
     # The first room frame lost the history (a restarted server); the resync gets all of it.
-    answers = iter([state(9, 0), state(10, 10)])
+    answers = iter([spectator_state(9, 0), spectator_state(10, 10)])
     ScriptedConnection.replies = {"join_room": lambda m: next(answers), "leave": lambda m: Ok()}
     app = scripted_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -281,14 +290,33 @@ async def test_bug8_a_spectator_board_out_of_step_waits_and_resyncs() -> None:
         await until(pilot, lambda: app.room is not None, "the room")
         room = room_of(app)
         conn = ScriptedConnection.last
-        home = board_after(moves[:10]).progress
-        conn.on_event(
-            Progress(player="ann", progress=home, moves=10, status="racing", elapsed_ms=1, move=str(moves[9]))
-        )
+        conn.on_event(anns_move(10))
         await until(pilot, lambda: room.screen.board.move_stack == list(moves[:10]), "the resync")
         assert [m.TYPE for m in conn.sent if m.TYPE != "list_rooms"] == ["join_room", "leave", "join_room"]
         assert not room.spectate.stale and not room.screen.view.cover
         assert isinstance(conn.sent[-2], Leave)
+
+
+async def test_bug8_a_board_that_cannot_follow_stays_covered_without_asking_again() -> None:
+    # The resync's room frame lacks the history too: the board waits, covered, and the client
+    # does not ask again at every move.
+    answers = iter([spectator_state(9, 0), spectator_state(10, 0)])
+    ScriptedConnection.replies = {"join_room": lambda m: next(answers), "leave": lambda m: Ok()}
+    app = scripted_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.connected, "the scripted session")
+        app.lobby.query_one("#code", Input).value = "ABCDEF"
+        await pilot.click("#spectate")
+        await until(pilot, lambda: app.room is not None, "the room")
+        room = room_of(app)
+        conn = ScriptedConnection.last
+        conn.on_event(anns_move(10))
+        await until(pilot, lambda: len(conn.sent) >= 4 and room.model.racers["ann"].moves == 10, "the resync")
+        conn.on_event(anns_move(11))
+        conn.on_event(anns_move(12))
+        await until(pilot, lambda: room.model.racers["ann"].moves == 12, "the later moves")
+        assert "ann's board is out of step" in room.screen.view.cover
+        assert [m.TYPE for m in conn.sent if m.TYPE != "list_rooms"] == ["join_room", "leave", "join_room"]
 
 
 # -- coming back: restarts, resumed sessions -------------------------------------------------------
