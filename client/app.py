@@ -261,6 +261,14 @@ class RaceApp(App[None]):
     def start_task(self, work: Coroutine[Any, Any, None], name: str) -> None:
         self.run_worker(work, name=name, group="race", exit_on_error=False)
 
+    def on_game_screen_automove_changed(self, event: GameScreen.AutomoveChanged) -> None:
+        """Keep the player's auto-move choice for the next rooms and runs."""
+        self.settings.automove = event.on
+        try:
+            self.settings.save(self.data)
+        except OSError as error:
+            self.notify(f"Could not save the settings: {error}", severity="warning")
+
     def race_over(self, record: RaceRecord) -> None:
         try:
             self.stats.record_race(record)

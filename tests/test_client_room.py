@@ -430,6 +430,10 @@ async def test_lobby_statistics_replay_a_races_deal(data_home: Path) -> None:
         practice = top(app)
         assert isinstance(practice, PracticeScreen) and practice.board == Board.from_code(code)
         assert practice.hints and code in practice.title_text
+        await pilot.press("A")  # auto-move back on (the app started with it off), kept for races too
+        await pilot.pause()
+        assert practice.automove and app.settings.automove
+        assert json.loads((data_home / "settings.json").read_text()) == {"automove": True}
         await pilot.press("escape")
         assert isinstance(top(app), LobbyScreen)
 
