@@ -22,7 +22,12 @@ def parser() -> argparse.ArgumentParser:
         prog="seahaven-client",
         description="Race a friend at Seahaven Towers from a terminal, or practise alone with --solo.",
     )
-    p.add_argument("server", nargs="?", default=DEFAULT_SERVER, help=f"race server address (default {DEFAULT_SERVER})")
+    p.add_argument(
+        "server",
+        nargs="?",
+        default=None,
+        help=f"race server address (default: the last session's, else {DEFAULT_SERVER})",
+    )
     p.add_argument("--name", default=None, help="your name in races (default: your login name)")
     p.add_argument("--solo", action="store_true", help="offline solo practice, no server needed")
     p.add_argument("--demo", action="store_true", help="show the race screen with made-up rivals (no server)")

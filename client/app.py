@@ -5,6 +5,10 @@ Textual messages (so they are handled in order on the App's queue) and go to the
 ``RaceController`` (client/race.py) or, between rooms, to the ``LobbyScreen``. A spectator's
 drop takes them out of the room on the server: back online, the App joins it again to watch on.
 
+The session (server, token, room) is kept in the user's data directory (client/userdata.py):
+a client restarted within the server's grace period says hello with the token and is put
+back in its seat. Races are kept in the statistics.
+
     seahaven-client [ws://host:port] [--name NAME]
 """
 
@@ -14,20 +18,28 @@ import argparse
 import getpass
 import logging
 import os
+import time
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any, ClassVar, Final
 
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message as TextualMessage
-from textual.screen import Screen
 
+from protocol.enums import Role
 from protocol.messages import CreateRoom, JoinRoom, ListRooms, QuickMatch, Rooms, RoomState, RoomSummary
 from protocol.schema import Message
+from seahaven import Board, decode
 
+from .game_screen import GameScreen
 from .lobby import LobbyScreen
 from .net import ConnectionLost, RaceConnection, ServerError
-from .race import RaceController, RaceScreen
+from .race import RaceController
+from .race_screen import RaceScreen
+from .stats import RaceRecord, Stats
+from .stats_screen import StatsScreen
+from .userdata import SavedSession, Settings
 
 DEFAULT_SERVER: Final = "ws://127.0.0.1:8765"
 
@@ -51,6 +63,7 @@ class RaceApp(App[None]):
     TITLE = "Seahaven Towers: race a friend"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    QUIT_SECONDS = 3.0
 
     class NetEvent(TextualMessage):
         """A server event (not a reply) arrived on connection ``conn``."""
@@ -70,27 +83,44 @@ class RaceApp(App[None]):
 
     def __init__(
         self,
-        server: str = DEFAULT_SERVER,
+        server: str | None = DEFAULT_SERVER,
         name: str | None = None,
         *,
         autoconnect: bool = True,
         connection_factory: ConnectionFactory = RaceConnection,
+        data: Path | None = None,
+        automove: bool | None = None,
+        resume: bool = True,
     ) -> None:
+        """``server`` None: the saved session's server, else the default one. ``data``: the
+        directory of the settings, session and statistics (default: the user's data directory);
+        ``automove`` overrides the saved setting; ``resume``: come back to a saved session."""
         super().__init__()
-        self.server = server
-        self.player_name = name or default_name()
+        self.data = data
+        self.saved = SavedSession.load(data) if resume else None
+        if self.saved is not None and (server not in (None, self.saved.server) or name not in (None, self.saved.name)):
+            self.saved = None  # another server or another name: a new session
+        self.server = server or (self.saved.server if self.saved else DEFAULT_SERVER)
+        self.player_name = name or (self.saved.name if self.saved else default_name())
         self.connection_factory = connection_factory
+        self.settings = Settings.load(data)
+        if automove is not None:
+            self.settings.automove = automove
+        self.stats = Stats.load((data / "stats.json") if data is not None else None)
+        self._resuming = False
+        self._quit_asked_at: float | None = None
         self.conn: RaceConnection | None = None
         self.room: RaceController | None = None
-        self.lobby = LobbyScreen(server, self.player_name, autoconnect=autoconnect)
+        self.lobby = LobbyScreen(self.server, self.player_name, autoconnect=autoconnect)
         self._entering = False
         self._held: list[Message] = []
         self._reconnecting = False
         self._rejoin_held: list[Message] | None = None
         """Room events held while a spectator joins their room again (None: not rejoining)."""
 
-    def get_default_screen(self) -> Screen[Any]:
-        return self.lobby
+    def on_mount(self) -> None:
+        # Pushed, not the default screen: Textual loads a pushed screen's CSS file.
+        self.push_screen(self.lobby)
 
     # -- the session ----------------------------------------------------------
 
@@ -110,13 +140,36 @@ class RaceApp(App[None]):
         def on_status(status: str) -> None:
             self.post_message(self.NetStatus(status, box[0]))
 
-        conn = self.connection_factory(url, name, on_event, on_status)
+        saved, self.saved = self.saved, None  # resumed at most once
+        token = saved.token if saved is not None and (saved.server, saved.name) == (url, name) else None
+        conn = self.connection_factory(url, name, on_event, on_status, token=token)
         box.append(conn)
-        welcome = await conn.connect()
-        self.conn, self.server, self.player_name = conn, url, name
-        if welcome.room is not None:  # cannot happen on a fresh session, but say so if it does
-            return f"Connected to {url} as {welcome.name} (still in room {welcome.room})"
+        # A resumed session's room frame may come before connect() returns: be ready for it.
+        self._resuming = token is not None
+        self.conn = conn
+        try:
+            welcome = await conn.connect()
+        except BaseException:
+            self._resuming, self.conn = False, None
+            raise
+        self.server, self.player_name = url, name
+        self._remember(welcome.room)
+        if welcome.room is not None:
+            return f"Welcome back, {welcome.name}: returning to room {welcome.room}…"
+        self._resuming = False
+        if token is not None and welcome.token != token:
+            return f"Connected to {url} as {welcome.name} (your earlier session had ended): create or join a room"
         return f"Connected to {url} as {welcome.name}: create a room, join one, or quick match"
+
+    def _remember(self, room: str | None) -> None:
+        """Keep the session (server, token, room) for a restarted client."""
+        conn = self.conn
+        if conn is None or conn.welcome is None:
+            return
+        try:
+            SavedSession(self.server, conn.welcome.token, conn.welcome.name, room).save(self.data)
+        except OSError as error:
+            log.warning("cannot save the session: %s", error)
 
     async def list_rooms(self) -> tuple[RoomSummary, ...]:
         reply = await self._request(ListRooms())
@@ -135,13 +188,36 @@ class RaceApp(App[None]):
             if not isinstance(reply, RoomState):
                 raise ServerError("internal", f"unexpected answer {reply.TYPE}")
             assert self.conn is not None
-            room = RaceController(self, self.conn, reply)
-            await room.start()
-            self.room = room
+            deal_asked = None
+            if isinstance(request, CreateRoom) and request.deal_number is not None:
+                deal_asked = f"deal #{request.deal_number}"
+            elif isinstance(request, CreateRoom) and request.deal_code is not None:
+                deal_asked = f"deal #{decode(request.deal_code)[1]}"
+            await self._open_room(reply, created=isinstance(request, CreateRoom), deal_asked=deal_asked)
             for message in self._held:
-                room.handle(message)
+                self._room_event(message)
         finally:
             self._entering, self._held = False, []
+
+    async def _open_room(self, state: RoomState, *, created: bool = False, deal_asked: str | None = None) -> None:
+        assert self.conn is not None
+        welcome = self.conn.welcome
+        room = RaceController(
+            self,
+            self.conn,
+            state,
+            created=created,
+            deal_asked=deal_asked,
+            automove=self.settings.automove,
+            grace_ms=welcome.limits.grace_ms if welcome is not None else None,
+        )
+        await room.start()
+        self.room = room
+        self._remember(room.code)
+
+    def _room_event(self, message: Message) -> None:
+        if self.room is not None:
+            self.room.handle(message)
 
     async def _rejoin(self, room: RaceController) -> None:
         """Back online after a spectator's drop (which took them out of the room): watch again.
@@ -185,6 +261,20 @@ class RaceApp(App[None]):
     def start_task(self, work: Coroutine[Any, Any, None], name: str) -> None:
         self.run_worker(work, name=name, group="race", exit_on_error=False)
 
+    def on_game_screen_automove_changed(self, event: GameScreen.AutomoveChanged) -> None:
+        """Keep the player's auto-move choice for the next rooms and runs."""
+        self.settings.automove = event.on
+        try:
+            self.settings.save(self.data)
+        except OSError as error:
+            self.notify(f"Could not save the settings: {error}", severity="warning")
+
+    def race_over(self, record: RaceRecord) -> None:
+        try:
+            self.stats.record_race(record)
+        except OSError as error:
+            self.notify(f"Could not save the statistics: {error}", severity="warning")
+
     def back_to_lobby(self, message: str | None = None, kind: str = "info") -> None:
         """Close the room's screens and show the lobby (with ``message``)."""
         room, self.room = self.room, None
@@ -195,18 +285,35 @@ class RaceApp(App[None]):
         if message:
             self.lobby.show_status(message, kind)
         self.lobby.set_connected(self.connected)
+        self._remember(None)
 
     # -- connection callbacks -----------------------------------------------------
 
     def on_race_app_net_event(self, event: NetEvent) -> None:
         if event.conn is not self.conn:
             return
+        message = event.message
         if self._rejoin_held is not None:
-            self._rejoin_held.append(event.message)
+            self._rejoin_held.append(message)
         elif self.room is not None:
-            self.room.handle(event.message)
+            self.room.handle(message)
         elif self._entering:
-            self._held.append(event.message)
+            self._held.append(message)
+        elif self._resuming and isinstance(message, RoomState):
+            self._resuming = False
+            self.run_worker(self._resume(message), group="race", exit_on_error=False)
+
+    async def _resume(self, state: RoomState) -> None:
+        """Back in the room a restarted client was in (its seat kept by the server)."""
+        self._entering = True
+        try:
+            await self._open_room(state)
+            for message in self._held:
+                self._room_event(message)
+        finally:
+            self._entering, self._held = False, []
+        if self.room is not None:
+            self.room.screen.flash(f"Welcome back to room {state.room}", "good")
 
     def on_race_app_net_status(self, event: NetStatus) -> None:
         status = event.status
@@ -215,12 +322,21 @@ class RaceApp(App[None]):
         if status == "reconnecting":
             self._reconnecting = True
         room = self.room
+        if status == "new-session":
+            # The server forgot our session: it restarted without its store, so rooms are gone.
+            self._reconnecting = False
+            self._remember(None)
+            if room is not None:
+                room.room_gone("the server restarted and no longer knows it; you are connected again")
+            else:
+                self.lobby.connection_status(status)
+            return
         if room is not None:
             if status == "connected" and self._reconnecting and self.conn is not None:
                 welcome = self.conn.welcome
                 if welcome is not None and welcome.room is None:
                     self._reconnecting = False
-                    if room.role == "spectator":
+                    if room.role == Role.SPECTATOR:
                         self.start_task(self._rejoin(room), "rejoin")
                     else:
                         room.room_gone()
@@ -234,11 +350,47 @@ class RaceApp(App[None]):
             self.conn = None
 
     async def action_quit(self) -> None:
+        """Quit; in a race, on a second ctrl+q (the seat is kept for the grace period: start the
+        client again to come back)."""
+        room = self.room
+        if room is not None and room.model.racing_now() and isinstance(self.screen, RaceScreen):
+            now = time.monotonic()
+            if self._quit_asked_at is None or now - self._quit_asked_at > self.QUIT_SECONDS:
+                self._quit_asked_at = now
+                self.screen.flash(
+                    "Press ctrl+q again to quit: start the client again soon to get your seat back", "error"
+                )
+                return
         await self._close_connection()
         self.exit()
 
+    def show_stats(self) -> None:
+        """The statistics; a race's deal chosen there opens in solo practice over the lobby."""
+
+        def chosen(code: str | None) -> None:
+            if code is not None:
+                board = Board.from_code(code)
+                self.push_screen(PracticeScreen(board, title=f"Practice · {code}", automove=self.settings.automove))
+
+        self.push_screen(StatsScreen(self.stats), chosen)
+
     async def on_unmount(self) -> None:
         await self._close_connection()
+
+
+class PracticeScreen(GameScreen):
+    """A deal played alone from the lobby (a race's deal again); escape goes back."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Lobby")]
+
+    def __init__(self, board: Board, *, title: str, automove: bool) -> None:
+        super().__init__(board, title=title, hints=True, automove=automove)
+
+    def action_back(self) -> None:
+        if self.selected is not None:
+            self.action_cancel()
+            return
+        self.dismiss(None)
 
 
 def run(args: argparse.Namespace) -> int:

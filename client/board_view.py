@@ -42,18 +42,21 @@ def card_style(card: Card, bg: str = CARD_BG) -> Style:
     return Style(color=RED if card.is_red else BLACK, bgcolor=bg, bold=True)
 
 
-def card_face(card: Card, width: int, line: int = 0) -> str:
-    """Line ``line`` (0-2) of the card, ``width`` characters wide.
+def card_face(card: Card, width: int, line: int = 0, height: int = 3) -> str:
+    """Line ``line`` of a card ``height`` lines tall (3 or 5) and ``width`` characters wide.
 
     Line 0 is the index every card shows (rank right-aligned in two, the suit); a whole
-    card adds its suit in the middle and the index again, right-aligned, at the bottom.
+    card adds its suit in the middle and the index again, right-aligned, at the bottom;
+    a covered card's second line (on big tables) is blank card.
     """
     label = RANK_NAMES[card.rank - 1].rjust(2) + SUIT_SYMBOLS[card.suit]
     pad = 1 if width >= 4 else 0
-    if line == 1:
+    if line == height // 2 and line:
         return SUIT_SYMBOLS[card.suit].center(width)
-    if line == 2:
+    if line == height - 1 and line:
         return (label.strip() + " " * pad).rjust(width)[-width:]
+    if line:
+        return " " * width
     return (" " * pad + label).ljust(width)[:width]
 
 
@@ -73,7 +76,9 @@ class Geometry:
     rows: int
     """Lines available for each column's cards."""
     card_h: int = 1
-    """Lines of a whole card (an exposed card, a cell, a foundation): 3 when there is room."""
+    """Lines of a whole card (an exposed card, a cell, a foundation): 3 or 5 when there is room."""
+    step: int = 1
+    """Lines each covered card of a column shows: 2 on big tables."""
 
 
 def geometry(columns: int, cells: int, width: int, height: int, longest: int) -> Geometry:
@@ -83,18 +88,21 @@ def geometry(columns: int, cells: int, width: int, height: int, longest: int) ->
     still fits that way, else one (and the gap under the cells goes first when cramped).
     """
     grid = max(columns, cells + 4)
-    face = max(3, min(9, width // grid - 1))
+    # Big tables: 5-line cards, covered cards 2 lines, if a long column (12 or more) still fits.
+    big = height - 8 >= (max(longest, 12) - 1) * 2 + 5
+    face = max(3, min(11 if big else 9, width // grid - 1))
     unit = face + 1
     x0 = max(0, (width - (grid * unit - 1)) // 2)
     shift = (grid - columns) // 2  # columns centred under a wider top row (Eight Off, Penguin)
     col_x = tuple(x0 + (shift + i) * unit for i in range(columns))
     cell_x = tuple(x0 + i * unit for i in range(cells))
     found_x = tuple(x0 + (grid - 4 + i) * unit for i in range(4))
-    card_h = 3 if height >= max(longest, 1) + 9 else 1
-    spacer = 1 if card_h == 3 or height >= longest + 4 else 0
+    card_h = 5 if big else 3 if height >= max(longest, 1) + 9 else 1
+    spacer = 1 if card_h > 1 or height >= longest + 4 else 0
     col_label_y = 1 + card_h + spacer
     col_y = col_label_y + 1
-    return Geometry(face, col_x, cell_x, found_x, 0, 1, col_label_y, col_y, max(1, height - col_y), card_h)
+    step = 2 if big else 1
+    return Geometry(face, col_x, cell_x, found_x, 0, 1, col_label_y, col_y, max(1, height - col_y), card_h, step)
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +281,8 @@ class BoardView(Widget):
                 self._draw_slot(canvas, x, y, face, tall, None, place, "K" if king_only else "")
                 hits.append(Hit(x, geo.col_label_y, face, height - geo.col_label_y, place))
                 continue
-            hidden = len(col) - geo.rows + 1 if len(col) > geo.rows else 0
+            fit = max(1, (geo.rows - tall) // geo.step + 1)  # cards that show whole or in part
+            hidden = len(col) - fit + 1 if len(col) > fit else 0
             if hidden:
                 canvas.put(x, y, f"+{hidden}".center(face)[:face], FOLD)
                 hits.append(Hit(x, y, face, 1, place, hidden - 1))
@@ -288,9 +297,9 @@ class BoardView(Widget):
                     style = card_style(card, DEST_BG)
                 else:
                     style = card_style(card)
-                lines = tall if depth == len(col) - 1 else 1
+                lines = tall if depth == len(col) - 1 else geo.step
                 for line in range(lines):
-                    canvas.put(x, y + line, card_face(card, face, line), style)
+                    canvas.put(x, y + line, card_face(card, face, line, max(tall, lines)), style)
                 hits.append(Hit(x, y, face, lines, place, depth))
                 y += lines
             # Clicking below a column's last card names the column too.
@@ -310,7 +319,7 @@ class BoardView(Widget):
                     style = card_style(card, DEST_BG)
                 else:
                     style = card_style(card)
-                canvas.put(x, y + line, card_face(card, face, line), style)
+                canvas.put(x, y + line, card_face(card, face, line, lines), style)
             elif place in self.dests:
                 canvas.put(x, y + line, ("▼" if line == middle else "").center(face), HOLE_DEST)
             else:

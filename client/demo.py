@@ -1,9 +1,9 @@
 """The race screen without a server: made-up rivals, a sink that confirms after a short delay.
 
 It shows the network engineer the screen's interface in use, serves ``seahaven-client
---demo``, and makes the screenshot in docs/::
+--demo`` and the race screenshots (client/screenshots.py), and saves one on its own::
 
-    python -m client.demo docs/race-screen.svg [--size 100x34]
+    python -m client.demo race.svg [--size 100x34]
 """
 
 from __future__ import annotations
@@ -94,9 +94,9 @@ class RaceDemoApp(App[None]):
             sink=self.sink,
             race=True,
             undo_allowed=True,
-            title=f"ROOM42 · {board.rules.title} #1",
+            title=f"Room ROOM42 · {board.rules.title}",
             racers=demo_racers(board),
-            racers_title=f"Racers · {encode('seahaven', 1)}",
+            racers_title=f"Racers 5/6\n{encode('seahaven', 1)}",
         )
         self.sink.screen = self.game_screen
         self.initial_selection = select

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import ClassVar, Protocol
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
 
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -24,6 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from seahaven import COLUMN, FOUNDATION, Board, IllegalMoveError, Move, Rules
+from seahaven.solver import Solution, solve
 
 from .board_view import BoardView
 from .help import HelpScreen
@@ -34,19 +37,27 @@ from .places import (
     Place,
     card_at,
     choose,
-    destination_of,
+    describe,
     destinations,
+    finishing_moves,
     key_place,
     moves_from,
+    run_length,
+    safe_moves,
     smart,
     source_problem,
     why_not,
+    with_symbols,
 )
 from .results import ResultRow, ResultsScreen
 from .rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms, plural
 
 PLACE_KEYS = "1234567890abcdefgh" + FOUNDATION_KEYS
 CONFIRM_SECONDS = 3.0
+HINT_STATES = 200_000
+"""Positions the solver may look at for a hint (a few seconds at most, in a thread)."""
+LOST_STATES = 20_000
+"""A smaller budget for the check after each solo move: "lost" only when it is sure."""
 
 
 def idle_hint(rules: Rules) -> str:
@@ -62,6 +73,15 @@ class PressTwice:
     def __init__(self, seconds: float = CONFIRM_SECONDS) -> None:
         self.seconds = seconds
         self._last: tuple[str, float] | None = None
+
+    @property
+    def pending(self) -> str | None:
+        """The key waiting for its second press, if any."""
+        return self._last[0] if self._last is not None else None
+
+    def reset(self) -> None:
+        """Forget the first press (another key came in between)."""
+        self._last = None
 
     def __call__(self, key: str) -> bool:
         now = time.monotonic()
@@ -88,51 +108,8 @@ class MoveSink(Protocol):
 class GameScreen(Screen[None]):
     """A board, its status line, a message line, and (in a race) the rivals panel."""
 
-    DEFAULT_CSS = """
-    GameScreen {
-        layout: vertical;
-        background: #0d5c36;
-    }
-    GameScreen #status-bar {
-        height: 1;
-        background: #083d23;
-        color: #e5e7eb;
-    }
-    GameScreen #info {
-        width: 1fr;
-        padding: 0 1;
-    }
-    GameScreen #main {
-        height: 1fr;
-    }
-    GameScreen #table {
-        width: 1fr;
-        height: 1fr;
-    }
-    GameScreen #message {
-        height: 1;
-        padding: 0 1;
-        background: #083d23;
-        color: #d1fae5;
-    }
-    GameScreen #message.error {
-        color: #fca5a5;
-        text-style: bold;
-    }
-    GameScreen #message.good {
-        color: #86efac;
-        text-style: bold;
-    }
-    GameScreen #countdown {
-        display: none;
-    }
-    GameScreen.counting #countdown {
-        display: block;
-    }
-    GameScreen.counting BoardView {
-        display: none;
-    }
-    """
+    CSS_PATH = Path(__file__).with_name("game_screen.tcss")
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]  # noqa: RUF012 (Textual declares it so)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help"),
@@ -144,6 +121,8 @@ class GameScreen(Screen[None]):
         Binding("up", "more", "More cards", show=False),
         Binding("down", "fewer", "Fewer cards", show=False),
         Binding("R", "resign", "Resign"),
+        Binding("H", "hint", "Hint"),
+        Binding("A", "automove", "Auto-move", show=False),
         *(Binding(key, f"pick({key!r})", show=False) for key in PLACE_KEYS),
     ]
 
@@ -165,6 +144,13 @@ class GameScreen(Screen[None]):
             super().__init__()
             self.moves = moves
             self.elapsed_ms = elapsed_ms
+
+    class AutomoveChanged(Message):
+        """The player turned auto-move on or off."""
+
+        def __init__(self, on: bool) -> None:
+            super().__init__()
+            self.on = on
 
     class Stuck(Message):
         """No legal move is left on the local board."""
@@ -190,10 +176,16 @@ class GameScreen(Screen[None]):
         title: str = "",
         racers: Sequence[RacerView] = (),
         racers_title: str = "Racers",
+        automove: bool = True,
+        hints: bool = False,
         name: str | None = None,
         id: str | None = None,
     ) -> None:
-        """``sink`` None plays solo (moves final at once, the clock starts with the first move)."""
+        """``sink`` None plays solo (moves final at once, the clock starts with the first move).
+
+        ``automove``: safe cards go home by themselves, and once only foundation moves are left
+        the game finishes itself. ``hints``: ``H`` asks the solver for a move (off in races
+        unless the room allows it)."""
         super().__init__(name=name, id=id)
         self.game = OptimisticBoard(board)
         self.sink = sink
@@ -206,7 +198,18 @@ class GameScreen(Screen[None]):
         self.locked: str | None = None
         self._won_posted = False
         self._stuck_posted = False
-        self._press_twice = PressTwice()
+        self.press_twice = PressTwice()
+        """The one risky-key confirmation of this screen: any other key cancels it."""
+        self.actions = len(board.move_stack)
+        """Moves and undos played (what the server counts as a racer's moves)."""
+        self.show_progress = True
+        """Whether the status line shows cards home and moves (not between races)."""
+        self.automove = automove
+        self.hints = hints
+        self.spectator_delay_s: int | None = None
+        """How late a spectator sees the moves (the help says so), when known."""
+        self.hint_result: Solution | None = None
+        """The solver's last answer about the position on screen (hints, the "lost" notice)."""
         # Widgets exist from the start, so every method works before the screen is shown.
         self.view = BoardView(board, id="board")
         self.clock = RaceClock(id="clock")
@@ -239,9 +242,11 @@ class GameScreen(Screen[None]):
 
     # -- the network layer's interface ----------------------------------------
 
-    def set_board(self, board: Board, *, title: str | None = None) -> None:
-        """Show a new position (a new deal, a rematch, the server's position after a resync)."""
+    def set_board(self, board: Board, *, title: str | None = None, actions: int | None = None) -> None:
+        """Show a new position (a new deal, a rematch, the server's position after a resync);
+        ``actions``: the moves and undos that led there (default: the board's moves)."""
         self.game.reset(board)
+        self.actions = len(board.move_stack) if actions is None else actions
         if title is not None:
             self.title_text = title
         self._won_posted = False
@@ -251,10 +256,11 @@ class GameScreen(Screen[None]):
         self._redraw()
         self.flash(idle_hint(self.board.rules))
 
-    def show_board(self, board: Board, *, title: str | None = None) -> None:
+    def show_board(self, board: Board, *, title: str | None = None, actions: int | None = None) -> None:
         """Show a position to look at, not to play (a spectator following a racer): like
         ``set_board``, but the message line and the cover stay as they are."""
         self.game.reset(board)
+        self.actions = len(board.move_stack) if actions is None else actions
         if title is not None:
             self.title_text = title
         self._won_posted = False
@@ -272,9 +278,10 @@ class GameScreen(Screen[None]):
         dropped = self.game.reject(seq)
         if not dropped:
             return
+        self.actions = max(0, self.actions - len(dropped))
         self._clear_selection()
         self._after_change(announce=False)
-        self.flash(f"Refused: {reason}", "error")
+        self.flash(f"Refused: {with_symbols(reason)}", "error")
         self.post_message(self.Rejected(seq, reason, len(dropped)))
 
     def update_racers(self, racers: Sequence[RacerView], title: str | None = None) -> None:
@@ -308,6 +315,11 @@ class GameScreen(Screen[None]):
         """Hide the cards behind a message (e.g. "Waiting for racers"); no lines to show them."""
         self.view.set_cover(*lines)
 
+    def set_progress_shown(self, shown: bool) -> None:
+        """Show (or hide, between races) cards home and moves on the status line."""
+        self.show_progress = shown
+        self._update_status()
+
     def set_info(self, text: str) -> None:
         """Extra text at the end of the status line (the room code, the win count...)."""
         self.info_text = text
@@ -318,15 +330,20 @@ class GameScreen(Screen[None]):
         self.refresh_bindings()
 
     def show_results(
-        self, rows: Sequence[ResultRow], headline: str = "Race over", on_choice: Callable[[str], None] | None = None
+        self,
+        rows: Sequence[ResultRow],
+        headline: str = "Race over",
+        on_choice: Callable[[str], None] | None = None,
+        **options: Any,
     ) -> None:
-        """Push the results view; ``on_choice`` gets ``"rematch"`` or ``"lobby"``."""
+        """Push the results view; ``on_choice`` gets ``"rematch"``, ``"review"`` or ``"lobby"``;
+        ``options`` go to ``ResultsScreen`` (can_rematch, can_review, note)."""
 
         def chosen(choice: str | None) -> None:
             if on_choice is not None and choice is not None:
                 on_choice(choice)
 
-        self.app.push_screen(ResultsScreen(rows, headline), chosen)
+        self.app.push_screen(ResultsScreen(rows, headline, **options), chosen)
 
     def flash(self, text: str, kind: str = "info") -> None:
         """Show a line in the message bar (``kind``: info, error or good); plain text, not
@@ -341,6 +358,13 @@ class GameScreen(Screen[None]):
         return str(self.message.content)
 
     # -- picking --------------------------------------------------------------
+
+    def on_key(self, event: events.Key) -> None:
+        """Any other key between the two presses of a risky key cancels it."""
+        pending = self.press_twice.pending
+        if pending is not None and event.key != pending:
+            self.press_twice.reset()
+            self.flash("Cancelled")
 
     def _refuse_input(self) -> bool:
         if self.has_class("counting"):
@@ -397,7 +421,7 @@ class GameScreen(Screen[None]):
             reason = why_not(self.board, selected, dst, self.limit)
             self._clear_selection()
             self._redraw()
-            self.flash(reason, "error")
+            self.flash(with_symbols(reason), "error")
             return
         self._play(move)
 
@@ -425,7 +449,7 @@ class GameScreen(Screen[None]):
         if problem:
             self._clear_selection()
             self._redraw()
-            self.flash(problem, "error")
+            self.flash(with_symbols(problem), "error")
         return bool(problem)
 
     def _select(self, place: Place, depth: int | None) -> None:
@@ -485,7 +509,8 @@ class GameScreen(Screen[None]):
             return
         col = self.board.columns[sel.index]
         current = self._selected_count()
-        new = max(1, min(len(col), current + step))
+        # Only the run at the end of the column moves together.
+        new = max(1, min(run_length(self.board, sel.index), current + step))
         self._select(sel, len(col) - new)
 
     def _smart(self, place: Place, limit: int | None) -> None:
@@ -503,28 +528,47 @@ class GameScreen(Screen[None]):
     # -- playing --------------------------------------------------------------
 
     def _play(self, move: Move) -> None:
+        what = describe(self.board, move)
+        if not self._apply(move):
+            return
+        self._clear_selection()
+        # A card just taken back from a foundation stays out: the player wants it there.
+        home = self._auto_moves() if self.automove and move.src_area != FOUNDATION else 0
+        self.flash(what + (f" · {plural(home, 'card')} home by itself" if home else ""))
+        self._after_change()
+
+    def _apply(self, move: Move) -> bool:
+        """Play ``move`` on the board, send it (race) or keep it (solo); False if illegal."""
         board = self.board
-        src = Place(move.src_area, move.src)
-        lead = board.columns[move.src][-move.count] if move.src_area == COLUMN else card_at(board, src)
-        dst = destination_of(board, move)
         try:
             seq = self.game.play(move)
         except IllegalMoveError as error:
-            self.flash(error.reason, "error")
-            return
+            self.flash(with_symbols(error.reason), "error")
+            return False
+        self.actions += 1
         if self.sink is None:
             self.game.confirm(seq)
             if not self.clock.running and not board.is_won():
                 self.clock.start()
         else:
             self.sink.submit(seq, move)
-        self._clear_selection()
-        what = lead.symbol if lead is not None else str(move)
-        if move.count > 1:
-            what = f"{move.count} cards from {what}"
-        self.flash(f"{what} → {dst.name()}")
         self.post_message(self.MovePlayed(move, seq))
-        self._after_change()
+        return True
+
+    def _auto_moves(self) -> int:
+        """Send safe cards home, and finish the game once only foundation moves are left:
+        ordinary moves, sent and judged like the player's own. How many cards went home."""
+        moves = finishing_moves(self.board) or safe_moves(self.board)
+        for move in moves:
+            if not self._apply(move):
+                break
+        return len(moves)
+
+    def action_automove(self) -> None:
+        """Turn auto-move on or off (the App keeps the setting: ``AutomoveChanged``)."""
+        self.automove = not self.automove
+        self.flash("Safe cards go home by themselves" if self.automove else "Auto-move is off: every card by hand")
+        self.post_message(self.AutomoveChanged(self.automove))
 
     def action_undo(self) -> None:
         if self._refuse_input():
@@ -536,12 +580,13 @@ class GameScreen(Screen[None]):
             self.flash("Nothing to undo", "error")
             return
         seq, move = self.game.undo()
+        self.actions += 1
         if self.sink is None:
             self.game.confirm(seq)
         else:
             self.sink.undo(seq)
         self._clear_selection()
-        self.flash(f"Undid {move}")
+        self.flash(f"Undid {describe(self.board, move)}")
         self.post_message(self.MovePlayed(move, seq, undo=True))
         self._after_change()
 
@@ -574,22 +619,65 @@ class GameScreen(Screen[None]):
                 self.post_message(self.Stuck())
         else:
             self._stuck_posted = False
+            if self.solo:
+                self.check_lost()
 
     def action_resign(self) -> None:
         if self.sink is None or self.locked:
             return
-        if not self._press_twice("R"):
+        if not self.press_twice("R"):
             self.flash("Press R again to resign this race", "error")
             return
         self.sink.resign()
         self.set_locked("You resigned")
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
+        self.app.push_screen(HelpScreen(self.board.rules, spectator_delay_s=self.spectator_delay_s))
+
+    # -- hints ----------------------------------------------------------------
+
+    def action_hint(self) -> None:
+        if self._refuse_input() or not self.hints:
+            return
+        if self.board.is_won():
+            return
+        self.flash("Looking for a winning move…")
+        self._search(self.board.copy(), ask=True)
+
+    def check_lost(self) -> None:
+        """Look (in a thread) whether the position can still be won; say so if not."""
+        if self.hints and not self.board.is_won() and not self.board.is_stuck():
+            self._search(self.board.copy(), ask=False)
+
+    @work(thread=True, exclusive=True, group="hint")
+    def _search(self, board: Board, *, ask: bool) -> None:
+        """The solver runs in a thread so the screen never freezes; its answer is dropped if
+        the position changed meanwhile."""
+        found = solve(board, max_states=HINT_STATES if ask else LOST_STATES)
+        self.app.call_from_thread(self._searched, board, found, ask)
+
+    def _searched(self, board: Board, found: Solution, ask: bool) -> None:
+        if board.position() != self.board.position():
+            return  # the player moved on
+        self.hint_result = found
+        if found.status == "unsolvable":
+            self.flash("This position can no longer be won: u to undo, or start again", "error")
+        elif not ask:
+            return
+        elif found.moves:
+            move = found.moves[0]
+            src = Place(move.src_area, move.src)
+            depth = len(self.board.columns[move.src]) - move.count if move.src_area == COLUMN else None
+            self._select(src, depth)
+            self.flash(f"Hint: {describe(self.board, move)}", "good")
+        else:
+            self.flash("No hint: the search gave up on this position")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "resign":
             return self.race and self.sink is not None
+        if action == "hint":
+            return self.hints
         return True
 
     # -- drawing --------------------------------------------------------------
@@ -602,15 +690,14 @@ class GameScreen(Screen[None]):
 
     def _update_status(self) -> None:
         board = self.board
-        parts: list[str | tuple[str, str]] = [
-            (self.title_text, "bold"),
-            f"  ·  {board.progress}/52 home  ·  {plural(len(board.move_stack), 'move')}",
-        ]
+        parts: list[str | tuple[str, str]] = [(self.title_text, "bold")]
+        if self.show_progress:
+            parts.append(f" · {board.progress}/52 home · {plural(self.actions, 'move')}")
         pending = len(self.game.pending)
         if pending:
-            parts.append((f"  ·  ⋯ {pending} unconfirmed", "italic #fde047"))
+            parts.append((f" · ⋯ {pending} unconfirmed", "italic #fde047"))
         if self.info_text:
-            parts.append(f"  ·  {self.info_text}")
+            parts.append(f" · {self.info_text}")
         self.info.update(Content.assemble(*parts))
 
 

@@ -6,12 +6,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar, Final, Protocol, cast
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
@@ -35,6 +37,8 @@ DEAL_KINDS: Final = (("random", "random"), ("number", "number"), ("deal code", "
 TIME_LIMITS: Final = (None, 2, 3, 5, 10, 15, 20, 30, 60)
 """Minutes (None: no limit); the server takes 30 s to 2 h."""
 REFRESH_SECONDS: Final = 5.0
+RETRY_SECONDS: Final = 5.0
+"""After the connection gave up, the lobby tries to connect again this often."""
 
 FRIENDLY: Final = {
     ErrorCode.ROOM_NOT_FOUND: "No room {code}: check the code (letters and digits, as your friend sent it)",
@@ -85,135 +89,14 @@ class LobbyHost(Protocol):
     async def enter(self, request: Message) -> None:
         """Create, join or quick-match a room and show it (ServerError / ConnectionLost)."""
 
+    def show_stats(self) -> None:
+        """The statistics screen."""
+
 
 class LobbyScreen(Screen[None]):
     """Server and name at the top; a new room on the left; joining on the right."""
 
-    DEFAULT_CSS = """
-    LobbyScreen {
-        background: #0b3d26;
-    }
-    LobbyScreen #banner {
-        height: 1;
-        width: 100%;
-        content-align: center middle;
-        text-style: bold;
-        color: #fde047;
-        background: #083d23;
-    }
-    LobbyScreen #connect-row {
-        height: 1;
-        margin: 1 1 0 1;
-    }
-    LobbyScreen .label {
-        width: auto;
-        padding: 0 1 0 0;
-        color: #a9d3b9;
-    }
-    LobbyScreen #server {
-        width: 1fr;
-        margin-right: 2;
-    }
-    LobbyScreen #name {
-        width: 20;
-        margin-right: 2;
-    }
-    LobbyScreen #status {
-        height: auto;
-        margin: 1 1 0 1;
-        padding: 0 1;
-        color: #d1fae5;
-    }
-    LobbyScreen #status.error {
-        color: #fca5a5;
-        text-style: bold;
-    }
-    LobbyScreen #status.good {
-        color: #86efac;
-        text-style: bold;
-    }
-    LobbyScreen #body {
-        height: 1fr;
-    }
-    LobbyScreen #columns {
-        height: auto;
-    }
-    LobbyScreen .box {
-        height: auto;
-        border: round #2f7d55;
-        border-title-color: #fde047;
-        border-title-style: bold;
-        padding: 0 1;
-        margin: 1 1 0 1;
-    }
-    LobbyScreen #create-box {
-        width: 38;
-    }
-    LobbyScreen #join-side {
-        width: 1fr;
-        height: auto;
-    }
-    LobbyScreen .row {
-        height: 1;
-        margin-bottom: 1;
-    }
-    LobbyScreen .row .label {
-        width: 11;
-    }
-    LobbyScreen .row Select {
-        width: 1fr;
-    }
-    LobbyScreen .row Input {
-        width: 1fr;
-    }
-    LobbyScreen #deal-kind {
-        width: 15;
-    }
-    LobbyScreen #deal {
-        margin-left: 1;
-    }
-    LobbyScreen Checkbox {
-        border: none;
-        padding: 0;
-        height: 1;
-        background: transparent;
-        margin-right: 2;
-    }
-    LobbyScreen .buttons {
-        height: 1;
-        width: 100%;
-    }
-    LobbyScreen .buttons Button {
-        margin-right: 1;
-        width: auto;
-        min-width: 8;
-    }
-    LobbyScreen #code {
-        width: 11;
-        margin-right: 1;
-    }
-    LobbyScreen #quick-preset {
-        width: 1fr;
-        margin-right: 1;
-    }
-    LobbyScreen #rooms {
-        height: auto;
-        max-height: 12;
-        margin-bottom: 1;
-        background: transparent;
-    }
-    LobbyScreen #no-rooms {
-        color: #9ca3af;
-        text-style: italic;
-        margin-bottom: 1;
-    }
-    LobbyScreen.-narrow #columns {
-        layout: vertical;
-    }
-    LobbyScreen.-narrow #create-box {
-        width: 1fr;
-    }
-    """
+    CSS_PATH = Path(__file__).with_name("lobby.tcss")
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (78, "-wide")]  # noqa: RUF012 (Textual declares it so)
 
@@ -221,6 +104,7 @@ class LobbyScreen(Screen[None]):
         Binding("f5", "refresh", "Refresh rooms"),
         Binding("ctrl+n", "focus_create", "New room"),
         Binding("ctrl+j", "focus_code", "Join by code"),
+        Binding("f2", "stats", "Statistics"),
     ]
 
     def __init__(self, server: str, name: str, *, autoconnect: bool = True) -> None:
@@ -232,6 +116,8 @@ class LobbyScreen(Screen[None]):
         self.busy = False
         self.reconnecting = False
         self._refresh_timer: Timer | None = None
+        self._retry_timer: Timer | None = None
+        self.attempts = 0
 
     @property
     def host(self) -> LobbyHost:
@@ -275,8 +161,8 @@ class LobbyScreen(Screen[None]):
                         compact=True,
                     )
                 with Horizontal(classes="row"):
-                    yield Checkbox("Public", True, id="public", compact=True)
-                    yield Checkbox("Undo", True, id="undo", compact=True)
+                    yield TickBox("Public", True, id="public", compact=True)
+                    yield TickBox("Undo", True, id="undo", compact=True)
                 with Horizontal(classes="buttons"):
                     yield Button("Create room", id="create", variant="success", compact=True)
             with Vertical(id="join-side"):
@@ -317,7 +203,7 @@ class LobbyScreen(Screen[None]):
     def show_status(self, text: str, kind: str = "info") -> None:
         """The message line (``kind``: info, error, good)."""
         status = self.query_one("#status", Static)
-        status.update(text)
+        status.update(Content(text))
         status.set_class(kind == "error", "error")
         status.set_class(kind == "good", "good")
 
@@ -385,19 +271,53 @@ class LobbyScreen(Screen[None]):
         """The App forwards the connection's state while the lobby shows."""
         if status == "reconnecting":
             self.reconnecting = True
+            self.attempts = 1
             self.set_connected(False)
             self.show_status("Connection lost: reconnecting…", "error")
+        elif status == "retrying":
+            self.attempts += 1
+            self.show_status(f"Connection lost: reconnecting (attempt {self.attempts})…", "error")
         elif status == "connected" and self.host.connected and self.reconnecting:
             self.reconnecting = False
             self.set_connected(True)
             self.show_status("Connected again", "good")
+        elif status == "new-session":
+            self.reconnecting = False
+            self.set_connected(True)
+            self.show_status(
+                "Connected again: the server restarted, so this is a new session (its rooms are gone)", "good"
+            )
+            self.action_refresh()
         elif status in ("closed", "replaced"):
             self.reconnecting = False
             self.set_connected(False)
             if status == "replaced":
                 self.show_status("This session was opened in another window: Connect to start a new one", "error")
             else:
-                self.show_status("Disconnected from the server: Connect to try again", "error")
+                self.show_status(f"Disconnected from the server: trying again every {RETRY_SECONDS:.0f} s", "error")
+                self._retry_later()
+
+    def _retry_later(self) -> None:
+        if self._retry_timer is None:
+            self._retry_timer = self.set_timer(RETRY_SECONDS, self._retry)
+
+    def _retry(self) -> None:
+        """The connection gave up: try again by itself until it works or the player acts."""
+        self._retry_timer = None
+        if self.host.connected or self.busy:
+            return
+        self.run_worker(self._connect_again(), group="lobby", exclusive=True, exit_on_error=False)
+
+    async def _connect_again(self) -> None:
+        try:
+            who = await self.host.connect(self.server, self.player_name)
+        except (ConnectError, ServerError) as error:
+            self.show_status(f"Still cannot connect ({error}): trying again every {RETRY_SECONDS:.0f} s", "error")
+            self._retry_later()
+            return
+        self.set_connected(True)
+        self.show_status(who, "good")
+        await self._load_rooms()
 
     # -- rooms ------------------------------------------------------------------
 
@@ -543,6 +463,7 @@ class LobbyScreen(Screen[None]):
         self.busy = True
         try:
             await self.host.enter(request)
+            self.query_one("#code", Input).value = ""  # the next join starts from an empty field
         except ServerError as error:
             self.show_status(explain(error, code), "error")
         except ConnectionLost:
@@ -557,3 +478,17 @@ class LobbyScreen(Screen[None]):
 
     def action_focus_code(self) -> None:
         self.query_one("#code", Input).focus()
+
+    def action_stats(self) -> None:
+        self.host.show_stats()
+
+
+class TickBox(Checkbox):
+    """A checkbox whose mark says its state, not only its colour: ✓ on, blank off."""
+
+    def watch_value(self) -> None:
+        self.BUTTON_INNER = "✓" if self.value else " "
+        super().watch_value()
+
+    def on_mount(self) -> None:
+        self.BUTTON_INNER = "✓" if self.value else " "

@@ -2,7 +2,9 @@
 
 ``RaceConnection`` says hello, matches replies to requests by seq, hands every event
 to a callback, and when the socket drops it reconnects by itself with the session
-token (the server then sends the room's full state again).
+token (the server then sends the room's full state again). A server that no longer knows
+the token (it restarted without its store, or the session expired) gets a fresh hello: the
+status says ``new-session``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from websockets.typing import Subprotocol
 
 from protocol.codec import SUBPROTOCOL, decode_server, encode_request
-from protocol.errors import CloseCode, ProtocolError
+from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import Error, Hello, Welcome
 from protocol.schema import Message
 
@@ -50,7 +52,8 @@ StatusHandler = Callable[[str], None]
 
 
 class RaceConnection:
-    """A session with one server. ``status`` callbacks: connecting, connected, reconnecting, closed."""
+    """A session with one server. ``status`` callbacks: connecting, connected, reconnecting,
+    retrying (each further attempt), new-session (the server forgot the old one), closed, replaced."""
 
     def __init__(
         self,
@@ -62,7 +65,9 @@ class RaceConnection:
         give_up_after: float = 60.0,
         open_timeout: float = 5.0,
         reply_timeout: float = 10.0,
+        token: str | None = None,
     ) -> None:
+        """``token``: a session to resume (a restarted client coming back to its race)."""
         self.url = url
         self.name = name
         self.on_event = on_event
@@ -71,6 +76,7 @@ class RaceConnection:
         self.open_timeout = open_timeout
         self.reply_timeout = reply_timeout
         self.welcome: Welcome | None = None
+        self.resume_token = token
         self.seq = 0
         self._ws: ClientConnection | None = None
         self._pending: dict[int, asyncio.Future[Message]] = {}
@@ -92,7 +98,14 @@ class RaceConnection:
     async def connect(self) -> Welcome:
         """Open the socket and say hello; ConnectError with a readable reason on failure."""
         self.on_status("connecting")
-        welcome = await self._open(self.token)
+        token = self.token or self.resume_token
+        try:
+            welcome = await self._open(token)
+        except ServerError as error:
+            if token is None or error.code != ErrorCode.BAD_TOKEN:
+                raise
+            welcome = await self._open(None)  # the saved session is gone: a new one
+        self.resume_token = None
         self._reader = asyncio.create_task(self._read_forever())
         return welcome
 
@@ -130,7 +143,7 @@ class RaceConnection:
 
     # -- internals ----------------------------------------------------------
 
-    async def _open(self, token: str | None) -> Welcome:
+    async def _open(self, token: str | None, status: str = "connected") -> Welcome:
         try:
             ws = await connect(
                 self.url,
@@ -167,7 +180,7 @@ class RaceConnection:
         self.welcome = message
         self.seq = max(self.seq, message.last_seq)
         self._ws = ws
-        self.on_status("connected")
+        self.on_status(status)
         return message
 
     async def _read_forever(self) -> None:
@@ -209,15 +222,24 @@ class RaceConnection:
         attempt = 0
         while loop.time() < deadline and not self._closing:
             await asyncio.sleep(RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)])
+            if attempt:
+                self.on_status("retrying")
             attempt += 1
             try:
                 await self._open(self.token)
                 return True
             except ServerError as exc:
-                log.warning("the server refused our session: %s", exc)
-                return False
+                if exc.code != ErrorCode.BAD_TOKEN:
+                    log.warning("the server refused our session: %s", exc)
+                    return False
             except ConnectError:
                 continue
+            # The server is up but forgot the session (restarted without its store): a new one.
+            try:
+                await self._open(None, status="new-session")
+                return True
+            except (ServerError, ConnectError) as exc:
+                log.warning("a new session failed too: %s", exc)
         return False
 
     def _fail_pending(self) -> None:

@@ -9,6 +9,7 @@ column, or the up/down keys); ``None`` means "as many as the move needs".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
@@ -199,3 +200,50 @@ def why_not(board: Board, src: Place, dst: Place, limit: int | None = None) -> s
     if limit is not None and count > limit:
         return f"that takes {count} cards and you picked up {limit}"
     return "that move is not possible here"
+
+
+_CARD_TOKEN: Final = re.compile(r"\b(10|[2-9TJQKA])([CDHS])\b")
+
+
+def with_symbols(text: str) -> str:
+    """``text`` with the engine's card tokens (``4S``, ``TH``) spelled as the board draws them
+    (``4♠``, ``10♥``): the server's and the engine's reasons use the tokens."""
+    return _CARD_TOKEN.sub(lambda m: Card.parse(m.group(0)).symbol, text)
+
+
+def describe(board: Board, move: Move) -> str:
+    """``move`` for people, on ``board`` before it is played: ``3 cards from 10♥ → column 4``."""
+    src = Place(move.src_area, move.src)
+    if move.src_area == COLUMN and len(board.columns[move.src]) >= move.count >= 1:
+        lead: Card | None = board.columns[move.src][-move.count]
+    else:
+        lead = card_at(board, src)
+    what = lead.symbol if lead is not None else str(move)
+    if move.count > 1:
+        what = f"{move.count} cards from {what}"
+    return f"{what} → {destination_of(board, move).name()}"
+
+
+def safe_moves(board: Board) -> list[Move]:
+    """The foundation moves no later play can regret, played in turn on a copy until none is
+    left (auto-move): the engine's ``safe_home_moves`` one after the other."""
+    copy = board.copy(stack=False)
+    played: list[Move] = []
+    while moves := copy.safe_home_moves():
+        copy.push(moves[0])
+        played.append(moves[0])
+    return played
+
+
+def finishing_moves(board: Board) -> list[Move]:
+    """The moves that win the game when nothing but foundation moves is needed any more
+    (auto-finish); empty when some other move is still to find."""
+    copy = board.copy(stack=False)
+    played: list[Move] = []
+    while not copy.is_won():
+        home = [m for m in copy.legal_moves() if m.dst_area == FOUNDATION]
+        if not home:
+            return []
+        copy.push(home[0])
+        played.append(home[0])
+    return played

@@ -1,109 +1,82 @@
 """One room, from joining to the results: the server's messages drive a race screen.
 
-``RaceController`` sits between a ``client.net.RaceConnection`` and a ``RaceScreen`` (a
-``GameScreen`` with a Ready and a Leave key). It turns room events (``RoomState``,
-``Members``, ``Countdown``, ``Started``, ``Progress``, ``Result``) into screen calls, and the
-screen's actions (the ``MoveSink`` protocol) into requests, sent one at a time in order:
+The room's concerns live in their own modules; ``RaceController`` joins them up:
 
-- a move or undo is already on the screen (optimistic); its ``moved`` reply confirms it,
-  an ``error`` reply rolls it back with its reason (and drops the later queued actions,
-  which the screen rolled back too);
-- when the socket drops, the connection reconnects by itself; the screen is locked
-  meanwhile, and the ``RoomState`` the server sends after the reconnect replaces the
-  board (deal + history), the racers and the phase.
+- ``RoomModel`` (client/room_model.py): the room as the frames describe it;
+- ``Outbox`` (client/outbox.py): the screen's actions sent one at a time, in order, by a
+  worker of the screen; a ``moved`` reply confirms the optimistic action, an ``error`` rolls
+  it back with its reason;
+- ``Boards`` (client/spectating.py): a spectator's copy of every racer's board;
+- ``RaceScreen`` (client/race_screen.py): a ``GameScreen`` whose reactive attributes (lock, cover, info,
+  racers, countdown) redraw their widgets in ``watch_*`` methods; the controller only assigns
+  them (``_render``), with the words from client/room_text.py.
 
-A spectator keeps every racer's board (the opening position of ``Started``, then each
-``Progress.move``; ``RoomState.watching`` rebuilds them on joining or reconnecting) and the
-screen shows one of them, read-only: the leader's at first, ``[`` / ``]`` switch.
-
-The host (``client.app.RaceApp``) owns the connection, pushes the screen and takes the
-player back to the lobby; see ``RaceHost``.
+When the socket drops, the connection reconnects by itself; the screen is locked meanwhile
+(with the attempts and the time left to keep the seat), and the room frame the server sends
+after the reconnect replaces the board, the racers and the phase. The host (``client.app.RaceApp``)
+owns the connection, pushes the screen and takes the player back to the lobby; see ``RaceHost``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import math
 import time
 from collections.abc import Coroutine, Iterable
-from dataclasses import replace
-from typing import Any, ClassVar, Final, Protocol
+from datetime import UTC, datetime
+from typing import Any, Protocol
 
-from textual.binding import Binding, BindingType
 from textual.timer import Timer
+from textual.worker import Worker
 
+from protocol.enums import Phase, Role, Status
 from protocol.messages import (
     Countdown,
+    JoinRoom,
     Leave,
     Members,
     Moved,
     MoveRequest,
     Ping,
     Progress,
-    Racer,
     Ready,
     Rematch,
     Resign,
     Result,
     RoomState,
-    Standing,
     Started,
     Undo,
     Watched,
 )
 from protocol.schema import Message
-from seahaven import Board, Move, parse_board, preset
+from seahaven import Board, Move, parse_board
 
-from .game_screen import GameScreen, PressTwice
+from . import room_text
 from .net import ConnectionLost, ServerError
-from .results import LOBBY, REMATCH, ResultRow, ResultsScreen
-from .rivals import RacerStatus, RacerView, plural
+from .outbox import Outbox, Requester
+from .places import with_symbols
+from .race_screen import RaceScreen
+from .results import LOBBY, REMATCH, REVIEW, ResultsScreen
+from .review import ReviewScreen
+from .room_model import RoomModel
+from .room_text import Seen
+from .spectating import Boards
+from .stats import RaceRecord
 
 log = logging.getLogger("seahaven.client")
 
-OUT_OF_RACE: Final = {
-    "stuck": "No legal move is left, and undo is off: you are out of this race",
-    "resigned": "You resigned this race",
-    "forfeit": "You were away too long: the race went on without you",
-    "finished": "All 52 cards home: you finished!",
-}
-
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
-class ServerClock:
-    """The server's clock seen from here: ``offset`` = server time - local time when last heard."""
-
-    def __init__(self) -> None:
-        self.offset_ms = 0
-
-    def sync(self, server_time: int) -> None:
-        self.offset_ms = server_time - now_ms()
-
-    def now(self) -> int:
-        return now_ms() + self.offset_ms
-
-
-class Requester(Protocol):
-    """What the controller needs of a ``RaceConnection``."""
-
-    @property
-    def player(self) -> str | None: ...
-
-    async def request(self, message: Message) -> Message: ...
-
 
 class RaceHost(Protocol):
-    """What the controller needs of the App: show its screen, run tasks, go back to the lobby."""
+    """What the controller needs of the App: show screens, run tasks, go back to the lobby."""
 
     async def show_race_screen(self, screen: RaceScreen) -> None: ...
 
     def start_task(self, work: Coroutine[Any, Any, None], name: str) -> None: ...
 
     def back_to_lobby(self, message: str | None = None, kind: str = "info") -> None: ...
+
+    def race_over(self, record: RaceRecord) -> None:
+        """A race this player took part in ended (for the statistics)."""
 
 
 def board_from_state(deal: str | None, history: Iterable[str], board_text: str | None, preset_name: str) -> Board:
@@ -121,133 +94,72 @@ def board_from_state(deal: str | None, history: Iterable[str], board_text: str |
     return Board.deal(preset_name, 1)
 
 
-def replay(opening: Board, history: Iterable[str]) -> Board:
-    """``opening`` with ``history`` played on a copy (as far as the moves are legal)."""
-    board = opening.copy()
-    for text in history:
-        try:
-            board.push_text(text)
-        except ValueError as error:
-            log.warning("cannot replay %s on a watched board: %s", text, error)
-            break
-    return board
-
-
-def headline(reason: str, standings: tuple[Standing, ...], me: str) -> str:
-    """The results' first line, from the player's point of view."""
-    if not standings:
-        return "Race over"
-    first = standings[0]
-    who = "you" if first.player == me else first.name
-    if reason == "won":
-        return "You win!" if first.player == me else f"{first.name} wins"
-    if reason == "time-limit":
-        return f"Time is up: {who} got furthest"
-    if reason == "all-done":
-        return f"Nobody finished: {who} got furthest"
-    return "Race abandoned"
-
-
-class RaceScreen(GameScreen):
-    """The game screen of a room: adds Ready (``r``) and Leave (``l``, twice during a race)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "ready", "Ready"),
-        Binding("l", "leave", "Leave room"),
-        Binding("left_square_bracket", "watch(-1)", "Previous racer", key_display="["),
-        Binding("right_square_bracket", "watch(1)", "Next racer", key_display="]"),
-        Binding("shift+tab", "watch(-1)", "Previous racer", show=False),
-        Binding("tab", "watch(1)", "Next racer", show=False),
-    ]
-
-    def __init__(self, controller: RaceController, board: Board, *, undo_allowed: bool, title: str) -> None:
-        super().__init__(board, sink=controller, race=True, undo_allowed=undo_allowed, title=title)
-        self.controller = controller
-
-    def action_ready(self) -> None:
-        self.controller.toggle_ready()
-
-    def action_leave(self) -> None:
-        self.controller.ask_leave()
-
-    def action_watch(self, step: int) -> None:
-        self.controller.watch(step)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        c = self.controller
-        if action == "ready":
-            return c.can_ready()
-        if action == "resign":
-            return c.racing_now()
-        if action == "undo":
-            return self.undo_allowed and (c.racing_now() or c.stuck_now())
-        if action == "smart":
-            return c.racing_now()
-        if action == "watch":
-            return c.can_watch()
-        return super().check_action(action, parameters)
-
-
 class RaceController:
     """A room on one connection; also the race screen's ``MoveSink``."""
 
-    def __init__(self, host: RaceHost, conn: Requester, state: RoomState) -> None:
+    def __init__(
+        self,
+        host: RaceHost,
+        conn: Requester,
+        state: RoomState,
+        *,
+        created: bool = False,
+        deal_asked: str | None = None,
+        automove: bool = True,
+        grace_ms: int | None = None,
+    ) -> None:
         self.host = host
         self.conn = conn
-        self.me = state.you
-        self.code = state.room
-        self.preset = state.preset
-        self.state = state
-        self.role = state.role
-        self.phase = state.phase
-        self.deal: str | None = state.deal
-        self.racers: dict[str, Racer] = {r.player: r for r in state.racers}
-        self.rematch: set[str] = set(state.rematch)
-        self.spectators = state.spectators
-        self.clock = ServerClock()
-        self.clock.sync(state.server_time)
-        self.starts_at: int | None = None
-        self.limit_ms: int | None = state.time_limit * 1000 if state.time_limit else None
+        self.model = RoomModel(state, created=created, deal_asked=deal_asked)
+        self.spectate = Boards()
+        self.outbox = Outbox(conn, self._answered, self._refused)
+        self.grace_ms = grace_ms
+        self.closed = False
         self.reconnecting = False
+        self.attempts = 0
+        """Reconnection attempts since the drop."""
+        self._dropped_at: float | None = None
         self._reconnects = 0
-        self.race_number = 0
-        """Races started on this screen; ``results_for`` says which one's results were shown
-        (a resync after the results must not show them again)."""
+        self._resyncing = False
+        self._resynced: set[int] = set()
+        """The races whose spectator boards were resynced (once a race)."""
         self.results_for: int | None = None
+        """The race whose results were shown (a resync after the results must not show them again)."""
         self.results_open = False
         self.asked_rematch = False
-        self.closed = False
-        self.queue: asyncio.Queue[tuple[int | None, Message]] = asyncio.Queue()
-        self._lock_reason: str | None = "…"
-        self._countdown_timer: Timer | None = None
-        self._press_twice = PressTwice()
-        self.boards: dict[str, Board] = {}
-        """A spectator's copy of every racer's board, by player id."""
-        self.watched: str | None = None
-        """The racer whose board a spectator's screen shows."""
-        self.actions: dict[str, int] = {}
-        """How many of each racer's actions (moves and undos: ``Racer.moves``) their board has."""
-        rules = preset(state.preset)
+        self._sender: Worker[None] | None = None
+        self._away_timer: Timer | None = None
         self.screen = RaceScreen(
             self,
             Board.deal(state.preset, 1),
             undo_allowed=state.undo,
-            title=f"Room {self.code} · {rules.title}",
+            title=self._title(),
+            automove=automove,
         )
+
+    @property
+    def code(self) -> str:
+        return self.model.code
+
+    @property
+    def role(self) -> Role:
+        return self.model.role
 
     # -- life -----------------------------------------------------------------
 
     async def start(self) -> None:
         """Show the screen, start sending, and show the room as the server described it."""
         await self.host.show_race_screen(self.screen)
-        self.host.start_task(self._pump(), f"room-{self.code}")
-        self.apply_state(self.state)
+        self._sender = self.screen.run_worker(self.outbox.run(), name=f"room-{self.code}", exit_on_error=False)
+        self.apply_state(self.model.state)
 
     def stop(self) -> None:
         self.closed = True
-        self._stop_countdown()
-        self._drop_queued(all_=True)
-        self.queue.put_nowait((None, Leave()))  # wakes the pump, which sees ``closed`` and ends
+        self.screen.starts_at = None
+        self.outbox.drop(board_only=False)
+        self._stop_away_timer()
+        if self._sender is not None:
+            self._sender.cancel()
 
     # -- server messages --------------------------------------------------------
 
@@ -255,103 +167,95 @@ class RaceController:
         """A server event for this room."""
         if self.closed:
             return
+        model = self.model
         if isinstance(message, RoomState):
             self.apply_state(message)
         elif isinstance(message, Members):
-            self.racers = {r.player: r for r in message.racers}
-            self.rematch = set(message.rematch)
-            self.spectators = message.spectators
-            self._refresh()
+            wanted = set(model.rematch_wanted_by())
+            model.apply_members(message)
+            new = [name for name in model.rematch_wanted_by() if name not in wanted]
+            if new and model.phase == Phase.FINISHED:
+                self._say(f"{', '.join(new)} {'wants' if len(new) == 1 else 'want'} a rematch: r to race again")
+            self._render()
         elif isinstance(message, Countdown):
-            self.clock.sync(message.server_time)
+            model.apply_countdown(message)
             if message.starts_at is None:
-                self.phase = "waiting"
-                self._stop_countdown()
                 self.screen.flash("Countdown stopped: a racer is no longer ready", "error")
-            else:
-                self.phase = "countdown"
-                self._start_countdown(message.starts_at)
-            self._refresh()
+            self._render()
         elif isinstance(message, Started):
             self._started(message)
         elif isinstance(message, Progress):
-            racer = self.racers.get(message.player)
-            if racer is not None:
-                self.racers[message.player] = replace(
-                    racer,
-                    progress=message.progress,
-                    moves=message.moves,
-                    status=message.status,
-                    time_ms=message.time_ms,
-                )
-            if self.role == "spectator" and message.move is not None:
-                self._watch_move(message.player, message.move, message.moves, message.progress)
+            model.apply_progress(message)
+            if model.spectating and message.move is not None:
+                self._measure_lag(message.elapsed_ms)
+                self._watch_move(message)
             self._sync_clock(message.elapsed_ms)
-            self._refresh()
+            self._render()
         elif isinstance(message, Result):
-            self._finished(message.reason, message.standings)
+            model.apply_result(message)
+            self._finished()
 
     def apply_state(self, state: RoomState) -> None:
-        """The whole room (after joining, a reconnect or a rematch): show exactly this."""
-        self.state = state
-        self.me = state.you
-        self.role = state.role
-        self.clock.sync(state.server_time)
-        self.racers = {r.player: r for r in state.racers}
-        self.rematch = set(state.rematch)
-        self.spectators = state.spectators
-        self.limit_ms = state.time_limit * 1000 if state.time_limit else None
-        self.screen.set_undo_allowed(state.undo)
-        was_reconnecting, self.reconnecting = self.reconnecting, False
-        new_phase = state.phase
-        if new_phase in ("waiting", "countdown") and self.phase in ("racing", "finished"):
+        """The whole room (after joining, a reconnect, a resync or a rematch): show exactly this."""
+        model = self.model
+        if model.apply_state(state):
             self.asked_rematch = False  # a rematch began
             self._close_results()
             self.screen.clock.reset()
-        self.phase = new_phase
-        self._stop_countdown()
-        self.screen.set_countdown(None)
-        if new_phase == "countdown" and state.starts_at is not None:
-            self._start_countdown(state.starts_at)
-        if new_phase in ("racing", "finished") and state.deal is not None:
-            self.deal = state.deal
-        if new_phase == "racing" and state.started_at is not None:
-            self.screen.start_clock(max(0, self.clock.now() - state.started_at), self.limit_ms)
-        if new_phase in ("racing", "finished") and state.deal is not None and self.role == "racer":
+        was_reconnecting, self.reconnecting = self.reconnecting, False
+        self._stop_away_timer()
+        self._resyncing = False
+        self.screen.set_undo_allowed(state.undo)
+        self.screen.starts_at = model.starts_at
+        if model.phase == Phase.RACING and state.started_at is not None:
+            self.screen.start_clock(max(0, model.clock.now() - state.started_at), model.limit_ms)
+        racing = model.phase in (Phase.RACING, Phase.FINISHED) and state.deal is not None
+        if racing and model.role == Role.RACER:
+            me = model.racers.get(model.me)
             board = board_from_state(state.deal, state.history, state.board, state.preset)
-            self.screen.set_board(board, title=self._title())
-        if new_phase in ("racing", "finished") and state.deal is not None and self.role == "spectator":
-            self._watch_all(Board.from_code(state.deal), state.watching)
-        elif self.boards:
-            self.boards.clear()  # a rematch deals new boards
-            self.actions.clear()
+            self.screen.set_board(board, title=self._title(), actions=me.moves if me is not None else None)
+        if racing and model.spectating and state.deal is not None:
+            self.spectate.reset(Board.from_code(state.deal), state.watching, model.racers)
+            self._show_watched()
+        elif self.spectate.boards:
+            self.spectate.clear()  # a rematch deals new boards
             self.screen.show_board(self.screen.board, title=self._title())
-        if new_phase == "finished" and state.standings:
-            won = any(s.status == "finished" for s in state.standings)
-            self._finished("won" if won else "all-done", state.standings)
-        self._refresh()
+        if model.phase == Phase.FINISHED and state.standings:
+            self._finished()
+        self._render()
         if was_reconnecting:
             self.screen.flash("Reconnected: the board is in sync with the server again", "good")
         elif self.can_watch():
             self._flash_watching()
 
     def on_status(self, status: str) -> None:
-        """The connection's state: reconnecting, connected, closed, replaced."""
+        """The connection's state: reconnecting, retrying, connected, closed, replaced."""
         if self.closed:
             return
         if status == "reconnecting":
             self.reconnecting = True
-            self._drop_queued(all_=True)
-            self._refresh()
+            self.attempts = 0
+            self._dropped_at = time.monotonic()
+            self.outbox.drop(board_only=False)
+            self._away_timer = self.screen.set_interval(1.0, self._render)
+            self._render()
             self.screen.flash("Connection lost: reconnecting…", "error")
+        elif status == "retrying":
+            self.attempts += 1
+            self._render()
         elif status == "connected" and self.reconnecting:
             self.screen.flash("Reconnected: catching up with the room…")
             self._reconnects += 1
             self.host.start_task(self._probe(self._reconnects), "resync-probe")
         elif status == "closed":
-            self.host.back_to_lobby("Lost the connection to the server; connect again to play on", "error")
+            self.host.back_to_lobby("Lost the connection to the server: the lobby keeps trying", "error")
         elif status == "replaced":
             self.host.back_to_lobby("This session was opened in another window", "error")
+
+    def _stop_away_timer(self) -> None:
+        if self._away_timer is not None:
+            self._away_timer.stop()
+            self._away_timer = None
 
     async def _probe(self, attempt: int) -> None:
         """Back online: a ``room`` frame follows if we are still in the room, and comes before
@@ -369,33 +273,37 @@ class RaceController:
         if attempt == self._reconnects and self.reconnecting and not self.closed:
             self.room_gone()
 
-    def room_gone(self) -> None:
-        self.host.back_to_lobby(f"Room {self.code} is gone (it expired on the server)", "error")
+    def room_gone(self, why: str = "it expired on the server") -> None:
+        self.host.back_to_lobby(f"Room {self.code} is gone ({why})", "error")
 
     # -- the screen's actions (MoveSink) ------------------------------------------
 
     def submit(self, seq: int, move: Move) -> None:
-        self.queue.put_nowait((seq, MoveRequest(move=str(move))))
-        self._show_racers()
+        self.outbox.put(seq, MoveRequest(move=str(move)))
+        self._render()
 
     def undo(self, seq: int) -> None:
-        self.queue.put_nowait((seq, Undo()))
-        self._show_racers()
+        self.outbox.put(seq, Undo())
+        self._render()
 
     def resign(self) -> None:
-        self.queue.put_nowait((None, Resign()))
+        self.outbox.put(None, Resign())
 
     def toggle_ready(self) -> None:
-        if not self.can_ready():
+        """``r``: ready or not before a race; after one, ask for a rematch."""
+        if self.model.phase == Phase.FINISHED and self.model.role == Role.RACER:
+            if not self.asked_rematch:
+                self.choose(REMATCH)
+            return
+        if not self.model.can_ready() or self.reconnecting:
             self.screen.flash("Ready is for racers before the race starts", "error")
             return
-        me = self.racers.get(self.me)
-        ready = me is None or me.status != RacerStatus.READY
-        self.queue.put_nowait((None, Ready(ready=ready)))
+        ready = self.model.my_status() != Status.READY
+        self.outbox.put(None, Ready(ready=ready))
         self.screen.flash("Ready! The race starts when every racer is" if ready else "Not ready any more")
 
     def ask_leave(self) -> None:
-        if self.racing_now() and not self._press_twice("l"):
+        if self.model.racing_now() and not self.screen.press_twice("l"):
             self.screen.flash("Press l again to leave: you resign this race", "error")
             return
         self.leave()
@@ -404,366 +312,8 @@ class RaceController:
         """Leave the room and go back to the lobby."""
         if self.closed:
             return
-        self.closed = True
-        self._stop_countdown()
-        self._drop_queued(all_=True)
+        self.stop()
         self.host.start_task(self._leave(), "leave")
-
-    def choose(self, choice: str) -> None:
-        """The results view's answer."""
-        if choice == REMATCH and self.role == "racer":
-            self.asked_rematch = True
-            self.queue.put_nowait((None, Rematch()))
-            self._refresh()
-        elif choice == REMATCH:
-            self._refresh()
-        elif choice == LOBBY:
-            self.leave()
-
-    # -- reading the state --------------------------------------------------------
-
-    def can_ready(self) -> bool:
-        return self.role == "racer" and self.phase in ("waiting", "countdown") and not self.reconnecting
-
-    def racing_now(self) -> bool:
-        me = self.racers.get(self.me)
-        return self.role == "racer" and self.phase == "racing" and me is not None and me.status == "racing"
-
-    def stuck_now(self) -> bool:
-        return self.role == "racer" and self.phase == "racing" and self.my_status() == "stuck"
-
-    def can_watch(self) -> bool:
-        """A spectator during the race with boards to look at: the switching keys work."""
-        return self.role == "spectator" and self.phase == "racing" and self.watched in self.boards
-
-    def watched_board(self) -> Board | None:
-        """The board a spectator looks at (None for racers and before the race)."""
-        return self.boards.get(self.watched) if self.watched is not None else None
-
-    def my_status(self) -> str | None:
-        me = self.racers.get(self.me)
-        return me.status if me is not None else None
-
-    def racer_views(self) -> list[RacerView]:
-        """You first, then the others in seat order."""
-        views: list[RacerView] = []
-        for player, racer in self.racers.items():
-            progress, moves = racer.progress, racer.moves
-            if player == self.me and self.phase == "racing":
-                progress = self.screen.board.progress
-            you = player == self.me
-            watched = player == self.watched and player in self.boards
-            view = RacerView(racer.name, progress, moves, racer.status, racer.time_ms, racer.connected, you, watched)
-            if player == self.me:
-                views.insert(0, view)
-            else:
-                views.append(view)
-        return views
-
-    def lock_reason(self) -> str | None:
-        """Why the board refuses input now, or None when the player may move."""
-        if self.reconnecting:
-            return "Connection lost: reconnecting…"
-        if self.role == "spectator":
-            return "Spectating: only racers move"
-        if self.phase in ("waiting", "countdown"):
-            return "The race has not started: r when you are ready"
-        if self.phase == "finished":
-            return "The race is over"
-        status = self.my_status()
-        if status == "stuck" and self.screen.undo_allowed:
-            return None  # only an undo is possible, and it gets the racer going again
-        if status is not None and status != "racing":
-            return OUT_OF_RACE.get(status, f"You are {status}")
-        return None
-
-    # -- drawing --------------------------------------------------------------------
-
-    def _title(self) -> str:
-        title = f"Room {self.code} · {preset(self.preset).title}"
-        racer = self.racers.get(self.watched) if self.watched is not None else None
-        if self.role == "spectator" and racer is not None and self.watched in self.boards:
-            return f"Watching {racer.name} · {title}"
-        return title
-
-    def _refresh(self) -> None:
-        """Bring the screen in line with the model: lock, cover, racers, status line, keys."""
-        if self.closed:
-            return
-        screen = self.screen
-        reason = self.lock_reason()
-        if reason != self._lock_reason:
-            self._lock_reason = reason
-            screen.set_locked(reason)
-        cover = self._cover()
-        if cover is not None:
-            screen.set_cover(*cover)
-        info = [f"deal {self.deal}"] if self.deal and self.phase in ("racing", "finished") else []
-        if self.role == "spectator" and self.can_watch():
-            order = self.watch_order()
-            info.insert(0, f"board {order.index(self.watched or '') + 1} of {len(order)}")
-        elif self.role == "spectator":
-            info.append("spectating")
-        if self.spectators:
-            info.append(plural(self.spectators, "spectator"))
-        if self.reconnecting:
-            info.append("⚠ reconnecting…")
-        screen.set_info(" · ".join(info))
-        self._show_racers()
-        screen.refresh_bindings()
-
-    def _show_racers(self) -> None:
-        title = f"Racers {len(self.racers)}/{self.state.seats}"
-        self.screen.update_racers(self.racer_views(), title)
-
-    def _cover(self) -> tuple[str, ...] | None:
-        """The message shown instead of the cards (empty: the cards; None: leave it as it is)."""
-        n, seats = len(self.racers), self.state.seats
-        ready = sum(1 for r in self.racers.values() if r.status == RacerStatus.READY)
-        if self.phase == "waiting":
-            lines = [f"Room {self.code}", "Share this code: your friend joins with it", ""]
-            if self.role == "spectator":
-                lines.append("You are watching: the race starts when every racer is ready")
-            elif self.my_status() == RacerStatus.READY:
-                lines.append("You are ready ✓ · waiting for the others")
-                lines.append("r: not ready after all")
-            else:
-                lines.append("Press r when you are ready")
-            lines.append(f"{n} of {seats} racers · {ready} ready" + (" · 2 needed" if n < 2 else ""))
-            lines.append("l: leave the room")
-            return tuple(lines)
-        spectating = (f"Spectating room {self.code}", "the racers' progress is on the right", "l: leave the room")
-        if self.role == "spectator" and self.phase == "racing" and self.watched_board() is not None:
-            return ()  # the watched racer's board
-        if self.role == "spectator" and (self.phase != "finished" or self.results_open):
-            return spectating  # no board to show (an older server sends no moves), only the progress
-        if self.phase == "racing" and self.screen.board.is_won():
-            return None  # the screen's own "all 52 cards home" banner
-        if self.phase == "finished" and self.results_open:
-            return None
-        if self.phase == "finished":
-            present = [r for r in self.racers.values() if r.connected]
-            votes = [r.name for p, r in self.racers.items() if p in self.rematch]
-            if self.asked_rematch or self.role == "spectator":
-                if len(present) < 2:
-                    return ("Rematch?", "Nobody else is left in the room", "l: back to the lobby")
-                waiting = [r.name for p, r in self.racers.items() if r.connected and p not in self.rematch]
-                return (
-                    "Rematch?",
-                    f"{len(votes)} of {len(present)} racers want one",
-                    ("waiting for " + ", ".join(waiting)) if waiting else "starting…",
-                    "l: back to the lobby",
-                )
-            return ("The race is over", "l: back to the lobby")
-        return ()
-
-    # -- phases ---------------------------------------------------------------------
-
-    def _start_countdown(self, starts_at: int) -> None:
-        self.starts_at = starts_at
-        self._tick_countdown()
-        if self._countdown_timer is None:
-            self._countdown_timer = self.screen.set_interval(0.1, self._tick_countdown)
-
-    def _tick_countdown(self) -> None:
-        if self.starts_at is None:
-            return
-        left = self.starts_at - self.clock.now()
-        self.screen.set_countdown(max(1, math.ceil(left / 1000)))
-
-    def _stop_countdown(self) -> None:
-        self.starts_at = None
-        if self._countdown_timer is not None:
-            self._countdown_timer.stop()
-            self._countdown_timer = None
-        self.screen.set_countdown(None)
-
-    def _started(self, started: Started) -> None:
-        self.clock.sync(started.server_time)
-        self.phase = "racing"
-        self.deal = started.deal
-        self.race_number += 1
-        self.asked_rematch = False
-        self._stop_countdown()
-        try:
-            board = Board.from_code(started.deal)
-        except ValueError:
-            board = parse_board(started.board, started.preset)
-        for player, racer in self.racers.items():
-            self.racers[player] = replace(racer, status="racing", progress=board.progress, moves=0, time_ms=None)
-        if self.role == "spectator":
-            self._watch_all(board, [Watched(player=p, history=()) for p in self.racers])
-        if self.watched_board() is None:
-            self.screen.set_board(board, title=self._title())
-        limit = started.ends_at - started.started_at if started.ends_at is not None else None
-        self.limit_ms = limit
-        self.screen.start_clock(max(0, self.clock.now() - started.started_at), limit)
-        self._refresh()
-        if self.role == "racer":
-            self.screen.flash("Go! First to bring all 52 cards home wins", "good")
-        elif self.can_watch():
-            self._flash_watching("The race is on")
-
-    # -- spectating -------------------------------------------------------------------
-
-    def _watch_all(self, opening: Board, watching: Iterable[Watched]) -> None:
-        """Every racer's board from the opening position and their moves; the watched racer
-        stays, else the leader (most cards home) is watched."""
-        watched = tuple(watching)
-        self.boards = {w.player: replay(opening, w.history) for w in watched}
-        # The histories lag the live move counts by the spectator delay: count what they hold.
-        self.actions = {w.player: w.actions for w in watched}
-        if self.watched not in self.boards:
-            self.watched = self._leader()
-        self._show_watched()
-
-    def watch_order(self) -> list[str]:
-        """The racers whose boards a spectator has, in seat order: what ``[`` / ``]`` go through."""
-        return [p for p in self.racers if p in self.boards] + [p for p in self.boards if p not in self.racers]
-
-    def _leader(self) -> str | None:
-        """The racer with the most cards home (the first in seat order on a tie)."""
-        return max(self.watch_order(), key=lambda p: self.boards[p].progress, default=None)
-
-    def _watch_move(self, player: str, move: str, actions: int, progress: int) -> None:
-        """A racer's move (or ``undo``) reached this spectator: play it on their board.
-
-        ``actions`` counts the racer's moves and undos so far: a move the room state already
-        had (it can arrive just after the state, when the racer played while we joined) is
-        not played twice."""
-        board = self.boards.get(player)
-        if board is None:
-            if self.deal is None or self.phase != "racing":
-                return
-            board = self.boards[player] = Board.from_code(self.deal)  # missed the start: assume none
-            if self.watched is None:
-                self.watched = player
-        done = self.actions.get(player, 0)
-        if actions <= done:
-            return
-        if actions > done + 1:
-            log.warning("%s's board missed %d actions", player, actions - done - 1)
-        self.actions[player] = actions
-        try:
-            if move == "undo":
-                board.pop()
-            else:
-                board.push_text(move)
-        except (ValueError, IndexError) as error:
-            log.warning("%s's board is out of step (%s): %s", player, move, error)
-        if board.progress != progress:
-            log.warning("%s's board has %d cards home, the server says %d", player, board.progress, progress)
-        if player == self.watched:
-            self._show_watched()
-
-    def _show_watched(self) -> None:
-        board = self.watched_board()
-        if board is not None:
-            self.screen.show_board(board.copy(), title=self._title())
-
-    def watch(self, step: int) -> None:
-        """Look at the next (``step`` 1) or previous (-1) racer's board, in seat order."""
-        if not self.can_watch():
-            self.screen.flash("Switching boards is for spectators during a race", "error")
-            return
-        order = self.watch_order()
-        at = order.index(self.watched) if self.watched in order else 0
-        self.watched = order[(at + step) % len(order)]
-        self._show_watched()
-        self._refresh()
-        self._flash_watching()
-
-    def _flash_watching(self, prefix: str = "Spectating") -> None:
-        racer = self.racers.get(self.watched) if self.watched is not None else None
-        if racer is not None:
-            self.screen.flash(f"{prefix}: {racer.name}'s board · [ and ] switch racer · only racers move")
-
-    def _sync_clock(self, elapsed_ms: int) -> None:
-        if self.phase == "racing" and not self.screen.clock.running:
-            self.screen.start_clock(elapsed_ms, self.limit_ms)
-
-    def _finished(self, reason: str, standings: tuple[Standing, ...]) -> None:
-        self.phase = "finished"
-        self._stop_countdown()
-        for s in standings:
-            racer = self.racers.get(s.player)
-            if racer is not None:
-                self.racers[s.player] = replace(racer, status=s.status, progress=s.progress, moves=s.moves)
-        first = standings[0] if standings else None
-        final = first.time_ms if first is not None and reason == "won" else None
-        if self.screen.clock.running:
-            self.screen.stop_clock(final)
-        show = self.results_for != self.race_number
-        self.results_for = self.race_number
-        self.results_open = self.results_open or show
-        self._refresh()
-        if show:
-            rows = result_rows(standings, self.me)
-            self.screen.show_results(rows, headline(reason, standings, self.me), self._chosen)
-
-    def _chosen(self, choice: str) -> None:
-        self.results_open = False
-        self.choose(choice)
-
-    def _close_results(self) -> None:
-        """Take the results view down (a rematch began while it was open)."""
-        app = self.screen.app
-        if self.results_open and isinstance(app.screen, ResultsScreen):
-            app.pop_screen()
-        self.results_open = False
-
-    # -- sending ----------------------------------------------------------------------
-
-    def _drop_queued(self, *, all_: bool = False) -> None:
-        """Forget queued board actions (after a refusal or a drop: the screen rolled them back)."""
-        kept: list[tuple[int | None, Message]] = []
-        while not self.queue.empty():
-            item = self.queue.get_nowait()
-            if item[0] is None and not all_:
-                kept.append(item)
-        for item in kept:
-            self.queue.put_nowait(item)
-
-    async def _pump(self) -> None:
-        """Send queued requests one at a time, in order, and apply each reply."""
-        while not self.closed:
-            seq, message = await self.queue.get()
-            if self.closed:
-                return
-            try:
-                reply = await self.conn.request(message)
-            except ServerError as error:
-                if seq is not None:
-                    self._drop_queued()
-                    self.screen.reject(seq, error.message)
-                    self._show_racers()
-                else:
-                    self.screen.flash(f"Refused: {error.message}", "error")
-                continue
-            except ConnectionLost:
-                # The action may or may not have happened: the RoomState after the reconnect says.
-                self._drop_queued(all_=True)
-                continue
-            except TimeoutError:
-                if seq is not None:
-                    self._drop_queued()
-                    self.screen.reject(seq, "the server did not answer in time")
-                continue
-            except Exception:  # a bug must not stop the room
-                log.exception("request %s failed", message.TYPE)
-                continue
-            if self.closed:
-                return
-            if isinstance(reply, Moved):
-                if seq is not None:
-                    self.screen.confirm(seq)
-                racer = self.racers.get(self.me)
-                if racer is not None:
-                    self.racers[self.me] = replace(
-                        racer, progress=reply.progress, moves=reply.moves, status=reply.status
-                    )
-                self._sync_clock(reply.elapsed_ms)
-                self._refresh()
 
     async def _leave(self) -> None:
         try:
@@ -772,18 +322,246 @@ class RaceController:
             log.info("leave: %s", error)
         self.host.back_to_lobby(f"You left room {self.code}")
 
+    def choose(self, choice: str) -> None:
+        """The results view's answer."""
+        self.results_open = False
+        if choice == REMATCH and self.model.role == Role.RACER:
+            self.asked_rematch = True
+            self.outbox.put(None, Rematch())
+        elif choice == REVIEW:
+            self.review()
+        elif choice == LOBBY:
+            self.leave()
+            return
+        self._render()
 
-def result_rows(standings: Iterable[Standing], me: str) -> list[ResultRow]:
-    """The standings for the results view: a time only for those who finished."""
-    return [
-        ResultRow(
-            s.place,
-            s.name,
-            "did not finish" if s.status == "racing" else s.status,
-            s.progress,
-            s.moves,
-            s.time_ms if s.status == "finished" else None,
-            s.player == me,
+    def review(self) -> None:
+        """Step through the racers' moves of the race just over."""
+        model = self.model
+        if model.deal is None:
+            return
+        histories = self.histories()
+        names = {p: r.name for p, r in model.racers.items()}
+        names.update({s.player: s.name for s in model.standings})
+        self.screen.app.push_screen(ReviewScreen(model.deal, histories, names, first=model.me))
+
+    def histories(self) -> tuple[Watched, ...]:
+        """Every racer's moves at the end: the server's, else (an older server) my own."""
+        model = self.model
+        if model.histories:
+            return model.histories
+        if model.role == Role.RACER:
+            own = tuple(str(m) for m in self.screen.board.move_stack)
+            return (Watched(player=model.me, history=own, actions=len(own)),)
+        return tuple(
+            Watched(player=p, history=tuple(str(m) for m in b.move_stack)) for p, b in self.spectate.boards.items()
         )
-        for s in standings
-    ]
+
+    # -- reading the state --------------------------------------------------------
+
+    def can_watch(self) -> bool:
+        """A spectator during the race with boards to look at: the switching keys work."""
+        model = self.model
+        return model.spectating and model.phase == Phase.RACING and self.spectate.watched in self.spectate.boards
+
+    # -- drawing --------------------------------------------------------------------
+
+    def _seen(self) -> Seen:
+        board = self.screen.board
+        return Seen(board.progress, self.screen.actions, board.is_won(), self.results_open, self.asked_rematch)
+
+    def _title(self) -> str:
+        return room_text.title(self.model, self.spectate)
+
+    def _say(self, text: str, kind: str = "info") -> None:
+        self.screen.flash(with_symbols(text), kind)
+
+    def _render(self) -> None:
+        """Bring the screen's reactive attributes in line with the model."""
+        if self.closed:
+            return
+        model, screen = self.model, self.screen
+        seen = self._seen()
+        screen.lock_text = room_text.lock_reason(model, reconnecting=self.reconnecting)
+        screen.cover = room_text.cover(model, self.spectate, seen)
+        screen.between_races = model.phase in (Phase.WAITING, Phase.COUNTDOWN)
+        screen.starts_at = model.starts_at if model.phase == Phase.COUNTDOWN else None
+        # The status line stays within 80 columns: the rest goes to the racers panel's title.
+        info: list[str] = []
+        if model.spectating and not self.can_watch():
+            info.append("spectating")
+        if model.spectating and model.phase == Phase.RACING:
+            late = screen.spectator_delay_s
+            if late is not None:
+                info.append(f"{late} s late" if late else "live")
+        if self.reconnecting:
+            info.append(self._away_text())
+        screen.info_line = " · ".join(info)
+        title = f"Racers {len(model.racers)}/{model.seats}"
+        if model.spectators:
+            title += f" · {model.spectators} watching"
+        if model.deal and model.phase in (Phase.RACING, Phase.FINISHED):
+            title += f"\n{model.deal}"  # the deal code, to play it again later
+        screen.racers = (tuple(room_text.racer_views(model, self.spectate, seen)), title)
+        screen.refresh_bindings()
+
+    def _away_text(self) -> str:
+        """The reconnection's attempts, and how long the server keeps the seat."""
+        text = "⚠ reconnecting…" if not self.attempts else f"⚠ reconnecting (attempt {self.attempts + 1})"
+        if self.grace_ms and self._dropped_at is not None and self.model.role == Role.RACER:
+            left = self.grace_ms / 1000 - (time.monotonic() - self._dropped_at)
+            text += f" · seat kept {max(0, math.ceil(left))} s" if left > 0 else " · the seat may be lost"
+        return text
+
+    # -- phases ---------------------------------------------------------------------
+
+    def _started(self, started: Started) -> None:
+        model = self.model
+        try:
+            board = Board.from_code(started.deal)
+        except ValueError:
+            board = parse_board(started.board, started.preset)
+        model.apply_started(started, board.progress)
+        self.asked_rematch = False
+        if model.spectating:
+            self.spectate.reset(board, [Watched(player=p, history=()) for p in model.racers], model.racers)
+        self.screen.set_board(board, title=self._title())
+        self._show_watched()
+        limit = started.ends_at - started.started_at if started.ends_at is not None else None
+        self.screen.start_clock(max(0, model.clock.now() - started.started_at), limit)
+        self._render()
+        if model.role == Role.RACER:
+            self.screen.flash("Go! First to bring all 52 cards home wins", "good")
+        elif self.can_watch():
+            self._flash_watching("The race is on")
+
+    def _finished(self) -> None:
+        model = self.model
+        self.screen.starts_at = None
+        final = model.final_ms()
+        if self.screen.clock.running or final is not None:
+            self.screen.stop_clock(final)
+        show = self.results_for != model.race_number
+        self.results_for = model.race_number
+        self.results_open = self.results_open or show
+        self._render()
+        if not show:
+            return
+        self._record()
+        self.screen.show_results(
+            room_text.result_rows(model.standings, model.me),
+            room_text.headline(model.reason, model.standings, model.me),
+            self.choose,
+            can_rematch=model.role == Role.RACER,
+            can_review=model.deal is not None,
+            note="" if model.role == Role.RACER else "You watched this race: the racers decide on a rematch",
+        )
+
+    def _record(self) -> None:
+        """Keep this player's race in the statistics."""
+        model = self.model
+        mine = next((s for s in model.standings if s.player == model.me), None)
+        if mine is None or model.deal is None:
+            return
+        self.host.race_over(
+            RaceRecord(
+                when=datetime.now(UTC).isoformat(timespec="seconds"),
+                room=model.code,
+                preset=model.preset,
+                deal=model.deal,
+                place=mine.place,
+                racers=len(model.standings),
+                status=mine.status,
+                moves=mine.moves,
+                progress=mine.progress,
+                time_ms=mine.time_ms if mine.status == Status.FINISHED else None,
+            )
+        )
+
+    def _close_results(self) -> None:
+        """Take the results view down (a rematch began while it was open)."""
+        app = self.screen.app
+        if self.results_open and isinstance(app.screen, ResultsScreen):
+            app.pop_screen()
+        self.results_open = False
+
+    def _sync_clock(self, elapsed_ms: int) -> None:
+        if self.model.phase == Phase.RACING and not self.screen.clock.running:
+            self.screen.start_clock(elapsed_ms, self.model.limit_ms)
+
+    # -- answers ----------------------------------------------------------------------
+
+    def _answered(self, seq: int | None, reply: Message) -> None:
+        if self.closed:
+            return
+        if isinstance(reply, RoomState):
+            self.apply_state(reply)  # a spectator's resync
+            return
+        if isinstance(reply, Moved):
+            if seq is not None:
+                self.screen.confirm(seq)
+            self.model.apply_moved(reply)
+            self._sync_clock(reply.elapsed_ms)
+            self._render()
+
+    def _refused(self, seq: int | None, reason: str) -> None:
+        if self.closed:
+            return
+        if seq is not None:
+            self.screen.reject(seq, reason)
+            self._render()
+        else:
+            self._say(f"Refused: {reason}", "error")
+
+    # -- spectating -------------------------------------------------------------------
+
+    def _watch_move(self, progress: Progress) -> None:
+        assert progress.move is not None
+        spectate, model = self.spectate, self.model
+        if progress.player not in spectate.boards and model.deal is not None and model.phase == Phase.RACING:
+            spectate.add(progress.player, Board.from_code(model.deal))  # missed the start: none yet
+        if spectate.play(progress.player, progress.move, progress.moves, progress.progress):
+            if progress.player == spectate.watched:
+                self._show_watched()
+        elif not self._resyncing and model.race_number not in self._resynced:
+            # Once a race: a server that keeps sending what cannot be followed is not asked again
+            # and again; the board stays covered as out of step until the next room frame.
+            self._resynced.add(model.race_number)
+            self._resync()
+
+    def _measure_lag(self, elapsed_ms: int) -> None:
+        """How late a spectator sees the moves: the race time now, less the move's race time
+        (the server does not say its spectator delay; this is what it comes to)."""
+        if self.model.started_at is None:
+            return
+        lag = round((self.model.clock.now() - self.model.started_at - elapsed_ms) / 1000)
+        self.screen.spectator_delay_s = max(0, lag)
+
+    def _resync(self) -> None:
+        """A watched board fell out of step: ask for the room again (leave, then watch again);
+        the room frame rebuilds every board."""
+        self._resyncing = True
+        self.outbox.put(None, Leave())
+        self.outbox.put(None, JoinRoom(room=self.code, spectate=True))
+
+    def _show_watched(self) -> None:
+        board = self.spectate.watched_board()
+        if board is not None and self.model.spectating:
+            racer = self.model.racers.get(self.spectate.watched or "")
+            self.screen.show_board(board.copy(), title=self._title(), actions=racer.moves if racer else None)
+
+    def watch(self, step: int) -> None:
+        """Look at the next (``step`` 1) or previous (-1) racer's board, in seat order."""
+        if not self.can_watch():
+            self.screen.flash("Switching boards is for spectators during a race", "error")
+            return
+        self.spectate.step(step, self.model.racers)
+        self._show_watched()
+        self._render()
+        self._flash_watching()
+
+    def _flash_watching(self, prefix: str = "Spectating") -> None:
+        watched = self.spectate.watched
+        racer = self.model.racers.get(watched) if watched is not None else None
+        if racer is not None:
+            self.screen.flash(f"{prefix}: {racer.name}'s board · [ and ] switch racer · only racers move")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar, Final
 
 from rich.style import Style
@@ -18,6 +19,7 @@ from .rivals import RacerStatus, format_ms
 
 REMATCH: Final = "rematch"
 LOBBY: Final = "lobby"
+REVIEW: Final = "review"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,64 +62,57 @@ def standings_table(rows: Sequence[ResultRow]) -> Table:
 class ResultsScreen(ModalScreen[str]):
     """Standings over the race screen; dismisses with ``"rematch"`` or ``"lobby"``."""
 
-    DEFAULT_CSS = """
-    ResultsScreen {
-        align: center middle;
-        background: $background 60%;
-    }
-    ResultsScreen > Vertical {
-        width: 64;
-        max-width: 100%;
-        height: auto;
-        max-height: 100%;
-        border: round #fde047;
-        border-title-color: #fde047;
-        background: $surface;
-        padding: 0 2;
-    }
-    ResultsScreen #standings {
-        width: 100%;
-    }
-    ResultsScreen #headline {
-        width: 100%;
-        text-style: bold;
-        content-align: center middle;
-        margin-bottom: 1;
-    }
-    ResultsScreen #buttons {
-        width: 100%;
-        height: auto;
-        align: center middle;
-        margin-top: 1;
-    }
-    ResultsScreen Button {
-        margin: 0 1;
-    }
-    """
+    CSS_PATH = Path(__file__).with_name("results.tcss")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "choose('rematch')", "Rematch"),
+        Binding("v", "choose('review')", "Review"),
         Binding("l", "choose('lobby')", "Lobby"),
         Binding("escape", "choose('lobby')", "Lobby", show=False),
     ]
 
-    def __init__(self, rows: Sequence[ResultRow], headline: str = "Race over") -> None:
+    def __init__(
+        self,
+        rows: Sequence[ResultRow],
+        headline: str = "Race over",
+        *,
+        can_rematch: bool = True,
+        can_review: bool = False,
+        note: str = "",
+    ) -> None:
+        """``can_rematch``: a racer's results (spectators do not vote); ``can_review``: every
+        racer's moves are known; ``note``: a line under the standings."""
         super().__init__()
         self.rows = tuple(rows)
         self.headline = headline
+        self.can_rematch = can_rematch
+        self.can_review = can_review
+        self.note = note
 
     def compose(self) -> ComposeResult:
         with Vertical(id="results") as box:
             box.border_title = "Results"
             yield Label(self.headline, id="headline")
             yield Static(standings_table(self.rows), id="standings")
+            if self.note:
+                yield Label(self.note, id="note")
             with Horizontal(id="buttons"):
-                yield Button("Rematch (r)", id=REMATCH, variant="success")
+                if self.can_rematch:
+                    yield Button("Rematch (r)", id=REMATCH, variant="success")
+                if self.can_review:
+                    yield Button("Review (v)", id=REVIEW)
                 yield Button("Back to lobby (l)", id=LOBBY, variant="primary")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.dismiss(event.button.id or LOBBY)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "choose" and parameters == (REMATCH,):
+            return self.can_rematch
+        if action == "choose" and parameters == (REVIEW,):
+            return self.can_review
+        return True
 
     def action_choose(self, choice: str) -> None:
         self.dismiss(choice)

@@ -142,14 +142,18 @@ class RivalsPanel(Widget):
     def render(self) -> Text:
         width = max(10, self.size.width)
         out = Text(no_wrap=True, overflow="crop", end="")
-        out.append(self.title[:width], Style(bold=True))
+        first, _, second = self.title.partition("\n")
+        out.append(first[:width], Style(bold=True))
+        if second:
+            out.append("\n" + second[:width], Style(color="#a9d3b9"))
         if not self.racers:
             out.append("\n\nno racers yet", Style(color="#9ca3af", italic=True))
             return out
         # Four lines a racer with a blank between them; three without; two when cramped.
         n = len(self.racers)
-        height = self.size.height or 1 + 4 * n
-        lines = 4 if 1 + 4 * n <= height else 3 if 1 + 3 * n <= height else 2
+        head = 2 if second else 1
+        height = self.size.height or head + 4 * n
+        lines = 4 if head + 4 * n <= height else 3 if head + 3 * n <= height else 2
         for racer in self.racers:
             out.append("\n\n" if lines == 4 else "\n")
             text, style = status_text(racer)

@@ -1,4 +1,4 @@
-"""Offline solo practice: the game screen on a local deal, with a win count on disk."""
+"""Offline solo practice: the game screen on a local deal, with statistics on disk."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from seahaven import Board, encode, preset
+from seahaven import Board, decode, encode, preset
 
-from .game_screen import GameScreen, PressTwice
+from .game_screen import GameScreen
 from .rivals import format_ms, plural
 from .stats import Stats
+from .stats_screen import StatsScreen
+from .userdata import Settings
 
 
 def random_deal(preset_name: str, rng: random.Random | None = None) -> int:
@@ -24,13 +26,14 @@ def random_deal(preset_name: str, rng: random.Random | None = None) -> int:
 
 
 class SoloApp(App[None]):
-    """Solo practice: ``n`` deals a new game, ``r`` restarts, wins are counted in the stats file."""
+    """Solo practice: ``n`` deals a new game, ``r`` restarts, ``S`` shows the statistics."""
 
     TITLE = "Seahaven Towers: solo practice"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "new_game", "New deal"),
         Binding("r", "restart", "Restart", show=False),
+        Binding("S", "stats", "Statistics"),
         Binding("q", "quit", "Quit"),
     ]
 
@@ -42,18 +45,28 @@ class SoloApp(App[None]):
         stats_path: Path | None = None,
         board: Board | None = None,
         rng: random.Random | None = None,
+        data: Path | None = None,
+        automove: bool | None = None,
     ) -> None:
-        """``board`` starts from a given position instead of a deal (tests, puzzles)."""
+        """``board`` starts from a given position instead of a deal (tests, puzzles); ``data``
+        is the directory of the settings (default: the user's data directory); ``automove``
+        overrides the saved setting."""
         super().__init__()
         self.preset_name = preset(preset_name).name
         self.rng = rng or random.Random()
         self.deal = deal if deal is not None else random_deal(self.preset_name, self.rng)
         self.stats = Stats.load(stats_path)
-        self._board = board if board is not None else Board.deal(self.preset_name, self.deal)
+        self.data = data
+        self.settings = Settings.load(data)
+        board = board if board is not None else Board.deal(self.preset_name, self.deal)
         self._started = False
         self._counted = False
-        self._press_twice = PressTwice()
-        self.game_screen = GameScreen(self._board, title=self._title())
+        self.game_screen = GameScreen(
+            board,
+            title=self._title(),
+            hints=True,
+            automove=self.settings.automove if automove is None else automove,
+        )
 
     def _title(self) -> str:
         rules = preset(self.preset_name)
@@ -68,26 +81,47 @@ class SoloApp(App[None]):
         code = encode(self.preset_name, self.deal)
         self.game_screen.set_info(f"wins {entry.won}  ·  {code}")
 
-    def _in_progress(self) -> bool:
+    def in_progress(self) -> bool:
+        """A game under way: moves played and not won."""
         board = self.game_screen.board
         return bool(board.move_stack) and not board.is_won()
 
     def action_new_game(self) -> None:
-        if self._in_progress() and not self._press_twice("n"):
+        if self.in_progress() and not self.game_screen.press_twice("n"):
             self.game_screen.flash("Press n again to abandon this game for a new deal", "error")
             return
         self.start(random_deal(self.preset_name, self.rng))
 
     def action_restart(self) -> None:
-        if self._in_progress() and not self._press_twice("r"):
+        if self.in_progress() and not self.game_screen.press_twice("r"):
             self.game_screen.flash("Press r again to restart this deal", "error")
             return
-        self.start(self.deal)
+        # The same game from the top: it was counted at its first move (unless it was won).
+        self.start(self.deal, again=not self.game_screen.board.is_won())
 
-    def start(self, deal: int) -> None:
-        """Deal game ``deal`` on the same screen."""
+    def action_quit(self) -> None:  # type: ignore[override]
+        if self.in_progress() and not self.game_screen.press_twice("q"):
+            self.game_screen.flash("Press q again to quit this game", "error")
+            return
+        self.exit()
+
+    def action_stats(self) -> None:
+        def chosen(code: str | None) -> None:
+            if code is not None:
+                self.start_code(code)
+
+        self.push_screen(StatsScreen(self.stats), chosen)
+
+    def start_code(self, code: str) -> None:
+        """Play the deal ``code`` (a race's deal from the statistics)."""
+        self.preset_name, deal = decode(code)
+        self.start(deal)
+
+    def start(self, deal: int, *, again: bool = False) -> None:
+        """Deal game ``deal`` on the same screen (``again``: the same game restarted)."""
         self.deal = deal
-        self._started = False
+        if not again:
+            self._started = False
         self._counted = False
         self.game_screen.clock.reset()
         self.game_screen.set_board(Board.deal(self.preset_name, deal), title=self._title())
@@ -98,6 +132,10 @@ class SoloApp(App[None]):
             self._started = True
             self._save(lambda: self.stats.record_start(self.preset_name))
 
+    def on_game_screen_automove_changed(self, event: GameScreen.AutomoveChanged) -> None:
+        self.settings.automove = event.on
+        self._save(lambda: self.settings.save(self.data))
+
     def on_game_screen_won(self, event: GameScreen.Won) -> None:
         if not self._counted:  # undoing the last move and playing it again wins once
             self._counted = True
@@ -107,12 +145,12 @@ class SoloApp(App[None]):
         self.game_screen.set_cover(
             "★ You won! ★",
             f"{plural(event.moves, 'move')} in {format_ms(event.elapsed_ms)}",
-            f"wins at {preset(self.preset_name).title}: {entry.won} of {entry.played}",
-            "n: a new deal  ·  q: quit",
+            f"wins at {preset(self.preset_name).title}: {entry.won} of {entry.played} · streak {entry.streak}",
+            "n: a new deal  ·  S: statistics  ·  q: quit",
         )
 
     def _save(self, action: Callable[[], None]) -> None:
         try:
             action()
         except OSError as error:
-            self.notify(f"Could not save the stats to {self.stats.path}: {error}", severity="warning")
+            self.notify(f"Could not save to {self.stats.path.parent}: {error}", severity="warning")

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 import client.__main__ as client_main
+from client import room_text
 from client.board_view import card_face, geometry
 from client.optimistic import OptimisticBoard
 from client.places import (
@@ -23,7 +25,11 @@ from client.places import (
     why_not,
 )
 from client.rivals import RacerStatus, RacerView, format_ms, status_text
+from client.room_model import RoomModel
+from client.room_text import Seen
+from client.spectating import Boards
 from client.stats import Stats, default_stats_path
+from protocol.messages import Racer, RoomState, Standing
 from seahaven import CELL, COLUMN, FOUNDATION, Board, Card, Move
 
 # Seahaven deal 1: cells 2H 6H - -; column 7 ends 8H 8C, column 10 ends 7D 9C, column 2 ends 8S.
@@ -207,3 +213,60 @@ def test_cli_refuses_bad_solo_arguments(capsys: pytest.CaptureFixture[str]) -> N
     assert "check character" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         client_main.main(["--solo", "--preset", "klondike"])
+
+
+# -- the room as the frames describe it, and what its screen says ---------------------------------------
+
+
+def room_state(**changes: object) -> RoomState:
+    racers = tuple(
+        Racer(player=p, name=p, status="waiting", connected=True, progress=0, moves=0, time_ms=None)
+        for p in ("me", "bob")
+    )
+    state = RoomState(
+        room="ABC123",
+        you="me",
+        role="racer",
+        preset="seahaven",
+        seats=3,
+        public=False,
+        time_limit=300,
+        undo=False,
+        phase="waiting",
+        racers=racers,
+        spectators=0,
+        server_time=0,
+    )
+    return replace(state, **changes)  # type: ignore[arg-type]
+
+
+def test_waiting_room_says_the_settings_and_only_the_creator_shares_the_code() -> None:
+    seen = Seen(progress=0, actions=0, won=False, results_open=False, asked_rematch=False)
+    created = RoomModel(room_state(), created=True, deal_asked="deal #7")
+    lines = room_text.cover(created, Boards(), seen)
+    assert lines is not None and lines[:3] == (
+        "Room ABC123",
+        "Seahaven Towers · deal #7",
+        "time limit 5 min · undo off · hints off · private",
+    )
+    assert "Share this code: your friend joins with it" in lines
+    joined = room_text.cover(RoomModel(room_state()), Boards(), seen)
+    assert joined is not None and "Seahaven Towers · deal chosen at start" in joined
+    assert not any("Share" in line for line in joined)
+    assert room_text.lock_reason(created, reconnecting=False) == "The race has not started: r when you are ready"
+    assert room_text.lock_reason(created, reconnecting=True) == "Connection lost: reconnecting…"
+
+
+def test_finished_race_time_and_rematch_wishes() -> None:
+    standings = (
+        Standing(place=1, player="bob", name="bob", status="finished", progress=52, moves=90, time_ms=80_000),
+        Standing(place=2, player="me", name="me", status="racing", progress=10, moves=40, time_ms=None),
+    )
+    model = RoomModel(room_state(phase="finished", standings=standings, rematch=("bob",), deal="SH1-ST-0001G"))
+    assert model.final_ms() == 80_000 and model.rematch_wanted_by() == ["bob"]
+    rows = room_text.result_rows(model.standings, "me")
+    assert [(r.name, r.status, r.time_ms, r.you) for r in rows] == [
+        ("bob", "finished", 80_000, False),
+        ("me", "did not finish", None, True),
+    ]
+    assert room_text.headline(model.reason, model.standings, "me") == "bob wins"

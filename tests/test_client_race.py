@@ -9,6 +9,7 @@ import asyncio
 import functools
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import replace
+from pathlib import Path
 from typing import ClassVar, cast
 
 import pytest
@@ -21,9 +22,11 @@ from client.board_view import BoardView
 from client.game_screen import GameScreen
 from client.lobby import LobbyScreen
 from client.places import Place
-from client.race import RaceController, RaceScreen, now_ms
+from client.race import RaceController
+from client.race_screen import RaceScreen
 from client.results import ResultsScreen
 from client.rivals import RacerView, RivalsPanel, status_text
+from client.room_model import now_ms
 from protocol.messages import (
     CreateRoom,
     JoinRoom,
@@ -52,6 +55,16 @@ from server.store import MemoryStore
 from tests.wsclient import WsClient
 
 SIZE = (110, 34)
+
+
+@pytest.fixture(autouse=True)
+def data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's data directory (settings, session, statistics) points at a temporary one."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("SEAHAVEN_STATS", raising=False)
+    return tmp_path / "data" / "seahaven"
+
+
 DEAL = Board.deal("seahaven", 1)
 
 
@@ -144,15 +157,15 @@ async def start_race(app: RaceApp, pilot: Pilot[None], other: WsClient, room: Ra
     """The rival joins by code, both say ready; waits through the countdown to the cards."""
     state = await other.call(JoinRoom(room=room.code))
     assert isinstance(state, RoomState) and state.role == "racer"
-    await until(pilot, lambda: len(room.racers) == 2, "the rival in the racers panel")
+    await until(pilot, lambda: len(room.model.racers) == 2, "the rival in the racers panel")
     await pilot.press("r")
-    await until(pilot, lambda: room.my_status() == "ready", "ready")
+    await until(pilot, lambda: room.model.my_status() == "ready", "ready")
     assert "You are ready" in " ".join(room.screen.view.cover)
     seen: list[int | None] = []
 
     def started() -> bool:
         seen.append(room.screen.countdown.seconds)
-        return room.phase == "racing"
+        return room.model.phase == "racing"
 
     await other.call(Ready(ready=True))
     await until(pilot, started, "the race to start")
@@ -161,14 +174,14 @@ async def start_race(app: RaceApp, pilot: Pilot[None], other: WsClient, room: Ra
 
 
 async def settle(pilot: Pilot[None], room: RaceController) -> None:
-    await until(pilot, lambda: not room.screen.game.pending and room.queue.empty(), "the server's answers")
+    await until(pilot, lambda: not room.screen.game.pending and room.outbox.idle, "the server's answers")
 
 
 # -- the whole race ---------------------------------------------------------------------
 
 
 async def test_race_from_lobby_to_results_then_rematch_then_lobby(server: RaceServer) -> None:
-    app = RaceApp(url_of(server), "alice", autoconnect=False)
+    app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
     bob = await WsClient.open(url_of(server), "bob")
     moves = solution()
     async with app.run_test(size=SIZE) as pilot:
@@ -192,7 +205,7 @@ async def test_race_from_lobby_to_results_then_rematch_then_lobby(server: RaceSe
         played = len(screen.board.move_stack)
         assert played >= 6
         assert screen.board.move_stack == list(moves[:played])
-        seat = server.rooms[room.code].room.seats[room.me]
+        seat = server.rooms[room.code].room.seats[room.model.me]
         assert seat.board is not None and seat.board.move_stack == list(moves[:played]), "the server has them"
 
         # The rival's bar moves when the rival plays.
@@ -223,9 +236,9 @@ async def test_race_from_lobby_to_results_then_rematch_then_lobby(server: RaceSe
         await until(pilot, lambda: "Rematch?" in view.cover, "the rematch wait")
         await bob.drain()
         await bob.call(Rematch())
-        await until(pilot, lambda: room.race_number == 2 and room.phase == "racing", "the rematch race")
+        await until(pilot, lambda: room.model.race_number == 2 and room.model.phase == "racing", "the rematch race")
         started = await bob.expect(Started)
-        assert room.deal == started.deal
+        assert room.model.deal == started.deal
         assert to_board_text(screen.board) == started.board and screen.board.move_stack == []
         assert all(v.progress == 0 for v in shown(room))
 
@@ -243,7 +256,7 @@ async def test_race_from_lobby_to_results_then_rematch_then_lobby(server: RaceSe
 
 
 async def test_a_refused_move_is_rolled_back_with_the_servers_reason(server: RaceServer) -> None:
-    app = RaceApp(url_of(server), "alice", autoconnect=False)
+    app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
     async with app.run_test(size=SIZE) as pilot:
         await connect(app, pilot)
         room = await create_deal_1(app, pilot)
@@ -271,7 +284,7 @@ async def test_a_refused_move_is_rolled_back_with_the_servers_reason(server: Rac
 
 
 async def test_lobby_explains_unreachable_servers_and_bad_codes(server: RaceServer) -> None:
-    nowhere = RaceApp("ws://127.0.0.1:9", "alice", autoconnect=True)
+    nowhere = RaceApp("ws://127.0.0.1:9", "alice", autoconnect=True, automove=False)
     async with nowhere.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: "Cannot connect" in nowhere.lobby.status_text, "the connect error")
         assert "cannot reach ws://127.0.0.1:9" in nowhere.lobby.status_text
@@ -289,7 +302,7 @@ async def test_lobby_explains_unreachable_servers_and_bad_codes(server: RaceServ
     await dan.call(Ready())
     await cid.expect(Started)
 
-    app = RaceApp(url_of(server), "alice", autoconnect=False)
+    app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
     async with app.run_test(size=SIZE) as pilot:
         lobby = app.lobby
         await connect(app, pilot)
@@ -315,17 +328,17 @@ async def test_lobby_explains_unreachable_servers_and_bad_codes(server: RaceServ
         await pilot.click("#spectate")
         await until(pilot, lambda: app.room is not None, "spectating")
         room = room_of(app)
-        assert room.role == "spectator" and room.phase == "racing"
+        assert room.role == "spectator" and room.model.phase == "racing"
         assert room.screen.locked == "Spectating: only racers move"
-        assert not room.screen.view.cover and room.deal is not None, "spectators see a racer's board"
-        assert room.screen.board == Board.from_code(room.deal) and room.screen.board.move_stack == []
+        assert not room.screen.view.cover and room.model.deal is not None, "spectators see a racer's board"
+        assert room.screen.board == Board.from_code(room.model.deal) and room.screen.board.move_stack == []
         assert {v.name for v in shown(room)} == {"cid", "dan"}
         before = room.screen.board.copy()
         await pilot.press("7", "0")
         assert room.screen.board == before, "spectators cannot move"
         await cid.call(MoveRequest(move="3c"))
         await until(pilot, lambda: any(v.name == "cid" and v.moves == 1 for v in shown(room)), "cid's progress")
-        assert room.watched == cid.player and room.screen.board.move_stack == [Move.parse("3c")]
+        assert room.spectate.watched == cid.player and room.screen.board.move_stack == [Move.parse("3c")]
     for client in (ann, ben, cid, dan):
         await client.close()
 
@@ -336,7 +349,7 @@ async def test_public_rooms_list_quick_match_and_spectate(server: RaceServer) ->
     assert isinstance(state, RoomState)
     hidden = await (await WsClient.open(url_of(server), "shy")).call(CreateRoom(public=False))
     assert isinstance(hidden, RoomState)
-    app = RaceApp(url_of(server), "alice", autoconnect=True)
+    app = RaceApp(url_of(server), "alice", autoconnect=True, automove=False)
     async with app.run_test(size=SIZE) as pilot:
         lobby = app.lobby
         await until(pilot, lambda: bool(lobby.rooms), "the public rooms")
@@ -420,16 +433,16 @@ def moves_of(room: RaceController, name: str) -> int:
 async def test_spectator_follows_each_racers_board_and_switches_between_them(server: RaceServer) -> None:
     ann, ben, code = await two_bots(server)
     moves = solution()
-    app = RaceApp(url_of(server), "sam", autoconnect=False)
+    app = RaceApp(url_of(server), "sam", autoconnect=False, automove=False)
     async with app.run_test(size=SIZE) as pilot:
         room = await spectate(app, pilot, code)
         screen = room.screen
-        assert room.phase == "waiting" and not room.can_watch()
+        assert room.model.phase == "waiting" and not room.can_watch()
         assert "You are watching" in " ".join(screen.view.cover)
         await race_bots(ann, ben)
-        await until(pilot, lambda: room.phase == "racing", "the start")
+        await until(pilot, lambda: room.model.phase == "racing", "the start")
         # Everyone is level at the start: the first racer's board, the opening position.
-        assert room.watched == ann.player and watched(room) == ["ann"]
+        assert room.spectate.watched == ann.player and watched(room) == ["ann"]
         assert screen.board == DEAL and not screen.view.cover
         assert "Watching ann" in str(screen.info.content)
 
@@ -444,7 +457,7 @@ async def test_spectator_follows_each_racers_board_and_switches_between_them(ser
 
         # ] shows ben's board, [ goes back to ann's.
         await pilot.press("]")
-        assert room.watched == ben.player and watched(room) == ["ben"]
+        assert room.spectate.watched == ben.player and watched(room) == ["ben"]
         assert screen.board == board_after(moves[:2]) == server_board(server, code, ben)
         assert screen.board.move_stack == list(moves[:2])
         assert "Watching ben" in str(screen.info.content) and "ben's board" in screen.message_text
@@ -453,14 +466,14 @@ async def test_spectator_follows_each_racers_board_and_switches_between_them(ser
         await until(pilot, lambda: moves_of(room, "ann") == 8, "ann's next move")
         assert screen.board == board_after(moves[:2])
         await pilot.press("[")
-        assert room.watched == ann.player and watched(room) == ["ann"]
+        assert room.spectate.watched == ann.player and watched(room) == ["ann"]
         assert screen.board == board_after(moves[:6]) == server_board(server, code, ann)
         assert "Watching ann" in str(screen.info.content)
         # tab and shift+tab switch too (two racers: each goes to the other one).
         await pilot.press("tab")
-        assert room.watched == ben.player and screen.board == board_after(moves[:2])
+        assert room.spectate.watched == ben.player and screen.board == board_after(moves[:2])
         await pilot.press("shift+tab")
-        assert room.watched == ann.player and screen.board == board_after(moves[:6])
+        assert room.spectate.watched == ann.player and screen.board == board_after(moves[:6])
 
         # The board is read-only: a move's keys change nothing, here or on the server.
         await pilot.press(*keys_of(moves[6]))
@@ -471,8 +484,8 @@ async def test_spectator_follows_each_racers_board_and_switches_between_them(ser
         # The race ends: the results show for the spectator too, and switching stops.
         await play(ann, *moves[6:])
         await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
-        assert room.phase == "finished" and not room.can_watch()
-        assert room.boards[ann.player] == board_after(moves) and room.boards[ann.player].is_won()
+        assert room.model.phase == "finished" and not room.can_watch()
+        assert room.spectate.boards[ann.player] == board_after(moves) and room.spectate.boards[ann.player].is_won()
     for bot in (ann, ben):
         await bot.close()
 
@@ -484,17 +497,17 @@ async def test_spectator_joining_mid_race_sees_the_current_boards_and_after_a_dr
     await play(ann, *moves[:2])
     await play(ben, *moves[:5])
     assert board_after(moves[:5]).progress > board_after(moves[:2]).progress, "ben leads"
-    app = RaceApp(url_of(server), "sam", autoconnect=False)
+    app = RaceApp(url_of(server), "sam", autoconnect=False, automove=False)
     async with app.run_test(size=SIZE) as pilot:
         room = await spectate(app, pilot, code)
         screen = room.screen
         # Straight away: the leader's board as it is now, no cover.
-        assert room.phase == "racing" and room.watched == ben.player and watched(room) == ["ben"]
+        assert room.model.phase == "racing" and room.spectate.watched == ben.player and watched(room) == ["ben"]
         assert screen.board == board_after(moves[:5]) == server_board(server, code, ben)
         assert screen.board.move_stack == list(moves[:5]) and not screen.view.cover
         assert "Watching ben" in str(screen.info.content)
         await pilot.press("]")  # after the last racer comes the first again
-        assert room.watched == ann.player
+        assert room.spectate.watched == ann.player
         assert screen.board == board_after(moves[:2]) == server_board(server, code, ann)
         # Moves after joining are played on top of the state.
         await play(ann, moves[2])
@@ -503,8 +516,8 @@ async def test_spectator_joining_mid_race_sees_the_current_boards_and_after_a_dr
 
         # Spoil the boards, then have the server drop the spectator (which takes them out of the
         # room): the client comes back, joins again and rebuilds every board from the room state.
-        room.boards = {ann.player: DEAL.copy(), ben.player: DEAL.copy()}
-        session = server.players[room.me]
+        room.spectate.boards = {ann.player: DEAL.copy(), ben.player: DEAL.copy()}
+        session = server.players[room.model.me]
         assert session.conn is not None
         await session.conn.close()
         await until(pilot, lambda: room.reconnecting, "the reconnecting state")
@@ -512,9 +525,9 @@ async def test_spectator_joining_mid_race_sees_the_current_boards_and_after_a_dr
         await until(pilot, lambda: not room.reconnecting, "the rejoin", wait=8)
         assert app.room is room and room.role == "spectator" and isinstance(top(app), RaceScreen)
         assert "Reconnected" in screen.message_text
-        assert room.watched == ann.player, "still watching the same racer"
+        assert room.spectate.watched == ann.player, "still watching the same racer"
         assert screen.board == board_after(moves[:3]) == server_board(server, code, ann)
-        assert room.boards[ben.player] == board_after(moves[:6]) == server_board(server, code, ben)
+        assert room.spectate.boards[ben.player] == board_after(moves[:6]) == server_board(server, code, ben)
         await pilot.press("]")
         assert screen.board.move_stack == list(moves[:6])
         await play(ben, moves[6])
@@ -527,7 +540,7 @@ async def test_spectator_joining_mid_race_sees_the_current_boards_and_after_a_dr
 
 
 async def test_dropped_socket_reconnects_resyncs_the_board_and_play_goes_on(server: RaceServer) -> None:
-    app = RaceApp(url_of(server), "alice", autoconnect=False)
+    app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
     bob = await WsClient.open(url_of(server), "bob")
     moves = solution()
     async with app.run_test(size=SIZE) as pilot:
@@ -540,7 +553,7 @@ async def test_dropped_socket_reconnects_resyncs_the_board_and_play_goes_on(serv
         await settle(pilot, room)
         # Make the local board wrong, then have the server drop us: the resync must fix it.
         screen.set_board(Board.deal("seahaven", 1))
-        session = server.players[room.me]
+        session = server.players[room.model.me]
         assert session.conn is not None
         await session.conn.close()
         await until(pilot, lambda: room.reconnecting, "the reconnecting state")
@@ -548,11 +561,11 @@ async def test_dropped_socket_reconnects_resyncs_the_board_and_play_goes_on(serv
         await until(pilot, lambda: not room.reconnecting, "the resync", wait=8)
         assert screen.board.move_stack == list(moves[:3])
         assert "Reconnected" in screen.message_text
-        assert server.players[room.me].conn is not None
+        assert server.players[room.model.me].conn is not None
         # Play goes on: a keypress move is accepted by the server.
         await pilot.press(*keys_of(moves[3]))
         await settle(pilot, room)
-        seat = server.rooms[room.code].room.seats[room.me]
+        seat = server.rooms[room.code].room.seats[room.model.me]
         assert seat.board is not None and seat.board.move_stack == list(moves[:4])
         # A rival who drops shows as disconnected.
         await bob.close()
@@ -585,7 +598,14 @@ class ScriptedConnection:
     replies: ClassVar[dict[str, Callable[[Message], Message]]] = {}
     lobby: ClassVar[dict[str, Callable[[Message], Message]]] = {"list_rooms": lambda m: Rooms(rooms=())}
 
-    def __init__(self, url: str, name: str, on_event: Callable[[Message], None], on_status: Callable[[str], None]):
+    def __init__(
+        self,
+        url: str,
+        name: str,
+        on_event: Callable[[Message], None],
+        on_status: Callable[[str], None],
+        token: str | None = None,
+    ):
         self.on_event, self.on_status = on_event, on_status
         self.sent: list[Message] = []
         self.welcome: Welcome | None = None
@@ -610,6 +630,12 @@ class ScriptedConnection:
 
     async def close(self) -> None:
         self.connected = False
+
+
+def scripted_app() -> RaceApp:
+    return RaceApp(
+        "ws://scripted", "alice", connection_factory=cast(ConnectionFactory, ScriptedConnection), automove=False
+    )
 
 
 def racing_state(undo: bool) -> RoomState:
@@ -646,7 +672,7 @@ async def test_stuck_racer_may_undo_only_when_the_room_allows(undo: bool) -> Non
         "move": moved("stuck"),
         "undo": moved("racing", undo=True),
     }
-    app = RaceApp("ws://scripted", "alice", connection_factory=cast(ConnectionFactory, ScriptedConnection))
+    app = scripted_app()
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.connected, "the scripted session")
         app.lobby.query_one("#code", Input).value = "ABCDEF"
@@ -654,15 +680,15 @@ async def test_stuck_racer_may_undo_only_when_the_room_allows(undo: bool) -> Non
         await until(pilot, lambda: app.room is not None, "the room")
         room = room_of(app)
         await pilot.press("]", "tab")  # a racer's board is their own: no switching
-        assert not room.can_watch() and room.screen.board == DEAL and not room.boards
+        assert not room.can_watch() and room.screen.board == DEAL and not room.spectate.boards
         assert "right_square_bracket" not in room.screen.active_bindings and "tab" not in room.screen.active_bindings
         assert "Switching" not in room.screen.message_text, "the keys are off for racers, not refused"
         await pilot.press("7", "0")
-        await until(pilot, lambda: room.my_status() == "stuck", "stuck")
+        await until(pilot, lambda: room.model.my_status() == "stuck", "stuck")
         if undo:
             assert room.screen.locked is None
             await pilot.press("u")
-            await until(pilot, lambda: room.my_status() == "racing", "racing again")
+            await until(pilot, lambda: room.model.my_status() == "racing", "racing again")
             assert [m.TYPE for m in ScriptedConnection.last.sent if m.TYPE != "list_rooms"] == [
                 "join_room",
                 "move",
@@ -679,8 +705,10 @@ async def test_a_spectator_plays_each_racers_move_once() -> None:
     """A move the room state already had (it may arrive just after the state) is not played again."""
     moves = solution()
     racers = tuple(
-        Racer(player=p, name=p, status="racing", connected=True, progress=0, moves=n, time_ms=None)
-        for p, n in (("ann", 3), ("bob", 3))
+        Racer(
+            player=p, name=p, status="racing", connected=True, progress=board_after(h).progress, moves=3, time_ms=None
+        )
+        for p, h in (("ann", moves[:1]), ("bob", moves[:3]))
     )
     watching = (
         Watched(player="ann", history=(str(moves[0]),), actions=3),
@@ -688,35 +716,38 @@ async def test_a_spectator_plays_each_racers_move_once() -> None:
     )
     state = replace(racing_state(True), role="spectator", racers=racers, watching=watching)
     ScriptedConnection.replies = {"join_room": lambda m: state}
-    app = RaceApp("ws://scripted", "alice", connection_factory=cast(ConnectionFactory, ScriptedConnection))
+    app = scripted_app()
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.connected, "the scripted session")
         app.lobby.query_one("#code", Input).value = "ABCDEF"
         await pilot.click("#spectate")
         await until(pilot, lambda: app.room is not None, "the room")
         room = room_of(app)
-        assert room.watched == "bob" and room.screen.board == board_after(moves[:3]), "bob leads: 1 card home to 0"
+        assert room.spectate.watched == "bob" and room.screen.board == board_after(moves[:3]), (
+            "bob leads: 1 card home to 0"
+        )
         assert "» bob" in str(room.screen.query_one(RivalsPanel).render())
         conn = ScriptedConnection.last
 
-        def progress(player: str, n: int, move: str) -> Progress:
-            return Progress(player=player, progress=0, moves=n, status="racing", elapsed_ms=1000, move=move)
+        def progress(player: str, n: int, move: str, played: int) -> Progress:
+            home = board_after(moves[:played]).progress
+            return Progress(player=player, progress=home, moves=n, status="racing", elapsed_ms=1000, move=move)
 
-        conn.on_event(progress("bob", 3, str(moves[2])))  # already in the state
-        conn.on_event(progress("bob", 4, str(moves[3])))
+        conn.on_event(progress("bob", 3, str(moves[2]), 3))  # already in the state
+        conn.on_event(progress("bob", 4, str(moves[3]), 4))
         # ann played two moves and took the second back (3 actions): the undo is in the state too.
-        conn.on_event(progress("ann", 3, "undo"))
-        conn.on_event(progress("ann", 4, str(moves[1])))
-        await until(pilot, lambda: room.racers["ann"].moves == 4, "the progress")
+        conn.on_event(progress("ann", 3, "undo", 1))
+        conn.on_event(progress("ann", 4, str(moves[1]), 2))
+        await until(pilot, lambda: room.model.racers["ann"].moves == 4, "the progress")
         assert room.screen.board.move_stack == list(moves[:4])
         assert "right_square_bracket" in room.screen.active_bindings, "the switching keys are on"
         await pilot.press("[")
-        assert room.watched == "ann" and room.screen.board.move_stack == list(moves[:2])
+        assert room.spectate.watched == "ann" and room.screen.board.move_stack == list(moves[:2])
 
 
 async def test_room_gone_after_a_reconnect_goes_back_to_the_lobby() -> None:
     ScriptedConnection.replies = {"join_room": lambda m: racing_state(True), "ping": lambda m: Pong(server_time=0)}
-    app = RaceApp("ws://scripted", "alice", connection_factory=cast(ConnectionFactory, ScriptedConnection))
+    app = scripted_app()
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.connected, "the scripted session")
         app.lobby.query_one("#code", Input).value = "ABCDEF"
@@ -736,7 +767,7 @@ async def test_room_gone_after_a_reconnect_goes_back_to_the_lobby() -> None:
 
 
 async def test_lobby_reconnects_by_itself(server: RaceServer) -> None:
-    app = RaceApp(url_of(server), "alice", autoconnect=True)
+    app = RaceApp(url_of(server), "alice", autoconnect=True, automove=False)
     async with app.run_test(size=SIZE) as pilot:
         lobby = app.lobby
         await until(pilot, lambda: "Connected to" in lobby.status_text, "connected")

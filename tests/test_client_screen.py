@@ -149,7 +149,7 @@ async def test_illegal_move_says_why_and_changes_nothing() -> None:
         await pilot.press("1", "2")  # 6D onto 8S
         assert screen.board == deal1()
         assert screen.board.move_stack == []
-        assert screen.message_text == "6D cannot go on 8S: columns build down by suit"
+        assert screen.message_text == "6♦ cannot go on 8♠: columns build down by suit"
         assert screen.message.has_class("error")
         assert screen.selected is None
         await pilot.press("e")  # Seahaven has four cells
@@ -357,7 +357,7 @@ async def test_solo_win_counts_in_the_stats_file(tmp_path: Path) -> None:
 
 
 async def test_solo_new_deal_asks_twice_during_a_game(tmp_path: Path) -> None:
-    app = SoloApp("seahaven", 1, stats_path=tmp_path / "s.json")
+    app = SoloApp("seahaven", 1, stats_path=tmp_path / "s.json", automove=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("7", "0", "n")
         assert app.deal == 1
@@ -374,7 +374,7 @@ async def test_a_whole_solved_game_by_keys(tmp_path: Path) -> None:
     for move in solution.moves:
         text = str(move).split(":")[0]
         keys += [text[0], text[-1]]
-    app = SoloApp("seahaven", 1, stats_path=tmp_path / "s.json")
+    app = SoloApp("seahaven", 1, stats_path=tmp_path / "s.json", automove=False)
     async with app.run_test(size=SIZE) as pilot:
         # The pilot takes ~0.1 s a key: feed most keys to the screen's key action directly
         # (the same path minus Textual's binding lookup), and press the last ones for real.

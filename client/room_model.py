@@ -1,0 +1,212 @@
+"""A room as the server describes it: plain state fed by the server's messages, no Textual, no I/O.
+
+``RoomModel`` holds what the room frames say (phase, racers, rematch votes, settings, the
+server's clock) and answers questions about it (may I ready, am I racing, who wants a rematch).
+The race controller (client/race.py) feeds it and draws the screen from it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from protocol.enums import EndReason, Phase, Role, Status
+from protocol.messages import Countdown, Members, Moved, Progress, Racer, Result, RoomState, Standing, Started, Watched
+from seahaven import decode, preset
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class ServerClock:
+    """The server's clock seen from here: ``offset`` = server time - local time when last heard."""
+
+    def __init__(self) -> None:
+        self.offset_ms = 0
+
+    def sync(self, server_time: int) -> None:
+        self.offset_ms = server_time - now_ms()
+
+    def now(self) -> int:
+        return now_ms() + self.offset_ms
+
+
+def deal_label(deal: str | None) -> str:
+    """A deal code as people say it: ``deal #1`` (the code when it does not decode)."""
+    if deal is None:
+        return "deal chosen at start"
+    try:
+        return f"deal #{decode(deal)[1]}"
+    except ValueError:
+        return deal
+
+
+class RoomModel:
+    """One room on one connection, as the last frames described it."""
+
+    def __init__(self, state: RoomState, *, created: bool = False, deal_asked: str | None = None) -> None:
+        self.created = created
+        """This client opened the room (only the creator is asked to pass the code on)."""
+        self.deal_asked = deal_asked
+        """The deal the creator asked for (the server names it only at the start)."""
+        self.clock = ServerClock()
+        self.racers: dict[str, Racer] = {}
+        self.rematch: set[str] = set()
+        self.phase = Phase(state.phase)
+        self.deal: str | None = None
+        self.race_number = 0
+        """Races started while in this room (a room frame mid-race counts as one)."""
+        self.starts_at: int | None = None
+        self.started_at: int | None = None
+        self.ends_at: int | None = None
+        self.standings: tuple[Standing, ...] = ()
+        self.reason: EndReason | None = None
+        self.histories: tuple[Watched, ...] = ()
+        """Every racer's moves at the end of the race (the post-race review)."""
+        self.apply_state(state)
+
+    # -- what the server says -------------------------------------------------------
+
+    def apply_state(self, state: RoomState) -> bool:
+        """The whole room (join, reconnect, rematch); True if this starts a new race's wait."""
+        self.state = state
+        self.me = state.you
+        self.code = state.room
+        self.preset = state.preset
+        self.role = Role(state.role)
+        self.seats = state.seats
+        self.undo = state.undo
+        self.clock.sync(state.server_time)
+        self.racers = {r.player: r for r in state.racers}
+        self.rematch = set(state.rematch)
+        self.spectators = state.spectators
+        phase = Phase(state.phase)
+        rematch = phase in (Phase.WAITING, Phase.COUNTDOWN) and self.phase in (Phase.RACING, Phase.FINISHED)
+        if phase in (Phase.RACING, Phase.FINISHED) and self.race_number == 0:
+            self.race_number = 1
+        self.phase = phase
+        self.starts_at = state.starts_at if phase == Phase.COUNTDOWN else None
+        self.started_at = state.started_at
+        self.ends_at = (
+            state.started_at + state.time_limit * 1000 if state.started_at is not None and state.time_limit else None
+        )
+        if state.deal is not None or phase in (Phase.WAITING, Phase.COUNTDOWN):
+            self.deal = state.deal
+        if phase == Phase.FINISHED:
+            self.standings = state.standings
+            self.reason = EndReason.WON if any(s.status == Status.FINISHED for s in state.standings) else None
+            if state.watching:
+                self.histories = state.watching
+        else:
+            self.standings, self.reason, self.histories = (), None, ()
+        return rematch
+
+    def apply_members(self, members: Members) -> None:
+        self.racers = {r.player: r for r in members.racers}
+        self.rematch = set(members.rematch)
+        self.spectators = members.spectators
+
+    def apply_countdown(self, countdown: Countdown) -> None:
+        self.clock.sync(countdown.server_time)
+        self.starts_at = countdown.starts_at
+        self.phase = Phase.WAITING if countdown.starts_at is None else Phase.COUNTDOWN
+
+    def apply_started(self, started: Started, progress: int) -> None:
+        """The race began on ``started.deal``; every racer has ``progress`` cards home."""
+        self.clock.sync(started.server_time)
+        self.phase = Phase.RACING
+        self.deal = started.deal
+        self.race_number += 1
+        self.starts_at = None
+        self.started_at = started.started_at
+        self.ends_at = started.ends_at
+        self.standings, self.reason, self.histories = (), None, ()
+        for player, racer in self.racers.items():
+            self.racers[player] = replace(racer, status=Status.RACING, progress=progress, moves=0, time_ms=None)
+
+    def apply_progress(self, progress: Progress) -> None:
+        racer = self.racers.get(progress.player)
+        if racer is not None:
+            self.racers[progress.player] = replace(
+                racer,
+                progress=progress.progress,
+                moves=progress.moves,
+                status=progress.status,
+                time_ms=progress.time_ms,
+            )
+
+    def apply_moved(self, moved: Moved) -> None:
+        """The answer to my own move: my state after it (a finish's time is the race time)."""
+        racer = self.racers.get(self.me)
+        if racer is not None:
+            time_ms = moved.elapsed_ms if moved.status == Status.FINISHED else None
+            self.racers[self.me] = replace(
+                racer, progress=moved.progress, moves=moved.moves, status=moved.status, time_ms=time_ms
+            )
+
+    def apply_result(self, result: Result) -> None:
+        self.phase = Phase.FINISHED
+        self.starts_at = None
+        self.standings = result.standings
+        self.reason = EndReason(result.reason)
+        if result.histories:
+            self.histories = result.histories
+        for s in result.standings:
+            racer = self.racers.get(s.player)
+            if racer is not None:
+                self.racers[s.player] = replace(
+                    racer, status=s.status, progress=s.progress, moves=s.moves, time_ms=s.time_ms
+                )
+
+    # -- questions --------------------------------------------------------------------
+
+    @property
+    def spectating(self) -> bool:
+        return self.role == Role.SPECTATOR
+
+    @property
+    def limit_ms(self) -> int | None:
+        return self.state.time_limit * 1000 if self.state.time_limit else None
+
+    def my_status(self) -> Status | None:
+        me = self.racers.get(self.me)
+        return Status(me.status) if me is not None else None
+
+    def can_ready(self) -> bool:
+        return self.role == Role.RACER and self.phase in (Phase.WAITING, Phase.COUNTDOWN)
+
+    def racing_now(self) -> bool:
+        return self.role == Role.RACER and self.phase == Phase.RACING and self.my_status() == Status.RACING
+
+    def stuck_now(self) -> bool:
+        return self.role == Role.RACER and self.phase == Phase.RACING and self.my_status() == Status.STUCK
+
+    def rematch_wanted_by(self) -> list[str]:
+        """The names of the others who asked for a rematch."""
+        return [r.name for p, r in self.racers.items() if p in self.rematch and p != self.me]
+
+    def final_ms(self) -> int | None:
+        """The race's length on the clock once it is over: the winner's time, else the longest."""
+        times = [s.time_ms for s in self.standings if s.time_ms is not None]
+        if self.reason == EndReason.WON and self.standings and self.standings[0].time_ms is not None:
+            return self.standings[0].time_ms
+        return max(times, default=None)
+
+    def settings_lines(self) -> list[str]:
+        """The room's settings for the waiting room."""
+        state = self.state
+        limit = f"{state.time_limit // 60} min" if state.time_limit and state.time_limit % 60 == 0 else None
+        if state.time_limit and limit is None:
+            limit = f"{state.time_limit} s"
+        return [
+            f"{preset(self.preset).title} · {self.deal_asked or deal_label(self.deal)}",
+            " · ".join(
+                (
+                    f"time limit {limit}" if limit else "no time limit",
+                    "undo on" if state.undo else "undo off",
+                    "hints off",
+                    "public" if state.public else "private",
+                )
+            ),
+        ]

@@ -1,0 +1,138 @@
+"""The SVG screenshots in docs/, made by Textual's pilot from sample data (no server)::
+
+    python -m client.screenshots docs
+
+race-80x24.svg and race-160x50.svg (the race screen), results.svg, stats.svg, review.svg and
+lobby-80x24.svg. client/README.md shows them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.screen import Screen
+
+from protocol.messages import Watched
+from seahaven import Board, encode
+from seahaven.solver import solve
+
+from .app import RaceApp
+from .demo import RaceDemoApp
+from .results import ResultRow
+from .review import ReviewScreen
+from .rivals import RacerStatus
+from .stats import RaceRecord, Stats
+from .stats_screen import StatsScreen
+
+
+class ShowApp(App[None]):
+    """Shows one screen."""
+
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, screen: Screen[Any]) -> None:
+        super().__init__()
+        self.shown = screen
+
+    def on_mount(self) -> None:
+        self.push_screen(self.shown)
+
+
+async def _shoot(app: App[None], size: tuple[int, int], path: Path, title: str, keys: Sequence[str] = ()) -> None:
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        if keys:
+            await pilot.press(*keys)
+        await pilot.pause()
+        svg = app.export_screenshot(title=title)
+    await asyncio.to_thread(path.write_text, svg, encoding="utf-8")
+
+
+def sample_stats(path: Path) -> Stats:
+    stats = Stats.load(path)
+    for won in (True, True, False, True, True, True):
+        stats.record_start("seahaven")
+        if won:
+            stats.record_win("seahaven", 183_400, 96)
+    stats.record_start("freecell")
+    stats.record_win("freecell", 241_000, 110)
+    races = (
+        ("2026-11-28T20:14:03", "K7Q2MA", "seahaven", 1, 1, 2, "finished", 98, 52, 192_400),
+        ("2026-11-29T18:40:51", "P3XW9D", "seahaven", 617, 2, 3, "finished", 121, 52, 260_900),
+        ("2026-11-30T09:02:17", "B8NE4R", "freecell", 11982, 2, 2, "racing", 64, 31, None),
+    )
+    for when, room, preset, deal, place, racers, status, moves, progress, time_ms in races:
+        stats.races.append(
+            RaceRecord(when, room, preset, encode(preset, deal), place, racers, status, moves, progress, time_ms)
+        )
+    return stats
+
+
+def sample_histories() -> tuple[Watched, ...]:
+    """Two racers on Seahaven deal 1: one who solved it, one who got 30 moves in."""
+    moves = tuple(str(m) for m in solve(Board.deal("seahaven", 1)).moves)
+    return (
+        Watched(player="p1", history=moves, actions=len(moves)),
+        Watched(player="p2", history=moves[:30], actions=34),
+    )
+
+
+async def save_all(directory: Path) -> list[Path]:
+    """Write every screenshot into ``directory``; the paths written."""
+    written: list[Path] = []
+
+    async def shoot(app: App[None], size: tuple[int, int], name: str, title: str, keys: Sequence[str] = ()) -> None:
+        path = directory / name
+        await _shoot(app, size, path, title, keys)
+        written.append(path)
+
+    await shoot(RaceDemoApp(live=False), (80, 24), "race-80x24.svg", "Seahaven race, 80x24")
+    await shoot(RaceDemoApp(live=False), (160, 50), "race-160x50.svg", "Seahaven race, 160x50")
+    results = RaceDemoApp(live=False)
+    rows = [
+        ResultRow(1, "tomasz", RacerStatus.FINISHED, 52, 96, 192_400),
+        ResultRow(2, "alice", RacerStatus.FINISHED, 52, 104, 201_900, you=True),
+        ResultRow(3, "marguerite", "did not finish", 23, 41),
+        ResultRow(4, "ines", RacerStatus.STUCK, 9, 30),
+    ]
+
+    async def with_results() -> None:
+        async with results.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            results.game_screen.stop_clock(192_400)
+            results.game_screen.show_results(rows, "tomasz wins", can_review=True)
+            await pilot.pause()
+            svg = results.export_screenshot(title="Seahaven race: results")
+        path = directory / "results.svg"
+        await asyncio.to_thread(path.write_text, svg, encoding="utf-8")
+        written.append(path)
+
+    await with_results()
+    with tempfile.TemporaryDirectory() as tmp:
+        stats = sample_stats(Path(tmp) / "stats.json")
+        await shoot(ShowApp(StatsScreen(stats)), (100, 30), "stats.svg", "Seahaven: statistics")
+    names = {"p1": "tomasz", "p2": "alice"}
+    review = ReviewScreen(encode("seahaven", 1), sample_histories(), names, first="p2")
+    await shoot(ShowApp(review), (100, 30), "review.svg", "Seahaven race: review", ["end", "left", "left"])
+    lobby = RaceApp("ws://127.0.0.1:8765", "alice", autoconnect=False, resume=False)
+    await shoot(lobby, (80, 24), "lobby-80x24.svg", "Seahaven lobby, 80x24")
+    return written
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description="Write the client's SVG screenshots into a directory.")
+    p.add_argument("directory", type=Path)
+    args = p.parse_args(argv)
+    for path in asyncio.run(save_all(args.directory)):
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

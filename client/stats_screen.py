@@ -1,0 +1,93 @@
+"""The statistics screen: per preset solo games, wins, win %, streaks and best times, race
+results, and the race history, whose deals can be replayed in solo (Enter on a race)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Label
+
+from seahaven import PRESETS
+
+from .rivals import format_ms
+from .stats import Stats
+
+
+def _percent(value: int | None) -> str:
+    return "—" if value is None else f"{value}%"
+
+
+class StatsScreen(Screen[str | None]):
+    """Dismisses with the deal code of the race to replay, or None."""
+
+    CSS_PATH = Path(__file__).with_name("stats_screen.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Back"),
+        Binding("q", "close", "Back", show=False),
+    ]
+
+    def __init__(self, stats: Stats) -> None:
+        super().__init__()
+        self.stats = stats
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="stats-body"):
+            yield Label("Statistics", id="stats-title")
+            yield DataTable(id="presets", cursor_type="none", zebra_stripes=True)
+            yield Label("Races (Enter: play the deal again in solo)", id="races-title")
+            yield DataTable(id="races", cursor_type="row", zebra_stripes=True)
+            yield Label("no races yet", id="no-races")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        presets: DataTable[str] = self.query_one("#presets", DataTable)
+        presets.add_columns("rules", "games", "wins", "win %", "streak", "best", "best time", "fewest", "races", "1st")
+        for name, rules in PRESETS.items():
+            entry = self.stats.presets.get(name)
+            races, won, _ = self.stats.race_summary(name)
+            if entry is None and not races:
+                continue
+            solo = entry or self.stats.of(name)
+            presets.add_row(
+                rules.title.split(",")[0] if name == "seahaven" else rules.title,
+                str(solo.played),
+                str(solo.won),
+                _percent(solo.win_percent),
+                str(solo.streak),
+                str(solo.best_streak),
+                format_ms(solo.best_ms),
+                "—" if solo.best_moves is None else str(solo.best_moves),
+                str(races),
+                str(won),
+            )
+        races_table: DataTable[str] = self.query_one("#races", DataTable)
+        races_table.add_columns("when", "room", "rules", "place", "result", "time", "deal")
+        for race in reversed(self.stats.races):
+            races_table.add_row(
+                race.when[:16].replace("T", " "),
+                race.room,
+                PRESETS[race.preset].title if race.preset in PRESETS else race.preset,
+                f"{race.place} of {race.racers}",
+                race.status if race.status != "racing" else f"{race.progress}/52",
+                format_ms(race.time_ms),
+                race.deal,
+            )
+        races_table.display = bool(self.stats.races)
+        self.query_one("#no-races").display = not self.stats.races
+        if not presets.row_count:
+            presets.add_row("no games yet", *[""] * 9)
+
+    @on(DataTable.RowSelected, "#races")
+    def _replay(self, event: DataTable.RowSelected) -> None:
+        races = list(reversed(self.stats.races))
+        if 0 <= event.cursor_row < len(races):
+            self.dismiss(races[event.cursor_row].deal)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,85 @@
+"""What the client keeps between runs, in the user's data directory: settings and the race session.
+
+The directory is ``$XDG_DATA_HOME/seahaven``, else ``~/.local/share/seahaven`` (stdlib only, the
+XDG rule platformdirs follows on Linux). Files are small JSON documents written atomically; a
+missing or unreadable one reads as the defaults.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+SETTINGS_FILE = "settings.json"
+SESSION_FILE = "session.json"
+
+
+def data_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where the client keeps its files."""
+    env = os.environ if env is None else env
+    base = Path(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else Path.home() / ".local" / "share"
+    return base / "seahaven"
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path``; empty when the file is missing or unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_json(path: Path, data: Mapping[str, Any]) -> None:
+    """Write atomically (a temporary file, then a rename); OSError is left to the caller."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+@dataclass
+class Settings:
+    """The player's choices: auto-move (safe cards home by themselves, auto-finish)."""
+
+    automove: bool = True
+
+    @classmethod
+    def load(cls, directory: Path | None = None) -> Settings:
+        data = read_json((directory or data_dir()) / SETTINGS_FILE)
+        return cls(automove=data.get("automove", True) is not False)
+
+    def save(self, directory: Path | None = None) -> None:
+        write_json((directory or data_dir()) / SETTINGS_FILE, asdict(self))
+
+
+@dataclass(frozen=True)
+class SavedSession:
+    """The race session to come back to: a restarted client says hello with this token to this
+    server, and the server puts it back in its room if the grace period has not run out."""
+
+    server: str
+    token: str
+    name: str
+    room: str | None = None
+
+    @classmethod
+    def load(cls, directory: Path | None = None) -> SavedSession | None:
+        data = read_json((directory or data_dir()) / SESSION_FILE)
+        server, token, name, room = (data.get(k) for k in ("server", "token", "name", "room"))
+        if not (isinstance(server, str) and isinstance(token, str) and isinstance(name, str)):
+            return None
+        return cls(server, token, name, room if isinstance(room, str) else None)
+
+    def save(self, directory: Path | None = None) -> None:
+        write_json((directory or data_dir()) / SESSION_FILE, asdict(self))
+
+    @staticmethod
+    def forget(directory: Path | None = None) -> None:
+        with contextlib.suppress(OSError):
+            ((directory or data_dir()) / SESSION_FILE).unlink()
