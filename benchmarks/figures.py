@@ -216,8 +216,9 @@ def fmt(x: float) -> str:
 
 
 def table(pairs: list[tuple[Result, Result]]) -> str:
-    """One column group per pairing: ours, the floor it ran alternately with, and ours / floor."""
-    head = f"{'':<30}" + "".join(f"{ours.target:>10}{'floor':>9}{'ratio':>8}" for ours, _ in pairs)
+    """One column group per pairing: ours, what it ran alternately with (the floor or the plain
+    server), and the ratio."""
+    head = f"{'':<30}" + "".join(f"{ours.target:>10}{other.target:>9}{'ratio':>8}" for ours, other in pairs)
     lines = [head]
     for label, get in METRICS:
         row = f"{label:<30}"
