@@ -323,7 +323,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--measure", type=float, help="seconds measured per slice; default 8, quick 3")
     parser.add_argument("--drain", type=float, default=3.0, help="seconds to wait for late answers")
     parser.add_argument("--sweep", help="targets to sweep (with the floor); default memory,redis, quick none")
-    parser.add_argument("--sweep-from", type=float, default=500.0, help="first rate of the sweep")
+    parser.add_argument("--sweep-from", type=float, default=250.0, help="first rate of the sweep")
     parser.add_argument("--sweep-warmup", type=float, default=1.5)
     parser.add_argument("--sweep-measure", type=float, default=5.0)
     parser.add_argument("--no-deflate", action="store_true", help="the client does not offer permessage-deflate")
