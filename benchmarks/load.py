@@ -313,8 +313,10 @@ def machine() -> str:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="fewer connections, shorter slices, no sweep (~1 min)")
-    parser.add_argument("--targets", default="memory,redis,aof", help=f"comma-separated, of {', '.join(TARGETS)}")
+    parser.add_argument("--quick", action="store_true", help="400 racers, memory+redis, 3 s slices (~1 min)")
+    parser.add_argument(
+        "--targets", help=f"comma-separated, of {', '.join(TARGETS)}; default memory,redis,aof, quick memory,redis"
+    )
     parser.add_argument("--connections", type=int, help="racers (two per room); default 1000, quick 400")
     parser.add_argument("--rate", type=float, default=1000.0, help="moves/s offered over all racers")
     parser.add_argument("--slices", type=int, help="turns of load each side gets, alternating; default 4, quick 2")
@@ -353,7 +355,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.measure = args.measure if args.measure is not None else (3.0 if quick else 8.0)
     sweep = args.sweep if args.sweep is not None else ("" if quick else "memory,redis")
     args.sweep = {t for t in sweep.split(",") if t}
-    args.targets = [t for t in args.targets.split(",") if t]
+    targets = args.targets if args.targets is not None else ("memory,redis" if quick else "memory,redis,aof")
+    args.targets = [t for t in targets.split(",") if t]
     if unknown := [t for t in [*args.targets, *args.sweep] if t not in TARGETS]:
         parser.error(f"unknown target {unknown[0]!r}: pick from {', '.join(TARGETS)} (the floor runs with each)")
     if not 2 <= args.connections <= MAX_CONNECTIONS or args.connections % 2:
