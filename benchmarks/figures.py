@@ -70,6 +70,11 @@ class Phase:
         return self.redis_commands / len(self.window.ack) if self.redis_commands and self.window.ack else math.nan
 
     @property
+    def generator_behind(self) -> bool:
+        """The generator, short of CPU, sent less than was planned: the step says little of the server."""
+        return self.window.sent + self.window.skipped < SLO_ACCEPTED * self.offered * self.seconds
+
+    @property
     def passes(self) -> bool:
         return self.rival(0.99) < SLO and self.accepted >= SLO_ACCEPTED * self.offered
 
@@ -149,6 +154,7 @@ def describe_step(p: Phase) -> str:
         f"server CPU {p.server_cpu / p.seconds:4.0%}  generator CPU {p.gen_cpu / p.seconds:4.0%}  "
         f"waited for CPU {p.server_wait / p.seconds:4.0%}/{p.gen_wait / p.seconds:4.0%}  "
         f"{'pass' if p.passes else 'FAIL'}"
+        + (f" (the generator sent only {p.window.sent / p.seconds:.0f}/s)" if p.generator_behind else "")
     )
 
 
@@ -216,8 +222,9 @@ def fmt(x: float) -> str:
 
 
 def table(pairs: list[tuple[Result, Result]]) -> str:
-    """One column group per pairing: ours, the floor it ran alternately with, and ours / floor."""
-    head = f"{'':<30}" + "".join(f"{ours.target:>10}{'floor':>9}{'ratio':>8}" for ours, _ in pairs)
+    """One column group per pairing: ours, what it ran alternately with (the floor or the plain
+    server), and the ratio."""
+    head = f"{'':<30}" + "".join(f"{ours.target:>10}{other.target:>9}{'ratio':>8}" for ours, other in pairs)
     lines = [head]
     for label, get in METRICS:
         row = f"{label:<30}"

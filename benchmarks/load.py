@@ -25,6 +25,11 @@ move -> rival p99 stays under 50 ms with at least 95% of the offered moves accep
     .venv/bin/python -m benchmarks.load --quick          # about a minute
     .venv/bin/python -m benchmarks.load                  # about ten minutes
     .venv/bin/python -m benchmarks.load --profile prof/  # py-spy on each of our servers under load
+    .venv/bin/python -m benchmarks.load --quick --targets redis --lever gc-freeze --against plain  # A/B
+
+Levers (``--lever``, ``--no-deflate``, ``--server-arg``) are tried on the unchanged server from
+outside (levers/sitecustomize.py); ``--against plain`` then runs the same target without them in
+place of the floor, slice by slice, so a 10% change is not lost in the machine's noise.
 
 Loopback only, bounded in connections, rate and time; every child is stopped at the end.
 """
@@ -150,23 +155,27 @@ class Bench:
         self.cpus = {args.server_cpu}
 
     async def pair(self, target: str) -> tuple[Result, Result]:
-        """Start the target and the floor side by side (both idle but for the one under load), seat
+        """Start the target and what it is compared with (the floor, or with ``--against plain`` the
+        same target without the levers) side by side, both idle but for the one under load; seat
         both, then load them in turns, swapping who goes first each slice."""
         args = self.args
-        ours, floor = Result(target), Result("floor")
+        plain = args.against == "plain"
+        ours, other = Result(target), Result("plain" if plain else "floor")
+        logs = Path(tempfile.mkdtemp(prefix="seahaven-bench-"))
         env = dict(kv.split("=", 1) for kv in args.server_env)
-        gc_log = Path(tempfile.mkdtemp(prefix="seahaven-bench-")) / "gc.json"
-        if "gc-log" in args.lever:
-            env["SEAHAVEN_BENCH_GC_LOG"] = str(gc_log)
+        other_env: dict[str, str] = {}
+        if "gc-log" in args.lever:  # both sides log their collections, so both pay for it
+            env["SEAHAVEN_BENCH_GC_LOG"] = str(logs / "ours.json")
+            other_env = {**lever_env(["gc-log"], None), "SEAHAVEN_BENCH_GC_LOG": str(logs / "other.json")}
         with (
-            started("floor", self.cpus, [], {}) as floor_side,
+            started(target if plain else "floor", self.cpus, [], other_env) as other_side,
             started(target, self.cpus, args.server_arg, env) as side,
         ):
             sides = [(ours, side, Generator(side.urls, not args.no_deflate))]
-            sides.append((floor, floor_side, Generator(floor_side.urls, not args.no_deflate)))
+            sides.append((other, other_side, Generator(other_side.urls, plain or not args.no_deflate)))
             try:
                 for result, s, gen in sides:
-                    await self._seat(result, s, gen)
+                    await self._seat(result, s, gen, levered=result is ours)
                 profiler = self._profile(target, side.listeners[0].pid) if args.profile else None
                 try:
                     for i in range(args.slices):
@@ -183,12 +192,13 @@ class Bench:
             finally:
                 for _, _, gen in sides:
                     await gen.close()
-        if gc_log.exists():  # written by the server as it exits
-            ours.gc_pauses = [(float(t), int(g), float(d)) for t, g, d in json.loads(gc_log.read_text())]
-        shutil.rmtree(gc_log.parent, ignore_errors=True)
-        return ours, floor
+        for result, name in ((ours, "ours.json"), (other, "other.json")):
+            if (logs / name).exists():  # written by the server as it exits
+                result.gc_pauses = [(float(t), int(g), float(d)) for t, g, d in json.loads((logs / name).read_text())]
+        shutil.rmtree(logs, ignore_errors=True)
+        return ours, other
 
-    async def _seat(self, result: Result, side: Side, gen: Generator) -> None:
+    async def _seat(self, result: Result, side: Side, gen: Generator, *, levered: bool) -> None:
         """Open the connections (RSS growth per idle connection), then seat and start every room."""
         args = self.args
         await asyncio.sleep(0.5)
@@ -208,7 +218,7 @@ class Bench:
             result.failure = f"rooms did not start{note}"
         except (RuntimeError, OSError) as exc:
             result.failure = f"{type(exc).__name__}: {exc}"
-        if "gc-freeze" in args.lever and result.target != "floor":
+        if "gc-freeze" in args.lever and levered:
             for pid in servers:
                 os.kill(pid, signal.SIGUSR1)
 
@@ -280,6 +290,14 @@ class Bench:
         return None
 
 
+def lever_env(levers: list[str], extras: str | None) -> dict[str, str]:
+    """The environment that makes a server pull the levers (benchmarks/levers/sitecustomize.py)."""
+    env = {"PYTHONPATH": str(ROOT / "benchmarks" / "levers"), "SEAHAVEN_BENCH_LEVERS": ",".join(levers)}
+    if extras:
+        env["SEAHAVEN_BENCH_EXTRAS"] = str(Path(extras).resolve())
+    return env
+
+
 # -- main -----------------------------------------------------------------------------------------
 
 
@@ -295,8 +313,10 @@ def machine() -> str:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="fewer connections, shorter slices, no sweep (~1 min)")
-    parser.add_argument("--targets", default="memory,redis,aof", help=f"comma-separated, of {', '.join(TARGETS)}")
+    parser.add_argument("--quick", action="store_true", help="400 racers, memory+redis, 3 s slices (~1 min)")
+    parser.add_argument(
+        "--targets", help=f"comma-separated, of {', '.join(TARGETS)}; default memory,redis,aof, quick memory,redis"
+    )
     parser.add_argument("--connections", type=int, help="racers (two per room); default 1000, quick 400")
     parser.add_argument("--rate", type=float, default=1000.0, help="moves/s offered over all racers")
     parser.add_argument("--slices", type=int, help="turns of load each side gets, alternating; default 4, quick 2")
@@ -305,7 +325,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--measure", type=float, help="seconds measured per slice; default 8, quick 3")
     parser.add_argument("--drain", type=float, default=3.0, help="seconds to wait for late answers")
     parser.add_argument("--sweep", help="targets to sweep (with the floor); default memory,redis, quick none")
-    parser.add_argument("--sweep-from", type=float, default=500.0, help="first rate of the sweep")
+    parser.add_argument("--sweep-from", type=float, default=250.0, help="first rate of the sweep")
     parser.add_argument("--sweep-warmup", type=float, default=1.5)
     parser.add_argument("--sweep-measure", type=float, default=5.0)
     parser.add_argument("--no-deflate", action="store_true", help="the client does not offer permessage-deflate")
@@ -318,6 +338,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--lever", action="append", default=[], choices=LEVERS, help="try a lever from outside (repeat; levers/)"
     )
+    parser.add_argument(
+        "--against",
+        choices=("floor", "plain"),
+        default="floor",
+        help="compare with the floor, or with the same target without levers, flags or --no-deflate (A/B)",
+    )
     parser.add_argument("--extras", metavar="DIR", help="where the uvloop / hiredis levers find them (pip --target)")
     parser.add_argument("--profile", metavar="DIR", help="py-spy record each of our servers during the load")
     parser.add_argument("--json", metavar="PATH", help="also write every figure as JSON")
@@ -329,7 +355,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.measure = args.measure if args.measure is not None else (3.0 if quick else 8.0)
     sweep = args.sweep if args.sweep is not None else ("" if quick else "memory,redis")
     args.sweep = {t for t in sweep.split(",") if t}
-    args.targets = [t for t in args.targets.split(",") if t]
+    targets = args.targets if args.targets is not None else ("memory,redis" if quick else "memory,redis,aof")
+    args.targets = [t for t in targets.split(",") if t]
     if unknown := [t for t in [*args.targets, *args.sweep] if t not in TARGETS]:
         parser.error(f"unknown target {unknown[0]!r}: pick from {', '.join(TARGETS)} (the floor runs with each)")
     if not 2 <= args.connections <= MAX_CONNECTIONS or args.connections % 2:
@@ -346,10 +373,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if any("=" not in kv for kv in args.server_env):
         parser.error("--server-env takes KEY=VALUE")
     if args.lever:
-        args.server_env.append(f"PYTHONPATH={ROOT / 'benchmarks' / 'levers'}")
-        args.server_env.append(f"SEAHAVEN_BENCH_LEVERS={','.join(args.lever)}")
-        if args.extras:
-            args.server_env.append(f"SEAHAVEN_BENCH_EXTRAS={Path(args.extras).resolve()}")
+        args.server_env += [f"{k}={v}" for k, v in lever_env(args.lever, args.extras).items()]
+    if args.against == "plain" and not (args.lever or args.server_arg or args.server_env or args.no_deflate):
+        parser.error("--against plain compares levers, flags or --no-deflate with none: give some")
     cpus = os.sched_getaffinity(0)
     if {args.server_cpu, args.gen_cpu} - cpus or args.server_cpu == args.gen_cpu:
         parser.error(f"--server-cpu and --gen-cpu must be two different CPUs of {sorted(cpus)}")
@@ -378,7 +404,7 @@ async def bench(args: argparse.Namespace) -> list[tuple[Result, Result]]:
         ours, floor = await bench_.pair(target)
         pairs.append((ours, floor))
         print(describe(ours), describe(floor), sep="\n", flush=True)
-    print("\nours, the floor in the same run, ours / floor")
+    print(f"\nours, {'the same without levers' if args.against == 'plain' else 'the floor'} in the same run, ratio")
     print(table(pairs))
     if args.profile:
         for target in args.targets:

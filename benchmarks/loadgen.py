@@ -102,7 +102,7 @@ class Racer:
         await self.ws.send(frame)
 
     async def read(self) -> None:
-        with_rival_of: dict[str, Racer] = self.gen.by_player
+        players: dict[str, Racer] = self.gen.by_player
         try:
             async for data in self.ws:
                 now = clock()
@@ -112,7 +112,7 @@ class Racer:
                 window = self.gen.window
                 if kind == "progress":
                     body = frame["body"]
-                    mover = with_rival_of.get(body["player"])
+                    mover = players.get(body["player"])
                     if mover is not None:
                         sent = mover.sent_at.pop(body["moves"], None)
                         if sent is not None and window is not None and window.holds(sent):
