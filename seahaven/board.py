@@ -201,7 +201,18 @@ class Board:
 
     def is_stuck(self) -> bool:
         """No legal move is left and the game is not won."""
-        return not self.is_won() and not self.legal_moves()
+        return not self.is_won() and not self.has_legal_move()
+
+    def has_legal_move(self) -> bool:
+        """True if any move is legal here: ``bool(legal_moves())``, without listing them when
+        an easy one exists (a card into a free cell, or a card that can go home)."""
+        cols, cells, home, rel = self._cols, self._cells, self._home, self._rel
+        if None in cells and any(cols):
+            return True
+        for card in [col[-1] for col in cols if col] + [c for c in cells if c is not None]:
+            if rel[card] == home[card & 3]:
+                return True
+        return bool(self.legal_moves())
 
     def position(self) -> tuple[object, ...]:
         """A hashable value equal for equal positions."""

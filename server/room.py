@@ -522,7 +522,7 @@ class Room:
                 if seat.board.is_won():
                     seat.status = Status.FINISHED
                     seat.finished_at = at
-                elif _may_be_stuck(seat.board) and seat.board.is_stuck():
+                elif seat.board.is_stuck():
                     seat.status = Status.STUCK
             case Undone(at, player):
                 seat = self.seats[player]
@@ -652,9 +652,3 @@ class Room:
             time_ms=self._time_of(seat),
         )
 
-
-def _may_be_stuck(board: Board) -> bool:
-    """False when a legal move surely exists: a free cell and a card at a column's end
-    (the full search is the costly part of a move, and it rarely finds a stuck racer)."""
-    cells = board.cells
-    return None not in cells or board.progress + len(cells) - cells.count(None) == 52

@@ -88,6 +88,7 @@ def test_random_play_keeps_every_invariant(name: str, number: int, game: int) ->
         board.validate()
         moves = board.legal_moves()
         assert len(set(moves)) == len(moves), "legal_moves() lists a move twice"
+        assert board.has_legal_move() == bool(moves)
         if not moves:
             assert board.is_won() or board.is_stuck()
             break
@@ -117,6 +118,7 @@ def test_legal_moves_are_exactly_the_moves_is_legal_accepts(board: Board) -> Non
     listed = board.legal_moves()
     assert set(listed) == accepted
     assert len(listed) == len(accepted)
+    assert board.has_legal_move() == bool(accepted)
 
 
 @PROPERTY
