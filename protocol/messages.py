@@ -7,6 +7,7 @@ from typing import Final
 
 from seahaven import PRESETS
 from seahaven.deals import MAX_DEAL
+from seahaven.winnable import GRADES
 
 from .enums import EndReason, Phase, Role, Status
 from .schema import Bool, Int, ListOf, Message, Obj, Opt, Str, field_of
@@ -19,6 +20,10 @@ ROLES: Final = tuple(Role)
 PHASES: Final = tuple(Phase)
 STATUSES: Final = tuple(Status)
 END_REASONS: Final = tuple(EndReason)
+DEAL_GRADES: Final = tuple(GRADES)
+"""How hard a winnable deal is (solver effort); not the presets' cell counts (easy/medium/hard)."""
+BOT_PACES: Final = ("stroll", "brisk", "sprint")
+"""How fast a bot racer plays, slowest first (server/bot.py holds their timings)."""
 
 _TOKEN = Str(16, 64)
 _PLAYER = Str(1, 16)
@@ -52,6 +57,12 @@ class CreateRoom(Message):
     public: bool = field_of(Bool(), True)
     time_limit: int | None = field_of(Opt(Int(30, 7200)), None)
     undo: bool = field_of(Bool(), True)
+    any_deal: bool = field_of(Bool(), False, omit_default=True)
+    """Deal any deal, winnable or not (default: a proven-winnable one)."""
+    deal_grade: str | None = field_of(Opt(Str(1, 16, DEAL_GRADES)), None, omit_default=True)
+    """The grade of the winnable deal the server picks (default: any grade)."""
+    bot: str | None = field_of(Opt(Str(1, 16, BOT_PACES)), None, omit_default=True)
+    """Race the computer: seat a bot racer of this pace."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +76,8 @@ class JoinRoom(Message):
 class QuickMatch(Message):
     TYPE = "quick_match"
     preset: str = field_of(Str(1, 32, PRESET_NAMES), "seahaven")
+    deal_grade: str | None = field_of(Opt(Str(1, 16, DEAL_GRADES)), None, omit_default=True)
+    """Join or open only a room of this deal grade (default: rooms of any grade)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +188,10 @@ class RoomSummary(Message):
     phase: str = field_of(Str(1, 16, PHASES))
     time_limit: int | None = field_of(Opt(Int(0, 2**31)))
     undo: bool = field_of(Bool())
+    any_deal: bool = field_of(Bool(), False, omit_default=True)
+    deal_grade: str | None = field_of(Opt(Str(1, 16, DEAL_GRADES)), None, omit_default=True)
+    deal: str | None = field_of(Opt(Str(4, 32)), None, omit_default=True)
+    """The deal code, when the creator chose the deal (never when the server picked it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +211,8 @@ class Racer(Message):
     progress: int = field_of(Int(0, 52))
     moves: int = field_of(Int(0, 2**31))
     time_ms: int | None = field_of(Opt(_MS))
+    bot: bool = field_of(Bool(), False, omit_default=True)
+    """A bot racer played by the server."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +224,7 @@ class Standing(Message):
     progress: int = field_of(Int(0, 52))
     moves: int = field_of(Int(0, 2**31))
     time_ms: int | None = field_of(Opt(_MS))
+    bot: bool = field_of(Bool(), False, omit_default=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,6 +264,8 @@ class RoomState(Message):
     rematch: tuple[str, ...] = field_of(ListOf(_PLAYER, MAX_RACERS), ())
     watching: tuple[Watched, ...] = field_of(ListOf(Obj(Watched), MAX_RACERS), ())
     """For a spectator in phases racing and finished: every racer's moves, to draw their boards."""
+    any_deal: bool = field_of(Bool(), False, omit_default=True)
+    deal_grade: str | None = field_of(Opt(Str(1, 16, DEAL_GRADES)), None, omit_default=True)
 
 
 @dataclass(frozen=True, slots=True)

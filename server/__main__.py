@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from .app import RaceServer
 from .config import Config
+from .dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend, worker_executor
 from .store import check_url, open_store
 
 
@@ -88,7 +89,13 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
 
 
 async def serve(config: Config) -> None:
-    server = RaceServer(config, open_store(config.redis_url, config.prefix))
+    # One Redis shares the deal pool between nodes; a cluster's nodes each keep their own.
+    backend: PoolBackend = MemoryPoolBackend()
+    if config.redis_url is not None and config.redis_url.startswith(("redis://", "rediss://", "unix://")):
+        backend = RedisPoolBackend(config.redis_url, prefix=config.prefix)
+    executor = worker_executor(1)  # its process starts only when a pool needs refilling
+    pool = DealPool(backend, executor)
+    server = RaceServer(config, open_store(config.redis_url, config.prefix), pool=pool)
     await server.start()
     # Tests and scripts read this line to learn the port when --port 0 is given.
     print(f"listening on ws://{config.host}:{server.port}", flush=True)
@@ -99,6 +106,7 @@ async def serve(config: Config) -> None:
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await server.stop()
+    executor.shutdown(cancel_futures=True)
 
 
 def main(argv: list[str] | None = None) -> None:

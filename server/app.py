@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import msgpack
+from redis.exceptions import RedisError
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
@@ -51,10 +52,12 @@ from protocol.messages import (
 from protocol.schema import Message
 from seahaven import decode as decode_deal
 from seahaven.deals import MAX_DEAL
+from seahaven.winnable import GRADES, deal_list
 
 from .clock import Clock, SystemClock, Timer
 from .config import Config
 from .core import Frame, Outcome, RoomCore
+from .dealpool import DealPool, MemoryPoolBackend
 from .events import Event, Moved, Undone, pack, unpack
 from .http import HttpRoutes
 from .limits import TokenBucket
@@ -121,13 +124,21 @@ class RaceServer:
     """The race server: ``await start()``, later ``await stop()``."""
 
     def __init__(
-        self, config: Config, store: Store, clock: Clock | None = None, deals: Callable[[], int] | None = None
+        self,
+        config: Config,
+        store: Store,
+        clock: Clock | None = None,
+        deals: Callable[[], int] | None = None,
+        *,
+        pool: DealPool | None = None,
     ) -> None:
         self.config = config
         self.store = store
         self.clock: Clock = clock if clock is not None else SystemClock()
-        self.deals = deals if deals is not None else _random_deal
-        """Chooses the deal of a room created without one, and of each rematch."""
+        self.deals = deals
+        """Chooses every deal the server picks, in place of the pool (for tests that need a known deal)."""
+        self.pool = pool if pool is not None else DealPool(MemoryPoolBackend())
+        """Proven-winnable deals to pick from (this one, without workers, deals from the shipped lists)."""
         self.rooms: dict[str, HeldRoom] = {}
         self.loading: dict[str, asyncio.Future[HeldRoom | None]] = {}
         self.table = SessionTable(store, config.session_ttl, LOBBY_SESSION_TTL)
@@ -159,6 +170,12 @@ class RaceServer:
 
     async def start(self) -> WsServer:
         await self.recover()
+        try:
+            await self.pool.seed()
+        except (RedisError, OSError) as exc:  # deals still come from the shipped lists
+            log_event("dealpool.error", error=str(exc))
+        if self.pool.executor is not None:
+            self.pool.start()
         self.ws = await serve(
             self.connection,
             self.config.host,
@@ -191,6 +208,8 @@ class RaceServer:
         for task in list(self.tasks):
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+        await self.pool.close()
+        await self.pool.backend.close()
         await self.store.close()
         log_event("server.stopped")
 
@@ -397,13 +416,17 @@ class RaceServer:
                 preset, deal = decode_deal(message.deal_code)
             except ValueError as exc:
                 raise ProtocolError(ErrorCode.BAD_DEAL, str(exc)) from None
-        settings = self._settings(
+        if deal is not None and (message.any_deal or message.deal_grade is not None):
+            raise ProtocolError(ErrorCode.BAD_FIELD, "a chosen deal takes neither any_deal nor deal_grade")
+        settings = await self._settings(
             preset,
             deal,
             seats=message.seats,
             public=message.public,
             time_limit_ms=message.time_limit * 1000 if message.time_limit else None,
             undo=message.undo,
+            any_deal=message.any_deal,
+            deal_grade=message.deal_grade,
         )
         await self._join(asker, await self._create(settings), spectate=False)
 
@@ -431,9 +454,16 @@ class RaceServer:
         for held in self.rooms.values():
             room = held.room
             someone_waits = any(seat.connected for seat in room.seats.values())
-            if room.settings.public and room.settings.preset == message.preset and room.is_open() and someone_waits:
+            grade_fits = message.deal_grade is None or room.settings.deal_grade == message.deal_grade
+            if (
+                room.settings.public
+                and room.settings.preset == message.preset
+                and grade_fits
+                and room.is_open()
+                and someone_waits
+            ):
                 return await self._join(asker, held, spectate=False)
-        settings = self._settings(message.preset, None)
+        settings = await self._settings(message.preset, None, deal_grade=message.deal_grade)
         await self._join(asker, await self._create(settings), spectate=False)
 
     async def on_leave(self, asker: Asker, message: Leave) -> Message:
@@ -462,7 +492,8 @@ class RaceServer:
         await self._in_my_room(asker, lambda core, now: core.resign(asker.session.player, now))
 
     async def on_rematch(self, asker: Asker, message: Rematch) -> None:
-        deal = self.deals()
+        settings = self._held_by(asker.session).room.settings
+        deal = await self._pick_deal(settings.preset, settings.any_deal, settings.deal_grade)
         await self._in_my_room(asker, lambda core, now: core.rematch(asker.session.player, deal, now))
 
     # -- the room path: lock -> command -> append -> commit/abort -> send -> schedule
@@ -643,10 +674,30 @@ class RaceServer:
             bucket = self.guesses[address] = TokenBucket(WRONG_CODES_PER_SECOND, WRONG_CODES_AT_ONCE, now)
         return bucket
 
-    def _settings(self, preset: str, deal: int | None, **chosen: Any) -> Settings:
+    async def _pick_deal(self, preset: str, any_deal: bool, grade: str | None) -> int:
+        """A deal the server picks: from the pool of winnable deals (of ``grade``), unless the room
+        asked for any deal. Never solves: the pool hands out deals verified beforehand."""
+        if self.deals is not None:
+            return self.deals()
+        if any_deal:
+            return _random_deal()
+        if grade is not None and grade not in GRADES:
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"unknown deal grade {grade!r}; grades: {', '.join(GRADES)}")
+        try:
+            return (await self.pool.take(preset, grade)).number
+        except (RedisError, OSError) as exc:  # the shared pool is down: the shipped list still serves
+            log_event("dealpool.error", error=str(exc))
+            book = deal_list(preset)
+            return secrets.choice(book.by_grade(grade) if grade else [n for n, _ in book.deals])
+
+    async def _settings(self, preset: str, deal: int | None, **chosen: Any) -> Settings:
+        if deal is None:
+            deal = await self._pick_deal(preset, chosen.get("any_deal", False), chosen.get("deal_grade"))
+        else:
+            chosen["chosen"] = True
         return Settings(
             preset=preset,
-            deal=deal if deal is not None else self.deals(),
+            deal=deal,
             countdown_ms=self.config.countdown_ms,
             grace_ms=self.config.grace_ms,
             spectator_delay_ms=self.config.spectator_delay_ms,

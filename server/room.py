@@ -55,6 +55,8 @@ from .events import (
     Started as StartedEvent,
 )
 
+BOT_PREFIX: Final = "bot-"
+"""Player ids of bot racers start so (a human's start with "p"): the room shows them as bots."""
 DONE: Final = frozenset({Status.FINISHED, Status.STUCK, Status.RESIGNED, Status.FORFEIT})
 MAX_MOVES: Final = 5000
 """Moves and undos one racer may make in one race (a solution takes about 90): bounds the log."""
@@ -81,6 +83,13 @@ class Settings:
     grace_ms: int = 30_000
     spectator_delay_ms: int = 10_000
     """Spectators see racers' moves this late, so a racer cannot watch a rival's line live."""
+    any_deal: bool = False
+    """The server deals any deal, not only proven-winnable ones."""
+    deal_grade: str | None = None
+    """The grade of the winnable deals the server picks (None: any grade)."""
+    chosen: bool = False
+    """The creator chose ``deal``: everyone sees it before the start (a server-picked deal is
+    secret until then)."""
 
 
 @dataclass(slots=True)
@@ -206,6 +215,7 @@ class Room:
             progress=seat.board.progress if seat.board else 0,
             moves=seat.moves,
             time_ms=self._time_of(seat),
+            bot=player.startswith(BOT_PREFIX),
         )
 
     def _time_of(self, seat: Seat) -> int | None:
@@ -240,12 +250,14 @@ class Room:
             server_time=now,
             starts_at=self.starts_at if self.phase == Phase.COUNTDOWN else None,
             started_at=self.started_at if racing else None,
-            deal=self.deal_code() if racing else None,
+            deal=self.deal_code() if racing or self.settings.chosen else None,
             board=self._board_text(board) if racing else None,
             history=tuple(str(m) for m in board.move_stack) if board is not None and racing else (),
             standings=self.standings,
             rematch=tuple(sorted(self.rematch)),
             watching=self._watching_for(seat, watched_until) if racing else (),
+            any_deal=self.settings.any_deal,
+            deal_grade=self.settings.deal_grade,
         )
 
     def _board_text(self, board: Board | None) -> str:
@@ -289,6 +301,9 @@ class Room:
             phase=self.phase,
             time_limit=self.settings.time_limit_ms // 1000 if self.settings.time_limit_ms else None,
             undo=self.settings.undo,
+            any_deal=self.settings.any_deal,
+            deal_grade=self.settings.deal_grade,
+            deal=self.deal_code() if self.settings.chosen else None,
         )
 
     def is_open(self) -> bool:
@@ -551,7 +566,7 @@ class Room:
             case RematchVoted(_, player):
                 self.rematch.add(player)
             case NewDeal(_, deal):
-                self.settings = replace(self.settings, deal=deal)
+                self.settings = replace(self.settings, deal=deal, chosen=False)  # the server picked it
                 self.seats = {
                     p: Seat(s.name, ready=True, status=Status.READY) for p, s in self.seats.items() if s.connected
                 }
@@ -585,6 +600,7 @@ class Room:
                 time_ms=(seat.finished_at if seat.finished_at is not None else seat.reached_at) - self.started_at
                 if self.started_at is not None
                 else None,
+                bot=player.startswith(BOT_PREFIX),
             )
             for i, (player, seat) in enumerate(ranked)
         )
