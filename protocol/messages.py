@@ -78,6 +78,8 @@ class QuickMatch(Message):
     preset: str = field_of(Str(1, 32, PRESET_NAMES), "seahaven")
     deal_grade: str | None = field_of(Opt(Str(1, 16, DEAL_GRADES)), None, omit_default=True)
     """Join or open only a room of this deal grade (default: rooms of any grade)."""
+    bot_after: int | None = field_of(Opt(Int(1, 600)), None, omit_default=True)
+    """When this opens a room and nobody joins within so many seconds, a bot takes the free seat."""
 
 
 @dataclass(frozen=True, slots=True)

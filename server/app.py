@@ -54,6 +54,7 @@ from seahaven import decode as decode_deal
 from seahaven.deals import MAX_DEAL
 from seahaven.winnable import GRADES, deal_list
 
+from .bots import BotRacers
 from .clock import Clock, SystemClock, Timer
 from .config import Config
 from .core import Frame, Outcome, RoomCore
@@ -78,6 +79,8 @@ LOBBY_SESSION_TTL: Final = 3600.0
 """Seconds the store keeps a session that never joined a room."""
 STORE_RETRY_MS: Final = 1000
 """How soon a room's timer tries again when the store failed it."""
+QUICK_MATCH_BOT: Final = "brisk"
+"""The pace of the bot quick match offers after a wait."""
 
 Command = Callable[[RoomCore, int], Outcome]
 """A room core command, given the time."""
@@ -131,6 +134,7 @@ class RaceServer:
         deals: Callable[[], int] | None = None,
         *,
         pool: DealPool | None = None,
+        bot_time_scale: float = 1.0,
     ) -> None:
         self.config = config
         self.store = store
@@ -139,6 +143,7 @@ class RaceServer:
         """Chooses every deal the server picks, in place of the pool (for tests that need a known deal)."""
         self.pool = pool if pool is not None else DealPool(MemoryPoolBackend())
         """Proven-winnable deals to pick from (this one, without workers, deals from the shipped lists)."""
+        self.bots = BotRacers(self._run_for_bot, self._room_held, self._rematch_deal, time_scale=bot_time_scale)
         self.rooms: dict[str, HeldRoom] = {}
         self.loading: dict[str, asyncio.Future[HeldRoom | None]] = {}
         self.table = SessionTable(store, config.session_ttl, LOBBY_SESSION_TTL)
@@ -199,6 +204,7 @@ class RaceServer:
     async def stop(self) -> None:
         """Close every connection without counting anyone as dropped: a restart resumes the races."""
         self.stopping = True
+        await self.bots.close()
         for held in self.rooms.values():
             if held.timer is not None:
                 held.timer.cancel()
@@ -428,7 +434,10 @@ class RaceServer:
             any_deal=message.any_deal,
             deal_grade=message.deal_grade,
         )
-        await self._join(asker, await self._create(settings), spectate=False)
+        held = await self._create(settings)
+        await self._join(asker, held, spectate=False)
+        if message.bot is not None:
+            await self.bots.seat(held.room.code, message.bot)
 
     async def on_join_room(self, asker: Asker, message: JoinRoom) -> None:
         self._not_in_room(asker.session)
@@ -464,7 +473,12 @@ class RaceServer:
             ):
                 return await self._join(asker, held, spectate=False)
         settings = await self._settings(message.preset, None, deal_grade=message.deal_grade)
-        await self._join(asker, await self._create(settings), spectate=False)
+        held = await self._create(settings)
+        await self._join(asker, held, spectate=False)
+        if message.bot_after is not None:
+            code, player = held.room.code, asker.session.player
+            due = self.clock.now() + message.bot_after * 1000
+            self.clock.call_at(due, lambda: self._spawn(self._offer_bot(code, player)))
 
     async def on_leave(self, asker: Asker, message: Leave) -> Message:
         session = asker.session
@@ -492,9 +506,35 @@ class RaceServer:
         await self._in_my_room(asker, lambda core, now: core.resign(asker.session.player, now))
 
     async def on_rematch(self, asker: Asker, message: Rematch) -> None:
-        settings = self._held_by(asker.session).room.settings
-        deal = await self._pick_deal(settings.preset, settings.any_deal, settings.deal_grade)
+        deal = await self._rematch_deal(self._held_by(asker.session).room)
         await self._in_my_room(asker, lambda core, now: core.rematch(asker.session.player, deal, now))
+
+    # -- bots -----------------------------------------------------------------
+
+    async def _rematch_deal(self, room: Room) -> int:
+        return await self._pick_deal(room.settings.preset, room.settings.any_deal, room.settings.deal_grade)
+
+    def _room_held(self, code: str) -> Room | None:
+        held = self.rooms.get(code)
+        return held.room if held is not None else None
+
+    async def _run_for_bot(self, code: str, command: Command) -> bool:
+        """A bot's command, through the same room path as a human's request."""
+        held = self.rooms.get(code)
+        if held is None:
+            return False
+        await self._command(held, command)
+        await self._forget_if_idle(held)
+        return True
+
+    async def _offer_bot(self, code: str, player: str) -> None:
+        """Quick match waited long enough: a bot takes the free seat if the player still waits alone."""
+        room = self._room_held(code)
+        seat = room.seats.get(player) if room is not None else None
+        if room is None or seat is None or not seat.connected or not room.is_open() or len(room.seats) > 1:
+            return
+        with contextlib.suppress(ProtocolError, StoreError):
+            await self.bots.seat(code, QUICK_MATCH_BOT)
 
     # -- the room path: lock -> command -> append -> commit/abort -> send -> schedule
 
@@ -549,6 +589,7 @@ class RaceServer:
     async def _settle(self, held: HeldRoom, outcome: Outcome) -> None:
         """After a commit: the next wake-up, and for lifecycle events the logs, seats and lobby."""
         self._wake_at(held, outcome.wake)
+        self.bots.notice(held.room.code)
         lifecycle = [e for e in outcome.events if not isinstance(e, Moved | Undone)]
         for event in lifecycle:
             log_event("room." + type(event).__name__.lower(), room=held.room.code, **_describe(event))

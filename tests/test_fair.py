@@ -43,11 +43,12 @@ MakeServer = Callable[..., Awaitable[RaceServer]]
 
 @pytest.fixture(params=["memory", "redis"])
 async def make_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
-    """RaceServers on free ports with a pool of winnable deals: both in memory, or both in one Redis."""
+    """RaceServers on free ports with a pool of winnable deals: both in memory, or both in one Redis.
+    Bots play without pauses unless given a ``bot_time_scale``; the clock is a FakeClock."""
     servers: list[RaceServer] = []
     prefix = f"t{uuid.uuid4().hex[:8]}:"
 
-    async def make(**overrides: Any) -> RaceServer:
+    async def make(bot_time_scale: float = 0.0, **overrides: Any) -> RaceServer:
         store: Store
         backend: PoolBackend
         if request.param == "memory":
@@ -57,7 +58,9 @@ async def make_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServe
             store, backend = RedisStore(url, prefix=prefix), RedisPoolBackend(url, prefix=prefix)
         settings: dict[str, Any] = {"port": 0, "countdown_ms": 0, "rate": 10_000, "burst": 10_000}
         settings.update(overrides)
-        server = RaceServer(Config(**settings), store, FakeClock(), pool=DealPool(backend))
+        server = RaceServer(
+            Config(**settings), store, FakeClock(), pool=DealPool(backend), bot_time_scale=bot_time_scale
+        )
         await server.start()
         servers.append(server)
         return server
