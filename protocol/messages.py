@@ -63,6 +63,10 @@ class CreateRoom(Message):
     """The grade of the winnable deal the server picks (default: any grade)."""
     bot: str | None = field_of(Opt(Str(1, 16, BOT_PACES)), None, omit_default=True)
     """Race the computer: seat a bot racer of this pace."""
+    hints: bool = field_of(Bool(), False, omit_default=True)
+    """Racers may ask for hints; the standings count them."""
+    lost_notice: bool = field_of(Bool(), False, omit_default=True)
+    """Tell a racer when their position is proven lost."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +123,11 @@ class Ping(Message):
     TYPE = "ping"
 
 
+@dataclass(frozen=True, slots=True)
+class HintRequest(Message):
+    TYPE = "hint"
+
+
 REQUESTS: Final[dict[str, type[Message]]] = {
     m.TYPE: m
     for m in (
@@ -134,6 +143,7 @@ REQUESTS: Final[dict[str, type[Message]]] = {
         Resign,
         Rematch,
         Ping,
+        HintRequest,
     )
 }
 
@@ -194,6 +204,7 @@ class RoomSummary(Message):
     deal_grade: str | None = field_of(Opt(Str(1, 16, DEAL_GRADES)), None, omit_default=True)
     deal: str | None = field_of(Opt(Str(4, 32)), None, omit_default=True)
     """The deal code, when the creator chose the deal (never when the server picked it)."""
+    hints: bool = field_of(Bool(), False, omit_default=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +226,8 @@ class Racer(Message):
     time_ms: int | None = field_of(Opt(_MS))
     bot: bool = field_of(Bool(), False, omit_default=True)
     """A bot racer played by the server."""
+    hints: int = field_of(Int(0, 2**31), 0, omit_default=True)
+    """Hints this racer was given this race."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +240,7 @@ class Standing(Message):
     moves: int = field_of(Int(0, 2**31))
     time_ms: int | None = field_of(Opt(_MS))
     bot: bool = field_of(Bool(), False, omit_default=True)
+    hints: int = field_of(Int(0, 2**31), 0, omit_default=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +282,8 @@ class RoomState(Message):
     """For a spectator in phases racing and finished: every racer's moves, to draw their boards."""
     any_deal: bool = field_of(Bool(), False, omit_default=True)
     deal_grade: str | None = field_of(Opt(Str(1, 16, DEAL_GRADES)), None, omit_default=True)
+    hints: bool = field_of(Bool(), False, omit_default=True)
+    lost_notice: bool = field_of(Bool(), False, omit_default=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,7 +352,43 @@ class Result(Message):
     """Every racer's moves in effect at the end, in seat order: for a post-race review."""
 
 
+ADVICE_KINDS: Final = ("hint", "lost", "won", "unknown")
+
+
+@dataclass(frozen=True, slots=True)
+class Advice(Message):
+    """Reply to ``hint``: the next move of a win, or that none exists, or that none was found in time."""
+
+    TYPE = "advice"
+    kind: str = field_of(Str(1, 16, ADVICE_KINDS))
+    move: str | None = field_of(Opt(Str(2, 8)), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Lost(Message):
+    """To one racer (rooms with ``lost_notice``): their position is proven lost; undo or resign."""
+
+    TYPE = "lost"
+    moves: int = field_of(Int(0, 2**31))
+    """The racer's move count when the search proved it."""
+
+
 SERVER_MESSAGES: Final[dict[str, type[Message]]] = {
     m.TYPE: m
-    for m in (Welcome, Ok, Error, Pong, Rooms, RoomState, Members, Countdown, Started, Moved, Progress, Result)
+    for m in (
+        Welcome,
+        Ok,
+        Error,
+        Pong,
+        Rooms,
+        RoomState,
+        Members,
+        Countdown,
+        Started,
+        Moved,
+        Progress,
+        Result,
+        Advice,
+        Lost,
+    )
 }

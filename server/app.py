@@ -26,16 +26,19 @@ from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
 from protocol.codec import MAX_FRAME, SUBPROTOCOL, decode_request, encode
-from protocol.enums import Phase
+from protocol.enums import Phase, Status
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import (
+    Advice,
     CreateRoom,
     Error,
     Hello,
+    HintRequest,
     JoinRoom,
     Leave,
     Limits,
     ListRooms,
+    Lost,
     MoveRequest,
     Ok,
     Ping,
@@ -60,6 +63,7 @@ from .config import Config
 from .core import Frame, Outcome, RoomCore
 from .dealpool import DealPool, MemoryPoolBackend
 from .events import Event, Moved, Undone, pack, unpack
+from .hints import Advisor
 from .http import HttpRoutes
 from .limits import TokenBucket
 from .names import new_room_code, normalise_room_code
@@ -79,6 +83,8 @@ LOBBY_SESSION_TTL: Final = 3600.0
 """Seconds the store keeps a session that never joined a room."""
 STORE_RETRY_MS: Final = 1000
 """How soon a room's timer tries again when the store failed it."""
+HINT_SECONDS: Final = 2.0
+"""The solver's budget for one hint or one lost check."""
 QUICK_MATCH_BOT: Final = "brisk"
 """The pace of the bot quick match offers after a wait."""
 
@@ -135,6 +141,7 @@ class RaceServer:
         *,
         pool: DealPool | None = None,
         bot_time_scale: float = 1.0,
+        hint_seconds: float = HINT_SECONDS,
     ) -> None:
         self.config = config
         self.store = store
@@ -143,6 +150,11 @@ class RaceServer:
         """Chooses every deal the server picks, in place of the pool (for tests that need a known deal)."""
         self.pool = pool if pool is not None else DealPool(MemoryPoolBackend())
         """Proven-winnable deals to pick from (this one, without workers, deals from the shipped lists)."""
+        self.hint_seconds = hint_seconds
+        self.advisor: Advisor | None = None
+        """Solves hints and lost checks in the bots' worker process; made on first use."""
+        self.lost_watch: set[str] = set()
+        """Racers whose position is being checked for a proven loss."""
         self.bots = BotRacers(self._run_for_bot, self._room_held, self._rematch_deal, time_scale=bot_time_scale)
         self.rooms: dict[str, HeldRoom] = {}
         self.loading: dict[str, asyncio.Future[HeldRoom | None]] = {}
@@ -169,6 +181,7 @@ class RaceServer:
             Resign: self.on_resign,
             Rematch: self.on_rematch,
             Ping: self.on_ping,
+            HintRequest: self.on_hint,
         }
 
     # -- lifecycle ----------------------------------------------------------
@@ -433,6 +446,8 @@ class RaceServer:
             undo=message.undo,
             any_deal=message.any_deal,
             deal_grade=message.deal_grade,
+            hints=message.hints,
+            lost_notice=message.lost_notice,
         )
         held = await self._create(settings)
         await self._join(asker, held, spectate=False)
@@ -498,6 +513,48 @@ class RaceServer:
 
     async def on_move(self, asker: Asker, message: MoveRequest) -> None:
         await self._in_my_room(asker, lambda core, now: core.move(asker.session.player, message.move, now))
+        held = self._held_by(asker.session)
+        player = asker.session.player
+        if held.room.settings.lost_notice and player not in self.lost_watch:
+            self.lost_watch.add(player)
+            self._spawn(self._watch_lost(held.room.code, player))
+
+    async def on_hint(self, asker: Asker, message: HintRequest) -> Message:
+        held = self._held_by(asker.session)
+        player = asker.session.player
+        board = held.room.check_hint(player)
+        advice = await self._advisor().advise(board)  # in a worker, within HINT_SECONDS
+        if advice.kind == "hint":
+            await self._command(held, lambda core, now: core.hint(player, now))
+        return Advice(kind=advice.kind, move=str(advice.move) if advice.move is not None else None)
+
+    def _advisor(self) -> Advisor:
+        if self.advisor is None:
+            self.advisor = Advisor(self.bots.executor(), max_seconds=self.hint_seconds)
+        return self.advisor
+
+    async def _watch_lost(self, code: str, player: str) -> None:
+        """Check a racer's position off the loop, again while they keep moving; tell them when
+        it is proven lost (one check at a time per racer)."""
+        try:
+            while True:
+                room = self._room_held(code)
+                seat = room.seats.get(player) if room is not None else None
+                if room is None or seat is None or seat.board is None or seat.status != Status.RACING:
+                    return
+                position = seat.board.position()
+                advice = await self._advisor().advise(seat.board)
+                room = self._room_held(code)
+                seat = room.seats.get(player) if room is not None else None
+                if seat is None or seat.board is None or seat.status != Status.RACING:
+                    return
+                if seat.board.position() != position:
+                    continue  # they moved meanwhile: look at the new position
+                if advice.kind == "lost":
+                    self._send([(frozenset({player}), encode(Lost(moves=seat.moves)))])
+                return
+        finally:
+            self.lost_watch.discard(player)
 
     async def on_undo(self, asker: Asker, message: Undo) -> None:
         await self._in_my_room(asker, lambda core, now: core.undo(asker.session.player, now))

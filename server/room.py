@@ -41,6 +41,7 @@ from .events import (
     Ended,
     Event,
     Forfeited,
+    Hinted,
     Joined,
     Left,
     Moved,
@@ -90,6 +91,10 @@ class Settings:
     chosen: bool = False
     """The creator chose ``deal``: everyone sees it before the start (a server-picked deal is
     secret until then)."""
+    hints: bool = False
+    """Racers may ask for hints (the standings count them)."""
+    lost_notice: bool = False
+    """A racer is told when their position is proven lost."""
 
 
 @dataclass(slots=True)
@@ -111,6 +116,8 @@ class Seat:
     """(time, move or "undo") of this race, to show spectators the board as it was a delay ago."""
     left: bool = False
     """Walked out after the start: keeps a place in the standings, hears nothing more."""
+    hints: int = 0
+    """Hints given this race."""
 
 
 Audience = frozenset[str] | None
@@ -216,6 +223,7 @@ class Room:
             moves=seat.moves,
             time_ms=self._time_of(seat),
             bot=player.startswith(BOT_PREFIX),
+            hints=seat.hints,
         )
 
     def _time_of(self, seat: Seat) -> int | None:
@@ -258,6 +266,8 @@ class Room:
             watching=self._watching_for(seat, watched_until) if racing else (),
             any_deal=self.settings.any_deal,
             deal_grade=self.settings.deal_grade,
+            hints=self.settings.hints,
+            lost_notice=self.settings.lost_notice,
         )
 
     def _board_text(self, board: Board | None) -> str:
@@ -304,6 +314,7 @@ class Room:
             any_deal=self.settings.any_deal,
             deal_grade=self.settings.deal_grade,
             deal=self.deal_code() if self.settings.chosen else None,
+            hints=self.settings.hints,
         )
 
     def is_open(self) -> bool:
@@ -338,6 +349,20 @@ class Room:
             suffix = f" ({number})"
             unique = name[: NAME_MAX - len(suffix)].rstrip() + suffix
         return unique
+
+    def check_hint(self, player: str) -> Board:
+        """The board of a racer who may have a hint now (RoomError if they may not)."""
+        seat = self._racer(player)
+        if not self.settings.hints:
+            raise RoomError(ErrorCode.HINTS_OFF, "this room races without hints")
+        if self.phase != Phase.RACING or seat.board is None or not self._still_in(seat):
+            raise RoomError(ErrorCode.NOT_RACING, "hints are for racers in a race")
+        return seat.board
+
+    def use_hint(self, player: str, now: int) -> list[Event]:
+        """A hint was given to ``player``: counted in the standings."""
+        self.check_hint(player)
+        return self._emit(Hinted(now, player))
 
     def leave(self, player: str, now: int) -> list[Event]:
         self._member(player)
@@ -516,7 +541,7 @@ class Room:
                 for seat in self.seats.values():
                     seat.board = Board.deal(self.settings.preset, self.settings.deal)
                     seat.status = Status.RACING
-                    seat.moves = seat.undos = 0
+                    seat.moves = seat.undos = seat.hints = 0
                     seat.reached_at = at
                     seat.finished_at = None
                     seat.timeline = []
@@ -565,6 +590,8 @@ class Room:
                 self.rematch.clear()
             case RematchVoted(_, player):
                 self.rematch.add(player)
+            case Hinted(_, player):
+                self.seats[player].hints += 1
             case NewDeal(_, deal):
                 self.settings = replace(self.settings, deal=deal, chosen=False)  # the server picked it
                 self.seats = {
@@ -601,6 +628,7 @@ class Room:
                 if self.started_at is not None
                 else None,
                 bot=player.startswith(BOT_PREFIX),
+                hints=seat.hints,
             )
             for i, (player, seat) in enumerate(ranked)
         )
@@ -617,7 +645,7 @@ class Room:
         watchers = frozenset(self.spectators)
         delay = self.settings.spectator_delay_ms
         match event:
-            case Joined() | Left() | ReadySet() | Presence() | RematchVoted():
+            case Joined() | Left() | ReadySet() | Presence() | RematchVoted() | Hinted():
                 return [Outbound(None, self._members_message())]
             case CountdownSet(_, starts_at):
                 return [Outbound(None, Countdown(starts_at=starts_at, server_time=now))]

@@ -59,7 +59,12 @@ async def make_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServe
         settings: dict[str, Any] = {"port": 0, "countdown_ms": 0, "rate": 10_000, "burst": 10_000}
         settings.update(overrides)
         server = RaceServer(
-            Config(**settings), store, FakeClock(), pool=DealPool(backend), bot_time_scale=bot_time_scale
+            Config(**settings),
+            store,
+            FakeClock(),
+            pool=DealPool(backend),
+            bot_time_scale=bot_time_scale,
+            hint_seconds=20.0,  # a worker process starting on a busy machine is slow; its answer is not
         )
         await server.start()
         servers.append(server)
