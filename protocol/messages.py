@@ -67,6 +67,8 @@ class CreateRoom(Message):
     """Racers may ask for hints; the standings count them."""
     lost_notice: bool = field_of(Bool(), False, omit_default=True)
     """Tell a racer when their position is proven lost."""
+    daily: bool = field_of(Bool(), False, omit_default=True)
+    """Race today's daily deal of ``preset``; finishing times go on the daily board."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +86,8 @@ class QuickMatch(Message):
     """Join or open only a room of this deal grade (default: rooms of any grade)."""
     bot_after: int | None = field_of(Opt(Int(1, 600)), None, omit_default=True)
     """When this opens a room and nobody joins within so many seconds, a bot takes the free seat."""
+    daily: bool = field_of(Bool(), False, omit_default=True)
+    """Join or open a room racing today's daily deal."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +132,12 @@ class HintRequest(Message):
     TYPE = "hint"
 
 
+@dataclass(frozen=True, slots=True)
+class DailyBoardRequest(Message):
+    TYPE = "daily_board"
+    preset: str = field_of(Str(1, 32, PRESET_NAMES), "seahaven")
+
+
 REQUESTS: Final[dict[str, type[Message]]] = {
     m.TYPE: m
     for m in (
@@ -144,6 +154,7 @@ REQUESTS: Final[dict[str, type[Message]]] = {
         Rematch,
         Ping,
         HintRequest,
+        DailyBoardRequest,
     )
 }
 
@@ -205,6 +216,8 @@ class RoomSummary(Message):
     deal: str | None = field_of(Opt(Str(4, 32)), None, omit_default=True)
     """The deal code, when the creator chose the deal (never when the server picked it)."""
     hints: bool = field_of(Bool(), False, omit_default=True)
+    daily: str | None = field_of(Opt(Str(10, 10)), None, omit_default=True)
+    """A daily race: the UTC day (YYYY-MM-DD) whose deal it races."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +297,7 @@ class RoomState(Message):
     deal_grade: str | None = field_of(Opt(Str(1, 16, DEAL_GRADES)), None, omit_default=True)
     hints: bool = field_of(Bool(), False, omit_default=True)
     lost_notice: bool = field_of(Bool(), False, omit_default=True)
+    daily: str | None = field_of(Opt(Str(10, 10)), None, omit_default=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,6 +387,25 @@ class Lost(Message):
     """The racer's move count when the search proved it."""
 
 
+@dataclass(frozen=True, slots=True)
+class DailyEntry(Message):
+    place: int = field_of(Int(1, 2**31))
+    player: str = field_of(_PLAYER)
+    name: str = field_of(_NAME)
+    time_ms: int = field_of(_MS)
+
+
+@dataclass(frozen=True, slots=True)
+class DailyBoard(Message):
+    """Reply to ``daily_board``: today's deal of a preset and the best finishing times on it."""
+
+    TYPE = "daily"
+    preset: str = field_of(Str(1, 32))
+    date: str = field_of(Str(10, 10))
+    deal: str = field_of(Str(4, 32))
+    entries: tuple[DailyEntry, ...] = field_of(ListOf(Obj(DailyEntry), 100))
+
+
 SERVER_MESSAGES: Final[dict[str, type[Message]]] = {
     m.TYPE: m
     for m in (
@@ -390,5 +423,6 @@ SERVER_MESSAGES: Final[dict[str, type[Message]]] = {
         Result,
         Advice,
         Lost,
+        DailyBoard,
     )
 }

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import datetime
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence, Set
@@ -31,6 +32,9 @@ from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import (
     Advice,
     CreateRoom,
+    DailyBoard,
+    DailyBoardRequest,
+    DailyEntry,
     Error,
     Hello,
     HintRequest,
@@ -54,6 +58,7 @@ from protocol.messages import (
 )
 from protocol.schema import Message
 from seahaven import decode as decode_deal
+from seahaven import encode as encode_deal
 from seahaven.deals import MAX_DEAL
 from seahaven.winnable import GRADES, deal_list
 
@@ -61,8 +66,9 @@ from .bots import BotRacers
 from .clock import Clock, SystemClock, Timer
 from .config import Config
 from .core import Frame, Outcome, RoomCore
+from .daily import DailyDeals, DailyTimes, Entry, MemoryDailyTimes, utc_date
 from .dealpool import DealPool, MemoryPoolBackend
-from .events import Event, Moved, Undone, pack, unpack
+from .events import Ended, Event, Moved, Undone, pack, unpack
 from .hints import Advisor
 from .http import HttpRoutes
 from .limits import TokenBucket
@@ -142,6 +148,7 @@ class RaceServer:
         pool: DealPool | None = None,
         bot_time_scale: float = 1.0,
         hint_seconds: float = HINT_SECONDS,
+        daily_board: DailyTimes | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -150,12 +157,15 @@ class RaceServer:
         """Chooses every deal the server picks, in place of the pool (for tests that need a known deal)."""
         self.pool = pool if pool is not None else DealPool(MemoryPoolBackend())
         """Proven-winnable deals to pick from (this one, without workers, deals from the shipped lists)."""
+        self.daily_board = daily_board if daily_board is not None else MemoryDailyTimes()
+        """The best finishing times of the daily races."""
         self.hint_seconds = hint_seconds
         self.advisor: Advisor | None = None
         """Solves hints and lost checks in the bots' worker process; made on first use."""
         self.lost_watch: set[str] = set()
         """Racers whose position is being checked for a proven loss."""
         self.bots = BotRacers(self._run_for_bot, self._room_held, self._rematch_deal, time_scale=bot_time_scale)
+        self.daily_deals = DailyDeals(self.bots.executor)
         self.rooms: dict[str, HeldRoom] = {}
         self.loading: dict[str, asyncio.Future[HeldRoom | None]] = {}
         self.table = SessionTable(store, config.session_ttl, LOBBY_SESSION_TTL)
@@ -182,6 +192,7 @@ class RaceServer:
             Rematch: self.on_rematch,
             Ping: self.on_ping,
             HintRequest: self.on_hint,
+            DailyBoardRequest: self.on_daily_board,
         }
 
     # -- lifecycle ----------------------------------------------------------
@@ -229,6 +240,7 @@ class RaceServer:
         await asyncio.gather(*self.tasks, return_exceptions=True)
         await self.pool.close()
         await self.pool.backend.close()
+        await self.daily_board.close()
         await self.store.close()
         log_event("server.stopped")
 
@@ -437,9 +449,15 @@ class RaceServer:
                 raise ProtocolError(ErrorCode.BAD_DEAL, str(exc)) from None
         if deal is not None and (message.any_deal or message.deal_grade is not None):
             raise ProtocolError(ErrorCode.BAD_FIELD, "a chosen deal takes neither any_deal nor deal_grade")
+        daily = None
+        if message.daily:
+            if deal is not None or message.any_deal or message.deal_grade is not None:
+                raise ProtocolError(ErrorCode.BAD_FIELD, "a daily race takes no deal, any_deal or deal_grade")
+            daily, deal = await self._daily_deal(preset)
         settings = await self._settings(
             preset,
             deal,
+            daily=daily,
             seats=message.seats,
             public=message.public,
             time_limit_ms=message.time_limit * 1000 if message.time_limit else None,
@@ -475,6 +493,7 @@ class RaceServer:
 
     async def on_quick_match(self, asker: Asker, message: QuickMatch) -> None:
         self._not_in_room(asker.session)
+        daily, deal = await self._daily_deal(message.preset) if message.daily else (None, None)
         for held in self.rooms.values():
             room = held.room
             someone_waits = any(seat.connected for seat in room.seats.values())
@@ -483,11 +502,15 @@ class RaceServer:
                 room.settings.public
                 and room.settings.preset == message.preset
                 and grade_fits
+                and room.settings.daily == daily
                 and room.is_open()
                 and someone_waits
             ):
                 return await self._join(asker, held, spectate=False)
-        settings = await self._settings(message.preset, None, deal_grade=message.deal_grade)
+        if daily is not None:
+            settings = await self._settings(message.preset, deal, daily=daily)
+        else:
+            settings = await self._settings(message.preset, None, deal_grade=message.deal_grade)
         held = await self._create(settings)
         await self._join(asker, held, spectate=False)
         if message.bot_after is not None:
@@ -518,6 +541,37 @@ class RaceServer:
         if held.room.settings.lost_notice and player not in self.lost_watch:
             self.lost_watch.add(player)
             self._spawn(self._watch_lost(held.room.code, player))
+
+    async def on_daily_board(self, asker: Asker, message: DailyBoardRequest) -> Message:
+        date, deal = await self._daily_deal(message.preset)
+        entries = await self.daily_board.best(message.preset, datetime.date.fromisoformat(date))
+        return DailyBoard(
+            preset=message.preset,
+            date=date,
+            deal=encode_deal(message.preset, deal),
+            entries=tuple(
+                DailyEntry(place=i, player=e.player, name=e.name, time_ms=e.time_ms)
+                for i, e in enumerate(entries, start=1)
+            ),
+        )
+
+    async def _daily_deal(self, preset: str) -> tuple[str, int]:
+        """Today (UTC, on the server's clock) and its daily deal of ``preset``, solved off the loop."""
+        date = utc_date(self.clock.now())
+        return date.isoformat(), await self.daily_deals.deal(preset, date)
+
+    async def _record_daily(self, room: Room) -> None:
+        """A daily race ended: its human finishers' times go on the day's board (best effort)."""
+        daily = room.settings.daily
+        assert daily is not None
+        date = datetime.date.fromisoformat(daily)
+        for standing in room.standings:
+            if standing.status == Status.FINISHED and not standing.bot and standing.time_ms is not None:
+                entry = Entry(standing.player, standing.name, standing.time_ms)
+                try:
+                    await self.daily_board.record(room.settings.preset, date, entry)
+                except (RedisError, OSError) as exc:
+                    log_event("daily.error", room=room.code, error=str(exc))
 
     async def on_hint(self, asker: Asker, message: HintRequest) -> Message:
         held = self._held_by(asker.session)
@@ -569,6 +623,8 @@ class RaceServer:
     # -- bots -----------------------------------------------------------------
 
     async def _rematch_deal(self, room: Room) -> int:
+        if room.settings.daily is not None:
+            return room.settings.deal  # a daily room races its day's deal again
         return await self._pick_deal(room.settings.preset, room.settings.any_deal, room.settings.deal_grade)
 
     def _room_held(self, code: str) -> Room | None:
@@ -653,6 +709,8 @@ class RaceServer:
         if lifecycle:
             self._release_seatless(held)
             await self._publish(held)
+        if held.room.settings.daily and any(isinstance(e, Ended) for e in lifecycle):
+            await self._record_daily(held.room)
 
     @contextlib.asynccontextmanager
     async def _locked(self, held: HeldRoom) -> AsyncIterator[None]:

@@ -95,6 +95,8 @@ class Settings:
     """Racers may ask for hints (the standings count them)."""
     lost_notice: bool = False
     """A racer is told when their position is proven lost."""
+    daily: str | None = None
+    """A daily race: the UTC day (YYYY-MM-DD) whose deal ``deal`` is."""
 
 
 @dataclass(slots=True)
@@ -268,6 +270,7 @@ class Room:
             deal_grade=self.settings.deal_grade,
             hints=self.settings.hints,
             lost_notice=self.settings.lost_notice,
+            daily=self.settings.daily,
         )
 
     def _board_text(self, board: Board | None) -> str:
@@ -315,6 +318,7 @@ class Room:
             deal_grade=self.settings.deal_grade,
             deal=self.deal_code() if self.settings.chosen else None,
             hints=self.settings.hints,
+            daily=self.settings.daily,
         )
 
     def is_open(self) -> bool:

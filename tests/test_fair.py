@@ -33,6 +33,7 @@ from seahaven.solver import solve
 from seahaven.winnable import deal_list
 from server.app import RaceServer
 from server.config import Config
+from server.daily import DailyTimes, MemoryDailyTimes, RedisDailyTimes
 from server.dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend
 from server.store import MemoryStore, RedisStore, Store
 from tests.fakeclock import FakeClock
@@ -47,15 +48,18 @@ async def make_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServe
     Bots play without pauses unless given a ``bot_time_scale``; the clock is a FakeClock."""
     servers: list[RaceServer] = []
     prefix = f"t{uuid.uuid4().hex[:8]}:"
+    shared_daily = MemoryDailyTimes()  # memory servers share a board as Redis servers do
 
     async def make(bot_time_scale: float = 0.0, **overrides: Any) -> RaceServer:
         store: Store
         backend: PoolBackend
+        daily: DailyTimes
         if request.param == "memory":
-            store, backend = MemoryStore(), MemoryPoolBackend()
+            store, backend, daily = MemoryStore(), MemoryPoolBackend(), shared_daily
         else:
             url = request.getfixturevalue("redis_url")
             store, backend = RedisStore(url, prefix=prefix), RedisPoolBackend(url, prefix=prefix)
+            daily = RedisDailyTimes(url, prefix=prefix)
         settings: dict[str, Any] = {"port": 0, "countdown_ms": 0, "rate": 10_000, "burst": 10_000}
         settings.update(overrides)
         server = RaceServer(
@@ -65,6 +69,7 @@ async def make_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServe
             pool=DealPool(backend),
             bot_time_scale=bot_time_scale,
             hint_seconds=20.0,  # a worker process starting on a busy machine is slow; its answer is not
+            daily_board=daily,
         )
         await server.start()
         servers.append(server)
