@@ -535,9 +535,9 @@ class RaceServer:
         await self._in_my_room(asker, lambda core, now: core.ready(asker.session.player, message.ready, now))
 
     async def on_move(self, asker: Asker, message: MoveRequest) -> None:
-        await self._in_my_room(asker, lambda core, now: core.move(asker.session.player, message.move, now))
         held = self._held_by(asker.session)
         player = asker.session.player
+        await self._command(held, lambda core, now: core.move(player, message.move, now), asker)
         if held.room.settings.lost_notice and player not in self.lost_watch:
             self.lost_watch.add(player)
             self._spawn(self._watch_lost(held.room.code, player))
@@ -645,6 +645,8 @@ class RaceServer:
         room = self._room_held(code)
         seat = room.seats.get(player) if room is not None else None
         if room is None or seat is None or not seat.connected or not room.is_open() or len(room.seats) > 1:
+            return
+        if self.stopping:
             return
         with contextlib.suppress(ProtocolError, StoreError):
             await self.bots.seat(code, QUICK_MATCH_BOT)

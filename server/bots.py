@@ -20,7 +20,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Final
 
 from protocol.enums import Phase, Status
-from protocol.errors import ProtocolError
+from protocol.errors import ErrorCode, ProtocolError
 
 from .bot import PACES, BotBrain, think
 from .dealpool import worker_executor
@@ -76,6 +76,7 @@ class BotRacers:
         """By bot player id."""
         self._rooms: dict[str, str] = {}
         """Room code by bot player id."""
+        self._closed = False
 
     def executor(self) -> ProcessPoolExecutor:
         """The worker process that plans for every bot here, started with the first bot."""
@@ -87,6 +88,8 @@ class BotRacers:
         """Seat a ready bot of ``pace`` in room ``code`` and start driving it; its player id."""
         if pace not in PACES:
             raise ValueError(f"unknown bot pace {pace!r}")
+        if self._closed:
+            raise ProtocolError(ErrorCode.INTERNAL, "the server is stopping")
         bot = BOT_PREFIX + secrets.token_hex(4)
         name = f"Computer ({pace})"
         await self.run(code, lambda core, now: core.join(bot, name, False, now))
@@ -104,6 +107,7 @@ class BotRacers:
 
     async def close(self) -> None:
         """Stop every bot (their seats stay in the rooms' logs) and the worker process."""
+        self._closed = True
         for task in list(self._tasks.values()):
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
