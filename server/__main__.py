@@ -110,7 +110,7 @@ async def serve(config: Config) -> None:
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await server.stop()
-    executor.shutdown(cancel_futures=True)
+    executor.shutdown(wait=False, cancel_futures=True)  # a refill job under way ends by itself
 
 
 def main(argv: list[str] | None = None) -> None:

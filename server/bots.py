@@ -112,7 +112,7 @@ class BotRacers:
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
         if self._executor is not None:
-            self._executor.shutdown(cancel_futures=True)
+            self._executor.shutdown(wait=False, cancel_futures=True)  # a job under way ends by itself
             self._executor = None
 
     async def _drive(self, code: str, bot: str, pace: str) -> None:

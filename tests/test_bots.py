@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 import pytest
 
 from protocol.errors import ErrorCode
@@ -24,6 +27,7 @@ from seahaven.solver import solve
 from server.room import BOT_PREFIX
 from tests.fakeclock import FakeClock
 from tests.test_fair import MakeServer, make_server, url_of
+from tests.test_server_process import ServerProcess
 from tests.wsclient import WsClient
 
 __all__ = ["make_server"]  # the fixture, shared with test_fair
@@ -96,3 +100,44 @@ def test_protocol_paces_are_the_bot_brains_paces(pace: str) -> None:
     from server.bot import PACES
 
     assert pace in BOT_PACES and tuple(PACES) == BOT_PACES
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(p) for p in (task / "children").read_text().split()}
+    return found
+
+
+async def test_a_killed_server_leaves_no_worker_process_behind() -> None:
+    server = ServerProcess().start()
+    try:
+        assert server.proc is not None
+        ann = await WsClient.open(f"ws://127.0.0.1:{server.port}", "Ann")
+        state = await ann.call(CreateRoom(bot="sprint"))
+        assert isinstance(state, RoomState)
+        await ann.call(Ready())
+        await ann.expect(Progress, wait=60)  # the bot moved: its worker process planned the race
+        workers = _children(server.proc.pid)
+        assert workers
+        await ann.close()
+    finally:
+        server.kill()
+    for _ in range(200):  # each worker sees its parent gone within a second or so
+        if not _alive(workers):
+            break
+        await asyncio.sleep(0.1)
+    assert not _alive(workers)
+
+
+def _alive(pids: set[int]) -> list[int]:
+    """The processes of ``pids`` still running (a zombie has exited)."""
+    alive = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/status").read_text().split("State:")[1].splitlines()[0]
+        except (OSError, IndexError):
+            continue
+        if "zombie" not in state:
+            alive.append(pid)
+    return alive
