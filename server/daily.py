@@ -125,11 +125,9 @@ class DailyDeals:
     async def deal(self, preset: str, date: datetime.date) -> int:
         key = (preset, date)
         future = self._deals.get(key)
-        if future is None or (future.done() and future.exception() is not None):
-            loop = asyncio.get_running_loop()
-            future = self._deals[key] = asyncio.ensure_future(
-                loop.run_in_executor(self.executor(), daily_deal, preset, date)
-            )
-            self._deals = {k: v for k, v in self._deals.items() if k[1] >= date - datetime.timedelta(days=1)}
-            self._deals[key] = future
+        if future is None or (future.done() and future.exception() is not None):  # a failed solve is retried
+            yesterday = date - datetime.timedelta(days=1)
+            self._deals = {k: v for k, v in self._deals.items() if k[1] >= yesterday}
+            job = asyncio.get_running_loop().run_in_executor(self.executor(), daily_deal, preset, date)
+            future = self._deals[key] = job
         return await asyncio.shield(future)

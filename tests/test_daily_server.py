@@ -4,7 +4,11 @@ the best finishing times across rooms (Redis, or memory without it)."""
 from __future__ import annotations
 
 import asyncio
+import datetime
 from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+import redis.asyncio
 
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -25,7 +29,7 @@ from protocol.messages import (
 from seahaven import Board, encode
 from seahaven.daily import daily_deal
 from seahaven.solver import solve
-from server.daily import utc_date
+from server.daily import BOARD_TTL, DailyTimes, Entry, MemoryDailyTimes, RedisDailyTimes, utc_date
 from tests.fakeclock import FakeClock
 from tests.test_fair import MakeServer, make_server, url_of
 from tests.wsclient import WsClient
@@ -92,3 +96,29 @@ async def test_a_daily_race_puts_its_finishers_on_the_daily_board(make_server: M
     assert isinstance(empty, DailyBoard) and empty.entries == ()
     for client in (ann, bob, cid):
         await client.close()
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+async def test_a_daily_board_keeps_each_racers_best_time_for_a_week(kind: str, request: pytest.FixtureRequest) -> None:
+    times: DailyTimes
+    if kind == "memory":
+        times = MemoryDailyTimes()
+    else:
+        times = RedisDailyTimes(request.getfixturevalue("redis_url"), prefix="t:")
+    day = datetime.date(2026, 11, 30)
+    try:
+        await times.record("seahaven", day, Entry("pA", "Ann", 5000))
+        await times.record("seahaven", day, Entry("pA", "Ann", 7000))  # slower: not kept
+        await times.record("seahaven", day, Entry("pB", "Bob", 3000))
+        await times.record("freecell", day, Entry("pC", "Cid", 1000))  # another preset's board
+        await times.record("seahaven", day + datetime.timedelta(days=1), Entry("pD", "Dan", 10))  # another day's
+        best = await times.best("seahaven", day)
+        assert best == [Entry("pB", "Bob", 3000), Entry("pA", "Ann", 5000)]
+        assert await times.best("seahaven", day, count=1) == [Entry("pB", "Bob", 3000)]
+        if isinstance(times, RedisDailyTimes):
+            client = redis.asyncio.Redis.from_url(request.getfixturevalue("redis_url"))
+            ttl = await client.ttl(times.key("seahaven", day))
+            await client.aclose()
+            assert 0 < ttl <= BOARD_TTL
+    finally:
+        await times.close()
