@@ -33,6 +33,7 @@ class ErrorCode(StrEnum):
     NOT_FINISHED = "not-finished"
     STORE_UNAVAILABLE = "store-unavailable"
     INTERNAL = "internal"
+    HINTS_OFF = "hints-off"
 
 
 class CloseCode(IntEnum):

@@ -7,6 +7,7 @@ from typing import Final
 
 from seahaven import PRESETS
 from seahaven.deals import MAX_DEAL
+from seahaven.winnable import GRADES
 
 from .enums import EndReason, Phase, Role, Status
 from .schema import Bool, Int, ListOf, Message, Obj, Opt, Str, field_of
@@ -19,6 +20,10 @@ ROLES: Final = tuple(Role)
 PHASES: Final = tuple(Phase)
 STATUSES: Final = tuple(Status)
 END_REASONS: Final = tuple(EndReason)
+DEAL_GRADES: Final = tuple(GRADES)
+"""How hard a winnable deal is (solver effort); not the presets' cell counts (easy/medium/hard)."""
+BOT_PACES: Final = ("stroll", "brisk", "sprint")
+"""How fast a bot racer plays, slowest first (server/bot.py holds their timings)."""
 
 _TOKEN = Str(16, 64)
 _PLAYER = Str(1, 16)
@@ -52,6 +57,18 @@ class CreateRoom(Message):
     public: bool = field_of(Bool(), True)
     time_limit: int | None = field_of(Opt(Int(30, 7200)), None)
     undo: bool = field_of(Bool(), True)
+    any_deal: bool = field_of(Bool(), False, omit_default=True)
+    """Deal any deal, winnable or not (default: a proven-winnable one)."""
+    deal_grade: str | None = field_of(Opt(Str(1, 16, DEAL_GRADES)), None, omit_default=True)
+    """The grade of the winnable deal the server picks (default: any grade)."""
+    bot: str | None = field_of(Opt(Str(1, 16, BOT_PACES)), None, omit_default=True)
+    """Race the computer: seat a bot racer of this pace."""
+    hints: bool = field_of(Bool(), False, omit_default=True)
+    """Racers may ask for hints; the standings count them."""
+    lost_notice: bool = field_of(Bool(), False, omit_default=True)
+    """Tell a racer when their position is proven lost."""
+    daily: bool = field_of(Bool(), False, omit_default=True)
+    """Race today's daily deal of ``preset``; finishing times go on the daily board."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +82,12 @@ class JoinRoom(Message):
 class QuickMatch(Message):
     TYPE = "quick_match"
     preset: str = field_of(Str(1, 32, PRESET_NAMES), "seahaven")
+    deal_grade: str | None = field_of(Opt(Str(1, 16, DEAL_GRADES)), None, omit_default=True)
+    """Join or open only a room of this deal grade (default: rooms of any grade)."""
+    bot_after: int | None = field_of(Opt(Int(1, 600)), None, omit_default=True)
+    """When this opens a room and nobody joins within so many seconds, a bot takes the free seat."""
+    daily: bool = field_of(Bool(), False, omit_default=True)
+    """Join or open a room racing today's daily deal."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +127,17 @@ class Ping(Message):
     TYPE = "ping"
 
 
+@dataclass(frozen=True, slots=True)
+class HintRequest(Message):
+    TYPE = "hint"
+
+
+@dataclass(frozen=True, slots=True)
+class DailyBoardRequest(Message):
+    TYPE = "daily_board"
+    preset: str = field_of(Str(1, 32, PRESET_NAMES), "seahaven")
+
+
 REQUESTS: Final[dict[str, type[Message]]] = {
     m.TYPE: m
     for m in (
@@ -119,6 +153,8 @@ REQUESTS: Final[dict[str, type[Message]]] = {
         Resign,
         Rematch,
         Ping,
+        HintRequest,
+        DailyBoardRequest,
     )
 }
 
@@ -175,6 +211,13 @@ class RoomSummary(Message):
     phase: str = field_of(Str(1, 16, PHASES))
     time_limit: int | None = field_of(Opt(Int(0, 2**31)))
     undo: bool = field_of(Bool())
+    any_deal: bool = field_of(Bool(), False, omit_default=True)
+    deal_grade: str | None = field_of(Opt(Str(1, 16, DEAL_GRADES)), None, omit_default=True)
+    deal: str | None = field_of(Opt(Str(4, 32)), None, omit_default=True)
+    """The deal code, when the creator chose the deal (never when the server picked it)."""
+    hints: bool = field_of(Bool(), False, omit_default=True)
+    daily: str | None = field_of(Opt(Str(10, 10)), None, omit_default=True)
+    """A daily race: the UTC day (YYYY-MM-DD) whose deal it races."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +237,10 @@ class Racer(Message):
     progress: int = field_of(Int(0, 52))
     moves: int = field_of(Int(0, 2**31))
     time_ms: int | None = field_of(Opt(_MS))
+    bot: bool = field_of(Bool(), False, omit_default=True)
+    """A bot racer played by the server."""
+    hints: int = field_of(Int(0, 2**31), 0, omit_default=True)
+    """Hints this racer was given this race."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +252,8 @@ class Standing(Message):
     progress: int = field_of(Int(0, 52))
     moves: int = field_of(Int(0, 2**31))
     time_ms: int | None = field_of(Opt(_MS))
+    bot: bool = field_of(Bool(), False, omit_default=True)
+    hints: int = field_of(Int(0, 2**31), 0, omit_default=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,6 +293,11 @@ class RoomState(Message):
     rematch: tuple[str, ...] = field_of(ListOf(_PLAYER, MAX_RACERS), ())
     watching: tuple[Watched, ...] = field_of(ListOf(Obj(Watched), MAX_RACERS), ())
     """For a spectator in phases racing and finished: every racer's moves, to draw their boards."""
+    any_deal: bool = field_of(Bool(), False, omit_default=True)
+    deal_grade: str | None = field_of(Opt(Str(1, 16, DEAL_GRADES)), None, omit_default=True)
+    hints: bool = field_of(Bool(), False, omit_default=True)
+    lost_notice: bool = field_of(Bool(), False, omit_default=True)
+    daily: str | None = field_of(Opt(Str(10, 10)), None, omit_default=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,7 +366,63 @@ class Result(Message):
     """Every racer's moves in effect at the end, in seat order: for a post-race review."""
 
 
+ADVICE_KINDS: Final = ("hint", "lost", "won", "unknown")
+
+
+@dataclass(frozen=True, slots=True)
+class Advice(Message):
+    """Reply to ``hint``: the next move of a win, or that none exists, or that none was found in time."""
+
+    TYPE = "advice"
+    kind: str = field_of(Str(1, 16, ADVICE_KINDS))
+    move: str | None = field_of(Opt(Str(2, 8)), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Lost(Message):
+    """To one racer (rooms with ``lost_notice``): their position is proven lost; undo or resign."""
+
+    TYPE = "lost"
+    moves: int = field_of(Int(0, 2**31))
+    """The racer's move count when the search proved it."""
+
+
+@dataclass(frozen=True, slots=True)
+class DailyEntry(Message):
+    place: int = field_of(Int(1, 2**31))
+    player: str = field_of(_PLAYER)
+    name: str = field_of(_NAME)
+    time_ms: int = field_of(_MS)
+
+
+@dataclass(frozen=True, slots=True)
+class DailyBoard(Message):
+    """Reply to ``daily_board``: today's deal of a preset and the best finishing times on it."""
+
+    TYPE = "daily"
+    preset: str = field_of(Str(1, 32))
+    date: str = field_of(Str(10, 10))
+    deal: str = field_of(Str(4, 32))
+    entries: tuple[DailyEntry, ...] = field_of(ListOf(Obj(DailyEntry), 100))
+
+
 SERVER_MESSAGES: Final[dict[str, type[Message]]] = {
     m.TYPE: m
-    for m in (Welcome, Ok, Error, Pong, Rooms, RoomState, Members, Countdown, Started, Moved, Progress, Result)
+    for m in (
+        Welcome,
+        Ok,
+        Error,
+        Pong,
+        Rooms,
+        RoomState,
+        Members,
+        Countdown,
+        Started,
+        Moved,
+        Progress,
+        Result,
+        Advice,
+        Lost,
+        DailyBoard,
+    )
 }

@@ -117,9 +117,12 @@ class Obj(Spec):
         return value.to_body()
 
 
-def field_of(spec: Spec, default: Any = _NO_DEFAULT) -> Any:
-    """Declare a message field with its spec (and default, which makes it optional)."""
-    return dataclasses.field(default=default, metadata={"spec": spec})
+def field_of(spec: Spec, default: Any = _NO_DEFAULT, *, omit_default: bool = False) -> Any:
+    """Declare a message field with its spec (and default, which makes it optional).
+
+    ``omit_default``: the field is left out of the frame while it holds its default, so a field
+    added later does not change the bytes of the frames that do not use it."""
+    return dataclasses.field(default=default, metadata={"spec": spec, "omit": omit_default})
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -131,7 +134,10 @@ class Message:
     def to_body(self) -> dict[str, object]:
         body: dict[str, object] = {}
         for f in dataclasses.fields(self):
-            body[f.name] = f.metadata["spec"].dump(getattr(self, f.name))
+            value = getattr(self, f.name)
+            if f.metadata.get("omit") and value == f.default:
+                continue
+            body[f.name] = f.metadata["spec"].dump(value)
         return body
 
     @classmethod

@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 from .app import RaceServer
 from .config import Config
+from .daily import DailyTimes, MemoryDailyTimes, RedisDailyTimes
+from .dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend, worker_executor
 from .store import check_url, open_store
 
 
@@ -88,7 +90,16 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
 
 
 async def serve(config: Config) -> None:
-    server = RaceServer(config, open_store(config.redis_url, config.prefix))
+    # One Redis shares the deal pool and the daily board between nodes; a cluster's nodes each keep
+    # their own (the pool still deals only winnable deals; the daily board is then per node).
+    backend: PoolBackend = MemoryPoolBackend()
+    daily: DailyTimes = MemoryDailyTimes()
+    if config.redis_url is not None and config.redis_url.startswith(("redis://", "rediss://", "unix://")):
+        backend = RedisPoolBackend(config.redis_url, prefix=config.prefix)
+        daily = RedisDailyTimes(config.redis_url, prefix=config.prefix)
+    executor = worker_executor(1)  # its process starts only when a pool needs refilling
+    pool = DealPool(backend, executor)
+    server = RaceServer(config, open_store(config.redis_url, config.prefix), pool=pool, daily_board=daily)
     await server.start()
     # Tests and scripts read this line to learn the port when --port 0 is given.
     print(f"listening on ws://{config.host}:{server.port}", flush=True)
@@ -99,6 +110,7 @@ async def serve(config: Config) -> None:
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await server.stop()
+    executor.shutdown(wait=False, cancel_futures=True)  # a refill job under way ends by itself
 
 
 def main(argv: list[str] | None = None) -> None:

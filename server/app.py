@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import datetime
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence, Set
@@ -19,22 +20,29 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import msgpack
+from redis.exceptions import RedisError
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
 from protocol.codec import MAX_FRAME, SUBPROTOCOL, decode_request, encode
-from protocol.enums import Phase
+from protocol.enums import Phase, Status
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import (
+    Advice,
     CreateRoom,
+    DailyBoard,
+    DailyBoardRequest,
+    DailyEntry,
     Error,
     Hello,
+    HintRequest,
     JoinRoom,
     Leave,
     Limits,
     ListRooms,
+    Lost,
     MoveRequest,
     Ok,
     Ping,
@@ -50,12 +58,18 @@ from protocol.messages import (
 )
 from protocol.schema import Message
 from seahaven import decode as decode_deal
+from seahaven import encode as encode_deal
 from seahaven.deals import MAX_DEAL
+from seahaven.winnable import GRADES, deal_list
 
+from .bots import BotRacers
 from .clock import Clock, SystemClock, Timer
 from .config import Config
 from .core import Frame, Outcome, RoomCore
-from .events import Event, Moved, Undone, pack, unpack
+from .daily import DailyDeals, DailyTimes, Entry, MemoryDailyTimes, utc_date
+from .dealpool import DealPool, MemoryPoolBackend
+from .events import Ended, Event, Moved, Undone, pack, unpack
+from .hints import Advisor
 from .http import HttpRoutes
 from .limits import TokenBucket
 from .names import new_room_code, normalise_room_code
@@ -75,6 +89,10 @@ LOBBY_SESSION_TTL: Final = 3600.0
 """Seconds the store keeps a session that never joined a room."""
 STORE_RETRY_MS: Final = 1000
 """How soon a room's timer tries again when the store failed it."""
+HINT_SECONDS: Final = 2.0
+"""The solver's budget for one hint or one lost check."""
+QUICK_MATCH_BOT: Final = "brisk"
+"""The pace of the bot quick match offers after a wait."""
 
 Command = Callable[[RoomCore, int], Outcome]
 """A room core command, given the time."""
@@ -121,13 +139,33 @@ class RaceServer:
     """The race server: ``await start()``, later ``await stop()``."""
 
     def __init__(
-        self, config: Config, store: Store, clock: Clock | None = None, deals: Callable[[], int] | None = None
+        self,
+        config: Config,
+        store: Store,
+        clock: Clock | None = None,
+        deals: Callable[[], int] | None = None,
+        *,
+        pool: DealPool | None = None,
+        bot_time_scale: float = 1.0,
+        hint_seconds: float = HINT_SECONDS,
+        daily_board: DailyTimes | None = None,
     ) -> None:
         self.config = config
         self.store = store
         self.clock: Clock = clock if clock is not None else SystemClock()
-        self.deals = deals if deals is not None else _random_deal
-        """Chooses the deal of a room created without one, and of each rematch."""
+        self.deals = deals
+        """Chooses every deal the server picks, in place of the pool (for tests that need a known deal)."""
+        self.pool = pool if pool is not None else DealPool(MemoryPoolBackend())
+        """Proven-winnable deals to pick from (this one, without workers, deals from the shipped lists)."""
+        self.daily_board = daily_board if daily_board is not None else MemoryDailyTimes()
+        """The best finishing times of the daily races."""
+        self.hint_seconds = hint_seconds
+        self.advisor: Advisor | None = None
+        """Solves hints and lost checks in the bots' worker process; made on first use."""
+        self.lost_watch: set[str] = set()
+        """Racers whose position is being checked for a proven loss."""
+        self.bots = BotRacers(self._run_for_bot, self._room_held, self._rematch_deal, time_scale=bot_time_scale)
+        self.daily_deals = DailyDeals(self.bots.executor)
         self.rooms: dict[str, HeldRoom] = {}
         self.loading: dict[str, asyncio.Future[HeldRoom | None]] = {}
         self.table = SessionTable(store, config.session_ttl, LOBBY_SESSION_TTL)
@@ -153,12 +191,20 @@ class RaceServer:
             Resign: self.on_resign,
             Rematch: self.on_rematch,
             Ping: self.on_ping,
+            HintRequest: self.on_hint,
+            DailyBoardRequest: self.on_daily_board,
         }
 
     # -- lifecycle ----------------------------------------------------------
 
     async def start(self) -> WsServer:
         await self.recover()
+        try:
+            await self.pool.seed()
+        except (RedisError, OSError) as exc:  # deals still come from the shipped lists
+            log_event("dealpool.error", error=str(exc))
+        if self.pool.executor is not None:
+            self.pool.start()
         self.ws = await serve(
             self.connection,
             self.config.host,
@@ -182,6 +228,7 @@ class RaceServer:
     async def stop(self) -> None:
         """Close every connection without counting anyone as dropped: a restart resumes the races."""
         self.stopping = True
+        await self.bots.close()
         for held in self.rooms.values():
             if held.timer is not None:
                 held.timer.cancel()
@@ -191,6 +238,9 @@ class RaceServer:
         for task in list(self.tasks):
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+        await self.pool.close()
+        await self.pool.backend.close()
+        await self.daily_board.close()
         await self.store.close()
         log_event("server.stopped")
 
@@ -397,15 +447,30 @@ class RaceServer:
                 preset, deal = decode_deal(message.deal_code)
             except ValueError as exc:
                 raise ProtocolError(ErrorCode.BAD_DEAL, str(exc)) from None
-        settings = self._settings(
+        if deal is not None and (message.any_deal or message.deal_grade is not None):
+            raise ProtocolError(ErrorCode.BAD_FIELD, "a chosen deal takes neither any_deal nor deal_grade")
+        daily = None
+        if message.daily:
+            if deal is not None or message.any_deal or message.deal_grade is not None:
+                raise ProtocolError(ErrorCode.BAD_FIELD, "a daily race takes no deal, any_deal or deal_grade")
+            daily, deal = await self._daily_deal(preset)
+        settings = await self._settings(
             preset,
             deal,
+            daily=daily,
             seats=message.seats,
             public=message.public,
             time_limit_ms=message.time_limit * 1000 if message.time_limit else None,
             undo=message.undo,
+            any_deal=message.any_deal,
+            deal_grade=message.deal_grade,
+            hints=message.hints,
+            lost_notice=message.lost_notice,
         )
-        await self._join(asker, await self._create(settings), spectate=False)
+        held = await self._create(settings)
+        await self._join(asker, held, spectate=False)
+        if message.bot is not None:
+            await self.bots.seat(held.room.code, message.bot)
 
     async def on_join_room(self, asker: Asker, message: JoinRoom) -> None:
         self._not_in_room(asker.session)
@@ -428,13 +493,30 @@ class RaceServer:
 
     async def on_quick_match(self, asker: Asker, message: QuickMatch) -> None:
         self._not_in_room(asker.session)
+        daily, deal = await self._daily_deal(message.preset) if message.daily else (None, None)
         for held in self.rooms.values():
             room = held.room
             someone_waits = any(seat.connected for seat in room.seats.values())
-            if room.settings.public and room.settings.preset == message.preset and room.is_open() and someone_waits:
+            grade_fits = message.deal_grade is None or room.settings.deal_grade == message.deal_grade
+            if (
+                room.settings.public
+                and room.settings.preset == message.preset
+                and grade_fits
+                and room.settings.daily == daily
+                and room.is_open()
+                and someone_waits
+            ):
                 return await self._join(asker, held, spectate=False)
-        settings = self._settings(message.preset, None)
-        await self._join(asker, await self._create(settings), spectate=False)
+        if daily is not None:
+            settings = await self._settings(message.preset, deal, daily=daily)
+        else:
+            settings = await self._settings(message.preset, None, deal_grade=message.deal_grade)
+        held = await self._create(settings)
+        await self._join(asker, held, spectate=False)
+        if message.bot_after is not None:
+            code, player = held.room.code, asker.session.player
+            due = self.clock.now() + message.bot_after * 1000
+            self.clock.call_at(due, lambda: self._spawn(self._offer_bot(code, player)))
 
     async def on_leave(self, asker: Asker, message: Leave) -> Message:
         session = asker.session
@@ -453,7 +535,80 @@ class RaceServer:
         await self._in_my_room(asker, lambda core, now: core.ready(asker.session.player, message.ready, now))
 
     async def on_move(self, asker: Asker, message: MoveRequest) -> None:
-        await self._in_my_room(asker, lambda core, now: core.move(asker.session.player, message.move, now))
+        held = self._held_by(asker.session)
+        player = asker.session.player
+        await self._command(held, lambda core, now: core.move(player, message.move, now), asker)
+        if held.room.settings.lost_notice and player not in self.lost_watch:
+            self.lost_watch.add(player)
+            self._spawn(self._watch_lost(held.room.code, player))
+
+    async def on_daily_board(self, asker: Asker, message: DailyBoardRequest) -> Message:
+        date, deal = await self._daily_deal(message.preset)
+        entries = await self.daily_board.best(message.preset, datetime.date.fromisoformat(date))
+        return DailyBoard(
+            preset=message.preset,
+            date=date,
+            deal=encode_deal(message.preset, deal),
+            entries=tuple(
+                DailyEntry(place=i, player=e.player, name=e.name, time_ms=e.time_ms)
+                for i, e in enumerate(entries, start=1)
+            ),
+        )
+
+    async def _daily_deal(self, preset: str) -> tuple[str, int]:
+        """Today (UTC, on the server's clock) and its daily deal of ``preset``, solved off the loop."""
+        date = utc_date(self.clock.now())
+        return date.isoformat(), await self.daily_deals.deal(preset, date)
+
+    async def _record_daily(self, room: Room) -> None:
+        """A daily race ended: its human finishers' times go on the day's board (best effort)."""
+        daily = room.settings.daily
+        assert daily is not None
+        date = datetime.date.fromisoformat(daily)
+        for standing in room.standings:
+            if standing.status == Status.FINISHED and not standing.bot and standing.time_ms is not None:
+                entry = Entry(standing.player, standing.name, standing.time_ms)
+                try:
+                    await self.daily_board.record(room.settings.preset, date, entry)
+                except (RedisError, OSError) as exc:
+                    log_event("daily.error", room=room.code, error=str(exc))
+
+    async def on_hint(self, asker: Asker, message: HintRequest) -> Message:
+        held = self._held_by(asker.session)
+        player = asker.session.player
+        board = held.room.check_hint(player)
+        advice = await self._advisor().advise(board)  # in a worker, within HINT_SECONDS
+        if advice.kind == "hint":
+            await self._command(held, lambda core, now: core.hint(player, now))
+        return Advice(kind=advice.kind, move=str(advice.move) if advice.move is not None else None)
+
+    def _advisor(self) -> Advisor:
+        if self.advisor is None:
+            self.advisor = Advisor(self.bots.executor(), max_seconds=self.hint_seconds)
+        return self.advisor
+
+    async def _watch_lost(self, code: str, player: str) -> None:
+        """Check a racer's position off the loop, again while they keep moving; tell them when
+        it is proven lost (one check at a time per racer)."""
+        try:
+            while True:
+                room = self._room_held(code)
+                seat = room.seats.get(player) if room is not None else None
+                if room is None or seat is None or seat.board is None or seat.status != Status.RACING:
+                    return
+                position = seat.board.position()
+                advice = await self._advisor().advise(seat.board)
+                room = self._room_held(code)
+                seat = room.seats.get(player) if room is not None else None
+                if seat is None or seat.board is None or seat.status != Status.RACING:
+                    return
+                if seat.board.position() != position:
+                    continue  # they moved meanwhile: look at the new position
+                if advice.kind == "lost":
+                    self._send([(frozenset({player}), encode(Lost(moves=seat.moves)))])
+                return
+        finally:
+            self.lost_watch.discard(player)
 
     async def on_undo(self, asker: Asker, message: Undo) -> None:
         await self._in_my_room(asker, lambda core, now: core.undo(asker.session.player, now))
@@ -462,8 +617,39 @@ class RaceServer:
         await self._in_my_room(asker, lambda core, now: core.resign(asker.session.player, now))
 
     async def on_rematch(self, asker: Asker, message: Rematch) -> None:
-        deal = self.deals()
+        deal = await self._rematch_deal(self._held_by(asker.session).room)
         await self._in_my_room(asker, lambda core, now: core.rematch(asker.session.player, deal, now))
+
+    # -- bots -----------------------------------------------------------------
+
+    async def _rematch_deal(self, room: Room) -> int:
+        if room.settings.daily is not None:
+            return room.settings.deal  # a daily room races its day's deal again
+        return await self._pick_deal(room.settings.preset, room.settings.any_deal, room.settings.deal_grade)
+
+    def _room_held(self, code: str) -> Room | None:
+        held = self.rooms.get(code)
+        return held.room if held is not None else None
+
+    async def _run_for_bot(self, code: str, command: Command) -> bool:
+        """A bot's command, through the same room path as a human's request."""
+        held = self.rooms.get(code)
+        if held is None:
+            return False
+        await self._command(held, command)
+        await self._forget_if_idle(held)
+        return True
+
+    async def _offer_bot(self, code: str, player: str) -> None:
+        """Quick match waited long enough: a bot takes the free seat if the player still waits alone."""
+        room = self._room_held(code)
+        seat = room.seats.get(player) if room is not None else None
+        if room is None or seat is None or not seat.connected or not room.is_open() or len(room.seats) > 1:
+            return
+        if self.stopping:
+            return
+        with contextlib.suppress(ProtocolError, StoreError):
+            await self.bots.seat(code, QUICK_MATCH_BOT)
 
     # -- the room path: lock -> command -> append -> commit/abort -> send -> schedule
 
@@ -518,12 +704,15 @@ class RaceServer:
     async def _settle(self, held: HeldRoom, outcome: Outcome) -> None:
         """After a commit: the next wake-up, and for lifecycle events the logs, seats and lobby."""
         self._wake_at(held, outcome.wake)
+        self.bots.notice(held.room.code)
         lifecycle = [e for e in outcome.events if not isinstance(e, Moved | Undone)]
         for event in lifecycle:
             log_event("room." + type(event).__name__.lower(), room=held.room.code, **_describe(event))
         if lifecycle:
             self._release_seatless(held)
             await self._publish(held)
+        if held.room.settings.daily and any(isinstance(e, Ended) for e in lifecycle):
+            await self._record_daily(held.room)
 
     @contextlib.asynccontextmanager
     async def _locked(self, held: HeldRoom) -> AsyncIterator[None]:
@@ -643,10 +832,30 @@ class RaceServer:
             bucket = self.guesses[address] = TokenBucket(WRONG_CODES_PER_SECOND, WRONG_CODES_AT_ONCE, now)
         return bucket
 
-    def _settings(self, preset: str, deal: int | None, **chosen: Any) -> Settings:
+    async def _pick_deal(self, preset: str, any_deal: bool, grade: str | None) -> int:
+        """A deal the server picks: from the pool of winnable deals (of ``grade``), unless the room
+        asked for any deal. Never solves: the pool hands out deals verified beforehand."""
+        if self.deals is not None:
+            return self.deals()
+        if any_deal:
+            return _random_deal()
+        if grade is not None and grade not in GRADES:
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"unknown deal grade {grade!r}; grades: {', '.join(GRADES)}")
+        try:
+            return (await self.pool.take(preset, grade)).number
+        except (RedisError, OSError) as exc:  # the shared pool is down: the shipped list still serves
+            log_event("dealpool.error", error=str(exc))
+            book = deal_list(preset)
+            return secrets.choice(book.by_grade(grade) if grade else [n for n, _ in book.deals])
+
+    async def _settings(self, preset: str, deal: int | None, **chosen: Any) -> Settings:
+        if deal is None:
+            deal = await self._pick_deal(preset, chosen.get("any_deal", False), chosen.get("deal_grade"))
+        else:
+            chosen["chosen"] = True
         return Settings(
             preset=preset,
-            deal=deal if deal is not None else self.deals(),
+            deal=deal,
             countdown_ms=self.config.countdown_ms,
             grace_ms=self.config.grace_ms,
             spectator_delay_ms=self.config.spectator_delay_ms,

@@ -135,6 +135,10 @@ class RoomCore:
     def undo(self, player: str, now: int) -> Outcome:
         return self._outcome(self.room.undo(player, now), now, mover=player)
 
+    def hint(self, player: str, now: int) -> Outcome:
+        """Count a hint given to ``player`` (the solving happened elsewhere, off the loop)."""
+        return self._outcome(self.room.use_hint(player, now), now)
+
     def resign(self, player: str, now: int) -> Outcome:
         return self._outcome(self.room.resign(player, now), now)
 

@@ -20,7 +20,10 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import os
 import random
+import threading
+import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -140,8 +143,29 @@ def find_winnable(preset: str, numbers: Sequence[int], max_states: int) -> list[
 
 
 def worker_executor(workers: int = 1) -> ProcessPoolExecutor:
-    """Worker processes for solving, started with "spawn" (forking a running event loop is unsafe)."""
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    """Worker processes for solving, started with "spawn" (forking a running event loop is unsafe).
+
+    Each worker runs at a lower priority than the server (solving is background work next to
+    serving moves) and exits when the server process is gone, even killed without a goodbye."""
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_worker_setup,
+        initargs=(os.getpid(),),
+    )
+
+
+def _worker_setup(parent: int) -> None:
+    with contextlib.suppress(OSError):
+        os.nice(5)
+    threading.Thread(target=_exit_with, args=(parent,), name="exit-with-parent", daemon=True).start()
+
+
+def _exit_with(parent: int) -> None:
+    """Exit this worker once ``parent`` has died (the worker is then re-parented)."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
 
 
 class DealPool:

@@ -109,6 +109,14 @@ class NewDeal:
     deal: int
 
 
+@dataclass(frozen=True, slots=True)
+class Hinted:
+    """A racer was given a hint (the standings say so)."""
+
+    at: int
+    player: str
+
+
 Event = (
     Created
     | Joined
@@ -124,6 +132,7 @@ Event = (
     | Ended
     | RematchVoted
     | NewDeal
+    | Hinted
 )
 
 _KINDS: Final[tuple[type, ...]] = (
@@ -141,6 +150,7 @@ _KINDS: Final[tuple[type, ...]] = (
     Ended,
     RematchVoted,
     NewDeal,
+    Hinted,
 )
 _INDEX: Final = {kind: i for i, kind in enumerate(_KINDS)}
 

@@ -41,6 +41,7 @@ from .events import (
     Ended,
     Event,
     Forfeited,
+    Hinted,
     Joined,
     Left,
     Moved,
@@ -55,6 +56,8 @@ from .events import (
     Started as StartedEvent,
 )
 
+BOT_PREFIX: Final = "bot-"
+"""Player ids of bot racers start so (a human's start with "p"): the room shows them as bots."""
 DONE: Final = frozenset({Status.FINISHED, Status.STUCK, Status.RESIGNED, Status.FORFEIT})
 MAX_MOVES: Final = 5000
 """Moves and undos one racer may make in one race (a solution takes about 90): bounds the log."""
@@ -81,6 +84,19 @@ class Settings:
     grace_ms: int = 30_000
     spectator_delay_ms: int = 10_000
     """Spectators see racers' moves this late, so a racer cannot watch a rival's line live."""
+    any_deal: bool = False
+    """The server deals any deal, not only proven-winnable ones."""
+    deal_grade: str | None = None
+    """The grade of the winnable deals the server picks (None: any grade)."""
+    chosen: bool = False
+    """The creator chose ``deal``: everyone sees it before the start (a server-picked deal is
+    secret until then)."""
+    hints: bool = False
+    """Racers may ask for hints (the standings count them)."""
+    lost_notice: bool = False
+    """A racer is told when their position is proven lost."""
+    daily: str | None = None
+    """A daily race: the UTC day (YYYY-MM-DD) whose deal ``deal`` is."""
 
 
 @dataclass(slots=True)
@@ -102,6 +118,8 @@ class Seat:
     """(time, move or "undo") of this race, to show spectators the board as it was a delay ago."""
     left: bool = False
     """Walked out after the start: keeps a place in the standings, hears nothing more."""
+    hints: int = 0
+    """Hints given this race."""
 
 
 Audience = frozenset[str] | None
@@ -206,6 +224,8 @@ class Room:
             progress=seat.board.progress if seat.board else 0,
             moves=seat.moves,
             time_ms=self._time_of(seat),
+            bot=player.startswith(BOT_PREFIX),
+            hints=seat.hints,
         )
 
     def _time_of(self, seat: Seat) -> int | None:
@@ -240,12 +260,17 @@ class Room:
             server_time=now,
             starts_at=self.starts_at if self.phase == Phase.COUNTDOWN else None,
             started_at=self.started_at if racing else None,
-            deal=self.deal_code() if racing else None,
+            deal=self.deal_code() if racing or self.settings.chosen else None,
             board=self._board_text(board) if racing else None,
             history=tuple(str(m) for m in board.move_stack) if board is not None and racing else (),
             standings=self.standings,
             rematch=tuple(sorted(self.rematch)),
             watching=self._watching_for(seat, watched_until) if racing else (),
+            any_deal=self.settings.any_deal,
+            deal_grade=self.settings.deal_grade,
+            hints=self.settings.hints,
+            lost_notice=self.settings.lost_notice,
+            daily=self.settings.daily,
         )
 
     def _board_text(self, board: Board | None) -> str:
@@ -289,6 +314,11 @@ class Room:
             phase=self.phase,
             time_limit=self.settings.time_limit_ms // 1000 if self.settings.time_limit_ms else None,
             undo=self.settings.undo,
+            any_deal=self.settings.any_deal,
+            deal_grade=self.settings.deal_grade,
+            deal=self.deal_code() if self.settings.chosen else None,
+            hints=self.settings.hints,
+            daily=self.settings.daily,
         )
 
     def is_open(self) -> bool:
@@ -323,6 +353,20 @@ class Room:
             suffix = f" ({number})"
             unique = name[: NAME_MAX - len(suffix)].rstrip() + suffix
         return unique
+
+    def check_hint(self, player: str) -> Board:
+        """The board of a racer who may have a hint now (RoomError if they may not)."""
+        seat = self._racer(player)
+        if not self.settings.hints:
+            raise RoomError(ErrorCode.HINTS_OFF, "this room races without hints")
+        if self.phase != Phase.RACING or seat.board is None or not self._still_in(seat):
+            raise RoomError(ErrorCode.NOT_RACING, "hints are for racers in a race")
+        return seat.board
+
+    def use_hint(self, player: str, now: int) -> list[Event]:
+        """A hint was given to ``player``: counted in the standings."""
+        self.check_hint(player)
+        return self._emit(Hinted(now, player))
 
     def leave(self, player: str, now: int) -> list[Event]:
         self._member(player)
@@ -501,7 +545,7 @@ class Room:
                 for seat in self.seats.values():
                     seat.board = Board.deal(self.settings.preset, self.settings.deal)
                     seat.status = Status.RACING
-                    seat.moves = seat.undos = 0
+                    seat.moves = seat.undos = seat.hints = 0
                     seat.reached_at = at
                     seat.finished_at = None
                     seat.timeline = []
@@ -550,8 +594,10 @@ class Room:
                 self.rematch.clear()
             case RematchVoted(_, player):
                 self.rematch.add(player)
+            case Hinted(_, player):
+                self.seats[player].hints += 1
             case NewDeal(_, deal):
-                self.settings = replace(self.settings, deal=deal)
+                self.settings = replace(self.settings, deal=deal, chosen=False)  # the server picked it
                 self.seats = {
                     p: Seat(s.name, ready=True, status=Status.READY) for p, s in self.seats.items() if s.connected
                 }
@@ -585,6 +631,8 @@ class Room:
                 time_ms=(seat.finished_at if seat.finished_at is not None else seat.reached_at) - self.started_at
                 if self.started_at is not None
                 else None,
+                bot=player.startswith(BOT_PREFIX),
+                hints=seat.hints,
             )
             for i, (player, seat) in enumerate(ranked)
         )
@@ -601,7 +649,7 @@ class Room:
         watchers = frozenset(self.spectators)
         delay = self.settings.spectator_delay_ms
         match event:
-            case Joined() | Left() | ReadySet() | Presence() | RematchVoted():
+            case Joined() | Left() | ReadySet() | Presence() | RematchVoted() | Hinted():
                 return [Outbound(None, self._members_message())]
             case CountdownSet(_, starts_at):
                 return [Outbound(None, Countdown(starts_at=starts_at, server_time=now))]

@@ -407,3 +407,17 @@ async def test_a_second_tab_takes_the_session_over_and_the_first_can_take_it_bac
     await first.wait_for_selector("#ready")
     assert await first.inner_text("#room-code") == code
     no_errors(first)
+
+
+async def test_the_lobby_shows_the_daily_race_and_a_room_can_race_the_computer(
+    server: ServerProcess, browser: Browser
+) -> None:
+    page = await open_page(browser, http(server), "Ann")
+    await page.wait_for_selector("text=Race today's deal", timeout=WAIT_MS)
+    await page.wait_for_selector("#daily-h >> xpath=.. >> text=the same for everyone today", timeout=WAIT_MS)
+    await page.select_option("select[name=bot]", "stroll")
+    await page.click("text=Create room")
+    await page.wait_for_selector("#room-code", timeout=WAIT_MS)
+    await page.wait_for_selector("[aria-label='racers'] li:nth-child(2)", timeout=WAIT_MS)
+    assert "Computer (stroll)" in await page.inner_text("[aria-label='racers']")
+    no_errors(page)

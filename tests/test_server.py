@@ -44,6 +44,7 @@ from protocol.messages import (
     Welcome,
 )
 from seahaven import Board, Move, parse_board
+from seahaven import encode as encode_deal
 from seahaven.solver import solve
 from server.app import RaceServer
 from server.clock import Clock, SystemClock
@@ -147,7 +148,7 @@ async def start_race(clients: list[WsClient]) -> Started:
 async def test_a_whole_race_two_racers_and_a_spectator(make_server: MakeServer) -> None:
     server = await make_server()
     (ann, bob), state = await room_with(server, "Ann", "Bob")
-    assert state.phase == "waiting" and state.deal is None
+    assert state.phase == "waiting" and state.deal == encode_deal("seahaven", DEAL)  # chosen: shown
     eve = await WsClient.open(url_of(server), "Eve")
     watching = await eve.call(JoinRoom(room=state.room, spectate=True))
     assert isinstance(watching, RoomState) and watching.role == "spectator"

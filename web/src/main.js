@@ -28,6 +28,7 @@ const S = {
   me: null, // welcome body
   view: store.getItem(KEY.name) ? "lobby" : "name",
   rooms: [],
+  daily: null, // today's daily deal and its board (the server's daily_board reply)
   room: null, // the last room frame, updated by events
   board: null, // a racer's board (rules.js Board, with its move stack)
   pending: [], // optimistic actions still waiting for the server: {move, undo}
@@ -214,6 +215,7 @@ async function refreshRooms() {
   if (S.view !== "lobby" || !S.conn?.online) return;
   try {
     S.rooms = (await S.conn.call("list_rooms", {})).rooms;
+    S.daily = await S.conn.call("daily_board", { preset: "seahaven" });
     render();
   } catch {
     // the next refresh tries again
@@ -533,7 +535,8 @@ function lobbyView() {
       "tr",
       {},
       h("td", { class: "code" }, r.room),
-      h("td", {}, PRESETS[r.preset]?.title ?? r.preset),
+      h("td", {}, PRESETS[r.preset]?.title ?? r.preset, r.daily ? h("span", { class: "tag" }, " daily") : null),
+      h("td", {}, r.any_deal ? "any deal" : r.deal ? "chosen" : (r.deal_grade ?? "winnable")),
       h("td", {}, `${r.racers}/${r.seats}`),
       h("td", {}, String(r.spectators)),
       h("td", {}, r.phase),
@@ -556,7 +559,7 @@ function lobbyView() {
         ? h(
             "table",
             { class: "rooms" },
-            h("thead", {}, h("tr", {}, ...["Room", "Rules", "Racers", "Watching", "Phase", ""].map((t) => h("th", {}, t)))),
+            h("thead", {}, h("tr", {}, ...["Room", "Rules", "Deal", "Racers", "Watching", "Phase", ""].map((t) => h("th", {}, t)))),
             h("tbody", {}, rows),
           )
         : h("p", { class: "muted" }, "No public room right now: create one, or ask for a quick match."),
@@ -586,7 +589,28 @@ function lobbyView() {
         h("button", { onclick: () => enterWith("quick_match", { preset: quick.value }) }, "Quick match"),
       ),
     ),
+    dailyPanel(),
     createForm(),
+  );
+}
+
+function dailyPanel() {
+  const d = S.daily;
+  const mmss = (ms) => `${Math.floor(ms / 60000)}:${String(Math.floor(ms / 1000) % 60).padStart(2, "0")}`;
+  return h(
+    "section",
+    { class: "card-panel", "aria-labelledby": "daily-h" },
+    h("h2", { id: "daily-h" }, "Daily race"),
+    d ? h("p", { class: "muted" }, `${d.date} (UTC): deal ${d.deal}, the same for everyone today.`) : null,
+    h("button", { onclick: () => enterWith("quick_match", { preset: "seahaven", daily: true }) }, "Race today's deal"),
+    d && d.entries.length
+      ? h(
+          "table",
+          { class: "rooms daily", "aria-label": "today's best times" },
+          h("thead", {}, h("tr", {}, ...["#", "Racer", "Time"].map((t) => h("th", {}, t)))),
+          h("tbody", {}, d.entries.map((e) => h("tr", {}, h("td", {}, String(e.place)), h("td", {}, e.name), h("td", {}, mmss(e.time_ms))))),
+        )
+      : h("p", { class: "muted" }, "No finish yet today."),
   );
 }
 
@@ -595,9 +619,13 @@ function createForm() {
   const preset = h("select", { name: "preset" }, presetOptions("seahaven"));
   const seats = h("input", { name: "seats", type: "number", min: 2, max: 8, value: 2 });
   const limit = h("input", { name: "time_limit", type: "number", min: 30, max: 7200, placeholder: "none" });
-  const deal = h("input", { name: "deal", placeholder: "random", autocomplete: "off" });
+  const deal = h("input", { name: "deal", placeholder: "a winnable deal", autocomplete: "off" });
   const pub = h("input", { name: "public", type: "checkbox", checked: true });
   const undoBox = h("input", { name: "undo", type: "checkbox", checked: true });
+  // Deal difficulty is the solver's grade of a winnable deal, not the easy/medium/hard presets (cell counts).
+  const grade = h("select", { name: "deal_grade" }, ["any", "gentle", "tricky", "fiendish"].map((g) => h("option", { value: g }, g)));
+  const bot = h("select", { name: "bot" }, [["", "no"], ["stroll", "stroll"], ["brisk", "brisk"], ["sprint", "sprint"]].map(([v, t]) => h("option", { value: v }, t)));
+  const hints = h("input", { name: "hints", type: "checkbox" });
   return h(
     "form",
     {
@@ -610,6 +638,9 @@ function createForm() {
         const d = deal.value.trim();
         if (/^\d+$/.test(d)) body.deal_number = Number(d);
         else if (d) body.deal_code = d;
+        else if (grade.value !== "any") body.deal_grade = grade.value;
+        if (bot.value) body.bot = bot.value;
+        if (hints.checked) body.hints = true;
         await enterWith("create_room", body);
       },
     },
@@ -618,8 +649,11 @@ function createForm() {
     field("Seats", seats),
     field("Time limit (s)", limit),
     field("Deal number or code", deal),
+    field("Deal difficulty (winnable deals)", grade),
+    field("Race the computer", bot),
     h("label", { class: "check" }, pub, " listed in the lobby"),
     h("label", { class: "check" }, undoBox, " undo allowed"),
+    h("label", { class: "check" }, hints, " hints allowed"),
     h("button", { type: "submit" }, "Create room"),
   );
 }

@@ -1,0 +1,165 @@
+"""Bot racers at work: one task per bot seat, playing through the server's judged room path.
+
+A bot is a seat whose player id starts with ``bot-``. Its task asks ``server/bot.py``'s brain for
+the next move (the solver plans in a worker process, never on the event loop), waits the brain's
+human-like pause, then submits the move exactly as a human's move is submitted: the room core
+validates it, the store appends it, progress and standings follow. The bot readies at once, votes
+for a rematch once a human has, and leaves when no human racer is left to race it. Between races it
+sleeps on an event the server sets when its room changes, so a bot nobody races costs nothing, and
+the worker process starts only with the first bot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING, Final
+
+from protocol.enums import Phase, Status
+from protocol.errors import ErrorCode, ProtocolError
+
+from .bot import PACES, BotBrain, think
+from .dealpool import worker_executor
+from .room import BOT_PREFIX, Room
+from .store import StoreError
+
+if TYPE_CHECKING:
+    from .core import Outcome, RoomCore
+
+log = logging.getLogger("seahaven.server")
+
+Command = Callable[["RoomCore", int], "Outcome"]
+Run = Callable[[str, Command], Awaitable[bool]]
+"""Run a command on a room through the judged path; False if the room is no longer held here."""
+
+STILL_ON: Final = (Phase.WAITING, Phase.COUNTDOWN, Phase.RACING)
+
+
+def human_present(room: Room) -> bool:
+    """A human racer who may still race: connected, or dropped but within their grace period."""
+    for player, seat in room.seats.items():
+        if player.startswith(BOT_PREFIX) or seat.left:
+            continue
+        if seat.connected or (room.phase in STILL_ON and seat.status != Status.FORFEIT):
+            return True
+    return False
+
+
+class BotRacers:
+    """The bot seats this process drives.
+
+    ``run`` runs a command on a room through the server's room path; ``room_of`` is the room held
+    here under a code (None when gone); ``next_deal`` picks a rematch's deal for a room;
+    ``time_scale`` multiplies every pause (tests play fast).
+    """
+
+    def __init__(
+        self,
+        run: Run,
+        room_of: Callable[[str], Room | None],
+        next_deal: Callable[[Room], Awaitable[int]],
+        *,
+        time_scale: float = 1.0,
+    ) -> None:
+        self.run = run
+        self.room_of = room_of
+        self.next_deal = next_deal
+        self.time_scale = time_scale
+        self._executor: ProcessPoolExecutor | None = None
+        self._changed: dict[str, asyncio.Event] = {}
+        """By room code: set whenever a room with a bot commits something."""
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        """By bot player id."""
+        self._rooms: dict[str, str] = {}
+        """Room code by bot player id."""
+        self._closed = False
+
+    def executor(self) -> ProcessPoolExecutor:
+        """The worker process that plans for every bot here, started with the first bot."""
+        if self._executor is None:
+            self._executor = worker_executor(1)
+        return self._executor
+
+    async def seat(self, code: str, pace: str) -> str:
+        """Seat a ready bot of ``pace`` in room ``code`` and start driving it; its player id."""
+        if pace not in PACES:
+            raise ValueError(f"unknown bot pace {pace!r}")
+        if self._closed:
+            raise ProtocolError(ErrorCode.INTERNAL, "the server is stopping")
+        bot = BOT_PREFIX + secrets.token_hex(4)
+        name = f"Computer ({pace})"
+        await self.run(code, lambda core, now: core.join(bot, name, False, now))
+        await self.run(code, lambda core, now: core.ready(bot, True, now))
+        self._changed.setdefault(code, asyncio.Event())
+        self._rooms[bot] = code
+        self._tasks[bot] = asyncio.get_running_loop().create_task(self._drive(code, bot, pace), name=bot)
+        return bot
+
+    def notice(self, code: str) -> None:
+        """Room ``code`` committed something: its bots look again."""
+        changed = self._changed.get(code)
+        if changed is not None:
+            changed.set()
+
+    async def close(self) -> None:
+        """Stop every bot (their seats stay in the rooms' logs) and the worker process."""
+        self._closed = True
+        for task in list(self._tasks.values()):
+            task.cancel()
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)  # a job under way ends by itself
+            self._executor = None
+
+    async def _drive(self, code: str, bot: str, pace: str) -> None:
+        brain = BotBrain(pace, seed=secrets.randbits(32))
+        changed = self._changed[code]
+        try:
+            while True:
+                room = self.room_of(code)
+                seat = room.seats.get(bot) if room is not None else None
+                if room is None or seat is None or seat.left:
+                    return
+                if not human_present(room):
+                    await self.run(code, lambda core, now: core.leave(bot, now))
+                    return
+                if room.phase == Phase.RACING and seat.status == Status.RACING and seat.board is not None:
+                    board = seat.board
+                    step = await think(brain, board, self.executor())
+                    if step is None:
+                        if brain.wants_plan(board):
+                            continue  # the board changed while it planned: plan again
+                        await self.run(code, lambda core, now: core.resign(bot, now))  # no win from here
+                        continue
+                    await asyncio.sleep(step.delay_ms * self.time_scale / 1000)
+                    move = str(step.move)
+                    with contextlib.suppress(ProtocolError):  # refused: the next look plans again
+                        await self.run(code, _move(bot, move))
+                    continue
+                if room.phase == Phase.FINISHED and room.rematch and bot not in room.rematch:
+                    deal = await self.next_deal(room)
+                    with contextlib.suppress(ProtocolError):
+                        await self.run(code, _rematch(bot, deal))
+                    continue
+                changed.clear()
+                await changed.wait()
+        except StoreError as exc:
+            log.warning("event=bot.stopped room=%s bot=%s error=%s", code, bot, exc)
+        except ProtocolError:
+            return  # the room closed under it
+        finally:
+            del self._tasks[bot], self._rooms[bot]
+            if code not in self._rooms.values():
+                self._changed.pop(code, None)
+
+
+def _move(bot: str, move: str) -> Command:
+    return lambda core, now: core.move(bot, move, now)
+
+
+def _rematch(bot: str, deal: int) -> Command:
+    return lambda core, now: core.rematch(bot, deal, now)

@@ -1,0 +1,143 @@
+"""Bot racers over real WebSockets: a bot races a scripted human through the judged path."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    CreateRoom,
+    Leave,
+    Members,
+    Moved,
+    MoveRequest,
+    Ok,
+    Progress,
+    QuickMatch,
+    Ready,
+    Result,
+    RoomState,
+    Started,
+)
+from seahaven import Board, Move
+from seahaven.solver import solve
+from server.room import BOT_PREFIX
+from tests.fakeclock import FakeClock
+from tests.test_fair import MakeServer, make_server, url_of
+from tests.test_server_process import ServerProcess
+from tests.wsclient import WsClient
+
+__all__ = ["make_server"]  # the fixture, shared with test_fair
+
+
+async def test_a_bot_finishes_a_race_against_a_scripted_human(make_server: MakeServer) -> None:
+    server = await make_server()
+    ann = await WsClient.open(url_of(server), "Ann")
+    state = await ann.call(CreateRoom(bot="sprint"))
+    assert isinstance(state, RoomState)
+    members = await ann.expect(Members, where=lambda m: any(r.status == "ready" for r in m.racers))
+    (bot,) = [r for r in members.racers if r.player != ann.player]
+    assert bot.bot and bot.player.startswith(BOT_PREFIX) and bot.status == "ready"
+    assert isinstance(await ann.call(Ready()), Ok)
+    started = await ann.expect(Started)
+    # Ann plays the first move of a win, as a person would; the bot races on meanwhile.
+    first = solve(Board.deal("seahaven", server.rooms[state.room].room.settings.deal)).moves[0]
+    moved = await ann.call(MoveRequest(move=str(first)))
+    assert isinstance(moved, Moved) and moved.moves == 1
+    done = await ann.expect(Progress, wait=60, where=lambda p: p.player == bot.player and p.status == "finished")
+    assert done.progress == 52
+    result = await ann.expect(Result)  # the first finisher ends the race
+    assert [(s.player, s.status == "finished", s.bot) for s in result.standings] == [
+        (bot.player, True, True),
+        (ann.player, False, False),
+    ]
+    # Every bot move was judged and stored: the room's log replays to the bot's win.
+    (history,) = [h for h in result.histories if h.player == bot.player]
+    board = Board.deal("seahaven", server.rooms[state.room].room.settings.deal)
+    for move in history.history:
+        board.push(Move.parse(move))
+    assert board.is_won() and started.deal
+    await ann.close()
+
+
+async def test_quick_match_offers_a_bot_after_the_wait_and_the_bot_leaves_with_the_human(
+    make_server: MakeServer,
+) -> None:
+    server = await make_server()
+    ann = await WsClient.open(url_of(server), "Ann")
+    state = await ann.call(QuickMatch(bot_after=20))
+    assert isinstance(state, RoomState) and len(state.racers) == 1
+    clock = server.clock
+    assert isinstance(clock, FakeClock)
+    clock.advance(19_000)
+    assert not [e for e in await ann.settle() if isinstance(e, Members) and len(e.racers) > 1]  # not yet
+    clock.advance(1_000)
+    members = await ann.expect(Members, where=lambda m: len(m.racers) == 2)
+    assert [r.bot for r in members.racers] == [False, True]
+    assert isinstance(await ann.call(Leave()), Ok)
+    for _ in range(100):  # the bot notices it is alone and leaves; the room is let go
+        if state.room not in server.rooms:
+            break
+        await ann.settle()
+    assert state.room not in server.rooms
+    await ann.close()
+
+
+async def test_a_bot_needs_a_known_pace(make_server: MakeServer) -> None:
+    server = await make_server()
+    ann = await WsClient.open(url_of(server), "Ann")
+    refused = await ann.error(CreateRoom(bot="warp"))
+    assert refused.code == ErrorCode.BAD_FIELD
+    await ann.close()
+
+
+@pytest.mark.parametrize("pace", ["stroll", "brisk", "sprint"])
+def test_protocol_paces_are_the_bot_brains_paces(pace: str) -> None:
+    from protocol.messages import BOT_PACES
+    from server.bot import PACES
+
+    assert pace in BOT_PACES and tuple(PACES) == BOT_PACES
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(p) for p in (task / "children").read_text().split()}
+    return found
+
+
+async def test_a_killed_server_leaves_no_worker_process_behind() -> None:
+    server = ServerProcess().start()
+    try:
+        assert server.proc is not None
+        ann = await WsClient.open(f"ws://127.0.0.1:{server.port}", "Ann")
+        state = await ann.call(CreateRoom(bot="sprint"))
+        assert isinstance(state, RoomState)
+        await ann.call(Ready())
+        await ann.expect(Progress, wait=60)  # the bot moved: its worker process planned the race
+        workers = _children(server.proc.pid)
+        assert workers
+        await ann.close()
+    finally:
+        server.kill()
+    for _ in range(200):  # each worker sees its parent gone within a second or so
+        if not _alive(workers):
+            break
+        await asyncio.sleep(0.1)
+    assert not _alive(workers)
+
+
+def _alive(pids: set[int]) -> list[int]:
+    """The processes of ``pids`` still running (a zombie has exited)."""
+    alive = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/status").read_text().split("State:")[1].splitlines()[0]
+        except (OSError, IndexError):
+            continue
+        if "zombie" not in state:
+            alive.append(pid)
+    return alive
