@@ -699,4 +699,3 @@ class Room:
             elapsed_ms=self.elapsed(now),
             time_ms=self._time_of(seat),
         )
-
