@@ -14,6 +14,7 @@ import contextlib
 import dataclasses
 import logging
 import secrets
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -56,8 +57,10 @@ from .clock import Clock, SystemClock, Timer
 from .config import Config
 from .core import Frame, Outcome, RoomCore
 from .events import Event, Moved, Undone, pack, unpack
+from .guard import Guard, address_of, handshake_logger
 from .http import HttpRoutes
 from .limits import TokenBucket
+from .metrics import LiveCounts, MeteredStore, Metrics
 from .names import new_room_code, normalise_room_code
 from .room import Room, Settings
 from .sessions import Session, SessionTable
@@ -65,8 +68,6 @@ from .store import Store, StoreError
 
 log = logging.getLogger("seahaven.server")
 
-MAX_WRITE_BUFFER: Final = 1 << 20
-"""Bytes a connection may leave unread before it is closed as too slow (fan-out never waits)."""
 WRONG_CODES_AT_ONCE: Final = 20
 """Wrong room codes one address may try at once: a brake on guessing."""
 WRONG_CODES_PER_SECOND: Final = 0.2
@@ -115,16 +116,25 @@ class Asker:
     pending: asyncio.Future[list[bytes]]
     """Resolved with the answer, for a resend of the same seq that arrives meanwhile."""
     answered: bool = False
+    reply: Message | None = None
+    """The answer, once sent."""
 
 
 class RaceServer:
     """The race server: ``await start()``, later ``await stop()``."""
 
     def __init__(
-        self, config: Config, store: Store, clock: Clock | None = None, deals: Callable[[], int] | None = None
+        self,
+        config: Config,
+        store: Store,
+        clock: Clock | None = None,
+        deals: Callable[[], int] | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.config = config
-        self.store = store
+        self.metrics = metrics if metrics is not None else Metrics(config.node_name)
+        self.metrics.watch(self.live_counts)
+        self.store: Store = MeteredStore(store, self.metrics)
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.deals = deals if deals is not None else _random_deal
         """Chooses the deal of a room created without one, and of each rematch."""
@@ -137,6 +147,7 @@ class RaceServer:
         self.tasks: set[asyncio.Task[None]] = set()
         self.guesses: dict[str, TokenBucket] = {}
         """Wrong room codes by client address."""
+        self.guard = Guard(config, self._spawn)
         self.greeting: set[ServerConnection] = set()
         """Connections whose hello is being answered: the room's frames wait for its room state."""
         self.stopping = False
@@ -165,9 +176,11 @@ class RaceServer:
             self.config.port,
             subprotocols=[Subprotocol(SUBPROTOCOL)],
             select_subprotocol=_select_subprotocol,
-            process_request=HttpRoutes(self.store),
+            process_request=HttpRoutes(self.store, self.metrics),
             max_size=MAX_FRAME,
             max_queue=32,
+            close_timeout=self.config.close_timeout,
+            logger=handshake_logger(),
         )
         log_event("server.started", host=self.config.host, port=self.port, store=type(self.store).__name__)
         return self.ws
@@ -213,14 +226,41 @@ class RaceServer:
 
     # -- connections --------------------------------------------------------
 
+    def live_counts(self) -> LiveCounts:
+        """What this node holds now (read at each /metrics scrape)."""
+        racers = spectators = 0
+        for held in self.rooms.values():
+            racers += sum(1 for seat in held.room.seats.values() if not seat.left)
+            spectators += len(held.room.spectators)
+        return LiveCounts(len(self.rooms), racers, spectators, self.guard.connections)
+
     async def connection(self, ws: ServerConnection) -> None:
         if ws.subprotocol != SUBPROTOCOL:
             offered = ws.request.headers.get("Sec-WebSocket-Protocol", "none") if ws.request else "none"
             await ws.close(CloseCode.VERSION_MISMATCH, f"this server speaks {SUBPROTOCOL}; you offered {offered}"[:120])
             return
+        address = address_of(ws)
+        if not self.guard.admit(address):
+            log_event("connection.refused", peer=address, reason="too many connections")
+            await self.guard.close(ws, CloseCode.TRY_AGAIN_LATER, "too many connections from your address")
+            return
+        try:
+            await self._serve(ws, address)
+        finally:
+            self.guard.release(ws, address)
+
+    async def _serve(self, ws: ServerConnection, address: str) -> None:
+        """Read ``ws``'s requests until it closes (or is let go)."""
         bucket = TokenBucket(self.config.rate, self.config.burst, self._seconds())
         strikes = 0
         session: Session | None = None
+
+        def silent() -> None:
+            if session is None:
+                log_event("connection.silent", peer=address)
+                self.guard.let_go(ws, CloseCode.HELLO_TIMEOUT, "no hello in time")
+
+        deadline = self.clock.call_at(self.clock.now() + self.config.hello_timeout_ms, silent)
         try:
             async for frame in ws:
                 if session is not None and session.conn is not ws:
@@ -230,7 +270,7 @@ class RaceServer:
                     if not bucket.take(self._seconds()):
                         strikes += 1
                         if strikes >= self.config.strikes:
-                            await ws.close(CloseCode.POLICY, "too many requests")
+                            await self.guard.close(ws, CloseCode.POLICY, "too many requests")
                             break
                         seq = _peek_seq(frame)
                         raise ProtocolError(ErrorCode.RATE_LIMITED, "slow down: request dropped, send it again")
@@ -239,6 +279,7 @@ class RaceServer:
                         if not isinstance(message, Hello):
                             raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first")
                         session = await self.on_hello(ws, message, seq)
+                        deadline.cancel()
                         continue
                     if isinstance(message, Hello):
                         raise ProtocolError(ErrorCode.BAD_FIELD, "you already said hello on this connection")
@@ -249,6 +290,7 @@ class RaceServer:
         except ConnectionClosed:
             pass
         finally:
+            deadline.cancel()
             if session is not None and session.conn is ws:
                 session.conn = None
                 if not self.stopping:
@@ -269,6 +311,7 @@ class RaceServer:
         if seq < session.last_seq:
             raise ProtocolError(ErrorCode.BAD_SEQ, f"seq {seq} is older than your last request {session.last_seq}")
         session.last_seq = seq
+        started = time.perf_counter()
         asker = Asker(ws, session, seq, asyncio.get_running_loop().create_future())
         session.pending = asker.pending
         reply: Message | None
@@ -285,11 +328,21 @@ class RaceServer:
             reply = Error(code=ErrorCode.INTERNAL, message="the server failed on this request")
         if not asker.answered:
             self._answer(asker, reply if reply is not None else Ok())
+        if isinstance(message, MoveRequest):
+            self._count_move(asker, time.perf_counter() - started)
+
+    def _count_move(self, asker: Asker, seconds: float) -> None:
+        """A move request's outcome and latency, for /metrics."""
+        if isinstance(asker.reply, Error):
+            self.metrics.move_refused(asker.reply.code, seconds)
+        else:
+            self.metrics.move_accepted(seconds)
 
     def _answer(self, asker: Asker, message: Message) -> None:
         """Send the answer to the connection that asked, and keep it for a resend."""
         frame = encode(message, asker.seq)
         asker.answered = True
+        asker.reply = message
         session = asker.session
         session.last_reply = [frame]
         if session.pending is asker.pending:
@@ -334,6 +387,8 @@ class RaceServer:
         """The session a hello names (or a new one), taken over by ``ws`` at once, and back in
         its room if it still has a place there (with the frames that tells the room)."""
         if hello.token is None:
+            if not self.guard.new_session(address_of(ws), self._seconds()):
+                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new sessions from your address: resume one")
             session = await self.table.open(hello.name)
             self._claim(session, ws)
             return session, None, []
@@ -368,7 +423,7 @@ class RaceServer:
         """Make ``ws`` the session's connection; the one it had is closed (4001)."""
         old = self.table.claim(session, ws)
         if old is not None:
-            self._spawn(old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token"))
+            self.guard.let_go(old, CloseCode.REPLACED, "replaced by a newer connection with the same token")
 
     # -- request handlers ---------------------------------------------------
 
@@ -405,7 +460,7 @@ class RaceServer:
             time_limit_ms=message.time_limit * 1000 if message.time_limit else None,
             undo=message.undo,
         )
-        await self._join(asker, await self._create(settings), spectate=False)
+        await self._join(asker, await self._create(asker, settings), spectate=False)
 
     async def on_join_room(self, asker: Asker, message: JoinRoom) -> None:
         self._not_in_room(asker.session)
@@ -434,7 +489,7 @@ class RaceServer:
             if room.settings.public and room.settings.preset == message.preset and room.is_open() and someone_waits:
                 return await self._join(asker, held, spectate=False)
         settings = self._settings(message.preset, None)
-        await self._join(asker, await self._create(settings), spectate=False)
+        await self._join(asker, await self._create(asker, settings), spectate=False)
 
     async def on_leave(self, asker: Asker, message: Leave) -> Message:
         session = asker.session
@@ -613,8 +668,10 @@ class RaceServer:
         """Hand ``frame`` to each connection without waiting; one that stops reading is let go."""
         ready = []
         for conn in conns:
-            if conn.transport.get_write_buffer_size() > MAX_WRITE_BUFFER:
-                self._spawn(conn.close(CloseCode.POLICY, "too slow: not reading"))
+            if conn in self.guard.closing:
+                continue
+            if conn.transport.get_write_buffer_size() > self.config.max_write_buffer:
+                self.guard.let_go(conn, CloseCode.POLICY, "too slow: not reading")
             else:
                 ready.append(conn)
         if ready:
@@ -653,7 +710,9 @@ class RaceServer:
             **chosen,
         )
 
-    async def _create(self, settings: Settings) -> HeldRoom:
+    async def _create(self, asker: Asker, settings: Settings) -> HeldRoom:
+        if not self.guard.new_room(asker.ws, address_of(asker.ws), self._seconds()):
+            raise ProtocolError(ErrorCode.ROOM_LIMIT, "you have created too many rooms lately: join one or wait")
         for _ in range(20):
             code = new_room_code()
             if code not in self.rooms and not await self.store.load(code):
