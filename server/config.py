@@ -40,7 +40,7 @@ class Config:
     """Open connections one client address may hold (more are closed 1013)."""
     sessions_per_address: int = 1000
     """New sessions one client address may open an hour (then ``rate-limited``)."""
-    rooms_per_connection: int = 20
+    rooms_per_connection: int = 10
     """Rooms one connection may create a minute (then ``room-limit``)."""
     rooms_per_address: int = 120
     """Rooms one client address may create an hour (then ``room-limit``)."""
