@@ -439,8 +439,11 @@ class RaceServer:
                 continue
             if message.preset is None or summary.preset == message.preset:
                 rooms.append(summary)
-        rooms.sort(key=lambda r: (r.phase != Phase.WAITING, r.room))
-        return Rooms(rooms=tuple(rooms))
+        after = _lobby_cursor(message.cursor) if message.cursor is not None else None
+        rooms = sorted((r for r in rooms if after is None or _lobby_key(r) > after), key=_lobby_key)
+        page = rooms[: message.limit]
+        more = len(rooms) > len(page)
+        return Rooms(rooms=tuple(page), next=_lobby_cursor_of(_lobby_key(page[-1])) if more else None)
 
     async def on_create_room(self, asker: Asker, message: CreateRoom) -> None:
         self._not_in_room(asker.session)
@@ -855,6 +858,23 @@ def _peek_seq(frame: bytes | str) -> int | None:
         return decode_request(frame)[0]
     except ProtocolError as exc:
         return exc.seq
+
+
+def _lobby_key(room: RoomSummary) -> tuple[int, str]:
+    """A room's place in the lobby: waiting rooms first, then by code."""
+    return (0 if room.phase == Phase.WAITING else 1, room.room)
+
+
+def _lobby_cursor_of(key: tuple[int, str]) -> str:
+    return f"{key[0]}.{key[1]}"
+
+
+def _lobby_cursor(cursor: str) -> tuple[int, str]:
+    """The lobby place a ``list_rooms`` cursor names (bad-field if it is not one we give)."""
+    rank, dot, code = cursor.partition(".")
+    if rank not in ("0", "1") or not dot or not code.isalnum():
+        raise ProtocolError(ErrorCode.BAD_FIELD, "body.cursor: not a cursor this server gave")
+    return (int(rank), code)
 
 
 def _random_deal() -> int:
