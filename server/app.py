@@ -53,6 +53,7 @@ from protocol.schema import Message
 from seahaven import decode as decode_deal
 from seahaven.deals import MAX_DEAL
 
+from .breaker import StallBreaker
 from .clock import Clock, SystemClock, Timer
 from .config import Config
 from .core import Frame, Outcome, RoomCore
@@ -134,7 +135,9 @@ class RaceServer:
         self.config = config
         self.metrics = metrics if metrics is not None else Metrics(config.node_name)
         self.metrics.watch(self.live_counts)
-        self.store: Store = MeteredStore(store, self.metrics)
+        self.breaker = StallBreaker(store)
+        """Fails store calls at once while the store is stalled."""
+        self.store: Store = MeteredStore(self.breaker, self.metrics)
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.deals = deals if deals is not None else _random_deal
         """Chooses the deal of a room created without one, and of each rematch."""
