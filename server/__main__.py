@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ipaddress
 import logging
 import os
 import signal
@@ -26,6 +27,17 @@ def at_least(low: float, kind: Callable[[str], float] = float) -> Callable[[str]
         return value
 
     return parse
+
+
+def cidrs(text: str) -> list[str]:
+    """An argparse type: comma-separated networks, e.g. ``10.0.0.0/8,127.0.0.1``."""
+    found = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        try:
+            found.append(str(ipaddress.ip_network(part, strict=False)))
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return found
 
 
 def redis_url(text: str) -> str:
@@ -78,6 +90,13 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
         help="this node's name in /metrics (default: the host name)",
     )
     parser.add_argument(
+        "--trusted-proxy",
+        type=cidrs,
+        default=env.get("SEAHAVEN_TRUSTED_PROXIES", ""),
+        metavar="CIDR,...",
+        help="load balancers (networks) whose X-Forwarded-For names the client for the per-address limits",
+    )
+    parser.add_argument(
         "--hello-timeout",
         type=at_least(0.1),
         default=env.get("SEAHAVEN_HELLO_TIMEOUT", "10"),
@@ -120,6 +139,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
         rate=args.rate,
         burst=int(args.burst),
         node_name=args.node_name,
+        trusted_proxies=tuple(args.trusted_proxy),
         hello_timeout_ms=int(args.hello_timeout * 1000),
         connections_per_address=int(args.connections_per_address),
         sessions_per_address=int(args.sessions_per_address),

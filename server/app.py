@@ -58,7 +58,7 @@ from .clock import Clock, SystemClock, Timer
 from .config import Config
 from .core import Frame, Outcome, RoomCore
 from .events import Event, Moved, Undone, pack, unpack
-from .guard import Guard, address_of, handshake_logger
+from .guard import Guard, handshake_logger
 from .http import HttpRoutes
 from .limits import TokenBucket
 from .metrics import LiveCounts, MeteredStore, Metrics
@@ -242,7 +242,7 @@ class RaceServer:
             offered = ws.request.headers.get("Sec-WebSocket-Protocol", "none") if ws.request else "none"
             await ws.close(CloseCode.VERSION_MISMATCH, f"this server speaks {SUBPROTOCOL}; you offered {offered}"[:120])
             return
-        address = address_of(ws)
+        address = self.guard.address(ws)
         if not self.guard.admit(address):
             log_event("connection.refused", peer=address, reason="too many connections")
             await self.guard.close(ws, CloseCode.TRY_AGAIN_LATER, "too many connections from your address")
@@ -390,7 +390,7 @@ class RaceServer:
         """The session a hello names (or a new one), taken over by ``ws`` at once, and back in
         its room if it still has a place there (with the frames that tells the room)."""
         if hello.token is None:
-            if not self.guard.new_session(address_of(ws), self._seconds()):
+            if not self.guard.new_session(self.guard.address(ws), self._seconds()):
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new sessions from your address: resume one")
             session = await self.table.open(hello.name)
             self._claim(session, ws)
@@ -697,7 +697,7 @@ class RaceServer:
 
     def _guesses(self, session: Session) -> TokenBucket:
         """The wrong-code budget of the session's address (shared by all its sessions)."""
-        address = session.conn.remote_address[0] if session.conn and session.conn.remote_address else "?"
+        address = self.guard.address(session.conn) if session.conn else "?"
         bucket = self.guesses.get(address)
         if bucket is None:
             now = self._seconds()
@@ -717,7 +717,7 @@ class RaceServer:
         )
 
     async def _create(self, asker: Asker, settings: Settings) -> HeldRoom:
-        if not self.guard.new_room(asker.ws, address_of(asker.ws), self._seconds()):
+        if not self.guard.new_room(asker.ws, self.guard.address(asker.ws), self._seconds()):
             raise ProtocolError(ErrorCode.ROOM_LIMIT, "you have created too many rooms lately: join one or wait")
         for _ in range(20):
             code = new_room_code()

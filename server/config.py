@@ -30,6 +30,9 @@ class Config:
     """Seconds a finished race lives on (for results and rematch)."""
     session_ttl: float = 86_400.0
     """Seconds a session lives on in the store after its last use."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Networks (CIDR) of load balancers whose ``X-Forwarded-For`` names the client for the
+    per-address limits."""
     hello_timeout_ms: int = 10_000
     """How long a new connection may stay silent before its hello (then closed 4002)."""
     close_timeout: float = 2.0

@@ -8,6 +8,7 @@ bytes for at most that timeout, however many frames it is sent meanwhile.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -31,12 +32,17 @@ def address_of(ws: ServerConnection) -> str:
     return str(peer[0]) if peer else "?"
 
 
+def _networks(cidrs: tuple[str, ...]) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    return tuple(ipaddress.ip_network(c, strict=False) for c in cidrs)
+
+
 class Guard:
     """Counts connections and new sessions by address, and lets connections go."""
 
     def __init__(self, config: Config, spawn: Spawn) -> None:
         self.config = config
         self.spawn = spawn
+        self.proxies = _networks(config.trusted_proxies)
         self.by_address: dict[str, int] = {}
         """Open connections by peer address."""
         self.sessions: dict[str, TokenBucket] = {}
@@ -49,6 +55,25 @@ class Guard:
         """Connections being let go: each has exactly one closing task."""
         self.let_go_count = 0
         """Connections let go so far (each started one closing task)."""
+
+    def address(self, ws: ServerConnection) -> str:
+        """The client's address: the peer's, or the one a trusted proxy (a load balancer) says it
+        forwards for (the last ``X-Forwarded-For`` entry, the one that proxy added)."""
+        peer = address_of(ws)
+        if not self.proxies or ws.request is None:
+            return peer
+        try:
+            trusted = any(ipaddress.ip_address(peer) in net for net in self.proxies)
+        except ValueError:
+            return peer
+        forwarded = ws.request.headers.get_all("X-Forwarded-For")
+        if not trusted or not forwarded:
+            return peer
+        client = forwarded[-1].rsplit(",", 1)[-1].strip()
+        try:
+            return str(ipaddress.ip_address(client))
+        except ValueError:
+            return peer
 
     @property
     def connections(self) -> int:

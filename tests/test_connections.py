@@ -201,3 +201,26 @@ async def test_junk_http_is_one_log_line_each(make_server: MakeServer, caplog: p
     for record in rejected:
         assert record.exc_info is None and "\n" not in record.getMessage()
         assert "event=handshake.rejected peer=127.0.0.1" in record.getMessage()
+
+
+async def forwarded_for(server: RaceServer, client: str) -> WsClient:
+    """A connection as a load balancer makes it: from 127.0.0.1, naming ``client``."""
+    ws = await connect(
+        url_of(server),
+        subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
+        additional_headers={"X-Forwarded-For": f"203.0.113.99, {client}"},
+    )
+    return WsClient(ws)
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+async def test_a_trusted_load_balancer_names_the_client(make_server: MakeServer, trusted: bool) -> None:
+    server = await make_server(connections_per_address=1, trusted_proxies=("127.0.0.0/8",) if trusted else ())
+    first = await forwarded_for(server, "198.51.100.1")
+    other = await forwarded_for(server, "198.51.100.2")
+    assert isinstance(await first.call(Ping()), Error)  # hello-first: open, and answering
+    if trusted:  # two clients behind the balancer; the first one's second connection is one too many
+        assert isinstance(await other.call(Ping()), Error)
+        assert await closed_with(await forwarded_for(server, "198.51.100.1")) == CloseCode.TRY_AGAIN_LATER
+    else:  # untrusted: the header is ignored, and everyone is 127.0.0.1
+        assert await closed_with(other) == CloseCode.TRY_AGAIN_LATER
