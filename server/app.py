@@ -185,7 +185,7 @@ class RaceServer:
             close_timeout=self.config.close_timeout,
             logger=handshake_logger(),
         )
-        log_event("server.started", host=self.config.host, port=self.port, store=type(self.store).__name__)
+        log_event("server.started", host=self.config.host, port=self.port, store=type(self.breaker.inner).__name__)
         return self.ws
 
     @property
