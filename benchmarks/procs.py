@@ -123,6 +123,9 @@ class Listener:
 def race_server(label: str, redis_url: str | None, prefix: str, extra: list[str], env: dict[str, str]) -> Listener:
     """``python -m server`` on a free port, live spectators, a short countdown."""
     argv = [sys.executable, "-m", "server", "--port", "0", "--spectator-delay", "0", "--countdown", "0.2"]
+    # Every load client comes from this host: lift the per-address limits meant for the public.
+    argv += ["--connections-per-address", "1000000", "--sessions-per-address", "1000000"]
+    argv += ["--rooms-per-address", "1000000", "--rooms-per-connection", "1000000"]
     argv += extra
     if redis_url is not None:
         argv += ["--redis", redis_url, "--prefix", prefix]

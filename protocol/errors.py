@@ -30,6 +30,7 @@ class ErrorCode(StrEnum):
     UNDO_LIMIT = "undo-limit"
     MOVE_LIMIT = "move-limit"
     BAD_DEAL = "bad-deal"
+    ROOM_LIMIT = "room-limit"
     NOT_FINISHED = "not-finished"
     STORE_UNAVAILABLE = "store-unavailable"
     INTERNAL = "internal"
@@ -43,8 +44,10 @@ class CloseCode(IntEnum):
     GOING_AWAY = 1001
     POLICY = 1008
     TOO_BIG = 1009
+    TRY_AGAIN_LATER = 1013
     VERSION_MISMATCH = 4000
     REPLACED = 4001
+    HELLO_TIMEOUT = 4002
 
 
 class ProtocolError(Exception):

@@ -30,6 +30,8 @@ _PLAYER = Str(1, 16)
 _ROOM = Str(4, 12)
 _NAME = Str(1, NAME_MAX)
 _MS = Int(0, 2**62)
+LOBBY_PAGE: Final = 1000
+"""The most rooms one ``rooms`` reply lists."""
 
 # -- client to server ---------------------------------------------------------
 
@@ -45,6 +47,10 @@ class Hello(Message):
 class ListRooms(Message):
     TYPE = "list_rooms"
     preset: str | None = field_of(Opt(Str(1, 32, PRESET_NAMES)), None)
+    limit: int = field_of(Int(1, LOBBY_PAGE), LOBBY_PAGE)
+    """The most rooms to list."""
+    cursor: str | None = field_of(Opt(Str(1, 32)), None)
+    """Where to go on: a previous reply's ``next`` (nil: from the start)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +229,9 @@ class RoomSummary(Message):
 @dataclass(frozen=True, slots=True)
 class Rooms(Message):
     TYPE = "rooms"
-    rooms: tuple[RoomSummary, ...] = field_of(ListOf(Obj(RoomSummary), 1000))
+    rooms: tuple[RoomSummary, ...] = field_of(ListOf(Obj(RoomSummary), LOBBY_PAGE))
+    next: str | None = field_of(Opt(Str(1, 32)), None)
+    """The ``cursor`` of the next page; nil on the last one."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ipaddress
 import logging
 import os
 import signal
+import socket
 from collections.abc import Callable
 
 from .app import RaceServer
@@ -27,6 +29,17 @@ def at_least(low: float, kind: Callable[[str], float] = float) -> Callable[[str]
         return value
 
     return parse
+
+
+def cidrs(text: str) -> list[str]:
+    """An argparse type: comma-separated networks, e.g. ``10.0.0.0/8,127.0.0.1``."""
+    found = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        try:
+            found.append(str(ipaddress.ip_network(part, strict=False)))
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return found
 
 
 def redis_url(text: str) -> str:
@@ -73,6 +86,48 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
     )
     parser.add_argument("--rate", type=at_least(1), default=env.get("SEAHAVEN_RATE", "30"), help="requests/s")
     parser.add_argument("--burst", type=at_least(1, int), default=env.get("SEAHAVEN_BURST", "60"), help="burst")
+    parser.add_argument(
+        "--node-name",
+        default=env.get("SEAHAVEN_NODE_NAME") or socket.gethostname(),
+        help="this node's name in /metrics (default: the host name)",
+    )
+    parser.add_argument(
+        "--trusted-proxy",
+        type=cidrs,
+        default=env.get("SEAHAVEN_TRUSTED_PROXIES", ""),
+        metavar="CIDR,...",
+        help="load balancers (networks) whose X-Forwarded-For names the client for the per-address limits",
+    )
+    parser.add_argument(
+        "--hello-timeout",
+        type=at_least(0.1),
+        default=env.get("SEAHAVEN_HELLO_TIMEOUT", "10"),
+        help="seconds a new connection may stay silent before its hello (then closed 4002)",
+    )
+    parser.add_argument(
+        "--connections-per-address",
+        type=at_least(1, int),
+        default=env.get("SEAHAVEN_CONNECTIONS_PER_ADDRESS", "256"),
+        help="open connections one client address may hold (more are closed 1013)",
+    )
+    parser.add_argument(
+        "--sessions-per-address",
+        type=at_least(1, int),
+        default=env.get("SEAHAVEN_SESSIONS_PER_ADDRESS", "1000"),
+        help="new sessions one client address may open an hour",
+    )
+    parser.add_argument(
+        "--rooms-per-connection",
+        type=at_least(1, int),
+        default=env.get("SEAHAVEN_ROOMS_PER_CONNECTION", "10"),
+        help="rooms one connection may create a minute",
+    )
+    parser.add_argument(
+        "--rooms-per-address",
+        type=at_least(1, int),
+        default=env.get("SEAHAVEN_ROOMS_PER_ADDRESS", "120"),
+        help="rooms one client address may create an hour",
+    )
     parser.add_argument("--log-level", default=env.get("SEAHAVEN_LOG_LEVEL", "INFO"), help="DEBUG, INFO, WARNING...")
     args = parser.parse_args(argv)
     config = Config(
@@ -85,6 +140,13 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
         spectator_delay_ms=int(args.spectator_delay * 1000),
         rate=args.rate,
         burst=int(args.burst),
+        node_name=args.node_name,
+        trusted_proxies=tuple(args.trusted_proxy),
+        hello_timeout_ms=int(args.hello_timeout * 1000),
+        connections_per_address=int(args.connections_per_address),
+        sessions_per_address=int(args.sessions_per_address),
+        rooms_per_connection=int(args.rooms_per_connection),
+        rooms_per_address=int(args.rooms_per_address),
     )
     return config, args.log_level
 

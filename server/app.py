@@ -15,6 +15,7 @@ import dataclasses
 import datetime
 import logging
 import secrets
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -63,15 +64,18 @@ from seahaven.deals import MAX_DEAL
 from seahaven.winnable import GRADES, deal_list
 
 from .bots import BotRacers
+from .breaker import StallBreaker
 from .clock import Clock, SystemClock, Timer
 from .config import Config
 from .core import Frame, Outcome, RoomCore
 from .daily import DailyDeals, DailyTimes, Entry, MemoryDailyTimes, utc_date
 from .dealpool import DealPool, MemoryPoolBackend
 from .events import Ended, Event, Moved, Undone, pack, unpack
+from .guard import Guard, handshake_logger
 from .hints import Advisor
 from .http import HttpRoutes
 from .limits import TokenBucket
+from .metrics import LiveCounts, MeteredStore, Metrics
 from .names import new_room_code, normalise_room_code
 from .room import Room, Settings
 from .sessions import Session, SessionTable
@@ -79,8 +83,6 @@ from .store import Store, StoreError
 
 log = logging.getLogger("seahaven.server")
 
-MAX_WRITE_BUFFER: Final = 1 << 20
-"""Bytes a connection may leave unread before it is closed as too slow (fan-out never waits)."""
 WRONG_CODES_AT_ONCE: Final = 20
 """Wrong room codes one address may try at once: a brake on guessing."""
 WRONG_CODES_PER_SECOND: Final = 0.2
@@ -133,6 +135,8 @@ class Asker:
     pending: asyncio.Future[list[bytes]]
     """Resolved with the answer, for a resend of the same seq that arrives meanwhile."""
     answered: bool = False
+    reply: Message | None = None
+    """The answer, once sent."""
 
 
 class RaceServer:
@@ -144,6 +148,7 @@ class RaceServer:
         store: Store,
         clock: Clock | None = None,
         deals: Callable[[], int] | None = None,
+        metrics: Metrics | None = None,
         *,
         pool: DealPool | None = None,
         bot_time_scale: float = 1.0,
@@ -151,7 +156,11 @@ class RaceServer:
         daily_board: DailyTimes | None = None,
     ) -> None:
         self.config = config
-        self.store = store
+        self.metrics = metrics if metrics is not None else Metrics(config.node_name)
+        self.metrics.watch(self.live_counts)
+        self.breaker = StallBreaker(store)
+        """Fails store calls at once while the store is stalled."""
+        self.store: Store = MeteredStore(self.breaker, self.metrics)
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.deals = deals
         """Chooses every deal the server picks, in place of the pool (for tests that need a known deal)."""
@@ -175,6 +184,7 @@ class RaceServer:
         self.tasks: set[asyncio.Task[None]] = set()
         self.guesses: dict[str, TokenBucket] = {}
         """Wrong room codes by client address."""
+        self.guard = Guard(config, self._spawn)
         self.greeting: set[ServerConnection] = set()
         """Connections whose hello is being answered: the room's frames wait for its room state."""
         self.stopping = False
@@ -211,11 +221,13 @@ class RaceServer:
             self.config.port,
             subprotocols=[Subprotocol(SUBPROTOCOL)],
             select_subprotocol=_select_subprotocol,
-            process_request=HttpRoutes(self.store),
+            process_request=HttpRoutes(self.store, self.metrics),
             max_size=MAX_FRAME,
             max_queue=32,
+            close_timeout=self.config.close_timeout,
+            logger=handshake_logger(),
         )
-        log_event("server.started", host=self.config.host, port=self.port, store=type(self.store).__name__)
+        log_event("server.started", host=self.config.host, port=self.port, store=type(self.breaker.inner).__name__)
         return self.ws
 
     @property
@@ -263,14 +275,41 @@ class RaceServer:
 
     # -- connections --------------------------------------------------------
 
+    def live_counts(self) -> LiveCounts:
+        """What this node holds now (read at each /metrics scrape)."""
+        racers = spectators = 0
+        for held in self.rooms.values():
+            racers += sum(1 for seat in held.room.seats.values() if not seat.left)
+            spectators += len(held.room.spectators)
+        return LiveCounts(len(self.rooms), racers, spectators, self.guard.connections)
+
     async def connection(self, ws: ServerConnection) -> None:
         if ws.subprotocol != SUBPROTOCOL:
             offered = ws.request.headers.get("Sec-WebSocket-Protocol", "none") if ws.request else "none"
             await ws.close(CloseCode.VERSION_MISMATCH, f"this server speaks {SUBPROTOCOL}; you offered {offered}"[:120])
             return
+        address = self.guard.address(ws)
+        if not self.guard.admit(address):
+            log_event("connection.refused", peer=address, reason="too many connections")
+            await self.guard.close(ws, CloseCode.TRY_AGAIN_LATER, "too many connections from your address")
+            return
+        try:
+            await self._serve(ws, address)
+        finally:
+            self.guard.release(ws, address)
+
+    async def _serve(self, ws: ServerConnection, address: str) -> None:
+        """Read ``ws``'s requests until it closes (or is let go)."""
         bucket = TokenBucket(self.config.rate, self.config.burst, self._seconds())
         strikes = 0
         session: Session | None = None
+
+        def silent() -> None:
+            if session is None:
+                log_event("connection.silent", peer=address)
+                self.guard.let_go(ws, CloseCode.HELLO_TIMEOUT, "no hello in time")
+
+        deadline = self.clock.call_at(self.clock.now() + self.config.hello_timeout_ms, silent)
         try:
             async for frame in ws:
                 if session is not None and session.conn is not ws:
@@ -280,7 +319,7 @@ class RaceServer:
                     if not bucket.take(self._seconds()):
                         strikes += 1
                         if strikes >= self.config.strikes:
-                            await ws.close(CloseCode.POLICY, "too many requests")
+                            await self.guard.close(ws, CloseCode.POLICY, "too many requests")
                             break
                         seq = _peek_seq(frame)
                         raise ProtocolError(ErrorCode.RATE_LIMITED, "slow down: request dropped, send it again")
@@ -289,6 +328,7 @@ class RaceServer:
                         if not isinstance(message, Hello):
                             raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first")
                         session = await self.on_hello(ws, message, seq)
+                        deadline.cancel()
                         continue
                     if isinstance(message, Hello):
                         raise ProtocolError(ErrorCode.BAD_FIELD, "you already said hello on this connection")
@@ -299,6 +339,7 @@ class RaceServer:
         except ConnectionClosed:
             pass
         finally:
+            deadline.cancel()
             if session is not None and session.conn is ws:
                 session.conn = None
                 if not self.stopping:
@@ -319,6 +360,7 @@ class RaceServer:
         if seq < session.last_seq:
             raise ProtocolError(ErrorCode.BAD_SEQ, f"seq {seq} is older than your last request {session.last_seq}")
         session.last_seq = seq
+        started = time.perf_counter()
         asker = Asker(ws, session, seq, asyncio.get_running_loop().create_future())
         session.pending = asker.pending
         reply: Message | None
@@ -335,11 +377,21 @@ class RaceServer:
             reply = Error(code=ErrorCode.INTERNAL, message="the server failed on this request")
         if not asker.answered:
             self._answer(asker, reply if reply is not None else Ok())
+        if isinstance(message, MoveRequest):
+            self._count_move(asker, time.perf_counter() - started)
+
+    def _count_move(self, asker: Asker, seconds: float) -> None:
+        """A move request's outcome and latency, for /metrics."""
+        if isinstance(asker.reply, Error):
+            self.metrics.move_refused(asker.reply.code, seconds)
+        else:
+            self.metrics.move_accepted(seconds)
 
     def _answer(self, asker: Asker, message: Message) -> None:
         """Send the answer to the connection that asked, and keep it for a resend."""
         frame = encode(message, asker.seq)
         asker.answered = True
+        asker.reply = message
         session = asker.session
         session.last_reply = [frame]
         if session.pending is asker.pending:
@@ -384,6 +436,8 @@ class RaceServer:
         """The session a hello names (or a new one), taken over by ``ws`` at once, and back in
         its room if it still has a place there (with the frames that tells the room)."""
         if hello.token is None:
+            if not self.guard.new_session(self.guard.address(ws), self._seconds()):
+                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new sessions from your address: resume one")
             session = await self.table.open(hello.name)
             self._claim(session, ws)
             return session, None, []
@@ -418,7 +472,7 @@ class RaceServer:
         """Make ``ws`` the session's connection; the one it had is closed (4001)."""
         old = self.table.claim(session, ws)
         if old is not None:
-            self._spawn(old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token"))
+            self.guard.let_go(old, CloseCode.REPLACED, "replaced by a newer connection with the same token")
 
     # -- request handlers ---------------------------------------------------
 
@@ -434,8 +488,11 @@ class RaceServer:
                 continue
             if message.preset is None or summary.preset == message.preset:
                 rooms.append(summary)
-        rooms.sort(key=lambda r: (r.phase != Phase.WAITING, r.room))
-        return Rooms(rooms=tuple(rooms))
+        after = _lobby_cursor(message.cursor) if message.cursor is not None else None
+        rooms = sorted((r for r in rooms if after is None or _lobby_key(r) > after), key=_lobby_key)
+        page = rooms[: message.limit]
+        more = len(rooms) > len(page)
+        return Rooms(rooms=tuple(page), next=_lobby_cursor_of(_lobby_key(page[-1])) if more else None)
 
     async def on_create_room(self, asker: Asker, message: CreateRoom) -> None:
         self._not_in_room(asker.session)
@@ -467,7 +524,7 @@ class RaceServer:
             hints=message.hints,
             lost_notice=message.lost_notice,
         )
-        held = await self._create(settings)
+        held = await self._create(asker, settings)
         await self._join(asker, held, spectate=False)
         if message.bot is not None:
             await self.bots.seat(held.room.code, message.bot)
@@ -511,7 +568,7 @@ class RaceServer:
             settings = await self._settings(message.preset, deal, daily=daily)
         else:
             settings = await self._settings(message.preset, None, deal_grade=message.deal_grade)
-        held = await self._create(settings)
+        held = await self._create(asker, settings)
         await self._join(asker, held, spectate=False)
         if message.bot_after is not None:
             code, player = held.room.code, asker.session.player
@@ -802,8 +859,10 @@ class RaceServer:
         """Hand ``frame`` to each connection without waiting; one that stops reading is let go."""
         ready = []
         for conn in conns:
-            if conn.transport.get_write_buffer_size() > MAX_WRITE_BUFFER:
-                self._spawn(conn.close(CloseCode.POLICY, "too slow: not reading"))
+            if conn in self.guard.closing:
+                continue
+            if conn.transport.get_write_buffer_size() > self.config.max_write_buffer:
+                self.guard.let_go(conn, CloseCode.POLICY, "too slow: not reading")
             else:
                 ready.append(conn)
         if ready:
@@ -823,7 +882,7 @@ class RaceServer:
 
     def _guesses(self, session: Session) -> TokenBucket:
         """The wrong-code budget of the session's address (shared by all its sessions)."""
-        address = session.conn.remote_address[0] if session.conn and session.conn.remote_address else "?"
+        address = self.guard.address(session.conn) if session.conn else "?"
         bucket = self.guesses.get(address)
         if bucket is None:
             now = self._seconds()
@@ -862,7 +921,9 @@ class RaceServer:
             **chosen,
         )
 
-    async def _create(self, settings: Settings) -> HeldRoom:
+    async def _create(self, asker: Asker, settings: Settings) -> HeldRoom:
+        if not self.guard.new_room(asker.ws, self.guard.address(asker.ws), self._seconds()):
+            raise ProtocolError(ErrorCode.ROOM_LIMIT, "you have created too many rooms lately: join one or wait")
         for _ in range(20):
             code = new_room_code()
             if code not in self.rooms and not await self.store.load(code):
@@ -1005,6 +1066,23 @@ def _peek_seq(frame: bytes | str) -> int | None:
         return decode_request(frame)[0]
     except ProtocolError as exc:
         return exc.seq
+
+
+def _lobby_key(room: RoomSummary) -> tuple[int, str]:
+    """A room's place in the lobby: waiting rooms first, then by code."""
+    return (0 if room.phase == Phase.WAITING else 1, room.room)
+
+
+def _lobby_cursor_of(key: tuple[int, str]) -> str:
+    return f"{key[0]}.{key[1]}"
+
+
+def _lobby_cursor(cursor: str) -> tuple[int, str]:
+    """The lobby place a ``list_rooms`` cursor names (bad-field if it is not one we give)."""
+    rank, dot, code = cursor.partition(".")
+    if rank not in ("0", "1") or not dot or not code.isalnum():
+        raise ProtocolError(ErrorCode.BAD_FIELD, "body.cursor: not a cursor this server gave")
+    return (int(rank), code)
 
 
 def _random_deal() -> int:

@@ -11,6 +11,8 @@ class Config:
     port: int = 8765
     redis_url: str | None = None
     prefix: str = "seahaven:"
+    node_name: str = "node"
+    """This node's name in /metrics (the command's default is the host name)."""
     grace_ms: int = 30_000
     """How long a dropped racer keeps the seat."""
     countdown_ms: int = 3_000
@@ -27,3 +29,21 @@ class Config:
     finished_ttl: float = 900.0
     """Seconds a finished race lives on (for results and rematch)."""
     session_ttl: float = 86_400.0
+    """Seconds a session lives on in the store after its last use."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Networks (CIDR) of load balancers whose ``X-Forwarded-For`` names the client for the
+    per-address limits."""
+    hello_timeout_ms: int = 10_000
+    """How long a new connection may stay silent before its hello (then closed 4002)."""
+    close_timeout: float = 2.0
+    """Seconds a closing handshake may take before the connection is aborted."""
+    max_write_buffer: int = 1 << 20
+    """Bytes a connection may leave unread before it is let go as too slow (fan-out never waits)."""
+    connections_per_address: int = 256
+    """Open connections one client address may hold (more are closed 1013)."""
+    sessions_per_address: int = 1000
+    """New sessions one client address may open an hour (then ``rate-limited``)."""
+    rooms_per_connection: int = 10
+    """Rooms one connection may create a minute (then ``room-limit``)."""
+    rooms_per_address: int = 120
+    """Rooms one client address may create an hour (then ``room-limit``)."""

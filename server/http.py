@@ -2,8 +2,8 @@
 
 ``HttpRoutes`` is the one entry point the shell hands to websockets as ``process_request``.
 A WebSocket upgrade always goes through; any other request is matched by path: the
-server's own routes, then the browser client's files (``server/static.py``); None lets
-websockets refuse it (426). Add a route as one line in ``__call__`` (``/metrics``).
+server's own routes (``/healthz``, ``/metrics``), then the browser client's files
+(``server/static.py``); None lets websockets refuse it (426).
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ from __future__ import annotations
 from http import HTTPStatus
 
 from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from .metrics import Metrics
 from .static import static_response
 from .store import Store
 
@@ -20,8 +22,9 @@ from .store import Store
 class HttpRoutes:
     """Answers the HTTP requests that are not WebSocket upgrades."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, metrics: Metrics) -> None:
         self.store = store
+        self.metrics = metrics
 
     async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
         if "Upgrade" in request.headers:
@@ -29,6 +32,8 @@ class HttpRoutes:
         path = request.path.partition("?")[0]
         if path == "/healthz":
             return await self.healthz(connection)
+        if path == "/metrics":
+            return self.scrape()
         return static_response(path)
 
     async def healthz(self, connection: ServerConnection) -> Response:
@@ -36,3 +41,16 @@ class HttpRoutes:
         ok = await self.store.ping()
         status = HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE
         return connection.respond(status, "ok\n" if ok else "store unavailable\n")
+
+    def scrape(self) -> Response:
+        """This node's metrics in the Prometheus text format."""
+        body, content_type = self.metrics.exposition()
+        headers = Headers(
+            [
+                ("Content-Type", content_type),
+                ("Content-Length", str(len(body))),
+                ("Cache-Control", "no-store"),
+                ("Connection", "close"),
+            ]
+        )
+        return Response(HTTPStatus.OK.value, HTTPStatus.OK.phrase, headers, body)

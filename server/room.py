@@ -61,6 +61,10 @@ BOT_PREFIX: Final = "bot-"
 DONE: Final = frozenset({Status.FINISHED, Status.STUCK, Status.RESIGNED, Status.FORFEIT})
 MAX_MOVES: Final = 5000
 """Moves and undos one racer may make in one race (a solution takes about 90): bounds the log."""
+MAX_CHANGES: Final = 50
+"""Joins and readiness changes one player may make in one room between races: bounds the log
+(each is an event replayed on every load) however often someone toggles ``ready`` or comes and
+goes as a spectator."""
 
 _parse = functools.lru_cache(maxsize=4096)(Move.parse)
 """Move notation to Move: a few hundred distinct texts occur, and Moves are immutable."""
@@ -148,6 +152,8 @@ class Room:
     end_reason: str | None = None
     standings: tuple[Standing, ...] = ()
     rematch: set[str] = field(default_factory=set)
+    changes: dict[str, int] = field(default_factory=dict)
+    """Joins and readiness changes by player since the last race began (see ``MAX_CHANGES``)."""
 
     # -- construction -------------------------------------------------------
 
@@ -333,6 +339,7 @@ class Room:
     def join(self, player: str, name: str, spectate: bool, now: int) -> list[Event]:
         if player in self.members:
             raise RoomError(ErrorCode.ALREADY_IN_ROOM, f"you are already in room {self.code}")
+        self._may_change(player)
         if not spectate:
             if self.phase == Phase.FINISHED:
                 raise RoomError(ErrorCode.RACE_IN_PROGRESS, "the race is over: join as a spectator")
@@ -385,7 +392,14 @@ class Room:
             raise RoomError(ErrorCode.RACE_IN_PROGRESS, "the race has already begun")
         if seat.ready == ready:
             return []
+        self._may_change(player)
         return self._emit(ReadySet(now, player, ready)) + self._after_change(now)
+
+    def _may_change(self, player: str) -> None:
+        if self.changes.get(player, 0) >= MAX_CHANGES:
+            raise RoomError(
+                ErrorCode.RATE_LIMITED, f"{MAX_CHANGES} joins and ready changes in one room: wait for the next race"
+            )
 
     def move(self, player: str, text: str, now: int) -> list[Event]:
         seat = self._playing(player)
@@ -516,6 +530,7 @@ class Room:
         (a replayed log's moves are judged: a corrupt log must not corrupt a board)."""
         match event:
             case Joined(at, player, name, role):
+                self.changes[player] = self.changes.get(player, 0) + 1
                 if role == Role.RACER:
                     self.seats[player] = Seat(name)
                 else:
@@ -532,6 +547,7 @@ class Room:
                         seat.left = True
                 self.rematch.discard(player)
             case ReadySet(_, player, ready):
+                self.changes[player] = self.changes.get(player, 0) + 1
                 seat = self.seats[player]
                 seat.ready = ready
                 seat.status = Status.READY if ready else Status.WAITING
@@ -541,6 +557,7 @@ class Room:
             case StartedEvent(at):
                 self.phase = Phase.RACING
                 self.started_at = at
+                self.changes.clear()
                 self.starts_at = None
                 for seat in self.seats.values():
                     seat.board = Board.deal(self.settings.preset, self.settings.deal)
@@ -597,6 +614,7 @@ class Room:
             case Hinted(_, player):
                 self.seats[player].hints += 1
             case NewDeal(_, deal):
+                self.changes.clear()
                 self.settings = replace(self.settings, deal=deal, chosen=False)  # the server picked it
                 self.seats = {
                     p: Seat(s.name, ready=True, status=Status.READY) for p, s in self.seats.items() if s.connected
