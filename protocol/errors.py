@@ -42,6 +42,7 @@ class CloseCode(IntEnum):
     GOING_AWAY = 1001
     POLICY = 1008
     TOO_BIG = 1009
+    SERVICE_RESTART = 1012
     VERSION_MISMATCH = 4000
     REPLACED = 4001
 
