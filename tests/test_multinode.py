@@ -36,7 +36,8 @@ from protocol.messages import (
 )
 from seahaven import Board
 from seahaven.solver import solve
-from server.events import Undone, unpack
+from server.events import Event, Undone, unpack
+from server.events import Moved as MovedEvent
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
@@ -66,6 +67,11 @@ async def redis(redis_proc: RedisProcess) -> AsyncIterator[aioredis.Redis]:
 
 def log_key(code: str) -> str:
     return f"seahaven:{{room:{code}}}:log"
+
+
+async def stored(redis: aioredis.Redis, code: str) -> list[Event]:
+    """The room's log as Redis holds it."""
+    return [unpack(bytes(data)) for data in await redis.lrange(log_key(code), 0, -1)]  # type: ignore[arg-type]
 
 
 async def race(a: WsClient, b: WsClient, *watchers: WsClient) -> str:
@@ -153,10 +159,8 @@ async def test_a_killed_nodes_racer_finishes_on_the_other_node_with_nothing_lost
     assert [s.player for s in result.standings] == [ann.player, bob.player]
     winner = result.standings[0]
     assert (winner.progress, winner.moves) == (52, len(MOVES))  # nothing doubled, nothing lost
-    moved = [unpack(e) for e in await redis.lrange(log_key(code), 0, -1)]
-    assert sum(1 for e in moved if getattr(e, "player", None) == ann.player and type(e).__name__ == "Moved") == len(
-        MOVES
-    )
+    moved = [e for e in await stored(redis, code) if isinstance(e, MovedEvent) and e.player == ann.player]
+    assert len(moved) == len(MOVES)
     for client in (back, bob):
         await client.close()
 
@@ -220,7 +224,7 @@ async def test_an_undo_stalled_past_the_store_timeout_is_applied_once(
         os.kill(pid, signal.SIGCONT)
     replies = [await ann.call(Undo(), seq=seq) for _ in range(3)]  # resent, as the document says
     assert all(isinstance(r, Moved) and r.moves == acked + 1 for r in replies), replies
-    undos = [e for e in (unpack(d) for d in await redis.lrange(log_key(code), 0, -1)) if isinstance(e, Undone)]
+    undos = [e for e in await stored(redis, code) if isinstance(e, Undone)]
     assert len(undos) == 1
     for client in (ann, bob):
         await client.close()
