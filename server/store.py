@@ -316,6 +316,7 @@ class MemoryStore(Store):
 
     async def doorbells(self, ring: Ring) -> None:
         self._bells.append(ring)
+        ring("*", "", b"")  # like a (re)subscription: from here on nothing is missed
         try:
             await asyncio.get_running_loop().create_future()  # until cancelled
         finally:
