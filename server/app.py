@@ -407,14 +407,15 @@ class RaceServer:
         frames: list[Frame] = []
         try:
             await self.store.ring("session", session.token, self.node)  # a connection on another node: 4001
-            memo = await self.store.memo(session.room, session.player) if session.room is not None else None
-            if memo is not None and memo[0] > session.last_seq and session.pending is None:
-                session.last_seq, session.last_reply = memo[0], [memo[1]]
             held = await self._get(session.room) if session.room is not None else None
             if held is not None and not held.room.has_member(session.player):
                 await self._forget_if_idle(held)
                 held = None
             if held is not None:
+                # The reply memory of a session back in its room is kept with the room.
+                memo = await self.store.memo(held.room.code, session.player)
+                if memo is not None and memo[0] > session.last_seq and session.pending is None:
+                    session.last_seq, session.last_reply = memo[0], [memo[1]]
                 held.visitors.add(session.player)
                 player = session.player
                 try:
