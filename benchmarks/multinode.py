@@ -3,8 +3,9 @@ node, a rival on the other node (doorbell + one read of the log's gap), each fro
 
 Starts a private redis-server and two ``python -m server`` nodes on free loopback ports; Ann and Bob
 connect to node A, Cid to node B, all race in one room; Ann plays a move then undoes it, again and
-again, one request in flight. Prints median and p99 per path, and the extra the cross-node rival pays
-over the same-node one.
+again, one request in flight. Prints median and p99 per path, the extra the cross-node rival pays
+over the same-node one, and the Redis commands per move (``INFO commandstats``: the mover's append
+script, and what the other node runs to catch up).
 
     .venv/bin/python -m benchmarks.multinode [--moves 400]
 """
@@ -20,6 +21,8 @@ from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import redis
 
 from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Progress, Ready, RoomState, Started, Undo
 from seahaven import Board
@@ -45,6 +48,13 @@ async def acked(client: WsClient, seq: int) -> float:
     return time.perf_counter()
 
 
+def command_calls(url: str) -> dict[str, int]:
+    """Calls per command since the redis-server started."""
+    with redis.Redis.from_url(url) as client:
+        stats = client.info("commandstats")
+    return {name.removeprefix("cmdstat_"): int(value["calls"]) for name, value in stats.items()}
+
+
 async def measure(redis_url: str, rounds: int) -> dict[str, list[float]]:
     a, b = (ServerProcess("--redis", redis_url, "--spectator-delay", "0") for _ in range(2))
     try:
@@ -60,6 +70,7 @@ async def measure(redis_url: str, rounds: int) -> dict[str, list[float]]:
             await client.expect(Started)
         move = str(solve(Board.deal("seahaven", 1)).moves[0])
         times: dict[str, list[float]] = {"ack": [], "same node": [], "other node": []}
+        before = command_calls(redis_url)
         for i in range(rounds):
             start = time.perf_counter()
             seq = await ann.send(MoveRequest(move=move) if i % 2 == 0 else Undo())
@@ -69,6 +80,9 @@ async def measure(redis_url: str, rounds: int) -> dict[str, list[float]]:
             times["ack"].append((ack - start) * 1e6)
             times["same node"].append((same - start) * 1e6)
             times["other node"].append((other - start) * 1e6)
+        after = command_calls(redis_url)
+        per_move = {name: (calls - before.get(name, 0)) / rounds for name, calls in after.items()}
+        print("Redis commands per move:", ", ".join(f"{n} {c:.2f}" for n, c in sorted(per_move.items()) if c))
         for client in (ann, bob, cid):
             await client.close()
         return times
