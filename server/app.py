@@ -77,6 +77,10 @@ STORE_RETRY_MS: Final = 1000
 """How soon a room's timer tries again when the store failed it."""
 MAX_CONFLICTS: Final = 20
 """Times a command is judged again because another node wrote to the room first."""
+BEAT_SECONDS: Final = 2.0
+"""How often a node says it is alive, and looks for members connected through dead nodes."""
+BEAT_LIFE: Final = 3
+"""Beats a node may miss before the others count it dead."""
 DRAIN_SECONDS: Final = 10.0
 """How long a graceful stop waits for requests in flight before closing connections (1012)."""
 
@@ -182,6 +186,7 @@ class RaceServer:
 
     async def start(self) -> WsServer:
         self._spawn(self.store.doorbells(self._ring))
+        self._spawn(self._heartbeat())
         await self.recover()
         self.ws = await serve(
             self.connection,
@@ -421,6 +426,7 @@ class RaceServer:
                 try:
                     outcome = await self._command(held, lambda core, now: core.reconnect(player, now), send=False)
                     frames = outcome.frames
+                    await self.store.locate(held.room.code, player, self.node, self.config.session_ttl)
                 except ProtocolError:
                     held = None  # the room closed meanwhile
             if held is None:
@@ -742,6 +748,33 @@ class RaceServer:
                 held.ringing = True
                 self._spawn(self._catch_up(held))
 
+    async def _heartbeat(self) -> None:
+        """Say this node is alive; members whose connection was on a node that stopped saying so
+        are dropped (their grace period starts), as if that node had recorded the drop."""
+        while True:
+            try:
+                await self.store.beat(self.node, BEAT_SECONDS * BEAT_LIFE)
+                await self._drop_the_dead_nodes_members()
+            except StoreError as exc:
+                log_event("store.error", error=str(exc))
+            await asyncio.sleep(BEAT_SECONDS)
+
+    async def _drop_the_dead_nodes_members(self) -> None:
+        alive: set[str] | None = None
+        for held in list(self.rooms.values()):
+            room = held.room
+            elsewhere = [p for p in room.members if p not in self.players and _connected(room, p)]
+            if not elsewhere:
+                continue
+            if alive is None:
+                alive = await self.store.alive()
+            where = await self.store.located(room.code)
+            for player in elsewhere:
+                node = where.get(player)
+                if node is not None and node != self.node and node not in alive:
+                    log_event("session.node_lost", player=player, room=room.code, node=node)
+                    await self._quietly(self._command(held, _disconnect(player)))
+
     async def _save_sessions(self, code: str) -> None:
         """Write back the sessions held here of the room whose log was wiped."""
         for session in [s for s in self.sessions.values() if s.room == code]:
@@ -877,6 +910,7 @@ class RaceServer:
             session.room = held.room.code
             held.visitors.add(session.player)
             await self.table.save(session)
+            await self.store.locate(session.room, session.player, self.node, self.config.session_ttl)
 
         join: Command = lambda core, now: core.join(session.player, session.name, spectate, now)  # noqa: E731
         try:
@@ -1005,6 +1039,16 @@ def _peek_seq(frame: bytes | str) -> int | None:
 
 def _reconnect(player: str) -> Command:
     return lambda core, now: core.reconnect(player, now)
+
+
+def _disconnect(player: str) -> Command:
+    return lambda core, now: core.disconnect(player, now)
+
+
+def _connected(room: Room, player: str) -> bool:
+    """A spectator, or a racer whose seat is connected."""
+    seat = room.seats.get(player)
+    return seat.connected if seat is not None else player in room.spectators
 
 
 def _random_deal() -> int:

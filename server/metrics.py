@@ -147,6 +147,18 @@ class MeteredStore(Store):
     async def doorbells(self, ring: Ring) -> None:
         await self.inner.doorbells(ring)  # runs for the process's life: no latency to record
 
+    async def beat(self, node: str, ttl: float) -> None:
+        await self.metrics.store_call("beat", self.inner.beat(node, ttl))
+
+    async def alive(self) -> set[str]:
+        return await self.metrics.store_call("alive", self.inner.alive())
+
+    async def locate(self, room: str, player: str, node: str, ttl: float) -> None:
+        await self.metrics.store_call("locate", self.inner.locate(room, player, node, ttl))
+
+    async def located(self, room: str) -> dict[str, str]:
+        return await self.metrics.store_call("located", self.inner.located(room))
+
     async def load(self, room: str) -> list[bytes]:
         return await self.metrics.store_call("load", self.inner.load(room))
 

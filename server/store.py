@@ -142,6 +142,22 @@ class Store(abc.ABC):
         calling ``ring("*", "", b"")`` after each reconnection (doorbells may have been missed)."""
 
     @abc.abstractmethod
+    async def beat(self, node: str, ttl: float) -> None:
+        """Say ``node`` is alive for ``ttl`` seconds."""
+
+    @abc.abstractmethod
+    async def alive(self) -> set[str]:
+        """The nodes whose last ``beat`` has not run out."""
+
+    @abc.abstractmethod
+    async def locate(self, room: str, player: str, node: str, ttl: float) -> None:
+        """Record that ``player``'s connection to ``room`` is on ``node`` (kept ``ttl`` seconds)."""
+
+    @abc.abstractmethod
+    async def located(self, room: str) -> dict[str, str]:
+        """Player -> the node their connection to ``room`` was last on."""
+
+    @abc.abstractmethod
     async def load(self, room: str) -> list[bytes]:
         """The room's whole log in append order; ``[]`` when unknown or expired."""
 
@@ -224,6 +240,8 @@ class MemoryStore(Store):
         self._sessions: dict[str, _Timed] = {}
         self._memos: dict[str, dict[str, tuple[int, bytes]]] = {}
         self._bells: list[Ring] = []
+        self._beats: dict[str, float] = {}
+        self._where: dict[str, _Timed] = {}
 
     # -- housekeeping --------------------------------------------------------------------------------
 
@@ -235,7 +253,7 @@ class MemoryStore(Store):
 
     def _sweep(self, now: float) -> None:
         self._next_sweep = now + self._sweep_interval
-        for table in (self._logs, self._listings, self._sessions):
+        for table in (self._logs, self._listings, self._sessions, self._where):
             dead = [key for key, entry in table.items() if now >= entry.deadline]
             for key in dead:
                 del table[key]
@@ -322,6 +340,25 @@ class MemoryStore(Store):
         finally:
             self._bells.remove(ring)
 
+    async def beat(self, node: str, ttl: float) -> None:
+        self._beats[node] = self._now() + _check_ttl(ttl)
+
+    async def alive(self) -> set[str]:
+        now = self._now()
+        self._beats = {node: deadline for node, deadline in self._beats.items() if deadline > now}
+        return set(self._beats)
+
+    async def locate(self, room: str, player: str, node: str, ttl: float) -> None:
+        now = self._now()
+        entry = self._live(self._where, room, now)
+        where: dict[str, str] = {} if entry is None else entry.value
+        where[player] = node
+        self._where[room] = _Timed(where, now + _check_ttl(ttl))
+
+    async def located(self, room: str) -> dict[str, str]:
+        entry = self._live(self._where, room, self._now())
+        return {} if entry is None else dict(entry.value)
+
     async def load(self, room: str) -> list[bytes]:
         log = self._live_log(room, self._now())
         return [] if log is None else list(log.events)
@@ -340,6 +377,7 @@ class MemoryStore(Store):
         self._logs.pop(room, None)
         self._listings.pop(room, None)
         self._memos.pop(room, None)
+        self._where.pop(room, None)
 
     async def room_ids(self) -> list[str]:
         self.sweep()
@@ -441,11 +479,9 @@ _READ_FROM = """
 return {redis.call('LLEN', KEYS[1]), redis.call('LRANGE', KEYS[1], ARGV[1], -1)}
 """
 
-# KEYS = the room's log, listing and replies; ARGV[1] = TTL in ms.
+# KEYS = the room's log, listing, replies and where; ARGV[1] = TTL in ms.
 _EXPIRE_ROOM = """
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[1])
-redis.call('PEXPIRE', KEYS[3], ARGV[1])
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
 """
 
 # Removes ids whose listing key the caller found gone from the listings index, unless the id's
@@ -617,6 +653,13 @@ class RedisStore(Store):
     def replies_key(self, room: str) -> str:
         return f"{self.prefix}{{room:{room}}}:replies"
 
+    def where_key(self, room: str) -> str:
+        return f"{self.prefix}{{room:{room}}}:where"
+
+    @property
+    def nodes_key(self) -> str:
+        return f"{self.prefix}nodes"
+
     def bell(self, kind: str, key: str) -> str:
         """A doorbell's pub/sub channel (not a key: PUBLISH reaches every node of a cluster)."""
         return f"{self.prefix}bell:{kind}:{key}"
@@ -743,6 +786,44 @@ class RedisStore(Store):
             finally:
                 await client.aclose()
 
+    async def beat(self, node: str, ttl: float) -> None:
+        ms = _ttl_ms(ttl)
+
+        async def call() -> None:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.zadd(self.nodes_key, {node: _deadline_ms(ms)})
+                pipe.zremrangebyscore(self.nodes_key, "-inf", _deadline_ms(-60_000))  # long gone
+                pipe.pexpire(self.nodes_key, 10 * ms)
+                await pipe.execute()
+
+        await self._run("beat", call)
+
+    async def alive(self) -> set[str]:
+        async def call() -> set[str]:
+            nodes: list[Any] = await self._redis.zrangebyscore(self.nodes_key, _deadline_ms(0), "+inf")
+            return {_bytes(node).decode() for node in nodes}
+
+        return await self._run("list nodes", call)
+
+    async def locate(self, room: str, player: str, node: str, ttl: float) -> None:
+        ms = _ttl_ms(ttl)
+        key = self.where_key(room)
+
+        async def call() -> None:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.hset(key, player, node)
+                pipe.pexpire(key, ms)
+                await pipe.execute()
+
+        await self._run(f"locate in room {room!r}", call)
+
+    async def located(self, room: str) -> dict[str, str]:
+        async def call() -> dict[str, str]:
+            found = await self._redis.hgetall(self.where_key(room))
+            return {_bytes(k).decode(): _bytes(v).decode() for k, v in found.items()}
+
+        return await self._run(f"read room {room!r} locations", call)
+
     async def load(self, room: str) -> list[bytes]:
         async def call() -> list[bytes]:
             return [_bytes(event) for event in await self._redis.lrange(self.log_key(room), 0, -1)]
@@ -754,7 +835,7 @@ class RedisStore(Store):
 
         async def call() -> None:
             # The room's keys at once (one slot), then the shared index.
-            keys = [self.log_key(room), self.listing_key(room), self.replies_key(room)]
+            keys = [self.log_key(room), self.listing_key(room), self.replies_key(room), self.where_key(room)]
             await self._expire_room(keys=keys, args=[ms])
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.zadd(self._index, {room: _deadline_ms(ms)}, xx=True)
@@ -766,7 +847,8 @@ class RedisStore(Store):
     async def delete(self, room: str) -> None:
         async def call() -> None:
             async with self._redis.pipeline(transaction=False) as pipe:
-                pipe.delete(self.log_key(room), self.listing_key(room), self.replies_key(room))  # one slot
+                keys = (self.log_key(room), self.listing_key(room), self.replies_key(room), self.where_key(room))
+                pipe.delete(*keys)  # one slot: one command
                 pipe.zrem(self._index, room)
                 await pipe.execute()
 

@@ -244,3 +244,23 @@ async def test_sigterm_answers_the_request_in_flight_then_closes_with_1012(nodes
     assert ann.ws.close_code == CloseCode.SERVICE_RESTART
     assert a.proc.wait(10) == 0
     await bob.close()
+
+
+async def test_a_racer_of_a_killed_node_who_never_returns_forfeits_on_the_other_node(
+    redis_proc: RedisProcess,
+) -> None:
+    """The survivor notices the dead node (its heartbeat runs out), records its racer's drop, and the
+    grace period and the forfeit run on the survivor's timers."""
+    a, b = (ServerProcess("--redis", redis_proc.url, "--grace", "1") for _ in range(2))
+    try:
+        ann = await WsClient.open(a.url, "Ann")
+        bob = await WsClient.open(b.url, "Bob")
+        await race(ann, bob)
+        await play(ann, MOVES[:2])
+        a.kill()
+        forfeit = await bob.expect(Progress, wait=30, where=lambda p: p.player == ann.player and p.status == "forfeit")
+        assert forfeit.moves == 2
+        await bob.close()
+    finally:
+        a.close()
+        b.close()

@@ -58,3 +58,15 @@ async def test_doorbells_ring_for_appends_and_rings(store: Store) -> None:
         listening.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await listening
+
+
+async def test_nodes_beat_and_members_are_located(store: Store) -> None:
+    await store.beat("node-a", 60)
+    assert "node-a" in await store.alive()
+    assert await store.located("R4") == {}
+    await store.locate("R4", "p1", "node-a", TTL)
+    await store.locate("R4", "p2", "node-b", TTL)
+    await store.locate("R4", "p1", "node-b", TTL)  # p1 reconnected through node-b
+    assert await store.located("R4") == {"p1": "node-b", "p2": "node-b"}
+    await store.delete("R4")
+    assert await store.located("R4") == {}
