@@ -789,6 +789,7 @@ class RaceServer:
             async with self._locked(held):
                 held.ringing = False
                 await self._sync(held)
+            await self._forget_if_idle(held)  # everyone may have left through other nodes
         except ProtocolError:
             return  # the room closed
         except (StoreError, ValueError) as exc:
