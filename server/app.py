@@ -82,6 +82,8 @@ BEAT_SECONDS: Final = 2.0
 BEAT_LIFE: Final = 3
 """Beats a node may miss before the others count it dead."""
 DRAIN_SECONDS: Final = 10.0
+DRAIN_QUIET: Final = 0.2
+"""Seconds without a new request after which a stopping server closes its connections."""
 """How long a graceful stop waits for requests in flight before closing connections (1012)."""
 
 Command = Callable[[RoomCore, int], Outcome]
@@ -165,6 +167,8 @@ class RaceServer:
         self.node = secrets.token_hex(4)
         """This process's name in session doorbells."""
         self.inflight = 0
+        self.started = 0
+        """Requests taken in so far (a graceful stop waits for a quiet moment)."""
         self.idle = asyncio.Event()
         self.idle.set()
         self.ws: WsServer | None = None
@@ -216,7 +220,7 @@ class RaceServer:
             self.ws.close(close_connections=False)
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(DRAIN_SECONDS):
-                    await self.idle.wait()
+                    await self._drained()
         for held in self.rooms.values():
             if held.timer is not None:
                 held.timer.cancel()
@@ -231,6 +235,18 @@ class RaceServer:
         await asyncio.gather(*self.tasks, return_exceptions=True)
         await self.store.close()
         log_event("server.stopped")
+
+    async def _drained(self) -> None:
+        """Until no request is in flight and none started for a short while (frames already on
+        their way when the stop began are read and answered too)."""
+        while True:
+            await self.idle.wait()
+            if self.ws is None or not self.ws.connections:
+                return
+            started = self.started
+            await asyncio.sleep(DRAIN_QUIET)
+            if self.idle.is_set() and self.started == started:
+                return
 
     async def recover(self) -> None:
         """Rebuild the store's live rooms. Nobody is connected yet: racers get their grace
@@ -300,6 +316,7 @@ class RaceServer:
     async def request(self, ws: ServerConnection, session: Session, seq: int, message: Message) -> None:
         """Answer one request on ``ws``; a repeated seq gets the same answer again, unreplayed."""
         self.inflight += 1
+        self.started += 1
         self.idle.clear()
         try:
             await self._request(ws, session, seq, message)
