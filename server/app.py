@@ -70,7 +70,7 @@ from .config import Config
 from .core import Frame, Outcome, RoomCore
 from .daily import DailyDeals, DailyTimes, Entry, MemoryDailyTimes, utc_date
 from .dealpool import DealPool, MemoryPoolBackend
-from .events import Ended, Event, Moved, Undone, pack, unpack
+from .events import Ended, Event, Moved, Presence, Undone, pack, unpack
 from .guard import Guard, handshake_logger
 from .hints import Advisor
 from .http import HttpRoutes
@@ -79,7 +79,7 @@ from .metrics import LiveCounts, MeteredStore, Metrics
 from .names import new_room_code, normalise_room_code
 from .room import Room, Settings
 from .sessions import Session, SessionTable
-from .store import Store, StoreError
+from .store import Appended, Request, Store, StoreError
 
 log = logging.getLogger("seahaven.server")
 
@@ -95,6 +95,16 @@ HINT_SECONDS: Final = 2.0
 """The solver's budget for one hint or one lost check."""
 QUICK_MATCH_BOT: Final = "brisk"
 """The pace of the bot quick match offers after a wait."""
+MAX_CONFLICTS: Final = 20
+"""Times a command is judged again because another node wrote to the room first."""
+BEAT_SECONDS: Final = 2.0
+"""How often a node says it is alive, and looks for members connected through dead nodes."""
+BEAT_LIFE: Final = 3
+"""Beats a node may miss before the others count it dead."""
+DRAIN_SECONDS: Final = 10.0
+DRAIN_QUIET: Final = 0.2
+"""Seconds without a new request after which a stopping server closes its connections."""
+"""How long a graceful stop waits for requests in flight before closing connections (1012)."""
 
 Command = Callable[[RoomCore, int], Outcome]
 """A room core command, given the time."""
@@ -119,10 +129,24 @@ class HeldRoom:
     """A store call failed: the stored log may hold more than the core's (a lost reply)."""
     visitors: set[str] = field(default_factory=set)
     """Players this process seated or seated again here: whose sessions to release later."""
+    ringing: bool = False
+    """A doorbell's catch-up is queued."""
 
     @property
     def room(self) -> Room:
         return self.core.room
+
+
+class _Behind(Exception):
+    """Another node wrote to the room first: the core has caught up, judge the command again."""
+
+
+class _Duplicate(Exception):
+    """The request was stored before (a resend): ``memo`` is its reply (None: a later one replaced it)."""
+
+    def __init__(self, memo: bytes | None) -> None:
+        super().__init__("request stored before")
+        self.memo = memo
 
 
 @dataclass(slots=True)
@@ -188,6 +212,13 @@ class RaceServer:
         self.greeting: set[ServerConnection] = set()
         """Connections whose hello is being answered: the room's frames wait for its room state."""
         self.stopping = False
+        self.node = secrets.token_hex(4)
+        """This process's name in session doorbells."""
+        self.inflight = 0
+        self.started = 0
+        """Requests taken in so far (a graceful stop waits for a quiet moment)."""
+        self.idle = asyncio.Event()
+        self.idle.set()
         self.ws: WsServer | None = None
         self.handlers: dict[type[Message], Callable[[Asker, Any], Awaitable[Message | None]]] = {
             ListRooms: self.on_list_rooms,
@@ -208,6 +239,8 @@ class RaceServer:
     # -- lifecycle ----------------------------------------------------------
 
     async def start(self) -> WsServer:
+        self._spawn(self.store.doorbells(self._ring))
+        self._spawn(self._heartbeat())
         await self.recover()
         try:
             await self.pool.seed()
@@ -238,14 +271,23 @@ class RaceServer:
         return self.config.port
 
     async def stop(self) -> None:
-        """Close every connection without counting anyone as dropped: a restart resumes the races."""
+        """Stop listening, answer the requests in flight, then close every connection with 1012
+        (service restart) without counting anyone as dropped: a restart resumes the races."""
         self.stopping = True
+        if self.ws is not None:
+            self.ws.close(close_connections=False)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(DRAIN_SECONDS):
+                    await self._drained()
         await self.bots.close()
         for held in self.rooms.values():
             if held.timer is not None:
                 held.timer.cancel()
         if self.ws is not None:
-            self.ws.close(close_connections=True)
+            closing = [
+                conn.close(CloseCode.SERVICE_RESTART, "server restarting: reconnect") for conn in self.ws.connections
+            ]
+            await asyncio.gather(*closing, return_exceptions=True)
             await self.ws.wait_closed()
         for task in list(self.tasks):
             task.cancel()
@@ -255,6 +297,18 @@ class RaceServer:
         await self.daily_board.close()
         await self.store.close()
         log_event("server.stopped")
+
+    async def _drained(self) -> None:
+        """Until no request is in flight and none started for a short while (frames already on
+        their way when the stop began are read and answered too)."""
+        while True:
+            await self.idle.wait()
+            if self.ws is None or not self.ws.connections:
+                return
+            started = self.started
+            await asyncio.sleep(DRAIN_QUIET)
+            if self.idle.is_set() and self.started == started:
+                return
 
     async def recover(self) -> None:
         """Rebuild the store's live rooms. Nobody is connected yet: racers get their grace
@@ -352,6 +406,25 @@ class RaceServer:
 
     async def request(self, ws: ServerConnection, session: Session, seq: int, message: Message) -> None:
         """Answer one request on ``ws``; a repeated seq gets the same answer again, unreplayed."""
+        self.inflight += 1
+        self.started += 1
+        self.idle.clear()
+        try:
+            await self._request(ws, session, seq, message)
+        finally:
+            self.inflight -= 1
+            if not self.inflight:
+                self.idle.set()
+
+    async def _request(self, ws: ServerConnection, session: Session, seq: int, message: Message) -> None:
+        if seq == session.last_seq and session.unsure and session.pending is None:
+            # Answered store-unavailable: the change may have landed after all. Its reply, if it
+            # did; else it is judged again (the store refuses a second copy of the same request).
+            memo = await self._memo(session)
+            if memo is not None and memo[0] == seq:
+                session.last_reply, session.unsure = [memo[1]], False
+            else:
+                session.last_seq -= 1
         if seq == session.last_seq:
             frames = await asyncio.shield(session.pending) if session.pending else session.last_reply
             for frame in frames:
@@ -361,6 +434,7 @@ class RaceServer:
             raise ProtocolError(ErrorCode.BAD_SEQ, f"seq {seq} is older than your last request {session.last_seq}")
         session.last_seq = seq
         started = time.perf_counter()
+        session.unsure = False
         asker = Asker(ws, session, seq, asyncio.get_running_loop().create_future())
         session.pending = asker.pending
         reply: Message | None
@@ -377,6 +451,7 @@ class RaceServer:
             reply = Error(code=ErrorCode.INTERNAL, message="the server failed on this request")
         if not asker.answered:
             self._answer(asker, reply if reply is not None else Ok())
+            session.unsure = isinstance(reply, Error) and reply.code == ErrorCode.STORE_UNAVAILABLE
         if isinstance(message, MoveRequest):
             self._count_move(asker, time.perf_counter() - started)
 
@@ -387,11 +462,23 @@ class RaceServer:
         else:
             self.metrics.move_accepted(seconds)
 
+    async def _memo(self, session: Session) -> tuple[int, bytes] | None:
+        """The session's last request stored in its room, and its reply."""
+        if session.room is None:
+            return None
+        try:
+            return await self.store.memo(session.room, session.player)
+        except StoreError as exc:
+            log_event("store.error", error=str(exc))
+            raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the game store is unavailable; try again") from None
+
     def _answer(self, asker: Asker, message: Message) -> None:
         """Send the answer to the connection that asked, and keep it for a resend."""
-        frame = encode(message, asker.seq)
-        asker.answered = True
         asker.reply = message
+        self._answer_frame(asker, encode(message, asker.seq))
+
+    def _answer_frame(self, asker: Asker, frame: bytes) -> None:
+        asker.answered = True
         session = asker.session
         session.last_reply = [frame]
         if session.pending is asker.pending:
@@ -445,16 +532,22 @@ class RaceServer:
         self._claim(session, ws)  # from here on, the old connection's drop is not this player's drop
         frames: list[Frame] = []
         try:
+            await self.store.ring("session", session.token, self.node)  # a connection on another node: 4001
             held = await self._get(session.room) if session.room is not None else None
             if held is not None and not held.room.has_member(session.player):
                 await self._forget_if_idle(held)
                 held = None
             if held is not None:
+                # The reply memory of a session back in its room is kept with the room.
+                memo = await self.store.memo(held.room.code, session.player)
+                if memo is not None and memo[0] > session.last_seq and session.pending is None:
+                    session.last_seq, session.last_reply = memo[0], [memo[1]]
                 held.visitors.add(session.player)
                 player = session.player
                 try:
                     outcome = await self._command(held, lambda core, now: core.reconnect(player, now), send=False)
                     frames = outcome.frames
+                    await self.store.locate(held.room.code, player, self.node, self.config.session_ttl)
                 except ProtocolError:
                     held = None  # the room closed meanwhile
             if held is None:
@@ -564,6 +657,24 @@ class RaceServer:
                 and someone_waits
             ):
                 return await self._join(asker, held, spectate=False)
+        # Then the rooms other nodes hold, from the shared lobby listing.
+        for code, data in sorted((await self.store.listings()).items()):
+            try:
+                summary = RoomSummary.from_body(msgpack.unpackb(data, raw=False))
+            except (ProtocolError, ValueError):
+                continue
+            if code in self.rooms or summary.preset != message.preset or summary.phase != Phase.WAITING:
+                continue
+            other = await self._get(code)
+            if (
+                other is not None
+                and other.room.is_open()
+                and other.room.settings.daily == daily
+                and (message.deal_grade is None or other.room.settings.deal_grade == message.deal_grade)
+                and any(s.connected for s in other.room.seats.values())
+            ):
+                with contextlib.suppress(ProtocolError):
+                    return await self._join(asker, other, spectate=False)
         if daily is not None:
             settings = await self._settings(message.preset, deal, daily=daily)
         else:
@@ -722,8 +833,16 @@ class RaceServer:
         """Run ``command`` on the room: store what it caused, ``then`` (stored, not yet told),
         answer ``asker``, send the room its frames (unless the caller sends them later)."""
         async with self._locked(held):
-            outcome = command(held.core, self.clock.now())
-            await self._store(held, outcome)
+            try:
+                outcome = await self._judge_and_store(held, command, asker)
+            except _Duplicate as duplicate:
+                if then is not None:
+                    await then()
+                if asker is not None:
+                    if duplicate.memo is None:
+                        raise ProtocolError(ErrorCode.BAD_SEQ, f"seq {asker.seq} was answered and replaced") from None
+                    self._answer_frame(asker, duplicate.memo)
+                return Outcome([], Ok())
             if then is not None:
                 await then()
             # The lobby listing is written before the answer, so a room is listed once created.
@@ -734,20 +853,41 @@ class RaceServer:
                 self._send(outcome.frames)
         return outcome
 
+    async def _judge_and_store(self, held: HeldRoom, command: Command, asker: Asker | None) -> Outcome:
+        """Judge ``command`` on the room as this node holds it and store what it caused; judged
+        again each time another node wrote to the room first (the core catches up meanwhile)."""
+        for _ in range(MAX_CONFLICTS):
+            outcome = command(held.core, self.clock.now())
+            try:
+                await self._store(held, outcome, asker)
+            except _Behind:
+                continue
+            return outcome
+        raise StoreError(f"room {held.room.code} kept changing under {MAX_CONFLICTS} tries")
+
     async def _in_my_room(self, asker: Asker, command: Command) -> None:
         await self._command(self._held_by(asker.session), command, asker)
 
-    async def _store(self, held: HeldRoom, outcome: Outcome) -> None:
-        """Append the events (one round trip), then commit them; if the store fails, abort:
-        nothing happened (a room whose creation failed is let go)."""
+    def _ttl(self, held: HeldRoom) -> float:
+        return self.config.finished_ttl if held.room.phase == Phase.FINISHED else self.config.room_ttl
+
+    async def _store(self, held: HeldRoom, outcome: Outcome, asker: Asker | None = None) -> None:
+        """Append the events if the stored log is the one the core holds (one round trip; the
+        asker's request and reply go with them), then commit them. Otherwise abort and raise:
+        ``_Behind`` once the core caught up with the log (or wrote back its lost tail),
+        ``_Duplicate`` for a request stored before, StoreError when the store failed (the room
+        reads the log back before its next command; a room whose creation failed is let go)."""
         core = held.core
         if not outcome.events:
             core.commit(outcome, None)
             return
         code = core.room.code
-        ttl = self.config.finished_ttl if core.room.phase == Phase.FINISHED else self.config.room_ttl
+        expected = len(core.log)
+        request = None if asker is None else Request(asker.session.player, asker.seq, encode(outcome.reply, asker.seq))
         try:
-            length = await self.store.append(code, [pack(e) for e in outcome.events], ttl)
+            appended = await self.store.append_at(
+                code, [pack(e) for e in outcome.events], self._ttl(held), expected, request
+            )
         except StoreError:
             core.abort()
             if core.log:
@@ -755,8 +895,67 @@ class RaceServer:
             else:
                 self._let_go(held)
             raise
-        if not core.commit(outcome, length):
-            await self._heal(held, length, len(outcome.events), ttl)
+        if appended.stored:
+            core.commit(outcome, appended.length)
+            return
+        core.abort()
+        if not core.log:
+            self._let_go(held)
+            raise ProtocolError(ErrorCode.INTERNAL, "that room code was just taken: try again")
+        if appended.duplicate:
+            raise _Duplicate(appended.memo)
+        await self._caught_up(held, appended)
+        raise _Behind
+
+    async def _caught_up(self, held: HeldRoom, stored: Appended) -> None:
+        """Bring the room and its stored log together: apply the events other nodes stored after
+        ours, or write back what the log lost (its tail, or all of it) from what we hold."""
+        if stored.length < len(held.core.log):
+            await self._write_back(held, stored.length)
+        else:
+            self._apply(held, stored.gap)
+
+    async def _sync(self, held: HeldRoom) -> None:
+        """Read the log from where the core's ends (a doorbell rang, or a store call failed)."""
+        length, gap = await self.store.read_from(held.room.code, len(held.core.log))
+        await self._caught_up(held, Appended(False, length, gap))
+
+    def _apply(self, held: HeldRoom, gap: list[bytes]) -> None:
+        """Events other nodes stored: into the core, their frames to our connections."""
+        if not gap:
+            return
+        outcome = held.core.apply([unpack(d) for d in gap], self.clock.now())
+        self._send(outcome.frames)
+        self._wake_at(held, outcome.wake)
+        if any(not isinstance(e, Moved | Undone) for e in outcome.events):
+            self._release_seatless(held)
+        for event in outcome.events:
+            # A racer connected here whom the log calls dropped (a node restarting, or a drop
+            # recorded after this node took the session over) is recorded back.
+            if isinstance(event, Presence) and not event.connected:
+                session = self.players.get(event.player)
+                if session is not None and session.conn is not None and session.room == held.room.code:
+                    self._spawn(self._quietly(self._command(held, _reconnect(event.player))))
+
+    async def _quietly(self, work: Awaitable[object]) -> None:
+        try:
+            await work
+        except (StoreError, ProtocolError) as exc:
+            log_event("room.background_failed", error=str(exc))
+
+    async def _write_back(self, held: HeldRoom, length: int) -> None:
+        """The stored log lost its tail (or all of it): write back what this node holds beyond
+        ``length``, and when it was wiped, the sessions of the room's visitors here too."""
+        code = held.room.code
+        tail = held.core.log[length:]
+        appended = await self.store.append_at(code, [pack(e) for e in tail], self._ttl(held), length)
+        if not appended.stored:
+            held.stale = True  # someone wrote meanwhile: read again before the next command
+            return
+        log_event("room.log_restored", room=code, events=len(tail), kept=length)
+        if length == 0:  # Redis was wiped: every node holding the room writes back its sessions
+            await self.store.ring("wiped", code, self.node)
+            await self._publish(held)
 
     async def _settle(self, held: HeldRoom, outcome: Outcome) -> None:
         """After a commit: the next wake-up, and for lifecycle events the logs, seats and lobby."""
@@ -782,30 +981,91 @@ class RaceServer:
             if self.rooms.get(code) is not held:
                 raise ProtocolError(ErrorCode.ROOM_NOT_FOUND, f"room {code} has just closed")
             if held.stale:
+                held.stale = False
                 try:
-                    events = [unpack(d) for d in await self.store.load(code)]
-                    held.core = RoomCore.load(events, held.core.watermark)
-                    self._schedule(held)
+                    await self._sync(held)
+                except StoreError:
+                    held.stale = True
+                    raise
                 except ValueError as exc:
                     log_event("room.corrupt", room=code, error=str(exc))
                     self._let_go(held)
                     raise ProtocolError(ErrorCode.ROOM_NOT_FOUND, f"room {code} was lost") from None
-                held.stale = False
             yield
 
-    async def _heal(self, held: HeldRoom, length: int, added: int, ttl: float) -> None:
-        """The stored log is not the one we hold. If it had expired under the live room, write
-        it again whole; otherwise someone else wrote to it: read it before the next command."""
-        code = held.room.code
-        if length == added:
-            try:
-                await self.store.delete(code)
-                await self.store.append(code, [pack(e) for e in held.core.log], ttl)
-                log_event("room.log_restored", room=code, events=len(held.core.log))
+    def _ring(self, kind: str, key: str, data: bytes) -> None:
+        """A doorbell: a room's log grew (catch up), or another node took a session over."""
+        if kind == "session":
+            session = self.sessions.get(key)
+            if session is None or data.decode(errors="replace") == self.node:
                 return
+            old, session.conn = session.conn, None  # not a drop: the player is connected elsewhere
+            self.table.forget(session)  # a later hello here reads it from the store again
+            if old is not None:
+                self._spawn(old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token"))
+            return
+        if kind == "wiped":
+            self._spawn(self._save_sessions(key))
+            return
+        if kind == "room":
+            held = self.rooms.get(key)
+            rooms = [held] if held is not None and int(data or 0) > len(held.core.log) else []
+        else:  # doorbells may have been missed
+            rooms = list(self.rooms.values())
+        for held in rooms:
+            if not held.ringing:
+                held.ringing = True
+                self._spawn(self._catch_up(held))
+
+    async def _heartbeat(self) -> None:
+        """Say this node is alive; members whose connection was on a node that stopped saying so
+        are dropped (their grace period starts), as if that node had recorded the drop."""
+        while True:
+            try:
+                await self.store.beat(self.node, BEAT_SECONDS * BEAT_LIFE)
+                await self._drop_the_dead_nodes_members()
+            except StoreError as exc:
+                log_event("store.error", error=str(exc))
+            await asyncio.sleep(BEAT_SECONDS)
+
+    async def _drop_the_dead_nodes_members(self) -> None:
+        alive: set[str] | None = None
+        for held in list(self.rooms.values()):
+            room = held.room
+            elsewhere = [p for p in room.members if p not in self.players and _connected(room, p)]
+            if not elsewhere:
+                continue
+            if alive is None:
+                alive = await self.store.alive()
+            where = await self.store.located(room.code)
+            for player in elsewhere:
+                node = where.get(player)
+                if node is not None and node != self.node and node not in alive:
+                    log_event("session.node_lost", player=player, room=room.code, node=node)
+                    await self._quietly(self._command(held, _disconnect(player)))
+
+    async def _save_sessions(self, code: str) -> None:
+        """Write back the sessions held here of the room whose log was wiped."""
+        for session in [s for s in self.sessions.values() if s.room == code]:
+            try:
+                await self.table.save(session)
             except StoreError as exc:
                 log_event("store.error", room=code, error=str(exc))
-        held.stale = True
+                return
+
+    async def _catch_up(self, held: HeldRoom) -> None:
+        try:
+            async with self._locked(held):
+                held.ringing = False
+                await self._sync(held)
+            await self._forget_if_idle(held)  # everyone may have left through other nodes
+        except ProtocolError:
+            return  # the room closed
+        except (StoreError, ValueError) as exc:
+            held.stale = True  # the next command or doorbell reads again
+            log_event("store.error", room=held.room.code, error=str(exc))
+        finally:
+            held.ringing = False
 
     def _schedule(self, held: HeldRoom) -> None:
         """Set the room's one timer for its core's next wake-up (after a load)."""
@@ -827,10 +1087,12 @@ class RaceServer:
         held.timer = None
         try:
             async with self._locked(held):
-                now = self.clock.now()
-                self._send(held.core.release(now))
-                outcome = held.core.tick(now)
-                await self._store(held, outcome)
+                self._send(held.core.release(self.clock.now()))
+                # Every node holding the room runs its timer: the second to fire finds it done.
+                try:
+                    outcome = await self._judge_and_store(held, lambda core, now: core.tick(now), None)
+                except _Duplicate:
+                    return
                 self._send(outcome.frames)
                 await self._settle(held, outcome)
         except ProtocolError:
@@ -942,6 +1204,7 @@ class RaceServer:
             session.room = held.room.code
             held.visitors.add(session.player)
             await self.table.save(session)
+            await self.store.locate(session.room, session.player, self.node, self.config.session_ttl)
 
         join: Command = lambda core, now: core.join(session.player, session.name, spectate, now)  # noqa: E731
         try:
@@ -1083,6 +1346,20 @@ def _lobby_cursor(cursor: str) -> tuple[int, str]:
     if rank not in ("0", "1") or not dot or not code.isalnum():
         raise ProtocolError(ErrorCode.BAD_FIELD, "body.cursor: not a cursor this server gave")
     return (int(rank), code)
+
+
+def _reconnect(player: str) -> Command:
+    return lambda core, now: core.reconnect(player, now)
+
+
+def _disconnect(player: str) -> Command:
+    return lambda core, now: core.disconnect(player, now)
+
+
+def _connected(room: Room, player: str) -> bool:
+    """A spectator, or a racer whose seat is connected."""
+    seat = room.seats.get(player)
+    return seat.connected if seat is not None else player in room.spectators
 
 
 def _random_deal() -> int:

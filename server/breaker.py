@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable, Sequence
 from typing import TypeVar
 
-from .store import Store, StoreError
+from .store import Appended, Request, Ring, Store, StoreError
 
 T = TypeVar("T")
 
@@ -74,6 +74,35 @@ class StallBreaker(Store):
 
     async def append(self, room: str, events: Sequence[bytes], ttl: float) -> int:
         return await self._call(self.inner.append(room, events, ttl))
+
+    async def append_at(
+        self, room: str, events: Sequence[bytes], ttl: float, expected: int, request: Request | None = None
+    ) -> Appended:
+        return await self._call(self.inner.append_at(room, events, ttl, expected, request))
+
+    async def read_from(self, room: str, start: int) -> tuple[int, list[bytes]]:
+        return await self._call(self.inner.read_from(room, start))
+
+    async def memo(self, room: str, player: str) -> tuple[int, bytes] | None:
+        return await self._call(self.inner.memo(room, player))
+
+    async def ring(self, kind: str, key: str, data: str) -> None:
+        await self._call(self.inner.ring(kind, key, data))
+
+    async def doorbells(self, ring: Ring) -> None:
+        await self.inner.doorbells(ring)  # runs for the process's life, reconnecting by itself
+
+    async def beat(self, node: str, ttl: float) -> None:
+        await self._call(self.inner.beat(node, ttl))
+
+    async def alive(self) -> set[str]:
+        return await self._call(self.inner.alive())
+
+    async def locate(self, room: str, player: str, node: str, ttl: float) -> None:
+        await self._call(self.inner.locate(room, player, node, ttl))
+
+    async def located(self, room: str) -> dict[str, str]:
+        return await self._call(self.inner.located(room))
 
     async def load(self, room: str) -> list[bytes]:
         return await self._call(self.inner.load(room))

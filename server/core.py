@@ -167,6 +167,25 @@ class RoomCore:
         """What the clock caused by ``now``: the start, the time limit, forfeits."""
         return self._outcome(self.room.tick(now), now)
 
+    def apply(self, events: list[Event], now: int) -> Outcome:
+        """Events another node stored after this log (read back from the store), applied and
+        committed one by one, judged like a replayed log's (ValueError if one does not fit).
+        The outcome has no reply: its frames are what the events imply for the members."""
+        total = Outcome([], Ok())
+        for event in events:
+            try:
+                self.room.apply(event)
+            except (KeyError, ValueError, AssertionError) as exc:
+                self.abort()
+                raise ValueError(f"room {self.room.code}: event {event} does not fit its log: {exc!r}") from None
+            outcome = self._outcome([event], now)
+            self.commit(outcome, None)
+            total.events.append(event)
+            total.frames += outcome.frames
+            total.new_race = total.new_race or outcome.new_race
+        total.wake = self.next_wake()
+        return total
+
     def release(self, now: int) -> list[Frame]:
         """The spectator frames due by ``now``, in event order, for the spectators there now."""
         due = [d for d in self.schedule if d.due <= now]

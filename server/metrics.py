@@ -23,7 +23,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 
 from protocol.errors import ErrorCode
 
-from .store import Store, StoreError
+from .store import Appended, Request, Ring, Store, StoreError
 
 __all__ = ["LiveCounts", "MeteredStore", "Metrics"]
 
@@ -129,6 +129,35 @@ class MeteredStore(Store):
 
     async def append(self, room: str, events: Sequence[bytes], ttl: float) -> int:
         return await self.metrics.store_call("append", self.inner.append(room, events, ttl))
+
+    async def append_at(
+        self, room: str, events: Sequence[bytes], ttl: float, expected: int, request: Request | None = None
+    ) -> Appended:
+        return await self.metrics.store_call("append", self.inner.append_at(room, events, ttl, expected, request))
+
+    async def read_from(self, room: str, start: int) -> tuple[int, list[bytes]]:
+        return await self.metrics.store_call("read_from", self.inner.read_from(room, start))
+
+    async def memo(self, room: str, player: str) -> tuple[int, bytes] | None:
+        return await self.metrics.store_call("memo", self.inner.memo(room, player))
+
+    async def ring(self, kind: str, key: str, data: str) -> None:
+        await self.metrics.store_call("ring", self.inner.ring(kind, key, data))
+
+    async def doorbells(self, ring: Ring) -> None:
+        await self.inner.doorbells(ring)  # runs for the process's life: no latency to record
+
+    async def beat(self, node: str, ttl: float) -> None:
+        await self.metrics.store_call("beat", self.inner.beat(node, ttl))
+
+    async def alive(self) -> set[str]:
+        return await self.metrics.store_call("alive", self.inner.alive())
+
+    async def locate(self, room: str, player: str, node: str, ttl: float) -> None:
+        await self.metrics.store_call("locate", self.inner.locate(room, player, node, ttl))
+
+    async def located(self, room: str) -> dict[str, str]:
+        return await self.metrics.store_call("located", self.inner.located(room))
 
     async def load(self, room: str) -> list[bytes]:
         return await self.metrics.store_call("load", self.inner.load(room))

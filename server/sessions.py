@@ -25,6 +25,9 @@ class Session:
     """The highest seq taken in; its answer is ``last_reply``, or ``pending`` while in flight."""
     last_reply: list[bytes] = field(default_factory=list)
     pending: asyncio.Future[list[bytes]] | None = None
+    unsure: bool = False
+    """``last_seq`` was answered store-unavailable: its change may have landed (read the room's
+    replies before judging a resend of it again)."""
     conn: ServerConnection | None = None
 
     def dump(self) -> bytes:

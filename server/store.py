@@ -48,13 +48,44 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisClusterException, RedisError
 from redis.maint_notifications import MaintNotificationsConfig
 
-__all__ = ["MemoryStore", "RedisStore", "Store", "StoreError", "check_url", "open_store"]
+__all__ = ["Appended", "MemoryStore", "RedisStore", "Request", "Ring", "Store", "StoreError", "check_url", "open_store"]
 
 T = TypeVar("T")
 
 
 class StoreError(Exception):
     """The store cannot be reached or refused an operation (the server answers "store-unavailable")."""
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """The request a room append answers: the player, their seq, and the reply frame to keep."""
+
+    player: str
+    seq: int
+    reply: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """What ``append_at`` did.
+
+    ``stored``: the events are in the log, now ``length`` long. Otherwise, ``duplicate``: the request
+    was stored before (``memo`` is its reply, None when a later request replaced it); else the log was
+    not ``expected`` long but ``length``, and ``gap`` holds its events from ``expected`` on (empty when
+    the log is shorter than expected: it lost its tail or expired).
+    """
+
+    stored: bool
+    length: int
+    gap: list[bytes] = field(default_factory=list)
+    duplicate: bool = False
+    memo: bytes | None = None
+
+
+Ring = Callable[[str, str, bytes], None]
+"""A doorbell: ``(kind, id, data)``; kind ``room`` (data: the log's new length), or one rung by
+``Store.ring``; kind ``*`` means doorbells may have been missed (resync every room held)."""
 
 
 def _check_ttl(ttl: float) -> float:
@@ -83,6 +114,48 @@ class Store(abc.ABC):
         existing log (an unknown room stays unknown) and returns its length. The TTL applies to the
         log; the room's lobby listing keeps its own TTL (``set_listing``/``expire``).
         """
+
+    @abc.abstractmethod
+    async def append_at(
+        self, room: str, events: Sequence[bytes], ttl: float, expected: int, request: Request | None = None
+    ) -> Appended:
+        """Append ``events`` only if the log is ``expected`` long and ``request`` (if any) was not
+        stored before, in one atomic call; then keep the request's reply with the room and ring the
+        room's doorbell (the new length) for every node holding it."""
+
+    @abc.abstractmethod
+    async def read_from(self, room: str, start: int) -> tuple[int, list[bytes]]:
+        """The log's length and its events from index ``start`` on, at one instant."""
+
+    @abc.abstractmethod
+    async def memo(self, room: str, player: str) -> tuple[int, bytes] | None:
+        """The last stored request of ``player`` in ``room``: its seq and reply frame."""
+
+    @abc.abstractmethod
+    async def ring(self, kind: str, key: str, data: str) -> None:
+        """Ring a doorbell on every node: ``session`` (data: the node that took the session over;
+        older connections close with 4001) or ``wiped`` (a room's log was written back whole)."""
+
+    @abc.abstractmethod
+    async def doorbells(self, ring: Ring) -> None:
+        """Call ``ring`` for every doorbell, forever (cancel to stop); survives store outages,
+        calling ``ring("*", "", b"")`` after each reconnection (doorbells may have been missed)."""
+
+    @abc.abstractmethod
+    async def beat(self, node: str, ttl: float) -> None:
+        """Say ``node`` is alive for ``ttl`` seconds."""
+
+    @abc.abstractmethod
+    async def alive(self) -> set[str]:
+        """The nodes whose last ``beat`` has not run out."""
+
+    @abc.abstractmethod
+    async def locate(self, room: str, player: str, node: str, ttl: float) -> None:
+        """Record that ``player``'s connection to ``room`` is on ``node`` (kept ``ttl`` seconds)."""
+
+    @abc.abstractmethod
+    async def located(self, room: str) -> dict[str, str]:
+        """Player -> the node their connection to ``room`` was last on."""
 
     @abc.abstractmethod
     async def load(self, room: str) -> list[bytes]:
@@ -165,6 +238,10 @@ class MemoryStore(Store):
         self._logs: dict[str, _Log] = {}
         self._listings: dict[str, _Timed] = {}
         self._sessions: dict[str, _Timed] = {}
+        self._memos: dict[str, dict[str, tuple[int, bytes]]] = {}
+        self._bells: list[Ring] = []
+        self._beats: dict[str, float] = {}
+        self._where: dict[str, _Timed] = {}
 
     # -- housekeeping --------------------------------------------------------------------------------
 
@@ -176,7 +253,7 @@ class MemoryStore(Store):
 
     def _sweep(self, now: float) -> None:
         self._next_sweep = now + self._sweep_interval
-        for table in (self._logs, self._listings, self._sessions):
+        for table in (self._logs, self._listings, self._sessions, self._where):
             dead = [key for key, entry in table.items() if now >= entry.deadline]
             for key in dead:
                 del table[key]
@@ -214,6 +291,74 @@ class MemoryStore(Store):
         log.deadline = now + ttl
         return len(log.events)
 
+    async def append_at(
+        self, room: str, events: Sequence[bytes], ttl: float, expected: int, request: Request | None = None
+    ) -> Appended:
+        ttl = _check_ttl(ttl)
+        now = self._now()
+        log = self._live_log(room, now)
+        length = 0 if log is None else len(log.events)
+        memos = self._memos.get(room, {}) if log is not None else {}
+        if request is not None and request.player in memos and memos[request.player][0] >= request.seq:
+            seq, reply = memos[request.player]
+            return Appended(False, length, duplicate=True, memo=reply if seq == request.seq else None)
+        if length != expected:
+            gap = [] if log is None else list(log.events[expected:])
+            return Appended(False, length, gap)
+        if log is None:
+            log = self._logs[room] = _Log()
+            self._memos.pop(room, None)
+        log.events.extend(bytes(event) for event in events)
+        log.deadline = now + ttl
+        if request is not None:
+            self._memos.setdefault(room, {})[request.player] = (request.seq, bytes(request.reply))
+        self._ring("room", room, str(len(log.events)).encode())
+        return Appended(True, len(log.events))
+
+    async def read_from(self, room: str, start: int) -> tuple[int, list[bytes]]:
+        log = self._live_log(room, self._now())
+        return (0, []) if log is None else (len(log.events), list(log.events[start:]))
+
+    async def memo(self, room: str, player: str) -> tuple[int, bytes] | None:
+        if self._live_log(room, self._now()) is None:
+            return None
+        return self._memos.get(room, {}).get(player)
+
+    async def ring(self, kind: str, key: str, data: str) -> None:
+        self._ring(kind, key, data.encode())
+
+    def _ring(self, kind: str, key: str, data: bytes) -> None:
+        loop = asyncio.get_running_loop()
+        for ring in self._bells:
+            loop.call_soon(ring, kind, key, data)
+
+    async def doorbells(self, ring: Ring) -> None:
+        self._bells.append(ring)
+        ring("*", "", b"")  # like a (re)subscription: from here on nothing is missed
+        try:
+            await asyncio.get_running_loop().create_future()  # until cancelled
+        finally:
+            self._bells.remove(ring)
+
+    async def beat(self, node: str, ttl: float) -> None:
+        self._beats[node] = self._now() + _check_ttl(ttl)
+
+    async def alive(self) -> set[str]:
+        now = self._now()
+        self._beats = {node: deadline for node, deadline in self._beats.items() if deadline > now}
+        return set(self._beats)
+
+    async def locate(self, room: str, player: str, node: str, ttl: float) -> None:
+        now = self._now()
+        entry = self._live(self._where, room, now)
+        where: dict[str, str] = {} if entry is None else entry.value
+        where[player] = node
+        self._where[room] = _Timed(where, now + _check_ttl(ttl))
+
+    async def located(self, room: str) -> dict[str, str]:
+        entry = self._live(self._where, room, self._now())
+        return {} if entry is None else dict(entry.value)
+
     async def load(self, room: str) -> list[bytes]:
         log = self._live_log(room, self._now())
         return [] if log is None else list(log.events)
@@ -231,6 +376,8 @@ class MemoryStore(Store):
     async def delete(self, room: str) -> None:
         self._logs.pop(room, None)
         self._listings.pop(room, None)
+        self._memos.pop(room, None)
+        self._where.pop(room, None)
 
     async def room_ids(self) -> list[str]:
         self.sweep()
@@ -291,10 +438,50 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return length
 """
 
-# KEYS = the room's log and listing; ARGV[1] = TTL in ms.
-_EXPIRE_ROOM = """
+# Optimistic concurrency: appends ARGV[7..] only if the log is ARGV[2] long and the request
+# (player ARGV[3], seq ARGV[4]; '' for none) is newer than the player's last stored one; then keeps
+# the request's reply (ARGV[5]) in the room's replies hash and rings the doorbell (PUBLISH ARGV[6] the
+# new length). Replies: {length} stored; {-1, length, gap} the log is not as expected (gap: its events
+# from the expected length on); {-2, length, reply or nil} the request was stored before.
+# KEYS[1] = the room's log, KEYS[2] = its replies (player -> seq, player..':r' -> reply); ARGV[1] = TTL ms.
+_APPEND_AT = """
+local length = redis.call('LLEN', KEYS[1])
+local player = ARGV[3]
+if player ~= '' and length > 0 then
+    local seen = tonumber(redis.call('HGET', KEYS[2], player) or '-1')
+    if seen >= tonumber(ARGV[4]) then
+        local reply = false
+        if seen == tonumber(ARGV[4]) then reply = redis.call('HGET', KEYS[2], player .. ':r') end
+        return {-2, length, reply}
+    end
+end
+local expected = tonumber(ARGV[2])
+if length ~= expected then
+    local gap = {}
+    if length > expected then gap = redis.call('LRANGE', KEYS[1], expected, -1) end
+    return {-1, length, gap}
+end
+if length == 0 then redis.call('DEL', KEYS[2]) end
+for i = 7, #ARGV, 1000 do
+    length = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[1])
+if player ~= '' then
+    redis.call('HSET', KEYS[2], player, ARGV[4], player .. ':r', ARGV[5])
+    redis.call('PEXPIRE', KEYS[2], ARGV[1])
+end
+redis.call('PUBLISH', ARGV[6], length)
+return {length}
+"""
+
+# KEYS[1] = the room's log; ARGV[1] = the first index to read. Returns {length, events from there}.
+_READ_FROM = """
+return {redis.call('LLEN', KEYS[1]), redis.call('LRANGE', KEYS[1], ARGV[1], -1)}
+"""
+
+# KEYS = the room's log, listing, replies and where; ARGV[1] = TTL in ms.
+_EXPIRE_ROOM = """
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
 """
 
 # Removes ids whose listing key the caller found gone from the listings index, unless the id's
@@ -447,6 +634,10 @@ class RedisStore(Store):
         self._index = f"{prefix}listings"
         self._append = self._redis.register_script(_APPEND)
         self._expire_room = self._redis.register_script(_EXPIRE_ROOM)
+        self._append_at = self._redis.register_script(_APPEND_AT)
+        self._read_from = self._redis.register_script(_READ_FROM)
+        self._url = url
+        self._timeout = timeout
         self._prune = self._redis.register_script(_PRUNE_LISTINGS)
 
     # -- keys ----------------------------------------------------------------------------------------
@@ -458,6 +649,20 @@ class RedisStore(Store):
 
     def listing_key(self, room: str) -> str:
         return f"{self.prefix}{{room:{room}}}:listing"
+
+    def replies_key(self, room: str) -> str:
+        return f"{self.prefix}{{room:{room}}}:replies"
+
+    def where_key(self, room: str) -> str:
+        return f"{self.prefix}{{room:{room}}}:where"
+
+    @property
+    def nodes_key(self) -> str:
+        return f"{self.prefix}nodes"
+
+    def bell(self, kind: str, key: str) -> str:
+        """A doorbell's pub/sub channel (not a key: PUBLISH reaches every node of a cluster)."""
+        return f"{self.prefix}bell:{kind}:{key}"
 
     def session_key(self, token: str) -> str:
         return f"{self.prefix}{{session:{token}}}"
@@ -503,6 +708,122 @@ class RedisStore(Store):
 
         return await self._run(f"append to room {room!r}", call, idempotent=not events)
 
+    async def append_at(
+        self, room: str, events: Sequence[bytes], ttl: float, expected: int, request: Request | None = None
+    ) -> Appended:
+        ms = _ttl_ms(ttl)
+        keys = [self.log_key(room), self.replies_key(room)]
+        who: tuple[str, int, bytes] = ("", 0, b"") if request is None else (request.player, request.seq, request.reply)
+        args: list[bytes | str | int] = [ms, expected, *who, self.bell("room", room), *events]
+
+        async def call() -> Appended:
+            reply = await self._append_at(keys=keys, args=args)
+            if reply[0] == -2:
+                return Appended(
+                    False, int(reply[1]), duplicate=True, memo=None if reply[2] is None else _bytes(reply[2])
+                )
+            if reply[0] == -1:
+                return Appended(False, int(reply[1]), [_bytes(e) for e in reply[2]])
+            return Appended(True, int(reply[0]))
+
+        # Safe to resend: the expected length (and the request) make a second run a no-op.
+        return await self._run(f"append to room {room!r}", call)
+
+    async def read_from(self, room: str, start: int) -> tuple[int, list[bytes]]:
+        async def call() -> tuple[int, list[bytes]]:
+            length, events = await self._read_from(keys=[self.log_key(room)], args=[start])
+            return int(length), [_bytes(e) for e in events]
+
+        return await self._run(f"read room {room!r}", call)
+
+    async def memo(self, room: str, player: str) -> tuple[int, bytes] | None:
+        async def call() -> tuple[int, bytes] | None:
+            seq, reply = await self._redis.hmget(self.replies_key(room), [player, f"{player}:r"])
+            return None if seq is None or reply is None else (int(seq), _bytes(reply))
+
+        return await self._run(f"read replies of room {room!r}", call)
+
+    async def ring(self, kind: str, key: str, data: str) -> None:
+        async def call() -> None:
+            await self._redis.publish(self.bell(kind, key), data)
+
+        await self._run(f"ring {kind}", call)
+
+    def _subscriber(self) -> aioredis.Redis:
+        """A plain connection for pub/sub (on a cluster, to a seed: PUBLISH reaches every node).
+        No read timeout: a quiet channel is not a dead one (TCP keepalive and the health check are)."""
+        url = self._url
+        if self.cluster:
+            seeds, options = _cluster_seeds(url)
+            return aioredis.Redis(
+                host=seeds[0].host,
+                port=int(seeds[0].port),
+                socket_keepalive=True,
+                health_check_interval=10,
+                socket_connect_timeout=self._timeout,
+                **{k: v for k, v in options.items() if k in ("username", "password", "ssl")},
+            )
+        return aioredis.Redis.from_url(
+            url, socket_keepalive=True, health_check_interval=10, socket_connect_timeout=self._timeout
+        )
+
+    async def doorbells(self, ring: Ring) -> None:
+        pattern = _glob_escape(f"{self.prefix}bell:") + "*"
+        head = len(f"{self.prefix}bell:")
+        while True:
+            client = self._subscriber()
+            try:
+                async with client.pubsub() as pubsub:
+                    await pubsub.psubscribe(pattern)
+                    ring("*", "", b"")  # subscribed: anything rung before is read from the logs
+                    async for message in pubsub.listen():
+                        if message["type"] != "pmessage":
+                            continue
+                        kind, _, key = _bytes(message["channel"]).decode()[head:].partition(":")
+                        ring(kind, key, _bytes(message["data"]))
+            except (RedisError, OSError):
+                await asyncio.sleep(0.5)
+            finally:
+                await client.aclose()
+
+    async def beat(self, node: str, ttl: float) -> None:
+        ms = _ttl_ms(ttl)
+
+        async def call() -> None:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.zadd(self.nodes_key, {node: _deadline_ms(ms)})
+                pipe.zremrangebyscore(self.nodes_key, "-inf", _deadline_ms(-60_000))  # long gone
+                pipe.pexpire(self.nodes_key, 10 * ms)
+                await pipe.execute()
+
+        await self._run("beat", call)
+
+    async def alive(self) -> set[str]:
+        async def call() -> set[str]:
+            nodes: list[Any] = await self._redis.zrangebyscore(self.nodes_key, _deadline_ms(0), "+inf")
+            return {_bytes(node).decode() for node in nodes}
+
+        return await self._run("list nodes", call)
+
+    async def locate(self, room: str, player: str, node: str, ttl: float) -> None:
+        ms = _ttl_ms(ttl)
+        key = self.where_key(room)
+
+        async def call() -> None:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.hset(key, player, node)
+                pipe.pexpire(key, ms)
+                await pipe.execute()
+
+        await self._run(f"locate in room {room!r}", call)
+
+    async def located(self, room: str) -> dict[str, str]:
+        async def call() -> dict[str, str]:
+            found = await self._redis.hgetall(self.where_key(room))
+            return {_bytes(k).decode(): _bytes(v).decode() for k, v in found.items()}
+
+        return await self._run(f"read room {room!r} locations", call)
+
     async def load(self, room: str) -> list[bytes]:
         async def call() -> list[bytes]:
             return [_bytes(event) for event in await self._redis.lrange(self.log_key(room), 0, -1)]
@@ -514,7 +835,8 @@ class RedisStore(Store):
 
         async def call() -> None:
             # The room's keys at once (one slot), then the shared index.
-            await self._expire_room(keys=[self.log_key(room), self.listing_key(room)], args=[ms])
+            keys = [self.log_key(room), self.listing_key(room), self.replies_key(room), self.where_key(room)]
+            await self._expire_room(keys=keys, args=[ms])
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.zadd(self._index, {room: _deadline_ms(ms)}, xx=True)
                 self._keep_index(pipe, ms)
@@ -525,7 +847,8 @@ class RedisStore(Store):
     async def delete(self, room: str) -> None:
         async def call() -> None:
             async with self._redis.pipeline(transaction=False) as pipe:
-                pipe.delete(self.log_key(room), self.listing_key(room))  # one slot: one command
+                keys = (self.log_key(room), self.listing_key(room), self.replies_key(room), self.where_key(room))
+                pipe.delete(*keys)  # one slot: one command
                 pipe.zrem(self._index, room)
                 await pipe.execute()
 

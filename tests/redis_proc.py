@@ -64,6 +64,12 @@ class RedisProcess:
         return self.dir / "redis.log"
 
     @property
+    def pid(self) -> int:
+        """The running redis-server's process id (to stop and continue it)."""
+        assert self._proc is not None and self._proc.poll() is None, "redis-server is not running"
+        return self._proc.pid
+
+    @property
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 

@@ -1,11 +1,11 @@
 """The deployment: compose.yaml and deploy/haproxy.cfg are valid, and the same topology (one Redis, two
 server nodes, HAProxy in front) runs here as real processes.
 
-What holds today with two nodes: each node serves hello and /healthz through the balancer, sessions and
+What holds with two nodes: each node serves hello and /healthz through the balancer, sessions and
 the lobby live in the shared Redis (a racer's token works on either node, a public room created on one
-node is listed on the other), and when a node is killed its racers reconnect through the balancer to
-the other node and finish their race there. Rooms themselves are still owned by the process that
-loaded them, so a race split over two live nodes is not tested here (issue 8, multi-node rooms).
+node is listed on the other), racers on different nodes race in one room to the same standings, and
+when a node is killed its racers reconnect through the balancer to the other node and finish their
+race there. (More multi-node cases, directly on the nodes: tests/test_multinode.py.)
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from protocol.messages import (
     Moved,
     MoveRequest,
     Ok,
+    Progress,
     Ready,
     Result,
     Rooms,
@@ -243,6 +244,37 @@ async def test_racers_of_a_killed_node_finish_their_race_on_the_other_node(topol
     assert [s.player for s in result.standings] == [ann.player, bob.player]
     assert result.standings[0].progress == 52
     for client in (ann2, bob2):
+        await client.close()
+
+
+async def test_racers_on_both_nodes_behind_haproxy_race_in_one_room(topology: Topology) -> None:
+    """Ann lands on node-1, Bob on node-2; Bob joins Ann's room; each hears the other's progress and
+    both get the same standings."""
+    await healthz_through_the_balancer_reaches(topology, {"node-1", "node-2"})
+    opened = await open_on(topology, "node-1", "Ann")
+    ann = opened.pop()
+    extra = await open_on(topology, "node-2", "Bob")
+    bob = extra.pop()
+    for client in (*opened, *extra):
+        await client.close()
+    state = await ann.call(CreateRoom(deal_number=1))
+    assert isinstance(state, RoomState)
+    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
+    for client in (ann, bob):
+        assert isinstance(await client.call(Ready()), Ok)
+    for client in (ann, bob):
+        await client.expect(Started)
+    moves = solve(Board.deal("seahaven", 1)).moves
+    for move in moves[:3]:
+        assert isinstance(await bob.call(MoveRequest(move=str(move))), Moved)
+    heard = await ann.expect(Progress, where=lambda p: p.player == bob.player and p.moves == 3)
+    assert heard.moves == 3
+    for move in moves:
+        assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
+    results = [await client.expect(Result) for client in (ann, bob)]
+    assert results[0].standings == results[1].standings
+    assert [s.player for s in results[0].standings] == [ann.player, bob.player]
+    for client in (ann, bob):
         await client.close()
 
 

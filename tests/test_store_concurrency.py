@@ -1,0 +1,72 @@
+"""The store's contract for several nodes on every backend (memory, one Redis, a Redis Cluster):
+appends only at the expected length, requests stored once with their reply, reads from an index,
+and doorbells."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from server.store import Appended, Request, Store
+
+TTL = 60.0
+
+
+async def test_append_at_stores_only_at_the_expected_length(store: Store) -> None:
+    assert (await store.append_at("R1", [b"a", b"b"], TTL, 0)) == Appended(True, 2)
+    # Another node wrote first: nothing stored, the events it missed come back.
+    behind = await store.append_at("R1", [b"x"], TTL, 1)
+    assert (behind.stored, behind.length, behind.gap) == (False, 2, [b"b"])
+    # The log lost its tail (or expired): shorter than expected, no gap.
+    ahead = await store.append_at("R1", [b"x"], TTL, 5)
+    assert (ahead.stored, ahead.length, ahead.gap) == (False, 2, [])
+    assert await store.load("R1") == [b"a", b"b"]
+    assert (await store.append_at("R1", [b"c"], TTL, 2)) == Appended(True, 3)
+    assert await store.read_from("R1", 1) == (3, [b"b", b"c"])
+    assert await store.read_from("R9", 0) == (0, [])
+
+
+async def test_a_request_is_stored_once_and_its_reply_kept(store: Store) -> None:
+    await store.append_at("R2", [b"created"], TTL, 0)
+    first = Request("p1", 7, b"reply-7")
+    assert (await store.append_at("R2", [b"undo"], TTL, 1, first)).stored
+    assert await store.memo("R2", "p1") == (7, b"reply-7")
+    # A resend (after a lost reply, a restart, on another node) stores nothing and gets the reply,
+    # whatever length it expected.
+    for expected in (1, 2):
+        again = await store.append_at("R2", [b"undo"], TTL, expected, Request("p1", 7, b"other"))
+        assert (again.stored, again.duplicate, again.memo) == (False, True, b"reply-7")
+    older = await store.append_at("R2", [b"move"], TTL, 2, Request("p1", 6, b"reply-6"))
+    assert (older.duplicate, older.memo) == (True, None)
+    assert await store.load("R2") == [b"created", b"undo"]
+    assert await store.memo("R2", "p2") is None
+    assert (await store.append_at("R2", [b"move"], TTL, 2, Request("p1", 8, b"reply-8"))).stored
+    assert await store.memo("R2", "p1") == (8, b"reply-8")
+
+
+async def test_doorbells_ring_for_appends_and_rings(store: Store) -> None:
+    heard: asyncio.Queue[tuple[str, str, bytes]] = asyncio.Queue()
+    listening = asyncio.get_running_loop().create_task(store.doorbells(lambda *bell: heard.put_nowait(bell)))
+    try:
+        assert await asyncio.wait_for(heard.get(), 10) == ("*", "", b"")  # listening from here on
+        await store.append_at("R3", [b"a", b"b"], TTL, 0)
+        assert await asyncio.wait_for(heard.get(), 10) == ("room", "R3", b"2")
+        await store.append_at("R3", [b"c"], TTL, 0)  # not stored: no doorbell
+        await store.ring("session", "TOKEN", "node-b")
+        assert await asyncio.wait_for(heard.get(), 10) == ("session", "TOKEN", b"node-b")
+    finally:
+        listening.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await listening
+
+
+async def test_nodes_beat_and_members_are_located(store: Store) -> None:
+    await store.beat("node-a", 60)
+    assert "node-a" in await store.alive()
+    assert await store.located("R4") == {}
+    await store.locate("R4", "p1", "node-a", TTL)
+    await store.locate("R4", "p2", "node-b", TTL)
+    await store.locate("R4", "p1", "node-b", TTL)  # p1 reconnected through node-b
+    assert await store.located("R4") == {"p1": "node-b", "p2": "node-b"}
+    await store.delete("R4")
+    assert await store.located("R4") == {}
