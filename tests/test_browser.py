@@ -19,7 +19,7 @@ from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Prog
 from seahaven import COLUMN, Board, Move, to_board_text
 from seahaven.moves import CELL, CELL_TOKENS, COLUMN_TOKENS, FOUNDATION
 from seahaven.solver import solve
-from tests.test_server_process import ServerProcess
+from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
 
 CHROMIUM = "/usr/bin/chromium"
@@ -34,11 +34,11 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerProcess]:
-    process = ServerProcess("--spectator-delay", "0").start()
+    process = ServerProcess("--spectator-delay", "0")
     try:
         yield process
     finally:
-        process.kill()
+        process.close()
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
