@@ -25,16 +25,12 @@ import pytest
 from protocol.messages import (
     CreateRoom,
     Hello,
-    JoinRoom,
     ListRooms,
     Moved,
     MoveRequest,
-    Ok,
-    Ready,
     Result,
     Rooms,
     RoomState,
-    Started,
     Welcome,
 )
 from seahaven import Board
@@ -42,7 +38,7 @@ from seahaven.solver import solve
 from tests.haproxy_proc import CONFIG, HAProxyProcess, check_config
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
-from tests.wsclient import WsClient
+from tests.wsclient import WsClient, race_of_two
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = ROOT / "compose.yaml"
@@ -216,13 +212,7 @@ async def test_racers_of_a_killed_node_finish_their_race_on_the_other_node(topol
     bob = extra.pop()
     for client in (*opened, *extra):
         await client.close()
-    state = await ann.call(CreateRoom(deal_number=1))
-    assert isinstance(state, RoomState)
-    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
-    for client in (ann, bob):
-        assert isinstance(await client.call(Ready()), Ok)
-    for client in (ann, bob):
-        await client.expect(Started)
+    await race_of_two(ann, bob, CreateRoom(deal_number=1))
     moves = solve(Board.deal("seahaven", 1)).moves
     half = len(moves) // 2
     for move in moves[:half]:

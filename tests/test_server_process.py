@@ -13,7 +13,7 @@ from seahaven import Board, parse_board
 from seahaven.solver import solve
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
-from tests.wsclient import WsClient
+from tests.wsclient import WsClient, race_of_two
 
 
 @pytest.fixture
@@ -47,13 +47,7 @@ async def test_a_race_survives_a_server_crash_on_redis(
     processes.append(first)
     ann = await WsClient.open(first.url, "Ann")
     bob = await WsClient.open(first.url, "Bob")
-    state = await ann.call(CreateRoom(deal_number=1))
-    assert isinstance(state, RoomState)
-    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
-    for client in (ann, bob):
-        assert isinstance(await client.call(Ready()), Ok)
-    for client in (ann, bob):
-        await client.expect(Started)
+    await race_of_two(ann, bob, CreateRoom(deal_number=1))
     half = len(moves) // 2
     for move in moves[:half]:
         assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
