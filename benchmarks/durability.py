@@ -26,7 +26,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 
 from redis.asyncio import Redis
 
-from benchmarks.store import MAX_ITERATIONS, percentile, report, run, sample_event
+from benchmarks.store import add_load_options, concurrencies_of, percentile, report, run, sample_event
 from server.store import RedisStore
 from tests.redis_proc import RedisProcess
 
@@ -95,17 +95,9 @@ async def bench(iterations: int, concurrencies: list[int]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--iterations", type=int, default=3000, help=f"appends per row (1..{MAX_ITERATIONS})")
-    parser.add_argument("--concurrency", default="1,16", help="comma-separated numbers of concurrent tasks")
+    add_load_options(parser, iterations=3000)
     args = parser.parse_args(argv)
-    if not 1 <= args.iterations <= MAX_ITERATIONS:
-        parser.error(f"--iterations must be between 1 and {MAX_ITERATIONS}")
-    try:
-        concurrencies = [int(part) for part in args.concurrency.split(",")]
-    except ValueError:
-        parser.error("--concurrency takes numbers like 1,16")
-    if not all(1 <= c <= 256 for c in concurrencies):
-        parser.error("--concurrency values must be between 1 and 256")
+    concurrencies = concurrencies_of(parser, args)
     if shutil.which("redis-server") is None:
         print("redis-server is not on the PATH", file=sys.stderr)
         return 1

@@ -72,6 +72,25 @@ def report(name: str, concurrency: int, latencies: list[float], wall: float) -> 
     )
 
 
+def add_load_options(parser: argparse.ArgumentParser, iterations: int) -> None:
+    """The store benchmarks' --iterations (default ``iterations``) and --concurrency."""
+    parser.add_argument("--iterations", type=int, default=iterations, help=f"appends per row (1..{MAX_ITERATIONS})")
+    parser.add_argument("--concurrency", default="1,16", help="comma-separated numbers of concurrent tasks")
+
+
+def concurrencies_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[int]:
+    """Checks --iterations and --concurrency (a usage error if out of range); the concurrencies."""
+    if not 1 <= args.iterations <= MAX_ITERATIONS:
+        parser.error(f"--iterations must be between 1 and {MAX_ITERATIONS}")
+    try:
+        concurrencies = [int(part) for part in args.concurrency.split(",")]
+    except ValueError:
+        parser.error("--concurrency takes numbers like 1,16")
+    if not all(1 <= c <= 256 for c in concurrencies):
+        parser.error("--concurrency values must be between 1 and 256")
+    return concurrencies
+
+
 async def bench(iterations: int, concurrencies: list[int], appendonly: bool) -> None:
     event = sample_event()
     print(f"append of one {len(event)}-byte event, {iterations} calls per row, TTL refreshed on every call")
@@ -97,18 +116,10 @@ async def bench(iterations: int, concurrencies: list[int], appendonly: bool) -> 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--iterations", type=int, default=5000, help=f"appends per row (1..{MAX_ITERATIONS})")
-    parser.add_argument("--concurrency", default="1,16", help="comma-separated numbers of concurrent tasks")
+    add_load_options(parser, iterations=5000)
     parser.add_argument("--appendonly", choices=["yes", "no"], default="yes", help="redis-server AOF (default yes)")
     args = parser.parse_args(argv)
-    if not 1 <= args.iterations <= MAX_ITERATIONS:
-        parser.error(f"--iterations must be between 1 and {MAX_ITERATIONS}")
-    try:
-        concurrencies = [int(part) for part in args.concurrency.split(",")]
-    except ValueError:
-        parser.error("--concurrency takes numbers like 1,16")
-    if not all(1 <= c <= 256 for c in concurrencies):
-        parser.error("--concurrency values must be between 1 and 256")
+    concurrencies = concurrencies_of(parser, args)
     if shutil.which("redis-server") is None:
         print("redis-server is not on the PATH", file=sys.stderr)
         return 1

@@ -1,13 +1,15 @@
 """Shared fixtures: a private redis-server per test, a local Redis Cluster per session, and the store
-under contract test on every backend."""
+under contract test on every backend, and a solver worker pool."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
+from server.dealpool import worker_executor
 from server.store import MemoryStore, RedisStore, Store
 from tests.redis_cluster import LocalCluster
 from tests.redis_proc import RedisProcess
@@ -50,6 +52,16 @@ def redis_cluster() -> Iterator[LocalCluster]:
         yield cluster.start()
     finally:
         cluster.close()
+
+
+@pytest.fixture(scope="module")
+def executor() -> Iterator[ProcessPoolExecutor]:
+    """One solver worker process, shared by a test module's solver-backed tests."""
+    pool = worker_executor(1)
+    try:
+        yield pool
+    finally:
+        pool.shutdown(cancel_futures=True)
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ follow its pace and its seed; it plans again when its board is not the one it ex
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
@@ -11,16 +10,6 @@ import pytest
 from seahaven import Board
 from seahaven.solver import solve
 from server.bot import MAX_DELAY_MS, PACES, BotBrain, Step, plan_for, think
-from server.dealpool import worker_executor
-
-
-@pytest.fixture(scope="module")
-def executor() -> Iterator[ProcessPoolExecutor]:
-    pool = worker_executor(1)
-    try:
-        yield pool
-    finally:
-        pool.shutdown(cancel_futures=True)
 
 
 async def play_out(brain: BotBrain, board: Board, executor: ProcessPoolExecutor) -> list[Step]:

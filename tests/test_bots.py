@@ -26,8 +26,8 @@ from seahaven import Board, Move
 from seahaven.solver import solve
 from server.room import BOT_PREFIX
 from tests.fakeclock import FakeClock
+from tests.server_proc import ServerProcess
 from tests.test_fair import MakeServer, make_server, url_of
-from tests.test_server_process import ServerProcess
 from tests.wsclient import WsClient
 
 __all__ = ["make_server"]  # the fixture, shared with test_fair
@@ -110,7 +110,7 @@ def _children(pid: int) -> set[int]:
 
 
 async def test_a_killed_server_leaves_no_worker_process_behind() -> None:
-    server = ServerProcess().start()
+    server = ServerProcess()
     try:
         assert server.proc is not None
         ann = await WsClient.open(f"ws://127.0.0.1:{server.port}", "Ann")
@@ -122,7 +122,7 @@ async def test_a_killed_server_leaves_no_worker_process_behind() -> None:
         assert workers
         await ann.close()
     finally:
-        server.kill()
+        server.close()
     for _ in range(200):  # each worker sees its parent gone within a second or so
         if not _alive(workers):
             break

@@ -19,8 +19,8 @@ from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Prog
 from seahaven import COLUMN, Board, Move, to_board_text
 from seahaven.moves import CELL, CELL_TOKENS, COLUMN_TOKENS, FOUNDATION
 from seahaven.solver import solve
-from tests.test_server_process import ServerProcess
-from tests.wsclient import WsClient
+from tests.server_proc import ServerProcess
+from tests.wsclient import WsClient, race_of_two
 
 CHROMIUM = "/usr/bin/chromium"
 SOLUTION: tuple[Move, ...] = solve(Board.deal("seahaven", 1)).moves
@@ -34,11 +34,11 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerProcess]:
-    process = ServerProcess("--spectator-delay", "0").start()
+    process = ServerProcess("--spectator-delay", "0")
     try:
         yield process
     finally:
-        process.kill()
+        process.close()
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -319,13 +319,7 @@ async def test_a_page_reloads_mid_race_and_comes_back(server: ServerProcess, bro
 async def test_a_spectator_page_follows_a_race(server: ServerProcess, browser: Browser) -> None:
     url = f"ws://127.0.0.1:{server.port}/"
     ann, bob = await WsClient.open(url, "Ann"), await WsClient.open(url, "Bob")
-    state = await ann.call(CreateRoom(deal_number=1))
-    assert isinstance(state, RoomState)
-    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
-    for client in (ann, bob):
-        assert isinstance(await client.call(Ready()), Ok)
-    for client in (ann, bob):
-        await client.expect(Started)
+    state = await race_of_two(ann, bob, CreateRoom(deal_number=1))
     for move in SOLUTION[:5]:
         assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
 

@@ -638,6 +638,16 @@ def scripted_app() -> RaceApp:
     )
 
 
+async def enter_room(app: RaceApp, pilot: Pilot[None], button: str) -> RaceController:
+    """In a scripted session: type room ABCDEF in the lobby, press ``button`` (#join or #spectate), and
+    return the room once it opens."""
+    await until(pilot, lambda: app.connected, "the scripted session")
+    app.lobby.query_one("#code", Input).value = "ABCDEF"
+    await pilot.click(button)
+    await until(pilot, lambda: app.room is not None, "the room")
+    return room_of(app)
+
+
 def racing_state(undo: bool) -> RoomState:
     racers = tuple(
         Racer(player=p, name=p, status="racing", connected=True, progress=0, moves=0, time_ms=None)
@@ -674,11 +684,7 @@ async def test_stuck_racer_may_undo_only_when_the_room_allows(undo: bool) -> Non
     }
     app = scripted_app()
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.connected, "the scripted session")
-        app.lobby.query_one("#code", Input).value = "ABCDEF"
-        await pilot.click("#join")
-        await until(pilot, lambda: app.room is not None, "the room")
-        room = room_of(app)
+        room = await enter_room(app, pilot, "#join")
         await pilot.press("]", "tab")  # a racer's board is their own: no switching
         assert not room.can_watch() and room.screen.board == DEAL and not room.spectate.boards
         assert "right_square_bracket" not in room.screen.active_bindings and "tab" not in room.screen.active_bindings
@@ -718,11 +724,7 @@ async def test_a_spectator_plays_each_racers_move_once() -> None:
     ScriptedConnection.replies = {"join_room": lambda m: state}
     app = scripted_app()
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.connected, "the scripted session")
-        app.lobby.query_one("#code", Input).value = "ABCDEF"
-        await pilot.click("#spectate")
-        await until(pilot, lambda: app.room is not None, "the room")
-        room = room_of(app)
+        room = await enter_room(app, pilot, "#spectate")
         assert room.spectate.watched == "bob" and room.screen.board == board_after(moves[:3]), (
             "bob leads: 1 card home to 0"
         )
@@ -749,11 +751,7 @@ async def test_room_gone_after_a_reconnect_goes_back_to_the_lobby() -> None:
     ScriptedConnection.replies = {"join_room": lambda m: racing_state(True), "ping": lambda m: Pong(server_time=0)}
     app = scripted_app()
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.connected, "the scripted session")
-        app.lobby.query_one("#code", Input).value = "ABCDEF"
-        await pilot.click("#join")
-        await until(pilot, lambda: app.room is not None, "the room")
-        room = room_of(app)
+        room = await enter_room(app, pilot, "#join")
         conn = ScriptedConnection.last
         conn.on_status("reconnecting")
         await until(pilot, lambda: room.screen.locked == "Connection lost: reconnecting…", "the lock")

@@ -34,6 +34,7 @@ from tests.test_client_race import (
     connect,
     create_deal_1,
     data_home,
+    enter_room,
     play,
     race_bots,
     racing_state,
@@ -244,10 +245,7 @@ async def test_bug6_names_show_as_the_server_sends_them() -> None:
     ScriptedConnection.replies = {"join_room": lambda m: replace(racing_state(True), racers=racers)}
     app = scripted_app()
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.connected, "the scripted session")
-        app.lobby.query_one("#code", Input).value = "ABCDEF"
-        await pilot.click("#join")
-        await until(pilot, lambda: app.room is not None, "the room")
+        await enter_room(app, pilot, "#join")
         assert [v.name for v in shown(room_of(app))] == ["Ann", "Ann (2)"]
 
 
@@ -284,11 +282,7 @@ async def test_bug8_a_spectator_board_out_of_step_waits_and_resyncs() -> None:
     ScriptedConnection.replies = {"join_room": lambda m: next(answers), "leave": lambda m: Ok()}
     app = scripted_app()
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.connected, "the scripted session")
-        app.lobby.query_one("#code", Input).value = "ABCDEF"
-        await pilot.click("#spectate")
-        await until(pilot, lambda: app.room is not None, "the room")
-        room = room_of(app)
+        room = await enter_room(app, pilot, "#spectate")
         conn = ScriptedConnection.last
         conn.on_event(anns_move(10))
         await until(pilot, lambda: room.screen.board.move_stack == list(moves[:10]), "the resync")
@@ -304,11 +298,7 @@ async def test_bug8_a_board_that_cannot_follow_stays_covered_without_asking_agai
     ScriptedConnection.replies = {"join_room": lambda m: next(answers), "leave": lambda m: Ok()}
     app = scripted_app()
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.connected, "the scripted session")
-        app.lobby.query_one("#code", Input).value = "ABCDEF"
-        await pilot.click("#spectate")
-        await until(pilot, lambda: app.room is not None, "the room")
-        room = room_of(app)
+        room = await enter_room(app, pilot, "#spectate")
         conn = ScriptedConnection.last
         conn.on_event(anns_move(10))
         await until(pilot, lambda: len(conn.sent) >= 4 and room.model.racers["ann"].moves == 10, "the resync")
@@ -510,10 +500,7 @@ async def test_the_review_steps_through_every_racer_from_result_histories() -> N
     ScriptedConnection.replies = {"join_room": lambda m: racing_state(True)}
     app = scripted_app()
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.connected, "the scripted session")
-        app.lobby.query_one("#code", Input).value = "ABCDEF"
-        await pilot.click("#join")
-        await until(pilot, lambda: app.room is not None, "the room")
+        await enter_room(app, pilot, "#join")
         ScriptedConnection.last.on_event(Result(reason="won", standings=standings, histories=histories))
         await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
         await pilot.press("v")

@@ -15,16 +15,12 @@ from redis.asyncio import Redis
 
 from protocol.messages import (
     CreateRoom,
-    JoinRoom,
     ListRooms,
     Moved,
     MoveRequest,
-    Ok,
-    Ready,
     Result,
     Rooms,
     RoomState,
-    Started,
 )
 from seahaven import Board
 from seahaven.solver import solve
@@ -32,7 +28,7 @@ from server.store import RedisStore, StoreError, check_url, open_store
 from tests.redis_cluster import LocalCluster
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
-from tests.wsclient import WsClient
+from tests.wsclient import WsClient, race_of_two
 
 LONG = 60.0
 
@@ -238,13 +234,7 @@ async def test_a_race_on_a_cluster_survives_a_server_crash(
         codes.append(created.room)
     ann = await WsClient.open(first.url, "Ann")
     bob = await WsClient.open(first.url, "Bob")
-    state = await ann.call(CreateRoom(deal_number=1, public=False))
-    assert isinstance(state, RoomState)
-    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
-    for client in (ann, bob):
-        assert isinstance(await client.call(Ready()), Ok)
-    for client in (ann, bob):
-        await client.expect(Started)
+    await race_of_two(ann, bob, CreateRoom(deal_number=1, public=False))
     moves = solve(Board.deal("seahaven", 1)).moves
     half = len(moves) // 2
     for move in moves[:half]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
@@ -14,7 +14,7 @@ import pytest
 from seahaven import Board
 from seahaven.solver import solve
 from seahaven.winnable import GRADES, deal_list, grade_of
-from server.dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend, worker_executor
+from server.dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend
 from tests.test_solver import assert_wins
 
 PRESET = "seahaven-easy"
@@ -31,15 +31,6 @@ async def backend(request: pytest.FixtureRequest) -> AsyncIterator[PoolBackend]:
         yield pool
     finally:
         await pool.close()
-
-
-@pytest.fixture(scope="module")
-def executor() -> Iterator[ProcessPoolExecutor]:
-    pool = worker_executor(1)
-    try:
-        yield pool
-    finally:
-        pool.shutdown(cancel_futures=True)
 
 
 def assert_winnable(preset: str, number: int, grade: str) -> None:

@@ -25,17 +25,13 @@ import pytest
 from protocol.messages import (
     CreateRoom,
     Hello,
-    JoinRoom,
     ListRooms,
     Moved,
     MoveRequest,
-    Ok,
     Progress,
-    Ready,
     Result,
     Rooms,
     RoomState,
-    Started,
     Welcome,
 )
 from seahaven import Board
@@ -43,7 +39,7 @@ from seahaven.solver import solve
 from tests.haproxy_proc import CONFIG, HAProxyProcess, check_config
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
-from tests.wsclient import WsClient
+from tests.wsclient import WsClient, race_of_two
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = ROOT / "compose.yaml"
@@ -217,13 +213,7 @@ async def test_racers_of_a_killed_node_finish_their_race_on_the_other_node(topol
     bob = extra.pop()
     for client in (*opened, *extra):
         await client.close()
-    state = await ann.call(CreateRoom(deal_number=1))
-    assert isinstance(state, RoomState)
-    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
-    for client in (ann, bob):
-        assert isinstance(await client.call(Ready()), Ok)
-    for client in (ann, bob):
-        await client.expect(Started)
+    await race_of_two(ann, bob, CreateRoom(deal_number=1))
     moves = solve(Board.deal("seahaven", 1)).moves
     half = len(moves) // 2
     for move in moves[:half]:
@@ -257,13 +247,7 @@ async def test_racers_on_both_nodes_behind_haproxy_race_in_one_room(topology: To
     bob = extra.pop()
     for client in (*opened, *extra):
         await client.close()
-    state = await ann.call(CreateRoom(deal_number=1))
-    assert isinstance(state, RoomState)
-    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
-    for client in (ann, bob):
-        assert isinstance(await client.call(Ready()), Ok)
-    for client in (ann, bob):
-        await client.expect(Started)
+    await race_of_two(ann, bob, CreateRoom(deal_number=1))
     moves = solve(Board.deal("seahaven", 1)).moves
     for move in moves[:3]:
         assert isinstance(await bob.call(MoveRequest(move=str(move))), Moved)

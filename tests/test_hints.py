@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
@@ -14,15 +13,6 @@ from seahaven import Board
 from seahaven.solver import solve
 from server.dealpool import worker_executor
 from server.hints import Advisor, advise_now
-
-
-@pytest.fixture(scope="module")
-def executor() -> Iterator[ProcessPoolExecutor]:
-    pool = worker_executor(1)
-    try:
-        yield pool
-    finally:
-        pool.shutdown(cancel_futures=True)
 
 
 async def test_following_hints_wins(executor: ProcessPoolExecutor) -> None:

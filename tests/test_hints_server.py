@@ -7,21 +7,16 @@ from protocol.messages import (
     Advice,
     CreateRoom,
     HintRequest,
-    JoinRoom,
     Lost,
     Members,
     Moved,
     MoveRequest,
-    Ok,
-    Ready,
     Resign,
     Result,
-    RoomState,
-    Started,
 )
 from seahaven import Board
 from tests.test_fair import MakeServer, make_server, url_of
-from tests.wsclient import WsClient
+from tests.wsclient import WsClient, race_of_two
 
 __all__ = ["make_server"]  # the fixture, shared with test_fair
 
@@ -31,13 +26,7 @@ UNWINNABLE = 21
 
 async def race(server_url: str, **create: object) -> tuple[WsClient, WsClient]:
     ann, bob = [await WsClient.open(server_url, name) for name in ("Ann", "Bob")]
-    state = await ann.call(CreateRoom(**create))  # type: ignore[arg-type]
-    assert isinstance(state, RoomState)
-    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
-    for client in (ann, bob):
-        assert isinstance(await client.call(Ready()), Ok)
-    for client in (ann, bob):
-        await client.expect(Started)
+    await race_of_two(ann, bob, CreateRoom(**create))  # type: ignore[arg-type]
     return ann, bob
 
 

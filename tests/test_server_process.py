@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 
@@ -16,41 +12,8 @@ from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Prog
 from seahaven import Board, parse_board
 from seahaven.solver import solve
 from tests.redis_proc import RedisProcess
-from tests.wsclient import WsClient
-
-
-class ServerProcess:
-    """``python -m server`` in a child process; ``url`` once it listens."""
-
-    def __init__(self, *args: str) -> None:
-        self.args = args
-        self.proc: subprocess.Popen[str] | None = None
-        self.port = 0
-
-    def start(self, port: int = 0) -> ServerProcess:
-        env = {**os.environ, "SEAHAVEN_RATE": "10000", "SEAHAVEN_BURST": "10000"}
-        cmd = [sys.executable, "-m", "server", "--port", str(port), "--countdown", "0.05", *self.args]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        assert line.startswith("listening on ws://"), f"server did not start: {line!r}"
-        self.port = int(line.rsplit(":", 1)[1])
-        return self
-
-    @property
-    def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
-
-    def kill(self) -> None:
-        """A crash: no goodbye to anyone."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
-
-    def terminate(self) -> int:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(10)
+from tests.server_proc import ServerProcess
+from tests.wsclient import WsClient, race_of_two
 
 
 @pytest.fixture
@@ -58,11 +21,11 @@ def processes() -> Iterator[list[ServerProcess]]:
     started: list[ServerProcess] = []
     yield started
     for process in started:
-        process.kill()
+        process.close()
 
 
 async def test_plain_command_serves_from_memory_and_stops_cleanly(processes: list[ServerProcess]) -> None:
-    server = ServerProcess().start()
+    server = ServerProcess()
     processes.append(server)
 
     def health() -> bytes:
@@ -80,23 +43,17 @@ async def test_a_race_survives_a_server_crash_on_redis(
     processes: list[ServerProcess], redis_proc: RedisProcess
 ) -> None:
     moves = solve(Board.deal("seahaven", 1)).moves
-    first = ServerProcess("--redis", redis_proc.url).start()
+    first = ServerProcess("--redis", redis_proc.url)
     processes.append(first)
     ann = await WsClient.open(first.url, "Ann")
     bob = await WsClient.open(first.url, "Bob")
-    state = await ann.call(CreateRoom(deal_number=1))
-    assert isinstance(state, RoomState)
-    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
-    for client in (ann, bob):
-        assert isinstance(await client.call(Ready()), Ok)
-    for client in (ann, bob):
-        await client.expect(Started)
+    await race_of_two(ann, bob, CreateRoom(deal_number=1))
     half = len(moves) // 2
     for move in moves[:half]:
         assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
 
     first.kill()
-    second = ServerProcess("--redis", redis_proc.url).start(port=first.port)
+    second = ServerProcess("--redis", redis_proc.url, port=first.port)
     processes.append(second)
 
     ann2 = await WsClient.open(second.url, "Ann", token=ann.token)
@@ -122,7 +79,7 @@ async def test_a_spectator_who_joins_after_a_crash_gets_every_move(
     """What spectators see is rebuilt from the stored log: moves made before the crash, whether
     their delayed frames had fallen due or not, reach a spectator who joins the new process."""
     moves = [str(m) for m in solve(Board.deal("seahaven", 1)).moves[:12]]
-    first = ServerProcess("--redis", redis_proc.url, "--spectator-delay", "0.3").start()
+    first = ServerProcess("--redis", redis_proc.url, "--spectator-delay", "0.3")
     processes.append(first)
     ann = await WsClient.open(first.url, "Ann")
     bob = await WsClient.open(first.url, "Bob")
@@ -136,7 +93,7 @@ async def test_a_spectator_who_joins_after_a_crash_gets_every_move(
         assert isinstance(await ann.call(MoveRequest(move=move)), Moved)
 
     first.kill()
-    second = ServerProcess("--redis", redis_proc.url, "--spectator-delay", "0.3").start()
+    second = ServerProcess("--redis", redis_proc.url, "--spectator-delay", "0.3")
     processes.append(second)
     sue = await WsClient.open(second.url, "Sue")
     joined = await sue.call(JoinRoom(room=state.room, spectate=True))

@@ -1,4 +1,4 @@
-"""A bare test client: real WebSocket, protocol frames, replies matched by seq."""
+"""A bare test client: real WebSocket, protocol frames, replies matched by seq; and a two-racer start."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import TypeVar
 from websockets.asyncio.client import ClientConnection, connect
 
 from protocol.codec import SUBPROTOCOL, decode_server, encode_request
-from protocol.messages import Error, Hello, Ping, Pong, Welcome
+from protocol.messages import CreateRoom, Error, Hello, JoinRoom, Ok, Ping, Pong, Ready, RoomState, Started, Welcome
 from protocol.schema import Message
 
 M = TypeVar("M", bound=Message)
@@ -99,3 +99,15 @@ class WsClient:
 
     async def close(self) -> None:
         await self.ws.close()
+
+
+async def race_of_two(ann: WsClient, bob: WsClient, create: CreateRoom) -> RoomState:
+    """``ann`` creates a room, ``bob`` joins it, both ready; the room once both have seen the start."""
+    state = await ann.call(create)
+    assert isinstance(state, RoomState)
+    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
+    for client in (ann, bob):
+        assert isinstance(await client.call(Ready()), Ok)
+    for client in (ann, bob):
+        await client.expect(Started)
+    return state
