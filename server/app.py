@@ -168,6 +168,9 @@ class RaceServer:
             process_request=HttpRoutes(self.store),
             max_size=MAX_FRAME,
             max_queue=32,
+            # No permessage-deflate: it costs ~37 KiB of zlib state per connection and buys
+            # nothing on frames of 50-100 bytes (docs/performance.md).
+            compression=None,
         )
         log_event("server.started", host=self.config.host, port=self.port, store=type(self.store).__name__)
         return self.ws
