@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from .app import RaceServer
 from .config import Config
+from .runtime import freeze_heap, tune_gc
 from .store import check_url, open_store
 
 
@@ -90,6 +91,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
 async def serve(config: Config) -> None:
     server = RaceServer(config, open_store(config.redis_url, config.prefix))
     await server.start()
+    freeze_heap()  # start-up and recovered rooms: never walked by a collection again
     # Tests and scripts read this line to learn the port when --port 0 is given.
     print(f"listening on ws://{config.host}:{server.port}", flush=True)
     stop = asyncio.Event()
@@ -104,6 +106,7 @@ async def serve(config: Config) -> None:
 def main(argv: list[str] | None = None) -> None:
     config, level = parse_args(argv)
     logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    tune_gc()
     asyncio.run(serve(config))
 
 
