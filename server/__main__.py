@@ -10,9 +10,9 @@ import os
 import signal
 from collections.abc import Callable
 
-from .app import RaceServer
+from .app import RaceServer, log_event
 from .config import Config
-from .runtime import freeze_heap, tune_gc
+from .runtime import freeze_heap, run, tune_gc
 from .store import check_url, open_store
 
 
@@ -72,6 +72,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
     )
     parser.add_argument("--rate", type=at_least(1), default=env.get("SEAHAVEN_RATE", "30"), help="requests/s")
     parser.add_argument("--burst", type=at_least(1, int), default=env.get("SEAHAVEN_BURST", "60"), help="burst")
+    parser.add_argument(
+        "--no-uvloop",
+        action="store_true",
+        default=env.get("SEAHAVEN_UVLOOP", "1") == "0",
+        help="run on asyncio's own event loop even when uvloop is installed (env SEAHAVEN_UVLOOP=0)",
+    )
     parser.add_argument("--log-level", default=env.get("SEAHAVEN_LOG_LEVEL", "INFO"), help="DEBUG, INFO, WARNING...")
     args = parser.parse_args(argv)
     config = Config(
@@ -84,6 +90,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
         spectator_delay_ms=int(args.spectator_delay * 1000),
         rate=args.rate,
         burst=int(args.burst),
+        uvloop=not args.no_uvloop,
     )
     return config, args.log_level
 
@@ -91,6 +98,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
 async def serve(config: Config) -> None:
     server = RaceServer(config, open_store(config.redis_url, config.prefix))
     await server.start()
+    log_event("server.loop", loop=type(asyncio.get_running_loop()).__module__)
     freeze_heap()  # start-up and recovered rooms: never walked by a collection again
     # Tests and scripts read this line to learn the port when --port 0 is given.
     print(f"listening on ws://{config.host}:{server.port}", flush=True)
@@ -107,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
     config, level = parse_args(argv)
     logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
     tune_gc()
-    asyncio.run(serve(config))
+    run(serve(config), uvloop=config.uvloop)
 
 
 if __name__ == "__main__":

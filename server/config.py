@@ -27,3 +27,5 @@ class Config:
     finished_ttl: float = 900.0
     """Seconds a finished race lives on (for results and rematch)."""
     session_ttl: float = 86_400.0
+    uvloop: bool = True
+    """Run on uvloop when it is installed (the ``fast`` extra)."""

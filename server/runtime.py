@@ -1,16 +1,26 @@
-"""Process-wide settings for a server process: the garbage collector.
+"""Process-wide settings for a server process: the garbage collector and the event loop.
 
 The collector: under load a room's objects live until its racers' next moves, long enough
 to be promoted, and every full collection then walks the heap of every live room (100+ ms
 pauses at 500 rooms: the whole move -> rival p99). Young collections run less often, so
 that short-lived objects die young, and what exists once the server has started (modules,
 recovered rooms) is frozen out of every later collection.
+
+The event loop: uvloop when it is installed (``pip install 'seahaven-race[fast]'``, which also
+brings hiredis, the reply parser redis-py then uses by itself) and not turned off; asyncio's
+own loop otherwise.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
-from typing import Final
+import importlib
+import importlib.util
+from collections.abc import Callable, Coroutine
+from typing import Any, Final, TypeVar
+
+T = TypeVar("T")
 
 GC_THRESHOLDS: Final = (50_000, 20, 100)
 """Allocations before a young collection (CPython's default: 700), young collections before
@@ -29,3 +39,18 @@ def freeze_heap() -> None:
     or until their room is let go, and are then freed by reference counting)."""
     gc.collect()
     gc.freeze()
+
+
+def uvloop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop constructor, or None when uvloop is not installed."""
+    if importlib.util.find_spec("uvloop") is None:
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = importlib.import_module("uvloop").new_event_loop
+    return factory
+
+
+def run(main: Coroutine[Any, Any, T], uvloop: bool = True) -> T:
+    """``asyncio.run(main)``, on uvloop if ``uvloop`` and it is installed."""
+    factory = uvloop_factory() if uvloop else None
+    with asyncio.Runner(loop_factory=factory) as runner:
+        return runner.run(main)
