@@ -22,10 +22,11 @@ from typing import Any, Final, TypeVar
 
 T = TypeVar("T")
 
-GC_THRESHOLDS: Final = (50_000, 20, 100)
-"""Allocations before a young collection (CPython's default: 700), young collections before
-a middle one, middle ones before the oldest is considered (CPython also waits for the
-oldest to have grown by a quarter)."""
+GC_THRESHOLDS: Final = (10_000, 50, 100)
+"""Net allocations before a young collection (CPython's default: 700), young collections
+before a middle one, middle ones before the oldest is considered (CPython also waits for the
+oldest to have grown by a quarter). 50,000 made each young collection walk so much that one
+took 71 ms at 500 rooms; 10,000 keeps them near 15 ms (docs/performance.md)."""
 
 
 def tune_gc() -> None:
