@@ -97,13 +97,14 @@ def _problem(value: object) -> str | None:
                     return f"a map holds at most {MAX_MAP} entries"
                 if not all(isinstance(key, str) for key in item):
                     return "map keys must be strings"
-                todo += ((v, depth + 1) for v in (*item, *item.values()))
+                todo += [(v, depth + 1) for v in (*item, *item.values())]
             else:
                 if len(item) > MAX_ARRAY:
                     return f"an array holds at most {MAX_ARRAY} items"
-                todo += ((v, depth + 1) for v in item)
+                todo += [(v, depth + 1) for v in item]
         elif isinstance(item, str):
-            if any("\udc80" <= ch <= "\udcff" for ch in item):
+            # Invalid UTF-8 was decoded to lone surrogates (surrogateescape), never ASCII.
+            if not item.isascii() and any("\udc80" <= ch <= "\udcff" for ch in item):
                 return "strings must be valid UTF-8"
         elif isinstance(item, bytes):
             return "binary values are not spoken here: send strings"

@@ -125,6 +125,44 @@ def field_of(spec: Spec, default: Any = _NO_DEFAULT, *, omit_default: bool = Fal
     return dataclasses.field(default=default, metadata={"spec": spec, "omit": omit_default})
 
 
+class _Field:
+    """One message field as the codec needs it, read once per class from its dataclass field."""
+
+    __slots__ = ("default", "dump", "name", "omit", "path", "required", "spec")
+
+    def __init__(self, f: dataclasses.Field[Any]) -> None:
+        self.name: str = f.name
+        self.path = f"body.{f.name}"
+        """Where the field is in a top-level body, for error messages."""
+        self.spec: Spec = f.metadata["spec"]
+        self.required = f.default is dataclasses.MISSING
+        self.default: Any = f.default
+        self.omit: bool = bool(f.metadata.get("omit"))
+        """Left out of the frame while it holds its default (``field_of(omit_default=True)``)."""
+        # Values of plain specs go on the wire as they are: no dump call per encode.
+        self.dump = None if _plain(self.spec) else self.spec.dump
+
+
+def _plain(spec: Spec) -> bool:
+    """Whether ``spec.dump`` returns its value unchanged (no nested message or list to convert)."""
+    if isinstance(spec, Opt):
+        return _plain(spec.inner)
+    return type(spec).dump is Spec.dump
+
+
+_FIELDS: dict[type[Message], tuple[tuple[_Field, ...], frozenset[str]]] = {}
+"""Each message class's fields and their names, read on its first encode or decode
+(``dataclasses.fields`` per message showed on the move path's profile)."""
+
+
+def _fields(cls: type[Message]) -> tuple[tuple[_Field, ...], frozenset[str]]:
+    found = _FIELDS.get(cls)
+    if found is None:
+        fields = tuple(_Field(f) for f in dataclasses.fields(cls))
+        found = _FIELDS[cls] = fields, frozenset(f.name for f in fields)
+    return found
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Message:
     """Base of every message body. ``TYPE`` is the wire ``type`` of top-level messages."""
@@ -133,11 +171,11 @@ class Message:
 
     def to_body(self) -> dict[str, object]:
         body: dict[str, object] = {}
-        for f in dataclasses.fields(self):
+        for f in _fields(type(self))[0]:
             value = getattr(self, f.name)
-            if f.metadata.get("omit") and value == f.default:
+            if f.omit and value == f.default:
                 continue
-            body[f.name] = f.metadata["spec"].dump(value)
+            body[f.name] = value if f.dump is None else f.dump(value)
         return body
 
     @classmethod
@@ -145,15 +183,17 @@ class Message:
         """Validate a decoded body; ``strict`` refuses unknown keys, else they are ignored."""
         if not isinstance(body, dict):
             raise _bad(where, "a map", body)
-        known = {f.name: f for f in dataclasses.fields(cls)}
+        fields, known = _fields(cls)
         if strict:
             for key in body:
                 if key not in known:
                     raise ProtocolError(ErrorCode.BAD_FIELD, f"{where}: unknown field {_shown(key)}")
         values: dict[str, object] = {}
-        for name, f in known.items():
+        for f in fields:
+            name = f.name
             if name in body:
-                values[name] = f.metadata["spec"].check(body[name], f"{where}.{name}", strict)
-            elif f.default is dataclasses.MISSING:
+                path = f.path if where == "body" else f"{where}.{name}"
+                values[name] = f.spec.check(body[name], path, strict)
+            elif f.required:
                 raise ProtocolError(ErrorCode.BAD_FIELD, f"{where}: missing field {name!r}")
         return cls(**values)

@@ -12,10 +12,11 @@ import signal
 import socket
 from collections.abc import Callable
 
-from .app import RaceServer
+from .app import RaceServer, log_event
 from .config import Config
 from .daily import DailyTimes, MemoryDailyTimes, RedisDailyTimes
 from .dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend, worker_executor
+from .runtime import freeze_heap, run, tune_gc
 from .store import check_url, open_store
 
 
@@ -128,6 +129,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
         default=env.get("SEAHAVEN_ROOMS_PER_ADDRESS", "120"),
         help="rooms one client address may create an hour",
     )
+    parser.add_argument(
+        "--no-uvloop",
+        action="store_true",
+        default=env.get("SEAHAVEN_UVLOOP", "1") == "0",
+        help="run on asyncio's own event loop even when uvloop is installed (env SEAHAVEN_UVLOOP=0)",
+    )
     parser.add_argument("--log-level", default=env.get("SEAHAVEN_LOG_LEVEL", "INFO"), help="DEBUG, INFO, WARNING...")
     args = parser.parse_args(argv)
     config = Config(
@@ -147,6 +154,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
         sessions_per_address=int(args.sessions_per_address),
         rooms_per_connection=int(args.rooms_per_connection),
         rooms_per_address=int(args.rooms_per_address),
+        uvloop=not args.no_uvloop,
     )
     return config, args.log_level
 
@@ -163,6 +171,8 @@ async def serve(config: Config) -> None:
     pool = DealPool(backend, executor)
     server = RaceServer(config, open_store(config.redis_url, config.prefix), pool=pool, daily_board=daily)
     await server.start()
+    log_event("server.loop", loop=type(asyncio.get_running_loop()).__module__)
+    freeze_heap()  # start-up and recovered rooms: never walked by a collection again
     # Tests and scripts read this line to learn the port when --port 0 is given.
     print(f"listening on ws://{config.host}:{server.port}", flush=True)
     stop = asyncio.Event()
@@ -178,7 +188,8 @@ async def serve(config: Config) -> None:
 def main(argv: list[str] | None = None) -> None:
     config, level = parse_args(argv)
     logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    asyncio.run(serve(config))
+    tune_gc()
+    run(serve(config), uvloop=config.uvloop)
 
 
 if __name__ == "__main__":

@@ -259,6 +259,9 @@ class RaceServer:
             max_queue=32,
             close_timeout=self.config.close_timeout,
             logger=handshake_logger(),
+            # No permessage-deflate: it costs ~37 KiB of zlib state per connection and buys
+            # nothing on frames of 50-100 bytes (docs/performance.md).
+            compression=None,
         )
         log_event("server.started", host=self.config.host, port=self.port, store=type(self.breaker.inner).__name__)
         return self.ws

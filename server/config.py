@@ -47,3 +47,5 @@ class Config:
     """Rooms one connection may create a minute (then ``room-limit``)."""
     rooms_per_address: int = 120
     """Rooms one client address may create an hour (then ``room-limit``)."""
+    uvloop: bool = True
+    """Run on uvloop when it is installed (the ``fast`` extra)."""

@@ -15,6 +15,7 @@ or another node) rebuilds the same schedule and serves the same views.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from protocol.codec import encode
@@ -119,6 +120,8 @@ class RoomCore:
         """Seat or admit ``player``; the reply is their room state."""
         if not self.room.spectators:
             self.release(now)  # the first spectator's watching starts from what is due now
+            if spectate:
+                self.schedule = self._unwatched(now)
         outcome = self._outcome(self.room.join(player, name, spectate, now), now)
         outcome.reply = self.state_for(player, now)
         return outcome
@@ -188,8 +191,10 @@ class RoomCore:
 
     def release(self, now: int) -> list[Frame]:
         """The spectator frames due by ``now``, in event order, for the spectators there now."""
-        due = [d for d in self.schedule if d.due <= now]
-        self.schedule = [d for d in self.schedule if d.due > now]
+        # The schedule is in due order: the frames due are its head (most moves find none).
+        split = bisect.bisect_right(self.schedule, now, key=_due)
+        due = self.schedule[:split]
+        del self.schedule[:split]
         self.watermark = max(self.watermark, now)
         race = self.room.started_at
         watchers = frozenset(self.room.spectators)
@@ -217,7 +222,8 @@ class RoomCore:
 
     def _outcome(self, events: list[Event], now: int, mover: str | None = None) -> Outcome:
         room = self.room
-        if not room.spectators:
+        watched = bool(room.spectators)
+        if not watched:
             self.release(now)  # due frames for nobody: the watermark moves on, nothing wakes for them
         outcome = Outcome(events, self._reply(events, now, mover))
         latest = self.latest
@@ -226,7 +232,9 @@ class RoomCore:
             outcome.new_race = outcome.new_race or isinstance(event, Started | NewDeal)
             for out in room.messages(event, now):
                 if out.delay_ms:
-                    outcome.delayed.append(Delayed(latest + out.delay_ms, room.started_at, encode(out.message)))
+                    # Nobody watches: no frame. A first spectator's join rebuilds them from the log.
+                    if watched:
+                        outcome.delayed.append(Delayed(latest + out.delay_ms, room.started_at, encode(out.message)))
                 else:
                     audience = frozenset(room.members) if out.audience is None else out.audience
                     outcome.frames.append((audience, encode(out.message)))
@@ -237,6 +245,13 @@ class RoomCore:
         deadline = room.next_deadline()
         outcome.wake = min([*due, deadline] if deadline is not None else due, default=None)
         return outcome
+
+    def _unwatched(self, now: int) -> list[Delayed]:
+        """The spectator frames due after ``now`` that were not built while nobody watched: the
+        log's replay (as a load does), only when an event is recent enough to have one."""
+        if self.latest + self.room.settings.spectator_delay_ms <= now:
+            return []
+        return RoomCore.load(self.log, now).schedule
 
     def _reply(self, events: list[Event], now: int, mover: str | None) -> Message:
         """``moved`` for the mover's own move or undo, ``ok`` for anything else."""
@@ -262,3 +277,7 @@ def _delayed(room: Room, event: Event, now: int, latest: int) -> list[Delayed]:
         for out in room.messages(event, now)
         if out.delay_ms
     ]
+
+
+def _due(delayed: Delayed) -> int:
+    return delayed.due

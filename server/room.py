@@ -68,6 +68,8 @@ goes as a spectator."""
 
 _parse = functools.lru_cache(maxsize=4096)(Move.parse)
 """Move notation to Move: a few hundred distinct texts occur, and Moves are immutable."""
+_notation = functools.lru_cache(maxsize=4096)(Move.__str__)
+"""And back, in canonical form (for the log and the frames): the same few hundred."""
 
 
 class RoomError(ProtocolError):
@@ -413,7 +415,7 @@ class Room:
         verdict = seat.board.is_legal(move)
         if not verdict:
             raise RoomError(ErrorCode.ILLEGAL_MOVE, str(verdict.reason))
-        return self._emit(Moved(now, player, str(move)), judged=True) + self._after_change(now)
+        return self._emit(Moved(now, player, _notation(move)), judged=True) + self._after_change(now)
 
     def undo(self, player: str, now: int) -> list[Event]:
         seat = self._playing(player, also_stuck=True)

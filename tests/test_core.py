@@ -29,13 +29,14 @@ def run(core: RoomCore, outcome: Outcome) -> Outcome:
     return outcome
 
 
-def racing(delay: int = DELAY, time_limit_ms: int | None = None) -> RoomCore:
+def racing(delay: int = DELAY, time_limit_ms: int | None = None, watched: bool = True) -> RoomCore:
     settings = Settings("seahaven", 1, spectator_delay_ms=delay, time_limit_ms=time_limit_ms)
     core, created = RoomCore.create("ROOM01", settings, T0)
     run(core, created)
     for player in ("ann", "bob"):
         run(core, core.join(player, player.title(), False, T0))
-    run(core, core.join("sue", "Sue", True, T0))
+    if watched:
+        run(core, core.join("sue", "Sue", True, T0))
     for player in ("ann", "bob"):
         run(core, core.ready(player, True, T0 + 1))
     assert core.next_wake() == T0 + 1 + 3000
@@ -104,6 +105,22 @@ def test_a_loaded_core_serves_the_same_spectator_views_and_schedule() -> None:
     assert loaded.state_for("sue", watermark) == live.state_for("sue", watermark)
     ann = loaded.state_for("sue", watermark).watching[0]
     assert (ann.history, ann.actions) == (line()[:3], 3)
+
+
+def test_nobody_watching_builds_no_spectator_frames_and_a_first_spectator_misses_none() -> None:
+    watched, unwatched = racing(), racing(watched=False)
+    for i, move in enumerate(line()[:6]):
+        run(watched, watched.move("ann", move, T0 + 4000 + 1000 * i))
+        outcome = run(unwatched, unwatched.move("ann", move, T0 + 4000 + 1000 * i))
+        assert outcome.delayed == [] and unwatched.next_wake() is None
+    now = T0 + 4000 + DELAY + 2500  # frames of the first three moves have fallen due
+    watched.release(now)
+    joined = run(unwatched, unwatched.join("sue", "Sue", True, now))
+    assert unwatched.schedule == watched.schedule and len(unwatched.schedule) == 3
+    assert joined.wake == watched.schedule[0].due
+    assert unwatched.state_for("sue", now).watching == watched.state_for("sue", now).watching
+    later = watched.schedule[-1].due
+    assert unwatched.release(later) == watched.release(later)
 
 
 def test_a_rematch_drops_the_older_races_frames() -> None:

@@ -1,0 +1,90 @@
+"""CPU time of one move through the core and the codec, in-process: no sockets, no store.
+
+Seats racers in a few rooms, then plays solver lines (races.py) through what the server does
+per move besides I/O: ``decode_request`` of the client frame, ``RoomCore.move`` (judge, apply,
+render the frames, encode them), ``pack`` of the events and ``commit``. Prints the best of 5
+CPU times per move, for the benchmark's live spectators (``--spectator-delay 0``) and for the
+default 10 s delay with nobody watching. Steadier than the load benchmark on a shared machine:
+it compares commits of the core and protocol.
+
+    .venv/bin/python -m benchmarks.movepath
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.races import Script, scripts
+from protocol.codec import decode_request, encode_request
+from protocol.messages import MoveRequest
+from server.core import RoomCore
+from server.events import pack
+from server.room import Settings
+
+PLAYERS = ("ann", "bob")
+
+
+class Rooms:
+    """Racing rooms, two racers each, that play their scripts on a fake clock (1 ms a move)."""
+
+    def __init__(self, lines: list[Script], delay_ms: int) -> None:
+        self.now = 1_000
+        self.played = 0
+        self.rooms: list[tuple[RoomCore, Script]] = []
+        for i, script in enumerate(lines):
+            settings = Settings("seahaven", script.deal, countdown_ms=0, spectator_delay_ms=delay_ms)
+            core, created = RoomCore.create(f"ROOM{i:02}", settings, self.now)
+            core.commit(created, None)
+            for player in PLAYERS:
+                core.commit(core.join(player, player, False, self.now), None)
+            for player in PLAYERS:
+                core.commit(core.ready(player, True, self.now), None)
+            core.commit(core.tick(self.now + 1), None)
+            self.rooms.append((core, script))
+
+    def play(self, rounds: int) -> int:
+        """Each racer of each room plays ``rounds`` moves; the number of moves played."""
+        for _ in range(rounds):
+            for core, script in self.rooms:
+                for player in PLAYERS:
+                    self.now += 1
+                    _, request = decode_request(encode_request(MoveRequest(move=script.move(self.played)), 1))
+                    assert isinstance(request, MoveRequest)
+                    outcome = core.move(player, request.move, self.now)
+                    for event in outcome.events:
+                        pack(event)
+                    core.commit(outcome, None)
+            self.played += 1
+        return rounds * len(self.rooms) * len(PLAYERS)
+
+
+def per_move(delay_ms: int, rooms: int, rounds: int) -> float:
+    """Best of 5: CPU seconds per move."""
+    bench = Rooms(scripts(rooms), delay_ms)
+    bench.play(5)
+    best = float("inf")
+    for _ in range(5):
+        began = time.process_time()
+        moves = bench.play(rounds)
+        best = min(best, (time.process_time() - began) / moves)
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rooms", type=int, default=4, choices=range(1, 17), metavar="1-16")
+    parser.add_argument("--rounds", type=int, default=200, choices=range(1, 2001), metavar="1-2000")
+    args = parser.parse_args(argv)
+    for label, delay in (("live spectators (delay 0)", 0), ("10 s spectator delay, nobody watching", 10_000)):
+        print(f"{label:<40} {per_move(delay, args.rooms, args.rounds) * 1e6:6.1f} us CPU per move (best of 5)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
