@@ -10,6 +10,7 @@ import logging
 import os
 import signal
 import socket
+import sys
 from collections.abc import Callable
 
 from .app import RaceServer, log_event
@@ -18,6 +19,7 @@ from .daily import DailyTimes, MemoryDailyTimes, RedisDailyTimes
 from .dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend, worker_executor
 from .runtime import freeze_heap, run, tune_gc
 from .store import check_url, open_store
+from .workers import supervise
 
 
 def at_least(low: float, kind: Callable[[str], float] = float) -> Callable[[str], float]:
@@ -51,7 +53,7 @@ def redis_url(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
+def parse_args(argv: list[str] | None = None) -> tuple[Config, str, int]:
     env = os.environ
     parser = argparse.ArgumentParser(
         prog="seahaven-server",
@@ -135,8 +137,17 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
         default=env.get("SEAHAVEN_UVLOOP", "1") == "0",
         help="run on asyncio's own event loop even when uvloop is installed (env SEAHAVEN_UVLOOP=0)",
     )
+    parser.add_argument(
+        "--workers",
+        type=at_least(1, int),
+        default=env.get("SEAHAVEN_WORKERS", "1"),
+        help="server processes sharing this port and the Redis store (more than 1 needs --redis)",
+    )
+    parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)  # set for each worker
     parser.add_argument("--log-level", default=env.get("SEAHAVEN_LOG_LEVEL", "INFO"), help="DEBUG, INFO, WARNING...")
     args = parser.parse_args(argv)
+    if int(args.workers) > 1 and args.redis is None:
+        parser.error("--workers above 1 needs --redis: the workers share their rooms through Redis")
     config = Config(
         host=args.host,
         port=int(args.port),
@@ -155,8 +166,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str]:
         rooms_per_connection=int(args.rooms_per_connection),
         rooms_per_address=int(args.rooms_per_address),
         uvloop=not args.no_uvloop,
+        reuse_port=args.reuse_port,
     )
-    return config, args.log_level
+    return config, args.log_level, int(args.workers)
 
 
 async def serve(config: Config) -> None:
@@ -186,8 +198,11 @@ async def serve(config: Config) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    config, level = parse_args(argv)
+    config, level, workers = parse_args(argv)
     logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    if workers > 1:
+        args = sys.argv[1:] if argv is None else argv
+        raise SystemExit(supervise(args, workers, config.host, config.port, config.node_name))
     tune_gc()
     run(serve(config), uvloop=config.uvloop)
 

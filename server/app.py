@@ -262,6 +262,7 @@ class RaceServer:
             # No permessage-deflate: it costs ~37 KiB of zlib state per connection and buys
             # nothing on frames of 50-100 bytes (docs/performance.md).
             compression=None,
+            reuse_port=self.config.reuse_port or None,
         )
         log_event("server.started", host=self.config.host, port=self.port, store=type(self.breaker.inner).__name__)
         return self.ws

@@ -49,3 +49,5 @@ class Config:
     """Rooms one client address may create an hour (then ``room-limit``)."""
     uvloop: bool = True
     """Run on uvloop when it is installed (the ``fast`` extra)."""
+    reuse_port: bool = False
+    """Share the port with other worker processes (``--workers``: SO_REUSEPORT)."""

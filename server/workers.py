@@ -1,0 +1,78 @@
+"""``seahaven-server --workers N``: N server processes on one host, sharing its port and one Redis.
+
+Each worker is an ordinary node (the rooms are shared through Redis: ARCHITECTURE.md, "Several
+nodes"), listening on the same port with SO_REUSEPORT, so the kernel spreads new connections over
+them. This process only supervises: it starts the workers, starts again one that dies (its racers
+reconnect to the others meanwhile), and passes SIGTERM/SIGINT on, so a graceful stop is each
+worker's own (answer what is in flight, then 1012).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from types import FrameType
+from typing import Final
+
+log = logging.getLogger("seahaven.workers")
+
+RESPAWN_PAUSE: Final = 1.0
+"""Seconds before a worker that died is started again (a worker that cannot start must not spin)."""
+
+
+def free_port(host: str) -> int:
+    """A port nobody listens on now, for workers that must all bind the same one."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def worker_command(argv: Sequence[str], port: int, node: str) -> list[str]:
+    """The command line of one worker: the same flags, one process, the shared port, its own name
+    (argparse keeps the last of a repeated option)."""
+    return [
+        sys.executable,
+        "-m",
+        "server",
+        *argv,
+        "--workers",
+        "1",
+        "--reuse-port",
+        "--port",
+        str(port),
+        "--node-name",
+        node,
+    ]
+
+
+def supervise(argv: Sequence[str], workers: int, host: str, port: int, node: str) -> int:
+    """Run ``workers`` worker processes until SIGTERM or SIGINT; the exit status (0 after a stop)."""
+    port = port or free_port(host)
+    commands = [worker_command(argv, port, f"{node}-{i}") for i in range(1, workers + 1)]
+    procs = [subprocess.Popen(command) for command in commands]
+    log.info("event=workers.started count=%d port=%d", workers, port)
+    stopping = False
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopping
+        stopping = True
+        for proc in procs:
+            if proc.poll() is None:
+                proc.send_signal(signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    while not stopping:
+        for i, proc in enumerate(procs):
+            if proc.poll() is not None and not stopping:
+                log.warning("event=worker.died worker=%d status=%s", i + 1, proc.returncode)
+                time.sleep(RESPAWN_PAUSE)
+                if not stopping:
+                    procs[i] = subprocess.Popen(commands[i])
+        time.sleep(0.2)
+    return max((proc.wait() for proc in procs), default=0)

@@ -1,0 +1,85 @@
+"""``seahaven-server --workers N``: worker processes share one port and their rooms through Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from protocol.messages import CreateRoom, Moved, MoveRequest, Result
+from seahaven import Board
+from seahaven.solver import solve
+from tests.server_proc import ServerProcess
+from tests.wsclient import WsClient, race_of_two
+
+
+def children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid``."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def nodes_answering(url: str) -> set[str]:
+    body = urllib.request.urlopen(url + "/metrics", timeout=5).read().decode()
+    return set(re.findall(r'seahaven_node_info\{node="([^"]+)"\}', body))
+
+
+def test_more_than_one_worker_needs_redis() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "server", "--workers", "2"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert run.returncode == 2 and "--workers above 1 needs --redis" in run.stderr
+
+
+async def test_two_workers_share_the_port_and_the_rooms(redis_url: str) -> None:
+    server = ServerProcess("--redis", redis_url, "--workers", "2", "--node-name", "w")
+    workers: set[int] = set()
+    try:
+        workers = children(server.proc.pid)
+        assert len(workers) == 2
+        # Both workers answer on the one port (each names itself in /metrics); new connections come
+        # from new client ports, which the kernel spreads over the listeners.
+        seen: set[str] = set()
+        for _ in range(400):
+            seen |= await asyncio.to_thread(nodes_answering, server.http)
+            if seen == {"w-1", "w-2"}:
+                break
+            await asyncio.sleep(0.05)
+        assert seen == {"w-1", "w-2"}
+        # A race on whichever workers the racers reach runs to the end, with one result for both.
+        ann = await WsClient.open(server.url, "Ann")
+        bob = await WsClient.open(server.url, "Bob")
+        await race_of_two(ann, bob, CreateRoom(deal_number=1))
+        for move in solve(Board.deal("seahaven", 1)).moves:
+            assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
+        results = [await client.expect(Result) for client in (ann, bob)]
+        assert results[0].standings == results[1].standings and results[0].standings[0].player == ann.player
+        for client in (ann, bob):
+            await client.close()
+        # A graceful stop reaches every worker, and none is left behind.
+        assert server.terminate() == 0
+        assert not any(alive(pid) for pid in workers)
+    finally:
+        for pid in workers:
+            if alive(pid):
+                os.kill(pid, 9)
+        server.close()
