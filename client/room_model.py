@@ -77,6 +77,7 @@ class RoomModel:
         self.role = Role(state.role)
         self.seats = state.seats
         self.undo = state.undo
+        self.hints = state.hints
         self.clock.sync(state.server_time)
         self.racers = {r.player: r for r in state.racers}
         self.rematch = set(state.rematch)
@@ -199,13 +200,22 @@ class RoomModel:
         limit = f"{state.time_limit // 60} min" if state.time_limit and state.time_limit % 60 == 0 else None
         if state.time_limit and limit is None:
             limit = f"{state.time_limit} s"
+        if state.daily:
+            fairness = f"the daily deal of {state.daily}"
+        elif state.any_deal:
+            fairness = "any deal: it may be unwinnable"
+        else:
+            fairness = f"a winnable {state.deal_grade} deal" if state.deal_grade else "a winnable deal"
+        if state.lost_notice:
+            fairness += " · told when lost"
         return [
             f"{preset(self.preset).title} · {self.deal_asked or deal_label(self.deal)}",
+            fairness,
             " · ".join(
                 (
                     f"time limit {limit}" if limit else "no time limit",
                     "undo on" if state.undo else "undo off",
-                    "hints off",
+                    "hints on" if state.hints else "hints off",
                     "public" if state.public else "private",
                 )
             ),
