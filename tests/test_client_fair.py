@@ -87,7 +87,7 @@ async def test_the_create_form_sends_grade_bot_hints_and_lost_notice(server: Rac
         )
         await until(pilot, lambda: any(view.bot for view in shown(room)), "the bot in the racers panel")
         cover = " ".join(room.screen.view.cover)
-        assert "a winnable tricky deal · told when lost" in cover and "hints on" in cover
+        assert "a winnable tricky deal" in cover and "hints on · told when lost" in cover
 
 
 async def test_a_hint_highlights_a_move_the_server_counts(server: RaceServer) -> None:
