@@ -86,6 +86,17 @@ def preset_title(name: str) -> str:
         return name
 
 
+def room_tags(room: RoomSummary) -> str:
+    """What a public room races besides its rules: the daily deal, a grade, any deal, hints."""
+    tags = [
+        "daily" if room.daily else "",
+        room.deal_grade or "",
+        "any deal" if room.any_deal else "",
+        "hints" if room.hints else "",
+    ]
+    return "".join(f" · {tag}" for tag in tags if tag)
+
+
 class LobbyHost(Protocol):
     """What the lobby needs of the App."""
 
@@ -382,7 +393,7 @@ class LobbyScreen(Screen[None]):
                 f"{room.racers}/{room.seats}",
                 str(room.spectators),
                 room.phase,
-                preset_title(room.preset) + limit + ("" if room.undo else " · no undo"),
+                preset_title(room.preset) + limit + ("" if room.undo else " · no undo") + room_tags(room),
                 key=room.room,
             )
         if selected is not None:

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 from rich.console import Console
 from textual.widgets import Checkbox, Select
 
 from client.app import RaceApp
-from client.lobby import LobbyScreen
+from client.lobby import LobbyScreen, room_tags
 from client.results import ResultRow, standings_table
 from client.rivals import RacerStatus
-from protocol.messages import CreateRoom, Moved, MoveRequest
+from protocol.messages import CreateRoom, Moved, MoveRequest, RoomSummary
 from seahaven import Board
 from seahaven.daily import today
 from server.app import RaceServer
@@ -173,3 +174,12 @@ def test_results_mark_bots_and_hint_counts() -> None:
     console.print(standings_table(rows))
     text = console.export_text()
     assert "pacer (bot)" in text and "alice (you)" in text and "resigned · 2 hints" in text
+
+
+def test_public_rooms_name_what_they_race() -> None:
+    plain = RoomSummary(
+        room="ABC123", preset="seahaven", seats=2, racers=1, spectators=0, phase="waiting", time_limit=None, undo=True
+    )
+    assert room_tags(plain) == ""
+    assert room_tags(replace(plain, deal_grade="gentle", hints=True)) == " · gentle · hints"
+    assert room_tags(replace(plain, daily="2026-11-30", any_deal=True)) == " · daily · any deal"
