@@ -130,6 +130,8 @@ class RaceController:
         """The race whose results were shown (a resync after the results must not show them again)."""
         self.results_open = False
         self.asked_rematch = False
+        self.hint_asked_at: int | None = None
+        """The player's move count when they last asked for a hint."""
         self._sender: Worker[None] | None = None
         self._away_timer: Timer | None = None
         self.screen = RaceScreen(
@@ -299,6 +301,7 @@ class RaceController:
             self.screen.flash("Hints are off in this race")
             return
         self.screen.flash("Asking the server for a hint…")
+        self.hint_asked_at = self.screen.actions
         self.outbox.put(None, HintRequest())
 
     def resign(self) -> None:
@@ -525,7 +528,15 @@ class RaceController:
     def _advised(self, advice: Advice) -> None:
         """The server's answer to ``hint``: the move highlighted and named, or why there is none."""
         if advice.kind == "hint" and advice.move is not None:
-            self.screen.show_hint(Move.parse(advice.move))
+            try:
+                move = Move.parse(advice.move)
+            except ValueError:
+                self.screen.flash(f"The server's hint {advice.move!r} is not a move", "error")
+                return
+            if self.hint_asked_at != self.screen.actions:
+                self.screen.flash(f"Hint for the board before your last moves: {move}")
+                return
+            self.screen.show_hint(move)
         elif advice.kind == "lost":
             way_out = "u to undo, or R to resign" if self.model.undo else "R to resign"
             self.screen.flash(f"No hint: this position can no longer be won ({way_out})", "error")
