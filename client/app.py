@@ -28,7 +28,17 @@ from textual.binding import Binding, BindingType
 from textual.message import Message as TextualMessage
 
 from protocol.enums import Role
-from protocol.messages import CreateRoom, JoinRoom, ListRooms, QuickMatch, Rooms, RoomState, RoomSummary
+from protocol.messages import (
+    CreateRoom,
+    DailyBoard,
+    DailyBoardRequest,
+    JoinRoom,
+    ListRooms,
+    QuickMatch,
+    Rooms,
+    RoomState,
+    RoomSummary,
+)
 from protocol.schema import Message
 from seahaven import Board, decode
 
@@ -174,6 +184,12 @@ class RaceApp(App[None]):
     async def list_rooms(self) -> tuple[RoomSummary, ...]:
         reply = await self._request(ListRooms())
         return reply.rooms if isinstance(reply, Rooms) else ()
+
+    async def daily_board(self, preset: str) -> DailyBoard:
+        reply = await self._request(DailyBoardRequest(preset=preset))
+        if not isinstance(reply, DailyBoard):
+            raise ServerError("bad-reply", f"the server answered daily_board with {reply.TYPE}")
+        return reply
 
     async def enter(self, request: Message) -> None:
         """Create, join or quick-match a room, then show it.

@@ -665,13 +665,20 @@ class GameScreen(Screen[None]):
         elif not ask:
             return
         elif found.moves:
-            move = found.moves[0]
-            src = Place(move.src_area, move.src)
-            depth = len(self.board.columns[move.src]) - move.count if move.src_area == COLUMN else None
-            self._select(src, depth)
-            self.flash(f"Hint: {describe(self.board, move)}", "good")
+            self.show_hint(found.moves[0])
         else:
             self.flash("No hint: the search gave up on this position")
+
+    def show_hint(self, move: Move) -> None:
+        """Select the cards ``move`` plays and name it; a move that does not fit the board on
+        screen (it changed since the hint was asked) is only named."""
+        if not self.board.is_legal(move):
+            self.flash(f"Hint: {move} (the board changed since you asked)")
+            return
+        src = Place(move.src_area, move.src)
+        depth = len(self.board.columns[move.src]) - move.count if move.src_area == COLUMN else None
+        self._select(src, depth)
+        self.flash(f"Hint: {describe(self.board, move)}", "good")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "resign":

@@ -42,7 +42,7 @@ KEYS: Final[tuple[tuple[str, tuple[tuple[str, str], ...]], ...]] = (
         "Game",
         (
             ("u", "undo the last move (when the race allows it)"),
-            ("H", "hint: a move from a winning line (solo; races whose room allows it)"),
+            ("H", "hint: a move from a winning line (solo; races whose room allows it: counted)"),
             ("A", "auto-move on / off: safe cards go home by themselves, and the game finishes itself"),
             ("?", "this help"),
             ("n / r", "solo: a new deal / restart it (press twice mid-game)"),

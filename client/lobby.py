@@ -20,9 +20,12 @@ from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, S
 
 from protocol.errors import ErrorCode
 from protocol.messages import (
+    BOT_PACES,
+    DEAL_GRADES,
     MAX_RACERS,
     PRESET_NAMES,
     CreateRoom,
+    DailyBoard,
     JoinRoom,
     QuickMatch,
     RoomSummary,
@@ -32,10 +35,18 @@ from seahaven import decode, preset
 from seahaven.deals import MAX_DEAL
 
 from .net import ConnectError, ConnectionLost, ServerError
+from .rivals import format_ms
 
 DEAL_KINDS: Final = (("random", "random"), ("number", "number"), ("deal code", "code"))
 TIME_LIMITS: Final = (None, 2, 3, 5, 10, 15, 20, 30, 60)
 """Minutes (None: no limit); the server takes 30 s to 2 h."""
+GRADE_CHOICES: Final = (("winnable, any", ""), *((f"winnable, {g}", g) for g in DEAL_GRADES))
+"""How hard the server's winnable deal is (the solver's effort), not the presets' cell counts."""
+BOT_CHOICES: Final = (("no: people", ""), *((f"bot, {pace} pace", pace) for pace in BOT_PACES))
+DAILY_PRESET: Final = "seahaven"
+"""The daily race's rules (the browser client races the same daily deal)."""
+DAILY_SHOWN: Final = 5
+"""The best daily times the lobby lists."""
 REFRESH_SECONDS: Final = 5.0
 RETRY_SECONDS: Final = 5.0
 """After the connection gave up, the lobby tries to connect again this often."""
@@ -75,6 +86,17 @@ def preset_title(name: str) -> str:
         return name
 
 
+def room_tags(room: RoomSummary) -> str:
+    """What a public room races besides its rules: the daily deal, a grade, any deal, hints."""
+    tags = [
+        "daily" if room.daily else "",
+        room.deal_grade or "",
+        "any deal" if room.any_deal else "",
+        "hints" if room.hints else "",
+    ]
+    return "".join(f" · {tag}" for tag in tags if tag)
+
+
 class LobbyHost(Protocol):
     """What the lobby needs of the App."""
 
@@ -85,6 +107,9 @@ class LobbyHost(Protocol):
         """Connect (replacing any earlier session); a line saying who we are where."""
 
     async def list_rooms(self) -> tuple[RoomSummary, ...]: ...
+
+    async def daily_board(self, preset: str) -> DailyBoard:
+        """Today's deal of ``preset`` and its best times (ServerError / ConnectionLost)."""
 
     async def enter(self, request: Message) -> None:
         """Create, join or quick-match a room and show it (ServerError / ConnectionLost)."""
@@ -105,6 +130,7 @@ class LobbyScreen(Screen[None]):
         Binding("ctrl+n", "focus_create", "New room"),
         Binding("ctrl+j", "focus_code", "Join by code"),
         Binding("f2", "stats", "Statistics"),
+        Binding("f3", "daily", "Daily race"),
     ]
 
     def __init__(self, server: str, name: str, *, autoconnect: bool = True) -> None:
@@ -143,6 +169,11 @@ class LobbyScreen(Screen[None]):
                     yield Select(DEAL_KINDS, value="random", allow_blank=False, id="deal-kind", compact=True)
                     yield Input(placeholder="", id="deal", compact=True, disabled=True)
                 with Horizontal(classes="row"):
+                    yield Label("Difficulty", classes="label")
+                    yield Select(GRADE_CHOICES, value="", allow_blank=False, id="deal-grade", compact=True)
+                with Horizontal(classes="row"):
+                    yield TickBox("Any deal (may be unwinnable)", False, id="any-deal", compact=True)
+                with Horizontal(classes="row"):
                     yield Label("Racers", classes="label")
                     yield Select(
                         [(f"{n} racers", n) for n in range(2, MAX_RACERS + 1)],
@@ -161,8 +192,14 @@ class LobbyScreen(Screen[None]):
                         compact=True,
                     )
                 with Horizontal(classes="row"):
+                    yield Label("Computer", classes="label")
+                    yield Select(BOT_CHOICES, value="", allow_blank=False, id="bot", compact=True)
+                with Horizontal(classes="row"):
                     yield TickBox("Public", True, id="public", compact=True)
                     yield TickBox("Undo", True, id="undo", compact=True)
+                with Horizontal(classes="row"):
+                    yield TickBox("Allow hints", False, id="hints", compact=True)
+                    yield TickBox("Tell if lost", False, id="lost-notice", compact=True)
                 with Horizontal(classes="buttons"):
                     yield Button("Create room", id="create", variant="success", compact=True)
             with Vertical(id="join-side"):
@@ -186,6 +223,11 @@ class LobbyScreen(Screen[None]):
                         yield Button("Join", id="join-selected", variant="success", compact=True)
                         yield Button("Spectate", id="watch-selected", compact=True)
                         yield Button("Refresh", id="refresh", compact=True)
+                with Vertical(id="daily-box", classes="box") as daily:
+                    daily.border_title = "Daily race (F3)"
+                    yield Static("F3: today's deal and its best times", id="daily")
+                    with Horizontal(classes="buttons"):
+                        yield Button("Race today's deal", id="daily-race", variant="warning", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -351,7 +393,7 @@ class LobbyScreen(Screen[None]):
                 f"{room.racers}/{room.seats}",
                 str(room.spectators),
                 room.phase,
-                preset_title(room.preset) + limit + ("" if room.undo else " · no undo"),
+                preset_title(room.preset) + limit + ("" if room.undo else " · no undo") + room_tags(room),
                 key=room.room,
             )
         if selected is not None:
@@ -409,9 +451,18 @@ class LobbyScreen(Screen[None]):
     def _deal_kind(self, event: Select.Changed) -> None:
         deal = self.query_one("#deal", Input)
         deal.disabled = event.value == "random"
+        self._fairness_choices()
         deal.placeholder = {"number": f"1 to {MAX_DEAL}", "code": "SH1-ST-0001K"}.get(str(event.value), "")
         if not deal.disabled:
             deal.focus()
+
+    @on(Checkbox.Changed, "#any-deal")
+    def _fairness_choices(self) -> None:
+        """A grade is for the server's winnable deals: not with a chosen deal nor with any deal."""
+        random = self.query_one("#deal-kind", Select).value == "random"
+        any_deal = self.query_one("#any-deal", Checkbox)
+        any_deal.disabled = not random
+        self.query_one("#deal-grade", Select).disabled = not random or any_deal.value
 
     @on(Button.Pressed, "#create")
     def _create(self) -> None:
@@ -439,6 +490,9 @@ class LobbyScreen(Screen[None]):
                 return f"That deal code is not valid: {error}"
             code = text.upper()
         minutes = cast(int, self.query_one("#time-limit", Select).value)
+        any_deal = kind == "random" and self.query_one("#any-deal", Checkbox).value
+        grade = str(self.query_one("#deal-grade", Select).value) if kind == "random" and not any_deal else ""
+        bot = str(self.query_one("#bot", Select).value)
         return CreateRoom(
             preset=name,
             deal_number=number,
@@ -447,6 +501,11 @@ class LobbyScreen(Screen[None]):
             public=self.query_one("#public", Checkbox).value,
             time_limit=minutes * 60 if minutes else None,
             undo=self.query_one("#undo", Checkbox).value,
+            any_deal=any_deal,
+            deal_grade=grade or None,
+            bot=bot or None,
+            hints=self.query_one("#hints", Checkbox).value,
+            lost_notice=self.query_one("#lost-notice", Checkbox).value,
         )
 
     def _enter(self, request: Message, code: str) -> None:
@@ -472,6 +531,40 @@ class LobbyScreen(Screen[None]):
             self.show_status("The server did not answer in time: try again", "error")
         finally:
             self.busy = False
+
+    # -- the daily race ---------------------------------------------------------------
+
+    def action_daily(self) -> None:
+        """Show today's deal and best times again, and put the focus on racing it."""
+        if not self.host.connected:
+            self.show_status("Connect first", "error")
+            return
+        self.query_one("#daily-race", Button).focus()
+        self.run_worker(self._load_daily(), group="daily", exclusive=True, exit_on_error=False)
+
+    async def _load_daily(self) -> None:
+        try:
+            board = await self.host.daily_board(DAILY_PRESET)
+        except (ServerError, ConnectionLost, TimeoutError) as error:
+            self.query_one("#daily", Static).update(Content(f"today's deal is not known: {error}"))
+            return
+        self.show_daily(board)
+
+    def show_daily(self, board: DailyBoard) -> None:
+        """Today's deal and the best times, fastest first."""
+        lines = [f"{board.date} (UTC): deal {board.deal}", f"{preset_title(board.preset)}, the same for everyone"]
+        lines += [f"{e.place:>2}. {e.name[:16]:<16} {format_ms(e.time_ms)}" for e in board.entries[:DAILY_SHOWN]]
+        if not board.entries:
+            lines.append("no finish yet today: be the first")
+        self.query_one("#daily", Static).update(Content("\n".join(lines)))
+
+    @property
+    def daily_text(self) -> str:
+        return str(self.query_one("#daily", Static).content)
+
+    @on(Button.Pressed, "#daily-race")
+    def _race_daily(self) -> None:
+        self._enter(QuickMatch(preset=DAILY_PRESET, daily=True), "")
 
     def action_focus_create(self) -> None:
         self.query_one("#create", Button).focus()

@@ -31,9 +31,12 @@ from textual.worker import Worker
 
 from protocol.enums import Phase, Role, Status
 from protocol.messages import (
+    Advice,
     Countdown,
+    HintRequest,
     JoinRoom,
     Leave,
+    Lost,
     Members,
     Moved,
     MoveRequest,
@@ -127,6 +130,8 @@ class RaceController:
         """The race whose results were shown (a resync after the results must not show them again)."""
         self.results_open = False
         self.asked_rematch = False
+        self.hint_asked_at: int | None = None
+        """The player's move count when they last asked for a hint."""
         self._sender: Worker[None] | None = None
         self._away_timer: Timer | None = None
         self.screen = RaceScreen(
@@ -194,6 +199,9 @@ class RaceController:
         elif isinstance(message, Result):
             model.apply_result(message)
             self._finished()
+        elif isinstance(message, Lost) and model.racing_now():
+            way_out = "u to undo, or R to resign" if model.undo else "R to resign"
+            self.screen.flash(f"Your position is lost: no win exists from here ({way_out})", "error")
 
     def apply_state(self, state: RoomState) -> None:
         """The whole room (after joining, a reconnect, a resync or a rematch): show exactly this."""
@@ -285,6 +293,16 @@ class RaceController:
     def undo(self, seq: int) -> None:
         self.outbox.put(seq, Undo())
         self._render()
+
+    def ask_hint(self) -> None:
+        """Ask the server for a hint; it queues behind the moves still unanswered, so the server
+        advises on the board the player sees."""
+        if not self.model.hints:
+            self.screen.flash("Hints are off in this race")
+            return
+        self.screen.flash("Asking the server for a hint…")
+        self.hint_asked_at = self.screen.actions
+        self.outbox.put(None, HintRequest())
 
     def resign(self) -> None:
         self.outbox.put(None, Resign())
@@ -497,12 +515,35 @@ class RaceController:
         if isinstance(reply, RoomState):
             self.apply_state(reply)  # a spectator's resync
             return
+        if isinstance(reply, Advice):
+            self._advised(reply)
+            return
         if isinstance(reply, Moved):
             if seq is not None:
                 self.screen.confirm(seq)
             self.model.apply_moved(reply)
             self._sync_clock(reply.elapsed_ms)
             self._render()
+
+    def _advised(self, advice: Advice) -> None:
+        """The server's answer to ``hint``: the move highlighted and named, or why there is none."""
+        if advice.kind == "hint" and advice.move is not None:
+            try:
+                move = Move.parse(advice.move)
+            except ValueError:
+                self.screen.flash(f"The server's hint {advice.move!r} is not a move", "error")
+                return
+            if self.hint_asked_at != self.screen.actions:
+                self.screen.flash(f"Hint for the board before your last moves: {move}")
+                return
+            self.screen.show_hint(move)
+        elif advice.kind == "lost":
+            way_out = "u to undo, or R to resign" if self.model.undo else "R to resign"
+            self.screen.flash(f"No hint: this position can no longer be won ({way_out})", "error")
+        elif advice.kind == "won":
+            self.screen.flash("No hint needed: every card is home")
+        else:
+            self.screen.flash("No hint found in time: try again in a few moves")
 
     def _refused(self, seq: int | None, reason: str) -> None:
         if self.closed:

@@ -103,9 +103,16 @@ class RaceScreen(GameScreen):
     def action_watch(self, step: int) -> None:
         self.controller.watch(step)
 
+    def action_hint(self) -> None:
+        """In a race the server gives the hint (and counts it), never the local solver."""
+        if not self._refuse_input():
+            self.controller.ask_hint()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         c = self.controller
         model = c.model
+        if action == "hint":
+            return model.hints and model.racing_now()
         if action == "ready":
             rematch = model.phase == Phase.FINISHED and model.role == Role.RACER and not c.asked_rematch
             return (model.can_ready() and not c.reconnecting) or rematch

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from .rivals import RacerStatus, format_ms
+from .rivals import RacerStatus, format_ms, plural
 
 REMATCH: Final = "rematch"
 LOBBY: Final = "lobby"
@@ -33,6 +33,9 @@ class ResultRow:
     moves: int
     time_ms: int | None = None
     you: bool = False
+    bot: bool = False
+    hints: int = 0
+    """Hints the server gave this racer."""
 
 
 def standings_table(rows: Sequence[ResultRow]) -> Table:
@@ -47,9 +50,11 @@ def standings_table(rows: Sequence[ResultRow]) -> Table:
         style = Style(bold=True, color="#fde047") if row.you else None
         status = str(row.status)
         note = "" if status == RacerStatus.FINISHED else status
+        if row.hints:
+            note = " · ".join(filter(None, (note, plural(row.hints, "hint"))))
         table.add_row(
             f"{row.place}.",
-            row.name + (" (you)" if row.you else ""),
+            row.name + (" (you)" if row.you else "") + (" (bot)" if row.bot else ""),
             f"{row.progress}/52",
             str(row.moves),
             format_ms(row.time_ms),

@@ -48,6 +48,10 @@ class RacerView:
     you: bool = False
     watched: bool = False
     """The racer whose board a spectator is looking at."""
+    bot: bool = False
+    """A bot racer played by the server."""
+    hints: int = 0
+    """Hints the server gave this racer this race."""
 
 
 def plural(n: int, word: str) -> str:
@@ -170,7 +174,14 @@ class RivalsPanel(Widget):
             out.append(count)
             if lines > 2:
                 out.append("\n")
-                moves = _fit(width - len(text) - 3, plural(racer.moves, "move"), f"{racer.moves}m", "")
+                hinted = f" · {plural(racer.hints, 'hint')}" if racer.hints else ""
+                moves = _fit(
+                    width - len(text) - 3,
+                    plural(racer.moves, "move") + hinted,
+                    f"{racer.moves}m" + (f" {racer.hints}h" if racer.hints else ""),
+                    f"{racer.moves}m",
+                    "",
+                )
                 if moves:
                     out.append(f"{moves} · ", Style(color="#d1d5db"))
                 out.append(text[:width], style)
@@ -186,6 +197,8 @@ def _name(racer: RacerView, width: int) -> Text:
         mark, note, colour = "» ", " (watching)", WATCHED_COLOUR
     else:
         mark, note, colour = "", "", None
+    if racer.bot:
+        note = " (bot)" + note
     if len(racer.name) + len(mark) + len(note) > width:
         note = ""
     text = Text(mark + racer.name[: max(1, width - 2 - len(note))])

@@ -77,6 +77,7 @@ class RoomModel:
         self.role = Role(state.role)
         self.seats = state.seats
         self.undo = state.undo
+        self.hints = state.hints
         self.clock.sync(state.server_time)
         self.racers = {r.player: r for r in state.racers}
         self.rematch = set(state.rematch)
@@ -199,14 +200,18 @@ class RoomModel:
         limit = f"{state.time_limit // 60} min" if state.time_limit and state.time_limit % 60 == 0 else None
         if state.time_limit and limit is None:
             limit = f"{state.time_limit} s"
-        return [
-            f"{preset(self.preset).title} · {self.deal_asked or deal_label(self.deal)}",
-            " · ".join(
-                (
-                    f"time limit {limit}" if limit else "no time limit",
-                    "undo on" if state.undo else "undo off",
-                    "hints off",
-                    "public" if state.public else "private",
-                )
-            ),
+        lines = [f"{preset(self.preset).title} · {self.deal_asked or deal_label(self.deal)}"]
+        if state.daily:
+            lines.append(f"the daily deal of {state.daily}")
+        elif self.deal_asked is None and self.deal is None:  # the server picks the deal
+            grade = f"a winnable {state.deal_grade} deal" if state.deal_grade else "a winnable deal"
+            lines.append("any deal: it may be unwinnable" if state.any_deal else grade)
+        settings = [
+            f"time limit {limit}" if limit else "no time limit",
+            "undo on" if state.undo else "undo off",
+            "hints on" if state.hints else "hints off",
+            "told when lost" if state.lost_notice else "",
+            "public" if state.public else "private",
         ]
+        lines.append(" · ".join(filter(None, settings)))
+        return lines

@@ -66,7 +66,18 @@ def racer_views(model: RoomModel, spectate: Boards, seen: Seen) -> list[RacerVie
         if you and model.phase == Phase.RACING:
             progress, moves = seen.progress, seen.actions  # optimistic
         watched = player == spectate.watched and player in spectate.boards
-        view = RacerView(racer.name, progress, moves, racer.status, racer.time_ms, racer.connected, you, watched)
+        view = RacerView(
+            racer.name,
+            progress,
+            moves,
+            racer.status,
+            racer.time_ms,
+            racer.connected,
+            you,
+            watched,
+            racer.bot,
+            racer.hints,
+        )
         if you:
             views.insert(0, view)
         else:
@@ -163,6 +174,8 @@ def result_rows(standings: Iterable[Standing], me: str) -> list[ResultRow]:
             s.moves,
             s.time_ms if s.status == Status.FINISHED else None,
             s.player == me,
+            s.bot,
+            s.hints,
         )
         for s in standings
     ]

@@ -29,6 +29,7 @@ from client.rivals import RacerView, RivalsPanel, status_text
 from client.room_model import now_ms
 from protocol.messages import (
     CreateRoom,
+    DailyBoard,
     JoinRoom,
     Limits,
     Moved,
@@ -596,7 +597,10 @@ class ScriptedConnection:
     """A RaceConnection stand-in: answers requests from ``replies``, records what was sent."""
 
     replies: ClassVar[dict[str, Callable[[Message], Message]]] = {}
-    lobby: ClassVar[dict[str, Callable[[Message], Message]]] = {"list_rooms": lambda m: Rooms(rooms=())}
+    lobby: ClassVar[dict[str, Callable[[Message], Message]]] = {
+        "list_rooms": lambda m: Rooms(rooms=()),
+        "daily_board": lambda m: DailyBoard(preset="seahaven", date="2026-01-01", deal="SH1-ST-0001K", entries=()),
+    }
 
     def __init__(
         self,
@@ -630,6 +634,11 @@ class ScriptedConnection:
 
     async def close(self) -> None:
         self.connected = False
+
+
+def room_requests(conn: ScriptedConnection) -> list[str]:
+    """The types of the requests a scripted session sent, without the lobby's own."""
+    return [m.TYPE for m in conn.sent if m.TYPE not in ScriptedConnection.lobby]
 
 
 def scripted_app() -> RaceApp:
@@ -695,7 +704,7 @@ async def test_stuck_racer_may_undo_only_when_the_room_allows(undo: bool) -> Non
             assert room.screen.locked is None
             await pilot.press("u")
             await until(pilot, lambda: room.model.my_status() == "racing", "racing again")
-            assert [m.TYPE for m in ScriptedConnection.last.sent if m.TYPE != "list_rooms"] == [
+            assert room_requests(ScriptedConnection.last) == [
                 "join_room",
                 "move",
                 "undo",
@@ -704,7 +713,7 @@ async def test_stuck_racer_may_undo_only_when_the_room_allows(undo: bool) -> Non
         else:
             assert room.screen.locked is not None and "out of this race" in room.screen.locked
             await pilot.press("u")
-            assert [m.TYPE for m in ScriptedConnection.last.sent if m.TYPE != "list_rooms"] == ["join_room", "move"]
+            assert room_requests(ScriptedConnection.last) == ["join_room", "move"]
 
 
 async def test_a_spectator_plays_each_racers_move_once() -> None:
