@@ -52,8 +52,6 @@ from protocol.messages import (
     Ready,
     Rematch,
     Resign,
-    Rooms,
-    RoomSummary,
     Undo,
     Welcome,
 )
@@ -75,6 +73,7 @@ from .guard import Guard, handshake_logger
 from .hints import Advisor
 from .http import HttpRoutes
 from .limits import TokenBucket
+from .lobby import lobby_page, read_summary
 from .metrics import LiveCounts, MeteredStore, Metrics
 from .names import new_room_code, normalise_room_code
 from .room import Room, Settings
@@ -573,19 +572,8 @@ class RaceServer:
         return Pong(server_time=self.clock.now())
 
     async def on_list_rooms(self, asker: Asker, message: ListRooms) -> Message:
-        rooms = []
-        for data in (await self.store.listings()).values():
-            try:
-                summary = RoomSummary.from_body(msgpack.unpackb(data, raw=False))
-            except (ProtocolError, ValueError):
-                continue
-            if message.preset is None or summary.preset == message.preset:
-                rooms.append(summary)
-        after = _lobby_cursor(message.cursor) if message.cursor is not None else None
-        rooms = sorted((r for r in rooms if after is None or _lobby_key(r) > after), key=_lobby_key)
-        page = rooms[: message.limit]
-        more = len(rooms) > len(page)
-        return Rooms(rooms=tuple(page), next=_lobby_cursor_of(_lobby_key(page[-1])) if more else None)
+        listings = (await self.store.listings()).values()
+        return lobby_page(listings, message.preset, message.cursor, message.limit)
 
     async def on_create_room(self, asker: Asker, message: CreateRoom) -> None:
         self._not_in_room(asker.session)
@@ -659,9 +647,8 @@ class RaceServer:
                 return await self._join(asker, held, spectate=False)
         # Then the rooms other nodes hold, from the shared lobby listing.
         for code, data in sorted((await self.store.listings()).items()):
-            try:
-                summary = RoomSummary.from_body(msgpack.unpackb(data, raw=False))
-            except (ProtocolError, ValueError):
+            summary = read_summary(data)
+            if summary is None:
                 continue
             if code in self.rooms or summary.preset != message.preset or summary.phase != Phase.WAITING:
                 continue
@@ -1329,23 +1316,6 @@ def _peek_seq(frame: bytes | str) -> int | None:
         return decode_request(frame)[0]
     except ProtocolError as exc:
         return exc.seq
-
-
-def _lobby_key(room: RoomSummary) -> tuple[int, str]:
-    """A room's place in the lobby: waiting rooms first, then by code."""
-    return (0 if room.phase == Phase.WAITING else 1, room.room)
-
-
-def _lobby_cursor_of(key: tuple[int, str]) -> str:
-    return f"{key[0]}.{key[1]}"
-
-
-def _lobby_cursor(cursor: str) -> tuple[int, str]:
-    """The lobby place a ``list_rooms`` cursor names (bad-field if it is not one we give)."""
-    rank, dot, code = cursor.partition(".")
-    if rank not in ("0", "1") or not dot or not code.isalnum():
-        raise ProtocolError(ErrorCode.BAD_FIELD, "body.cursor: not a cursor this server gave")
-    return (int(rank), code)
 
 
 def _reconnect(player: str) -> Command:
