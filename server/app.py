@@ -13,11 +13,9 @@ import asyncio
 import contextlib
 import dataclasses
 import datetime
-import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence, Set
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 import msgpack
@@ -63,24 +61,24 @@ from seahaven.winnable import GRADES, deal_list
 
 from .bots import BotRacers
 from .breaker import StallBreaker
-from .clock import Clock, SystemClock, Timer
+from .clock import Clock, SystemClock
 from .config import Config
 from .core import Frame, Outcome, RoomCore
 from .daily import DailyDeals, DailyTimes, Entry, MemoryDailyTimes, utc_date
 from .dealpool import DealPool, MemoryPoolBackend
 from .events import Ended, Event, Moved, Presence, Undone, pack, unpack
 from .guard import Guard, handshake_logger
+from .held import Asker, Command, HeldRoom, log, log_event
 from .hints import Advisor
 from .http import HttpRoutes
 from .limits import TokenBucket
 from .lobby import lobby_page, read_summary
 from .metrics import LiveCounts, MeteredStore, Metrics
 from .names import new_room_code, normalise_room_code
+from .nodes import NodeUpkeep
 from .room import Room, Settings
 from .sessions import Session, SessionTable
 from .store import Appended, Request, Store, StoreError
-
-log = logging.getLogger("seahaven.server")
 
 WRONG_CODES_AT_ONCE: Final = 20
 """Wrong room codes one address may try at once: a brake on guessing."""
@@ -96,44 +94,10 @@ QUICK_MATCH_BOT: Final = "brisk"
 """The pace of the bot quick match offers after a wait."""
 MAX_CONFLICTS: Final = 20
 """Times a command is judged again because another node wrote to the room first."""
-BEAT_SECONDS: Final = 2.0
-"""How often a node says it is alive, and looks for members connected through dead nodes."""
-BEAT_LIFE: Final = 3
-"""Beats a node may miss before the others count it dead."""
 DRAIN_SECONDS: Final = 10.0
+"""How long a graceful stop waits for requests in flight before closing connections (1012)."""
 DRAIN_QUIET: Final = 0.2
 """Seconds without a new request after which a stopping server closes its connections."""
-"""How long a graceful stop waits for requests in flight before closing connections (1012)."""
-
-Command = Callable[[RoomCore, int], Outcome]
-"""A room core command, given the time."""
-
-
-def log_event(event: str, /, **fields: object) -> None:
-    """One structured log line: ``event=room.created key=value ...`` (values with spaces quoted)."""
-    parts = (f"{k}={v!r}" if isinstance(v, str) and (not v or " " in v) else f"{k}={v}" for k, v in fields.items())
-    log.info("event=%s %s", event, " ".join(parts))
-
-
-@dataclass(slots=True)
-class HeldRoom:
-    """A room this process holds: its core, and what only this process knows of it."""
-
-    core: RoomCore
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    timer: Timer | None = None
-    wake_at: int | None = None
-    """When ``timer`` fires (server ms)."""
-    stale: bool = False
-    """A store call failed: the stored log may hold more than the core's (a lost reply)."""
-    visitors: set[str] = field(default_factory=set)
-    """Players this process seated or seated again here: whose sessions to release later."""
-    ringing: bool = False
-    """A doorbell's catch-up is queued."""
-
-    @property
-    def room(self) -> Room:
-        return self.core.room
 
 
 class _Behind(Exception):
@@ -146,20 +110,6 @@ class _Duplicate(Exception):
     def __init__(self, memo: bytes | None) -> None:
         super().__init__("request stored before")
         self.memo = memo
-
-
-@dataclass(slots=True)
-class Asker:
-    """A request being answered: the connection that asked, and the seq to answer."""
-
-    ws: ServerConnection
-    session: Session
-    seq: int
-    pending: asyncio.Future[list[bytes]]
-    """Resolved with the answer, for a resend of the same seq that arrives meanwhile."""
-    answered: bool = False
-    reply: Message | None = None
-    """The answer, once sent."""
 
 
 class RaceServer:
@@ -219,6 +169,8 @@ class RaceServer:
         self.idle = asyncio.Event()
         self.idle.set()
         self.ws: WsServer | None = None
+        self.upkeep = NodeUpkeep(self)
+        """Doorbells, heartbeats and the dead nodes' members: in step with the other nodes."""
         self.handlers: dict[type[Message], Callable[[Asker, Any], Awaitable[Message | None]]] = {
             ListRooms: self.on_list_rooms,
             CreateRoom: self.on_create_room,
@@ -981,78 +933,10 @@ class RaceServer:
             yield
 
     def _ring(self, kind: str, key: str, data: bytes) -> None:
-        """A doorbell: a room's log grew (catch up), or another node took a session over."""
-        if kind == "session":
-            session = self.sessions.get(key)
-            if session is None or data.decode(errors="replace") == self.node:
-                return
-            old, session.conn = session.conn, None  # not a drop: the player is connected elsewhere
-            self.table.forget(session)  # a later hello here reads it from the store again
-            if old is not None:
-                self._spawn(old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token"))
-            return
-        if kind == "wiped":
-            self._spawn(self._save_sessions(key))
-            return
-        if kind == "room":
-            held = self.rooms.get(key)
-            rooms = [held] if held is not None and int(data or 0) > len(held.core.log) else []
-        else:  # doorbells may have been missed
-            rooms = list(self.rooms.values())
-        for held in rooms:
-            if not held.ringing:
-                held.ringing = True
-                self._spawn(self._catch_up(held))
+        self.upkeep.ring(kind, key, data)
 
     async def _heartbeat(self) -> None:
-        """Say this node is alive; members whose connection was on a node that stopped saying so
-        are dropped (their grace period starts), as if that node had recorded the drop."""
-        while True:
-            try:
-                await self.store.beat(self.node, BEAT_SECONDS * BEAT_LIFE)
-                await self._drop_the_dead_nodes_members()
-            except StoreError as exc:
-                log_event("store.error", error=str(exc))
-            await asyncio.sleep(BEAT_SECONDS)
-
-    async def _drop_the_dead_nodes_members(self) -> None:
-        alive: set[str] | None = None
-        for held in list(self.rooms.values()):
-            room = held.room
-            elsewhere = [p for p in room.members if p not in self.players and _connected(room, p)]
-            if not elsewhere:
-                continue
-            if alive is None:
-                alive = await self.store.alive()
-            where = await self.store.located(room.code)
-            for player in elsewhere:
-                node = where.get(player)
-                if node is not None and node != self.node and node not in alive:
-                    log_event("session.node_lost", player=player, room=room.code, node=node)
-                    await self._quietly(self._command(held, _disconnect(player)))
-
-    async def _save_sessions(self, code: str) -> None:
-        """Write back the sessions held here of the room whose log was wiped."""
-        for session in [s for s in self.sessions.values() if s.room == code]:
-            try:
-                await self.table.save(session)
-            except StoreError as exc:
-                log_event("store.error", room=code, error=str(exc))
-                return
-
-    async def _catch_up(self, held: HeldRoom) -> None:
-        try:
-            async with self._locked(held):
-                held.ringing = False
-                await self._sync(held)
-            await self._forget_if_idle(held)  # everyone may have left through other nodes
-        except ProtocolError:
-            return  # the room closed
-        except (StoreError, ValueError) as exc:
-            held.stale = True  # the next command or doorbell reads again
-            log_event("store.error", room=held.room.code, error=str(exc))
-        finally:
-            held.ringing = False
+        await self.upkeep.heartbeat()
 
     def _schedule(self, held: HeldRoom) -> None:
         """Set the room's one timer for its core's next wake-up (after a load)."""
@@ -1320,16 +1204,6 @@ def _peek_seq(frame: bytes | str) -> int | None:
 
 def _reconnect(player: str) -> Command:
     return lambda core, now: core.reconnect(player, now)
-
-
-def _disconnect(player: str) -> Command:
-    return lambda core, now: core.disconnect(player, now)
-
-
-def _connected(room: Room, player: str) -> bool:
-    """A spectator, or a racer whose seat is connected."""
-    seat = room.seats.get(player)
-    return seat.connected if seat is not None else player in room.spectators
 
 
 def _random_deal() -> int:
