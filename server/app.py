@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import datetime
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence, Set
@@ -26,14 +25,11 @@ from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
 from protocol.codec import MAX_FRAME, SUBPROTOCOL, decode_request, encode
-from protocol.enums import Phase, Status
+from protocol.enums import Phase
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import (
-    Advice,
     CreateRoom,
-    DailyBoard,
     DailyBoardRequest,
-    DailyEntry,
     Error,
     Hello,
     HintRequest,
@@ -41,7 +37,6 @@ from protocol.messages import (
     Leave,
     Limits,
     ListRooms,
-    Lost,
     MoveRequest,
     Ok,
     Ping,
@@ -55,18 +50,16 @@ from protocol.messages import (
 )
 from protocol.schema import Message
 from seahaven import decode as decode_deal
-from seahaven import encode as encode_deal
-from seahaven.deals import MAX_DEAL
-from seahaven.winnable import GRADES, deal_list
 
 from .bots import BotRacers
 from .breaker import StallBreaker
 from .clock import Clock, SystemClock
 from .config import Config
 from .core import Frame, Outcome, RoomCore
-from .daily import DailyDeals, DailyTimes, Entry, MemoryDailyTimes, utc_date
+from .daily import DailyDeals, DailyTimes, MemoryDailyTimes
 from .dealpool import DealPool, MemoryPoolBackend
 from .events import Ended, Event, Moved, Presence, Undone, pack, unpack
+from .fairplay import HINT_SECONDS, FairPlay
 from .guard import Guard, handshake_logger
 from .held import Asker, Command, HeldRoom, log, log_event
 from .hints import Advisor
@@ -76,7 +69,7 @@ from .lobby import lobby_page, read_summary
 from .metrics import LiveCounts, MeteredStore, Metrics
 from .names import new_room_code, normalise_room_code
 from .nodes import NodeUpkeep
-from .room import Room, Settings
+from .room import Settings
 from .sessions import Session, SessionTable
 from .store import Appended, Request, Store, StoreError
 
@@ -88,10 +81,6 @@ LOBBY_SESSION_TTL: Final = 3600.0
 """Seconds the store keeps a session that never joined a room."""
 STORE_RETRY_MS: Final = 1000
 """How soon a room's timer tries again when the store failed it."""
-HINT_SECONDS: Final = 2.0
-"""The solver's budget for one hint or one lost check."""
-QUICK_MATCH_BOT: Final = "brisk"
-"""The pace of the bot quick match offers after a wait."""
 MAX_CONFLICTS: Final = 20
 """Times a command is judged again because another node wrote to the room first."""
 DRAIN_SECONDS: Final = 10.0
@@ -146,7 +135,11 @@ class RaceServer:
         """Solves hints and lost checks in the bots' worker process; made on first use."""
         self.lost_watch: set[str] = set()
         """Racers whose position is being checked for a proven loss."""
-        self.bots = BotRacers(self._run_for_bot, self._room_held, self._rematch_deal, time_scale=bot_time_scale)
+        self.fair = FairPlay(self)
+        """Deal choice, daily deals, hints and lost checks, and what the bots need of the server."""
+        self.bots = BotRacers(
+            self.fair.run_for_bot, self.fair.room_held, self.fair.rematch_deal, time_scale=bot_time_scale
+        )
         self.daily_deals = DailyDeals(self.bots.executor)
         self.rooms: dict[str, HeldRoom] = {}
         self.loading: dict[str, asyncio.Future[HeldRoom | None]] = {}
@@ -183,8 +176,8 @@ class RaceServer:
             Resign: self.on_resign,
             Rematch: self.on_rematch,
             Ping: self.on_ping,
-            HintRequest: self.on_hint,
-            DailyBoardRequest: self.on_daily_board,
+            HintRequest: self.fair.on_hint,
+            DailyBoardRequest: self.fair.on_daily_board,
         }
 
     # -- lifecycle ----------------------------------------------------------
@@ -543,8 +536,8 @@ class RaceServer:
         if message.daily:
             if deal is not None or message.any_deal or message.deal_grade is not None:
                 raise ProtocolError(ErrorCode.BAD_FIELD, "a daily race takes no deal, any_deal or deal_grade")
-            daily, deal = await self._daily_deal(preset)
-        settings = await self._settings(
+            daily, deal = await self.fair.daily_deal(preset)
+        settings = await self.fair.settings(
             preset,
             deal,
             daily=daily,
@@ -583,7 +576,7 @@ class RaceServer:
 
     async def on_quick_match(self, asker: Asker, message: QuickMatch) -> None:
         self._not_in_room(asker.session)
-        daily, deal = await self._daily_deal(message.preset) if message.daily else (None, None)
+        daily, deal = await self.fair.daily_deal(message.preset) if message.daily else (None, None)
         for held in self.rooms.values():
             room = held.room
             someone_waits = any(seat.connected for seat in room.seats.values())
@@ -615,15 +608,15 @@ class RaceServer:
                 with contextlib.suppress(ProtocolError):
                     return await self._join(asker, other, spectate=False)
         if daily is not None:
-            settings = await self._settings(message.preset, deal, daily=daily)
+            settings = await self.fair.settings(message.preset, deal, daily=daily)
         else:
-            settings = await self._settings(message.preset, None, deal_grade=message.deal_grade)
+            settings = await self.fair.settings(message.preset, None, deal_grade=message.deal_grade)
         held = await self._create(asker, settings)
         await self._join(asker, held, spectate=False)
         if message.bot_after is not None:
             code, player = held.room.code, asker.session.player
             due = self.clock.now() + message.bot_after * 1000
-            self.clock.call_at(due, lambda: self._spawn(self._offer_bot(code, player)))
+            self.clock.call_at(due, lambda: self._spawn(self.fair.offer_bot(code, player)))
 
     async def on_leave(self, asker: Asker, message: Leave) -> Message:
         session = asker.session
@@ -647,75 +640,7 @@ class RaceServer:
         await self._command(held, lambda core, now: core.move(player, message.move, now), asker)
         if held.room.settings.lost_notice and player not in self.lost_watch:
             self.lost_watch.add(player)
-            self._spawn(self._watch_lost(held.room.code, player))
-
-    async def on_daily_board(self, asker: Asker, message: DailyBoardRequest) -> Message:
-        date, deal = await self._daily_deal(message.preset)
-        entries = await self.daily_board.best(message.preset, datetime.date.fromisoformat(date))
-        return DailyBoard(
-            preset=message.preset,
-            date=date,
-            deal=encode_deal(message.preset, deal),
-            entries=tuple(
-                DailyEntry(place=i, player=e.player, name=e.name, time_ms=e.time_ms)
-                for i, e in enumerate(entries, start=1)
-            ),
-        )
-
-    async def _daily_deal(self, preset: str) -> tuple[str, int]:
-        """Today (UTC, on the server's clock) and its daily deal of ``preset``, solved off the loop."""
-        date = utc_date(self.clock.now())
-        return date.isoformat(), await self.daily_deals.deal(preset, date)
-
-    async def _record_daily(self, room: Room) -> None:
-        """A daily race ended: its human finishers' times go on the day's board (best effort)."""
-        daily = room.settings.daily
-        assert daily is not None
-        date = datetime.date.fromisoformat(daily)
-        for standing in room.standings:
-            if standing.status == Status.FINISHED and not standing.bot and standing.time_ms is not None:
-                entry = Entry(standing.player, standing.name, standing.time_ms)
-                try:
-                    await self.daily_board.record(room.settings.preset, date, entry)
-                except (RedisError, OSError) as exc:
-                    log_event("daily.error", room=room.code, error=str(exc))
-
-    async def on_hint(self, asker: Asker, message: HintRequest) -> Message:
-        held = self._held_by(asker.session)
-        player = asker.session.player
-        board = held.room.check_hint(player)
-        advice = await self._advisor().advise(board)  # in a worker, within HINT_SECONDS
-        if advice.kind == "hint":
-            await self._command(held, lambda core, now: core.hint(player, now))
-        return Advice(kind=advice.kind, move=str(advice.move) if advice.move is not None else None)
-
-    def _advisor(self) -> Advisor:
-        if self.advisor is None:
-            self.advisor = Advisor(self.bots.executor(), max_seconds=self.hint_seconds)
-        return self.advisor
-
-    async def _watch_lost(self, code: str, player: str) -> None:
-        """Check a racer's position off the loop, again while they keep moving; tell them when
-        it is proven lost (one check at a time per racer)."""
-        try:
-            while True:
-                room = self._room_held(code)
-                seat = room.seats.get(player) if room is not None else None
-                if room is None or seat is None or seat.board is None or seat.status != Status.RACING:
-                    return
-                position = seat.board.position()
-                advice = await self._advisor().advise(seat.board)
-                room = self._room_held(code)
-                seat = room.seats.get(player) if room is not None else None
-                if seat is None or seat.board is None or seat.status != Status.RACING:
-                    return
-                if seat.board.position() != position:
-                    continue  # they moved meanwhile: look at the new position
-                if advice.kind == "lost":
-                    self._send([(frozenset({player}), encode(Lost(moves=seat.moves)))])
-                return
-        finally:
-            self.lost_watch.discard(player)
+            self._spawn(self.fair.watch_lost(held.room.code, player))
 
     async def on_undo(self, asker: Asker, message: Undo) -> None:
         await self._in_my_room(asker, lambda core, now: core.undo(asker.session.player, now))
@@ -724,39 +649,8 @@ class RaceServer:
         await self._in_my_room(asker, lambda core, now: core.resign(asker.session.player, now))
 
     async def on_rematch(self, asker: Asker, message: Rematch) -> None:
-        deal = await self._rematch_deal(self._held_by(asker.session).room)
+        deal = await self.fair.rematch_deal(self._held_by(asker.session).room)
         await self._in_my_room(asker, lambda core, now: core.rematch(asker.session.player, deal, now))
-
-    # -- bots -----------------------------------------------------------------
-
-    async def _rematch_deal(self, room: Room) -> int:
-        if room.settings.daily is not None:
-            return room.settings.deal  # a daily room races its day's deal again
-        return await self._pick_deal(room.settings.preset, room.settings.any_deal, room.settings.deal_grade)
-
-    def _room_held(self, code: str) -> Room | None:
-        held = self.rooms.get(code)
-        return held.room if held is not None else None
-
-    async def _run_for_bot(self, code: str, command: Command) -> bool:
-        """A bot's command, through the same room path as a human's request."""
-        held = self.rooms.get(code)
-        if held is None:
-            return False
-        await self._command(held, command)
-        await self._forget_if_idle(held)
-        return True
-
-    async def _offer_bot(self, code: str, player: str) -> None:
-        """Quick match waited long enough: a bot takes the free seat if the player still waits alone."""
-        room = self._room_held(code)
-        seat = room.seats.get(player) if room is not None else None
-        if room is None or seat is None or not seat.connected or not room.is_open() or len(room.seats) > 1:
-            return
-        if self.stopping:
-            return
-        with contextlib.suppress(ProtocolError, StoreError):
-            await self.bots.seat(code, QUICK_MATCH_BOT)
 
     # -- the room path: lock -> command -> append -> commit/abort -> send -> schedule
 
@@ -907,7 +801,7 @@ class RaceServer:
             self._release_seatless(held)
             await self._publish(held)
         if held.room.settings.daily and any(isinstance(e, Ended) for e in lifecycle):
-            await self._record_daily(held.room)
+            await self.fair.record_daily(held.room)
 
     @contextlib.asynccontextmanager
     async def _locked(self, held: HeldRoom) -> AsyncIterator[None]:
@@ -1023,36 +917,6 @@ class RaceServer:
                 self.guesses = {a: b for a, b in self.guesses.items() if not b.full(now)}
             bucket = self.guesses[address] = TokenBucket(WRONG_CODES_PER_SECOND, WRONG_CODES_AT_ONCE, now)
         return bucket
-
-    async def _pick_deal(self, preset: str, any_deal: bool, grade: str | None) -> int:
-        """A deal the server picks: from the pool of winnable deals (of ``grade``), unless the room
-        asked for any deal. Never solves: the pool hands out deals verified beforehand."""
-        if self.deals is not None:
-            return self.deals()
-        if any_deal:
-            return _random_deal()
-        if grade is not None and grade not in GRADES:
-            raise ProtocolError(ErrorCode.BAD_FIELD, f"unknown deal grade {grade!r}; grades: {', '.join(GRADES)}")
-        try:
-            return (await self.pool.take(preset, grade)).number
-        except (RedisError, OSError) as exc:  # the shared pool is down: the shipped list still serves
-            log_event("dealpool.error", error=str(exc))
-            book = deal_list(preset)
-            return secrets.choice(book.by_grade(grade) if grade else [n for n, _ in book.deals])
-
-    async def _settings(self, preset: str, deal: int | None, **chosen: Any) -> Settings:
-        if deal is None:
-            deal = await self._pick_deal(preset, chosen.get("any_deal", False), chosen.get("deal_grade"))
-        else:
-            chosen["chosen"] = True
-        return Settings(
-            preset=preset,
-            deal=deal,
-            countdown_ms=self.config.countdown_ms,
-            grace_ms=self.config.grace_ms,
-            spectator_delay_ms=self.config.spectator_delay_ms,
-            **chosen,
-        )
 
     async def _create(self, asker: Asker, settings: Settings) -> HeldRoom:
         if not self.guard.new_room(asker.ws, self.guard.address(asker.ws), self._seconds()):
@@ -1204,10 +1068,6 @@ def _peek_seq(frame: bytes | str) -> int | None:
 
 def _reconnect(player: str) -> Command:
     return lambda core, now: core.reconnect(player, now)
-
-
-def _random_deal() -> int:
-    return secrets.randbelow(MAX_DEAL) + 1
 
 
 def _describe(event: Event) -> dict[str, object]:
