@@ -5,6 +5,10 @@ the store append (one round trip) -> commit or abort -> send the reply, then the
 frames -> schedule the room's next wake-up. The rules and what to tell whom live in
 ``server/core.py`` and ``server/room.py``; this module only moves bytes between them, the
 sockets and the store, on the one injected clock.
+
+``RaceServer`` composes the rest: ``Connections`` (hello, resume, takeover; ``connections.py``),
+``NodeUpkeep`` (doorbells, heartbeat, dead nodes; ``nodes.py``), ``FairPlay`` (deals, daily
+board, hints, lost checks, the bots' way in; ``fairplay.py``) and the lobby's paging (``lobby.py``).
 """
 
 from __future__ import annotations
@@ -21,21 +25,18 @@ import msgpack
 from redis.exceptions import RedisError
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, broadcast, serve
-from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
-from protocol.codec import MAX_FRAME, SUBPROTOCOL, decode_request, encode
+from protocol.codec import MAX_FRAME, SUBPROTOCOL, encode
 from protocol.enums import Phase
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import (
     CreateRoom,
     DailyBoardRequest,
     Error,
-    Hello,
     HintRequest,
     JoinRoom,
     Leave,
-    Limits,
     ListRooms,
     MoveRequest,
     Ok,
@@ -46,7 +47,6 @@ from protocol.messages import (
     Rematch,
     Resign,
     Undo,
-    Welcome,
 )
 from protocol.schema import Message
 from seahaven import decode as decode_deal
@@ -55,6 +55,7 @@ from .bots import BotRacers
 from .breaker import StallBreaker
 from .clock import Clock, SystemClock
 from .config import Config
+from .connections import Connections
 from .core import Frame, Outcome, RoomCore
 from .daily import DailyDeals, DailyTimes, MemoryDailyTimes
 from .dealpool import DealPool, MemoryPoolBackend
@@ -162,6 +163,8 @@ class RaceServer:
         self.idle = asyncio.Event()
         self.idle.set()
         self.ws: WsServer | None = None
+        self.conns = Connections(self)
+        """Hellos, resumes and session takeovers, and reading each connection's requests."""
         self.upkeep = NodeUpkeep(self)
         """Doorbells, heartbeats and the dead nodes' members: in step with the other nodes."""
         self.handlers: dict[type[Message], Callable[[Asker, Any], Awaitable[Message | None]]] = {
@@ -282,68 +285,7 @@ class RaceServer:
         return LiveCounts(len(self.rooms), racers, spectators, self.guard.connections)
 
     async def connection(self, ws: ServerConnection) -> None:
-        if ws.subprotocol != SUBPROTOCOL:
-            offered = ws.request.headers.get("Sec-WebSocket-Protocol", "none") if ws.request else "none"
-            await ws.close(CloseCode.VERSION_MISMATCH, f"this server speaks {SUBPROTOCOL}; you offered {offered}"[:120])
-            return
-        address = self.guard.address(ws)
-        if not self.guard.admit(address):
-            log_event("connection.refused", peer=address, reason="too many connections")
-            await self.guard.close(ws, CloseCode.TRY_AGAIN_LATER, "too many connections from your address")
-            return
-        try:
-            await self._serve(ws, address)
-        finally:
-            self.guard.release(ws, address)
-
-    async def _serve(self, ws: ServerConnection, address: str) -> None:
-        """Read ``ws``'s requests until it closes (or is let go)."""
-        bucket = TokenBucket(self.config.rate, self.config.burst, self._seconds())
-        strikes = 0
-        session: Session | None = None
-
-        def silent() -> None:
-            if session is None:
-                log_event("connection.silent", peer=address)
-                self.guard.let_go(ws, CloseCode.HELLO_TIMEOUT, "no hello in time")
-
-        deadline = self.clock.call_at(self.clock.now() + self.config.hello_timeout_ms, silent)
-        try:
-            async for frame in ws:
-                if session is not None and session.conn is not ws:
-                    break  # another connection took the session over
-                seq: int | None = None
-                try:
-                    if not bucket.take(self._seconds()):
-                        strikes += 1
-                        if strikes >= self.config.strikes:
-                            await self.guard.close(ws, CloseCode.POLICY, "too many requests")
-                            break
-                        seq = _peek_seq(frame)
-                        raise ProtocolError(ErrorCode.RATE_LIMITED, "slow down: request dropped, send it again")
-                    seq, message = decode_request(frame)
-                    if session is None:
-                        if not isinstance(message, Hello):
-                            raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first")
-                        session = await self.on_hello(ws, message, seq)
-                        deadline.cancel()
-                        continue
-                    if isinstance(message, Hello):
-                        raise ProtocolError(ErrorCode.BAD_FIELD, "you already said hello on this connection")
-                    await self.request(ws, session, seq, message)
-                except ProtocolError as exc:
-                    re = seq if seq is not None else exc.seq
-                    await _send(ws, Error(code=exc.code, message=exc.message), re)
-        except ConnectionClosed:
-            pass
-        finally:
-            deadline.cancel()
-            if session is not None and session.conn is ws:
-                session.conn = None
-                if not self.stopping:
-                    await self._dropped(session)
-                if session.room is None:
-                    self.table.forget(session)
+        await self.conns.accept(ws)
 
     def _seconds(self) -> float:
         return self.clock.now() / 1000
@@ -429,87 +371,6 @@ class RaceServer:
             session.pending = None
         asker.pending.set_result([frame])
         self._write([asker.ws], frame)
-
-    async def on_hello(self, ws: ServerConnection, hello: Hello, seq: int) -> Session:
-        """Open or resume a session. The store calls come first and the takeover of the
-        session after them, all at once, so a failed or slow hello leaves nothing half done.
-
-        The room's frames reach ``ws`` only after ``welcome`` and the room state, which is built
-        after anything the room sent meanwhile, so nothing is missed or comes first."""
-        self.greeting.add(ws)
-        try:
-            session, held, frames = await self._resume(ws, hello)
-        except StoreError as exc:
-            log_event("store.error", error=str(exc))
-            raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the game store is unavailable") from None
-        finally:
-            self.greeting.discard(ws)  # from here to the room state nothing is awaited
-        limits = Limits(
-            max_frame=MAX_FRAME, rate=int(self.config.rate), burst=self.config.burst, grace_ms=self.config.grace_ms
-        )
-        welcome = Welcome(
-            token=session.token,
-            player=session.player,
-            name=session.name,
-            server_time=self.clock.now(),
-            limits=limits,
-            room=session.room,
-            last_seq=session.last_seq,
-        )
-        self._write([ws], encode(welcome, seq))
-        if held is not None:
-            self._write([ws], encode(held.core.state_for(session.player, self.clock.now())))
-        self._send(frames)
-        log_event("session.hello", player=session.player, resumed=hello.token is not None)
-        return session
-
-    async def _resume(self, ws: ServerConnection, hello: Hello) -> tuple[Session, HeldRoom | None, list[Frame]]:
-        """The session a hello names (or a new one), taken over by ``ws`` at once, and back in
-        its room if it still has a place there (with the frames that tells the room)."""
-        if hello.token is None:
-            if not self.guard.new_session(self.guard.address(ws), self._seconds()):
-                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new sessions from your address: resume one")
-            session = await self.table.open(hello.name)
-            self._claim(session, ws)
-            return session, None, []
-        session = await self.table.find(hello.token)
-        self._claim(session, ws)  # from here on, the old connection's drop is not this player's drop
-        frames: list[Frame] = []
-        try:
-            await self.store.ring("session", session.token, self.node)  # a connection on another node: 4001
-            held = await self._get(session.room) if session.room is not None else None
-            if held is not None and not held.room.has_member(session.player):
-                await self._forget_if_idle(held)
-                held = None
-            if held is not None:
-                # The reply memory of a session back in its room is kept with the room.
-                memo = await self.store.memo(held.room.code, session.player)
-                if memo is not None and memo[0] > session.last_seq and session.pending is None:
-                    session.last_seq, session.last_reply = memo[0], [memo[1]]
-                held.visitors.add(session.player)
-                player = session.player
-                try:
-                    outcome = await self._command(held, lambda core, now: core.reconnect(player, now), send=False)
-                    frames = outcome.frames
-                    await self.store.locate(held.room.code, player, self.node, self.config.session_ttl)
-                except ProtocolError:
-                    held = None  # the room closed meanwhile
-            if held is None:
-                session.room = None
-            await self.table.save(session)
-        except BaseException:
-            if session.conn is ws:
-                session.conn = None
-            raise
-        if session.conn is not ws:
-            raise ProtocolError(ErrorCode.BAD_TOKEN, "a newer connection took this session over")
-        return session, held, frames
-
-    def _claim(self, session: Session, ws: ServerConnection) -> None:
-        """Make ``ws`` the session's connection; the one it had is closed (4001)."""
-        old = self.table.claim(session, ws)
-        if old is not None:
-            self.guard.let_go(old, CloseCode.REPLACED, "replaced by a newer connection with the same token")
 
     # -- request handlers ---------------------------------------------------
 
@@ -1051,19 +912,6 @@ def _select_subprotocol(connection: ServerConnection, offered: Sequence[Subproto
     if SUBPROTOCOL in offered:
         return Subprotocol(SUBPROTOCOL)
     return offered[0] if offered else None
-
-
-async def _send(ws: ServerConnection, message: Message, re: int | None) -> None:
-    with contextlib.suppress(ConnectionClosed):
-        await ws.send(encode(message, re))
-
-
-def _peek_seq(frame: bytes | str) -> int | None:
-    """The seq of a frame, if it has a readable one (to address a rate-limited reply)."""
-    try:
-        return decode_request(frame)[0]
-    except ProtocolError as exc:
-        return exc.seq
 
 
 def _reconnect(player: str) -> Command:
