@@ -7,8 +7,9 @@ frames -> schedule the room's next wake-up. The rules and what to tell whom live
 sockets and the store, on the one injected clock.
 
 ``RaceServer`` composes the rest: ``Connections`` (hello, resume, takeover; ``connections.py``),
-``NodeUpkeep`` (doorbells, heartbeat, dead nodes; ``nodes.py``), ``FairPlay`` (deals, daily
-board, hints, lost checks, the bots' way in; ``fairplay.py``) and the lobby's paging (``lobby.py``).
+``Lobby`` (its pages, quick match; ``lobby.py``), ``NodeUpkeep`` (doorbells, heartbeat, dead
+nodes; ``nodes.py``), ``FairPlay`` (deals, daily board, hints, lost checks, the bots' way in;
+``fairplay.py``).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ from .held import Asker, Command, HeldRoom, log, log_event
 from .hints import Advisor
 from .http import HttpRoutes
 from .limits import TokenBucket
-from .lobby import lobby_page, read_summary
+from .lobby import Lobby
 from .metrics import LiveCounts, MeteredStore, Metrics
 from .names import new_room_code, normalise_room_code
 from .nodes import NodeUpkeep
@@ -165,13 +166,15 @@ class RaceServer:
         self.ws: WsServer | None = None
         self.conns = Connections(self)
         """Hellos, resumes and session takeovers, and reading each connection's requests."""
+        self.lobby = Lobby(self)
+        """The lobby's pages, and quick match's search for a room to join."""
         self.upkeep = NodeUpkeep(self)
         """Doorbells, heartbeats and the dead nodes' members: in step with the other nodes."""
         self.handlers: dict[type[Message], Callable[[Asker, Any], Awaitable[Message | None]]] = {
-            ListRooms: self.on_list_rooms,
+            ListRooms: self.lobby.on_list_rooms,
             CreateRoom: self.on_create_room,
             JoinRoom: self.on_join_room,
-            QuickMatch: self.on_quick_match,
+            QuickMatch: self.lobby.on_quick_match,
             Leave: self.on_leave,
             Ready: self.on_ready,
             MoveRequest: self.on_move,
@@ -274,7 +277,13 @@ class RaceServer:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    # -- connections --------------------------------------------------------
+    def _ring(self, kind: str, key: str, data: bytes) -> None:
+        self.upkeep.ring(kind, key, data)
+
+    async def _heartbeat(self) -> None:
+        await self.upkeep.heartbeat()
+
+    # -- connections and requests -------------------------------------------
 
     def live_counts(self) -> LiveCounts:
         """What this node holds now (read at each /metrics scrape)."""
@@ -377,10 +386,6 @@ class RaceServer:
     async def on_ping(self, asker: Asker, message: Ping) -> Message:
         return Pong(server_time=self.clock.now())
 
-    async def on_list_rooms(self, asker: Asker, message: ListRooms) -> Message:
-        listings = (await self.store.listings()).values()
-        return lobby_page(listings, message.preset, message.cursor, message.limit)
-
     async def on_create_room(self, asker: Asker, message: CreateRoom) -> None:
         self._not_in_room(asker.session)
         preset, deal = message.preset, message.deal_number
@@ -434,50 +439,6 @@ class RaceServer:
             guesses.take(self._seconds())
             raise ProtocolError(ErrorCode.ROOM_NOT_FOUND, f"no room {message.room!r}: check the code")
         await self._join(asker, held, spectate=message.spectate)
-
-    async def on_quick_match(self, asker: Asker, message: QuickMatch) -> None:
-        self._not_in_room(asker.session)
-        daily, deal = await self.fair.daily_deal(message.preset) if message.daily else (None, None)
-        for held in self.rooms.values():
-            room = held.room
-            someone_waits = any(seat.connected for seat in room.seats.values())
-            grade_fits = message.deal_grade is None or room.settings.deal_grade == message.deal_grade
-            if (
-                room.settings.public
-                and room.settings.preset == message.preset
-                and grade_fits
-                and room.settings.daily == daily
-                and room.is_open()
-                and someone_waits
-            ):
-                return await self._join(asker, held, spectate=False)
-        # Then the rooms other nodes hold, from the shared lobby listing.
-        for code, data in sorted((await self.store.listings()).items()):
-            summary = read_summary(data)
-            if summary is None:
-                continue
-            if code in self.rooms or summary.preset != message.preset or summary.phase != Phase.WAITING:
-                continue
-            other = await self._get(code)
-            if (
-                other is not None
-                and other.room.is_open()
-                and other.room.settings.daily == daily
-                and (message.deal_grade is None or other.room.settings.deal_grade == message.deal_grade)
-                and any(s.connected for s in other.room.seats.values())
-            ):
-                with contextlib.suppress(ProtocolError):
-                    return await self._join(asker, other, spectate=False)
-        if daily is not None:
-            settings = await self.fair.settings(message.preset, deal, daily=daily)
-        else:
-            settings = await self.fair.settings(message.preset, None, deal_grade=message.deal_grade)
-        held = await self._create(asker, settings)
-        await self._join(asker, held, spectate=False)
-        if message.bot_after is not None:
-            code, player = held.room.code, asker.session.player
-            due = self.clock.now() + message.bot_after * 1000
-            self.clock.call_at(due, lambda: self._spawn(self.fair.offer_bot(code, player)))
 
     async def on_leave(self, asker: Asker, message: Leave) -> Message:
         session = asker.session
@@ -686,12 +647,6 @@ class RaceServer:
                     self._let_go(held)
                     raise ProtocolError(ErrorCode.ROOM_NOT_FOUND, f"room {code} was lost") from None
             yield
-
-    def _ring(self, kind: str, key: str, data: bytes) -> None:
-        self.upkeep.ring(kind, key, data)
-
-    async def _heartbeat(self) -> None:
-        await self.upkeep.heartbeat()
 
     def _schedule(self, held: HeldRoom) -> None:
         """Set the room's one timer for its core's next wake-up (after a load)."""
