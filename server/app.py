@@ -64,7 +64,6 @@ from .events import Ended, Event, Moved, Presence, Undone, pack, unpack
 from .fairplay import HINT_SECONDS, FairPlay
 from .guard import Guard, handshake_logger
 from .held import Asker, Command, HeldRoom, log, log_event
-from .hints import Advisor
 from .http import HttpRoutes
 from .limits import TokenBucket
 from .lobby import Lobby
@@ -132,12 +131,7 @@ class RaceServer:
         """Proven-winnable deals to pick from (this one, without workers, deals from the shipped lists)."""
         self.daily_board = daily_board if daily_board is not None else MemoryDailyTimes()
         """The best finishing times of the daily races."""
-        self.hint_seconds = hint_seconds
-        self.advisor: Advisor | None = None
-        """Solves hints and lost checks in the bots' worker process; made on first use."""
-        self.lost_watch: set[str] = set()
-        """Racers whose position is being checked for a proven loss."""
-        self.fair = FairPlay(self)
+        self.fair = FairPlay(self, hint_seconds)
         """Deal choice, daily deals, hints and lost checks, and what the bots need of the server."""
         self.bots = BotRacers(
             self.fair.run_for_bot, self.fair.room_held, self.fair.rematch_deal, time_scale=bot_time_scale
@@ -460,8 +454,8 @@ class RaceServer:
         held = self._held_by(asker.session)
         player = asker.session.player
         await self._command(held, lambda core, now: core.move(player, message.move, now), asker)
-        if held.room.settings.lost_notice and player not in self.lost_watch:
-            self.lost_watch.add(player)
+        if held.room.settings.lost_notice and player not in self.fair.lost_watch:
+            self.fair.lost_watch.add(player)
             self._spawn(self.fair.watch_lost(held.room.code, player))
 
     async def on_undo(self, asker: Asker, message: Undo) -> None:

@@ -38,8 +38,13 @@ QUICK_MATCH_BOT: Final = "brisk"
 class FairPlay:
     """Deals, the daily board, hints and lost checks, and the bots' commands, for ``server``."""
 
-    def __init__(self, server: RaceServer) -> None:
+    def __init__(self, server: RaceServer, hint_seconds: float) -> None:
         self.server = server
+        self.hint_seconds = hint_seconds
+        self.advisor: Advisor | None = None
+        """Solves hints and lost checks in the bots' worker process; made on first use."""
+        self.lost_watch: set[str] = set()
+        """Racers whose position is being checked for a proven loss."""
 
     async def on_daily_board(self, asker: Asker, message: DailyBoardRequest) -> Message:
         date, deal = await self.daily_deal(message.preset)
@@ -82,9 +87,9 @@ class FairPlay:
         return Advice(kind=advice.kind, move=str(advice.move) if advice.move is not None else None)
 
     def _advisor(self) -> Advisor:
-        if self.server.advisor is None:
-            self.server.advisor = Advisor(self.server.bots.executor(), max_seconds=self.server.hint_seconds)
-        return self.server.advisor
+        if self.advisor is None:
+            self.advisor = Advisor(self.server.bots.executor(), max_seconds=self.hint_seconds)
+        return self.advisor
 
     async def watch_lost(self, code: str, player: str) -> None:
         """Check a racer's position off the loop, again while they keep moving; tell them when
@@ -107,7 +112,7 @@ class FairPlay:
                     self.server._send([(frozenset({player}), encode(Lost(moves=seat.moves)))])
                 return
         finally:
-            self.server.lost_watch.discard(player)
+            self.lost_watch.discard(player)
 
     async def rematch_deal(self, room: Room) -> int:
         if room.settings.daily is not None:
