@@ -13,10 +13,11 @@ import socket
 import sys
 from collections.abc import Callable
 
-from .app import RaceServer, log_event
+from .app import RaceServer
 from .config import Config
 from .daily import DailyTimes, MemoryDailyTimes, RedisDailyTimes
 from .dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend, worker_executor
+from .held import log_event
 from .runtime import freeze_heap, run, tune_gc
 from .store import check_url, open_store
 from .workers import supervise

@@ -5,6 +5,11 @@ the store append (one round trip) -> commit or abort -> send the reply, then the
 frames -> schedule the room's next wake-up. The rules and what to tell whom live in
 ``server/core.py`` and ``server/room.py``; this module only moves bytes between them, the
 sockets and the store, on the one injected clock.
+
+``RaceServer`` composes the rest: ``Connections`` (hello, resume, takeover; ``connections.py``),
+``Lobby`` (its pages, quick match; ``lobby.py``), ``NodeUpkeep`` (doorbells, heartbeat, dead
+nodes; ``nodes.py``), ``FairPlay`` (deals, daily board, hints, lost checks, the bots' way in;
+``fairplay.py``).
 """
 
 from __future__ import annotations
@@ -12,38 +17,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import datetime
-import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence, Set
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 import msgpack
 from redis.exceptions import RedisError
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, broadcast, serve
-from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
-from protocol.codec import MAX_FRAME, SUBPROTOCOL, decode_request, encode
-from protocol.enums import Phase, Status
+from protocol.codec import MAX_FRAME, SUBPROTOCOL, encode
+from protocol.enums import Phase
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import (
-    Advice,
     CreateRoom,
-    DailyBoard,
     DailyBoardRequest,
-    DailyEntry,
     Error,
-    Hello,
     HintRequest,
     JoinRoom,
     Leave,
-    Limits,
     ListRooms,
-    Lost,
     MoveRequest,
     Ok,
     Ping,
@@ -52,36 +47,32 @@ from protocol.messages import (
     Ready,
     Rematch,
     Resign,
-    Rooms,
-    RoomSummary,
     Undo,
-    Welcome,
 )
 from protocol.schema import Message
 from seahaven import decode as decode_deal
-from seahaven import encode as encode_deal
-from seahaven.deals import MAX_DEAL
-from seahaven.winnable import GRADES, deal_list
 
 from .bots import BotRacers
 from .breaker import StallBreaker
-from .clock import Clock, SystemClock, Timer
+from .clock import Clock, SystemClock
 from .config import Config
+from .connections import Connections
 from .core import Frame, Outcome, RoomCore
-from .daily import DailyDeals, DailyTimes, Entry, MemoryDailyTimes, utc_date
+from .daily import DailyDeals, DailyTimes, MemoryDailyTimes
 from .dealpool import DealPool, MemoryPoolBackend
 from .events import Ended, Event, Moved, Presence, Undone, pack, unpack
+from .fairplay import HINT_SECONDS, FairPlay
 from .guard import Guard, handshake_logger
-from .hints import Advisor
+from .held import Asker, Command, HeldRoom, log, log_event
 from .http import HttpRoutes
 from .limits import TokenBucket
+from .lobby import Lobby
 from .metrics import LiveCounts, MeteredStore, Metrics
 from .names import new_room_code, normalise_room_code
-from .room import Room, Settings
+from .nodes import NodeUpkeep
+from .room import Settings
 from .sessions import Session, SessionTable
 from .store import Appended, Request, Store, StoreError
-
-log = logging.getLogger("seahaven.server")
 
 WRONG_CODES_AT_ONCE: Final = 20
 """Wrong room codes one address may try at once: a brake on guessing."""
@@ -91,50 +82,12 @@ LOBBY_SESSION_TTL: Final = 3600.0
 """Seconds the store keeps a session that never joined a room."""
 STORE_RETRY_MS: Final = 1000
 """How soon a room's timer tries again when the store failed it."""
-HINT_SECONDS: Final = 2.0
-"""The solver's budget for one hint or one lost check."""
-QUICK_MATCH_BOT: Final = "brisk"
-"""The pace of the bot quick match offers after a wait."""
 MAX_CONFLICTS: Final = 20
 """Times a command is judged again because another node wrote to the room first."""
-BEAT_SECONDS: Final = 2.0
-"""How often a node says it is alive, and looks for members connected through dead nodes."""
-BEAT_LIFE: Final = 3
-"""Beats a node may miss before the others count it dead."""
 DRAIN_SECONDS: Final = 10.0
+"""How long a graceful stop waits for requests in flight before closing connections (1012)."""
 DRAIN_QUIET: Final = 0.2
 """Seconds without a new request after which a stopping server closes its connections."""
-"""How long a graceful stop waits for requests in flight before closing connections (1012)."""
-
-Command = Callable[[RoomCore, int], Outcome]
-"""A room core command, given the time."""
-
-
-def log_event(event: str, /, **fields: object) -> None:
-    """One structured log line: ``event=room.created key=value ...`` (values with spaces quoted)."""
-    parts = (f"{k}={v!r}" if isinstance(v, str) and (not v or " " in v) else f"{k}={v}" for k, v in fields.items())
-    log.info("event=%s %s", event, " ".join(parts))
-
-
-@dataclass(slots=True)
-class HeldRoom:
-    """A room this process holds: its core, and what only this process knows of it."""
-
-    core: RoomCore
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    timer: Timer | None = None
-    wake_at: int | None = None
-    """When ``timer`` fires (server ms)."""
-    stale: bool = False
-    """A store call failed: the stored log may hold more than the core's (a lost reply)."""
-    visitors: set[str] = field(default_factory=set)
-    """Players this process seated or seated again here: whose sessions to release later."""
-    ringing: bool = False
-    """A doorbell's catch-up is queued."""
-
-    @property
-    def room(self) -> Room:
-        return self.core.room
 
 
 class _Behind(Exception):
@@ -147,20 +100,6 @@ class _Duplicate(Exception):
     def __init__(self, memo: bytes | None) -> None:
         super().__init__("request stored before")
         self.memo = memo
-
-
-@dataclass(slots=True)
-class Asker:
-    """A request being answered: the connection that asked, and the seq to answer."""
-
-    ws: ServerConnection
-    session: Session
-    seq: int
-    pending: asyncio.Future[list[bytes]]
-    """Resolved with the answer, for a resend of the same seq that arrives meanwhile."""
-    answered: bool = False
-    reply: Message | None = None
-    """The answer, once sent."""
 
 
 class RaceServer:
@@ -192,12 +131,11 @@ class RaceServer:
         """Proven-winnable deals to pick from (this one, without workers, deals from the shipped lists)."""
         self.daily_board = daily_board if daily_board is not None else MemoryDailyTimes()
         """The best finishing times of the daily races."""
-        self.hint_seconds = hint_seconds
-        self.advisor: Advisor | None = None
-        """Solves hints and lost checks in the bots' worker process; made on first use."""
-        self.lost_watch: set[str] = set()
-        """Racers whose position is being checked for a proven loss."""
-        self.bots = BotRacers(self._run_for_bot, self._room_held, self._rematch_deal, time_scale=bot_time_scale)
+        self.fair = FairPlay(self, hint_seconds)
+        """Deal choice, daily deals, hints and lost checks, and what the bots need of the server."""
+        self.bots = BotRacers(
+            self.fair.run_for_bot, self.fair.room_held, self.fair.rematch_deal, time_scale=bot_time_scale
+        )
         self.daily_deals = DailyDeals(self.bots.executor)
         self.rooms: dict[str, HeldRoom] = {}
         self.loading: dict[str, asyncio.Future[HeldRoom | None]] = {}
@@ -220,11 +158,17 @@ class RaceServer:
         self.idle = asyncio.Event()
         self.idle.set()
         self.ws: WsServer | None = None
+        self.conns = Connections(self)
+        """Hellos, resumes and session takeovers, and reading each connection's requests."""
+        self.lobby = Lobby(self)
+        """The lobby's pages, and quick match's search for a room to join."""
+        self.upkeep = NodeUpkeep(self)
+        """Doorbells, heartbeats and the dead nodes' members: in step with the other nodes."""
         self.handlers: dict[type[Message], Callable[[Asker, Any], Awaitable[Message | None]]] = {
-            ListRooms: self.on_list_rooms,
+            ListRooms: self.lobby.on_list_rooms,
             CreateRoom: self.on_create_room,
             JoinRoom: self.on_join_room,
-            QuickMatch: self.on_quick_match,
+            QuickMatch: self.lobby.on_quick_match,
             Leave: self.on_leave,
             Ready: self.on_ready,
             MoveRequest: self.on_move,
@@ -232,8 +176,8 @@ class RaceServer:
             Resign: self.on_resign,
             Rematch: self.on_rematch,
             Ping: self.on_ping,
-            HintRequest: self.on_hint,
-            DailyBoardRequest: self.on_daily_board,
+            HintRequest: self.fair.on_hint,
+            DailyBoardRequest: self.fair.on_daily_board,
         }
 
     # -- lifecycle ----------------------------------------------------------
@@ -331,7 +275,13 @@ class RaceServer:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    # -- connections --------------------------------------------------------
+    def _ring(self, kind: str, key: str, data: bytes) -> None:
+        self.upkeep.ring(kind, key, data)
+
+    async def _heartbeat(self) -> None:
+        await self.upkeep.heartbeat()
+
+    # -- connections and requests -------------------------------------------
 
     def live_counts(self) -> LiveCounts:
         """What this node holds now (read at each /metrics scrape)."""
@@ -342,68 +292,7 @@ class RaceServer:
         return LiveCounts(len(self.rooms), racers, spectators, self.guard.connections)
 
     async def connection(self, ws: ServerConnection) -> None:
-        if ws.subprotocol != SUBPROTOCOL:
-            offered = ws.request.headers.get("Sec-WebSocket-Protocol", "none") if ws.request else "none"
-            await ws.close(CloseCode.VERSION_MISMATCH, f"this server speaks {SUBPROTOCOL}; you offered {offered}"[:120])
-            return
-        address = self.guard.address(ws)
-        if not self.guard.admit(address):
-            log_event("connection.refused", peer=address, reason="too many connections")
-            await self.guard.close(ws, CloseCode.TRY_AGAIN_LATER, "too many connections from your address")
-            return
-        try:
-            await self._serve(ws, address)
-        finally:
-            self.guard.release(ws, address)
-
-    async def _serve(self, ws: ServerConnection, address: str) -> None:
-        """Read ``ws``'s requests until it closes (or is let go)."""
-        bucket = TokenBucket(self.config.rate, self.config.burst, self._seconds())
-        strikes = 0
-        session: Session | None = None
-
-        def silent() -> None:
-            if session is None:
-                log_event("connection.silent", peer=address)
-                self.guard.let_go(ws, CloseCode.HELLO_TIMEOUT, "no hello in time")
-
-        deadline = self.clock.call_at(self.clock.now() + self.config.hello_timeout_ms, silent)
-        try:
-            async for frame in ws:
-                if session is not None and session.conn is not ws:
-                    break  # another connection took the session over
-                seq: int | None = None
-                try:
-                    if not bucket.take(self._seconds()):
-                        strikes += 1
-                        if strikes >= self.config.strikes:
-                            await self.guard.close(ws, CloseCode.POLICY, "too many requests")
-                            break
-                        seq = _peek_seq(frame)
-                        raise ProtocolError(ErrorCode.RATE_LIMITED, "slow down: request dropped, send it again")
-                    seq, message = decode_request(frame)
-                    if session is None:
-                        if not isinstance(message, Hello):
-                            raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first")
-                        session = await self.on_hello(ws, message, seq)
-                        deadline.cancel()
-                        continue
-                    if isinstance(message, Hello):
-                        raise ProtocolError(ErrorCode.BAD_FIELD, "you already said hello on this connection")
-                    await self.request(ws, session, seq, message)
-                except ProtocolError as exc:
-                    re = seq if seq is not None else exc.seq
-                    await _send(ws, Error(code=exc.code, message=exc.message), re)
-        except ConnectionClosed:
-            pass
-        finally:
-            deadline.cancel()
-            if session is not None and session.conn is ws:
-                session.conn = None
-                if not self.stopping:
-                    await self._dropped(session)
-                if session.room is None:
-                    self.table.forget(session)
+        await self.conns.accept(ws)
 
     def _seconds(self) -> float:
         return self.clock.now() / 1000
@@ -490,106 +379,10 @@ class RaceServer:
         asker.pending.set_result([frame])
         self._write([asker.ws], frame)
 
-    async def on_hello(self, ws: ServerConnection, hello: Hello, seq: int) -> Session:
-        """Open or resume a session. The store calls come first and the takeover of the
-        session after them, all at once, so a failed or slow hello leaves nothing half done.
-
-        The room's frames reach ``ws`` only after ``welcome`` and the room state, which is built
-        after anything the room sent meanwhile, so nothing is missed or comes first."""
-        self.greeting.add(ws)
-        try:
-            session, held, frames = await self._resume(ws, hello)
-        except StoreError as exc:
-            log_event("store.error", error=str(exc))
-            raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the game store is unavailable") from None
-        finally:
-            self.greeting.discard(ws)  # from here to the room state nothing is awaited
-        limits = Limits(
-            max_frame=MAX_FRAME, rate=int(self.config.rate), burst=self.config.burst, grace_ms=self.config.grace_ms
-        )
-        welcome = Welcome(
-            token=session.token,
-            player=session.player,
-            name=session.name,
-            server_time=self.clock.now(),
-            limits=limits,
-            room=session.room,
-            last_seq=session.last_seq,
-        )
-        self._write([ws], encode(welcome, seq))
-        if held is not None:
-            self._write([ws], encode(held.core.state_for(session.player, self.clock.now())))
-        self._send(frames)
-        log_event("session.hello", player=session.player, resumed=hello.token is not None)
-        return session
-
-    async def _resume(self, ws: ServerConnection, hello: Hello) -> tuple[Session, HeldRoom | None, list[Frame]]:
-        """The session a hello names (or a new one), taken over by ``ws`` at once, and back in
-        its room if it still has a place there (with the frames that tells the room)."""
-        if hello.token is None:
-            if not self.guard.new_session(self.guard.address(ws), self._seconds()):
-                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new sessions from your address: resume one")
-            session = await self.table.open(hello.name)
-            self._claim(session, ws)
-            return session, None, []
-        session = await self.table.find(hello.token)
-        self._claim(session, ws)  # from here on, the old connection's drop is not this player's drop
-        frames: list[Frame] = []
-        try:
-            await self.store.ring("session", session.token, self.node)  # a connection on another node: 4001
-            held = await self._get(session.room) if session.room is not None else None
-            if held is not None and not held.room.has_member(session.player):
-                await self._forget_if_idle(held)
-                held = None
-            if held is not None:
-                # The reply memory of a session back in its room is kept with the room.
-                memo = await self.store.memo(held.room.code, session.player)
-                if memo is not None and memo[0] > session.last_seq and session.pending is None:
-                    session.last_seq, session.last_reply = memo[0], [memo[1]]
-                held.visitors.add(session.player)
-                player = session.player
-                try:
-                    outcome = await self._command(held, lambda core, now: core.reconnect(player, now), send=False)
-                    frames = outcome.frames
-                    await self.store.locate(held.room.code, player, self.node, self.config.session_ttl)
-                except ProtocolError:
-                    held = None  # the room closed meanwhile
-            if held is None:
-                session.room = None
-            await self.table.save(session)
-        except BaseException:
-            if session.conn is ws:
-                session.conn = None
-            raise
-        if session.conn is not ws:
-            raise ProtocolError(ErrorCode.BAD_TOKEN, "a newer connection took this session over")
-        return session, held, frames
-
-    def _claim(self, session: Session, ws: ServerConnection) -> None:
-        """Make ``ws`` the session's connection; the one it had is closed (4001)."""
-        old = self.table.claim(session, ws)
-        if old is not None:
-            self.guard.let_go(old, CloseCode.REPLACED, "replaced by a newer connection with the same token")
-
     # -- request handlers ---------------------------------------------------
 
     async def on_ping(self, asker: Asker, message: Ping) -> Message:
         return Pong(server_time=self.clock.now())
-
-    async def on_list_rooms(self, asker: Asker, message: ListRooms) -> Message:
-        rooms = []
-        for data in (await self.store.listings()).values():
-            try:
-                summary = RoomSummary.from_body(msgpack.unpackb(data, raw=False))
-            except (ProtocolError, ValueError):
-                continue
-            if message.preset is None or summary.preset == message.preset:
-                rooms.append(summary)
-        after = _lobby_cursor(message.cursor) if message.cursor is not None else None
-        rooms = sorted((r for r in rooms if after is None or _lobby_key(r) > after), key=_lobby_key)
-        page = rooms[: message.limit]
-        more = len(rooms) > len(page)
-        return Rooms(rooms=tuple(page), next=_lobby_cursor_of(_lobby_key(page[-1])) if more else None)
 
     async def on_create_room(self, asker: Asker, message: CreateRoom) -> None:
         self._not_in_room(asker.session)
@@ -607,8 +400,8 @@ class RaceServer:
         if message.daily:
             if deal is not None or message.any_deal or message.deal_grade is not None:
                 raise ProtocolError(ErrorCode.BAD_FIELD, "a daily race takes no deal, any_deal or deal_grade")
-            daily, deal = await self._daily_deal(preset)
-        settings = await self._settings(
+            daily, deal = await self.fair.daily_deal(preset)
+        settings = await self.fair.settings(
             preset,
             deal,
             daily=daily,
@@ -645,51 +438,6 @@ class RaceServer:
             raise ProtocolError(ErrorCode.ROOM_NOT_FOUND, f"no room {message.room!r}: check the code")
         await self._join(asker, held, spectate=message.spectate)
 
-    async def on_quick_match(self, asker: Asker, message: QuickMatch) -> None:
-        self._not_in_room(asker.session)
-        daily, deal = await self._daily_deal(message.preset) if message.daily else (None, None)
-        for held in self.rooms.values():
-            room = held.room
-            someone_waits = any(seat.connected for seat in room.seats.values())
-            grade_fits = message.deal_grade is None or room.settings.deal_grade == message.deal_grade
-            if (
-                room.settings.public
-                and room.settings.preset == message.preset
-                and grade_fits
-                and room.settings.daily == daily
-                and room.is_open()
-                and someone_waits
-            ):
-                return await self._join(asker, held, spectate=False)
-        # Then the rooms other nodes hold, from the shared lobby listing.
-        for code, data in sorted((await self.store.listings()).items()):
-            try:
-                summary = RoomSummary.from_body(msgpack.unpackb(data, raw=False))
-            except (ProtocolError, ValueError):
-                continue
-            if code in self.rooms or summary.preset != message.preset or summary.phase != Phase.WAITING:
-                continue
-            other = await self._get(code)
-            if (
-                other is not None
-                and other.room.is_open()
-                and other.room.settings.daily == daily
-                and (message.deal_grade is None or other.room.settings.deal_grade == message.deal_grade)
-                and any(s.connected for s in other.room.seats.values())
-            ):
-                with contextlib.suppress(ProtocolError):
-                    return await self._join(asker, other, spectate=False)
-        if daily is not None:
-            settings = await self._settings(message.preset, deal, daily=daily)
-        else:
-            settings = await self._settings(message.preset, None, deal_grade=message.deal_grade)
-        held = await self._create(asker, settings)
-        await self._join(asker, held, spectate=False)
-        if message.bot_after is not None:
-            code, player = held.room.code, asker.session.player
-            due = self.clock.now() + message.bot_after * 1000
-            self.clock.call_at(due, lambda: self._spawn(self._offer_bot(code, player)))
-
     async def on_leave(self, asker: Asker, message: Leave) -> Message:
         session = asker.session
         held = self._held_by(session)
@@ -710,77 +458,9 @@ class RaceServer:
         held = self._held_by(asker.session)
         player = asker.session.player
         await self._command(held, lambda core, now: core.move(player, message.move, now), asker)
-        if held.room.settings.lost_notice and player not in self.lost_watch:
-            self.lost_watch.add(player)
-            self._spawn(self._watch_lost(held.room.code, player))
-
-    async def on_daily_board(self, asker: Asker, message: DailyBoardRequest) -> Message:
-        date, deal = await self._daily_deal(message.preset)
-        entries = await self.daily_board.best(message.preset, datetime.date.fromisoformat(date))
-        return DailyBoard(
-            preset=message.preset,
-            date=date,
-            deal=encode_deal(message.preset, deal),
-            entries=tuple(
-                DailyEntry(place=i, player=e.player, name=e.name, time_ms=e.time_ms)
-                for i, e in enumerate(entries, start=1)
-            ),
-        )
-
-    async def _daily_deal(self, preset: str) -> tuple[str, int]:
-        """Today (UTC, on the server's clock) and its daily deal of ``preset``, solved off the loop."""
-        date = utc_date(self.clock.now())
-        return date.isoformat(), await self.daily_deals.deal(preset, date)
-
-    async def _record_daily(self, room: Room) -> None:
-        """A daily race ended: its human finishers' times go on the day's board (best effort)."""
-        daily = room.settings.daily
-        assert daily is not None
-        date = datetime.date.fromisoformat(daily)
-        for standing in room.standings:
-            if standing.status == Status.FINISHED and not standing.bot and standing.time_ms is not None:
-                entry = Entry(standing.player, standing.name, standing.time_ms)
-                try:
-                    await self.daily_board.record(room.settings.preset, date, entry)
-                except (RedisError, OSError) as exc:
-                    log_event("daily.error", room=room.code, error=str(exc))
-
-    async def on_hint(self, asker: Asker, message: HintRequest) -> Message:
-        held = self._held_by(asker.session)
-        player = asker.session.player
-        board = held.room.check_hint(player)
-        advice = await self._advisor().advise(board)  # in a worker, within HINT_SECONDS
-        if advice.kind == "hint":
-            await self._command(held, lambda core, now: core.hint(player, now))
-        return Advice(kind=advice.kind, move=str(advice.move) if advice.move is not None else None)
-
-    def _advisor(self) -> Advisor:
-        if self.advisor is None:
-            self.advisor = Advisor(self.bots.executor(), max_seconds=self.hint_seconds)
-        return self.advisor
-
-    async def _watch_lost(self, code: str, player: str) -> None:
-        """Check a racer's position off the loop, again while they keep moving; tell them when
-        it is proven lost (one check at a time per racer)."""
-        try:
-            while True:
-                room = self._room_held(code)
-                seat = room.seats.get(player) if room is not None else None
-                if room is None or seat is None or seat.board is None or seat.status != Status.RACING:
-                    return
-                position = seat.board.position()
-                advice = await self._advisor().advise(seat.board)
-                room = self._room_held(code)
-                seat = room.seats.get(player) if room is not None else None
-                if seat is None or seat.board is None or seat.status != Status.RACING:
-                    return
-                if seat.board.position() != position:
-                    continue  # they moved meanwhile: look at the new position
-                if advice.kind == "lost":
-                    self._send([(frozenset({player}), encode(Lost(moves=seat.moves)))])
-                return
-        finally:
-            self.lost_watch.discard(player)
+        if held.room.settings.lost_notice and player not in self.fair.lost_watch:
+            self.fair.lost_watch.add(player)
+            self._spawn(self.fair.watch_lost(held.room.code, player))
 
     async def on_undo(self, asker: Asker, message: Undo) -> None:
         await self._in_my_room(asker, lambda core, now: core.undo(asker.session.player, now))
@@ -789,39 +469,8 @@ class RaceServer:
         await self._in_my_room(asker, lambda core, now: core.resign(asker.session.player, now))
 
     async def on_rematch(self, asker: Asker, message: Rematch) -> None:
-        deal = await self._rematch_deal(self._held_by(asker.session).room)
+        deal = await self.fair.rematch_deal(self._held_by(asker.session).room)
         await self._in_my_room(asker, lambda core, now: core.rematch(asker.session.player, deal, now))
-
-    # -- bots -----------------------------------------------------------------
-
-    async def _rematch_deal(self, room: Room) -> int:
-        if room.settings.daily is not None:
-            return room.settings.deal  # a daily room races its day's deal again
-        return await self._pick_deal(room.settings.preset, room.settings.any_deal, room.settings.deal_grade)
-
-    def _room_held(self, code: str) -> Room | None:
-        held = self.rooms.get(code)
-        return held.room if held is not None else None
-
-    async def _run_for_bot(self, code: str, command: Command) -> bool:
-        """A bot's command, through the same room path as a human's request."""
-        held = self.rooms.get(code)
-        if held is None:
-            return False
-        await self._command(held, command)
-        await self._forget_if_idle(held)
-        return True
-
-    async def _offer_bot(self, code: str, player: str) -> None:
-        """Quick match waited long enough: a bot takes the free seat if the player still waits alone."""
-        room = self._room_held(code)
-        seat = room.seats.get(player) if room is not None else None
-        if room is None or seat is None or not seat.connected or not room.is_open() or len(room.seats) > 1:
-            return
-        if self.stopping:
-            return
-        with contextlib.suppress(ProtocolError, StoreError):
-            await self.bots.seat(code, QUICK_MATCH_BOT)
 
     # -- the room path: lock -> command -> append -> commit/abort -> send -> schedule
 
@@ -972,7 +621,7 @@ class RaceServer:
             self._release_seatless(held)
             await self._publish(held)
         if held.room.settings.daily and any(isinstance(e, Ended) for e in lifecycle):
-            await self._record_daily(held.room)
+            await self.fair.record_daily(held.room)
 
     @contextlib.asynccontextmanager
     async def _locked(self, held: HeldRoom) -> AsyncIterator[None]:
@@ -996,80 +645,6 @@ class RaceServer:
                     self._let_go(held)
                     raise ProtocolError(ErrorCode.ROOM_NOT_FOUND, f"room {code} was lost") from None
             yield
-
-    def _ring(self, kind: str, key: str, data: bytes) -> None:
-        """A doorbell: a room's log grew (catch up), or another node took a session over."""
-        if kind == "session":
-            session = self.sessions.get(key)
-            if session is None or data.decode(errors="replace") == self.node:
-                return
-            old, session.conn = session.conn, None  # not a drop: the player is connected elsewhere
-            self.table.forget(session)  # a later hello here reads it from the store again
-            if old is not None:
-                self._spawn(old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token"))
-            return
-        if kind == "wiped":
-            self._spawn(self._save_sessions(key))
-            return
-        if kind == "room":
-            held = self.rooms.get(key)
-            rooms = [held] if held is not None and int(data or 0) > len(held.core.log) else []
-        else:  # doorbells may have been missed
-            rooms = list(self.rooms.values())
-        for held in rooms:
-            if not held.ringing:
-                held.ringing = True
-                self._spawn(self._catch_up(held))
-
-    async def _heartbeat(self) -> None:
-        """Say this node is alive; members whose connection was on a node that stopped saying so
-        are dropped (their grace period starts), as if that node had recorded the drop."""
-        while True:
-            try:
-                await self.store.beat(self.node, BEAT_SECONDS * BEAT_LIFE)
-                await self._drop_the_dead_nodes_members()
-            except StoreError as exc:
-                log_event("store.error", error=str(exc))
-            await asyncio.sleep(BEAT_SECONDS)
-
-    async def _drop_the_dead_nodes_members(self) -> None:
-        alive: set[str] | None = None
-        for held in list(self.rooms.values()):
-            room = held.room
-            elsewhere = [p for p in room.members if p not in self.players and _connected(room, p)]
-            if not elsewhere:
-                continue
-            if alive is None:
-                alive = await self.store.alive()
-            where = await self.store.located(room.code)
-            for player in elsewhere:
-                node = where.get(player)
-                if node is not None and node != self.node and node not in alive:
-                    log_event("session.node_lost", player=player, room=room.code, node=node)
-                    await self._quietly(self._command(held, _disconnect(player)))
-
-    async def _save_sessions(self, code: str) -> None:
-        """Write back the sessions held here of the room whose log was wiped."""
-        for session in [s for s in self.sessions.values() if s.room == code]:
-            try:
-                await self.table.save(session)
-            except StoreError as exc:
-                log_event("store.error", room=code, error=str(exc))
-                return
-
-    async def _catch_up(self, held: HeldRoom) -> None:
-        try:
-            async with self._locked(held):
-                held.ringing = False
-                await self._sync(held)
-            await self._forget_if_idle(held)  # everyone may have left through other nodes
-        except ProtocolError:
-            return  # the room closed
-        except (StoreError, ValueError) as exc:
-            held.stale = True  # the next command or doorbell reads again
-            log_event("store.error", room=held.room.code, error=str(exc))
-        finally:
-            held.ringing = False
 
     def _schedule(self, held: HeldRoom) -> None:
         """Set the room's one timer for its core's next wake-up (after a load)."""
@@ -1156,36 +731,6 @@ class RaceServer:
                 self.guesses = {a: b for a, b in self.guesses.items() if not b.full(now)}
             bucket = self.guesses[address] = TokenBucket(WRONG_CODES_PER_SECOND, WRONG_CODES_AT_ONCE, now)
         return bucket
-
-    async def _pick_deal(self, preset: str, any_deal: bool, grade: str | None) -> int:
-        """A deal the server picks: from the pool of winnable deals (of ``grade``), unless the room
-        asked for any deal. Never solves: the pool hands out deals verified beforehand."""
-        if self.deals is not None:
-            return self.deals()
-        if any_deal:
-            return _random_deal()
-        if grade is not None and grade not in GRADES:
-            raise ProtocolError(ErrorCode.BAD_FIELD, f"unknown deal grade {grade!r}; grades: {', '.join(GRADES)}")
-        try:
-            return (await self.pool.take(preset, grade)).number
-        except (RedisError, OSError) as exc:  # the shared pool is down: the shipped list still serves
-            log_event("dealpool.error", error=str(exc))
-            book = deal_list(preset)
-            return secrets.choice(book.by_grade(grade) if grade else [n for n, _ in book.deals])
-
-    async def _settings(self, preset: str, deal: int | None, **chosen: Any) -> Settings:
-        if deal is None:
-            deal = await self._pick_deal(preset, chosen.get("any_deal", False), chosen.get("deal_grade"))
-        else:
-            chosen["chosen"] = True
-        return Settings(
-            preset=preset,
-            deal=deal,
-            countdown_ms=self.config.countdown_ms,
-            grace_ms=self.config.grace_ms,
-            spectator_delay_ms=self.config.spectator_delay_ms,
-            **chosen,
-        )
 
     async def _create(self, asker: Asker, settings: Settings) -> HeldRoom:
         if not self.guard.new_room(asker.ws, self.guard.address(asker.ws), self._seconds()):
@@ -1322,52 +867,8 @@ def _select_subprotocol(connection: ServerConnection, offered: Sequence[Subproto
     return offered[0] if offered else None
 
 
-async def _send(ws: ServerConnection, message: Message, re: int | None) -> None:
-    with contextlib.suppress(ConnectionClosed):
-        await ws.send(encode(message, re))
-
-
-def _peek_seq(frame: bytes | str) -> int | None:
-    """The seq of a frame, if it has a readable one (to address a rate-limited reply)."""
-    try:
-        return decode_request(frame)[0]
-    except ProtocolError as exc:
-        return exc.seq
-
-
-def _lobby_key(room: RoomSummary) -> tuple[int, str]:
-    """A room's place in the lobby: waiting rooms first, then by code."""
-    return (0 if room.phase == Phase.WAITING else 1, room.room)
-
-
-def _lobby_cursor_of(key: tuple[int, str]) -> str:
-    return f"{key[0]}.{key[1]}"
-
-
-def _lobby_cursor(cursor: str) -> tuple[int, str]:
-    """The lobby place a ``list_rooms`` cursor names (bad-field if it is not one we give)."""
-    rank, dot, code = cursor.partition(".")
-    if rank not in ("0", "1") or not dot or not code.isalnum():
-        raise ProtocolError(ErrorCode.BAD_FIELD, "body.cursor: not a cursor this server gave")
-    return (int(rank), code)
-
-
 def _reconnect(player: str) -> Command:
     return lambda core, now: core.reconnect(player, now)
-
-
-def _disconnect(player: str) -> Command:
-    return lambda core, now: core.disconnect(player, now)
-
-
-def _connected(room: Room, player: str) -> bool:
-    """A spectator, or a racer whose seat is connected."""
-    seat = room.seats.get(player)
-    return seat.connected if seat is not None else player in room.spectators
-
-
-def _random_deal() -> int:
-    return secrets.randbelow(MAX_DEAL) + 1
 
 
 def _describe(event: Event) -> dict[str, object]:

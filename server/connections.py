@@ -1,0 +1,200 @@
+"""Connection handling: the version check and the per-address cap, reading a connection's
+requests under its rate limit, the hello (a new session, or one resumed and back in its room),
+and a session taken over by a newer connection."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from protocol.codec import MAX_FRAME, SUBPROTOCOL, decode_request, encode
+from protocol.errors import CloseCode, ErrorCode, ProtocolError
+from protocol.messages import Error, Hello, Limits, Welcome
+from protocol.schema import Message
+
+from .core import Frame
+from .held import HeldRoom, log_event
+from .limits import TokenBucket
+from .sessions import Session
+from .store import StoreError
+
+if TYPE_CHECKING:
+    from .app import RaceServer
+
+
+class Connections:
+    """Each connection of ``server``, from its handshake to its close."""
+
+    def __init__(self, server: RaceServer) -> None:
+        self.server = server
+
+    async def accept(self, ws: ServerConnection) -> None:
+        """Serve one WebSocket connection from its handshake to its close."""
+        if ws.subprotocol != SUBPROTOCOL:
+            offered = ws.request.headers.get("Sec-WebSocket-Protocol", "none") if ws.request else "none"
+            await ws.close(CloseCode.VERSION_MISMATCH, f"this server speaks {SUBPROTOCOL}; you offered {offered}"[:120])
+            return
+        address = self.server.guard.address(ws)
+        if not self.server.guard.admit(address):
+            log_event("connection.refused", peer=address, reason="too many connections")
+            await self.server.guard.close(ws, CloseCode.TRY_AGAIN_LATER, "too many connections from your address")
+            return
+        try:
+            await self._serve(ws, address)
+        finally:
+            self.server.guard.release(ws, address)
+
+    async def _serve(self, ws: ServerConnection, address: str) -> None:
+        """Read ``ws``'s requests until it closes (or is let go)."""
+        bucket = TokenBucket(self.server.config.rate, self.server.config.burst, self.server._seconds())
+        strikes = 0
+        session: Session | None = None
+
+        def silent() -> None:
+            if session is None:
+                log_event("connection.silent", peer=address)
+                self.server.guard.let_go(ws, CloseCode.HELLO_TIMEOUT, "no hello in time")
+
+        deadline = self.server.clock.call_at(self.server.clock.now() + self.server.config.hello_timeout_ms, silent)
+        try:
+            async for frame in ws:
+                if session is not None and session.conn is not ws:
+                    break  # another connection took the session over
+                seq: int | None = None
+                try:
+                    if not bucket.take(self.server._seconds()):
+                        strikes += 1
+                        if strikes >= self.server.config.strikes:
+                            await self.server.guard.close(ws, CloseCode.POLICY, "too many requests")
+                            break
+                        seq = _peek_seq(frame)
+                        raise ProtocolError(ErrorCode.RATE_LIMITED, "slow down: request dropped, send it again")
+                    seq, message = decode_request(frame)
+                    if session is None:
+                        if not isinstance(message, Hello):
+                            raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first")
+                        session = await self.on_hello(ws, message, seq)
+                        deadline.cancel()
+                        continue
+                    if isinstance(message, Hello):
+                        raise ProtocolError(ErrorCode.BAD_FIELD, "you already said hello on this connection")
+                    await self.server.request(ws, session, seq, message)
+                except ProtocolError as exc:
+                    re = seq if seq is not None else exc.seq
+                    await _send(ws, Error(code=exc.code, message=exc.message), re)
+        except ConnectionClosed:
+            pass
+        finally:
+            deadline.cancel()
+            if session is not None and session.conn is ws:
+                session.conn = None
+                if not self.server.stopping:
+                    await self.server._dropped(session)
+                if session.room is None:
+                    self.server.table.forget(session)
+
+    async def on_hello(self, ws: ServerConnection, hello: Hello, seq: int) -> Session:
+        """Open or resume a session. The store calls come first and the takeover of the
+        session after them, all at once, so a failed or slow hello leaves nothing half done.
+
+        The room's frames reach ``ws`` only after ``welcome`` and the room state, which is built
+        after anything the room sent meanwhile, so nothing is missed or comes first."""
+        self.server.greeting.add(ws)
+        try:
+            session, held, frames = await self._resume(ws, hello)
+        except StoreError as exc:
+            log_event("store.error", error=str(exc))
+            raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the game store is unavailable") from None
+        finally:
+            self.server.greeting.discard(ws)  # from here to the room state nothing is awaited
+        limits = Limits(
+            max_frame=MAX_FRAME,
+            rate=int(self.server.config.rate),
+            burst=self.server.config.burst,
+            grace_ms=self.server.config.grace_ms,
+        )
+        welcome = Welcome(
+            token=session.token,
+            player=session.player,
+            name=session.name,
+            server_time=self.server.clock.now(),
+            limits=limits,
+            room=session.room,
+            last_seq=session.last_seq,
+        )
+        self.server._write([ws], encode(welcome, seq))
+        if held is not None:
+            self.server._write([ws], encode(held.core.state_for(session.player, self.server.clock.now())))
+        self.server._send(frames)
+        log_event("session.hello", player=session.player, resumed=hello.token is not None)
+        return session
+
+    async def _resume(self, ws: ServerConnection, hello: Hello) -> tuple[Session, HeldRoom | None, list[Frame]]:
+        """The session a hello names (or a new one), taken over by ``ws`` at once, and back in
+        its room if it still has a place there (with the frames that tells the room)."""
+        if hello.token is None:
+            if not self.server.guard.new_session(self.server.guard.address(ws), self.server._seconds()):
+                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new sessions from your address: resume one")
+            session = await self.server.table.open(hello.name)
+            self._claim(session, ws)
+            return session, None, []
+        session = await self.server.table.find(hello.token)
+        self._claim(session, ws)  # from here on, the old connection's drop is not this player's drop
+        frames: list[Frame] = []
+        try:
+            await self.server.store.ring(
+                "session", session.token, self.server.node
+            )  # a connection on another node: 4001
+            held = await self.server._get(session.room) if session.room is not None else None
+            if held is not None and not held.room.has_member(session.player):
+                await self.server._forget_if_idle(held)
+                held = None
+            if held is not None:
+                # The reply memory of a session back in its room is kept with the room.
+                memo = await self.server.store.memo(held.room.code, session.player)
+                if memo is not None and memo[0] > session.last_seq and session.pending is None:
+                    session.last_seq, session.last_reply = memo[0], [memo[1]]
+                held.visitors.add(session.player)
+                player = session.player
+                try:
+                    outcome = await self.server._command(
+                        held, lambda core, now: core.reconnect(player, now), send=False
+                    )
+                    frames = outcome.frames
+                    await self.server.store.locate(
+                        held.room.code, player, self.server.node, self.server.config.session_ttl
+                    )
+                except ProtocolError:
+                    held = None  # the room closed meanwhile
+            if held is None:
+                session.room = None
+            await self.server.table.save(session)
+        except BaseException:
+            if session.conn is ws:
+                session.conn = None
+            raise
+        if session.conn is not ws:
+            raise ProtocolError(ErrorCode.BAD_TOKEN, "a newer connection took this session over")
+        return session, held, frames
+
+    def _claim(self, session: Session, ws: ServerConnection) -> None:
+        """Make ``ws`` the session's connection; the one it had is closed (4001)."""
+        old = self.server.table.claim(session, ws)
+        if old is not None:
+            self.server.guard.let_go(old, CloseCode.REPLACED, "replaced by a newer connection with the same token")
+
+
+async def _send(ws: ServerConnection, message: Message, re: int | None) -> None:
+    with contextlib.suppress(ConnectionClosed):
+        await ws.send(encode(message, re))
+
+
+def _peek_seq(frame: bytes | str) -> int | None:
+    """The seq of a frame, if it has a readable one (to address a rate-limited reply)."""
+    try:
+        return decode_request(frame)[0]
+    except ProtocolError as exc:
+        return exc.seq

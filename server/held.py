@@ -1,0 +1,64 @@
+"""What the shell holds: a room held by this process, a request being answered, a room command,
+and the one structured log line."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from websockets.asyncio.server import ServerConnection
+
+from protocol.schema import Message
+
+from .clock import Timer
+from .core import Outcome, RoomCore
+from .room import Room
+from .sessions import Session
+
+log = logging.getLogger("seahaven.server")
+
+Command = Callable[[RoomCore, int], Outcome]
+"""A room core command, given the time."""
+
+
+def log_event(event: str, /, **fields: object) -> None:
+    """One structured log line: ``event=room.created key=value ...`` (values with spaces quoted)."""
+    parts = (f"{k}={v!r}" if isinstance(v, str) and (not v or " " in v) else f"{k}={v}" for k, v in fields.items())
+    log.info("event=%s %s", event, " ".join(parts))
+
+
+@dataclass(slots=True)
+class HeldRoom:
+    """A room this process holds: its core, and what only this process knows of it."""
+
+    core: RoomCore
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    timer: Timer | None = None
+    wake_at: int | None = None
+    """When ``timer`` fires (server ms)."""
+    stale: bool = False
+    """A store call failed: the stored log may hold more than the core's (a lost reply)."""
+    visitors: set[str] = field(default_factory=set)
+    """Players this process seated or seated again here: whose sessions to release later."""
+    ringing: bool = False
+    """A doorbell's catch-up is queued."""
+
+    @property
+    def room(self) -> Room:
+        return self.core.room
+
+
+@dataclass(slots=True)
+class Asker:
+    """A request being answered: the connection that asked, and the seq to answer."""
+
+    ws: ServerConnection
+    session: Session
+    seq: int
+    pending: asyncio.Future[list[bytes]]
+    """Resolved with the answer, for a resend of the same seq that arrives meanwhile."""
+    answered: bool = False
+    reply: Message | None = None
+    """The answer, once sent."""

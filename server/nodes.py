@@ -1,0 +1,112 @@
+"""Keeping this node in step with the others on the same store: doorbells (a room's log grew,
+a session was taken over, a log was wiped), the heartbeat, and the members of nodes that died."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Final
+
+from protocol.errors import CloseCode, ProtocolError
+
+from .held import Command, HeldRoom, log_event
+from .room import Room
+from .store import StoreError
+
+if TYPE_CHECKING:
+    from .app import RaceServer
+
+BEAT_SECONDS: Final = 2.0
+"""How often a node says it is alive, and looks for members connected through dead nodes."""
+BEAT_LIFE: Final = 3
+"""Beats a node may miss before the others count it dead."""
+
+
+class NodeUpkeep:
+    """The node's side of a multi-node deployment, on the server it keeps in step."""
+
+    def __init__(self, server: RaceServer) -> None:
+        self.server = server
+
+    def ring(self, kind: str, key: str, data: bytes) -> None:
+        """A doorbell: a room's log grew (catch up), or another node took a session over."""
+        if kind == "session":
+            session = self.server.sessions.get(key)
+            if session is None or data.decode(errors="replace") == self.server.node:
+                return
+            old, session.conn = session.conn, None  # not a drop: the player is connected elsewhere
+            self.server.table.forget(session)  # a later hello here reads it from the store again
+            if old is not None:
+                self.server._spawn(old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token"))
+            return
+        if kind == "wiped":
+            self.server._spawn(self._save_sessions(key))
+            return
+        if kind == "room":
+            held = self.server.rooms.get(key)
+            rooms = [held] if held is not None and int(data or 0) > len(held.core.log) else []
+        else:  # doorbells may have been missed
+            rooms = list(self.server.rooms.values())
+        for held in rooms:
+            if not held.ringing:
+                held.ringing = True
+                self.server._spawn(self._catch_up(held))
+
+    async def heartbeat(self) -> None:
+        """Say this node is alive; members whose connection was on a node that stopped saying so
+        are dropped (their grace period starts), as if that node had recorded the drop."""
+        while True:
+            try:
+                await self.server.store.beat(self.server.node, BEAT_SECONDS * BEAT_LIFE)
+                await self._drop_the_dead_nodes_members()
+            except StoreError as exc:
+                log_event("store.error", error=str(exc))
+            await asyncio.sleep(BEAT_SECONDS)
+
+    async def _drop_the_dead_nodes_members(self) -> None:
+        alive: set[str] | None = None
+        for held in list(self.server.rooms.values()):
+            room = held.room
+            elsewhere = [p for p in room.members if p not in self.server.players and _connected(room, p)]
+            if not elsewhere:
+                continue
+            if alive is None:
+                alive = await self.server.store.alive()
+            where = await self.server.store.located(room.code)
+            for player in elsewhere:
+                node = where.get(player)
+                if node is not None and node != self.server.node and node not in alive:
+                    log_event("session.node_lost", player=player, room=room.code, node=node)
+                    await self.server._quietly(self.server._command(held, _disconnect(player)))
+
+    async def _save_sessions(self, code: str) -> None:
+        """Write back the sessions held here of the room whose log was wiped."""
+        for session in [s for s in self.server.sessions.values() if s.room == code]:
+            try:
+                await self.server.table.save(session)
+            except StoreError as exc:
+                log_event("store.error", room=code, error=str(exc))
+                return
+
+    async def _catch_up(self, held: HeldRoom) -> None:
+        try:
+            async with self.server._locked(held):
+                held.ringing = False
+                await self.server._sync(held)
+            await self.server._forget_if_idle(held)  # everyone may have left through other nodes
+        except ProtocolError:
+            return  # the room closed
+        except (StoreError, ValueError) as exc:
+            held.stale = True  # the next command or doorbell reads again
+            log_event("store.error", room=held.room.code, error=str(exc))
+        finally:
+            held.ringing = False
+
+
+def _disconnect(player: str) -> Command:
+    return lambda core, now: core.disconnect(player, now)
+
+
+def _connected(room: Room, player: str) -> bool:
+    """A spectator, or a racer whose seat is connected."""
+    seat = room.seats.get(player)
+    return seat.connected if seat is not None else player in room.spectators
