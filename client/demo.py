@@ -18,12 +18,13 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from protocol.enums import Status
 from seahaven import Board, Move, encode
 
 from .game_screen import GameScreen
 from .places import Place
 from .results import ResultRow
-from .rivals import RacerStatus, RacerView
+from .rivals import RacerView
 
 OPENING = ("70", "3c", "3d", "3#", "3#", "a#")
 """A few moves into Seahaven deal 1: three cards home, cells in use."""
@@ -32,10 +33,10 @@ DEMO_SELECTION = Place(0, 9)
 """Column 10 (9♣ with 8♣ on it): selected in the screenshot to show the highlights."""
 
 SAMPLE_RIVALS = (
-    RacerView("marguerite", 23, 41, RacerStatus.RACING),
-    RacerView("tomasz", 52, 96, RacerStatus.FINISHED, time_ms=192_400),
-    RacerView("ines", 9, 30, RacerStatus.STUCK),
-    RacerView("bo", 17, 25, RacerStatus.RACING, connected=False),
+    RacerView("marguerite", 23, 41, Status.RACING),
+    RacerView("tomasz", 52, 96, Status.FINISHED, time_ms=192_400),
+    RacerView("ines", 9, 30, Status.STUCK),
+    RacerView("bo", 17, 25, Status.RACING, connected=False),
 )
 
 
@@ -116,7 +117,7 @@ class RaceDemoApp(App[None]):
 
     def _rivals_move(self) -> None:
         for i, racer in enumerate(self.rivals):
-            if racer.status == RacerStatus.RACING and racer.connected:
+            if racer.status == Status.RACING and racer.connected:
                 progress = min(51, racer.progress + self.rng.randint(0, 1))
                 self.rivals[i] = RacerView(racer.name, progress, racer.moves + 2)
         self.game_screen.update_racers(demo_racers(self.game_screen.board, self.rivals))
@@ -126,8 +127,8 @@ class RaceDemoApp(App[None]):
 
     def on_game_screen_won(self, event: GameScreen.Won) -> None:
         rows = [
-            ResultRow(1, "tomasz", RacerStatus.FINISHED, 52, 96, 192_400),
-            ResultRow(2, "alice", RacerStatus.FINISHED, 52, event.moves, event.elapsed_ms, you=True),
+            ResultRow(1, "tomasz", Status.FINISHED, 52, 96, 192_400),
+            ResultRow(2, "alice", Status.FINISHED, 52, event.moves, event.elapsed_ms, you=True),
         ]
         self.game_screen.show_results(rows, "tomasz wins", lambda choice: self.exit())
 

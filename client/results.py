@@ -15,7 +15,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from .rivals import RacerStatus, format_ms, plural
+from protocol.enums import Status
+
+from .rivals import format_ms, plural
 
 REMATCH: Final = "rematch"
 LOBBY: Final = "lobby"
@@ -28,7 +30,7 @@ class ResultRow:
 
     place: int
     name: str
-    status: RacerStatus | str
+    status: Status | str
     progress: int
     moves: int
     time_ms: int | None = None
@@ -49,7 +51,7 @@ def standings_table(rows: Sequence[ResultRow]) -> Table:
     for row in rows:
         style = Style(bold=True, color="#fde047") if row.you else None
         status = str(row.status)
-        note = "" if status == RacerStatus.FINISHED else status
+        note = "" if status == Status.FINISHED else status
         if row.hints:
             note = " · ".join(filter(None, (note, plural(row.hints, "hint"))))
         table.add_row(

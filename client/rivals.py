@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 from rich.style import Style
 from rich.text import Text
@@ -20,17 +19,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Digits, Label
 
-
-class RacerStatus(StrEnum):
-    """A racer's state; the values are the protocol's status strings."""
-
-    WAITING = "waiting"
-    READY = "ready"
-    RACING = "racing"
-    FINISHED = "finished"
-    STUCK = "stuck"
-    RESIGNED = "resigned"
-    FORFEIT = "forfeit"
+from protocol.enums import Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +30,7 @@ class RacerView:
     progress: int = 0
     """Cards on the foundations, 0 to 52."""
     moves: int = 0
-    status: RacerStatus | str = RacerStatus.RACING
+    status: Status | str = Status.RACING
     time_ms: int | None = None
     """Finishing time, for a finished racer."""
     connected: bool = True
@@ -73,18 +62,18 @@ def format_ms(ms: int | None) -> str:
 
 
 _STATUS_STYLE = {
-    RacerStatus.WAITING: Style(color="#9ca3af"),
-    RacerStatus.READY: Style(color="#a3e635"),
-    RacerStatus.RACING: Style(color="#38bdf8"),
-    RacerStatus.FINISHED: Style(color="#4ade80", bold=True),
-    RacerStatus.STUCK: Style(color="#facc15"),
-    RacerStatus.RESIGNED: Style(color="#9ca3af"),
-    RacerStatus.FORFEIT: Style(color="#9ca3af"),
+    Status.WAITING: Style(color="#9ca3af"),
+    Status.READY: Style(color="#a3e635"),
+    Status.RACING: Style(color="#38bdf8"),
+    Status.FINISHED: Style(color="#4ade80", bold=True),
+    Status.STUCK: Style(color="#facc15"),
+    Status.RESIGNED: Style(color="#9ca3af"),
+    Status.FORFEIT: Style(color="#9ca3af"),
 }
 _BAR_COLOUR = {
-    RacerStatus.RACING: "#38bdf8",
-    RacerStatus.FINISHED: "#4ade80",
-    RacerStatus.STUCK: "#facc15",
+    Status.RACING: "#38bdf8",
+    Status.FINISHED: "#4ade80",
+    Status.STUCK: "#facc15",
 }
 WATCHED_COLOUR = "#67e8f9"
 _DISCONNECTED = Style(color="#f87171", bold=True)
@@ -94,14 +83,14 @@ _EIGHTHS = " ▏▎▍▌▋▊▉"
 def status_text(racer: RacerView) -> tuple[str, Style]:
     """What the panel says about a racer's state, and in which style."""
     try:
-        status = RacerStatus(racer.status)
+        status = Status(racer.status)
     except ValueError:
         return str(racer.status), Style(color="#9ca3af")
-    if not racer.connected and status not in (RacerStatus.FINISHED, RacerStatus.RESIGNED, RacerStatus.FORFEIT):
+    if not racer.connected and status not in (Status.FINISHED, Status.RESIGNED, Status.FORFEIT):
         return "disconnected", _DISCONNECTED
-    if status is RacerStatus.FINISHED:
+    if status is Status.FINISHED:
         return f"finished {format_ms(racer.time_ms)}", _STATUS_STYLE[status]
-    if status is RacerStatus.READY:
+    if status is Status.READY:
         return "ready ✓", _STATUS_STYLE[status]
     return status.value, _STATUS_STYLE[status]
 
@@ -217,9 +206,9 @@ def _fit(width: int, *choices: str) -> str:
 
 def _bar_colour(racer: RacerView) -> str:
     grey = "#6b7280"
-    if not racer.connected or racer.status not in RacerStatus._value2member_map_:
+    if not racer.connected or racer.status not in Status._value2member_map_:
         return grey
-    return _BAR_COLOUR.get(RacerStatus(racer.status), grey)
+    return _BAR_COLOUR.get(Status(racer.status), grey)
 
 
 class RaceClock(Widget):

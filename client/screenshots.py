@@ -18,6 +18,7 @@ from typing import Any
 from textual.app import App
 from textual.screen import Screen
 
+from protocol.enums import Status
 from protocol.messages import Watched
 from seahaven import Board, encode
 from seahaven.solver import solve
@@ -26,7 +27,6 @@ from .app import RaceApp
 from .demo import RaceDemoApp
 from .results import ResultRow
 from .review import ReviewScreen
-from .rivals import RacerStatus
 from .stats import RaceRecord, Stats
 from .stats_screen import StatsScreen
 
@@ -96,10 +96,10 @@ async def save_all(directory: Path) -> list[Path]:
     await shoot(RaceDemoApp(live=False), (160, 50), "race-160x50.svg", "Seahaven race, 160x50")
     results = RaceDemoApp(live=False)
     rows = [
-        ResultRow(1, "tomasz", RacerStatus.FINISHED, 52, 96, 192_400),
-        ResultRow(2, "alice", RacerStatus.FINISHED, 52, 104, 201_900, you=True),
+        ResultRow(1, "tomasz", Status.FINISHED, 52, 96, 192_400),
+        ResultRow(2, "alice", Status.FINISHED, 52, 104, 201_900, you=True),
         ResultRow(3, "marguerite", "did not finish", 23, 41),
-        ResultRow(4, "ines", RacerStatus.STUCK, 9, 30),
+        ResultRow(4, "ines", Status.STUCK, 9, 30),
     ]
 
     async def with_results() -> None:

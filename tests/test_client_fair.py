@@ -15,7 +15,7 @@ from textual.widgets import Checkbox, Select
 from client.app import RaceApp
 from client.lobby import LobbyScreen, room_tags
 from client.results import ResultRow, standings_table
-from client.rivals import RacerStatus
+from protocol.enums import Status
 from protocol.messages import CreateRoom, Moved, MoveRequest, RoomSummary
 from seahaven import Board
 from seahaven.daily import today
@@ -167,8 +167,8 @@ async def test_the_daily_race_shows_todays_best_times_and_races_its_deal(server:
 
 def test_results_mark_bots_and_hint_counts() -> None:
     rows = [
-        ResultRow(1, "pacer", RacerStatus.FINISHED, 52, 90, 60_000, bot=True),
-        ResultRow(2, "alice", RacerStatus.RESIGNED, 30, 70, None, you=True, hints=2),
+        ResultRow(1, "pacer", Status.FINISHED, 52, 90, 60_000, bot=True),
+        ResultRow(2, "alice", Status.RESIGNED, 30, 70, None, you=True, hints=2),
     ]
     console = Console(width=80, record=True)
     console.print(standings_table(rows))

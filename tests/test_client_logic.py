@@ -24,11 +24,12 @@ from client.places import (
     source_problem,
     why_not,
 )
-from client.rivals import RacerStatus, RacerView, format_ms, status_text
+from client.rivals import RacerView, format_ms, status_text
 from client.room_model import RoomModel
 from client.room_text import Seen
 from client.spectating import Boards
 from client.stats import Stats, default_stats_path
+from protocol.enums import Status
 from protocol.messages import Racer, RoomState, Standing
 from seahaven import CELL, COLUMN, FOUNDATION, Board, Card, Move
 
@@ -188,7 +189,7 @@ def test_time_and_status_formats() -> None:
     assert format_ms(192_400) == "3:12.4"
     assert format_ms(3_723_000) == "1:02:03"
     assert format_ms(None) == "—"
-    assert status_text(RacerView("a", status=RacerStatus.FINISHED, time_ms=61_000))[0] == "finished 1:01.0"
+    assert status_text(RacerView("a", status=Status.FINISHED, time_ms=61_000))[0] == "finished 1:01.0"
     assert status_text(RacerView("a", connected=False))[0] == "disconnected"
     assert status_text(RacerView("a", status="resigned", connected=False))[0] == "resigned"
 

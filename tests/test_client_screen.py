@@ -15,8 +15,9 @@ from client.game_screen import GameScreen
 from client.help import HelpScreen
 from client.places import Place
 from client.results import LOBBY, REMATCH, ResultRow, ResultsScreen
-from client.rivals import RacerStatus, RacerView, RivalsPanel
+from client.rivals import RacerView, RivalsPanel
 from client.solo import SoloApp
+from protocol.enums import Status
 from seahaven import CELL, COLUMN, FOUNDATION, Board, Card, Move, preset
 from seahaven.solver import solve
 
@@ -259,8 +260,8 @@ async def test_resign_needs_two_presses() -> None:
 async def test_rivals_panel_shows_the_data_it_is_fed() -> None:
     racers = [
         RacerView("alice", 3, 6, you=True),
-        RacerView("tomasz", 52, 96, RacerStatus.FINISHED, time_ms=192_400),
-        RacerView("ines", 9, 30, RacerStatus.STUCK),
+        RacerView("tomasz", 52, 96, Status.FINISHED, time_ms=192_400),
+        RacerView("ines", 9, 30, Status.STUCK),
         RacerView("bo", 17, 25, connected=False),
     ]
     app = ScreenApp(GameScreen(deal1(), sink=RecordingSink(), race=True, racers=racers))
@@ -269,7 +270,7 @@ async def test_rivals_panel_shows_the_data_it_is_fed() -> None:
         text = panel.render().plain
         for part in ("alice (you)", "3/52", "tomasz", "52/52", "finished 3:12.4", "stuck", "disconnected", "bo"):
             assert part in text
-        app.game_screen.update_racers([RacerView("zoe", 40, 77, RacerStatus.RESIGNED)])
+        app.game_screen.update_racers([RacerView("zoe", 40, 77, Status.RESIGNED)])
         await pilot.pause()
         text = panel.render().plain
         assert "zoe" in text and "40/52" in text and "resigned" in text
@@ -298,8 +299,8 @@ async def test_countdown_hides_the_cards_and_blocks_input() -> None:
 async def test_results_view_returns_the_choice() -> None:
     app = ScreenApp(GameScreen(deal1(), sink=RecordingSink(), race=True))
     rows = [
-        ResultRow(1, "tomasz", RacerStatus.FINISHED, 52, 96, 192_400),
-        ResultRow(2, "alice", RacerStatus.RESIGNED, 12, 40, None, you=True),
+        ResultRow(1, "tomasz", Status.FINISHED, 52, 96, 192_400),
+        ResultRow(2, "alice", Status.RESIGNED, 12, 40, None, you=True),
     ]
     choices: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
