@@ -368,7 +368,10 @@ class RaceServer:
     def _answer(self, asker: Asker, message: Message) -> None:
         """Send the answer to the connection that asked, and keep it for a resend."""
         asker.reply = message
-        self._answer_frame(asker, encode(message, asker.seq))
+        encoded = asker.encoded
+        self._answer_frame(
+            asker, encoded[1] if encoded is not None and encoded[0] is message else encode(message, asker.seq)
+        )
 
     def _answer_frame(self, asker: Asker, frame: bytes) -> None:
         asker.answered = True
@@ -536,7 +539,10 @@ class RaceServer:
             return
         code = core.room.code
         expected = len(core.log)
-        request = None if asker is None else Request(asker.session.player, asker.seq, encode(outcome.reply, asker.seq))
+        request = None
+        if asker is not None:
+            asker.encoded = (outcome.reply, encode(outcome.reply, asker.seq))
+            request = Request(asker.session.player, asker.seq, asker.encoded[1])
         try:
             appended = await self.store.append_at(
                 code, [pack(e) for e in outcome.events], self._ttl(held), expected, request

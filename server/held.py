@@ -62,3 +62,5 @@ class Asker:
     answered: bool = False
     reply: Message | None = None
     """The answer, once sent."""
+    encoded: tuple[Message, bytes] | None = None
+    """A reply already encoded (stored with the request as its memo), so it is encoded once."""
