@@ -47,6 +47,8 @@ class Phase:
     """The same for the load generator."""
     redis_commands: int = 0
     """Commands the server's redis-server ran meanwhile."""
+    redis_cpu: float = 0.0
+    """CPU seconds of the server side's redis-server alone (part of ``server_cpu``)."""
     spans: list[tuple[float, float]] = field(default_factory=list)
     """The measured windows on the Unix clock (to match the server's own GC log)."""
 
@@ -64,6 +66,11 @@ class Phase:
     def cpu_per_move(self) -> float:
         moves = len(self.window.ack)
         return self.server_cpu / moves if moves else math.inf
+
+    @property
+    def redis_cpu_per_move(self) -> float:
+        moves = len(self.window.ack)
+        return self.redis_cpu / moves if moves and self.redis_commands else math.nan
 
     @property
     def commands_per_move(self) -> float:
@@ -102,6 +109,7 @@ class Phase:
             sum(p.server_wait for p in phases),
             sum(p.gen_wait for p in phases),
             sum(p.redis_commands for p in phases),
+            sum(p.redis_cpu for p in phases),
             [span for p in phases for span in p.spans],
         )
 
@@ -202,6 +210,7 @@ METRICS: list[tuple[str, Callable[[Result], float]]] = [
     ("move->rival max (ms)", _main(lambda p: p.rival(1.0) * 1e3)),
     ("accepted moves/s", _main(lambda p: p.accepted)),
     ("server CPU per move (us)", _main(lambda p: p.cpu_per_move * 1e6)),
+    ("  of which redis-server (us)", _main(lambda p: p.redis_cpu_per_move * 1e6)),
     ("Redis commands per move", _main(lambda p: p.commands_per_move)),
     ("server CPU busy (%)", _main(lambda p: p.server_cpu / p.seconds * 100)),
     ("others on server CPU (%)", _main(lambda p: p.others_on_server_cpu / p.seconds * 100)),

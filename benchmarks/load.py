@@ -77,7 +77,7 @@ from benchmarks.races import Script, scripts
 from tests.redis_proc import RedisProcess
 
 TARGETS = ("memory", "redis", "aof", "two-nodes")
-LEVERS = ("gc-log", "gc-threshold", "gc-freeze", "gc-off", "uvloop", "hiredis")
+LEVERS = ("gc-log", "gc-threshold", "gc-freeze", "gc-off", "uvloop")
 SWEEP_STEP = 1.5
 MAX_CONNECTIONS = 4000
 MAX_RATE = 50_000.0
@@ -237,12 +237,22 @@ class Bench:
             ours = sum(cpu_seconds(p) for p in side.pids)
             busy = (cpu_busy_seconds(server_cpu), cpu_busy_seconds(gen_cpu))
             waits = (sum(wait_seconds(p) for p in side.pids), wait_seconds(os.getpid()))
+            redis_cpu = sum(cpu_seconds(p) for p in side.redis_pids)
             marks.append(
-                (time.perf_counter(), ours, time.process_time(), *busy, *waits, side.redis_commands(), time.time())
+                (
+                    time.perf_counter(),
+                    ours,
+                    time.process_time(),
+                    *busy,
+                    *waits,
+                    side.redis_commands(),
+                    redis_cpu,
+                    time.time(),
+                )
             )
 
         window = await gen.run(rate, warmup, measure, drain=self.args.drain, probe=probe)
-        (t0, s0, g0, b0, c0, v0, x0, r0, w0), (t1, s1, g1, b1, c1, v1, x1, r1, w1) = marks[0], marks[-1]
+        (t0, s0, g0, b0, c0, v0, x0, r0, d0, w0), (t1, s1, g1, b1, c1, v1, x1, r1, d1, w1) = marks[0], marks[-1]
         return Phase(
             rate,
             t1 - t0,
@@ -254,6 +264,7 @@ class Bench:
             server_wait=v1 - v0,
             gen_wait=x1 - x0,
             redis_commands=int(r1 - r0),
+            redis_cpu=d1 - d0,
             spans=[(w0, w1)],
         )
 
@@ -344,7 +355,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default="floor",
         help="compare with the floor, or with the same target without levers, flags or --no-deflate (A/B)",
     )
-    parser.add_argument("--extras", metavar="DIR", help="where the uvloop / hiredis levers find them (pip --target)")
+    parser.add_argument("--extras", metavar="DIR", help="where the uvloop lever finds it (pip --target)")
     parser.add_argument("--profile", metavar="DIR", help="py-spy record each of our servers during the load")
     parser.add_argument("--json", metavar="PATH", help="also write every figure as JSON")
     args = parser.parse_args(argv)

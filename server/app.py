@@ -545,7 +545,7 @@ class RaceServer:
             request = Request(asker.session.player, asker.seq, asker.encoded[1])
         try:
             appended = await self.store.append_at(
-                code, [pack(e) for e in outcome.events], self._ttl(held), expected, request
+                code, [pack(e) for e in outcome.events], self._ttl(held), expected, request, self.node
             )
         except StoreError:
             core.abort()
@@ -576,7 +576,7 @@ class RaceServer:
 
     async def _sync(self, held: HeldRoom) -> None:
         """Read the log from where the core's ends (a doorbell rang, or a store call failed)."""
-        length, gap = await self.store.read_from(held.room.code, len(held.core.log))
+        length, gap = await self.store.read_from(held.room.code, len(held.core.log), self.node)
         await self._caught_up(held, Appended(False, length, gap))
 
     def _apply(self, held: HeldRoom, gap: list[bytes]) -> None:
@@ -607,7 +607,7 @@ class RaceServer:
         ``length``, and when it was wiped, the sessions of the room's visitors here too."""
         code = held.room.code
         tail = held.core.log[length:]
-        appended = await self.store.append_at(code, [pack(e) for e in tail], self._ttl(held), length)
+        appended = await self.store.append_at(code, [pack(e) for e in tail], self._ttl(held), length, None, self.node)
         if not appended.stored:
             held.stale = True  # someone wrote meanwhile: read again before the next command
             return
@@ -790,7 +790,7 @@ class RaceServer:
             del self.loading[code]
 
     async def _load(self, code: str) -> HeldRoom | None:
-        data = await self.store.load(code)
+        data = await self.store.load(code, self.node)  # from here on, other nodes' appends ring here
         if not data:
             return None
         try:

@@ -44,6 +44,8 @@ class HeldRoom:
     """Players this process seated or seated again here: whose sessions to release later."""
     ringing: bool = False
     """A doorbell's catch-up is queued."""
+    rung: int = 0
+    """The longest log length a doorbell announced since the last catch-up read."""
 
     @property
     def room(self) -> Room:

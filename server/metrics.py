@@ -131,12 +131,20 @@ class MeteredStore(Store):
         return await self.metrics.store_call("append", self.inner.append(room, events, ttl))
 
     async def append_at(
-        self, room: str, events: Sequence[bytes], ttl: float, expected: int, request: Request | None = None
+        self,
+        room: str,
+        events: Sequence[bytes],
+        ttl: float,
+        expected: int,
+        request: Request | None = None,
+        holder: str | None = None,
     ) -> Appended:
-        return await self.metrics.store_call("append", self.inner.append_at(room, events, ttl, expected, request))
+        return await self.metrics.store_call(
+            "append", self.inner.append_at(room, events, ttl, expected, request, holder)
+        )
 
-    async def read_from(self, room: str, start: int) -> tuple[int, list[bytes]]:
-        return await self.metrics.store_call("read_from", self.inner.read_from(room, start))
+    async def read_from(self, room: str, start: int, holder: str | None = None) -> tuple[int, list[bytes]]:
+        return await self.metrics.store_call("read_from", self.inner.read_from(room, start, holder))
 
     async def memo(self, room: str, player: str) -> tuple[int, bytes] | None:
         return await self.metrics.store_call("memo", self.inner.memo(room, player))
@@ -159,8 +167,8 @@ class MeteredStore(Store):
     async def located(self, room: str) -> dict[str, str]:
         return await self.metrics.store_call("located", self.inner.located(room))
 
-    async def load(self, room: str) -> list[bytes]:
-        return await self.metrics.store_call("load", self.inner.load(room))
+    async def load(self, room: str, holder: str | None = None) -> list[bytes]:
+        return await self.metrics.store_call("load", self.inner.load(room, holder))
 
     async def expire(self, room: str, ttl: float) -> None:
         await self.metrics.store_call("expire", self.inner.expire(room, ttl))

@@ -4,6 +4,7 @@ a session was taken over, a log was wiped), the heartbeat, and the members of no
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import TYPE_CHECKING, Final
 
 from protocol.errors import CloseCode, ProtocolError
@@ -19,6 +20,8 @@ BEAT_SECONDS: Final = 2.0
 """How often a node says it is alive, and looks for members connected through dead nodes."""
 BEAT_LIFE: Final = 3
 """Beats a node may miss before the others count it dead."""
+ANY_LENGTH: Final = sys.maxsize
+"""What a room's log may have grown to when doorbells may have been missed."""
 
 
 class NodeUpkeep:
@@ -47,6 +50,7 @@ class NodeUpkeep:
         else:  # doorbells may have been missed
             rooms = list(self.server.rooms.values())
         for held in rooms:
+            held.rung = max(held.rung, int(data or 0)) if kind == "room" else ANY_LENGTH
             if not held.ringing:
                 held.ringing = True
                 self.server._spawn(self._catch_up(held))
@@ -91,7 +95,10 @@ class NodeUpkeep:
         try:
             async with self.server._locked(held):
                 held.ringing = False
-                await self.server._sync(held)
+                # A command that ran meanwhile may have read what the doorbell announced.
+                if held.rung > len(held.core.log):
+                    held.rung = 0
+                    await self.server._sync(held)
             await self.server._forget_if_idle(held)  # everyone may have left through other nodes
         except ProtocolError:
             return  # the room closed

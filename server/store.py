@@ -14,6 +14,9 @@ Two implementations share one contract (``tests/test_store.py`` runs on both):
 Redis key layout (``P`` is the prefix, ``seahaven:`` by default)::
 
     P{room:ID}:log       list    the room's event log, one msgpack event per element; PEXPIRE = room TTL
+    P{room:ID}:replies   hash    each player's last stored request: player -> seq, player:r -> reply frame
+    P{room:ID}:holders   set     the nodes that read or wrote the room's log: whom its doorbell rings for
+    P{room:ID}:where     hash    player -> the node their connection to the room was last on
     P{room:ID}:listing   string  the room's public lobby entry (opaque summary bytes); own TTL
     P listings           zset    ids that may have a listing, scored by the listing's deadline (unix ms);
                                  listings() removes members whose listing key is gone and whose deadline
@@ -47,6 +50,8 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisClusterException, RedisError
 from redis.maint_notifications import MaintNotificationsConfig
+
+from .redislink import Link, link_url
 
 __all__ = ["Appended", "MemoryStore", "RedisStore", "Request", "Ring", "Store", "StoreError", "check_url", "open_store"]
 
@@ -117,15 +122,23 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def append_at(
-        self, room: str, events: Sequence[bytes], ttl: float, expected: int, request: Request | None = None
+        self,
+        room: str,
+        events: Sequence[bytes],
+        ttl: float,
+        expected: int,
+        request: Request | None = None,
+        holder: str | None = None,
     ) -> Appended:
         """Append ``events`` only if the log is ``expected`` long and ``request`` (if any) was not
-        stored before, in one atomic call; then keep the request's reply with the room and ring the
-        room's doorbell (the new length) for every node holding it."""
+        stored before, in one atomic call; then keep the request's reply with the room, count the
+        node ``holder`` among the room's holders and ring the room's doorbell (the new length) for
+        the other holders. No other holder, no doorbell: a node alone with its rooms hears nothing."""
 
     @abc.abstractmethod
-    async def read_from(self, room: str, start: int) -> tuple[int, list[bytes]]:
-        """The log's length and its events from index ``start`` on, at one instant."""
+    async def read_from(self, room: str, start: int, holder: str | None = None) -> tuple[int, list[bytes]]:
+        """The log's length and its events from index ``start`` on, at one instant; a live room
+        counts ``holder`` among its holders in the same instant (nothing appended later goes unrung)."""
 
     @abc.abstractmethod
     async def memo(self, room: str, player: str) -> tuple[int, bytes] | None:
@@ -158,8 +171,9 @@ class Store(abc.ABC):
         """Player -> the node their connection to ``room`` was last on."""
 
     @abc.abstractmethod
-    async def load(self, room: str) -> list[bytes]:
-        """The room's whole log in append order; ``[]`` when unknown or expired."""
+    async def load(self, room: str, holder: str | None = None) -> list[bytes]:
+        """The room's whole log in append order; ``[]`` when unknown or expired. A live room counts
+        ``holder`` among its holders in the same instant, as ``read_from`` does."""
 
     @abc.abstractmethod
     async def expire(self, room: str, ttl: float) -> None:
@@ -220,6 +234,7 @@ class _Timed:
 class _Log:
     events: list[bytes] = field(default_factory=list)
     deadline: float = 0.0
+    holders: set[str] = field(default_factory=set)
 
 
 class MemoryStore(Store):
@@ -292,7 +307,13 @@ class MemoryStore(Store):
         return len(log.events)
 
     async def append_at(
-        self, room: str, events: Sequence[bytes], ttl: float, expected: int, request: Request | None = None
+        self,
+        room: str,
+        events: Sequence[bytes],
+        ttl: float,
+        expected: int,
+        request: Request | None = None,
+        holder: str | None = None,
     ) -> Appended:
         ttl = _check_ttl(ttl)
         now = self._now()
@@ -312,11 +333,20 @@ class MemoryStore(Store):
         log.deadline = now + ttl
         if request is not None:
             self._memos.setdefault(room, {})[request.player] = (request.seq, bytes(request.reply))
-        self._ring("room", room, str(len(log.events)).encode())
+        if holder is not None:
+            log.holders.add(holder)
+        if len(log.holders) > (holder in log.holders):
+            self._ring("room", room, str(len(log.events)).encode())
         return Appended(True, len(log.events))
 
-    async def read_from(self, room: str, start: int) -> tuple[int, list[bytes]]:
+    def _held(self, room: str, holder: str | None) -> _Log | None:
         log = self._live_log(room, self._now())
+        if log is not None and holder is not None:
+            log.holders.add(holder)
+        return log
+
+    async def read_from(self, room: str, start: int, holder: str | None = None) -> tuple[int, list[bytes]]:
+        log = self._held(room, holder)
         return (0, []) if log is None else (len(log.events), list(log.events[start:]))
 
     async def memo(self, room: str, player: str) -> tuple[int, bytes] | None:
@@ -359,8 +389,8 @@ class MemoryStore(Store):
         entry = self._live(self._where, room, self._now())
         return {} if entry is None else dict(entry.value)
 
-    async def load(self, room: str) -> list[bytes]:
-        log = self._live_log(room, self._now())
+    async def load(self, room: str, holder: str | None = None) -> list[bytes]:
+        log = self._held(room, holder)
         return [] if log is None else list(log.events)
 
     async def expire(self, room: str, ttl: float) -> None:
@@ -438,12 +468,15 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return length
 """
 
-# Optimistic concurrency: appends ARGV[7..] only if the log is ARGV[2] long and the request
+# Optimistic concurrency: appends ARGV[8..] only if the log is ARGV[2] long and the request
 # (player ARGV[3], seq ARGV[4]; '' for none) is newer than the player's last stored one; then keeps
-# the request's reply (ARGV[5]) in the room's replies hash and rings the doorbell (PUBLISH ARGV[6] the
-# new length). Replies: {length} stored; {-1, length, gap} the log is not as expected (gap: its events
+# the request's reply (ARGV[5]) in the room's replies hash, adds the node ARGV[7] ('' for none) to
+# the room's holders and rings the doorbell (PUBLISH ARGV[6] the new length) if any other node holds
+# the room: a node alone with its rooms pays no PUBLISH and hears none of its own.
+# Replies: {length} stored; {-1, length, gap} the log is not as expected (gap: its events
 # from the expected length on); {-2, length, reply or nil} the request was stored before.
-# KEYS[1] = the room's log, KEYS[2] = its replies (player -> seq, player..':r' -> reply); ARGV[1] = TTL ms.
+# KEYS[1] = the room's log, KEYS[2] = its replies (player -> seq, player..':r' -> reply), KEYS[3] =
+# its holders; ARGV[1] = TTL ms.
 _APPEND_AT = """
 local length = redis.call('LLEN', KEYS[1])
 local player = ARGV[3]
@@ -462,7 +495,7 @@ if length ~= expected then
     return {-1, length, gap}
 end
 if length == 0 then redis.call('DEL', KEYS[2]) end
-for i = 7, #ARGV, 1000 do
+for i = 8, #ARGV, 1000 do
     length = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
@@ -470,16 +503,27 @@ if player ~= '' then
     redis.call('HSET', KEYS[2], player, ARGV[4], player .. ':r', ARGV[5])
     redis.call('PEXPIRE', KEYS[2], ARGV[1])
 end
-redis.call('PUBLISH', ARGV[6], length)
+local others = redis.call('SCARD', KEYS[3])
+if ARGV[7] ~= '' then others = others - 1 + redis.call('SADD', KEYS[3], ARGV[7]) end
+redis.call('PEXPIRE', KEYS[3], ARGV[1])
+if others > 0 then redis.call('PUBLISH', ARGV[6], length) end
 return {length}
 """
 
-# KEYS[1] = the room's log; ARGV[1] = the first index to read. Returns {length, events from there}.
+# KEYS[1] = the room's log, KEYS[2] = its holders; ARGV[1] = the first index to read, ARGV[2] = the
+# reading node ('' for none), added to a live room's holders (same TTL as the log) at the instant of
+# the read. Returns {length, events from there}.
 _READ_FROM = """
-return {redis.call('LLEN', KEYS[1]), redis.call('LRANGE', KEYS[1], ARGV[1], -1)}
+local length = redis.call('LLEN', KEYS[1])
+if length > 0 and ARGV[2] ~= '' then
+    redis.call('SADD', KEYS[2], ARGV[2])
+    local ttl = redis.call('PTTL', KEYS[1])
+    if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) else redis.call('PERSIST', KEYS[2]) end
+end
+return {length, redis.call('LRANGE', KEYS[1], ARGV[1], -1)}
 """
 
-# KEYS = the room's log, listing, replies and where; ARGV[1] = TTL in ms.
+# KEYS = the room's log, listing, replies, where and holders; ARGV[1] = TTL in ms.
 _EXPIRE_ROOM = """
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
 """
@@ -584,10 +628,13 @@ class RedisStore(Store):
     on a cluster it uses redis-py's ``RedisCluster``, which follows slot moves by itself.
 
     ``timeout`` bounds connecting and every reply (seconds); at most ``max_connections`` calls run at
-    once, more wait their turn. The client never retries by itself: an
-    append is not idempotent and a blind resend after a lost reply would store a move twice. Idempotent
-    operations are retried once, immediately, on a connection error (a connection dropped while idle
-    in the pool). Failures raise :class:`StoreError`; once Redis is back the next call reconnects.
+    once, more wait their turn. On one server over TCP (``redis://``) the rooms' appends and
+    reads go, unless ``pipelined`` is False, over one pipelined connection instead
+    (:class:`~server.redislink.Link`: commands issued in one event-loop turn share a write).
+    The client never retries by itself: an append is not idempotent and a blind resend after a lost
+    reply would store a move twice. Idempotent operations are retried once, immediately, on a connection
+    error (a connection dropped while idle in the pool). Failures raise :class:`StoreError`; once Redis
+    is back the next call reconnects.
     ``redis_options`` go to ``redis.asyncio.ConnectionPool.from_url`` (e.g. ``connection_class``), or
     to ``RedisCluster`` on a cluster.
     """
@@ -599,6 +646,7 @@ class RedisStore(Store):
         prefix: str = "seahaven:",
         timeout: float = 2.0,
         max_connections: int = 32,
+        pipelined: bool = True,
         **redis_options: Any,
     ) -> None:
         self.prefix = prefix
@@ -639,6 +687,9 @@ class RedisStore(Store):
         self._url = url
         self._timeout = timeout
         self._prune = self._redis.register_script(_PRUNE_LISTINGS)
+        # The rooms' appends and reads go over one pipelined connection (server/redislink.py) where
+        # it can speak to the server; redis-py's client costs more CPU per call than the move.
+        self._link = Link(url, timeout=timeout) if pipelined and link_url(url) else None
 
     # -- keys ----------------------------------------------------------------------------------------
 
@@ -655,6 +706,19 @@ class RedisStore(Store):
 
     def where_key(self, room: str) -> str:
         return f"{self.prefix}{{room:{room}}}:where"
+
+    def holders_key(self, room: str) -> str:
+        return f"{self.prefix}{{room:{room}}}:holders"
+
+    def room_keys(self, room: str) -> list[str]:
+        """Every key the room owns (one slot)."""
+        return [
+            self.log_key(room),
+            self.listing_key(room),
+            self.replies_key(room),
+            self.where_key(room),
+            self.holders_key(room),
+        ]
 
     @property
     def nodes_key(self) -> str:
@@ -673,22 +737,31 @@ class RedisStore(Store):
 
     # -- plumbing ------------------------------------------------------------------------------------
 
-    async def _run(self, what: str, call: Callable[[], Awaitable[T]], *, idempotent: bool = True) -> T:
-        attempts = 2 if idempotent else 1
+    async def _run(
+        self, what: str, call: Callable[[], Awaitable[T]], *, idempotent: bool = True, pooled: bool = True
+    ) -> T:
+        """``call`` with its failures as StoreError; resent once after a lost connection when
+        ``idempotent``. A ``pooled`` call (redis-py's) waits for one of the pool's slots first."""
+        if not pooled:
+            return await self._attempts(what, call, idempotent)
         async with self._slots:
-            for attempt in range(1, attempts + 1):
-                try:
-                    if not self._warm:
-                        await self._warm_up()
-                    return await call()
-                except RedisConnectionError as exc:
-                    if attempt < attempts:
-                        continue
-                    raise StoreError(f"redis store at {self._where} unavailable: {what} failed: {exc}") from exc
-                except RedisClusterException as exc:  # no reachable node, or a slot with no node
-                    raise StoreError(f"redis store at {self._where} unavailable: {what} failed: {exc}") from exc
-                except (RedisError, OSError) as exc:
-                    raise StoreError(f"redis store at {self._where}: {what} failed: {exc}") from exc
+            return await self._attempts(what, call, idempotent)
+
+    async def _attempts(self, what: str, call: Callable[[], Awaitable[T]], idempotent: bool) -> T:
+        attempts = 2 if idempotent else 1
+        for attempt in range(1, attempts + 1):
+            try:
+                if not self._warm:
+                    await self._warm_up()
+                return await call()
+            except RedisConnectionError as exc:
+                if attempt < attempts:
+                    continue
+                raise StoreError(f"redis store at {self._where} unavailable: {what} failed: {exc}") from exc
+            except RedisClusterException as exc:  # no reachable node, or a slot with no node
+                raise StoreError(f"redis store at {self._where} unavailable: {what} failed: {exc}") from exc
+            except (RedisError, OSError) as exc:
+                raise StoreError(f"redis store at {self._where}: {what} failed: {exc}") from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _warm_up(self) -> None:
@@ -709,15 +782,24 @@ class RedisStore(Store):
         return await self._run(f"append to room {room!r}", call, idempotent=not events)
 
     async def append_at(
-        self, room: str, events: Sequence[bytes], ttl: float, expected: int, request: Request | None = None
+        self,
+        room: str,
+        events: Sequence[bytes],
+        ttl: float,
+        expected: int,
+        request: Request | None = None,
+        holder: str | None = None,
     ) -> Appended:
         ms = _ttl_ms(ttl)
-        keys = [self.log_key(room), self.replies_key(room)]
+        keys = [self.log_key(room), self.replies_key(room), self.holders_key(room)]
         who: tuple[str, int, bytes] = ("", 0, b"") if request is None else (request.player, request.seq, request.reply)
-        args: list[bytes | str | int] = [ms, expected, *who, self.bell("room", room), *events]
+        args: list[bytes | str | int] = [ms, expected, *who, self.bell("room", room), holder or "", *events]
 
         async def call() -> Appended:
-            reply = await self._append_at(keys=keys, args=args)
+            if self._link is not None:
+                reply = await self._link.script(self._append_at.sha, _APPEND_AT, keys, args)
+            else:
+                reply = await self._append_at(keys=keys, args=args)
             if reply[0] == -2:
                 return Appended(
                     False, int(reply[1]), duplicate=True, memo=None if reply[2] is None else _bytes(reply[2])
@@ -727,14 +809,19 @@ class RedisStore(Store):
             return Appended(True, int(reply[0]))
 
         # Safe to resend: the expected length (and the request) make a second run a no-op.
-        return await self._run(f"append to room {room!r}", call)
+        return await self._run(f"append to room {room!r}", call, pooled=self._link is None)
 
-    async def read_from(self, room: str, start: int) -> tuple[int, list[bytes]]:
+    async def read_from(self, room: str, start: int, holder: str | None = None) -> tuple[int, list[bytes]]:
         async def call() -> tuple[int, list[bytes]]:
-            length, events = await self._read_from(keys=[self.log_key(room)], args=[start])
+            keys = [self.log_key(room), self.holders_key(room)]
+            args: list[bytes | str | int] = [start, holder or ""]
+            if self._link is not None:
+                length, events = await self._link.script(self._read_from.sha, _READ_FROM, keys, args)
+            else:
+                length, events = await self._read_from(keys=keys, args=args)
             return int(length), [_bytes(e) for e in events]
 
-        return await self._run(f"read room {room!r}", call)
+        return await self._run(f"read room {room!r}", call, pooled=self._link is None)
 
     async def memo(self, room: str, player: str) -> tuple[int, bytes] | None:
         async def call() -> tuple[int, bytes] | None:
@@ -824,19 +911,21 @@ class RedisStore(Store):
 
         return await self._run(f"read room {room!r} locations", call)
 
-    async def load(self, room: str) -> list[bytes]:
-        async def call() -> list[bytes]:
-            return [_bytes(event) for event in await self._redis.lrange(self.log_key(room), 0, -1)]
+    async def load(self, room: str, holder: str | None = None) -> list[bytes]:
+        if holder is None:
 
-        return await self._run(f"load room {room!r}", call)
+            async def call() -> list[bytes]:
+                return [_bytes(event) for event in await self._redis.lrange(self.log_key(room), 0, -1)]
+
+            return await self._run(f"load room {room!r}", call)
+        return (await self.read_from(room, 0, holder))[1]
 
     async def expire(self, room: str, ttl: float) -> None:
         ms = _ttl_ms(ttl)
 
         async def call() -> None:
             # The room's keys at once (one slot), then the shared index.
-            keys = [self.log_key(room), self.listing_key(room), self.replies_key(room), self.where_key(room)]
-            await self._expire_room(keys=keys, args=[ms])
+            await self._expire_room(keys=self.room_keys(room), args=[ms])
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.zadd(self._index, {room: _deadline_ms(ms)}, xx=True)
                 self._keep_index(pipe, ms)
@@ -847,8 +936,7 @@ class RedisStore(Store):
     async def delete(self, room: str) -> None:
         async def call() -> None:
             async with self._redis.pipeline(transaction=False) as pipe:
-                keys = (self.log_key(room), self.listing_key(room), self.replies_key(room), self.where_key(room))
-                pipe.delete(*keys)  # one slot: one command
+                pipe.delete(*self.room_keys(room))  # one slot: one command
                 pipe.zrem(self._index, room)
                 await pipe.execute()
 
@@ -967,6 +1055,8 @@ class RedisStore(Store):
             return False
 
     async def close(self) -> None:
+        if self._link is not None:
+            await self._link.close()
         await self._redis.aclose()
 
 

@@ -45,9 +45,12 @@ class RedisProcess:
     RDB snapshots are off (``--save ""``). Use as a context manager or call ``close()``.
     """
 
-    def __init__(self, *, appendonly: bool = False, port: int | None = None, startup_timeout: float = 10.0) -> None:
+    def __init__(
+        self, *, appendonly: bool = False, port: int | None = None, startup_timeout: float = 10.0, databases: int = 1
+    ) -> None:
         self.binary = redis_server_binary()
         self.appendonly = appendonly
+        self.databases = databases
         self._auto_port = port is None
         self.port = port if port is not None else free_port()
         self.startup_timeout = startup_timeout
@@ -91,7 +94,7 @@ class RedisProcess:
             "--logfile",
             str(self.log_path),
             "--databases",
-            "1",
+            str(self.databases),
         ]
 
     def start(self) -> RedisProcess:

@@ -44,16 +44,30 @@ async def test_a_request_is_stored_once_and_its_reply_kept(store: Store) -> None
     assert await store.memo("R2", "p1") == (8, b"reply-8")
 
 
-async def test_doorbells_ring_for_appends_and_rings(store: Store) -> None:
+async def test_doorbells_ring_for_other_holders_appends_and_rings(store: Store) -> None:
     heard: asyncio.Queue[tuple[str, str, bytes]] = asyncio.Queue()
     listening = asyncio.get_running_loop().create_task(store.doorbells(lambda *bell: heard.put_nowait(bell)))
     try:
         assert await asyncio.wait_for(heard.get(), 10) == ("*", "", b"")  # listening from here on
-        await store.append_at("R3", [b"a", b"b"], TTL, 0)
-        assert await asyncio.wait_for(heard.get(), 10) == ("room", "R3", b"2")
-        await store.append_at("R3", [b"c"], TTL, 0)  # not stored: no doorbell
+        # A node alone with its room hears no doorbell of its own appends...
+        assert (await store.append_at("R3", [b"a"], TTL, 0, holder="node-a")).stored
+        assert (await store.append_at("R3", [b"b"], TTL, 1, holder="node-a")).stored
+        # ...until another node reads the room: from that instant on, every append rings.
+        assert await store.load("R3", "node-b") == [b"a", b"b"]
+        assert (await store.append_at("R3", [b"c"], TTL, 2, holder="node-a")).stored
+        assert await asyncio.wait_for(heard.get(), 10) == ("room", "R3", b"3")
+        assert (await store.append_at("R3", [b"d"], TTL, 3, holder="node-b")).stored  # for node-a
+        assert await asyncio.wait_for(heard.get(), 10) == ("room", "R3", b"4")
+        await store.append_at("R3", [b"x"], TTL, 0, holder="node-a")  # not stored: no doorbell
         await store.ring("session", "TOKEN", "node-b")
         assert await asyncio.wait_for(heard.get(), 10) == ("session", "TOKEN", b"node-b")
+        # Reading from an index counts the reader too; an unknown room holds nobody.
+        assert await store.read_from("R5", 0, "node-c") == (0, [])
+        assert (await store.append_at("R5", [b"a"], TTL, 0, holder="node-a")).stored
+        assert await store.read_from("R5", 1, "node-c") == (1, [])
+        assert (await store.append_at("R5", [b"b"], TTL, 1, holder="node-a")).stored
+        assert await asyncio.wait_for(heard.get(), 10) == ("room", "R5", b"2")
+        assert heard.empty()
     finally:
         listening.cancel()
         with contextlib.suppress(asyncio.CancelledError):

@@ -9,8 +9,7 @@ the server's PYTHONPATH and names the levers in SEAHAVEN_BENCH_LEVERS (comma-sep
 - ``gc-freeze``: on SIGUSR1 (sent once every room has started) collect, then ``gc.freeze()``: the
   heap that exists then is never walked again;
 - ``gc-off``: no automatic collection at all (an upper bound for GC levers, not a deployment);
-- ``uvloop``: run asyncio on uvloop (it must be importable, e.g. from SEAHAVEN_BENCH_EXTRAS);
-- ``hiredis``: require hiredis, which redis-py then uses to parse replies by itself.
+- ``uvloop``: run asyncio on uvloop (it must be importable, e.g. from SEAHAVEN_BENCH_EXTRAS).
 
 SEAHAVEN_BENCH_EXTRAS: a folder added to the path (packages installed with ``pip --target``), so
 the baseline's virtual environment stays without them.
@@ -30,8 +29,6 @@ import time
 _LEVERS = {name for name in os.environ.get("SEAHAVEN_BENCH_LEVERS", "").split(",") if name}
 if os.environ.get("SEAHAVEN_BENCH_EXTRAS"):
     sys.path.insert(0, os.environ["SEAHAVEN_BENCH_EXTRAS"])
-if "hiredis" not in _LEVERS:
-    sys.modules["hiredis"] = None  # type: ignore[assignment]  # redis-py must not find one in the extras
 
 if "gc-threshold" in _LEVERS:
     gc.set_threshold(50_000, 10, 100)
@@ -46,8 +43,6 @@ if "gc-freeze" in _LEVERS:
     signal.signal(signal.SIGUSR1, _freeze)
 if "uvloop" in _LEVERS:
     importlib.import_module("uvloop").install()
-if "hiredis" in _LEVERS:
-    importlib.import_module("hiredis")  # redis-py picks its parser by whether this imports
 
 if "gc-log" in _LEVERS:
     _pauses: list[tuple[float, int, float]] = []

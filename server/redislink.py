@@ -1,0 +1,216 @@
+"""One pipelined connection to a Redis server: the rooms' hot path.
+
+A move is one script call (``RedisStore.append_at``). Through redis-py's client each call costs
+~200 us of CPU on this project's machine (a pooled connection checked out and back, a timeout
+task per read, its instrumentation), more than judging the move; the round trip itself is a few
+microseconds of Redis. ``Link`` instead keeps one connection, writes every command issued during
+one turn of the event loop in one write, and hands replies back in order as hiredis parses them:
+concurrent rooms' appends share a round trip (group commit: nobody waits for it, a command goes
+out on the next turn) and a call costs ~10 us (``python -m benchmarks.redislink`` measures both).
+
+It speaks to one server over TCP (``redis://``, with the URL's user, password and db); a Redis
+Cluster, TLS, Unix sockets and everything off the hot path stay on redis-py. Failures are redis-py's
+exception types, so the store maps them like its other calls: :class:`LinkLost` (a
+``ConnectionError``: the connection failed, calls in flight may or may not have run; the next call
+connects again) and :class:`LinkTimeout` (no reply within ``timeout``: the connection is dropped).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import socket
+from collections.abc import Awaitable
+from typing import Any, cast
+
+import hiredis
+from redis.asyncio.connection import parse_url
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+__all__ = ["Link", "LinkLost", "LinkTimeout", "ReplyError", "link_url"]
+
+Arg = bytes | str | int
+
+
+class LinkLost(RedisConnectionError):
+    """The connection failed or closed: commands in flight may or may not have run."""
+
+
+class LinkTimeout(RedisTimeoutError):
+    """A reply did not come within the timeout: the command may or may not have run."""
+
+
+class ReplyError(ResponseError):
+    """Redis answered the command with an error."""
+
+
+def _pack(args: tuple[Arg, ...]) -> bytes:
+    frame: bytes = hiredis.pack_command(args)  # type: ignore[arg-type]  # its stub says a 1-tuple
+    return frame
+
+
+def link_url(url: str) -> bool:
+    """Whether ``url`` names a server a :class:`Link` can talk to (one server, plain TCP)."""
+    return url.startswith("redis://")
+
+
+class _Pipe(asyncio.Protocol):
+    """One open connection: frames queued this turn, and the calls waiting for replies, in order."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.loop = asyncio.get_running_loop()
+        self.reader = hiredis.Reader(replyError=ReplyError)
+        self.waiting: collections.deque[tuple[asyncio.Future[Any], float]] = collections.deque()
+        self.out: list[bytes] = []
+        self.transport: asyncio.Transport | None = None
+        self.failure: Exception | None = None
+        self.timer: asyncio.TimerHandle | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.failure is None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not an asyncio.Transport subclass
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+
+    def data_received(self, data: bytes) -> None:
+        self.reader.feed(data)
+        try:
+            while (reply := self.reader.gets()) is not False:
+                future = self.waiting.popleft()[0]
+                if future.done():  # its caller was cancelled
+                    continue
+                if isinstance(reply, ReplyError):
+                    future.set_exception(reply)
+                else:
+                    future.set_result(reply)
+        except (hiredis.ProtocolError, IndexError) as exc:  # not Redis, or a reply nobody asked for
+            self.fail(LinkLost(f"unreadable reply: {exc}"))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.fail(LinkLost(f"connection lost: {exc}" if exc else "connection closed by the server"))
+
+    def call(self, frame: bytes) -> asyncio.Future[Any]:
+        future: asyncio.Future[Any] = self.loop.create_future()
+        if self.failure is not None:
+            future.set_exception(self.failure)
+            return future
+        deadline = self.loop.time() + self.timeout
+        self.waiting.append((future, deadline))
+        if not self.out:
+            self.loop.call_soon(self.flush)
+        self.out.append(frame)
+        if self.timer is None:
+            self.timer = self.loop.call_at(deadline, self.check)
+        return future
+
+    def flush(self) -> None:
+        """Everything queued this turn, in one write."""
+        if self.out and self.transport is not None and self.failure is None:
+            self.transport.write(b"".join(self.out))
+        self.out.clear()
+
+    def check(self) -> None:
+        """The oldest call's deadline came: its reply is late (drop the connection), or it was
+        answered and the timer moves on to the next oldest."""
+        self.timer = None
+        if not self.waiting:
+            return
+        deadline = self.waiting[0][1]
+        if self.loop.time() >= deadline:
+            self.fail(LinkTimeout(f"no reply within {self.timeout:g} s"))
+        else:
+            self.timer = self.loop.call_at(deadline, self.check)
+
+    def fail(self, failure: Exception) -> None:
+        """Close for good: every call in flight fails with ``failure``, later ones at once."""
+        if self.failure is not None:
+            return
+        self.failure = failure
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        while self.waiting:
+            future = self.waiting.popleft()[0]
+            if not future.done():
+                future.set_exception(failure)
+        self.out.clear()
+        if self.transport is not None:
+            self.transport.abort()
+
+
+class Link:
+    """A pipelined connection to the Redis server at ``url``, (re)connected on demand.
+
+    ``timeout`` bounds connecting and every reply (seconds).
+    """
+
+    def __init__(self, url: str, *, timeout: float = 2.0) -> None:
+        if not link_url(url):
+            raise ValueError("a Link speaks to redis:// servers")
+        options = parse_url(url)
+        self.host: str = options.get("host", "localhost")
+        self.port: int = int(options.get("port", 6379))
+        self.db: int = int(options.get("db", 0) or 0)
+        self.username: str | None = options.get("username")
+        self.password: str | None = options.get("password")
+        self.timeout = timeout
+        self._pipe: _Pipe | None = None
+        self._connecting = asyncio.Lock()
+
+    def call(self, *args: Arg) -> Awaitable[Any]:
+        """Send one command; its reply (bytes, int, None or a list of them), or an exception."""
+        frame = _pack(args)
+        pipe = self._pipe
+        if pipe is not None and pipe.open:
+            return pipe.call(frame)  # no coroutine on the hot path
+        return self._call_connected(frame)
+
+    async def _call_connected(self, frame: bytes) -> Any:
+        return await (await self._connected()).call(frame)
+
+    async def script(self, sha: str, source: str, keys: list[str], args: list[Arg]) -> Any:
+        """Run the Lua ``source`` (SHA1 ``sha``) by its digest, by its text when the server does not
+        know it (a restarted or flushed Redis): NOSCRIPT means it did not run, so sending it again is safe."""
+        try:
+            return await self.call("EVALSHA", sha, len(keys), *keys, *args)
+        except ReplyError as exc:
+            if not str(exc).startswith("NOSCRIPT"):
+                raise
+        return await self.call("EVAL", source, len(keys), *keys, *args)
+
+    async def _connected(self) -> _Pipe:
+        async with self._connecting:
+            pipe = self._pipe
+            if pipe is not None and pipe.open:
+                return pipe
+            loop = asyncio.get_running_loop()
+            try:
+                async with asyncio.timeout(self.timeout):
+                    _, pipe = await loop.create_connection(lambda: _Pipe(self.timeout), self.host, self.port)
+                    if self.password is not None:
+                        auth = (self.username, self.password) if self.username else (self.password,)
+                        await pipe.call(_pack(("AUTH", *auth)))
+                    if self.db:
+                        await pipe.call(_pack(("SELECT", self.db)))
+            except (OSError, TimeoutError) as exc:
+                if pipe is not None:
+                    pipe.fail(LinkLost("handshake failed"))
+                raise LinkLost(f"cannot connect: {exc or type(exc).__name__}") from exc
+            except ReplyError:
+                assert pipe is not None
+                pipe.fail(LinkLost("handshake refused"))
+                raise
+            self._pipe = pipe
+            return pipe
+
+    async def close(self) -> None:
+        if self._pipe is not None:
+            self._pipe.fail(LinkLost("closed"))
+            self._pipe = None
