@@ -90,6 +90,8 @@ class Metrics:
             registry=self.registry,
         )
 
+        self._store_latency: dict[str, Histogram] = {}
+
     def watch(self, live: Callable[[], LiveCounts]) -> None:
         """Read the live gauges from ``live`` from now on (for a server made after its metrics)."""
         self._live = live
@@ -113,7 +115,10 @@ class Metrics:
             self.store_errors.labels(operation=operation).inc()
             raise
         finally:
-            self.store_latency.labels(operation=operation).observe(time.perf_counter() - started)
+            latency = self._store_latency.get(operation)
+            if latency is None:  # labels() parses its arguments on every call: once per operation
+                latency = self._store_latency[operation] = self.store_latency.labels(operation=operation)
+            latency.observe(time.perf_counter() - started)
 
     def exposition(self) -> tuple[bytes, str]:
         """The body and Content-Type of a ``GET /metrics`` answer (Prometheus text format 0.0.4)."""

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import functools
 import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -791,13 +792,14 @@ class RedisStore(Store):
         holder: str | None = None,
     ) -> Appended:
         ms = _ttl_ms(ttl)
-        keys = [self.log_key(room), self.replies_key(room), self.holders_key(room)]
+        keys, bell = self._append_keys(room)
         who: tuple[str, int, bytes] = ("", 0, b"") if request is None else (request.player, request.seq, request.reply)
-        args: list[bytes | str | int] = [ms, expected, *who, self.bell("room", room), holder or "", *events]
+        args: list[bytes | str | int] = [ms, expected, *who, bell, holder or "", *events]
+        link = self._link
 
         async def call() -> Appended:
-            if self._link is not None:
-                reply = await self._link.script(self._append_at.sha, _APPEND_AT, keys, args)
+            if link is not None:
+                reply = await link.script(self._append_at.sha, _APPEND_AT, keys, args)
             else:
                 reply = await self._append_at(keys=keys, args=args)
             if reply[0] == -2:
@@ -809,7 +811,12 @@ class RedisStore(Store):
             return Appended(True, int(reply[0]))
 
         # Safe to resend: the expected length (and the request) make a second run a no-op.
-        return await self._run(f"append to room {room!r}", call, pooled=self._link is None)
+        return await self._run(f"append to room {room!r}", call, pooled=link is None)
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - the store lives as long as the process
+    def _append_keys(self, room: str) -> tuple[list[str], str]:
+        """The keys and doorbell channel of a room's appends, built once per live room."""
+        return [self.log_key(room), self.replies_key(room), self.holders_key(room)], self.bell("room", room)
 
     async def read_from(self, room: str, start: int, holder: str | None = None) -> tuple[int, list[bytes]]:
         async def call() -> tuple[int, list[bytes]]:
