@@ -31,7 +31,8 @@ class NodeUpkeep:
         self.server = server
 
     def ring(self, kind: str, key: str, data: bytes) -> None:
-        """A doorbell: a room's log grew (catch up), or another node took a session over."""
+        """A doorbell: a room's log grew or was written back whole (catch up), or another node took
+        a session over."""
         if kind == "session":
             session = self.server.sessions.get(key)
             if session is None or data.decode(errors="replace") == self.server.node:
@@ -41,12 +42,13 @@ class NodeUpkeep:
             if old is not None:
                 self.server._spawn(old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token"))
             return
-        if kind == "wiped":
-            self.server._spawn(self._save_sessions(key))
-            return
         if kind == "room":
             held = self.server.rooms.get(key)
             rooms = [held] if held is not None and int(data or 0) > len(held.core.log) else []
+        elif kind == "wiped":  # read it again: the read makes this node one of its holders again
+            self.server._spawn(self._save_sessions(key))
+            held = self.server.rooms.get(key)
+            rooms = [held] if held is not None else []
         else:  # doorbells may have been missed
             rooms = list(self.server.rooms.values())
         for held in rooms:

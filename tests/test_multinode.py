@@ -208,6 +208,26 @@ async def test_a_wiped_redis_gets_logs_and_sessions_back(nodes: list[ServerProce
         await again.close()
 
 
+async def test_a_node_that_only_watches_still_hears_the_room_after_a_wipe(
+    nodes: list[ServerProcess], redis: aioredis.Redis
+) -> None:
+    """The wipe took the room's holders; the node that writes the log back rings, and the node
+    that never writes (its only member watches) reads the room again and hears its moves."""
+    a, b = nodes
+    ann = await WsClient.open(a.url, "Ann")
+    bob = await WsClient.open(a.url, "Bob")
+    eve = await WsClient.open(b.url, "Eve")
+    await race(ann, bob, eve)
+    await play(ann, MOVES[:2])
+    await eve.expect(Progress, where=lambda p: p.player == ann.player and p.moves == 2)
+    await redis.flushall()
+    for count, move in enumerate(MOVES[2:5], start=3):
+        await play(ann, [move])
+        await eve.expect(Progress, where=lambda p, n=count: p.player == ann.player and p.moves == n)  # type: ignore[misc]
+    for client in (ann, bob, eve):
+        await client.close()
+
+
 async def test_an_undo_stalled_past_the_store_timeout_is_applied_once(
     nodes: list[ServerProcess], redis_proc: RedisProcess, redis: aioredis.Redis
 ) -> None:
