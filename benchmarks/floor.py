@@ -6,7 +6,7 @@ rival, nothing judged or stored. It speaks just enough of docs/protocol.md for t
 shape as the real server's, so the generator drives both the same way. Rooms hold two racers.
 No permessage-deflate (the cheapest choice: it buys nothing on 100-byte frames).
 
-    .venv/bin/python -m benchmarks.floor [--port 0]
+    .venv/bin/python -m benchmarks.floor [--port 0] [--uvloop]
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
 import itertools
 import signal
 import sys
@@ -107,10 +108,7 @@ class Floor:
                     await ws.send(frame("ok", seq, {}))
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--port", type=int, default=0)
-    args = parser.parse_args()
+async def main(args: argparse.Namespace) -> None:
     floor = Floor()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -130,4 +128,10 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--uvloop", action="store_true", help="run on uvloop (as the race server does when installed)")
+    arguments = parser.parse_args()
+    if arguments.uvloop:
+        importlib.import_module("uvloop").install()
+    asyncio.run(main(arguments))

@@ -123,10 +123,11 @@ class Side:
 
 @contextlib.contextmanager
 def started(target: str, cpus: set[int], server_args: list[str], server_env: dict[str, str]) -> Iterator[Side]:
+    """The target's processes; ``server_args`` go to the race server (or, for the floor, to it)."""
     side = Side([])
     try:
         if target == "floor":
-            side.listeners.append(floor_server().start(cpus))
+            side.listeners.append(floor_server(*server_args).start(cpus))
         else:
             redis_url = None
             if target != "memory":
@@ -168,7 +169,7 @@ class Bench:
             env["SEAHAVEN_BENCH_GC_LOG"] = str(logs / "ours.json")
             other_env = {**lever_env(["gc-log"], None), "SEAHAVEN_BENCH_GC_LOG": str(logs / "other.json")}
         with (
-            started(target if plain else "floor", self.cpus, [], other_env) as other_side,
+            started(target if plain else "floor", self.cpus, [] if plain else args.floor_arg, other_env) as other_side,
             started(target, self.cpus, args.server_arg, env) as side,
         ):
             sides = [(ours, side, Generator(side.urls, not args.no_deflate))]
@@ -356,6 +357,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="compare with the floor, or with the same target without levers, flags or --no-deflate (A/B)",
     )
     parser.add_argument("--extras", metavar="DIR", help="where the uvloop lever finds it (pip --target)")
+    parser.add_argument(
+        "--floor-uvloop",
+        dest="floor_arg",
+        action="store_const",
+        const=["--uvloop"],
+        default=[],
+        help="run the floor on uvloop too (it runs on asyncio's own loop by default)",
+    )
     parser.add_argument("--profile", metavar="DIR", help="py-spy record each of our servers during the load")
     parser.add_argument("--json", metavar="PATH", help="also write every figure as JSON")
     args = parser.parse_args(argv)

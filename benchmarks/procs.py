@@ -132,5 +132,5 @@ def race_server(label: str, redis_url: str | None, prefix: str, extra: list[str]
     return Listener(label, argv, env)
 
 
-def floor_server() -> Listener:
-    return Listener("floor", [sys.executable, "-m", "benchmarks.floor", "--port", "0"])
+def floor_server(*args: str) -> Listener:
+    return Listener("floor", [sys.executable, "-m", "benchmarks.floor", "--port", "0", *args])

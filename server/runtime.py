@@ -6,9 +6,8 @@ pauses at 500 rooms: the whole move -> rival p99). Young collections run less of
 that short-lived objects die young, and what exists once the server has started (modules,
 recovered rooms) is frozen out of every later collection.
 
-The event loop: uvloop when it is installed (``pip install 'seahaven-race[fast]'``, which also
-brings hiredis, the reply parser redis-py then uses by itself) and not turned off; asyncio's
-own loop otherwise.
+The event loop: uvloop when it is installed (``pip install 'seahaven-race[fast]'``) and not
+turned off; asyncio's own loop otherwise.
 """
 
 from __future__ import annotations
