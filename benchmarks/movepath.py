@@ -4,8 +4,9 @@ Seats racers in a few rooms, then plays solver lines (races.py) through what the
 per move besides I/O: ``decode_request`` of the client frame, ``RoomCore.move`` (judge, apply,
 render the frames, encode them), ``pack`` of the events and ``commit``. Prints the best of 5
 CPU times per move, for the benchmark's live spectators (``--spectator-delay 0``) and for the
-default 10 s delay with nobody watching. Steadier than the load benchmark on a shared machine:
-it compares commits of the core and protocol.
+default 10 s delay with nobody watching. Then what a move's abort costs (the store refused it:
+another node appended first) in a room with a long log, next to a replay of that log. Steadier
+than the load benchmark on a shared machine: it compares commits of the core and protocol.
 
     .venv/bin/python -m benchmarks.movepath
 """
@@ -25,7 +26,7 @@ from protocol.codec import decode_request, encode_request
 from protocol.messages import MoveRequest
 from server.core import RoomCore
 from server.events import pack
-from server.room import Settings
+from server.room import Room, Settings
 
 PLAYERS = ("ann", "bob")
 
@@ -76,13 +77,46 @@ def per_move(delay_ms: int, rooms: int, rounds: int) -> float:
     return best
 
 
+def abort_cost(events: int, aborts: int = 50) -> tuple[int, float, float]:
+    """A racing room's log of about ``events`` events: its length, and best of 5, CPU seconds,
+    one ``Room.replay`` of it (what an abort cost when it replayed the log) and one ``abort`` of
+    a move there."""
+    bench = Rooms(scripts(1), 10_000)
+    bench.play(events // len(PLAYERS))
+    ((core, script),) = bench.rooms
+    replay = aborted = float("inf")
+    for _ in range(5):
+        began = time.process_time()
+        Room.replay(core.log)
+        replay = min(replay, time.process_time() - began)
+        spent = 0.0
+        for _ in range(aborts):
+            core.move("ann", script.move(bench.played), bench.now + 1)
+            began = time.process_time()
+            core.abort()
+            spent += time.process_time() - began
+        aborted = min(aborted, spent / aborts)
+    return len(core.log), replay, aborted
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rooms", type=int, default=4, choices=range(1, 17), metavar="1-16")
     parser.add_argument("--rounds", type=int, default=200, choices=range(1, 2001), metavar="1-2000")
+    parser.add_argument(
+        "--log",
+        type=int,
+        default=2000,
+        choices=range(10, 9001),
+        metavar="10-9000",
+        help="events in the log of the room where moves are aborted",
+    )
     args = parser.parse_args(argv)
     for label, delay in (("live spectators (delay 0)", 0), ("10 s spectator delay, nobody watching", 10_000)):
         print(f"{label:<40} {per_move(delay, args.rooms, args.rounds) * 1e6:6.1f} us CPU per move (best of 5)")
+    length, replay, aborted = abort_cost(args.log)
+    print(f"{f'replay of a {length}-event log':<40} {replay * 1e6:6.1f} us CPU (best of 5)")
+    print(f"{'abort of a move in that room':<40} {aborted * 1e6:6.1f} us CPU per abort (best of 5)")
     return 0
 
 

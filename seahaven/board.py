@@ -196,6 +196,11 @@ class Board:
     def move_stack(self) -> list[Move]:
         return [m for m, _ in self._stack]
 
+    @property
+    def last_move(self) -> Move | None:
+        """The move ``pop`` would take back (None before the first), without copying the stack."""
+        return self._stack[-1][0] if self._stack else None
+
     def is_won(self) -> bool:
         return sum(self._home) == 52
 

@@ -19,8 +19,10 @@ import bisect
 from dataclasses import dataclass, field
 
 from protocol.codec import encode
+from protocol.enums import Status
 from protocol.messages import Moved, Ok, RoomState
 from protocol.schema import Message
+from seahaven import Move
 
 from .events import Event, NewDeal, Started, Undone
 from .events import Moved as MovedEvent
@@ -58,6 +60,43 @@ class Outcome:
     """A race began or a rematch was dealt: the older race's spectator frames are stale."""
 
 
+@dataclass(slots=True)  # not frozen: one is made per move, and frozen ones take twice as long
+class SeatBefore:
+    """What a racer's move or undo changes in their seat, as it was before: enough to put the
+    seat back exactly, in O(1), when the store refuses that move or undo."""
+
+    player: str
+    status: Status
+    moves: int
+    undos: int
+    reached_at: int
+    finished_at: int | None
+    last_move: Move | None
+    """What an undo takes back off the board."""
+
+    @classmethod
+    def of(cls, room: Room, player: str) -> SeatBefore | None:
+        """``player``'s seat now (None when they have no board: the command will be refused)."""
+        seat = room.seats.get(player)
+        if seat is None or seat.board is None:
+            return None
+        last = seat.board.last_move
+        return cls(player, seat.status, seat.moves, seat.undos, seat.reached_at, seat.finished_at, last)
+
+    def put_back(self, room: Room, event: MovedEvent | Undone) -> None:
+        """Undo ``event``, this racer's move or undo, the last thing that changed ``room``."""
+        seat = room.seats[self.player]
+        assert seat.board is not None
+        if isinstance(event, MovedEvent):
+            seat.board.pop()
+        else:
+            assert self.last_move is not None
+            seat.board.push_legal(self.last_move)  # it was played in this very position
+        seat.timeline.pop()
+        seat.status, seat.moves, seat.undos = self.status, self.moves, self.undos
+        seat.reached_at, seat.finished_at = self.reached_at, self.finished_at
+
+
 class RoomCore:
     """One live room: its rules state, its stored log, and what spectators are due to see."""
 
@@ -72,6 +111,9 @@ class RoomCore:
         """The latest event time in the log: a spectator frame falls due a delay after it, so
         that frames fall due in event order (a time-limit end is dated before the moves that
         beat the timer to it)."""
+        self._takeback: tuple[SeatBefore, MovedEvent | Undone] | None = None
+        """The command awaiting commit or abort, when it was one racer's move or undo and
+        nothing else: ``abort`` puts their seat back instead of replaying the log."""
 
     # -- construction -------------------------------------------------------
 
@@ -133,10 +175,12 @@ class RoomCore:
         return self._outcome(self.room.set_ready(player, ready, now), now)
 
     def move(self, player: str, move: str, now: int) -> Outcome:
-        return self._outcome(self.room.move(player, move, now), now, mover=player)
+        before = SeatBefore.of(self.room, player)
+        return self._outcome(self.room.move(player, move, now), now, mover=player, before=before)
 
     def undo(self, player: str, now: int) -> Outcome:
-        return self._outcome(self.room.undo(player, now), now, mover=player)
+        before = SeatBefore.of(self.room, player)
+        return self._outcome(self.room.undo(player, now), now, mover=player, before=before)
 
     def hint(self, player: str, now: int) -> Outcome:
         """Count a hint given to ``player`` (the solving happened elsewhere, off the loop)."""
@@ -179,7 +223,7 @@ class RoomCore:
             try:
                 self.room.apply(event)
             except (KeyError, ValueError, AssertionError) as exc:
-                self.abort()
+                self._replay()  # no command to take back: what the event changed before it failed goes
                 raise ValueError(f"room {self.room.code}: event {event} does not fit its log: {exc!r}") from None
             outcome = self._outcome([event], now)
             self.commit(outcome, None)
@@ -205,6 +249,7 @@ class RoomCore:
     def commit(self, outcome: Outcome, stored: int | None) -> bool:
         """The store holds ``outcome.events``; ``stored`` is the log length it reported (None
         when there was nothing to append). False: the stored log is not this one (heal it)."""
+        self._takeback = None
         self.log.extend(outcome.events)
         for event in outcome.events:
             self.latest = max(self.latest, event.at)
@@ -214,13 +259,27 @@ class RoomCore:
         return stored is None or stored == len(self.log)
 
     def abort(self) -> None:
-        """The store refused ``outcome.events``: back to what the log holds."""
+        """The store refused ``outcome.events``: back to what the log holds. A racer's lone move
+        or undo (racers clash on those) is taken back in O(1); anything else replays the log."""
+        takeback, self._takeback = self._takeback, None
+        if takeback is not None:
+            before, event = takeback
+            before.put_back(self.room, event)
+        else:
+            self._replay()
+
+    def _replay(self) -> None:
         if self.log:
             self.room = Room.replay(self.log)
 
     # -- effects ------------------------------------------------------------
 
-    def _outcome(self, events: list[Event], now: int, mover: str | None = None) -> Outcome:
+    def _outcome(
+        self, events: list[Event], now: int, mover: str | None = None, before: SeatBefore | None = None
+    ) -> Outcome:
+        # A move or undo that caused nothing else (such as the end of the race) is taken back alone.
+        lone = events[0] if len(events) == 1 else None
+        self._takeback = (before, lone) if before is not None and isinstance(lone, MovedEvent | Undone) else None
         room = self.room
         watched = bool(room.spectators)
         if not watched:

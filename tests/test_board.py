@@ -155,7 +155,9 @@ def test_push_pop_restore_the_position() -> None:
     assert board.move_stack == played
     assert board.progress == 2
     while board.move_stack:
+        assert board.last_move == played[-1]
         assert board.pop() == played.pop()
+    assert board.last_move is None
     assert board == start and board.position() == start.position()
     with pytest.raises(IndexError):
         board.pop()

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from dataclasses import fields
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from protocol.codec import decode_server
 from protocol.errors import ErrorCode
@@ -12,7 +16,9 @@ from protocol.messages import Moved, Ok, Progress, Result, RoomState
 from seahaven import Board
 from seahaven.solver import solve
 from server.core import Outcome, RoomCore
-from server.room import RoomError, Settings
+from server.events import Event, Undone
+from server.events import Moved as MovedEvent
+from server.room import Room, RoomError, Seat, Settings
 
 T0 = 1_000_000
 DELAY = 5000
@@ -179,3 +185,162 @@ def test_nobody_watching_wakes_nobody_and_a_first_spectator_misses_nothing() -> 
     ((audience, data),) = core.release(T0 + 4000 + 2 * DELAY)
     progress = decode_server(data)[1]
     assert audience == frozenset({"sue"}) and isinstance(progress, Progress) and progress.move == second
+
+
+# -- abort: a racer's lone move or undo is taken back, anything else replays the log ----------
+
+Command = Callable[[RoomCore, int], Outcome]
+
+
+def assert_replayed(core: RoomCore, now: int) -> None:
+    """The core's room is its log's replay: field by field, seat by seat, and as each sees it."""
+    room, replayed = core.room, Room.replay(core.log)
+    for f in fields(Room):
+        if f.name != "seats":
+            assert getattr(room, f.name) == getattr(replayed, f.name), f.name
+    assert list(room.seats) == list(replayed.seats)
+    for player, seat in room.seats.items():
+        twin = replayed.seats[player]
+        for f in fields(Seat):
+            assert getattr(seat, f.name) == getattr(twin, f.name), (player, f.name)
+        assert (seat.board and seat.board.move_stack) == (twin.board and twin.board.move_stack)
+    for player in [*room.seats, *room.spectators, "passer-by"]:
+        assert room.state_for(player, now, core.watermark) == replayed.state_for(player, now, core.watermark)
+
+
+def near_the_end(left: int = 5) -> RoomCore:
+    """A race where ann has all but ``left`` moves of her winning line behind her."""
+    core = racing()
+    for i, move in enumerate(line()[:-left]):
+        run(core, core.move("ann", move, T0 + 4000 + i))
+    return core
+
+
+def command_for(room: Room, player: str, kind: str, choice: int) -> Command:
+    """The command ``kind`` names for ``player`` in ``room``: the next move of the winning line
+    while on it, a legal move (``choice`` picks which), an undo or a resignation."""
+    board = room.seats[player].board
+    assert board is not None
+    stack = [str(m) for m in board.move_stack]
+    legal = [str(m) for m in board.legal_moves()]
+    if kind == "line" and tuple(stack) == line()[: len(stack)] and len(stack) < len(line()):
+        move = line()[len(stack)]
+    elif kind in ("line", "move") and legal:
+        move = legal[choice % len(legal)]
+    elif kind == "resign":
+        return lambda core, now: core.resign(player, now)
+    else:
+        return lambda core, now: core.undo(player, now)
+    return lambda core, now: core.move(player, move, now)
+
+
+KINDS = ("line",) * 5 + ("move",) * 4 + ("undo",) * 3 + ("resign",)
+steps = st.lists(
+    st.tuples(st.sampled_from(("ann", "bob")), st.sampled_from(KINDS), st.integers(0, 2**16), st.booleans()),
+    max_size=40,
+)
+"""(racer, command, which legal move, stored or refused by the store)"""
+
+
+@settings(
+    max_examples=120, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(steps)
+def test_after_an_abort_the_room_is_its_log_replayed_and_plays_on_the_same(
+    steps: list[tuple[str, str, int, bool]],
+) -> None:
+    core, stored_only = near_the_end(), near_the_end()  # the twin never sees what the store refused
+    now = T0 + 10_000
+    for player, kind, choice, stored in steps:
+        now += 7
+        command = command_for(core.room, player, kind, choice)
+        try:
+            outcome = command(core, now)
+        except RoomError as refused:
+            with pytest.raises(RoomError) as again:
+                command(stored_only, now)
+            assert again.value.code == refused.code
+            continue
+        if stored:
+            assert command(stored_only, now) == outcome
+            run(stored_only, outcome)
+            run(core, outcome)
+        else:
+            core.abort()
+            assert_replayed(core, now)
+    assert core.log == stored_only.log
+    assert_replayed(core, now)
+
+
+def test_the_commands_of_the_property_test_meet_every_kind_of_abort() -> None:
+    """Its racers' moves and undos alone, a winning move that ends the race, a resignation."""
+    seen = set()
+    for kinds in (["line"] * 5, ["move", "undo", "undo"], ["resign"]):
+        core = near_the_end()
+        for i, kind in enumerate(kinds):
+            now = T0 + 10_000 + i
+            outcome = command_for(core.room, "ann", kind, i)(core, now)
+            seen.add(tuple(type(e).__name__ for e in outcome.events))
+            if i < len(kinds) - 1:
+                run(core, outcome)
+        core.abort()
+        assert_replayed(core, now)
+    assert seen == {("Moved",), ("Undone",), ("Moved", "Ended"), ("Resigned",)}
+
+
+def replays_spied(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The length of each log ``Room.replay`` rebuilds from now on (it still rebuilds them)."""
+    lengths: list[int] = []
+    replay = Room.replay.__func__  # type: ignore[attr-defined]
+
+    def spy(cls: type[Room], events: list[Event], then: Callable[[Room, Event], None] | None = None) -> Room:
+        lengths.append(len(events))
+        return replay(cls, events, then)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Room, "replay", classmethod(spy))
+    return lengths
+
+
+def test_aborting_a_move_or_an_undo_in_a_long_log_replays_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    core = racing()
+    first = line()[0]
+    now = T0 + 4000
+    for _ in range(1500):
+        run(core, core.move("ann", first, now))
+        run(core, core.undo("ann", now))
+    run(core, core.move("ann", first, now))
+    run(core, core.move("bob", first, now))
+    assert len(core.log) > 3000
+    replays = replays_spied(monkeypatch)
+    assert isinstance(core.undo("bob", now + 1).events[0], Undone)
+    core.abort()
+    core.move("ann", line()[1], now + 1)
+    core.abort()
+    assert replays == []
+    assert_replayed(core, now + 1)
+    core.resign("ann", now + 2)
+    core.abort()  # not a move or undo: the log is replayed
+    assert replays[-1] == len(core.log)
+
+
+def test_an_aborted_move_is_taken_back_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    core = racing()
+    core.move("ann", line()[0], T0 + 4000)
+    core.abort()
+    with pytest.raises(RoomError):
+        core.undo("ann", T0 + 4001)  # nothing to undo
+    replays = replays_spied(monkeypatch)
+    core.tick(T0 + 4002)  # nothing due: no events, committed as such
+    core.abort()
+    assert replays == [len(core.log)]
+    assert_replayed(core, T0 + 4002)
+
+
+def test_an_event_that_does_not_fit_leaves_the_room_its_log_replayed() -> None:
+    core = racing()
+    run(core, core.move("ann", line()[0], T0 + 4000))
+    good, bad = MovedEvent(T0 + 4001, "bob", line()[0]), MovedEvent(T0 + 4002, "bob", "1#")
+    with pytest.raises(ValueError, match="does not fit its log"):
+        core.apply([good, bad], T0 + 4003)
+    assert core.log[-1] == good
+    assert_replayed(core, T0 + 4003)
