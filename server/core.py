@@ -222,7 +222,7 @@ class RoomCore:
         for event in events:
             try:
                 self.room.apply(event)
-            except (KeyError, ValueError, AssertionError) as exc:
+            except (KeyError, IndexError, ValueError, AssertionError) as exc:
                 self._replay()  # no command to take back: what the event changed before it failed goes
                 raise ValueError(f"room {self.room.code}: event {event} does not fit its log: {exc!r}") from None
             outcome = self._outcome([event], now)

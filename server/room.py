@@ -176,7 +176,7 @@ class Room:
         for event in events[1:]:
             try:
                 room.apply(event)
-            except (KeyError, ValueError, AssertionError) as exc:  # IllegalMoveError is a ValueError
+            except (KeyError, IndexError, ValueError, AssertionError) as exc:  # IllegalMoveError is a ValueError
                 raise ValueError(f"room {first.code}: event {event} does not fit its history: {exc!r}") from None
             if then is not None:
                 then(room, event)

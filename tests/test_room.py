@@ -21,6 +21,7 @@ from server.events import (
     NewDeal,
     Presence,
     Resigned,
+    Undone,
     pack,
     unpack,
 )
@@ -370,6 +371,8 @@ def test_a_log_that_does_not_fit_is_a_value_error() -> None:
         Room.replay([*log, Presence(2000, "nobody", False)])
     with pytest.raises(ValueError, match="does not fit"):
         Room.replay([*log, Moved(2000, "p1", "1#")])
+    with pytest.raises(ValueError, match="does not fit"):  # nothing to take back
+        Room.replay([*log, Undone(2000, "p1")])
 
 
 def test_a_stuck_racer_may_resign_or_leave() -> None:
