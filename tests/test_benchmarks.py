@@ -4,13 +4,14 @@ its figures count what never came back. (The benchmark itself is run by hand: be
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from websockets.asyncio.server import serve
 
-from benchmarks import stacks
+from benchmarks import redislink, stacks
 from benchmarks.figures import Phase, percentile
 from benchmarks.floor import SUBPROTOCOL, Floor
 from benchmarks.loadgen import Generator, Window
@@ -85,3 +86,21 @@ async def test_the_generator_races_on_the_floor_and_hears_every_move(floor_url: 
     assert len(window.rival) == window.sent_with_rival == window.sent
     assert not window.errors
     assert sum(racer.played for racer in gen.racers) >= window.sent
+
+
+def test_the_link_benchmark_prints_a_row_per_shape_and_loop(capsys: pytest.CaptureFixture[str]) -> None:
+    assert redislink.main(["--calls", "4", "--repeats", "2"]) == 0
+    out = capsys.readouterr().out
+    number = r"\s+(\d+\.\d)"
+    ratio = r"\s+(\d+\.\d)x"
+    for shape, _ in redislink.SHAPES:
+        for loop, _ in redislink.loops():
+            row = re.search(rf"^{shape}\s+{loop}{number}{number}{ratio}{number}{number}{ratio}$", out, re.MULTILINE)
+            assert row is not None, f"no row for {shape} on {loop} in:\n{out}"
+            assert all(float(cell) > 0 for cell in row.groups())
+
+
+def test_the_link_benchmark_refuses_no_calls() -> None:
+    with pytest.raises(SystemExit) as exit_:
+        redislink.main(["--calls", "0"])
+    assert exit_.value.code == 2  # argparse's usage error
