@@ -1,12 +1,13 @@
 """One pipelined connection to a Redis server: the rooms' hot path.
 
 A move is one script call (``RedisStore.append_at``). Through redis-py's client each call costs
-~200 us of CPU on this project's machine (a pooled connection checked out and back, a timeout
-task per read, its instrumentation), more than judging the move; the round trip itself is a few
-microseconds of Redis. ``Link`` instead keeps one connection, writes every command issued during
-one turn of the event loop in one write, and hands replies back in order as hiredis parses them:
-concurrent rooms' appends share a round trip (group commit: nobody waits for it, a command goes
-out on the next turn) and a call costs ~10 us (``python -m benchmarks.redislink`` measures both).
+200-300 us of CPU on this project's machine (a pooled connection checked out and back, a timeout
+task per read, its instrumentation), more than judging the move. ``Link`` instead keeps one
+connection, writes every command issued during one turn of the event loop in one write, and hands
+replies back in order as hiredis parses them: concurrent rooms' appends share a round trip (group
+commit: nobody waits for it, a command goes out on the next turn). An append through the store then
+costs ~30 us of CPU with 20 or 200 callers, ~80-100 us one at a time (``python -m
+benchmarks.redislink`` measures both clients side by side).
 
 It speaks to one server over TCP (``redis://``, with the URL's user, password and db); a Redis
 Cluster, TLS, Unix sockets and everything off the hot path stay on redis-py. Failures are redis-py's
