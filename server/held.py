@@ -45,7 +45,9 @@ class HeldRoom:
     ringing: bool = False
     """A doorbell's catch-up is queued."""
     rung: int = 0
-    """The longest log length a doorbell announced since the last catch-up read."""
+    """The longest log length a doorbell announced since the last catch-up."""
+    heard: dict[int, list[bytes]] = field(default_factory=dict)
+    """Events doorbells carried since the last catch-up, by the log index they start at."""
 
     @property
     def room(self) -> Room:

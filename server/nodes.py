@@ -11,7 +11,7 @@ from protocol.errors import CloseCode, ProtocolError
 
 from .held import Command, HeldRoom, log_event
 from .room import Room
-from .store import StoreError
+from .store import StoreError, room_bell
 
 if TYPE_CHECKING:
     from .app import RaceServer
@@ -20,6 +20,8 @@ BEAT_SECONDS: Final = 2.0
 """How often a node says it is alive, and looks for members connected through dead nodes."""
 BEAT_LIFE: Final = 3
 """Beats a node may miss before the others count it dead."""
+HEARD_AT_MOST: Final = 64
+"""Doorbells' events kept per room until its catch-up runs (more: the catch-up reads the log)."""
 ANY_LENGTH: Final = sys.maxsize
 """What a room's log may have grown to when doorbells may have been missed."""
 
@@ -42,9 +44,13 @@ class NodeUpkeep:
             if old is not None:
                 self.server._spawn(old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token"))
             return
+        length = 0
         if kind == "room":
             held = self.server.rooms.get(key)
-            rooms = [held] if held is not None and int(data or 0) > len(held.core.log) else []
+            length, events = room_bell(data)
+            rooms = [held] if held is not None and length > len(held.core.log) else []
+            if rooms and events is not None and len(rooms[0].heard) < HEARD_AT_MOST:
+                rooms[0].heard[length - len(events)] = events
         elif kind == "wiped":  # read it again: the read makes this node one of its holders again
             self.server._spawn(self._save_sessions(key))
             held = self.server.rooms.get(key)
@@ -52,7 +58,7 @@ class NodeUpkeep:
         else:  # doorbells may have been missed
             rooms = list(self.server.rooms.values())
         for held in rooms:
-            held.rung = max(held.rung, int(data or 0)) if kind == "room" else ANY_LENGTH
+            held.rung = max(held.rung, length) if kind == "room" else ANY_LENGTH
             if not held.ringing:
                 held.ringing = True
                 self.server._spawn(self._catch_up(held))
@@ -98,9 +104,15 @@ class NodeUpkeep:
             async with self.server._locked(held):
                 held.ringing = False
                 # A command that ran meanwhile may have read what the doorbell announced.
+                heard, held.heard = held.heard, {}
                 if held.rung > len(held.core.log):
-                    held.rung = 0
-                    await self.server._sync(held)
+                    gap = _contiguous(heard, len(held.core.log))
+                    if len(held.core.log) + len(gap) >= held.rung:
+                        held.rung = 0
+                        self.server._apply(held, gap)  # the doorbells carried it all: no read
+                    else:
+                        held.rung = 0
+                        await self.server._sync(held)
             await self.server._forget_if_idle(held)  # everyone may have left through other nodes
         except ProtocolError:
             return  # the room closed
@@ -109,6 +121,14 @@ class NodeUpkeep:
             log_event("store.error", room=held.room.code, error=str(exc))
         finally:
             held.ringing = False
+
+
+def _contiguous(heard: dict[int, list[bytes]], start: int) -> list[bytes]:
+    """The events heard from log index ``start`` on, as far as they run without a gap."""
+    gap: list[bytes] = []
+    while (events := heard.get(start + len(gap))) is not None:
+        gap += events
+    return gap
 
 
 def _disconnect(player: str) -> Command:

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+import msgpack
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.connection import SSLConnection, parse_url
@@ -92,6 +93,31 @@ class Appended:
 Ring = Callable[[str, str, bytes], None]
 """A doorbell: ``(kind, id, data)``; kind ``room`` (data: the log's new length), or one rung by
 ``Store.ring``; kind ``*`` means doorbells may have been missed (resync every room held)."""
+
+
+BELL_EVENTS = 8
+"""A room's doorbell carries the events of an append of at most this many (most are one move), so
+the other nodes holding the room apply them without reading the log."""
+
+
+def room_bell_data(length: int, events: Sequence[bytes]) -> bytes:
+    """A room doorbell's data: the log's new length, then (if few) the events that made it so."""
+    if not 1 <= len(events) <= BELL_EVENTS:
+        return str(length).encode()
+    packed: bytes = msgpack.packb([bytes(e) for e in events])
+    return str(length).encode() + b" " + packed
+
+
+def room_bell(data: bytes) -> tuple[int, list[bytes] | None]:
+    """The log length a room's doorbell announces, and the events that made it so (None: read them)."""
+    head, _, tail = data.partition(b" ")
+    length = int(head or 0)
+    if not tail:
+        return length, None
+    events = msgpack.unpackb(tail, raw=True)
+    if not isinstance(events, list) or not all(isinstance(e, bytes) for e in events):
+        return length, None
+    return length, events
 
 
 def _check_ttl(ttl: float) -> float:
@@ -337,7 +363,7 @@ class MemoryStore(Store):
         if holder is not None:
             log.holders.add(holder)
         if len(log.holders) > (holder in log.holders):
-            self._ring("room", room, str(len(log.events)).encode())
+            self._ring("room", room, room_bell_data(len(log.events), events))
         return Appended(True, len(log.events))
 
     def _held(self, room: str, holder: str | None) -> _Log | None:
@@ -472,8 +498,9 @@ return length
 # Optimistic concurrency: appends ARGV[8..] only if the log is ARGV[2] long and the request
 # (player ARGV[3], seq ARGV[4]; '' for none) is newer than the player's last stored one; then keeps
 # the request's reply (ARGV[5]) in the room's replies hash, adds the node ARGV[7] ('' for none) to
-# the room's holders and rings the doorbell (PUBLISH ARGV[6] the new length) if any other node holds
-# the room: a node alone with its rooms pays no PUBLISH and hears none of its own.
+# the room's holders and rings the doorbell (PUBLISH ARGV[6] the new length, and up to 8 events that
+# made it so: see room_bell) if any other node holds the room: a node alone with its rooms pays no
+# PUBLISH and hears none of its own.
 # Replies: {length} stored; {-1, length, gap} the log is not as expected (gap: its events
 # from the expected length on); {-2, length, reply or nil} the request was stored before.
 # KEYS[1] = the room's log, KEYS[2] = its replies (player -> seq, player..':r' -> reply), KEYS[3] =
@@ -507,7 +534,11 @@ end
 local others = redis.call('SCARD', KEYS[3])
 if ARGV[7] ~= '' then others = others - 1 + redis.call('SADD', KEYS[3], ARGV[7]) end
 redis.call('PEXPIRE', KEYS[3], ARGV[1])
-if others > 0 then redis.call('PUBLISH', ARGV[6], length) end
+if others > 0 then
+    local bell = length
+    if #ARGV >= 8 and #ARGV - 7 <= 8 then bell = length .. ' ' .. cmsgpack.pack({unpack(ARGV, 8)}) end
+    redis.call('PUBLISH', ARGV[6], bell)
+end
 return {length}
 """
 

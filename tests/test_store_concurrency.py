@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from server.store import Appended, Request, Store
+from server.store import BELL_EVENTS, Appended, Request, Store, room_bell
 
 TTL = 60.0
 
@@ -55,9 +55,12 @@ async def test_doorbells_ring_for_other_holders_appends_and_rings(store: Store) 
         # ...until another node reads the room: from that instant on, every append rings.
         assert await store.load("R3", "node-b") == [b"a", b"b"]
         assert (await store.append_at("R3", [b"c"], TTL, 2, holder="node-a")).stored
-        assert await asyncio.wait_for(heard.get(), 10) == ("room", "R3", b"3")
-        assert (await store.append_at("R3", [b"d"], TTL, 3, holder="node-b")).stored  # for node-a
-        assert await asyncio.wait_for(heard.get(), 10) == ("room", "R3", b"4")
+        assert await rung(heard) == ("R3", 3, [b"c"])  # the events ride along with the new length
+        assert (await store.append_at("R3", [b"d", b"e"], TTL, 3, holder="node-b")).stored  # for node-a
+        assert await rung(heard) == ("R3", 5, [b"d", b"e"])
+        many = [b"%d" % n for n in range(BELL_EVENTS + 1)]
+        assert (await store.append_at("R3", many, TTL, 5, holder="node-a")).stored
+        assert await rung(heard) == ("R3", 5 + len(many), None)  # too many to carry: read them
         await store.append_at("R3", [b"x"], TTL, 0, holder="node-a")  # not stored: no doorbell
         await store.ring("session", "TOKEN", "node-b")
         assert await asyncio.wait_for(heard.get(), 10) == ("session", "TOKEN", b"node-b")
@@ -66,12 +69,19 @@ async def test_doorbells_ring_for_other_holders_appends_and_rings(store: Store) 
         assert (await store.append_at("R5", [b"a"], TTL, 0, holder="node-a")).stored
         assert await store.read_from("R5", 1, "node-c") == (1, [])
         assert (await store.append_at("R5", [b"b"], TTL, 1, holder="node-a")).stored
-        assert await asyncio.wait_for(heard.get(), 10) == ("room", "R5", b"2")
+        assert await rung(heard) == ("R5", 2, [b"b"])
         assert heard.empty()
     finally:
         listening.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await listening
+
+
+async def rung(heard: asyncio.Queue[tuple[str, str, bytes]]) -> tuple[str, int, list[bytes] | None]:
+    """The next room doorbell: its room, the length it announces, the events it carries."""
+    kind, room, data = await asyncio.wait_for(heard.get(), 10)
+    assert kind == "room"
+    return (room, *room_bell(data))
 
 
 async def test_nodes_beat_and_members_are_located(store: Store) -> None:
