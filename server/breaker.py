@@ -104,6 +104,9 @@ class StallBreaker(Store):
     async def alive(self) -> set[str]:
         return await self._call(self.inner.alive())
 
+    async def dead(self) -> set[str]:
+        return await self._call(self.inner.dead())
+
     async def locate(self, room: str, player: str, node: str, ttl: float) -> None:
         await self._call(self.inner.locate(room, player, node, ttl))
 

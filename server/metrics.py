@@ -166,6 +166,9 @@ class MeteredStore(Store):
     async def alive(self) -> set[str]:
         return await self.metrics.store_call("alive", self.inner.alive())
 
+    async def dead(self) -> set[str]:
+        return await self.metrics.store_call("dead", self.inner.dead())
+
     async def locate(self, room: str, player: str, node: str, ttl: float) -> None:
         await self.metrics.store_call("locate", self.inner.locate(room, player, node, ttl))
 

@@ -20,6 +20,8 @@ BEAT_SECONDS: Final = 2.0
 """How often a node says it is alive, and looks for members connected through dead nodes."""
 BEAT_LIFE: Final = 3
 """Beats a node may miss before the others count it dead."""
+SWEEP_EVERY: Final = 15
+"""Beats between two looks at every room's members even though no node is listed dead."""
 HEARD_AT_MOST: Final = 64
 """Doorbells' events kept per room until its catch-up runs (more: the catch-up reads the log)."""
 ANY_LENGTH: Final = sys.maxsize
@@ -31,6 +33,7 @@ class NodeUpkeep:
 
     def __init__(self, server: RaceServer) -> None:
         self.server = server
+        self.beats = 0
 
     def ring(self, kind: str, key: str, data: bytes) -> None:
         """A doorbell: a room's log grew or was written back whole (catch up), or another node took
@@ -75,6 +78,11 @@ class NodeUpkeep:
             await asyncio.sleep(BEAT_SECONDS)
 
     async def _drop_the_dead_nodes_members(self) -> None:
+        # Looking each room's members up costs a store call per room: only while some node has
+        # stopped beating lately, and every SWEEP_EVERY beats anyway (a node that died unlisted).
+        self.beats += 1
+        if self.beats % SWEEP_EVERY and not await self.server.store.dead():
+            return
         alive: set[str] | None = None
         for held in list(self.server.rooms.values()):
             room = held.room

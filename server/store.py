@@ -95,6 +95,9 @@ Ring = Callable[[str, str, bytes], None]
 ``Store.ring``; kind ``*`` means doorbells may have been missed (resync every room held)."""
 
 
+DEAD_NODES_KEPT = 60.0
+"""Seconds a node that stopped beating is still listed by ``dead`` (then it is forgotten)."""
+
 BELL_EVENTS = 8
 """A room's doorbell carries the events of an append of at most this many (most are one move), so
 the other nodes holding the room apply them without reading the log."""
@@ -188,6 +191,10 @@ class Store(abc.ABC):
     @abc.abstractmethod
     async def alive(self) -> set[str]:
         """The nodes whose last ``beat`` has not run out."""
+
+    @abc.abstractmethod
+    async def dead(self) -> set[str]:
+        """The nodes whose last ``beat`` ran out within the last minute (then they are forgotten)."""
 
     @abc.abstractmethod
     async def locate(self, room: str, player: str, node: str, ttl: float) -> None:
@@ -402,8 +409,16 @@ class MemoryStore(Store):
 
     async def alive(self) -> set[str]:
         now = self._now()
-        self._beats = {node: deadline for node, deadline in self._beats.items() if deadline > now}
-        return set(self._beats)
+        self._forget_nodes(now)
+        return {node for node, deadline in self._beats.items() if deadline > now}
+
+    async def dead(self) -> set[str]:
+        now = self._now()
+        self._forget_nodes(now)
+        return {node for node, deadline in self._beats.items() if deadline <= now}
+
+    def _forget_nodes(self, now: float) -> None:
+        self._beats = {node: deadline for node, deadline in self._beats.items() if deadline > now - DEAD_NODES_KEPT}
 
     async def locate(self, room: str, player: str, node: str, ttl: float) -> None:
         now = self._now()
@@ -917,7 +932,7 @@ class RedisStore(Store):
         async def call() -> None:
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.zadd(self.nodes_key, {node: _deadline_ms(ms)})
-                pipe.zremrangebyscore(self.nodes_key, "-inf", _deadline_ms(-60_000))  # long gone
+                pipe.zremrangebyscore(self.nodes_key, "-inf", _deadline_ms(-int(DEAD_NODES_KEPT * 1000)))  # long gone
                 pipe.pexpire(self.nodes_key, 10 * ms)
                 await pipe.execute()
 
@@ -929,6 +944,13 @@ class RedisStore(Store):
             return {_bytes(node).decode() for node in nodes}
 
         return await self._run("list nodes", call)
+
+    async def dead(self) -> set[str]:
+        async def call() -> set[str]:
+            nodes: list[Any] = await self._redis.zrangebyscore(self.nodes_key, "-inf", f"({_deadline_ms(0)}")
+            return {_bytes(node).decode() for node in nodes}
+
+        return await self._run("list dead nodes", call)
 
     async def locate(self, room: str, player: str, node: str, ttl: float) -> None:
         ms = _ttl_ms(ttl)

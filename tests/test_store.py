@@ -19,7 +19,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.connection import Connection
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from server.store import MemoryStore, RedisStore, Store, StoreError, open_store
+from server.store import DEAD_NODES_KEPT, MemoryStore, RedisStore, Store, StoreError, open_store
 from tests.conftest import ManualClock
 from tests.redis_proc import RedisProcess
 
@@ -647,3 +647,19 @@ async def test_redis_store_error_message_hides_credentials() -> None:
         await store.close()
     finally:
         nowhere.close()
+
+
+async def test_a_node_that_stops_beating_is_listed_dead_for_a_minute(store: Store, later: Later) -> None:
+    await store.beat("steady", LONG)
+    await store.beat("gone", SHORT)
+    assert "gone" in await store.alive() and not await store.dead()
+    await later(SHORT + MARGIN)
+
+    async def dead() -> bool:
+        return await store.dead() == {"gone"} and await store.alive() == {"steady"}
+
+    await soon(store, dead)
+    if isinstance(store, MemoryStore):  # a minute of real time is too long to wait for Redis
+        await store.beat("steady", 10 * LONG)
+        await later(DEAD_NODES_KEPT)
+        assert await store.dead() == set()
