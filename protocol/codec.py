@@ -86,6 +86,11 @@ def _problem(value: object) -> str | None:
     value without recursion, so no nesting depth can exhaust the stack."""
     if not isinstance(value, dict):
         return "a frame is one msgpack map with type, seq and body"
+    return None if _plain(value) else _walk(value)
+
+
+def _walk(value: dict[object, object]) -> str | None:
+    """``_problem`` for any map, item by item."""
     todo: list[tuple[object, int]] = [(value, 1)]
     while todo:
         item, depth = todo.pop()
@@ -111,6 +116,39 @@ def _problem(value: object) -> str | None:
         elif isinstance(item, msgpack.ExtType):
             return "extension types are not spoken here"
     return None
+
+
+_SCALARS: Final = frozenset({int, float, bool, type(None)})
+
+
+def _plain(value: dict[object, object]) -> bool:
+    """A map of ASCII-keyed scalars and such maps, nothing else: almost every request (a move,
+    ready, a join), which then needs no walk. False says only "walk it", never "refuse it"."""
+    if len(value) > MAX_MAP:
+        return False
+    for key, item in value.items():
+        if type(key) is not str or not key.isascii():
+            return False
+        kind = type(item)
+        if kind is dict:
+            assert isinstance(item, dict)
+            if len(item) > MAX_MAP:
+                return False
+            for inner_key, inner in item.items():
+                if type(inner_key) is not str or not inner_key.isascii():
+                    return False
+                if type(inner) is str:
+                    if not inner.isascii():
+                        return False
+                elif type(inner) not in _SCALARS:
+                    return False
+        elif kind is str:
+            assert isinstance(item, str)
+            if not item.isascii():
+                return False
+        elif kind not in _SCALARS:
+            return False
+    return True
 
 
 def _seq_of(value: object) -> int | None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import msgpack
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from protocol.codec import MAX_DEPTH, decode_request, encode_request
+from protocol.codec import MAX_DEPTH, _plain, _walk, decode_request, encode_request
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import MoveRequest, Ping
 
@@ -95,3 +97,36 @@ def test_frame_errors_come_before_seq_errors_before_type_errors_before_fields() 
     assert unknown.code == ErrorCode.UNKNOWN_TYPE and unknown.message == "unknown message type 'dance'"
     missing = refused(msgpack.packb({"seq": 7, "body": {}}))
     assert missing.code == ErrorCode.UNKNOWN_TYPE and missing.message == "type must be a string naming a request"
+
+
+_keys = st.one_of(st.text(max_size=6), st.integers(-3, 3), st.binary(max_size=3))
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**63), 2**64 - 1),
+    st.floats(allow_nan=False),
+    st.text(max_size=8),
+    st.text(alphabet=st.characters(min_codepoint=0xDC80, max_codepoint=0xDCFF), min_size=1, max_size=2),
+    st.binary(max_size=4),
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_keys, inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(_keys, _values, max_size=5))
+def test_the_plain_frame_shortcut_never_lets_through_what_the_walk_refuses(frame: dict[object, object]) -> None:
+    """``_plain`` (no walk for a map of ASCII scalars and such maps) only ever says yes to frames
+    the full walk accepts too."""
+    if _plain(frame):
+        assert _walk(frame) is None
+
+
+def test_the_plain_frame_shortcut_takes_the_common_requests() -> None:
+    assert _plain({"type": "move", "seq": 7, "body": {"move": "1h"}})
+    assert _plain({"type": "join_room", "seq": 2, "body": {"room": "ABCDEF", "spectate": False}})
+    assert not _plain({"type": "move", "seq": 7, "body": {"move": "\udc80"}})  # walked, then refused
+    assert not _plain({"type": "x", "seq": 1, "body": {"a": [1, 2]}})  # nested deeper: walked
