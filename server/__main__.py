@@ -183,16 +183,18 @@ async def serve(config: Config) -> None:
     executor = worker_executor(1)  # its process starts only when a pool needs refilling
     pool = DealPool(backend, executor)
     server = RaceServer(config, open_store(config.redis_url, config.prefix), pool=pool, daily_board=daily)
-    await server.start()
-    log_event("server.loop", loop=type(asyncio.get_running_loop()).__module__)
-    freeze_heap()  # start-up and recovered rooms: never walked by a collection again
-    # Tests and scripts read this line to learn the port when --port 0 is given.
-    print(f"listening on ws://{config.host}:{server.port}", flush=True)
+    # Handlers first: a SIGTERM while starting (a supervisor stopping early) stops gracefully once
+    # started, instead of killing the process mid-start.
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
+    await server.start()
+    log_event("server.loop", loop=type(asyncio.get_running_loop()).__module__)
+    freeze_heap()  # start-up and recovered rooms: never walked by a collection again
+    # Tests and scripts read this line to learn the port when --port 0 is given.
+    print(f"listening on ws://{config.host}:{server.port}", flush=True)
     await stop.wait()
     await server.stop()
     executor.shutdown(wait=False, cancel_futures=True)  # a refill job under way ends by itself

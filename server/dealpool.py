@@ -201,6 +201,7 @@ class DealPool:
         self._rng = rng or random.SystemRandom()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._closed = False
 
     async def seed(self) -> None:
         """Fill every empty pool from the shipped lists (a fresh server or a fresh Redis)."""
@@ -258,7 +259,7 @@ class DealPool:
         return added
 
     async def _refill_forever(self, interval: float) -> None:
-        while True:
+        while not self._closed:
             self._wake.clear()
             try:
                 await self.refill_once()
@@ -266,8 +267,10 @@ class DealPool:
                     continue  # rare presets need many jobs: keep the worker busy until they are full
             except (RedisError, OSError) as exc:  # the store is down: try again next round
                 log.warning("deal pool refill failed: %s", exc)
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for can drop a cancellation.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=interval)
+                async with asyncio.timeout(interval):
+                    await self._wake.wait()
 
     def start(self, interval: float = 30.0) -> None:
         """Start refilling in the background (call ``seed`` first)."""
@@ -276,6 +279,10 @@ class DealPool:
 
     async def close(self) -> None:
         """Stop refilling (a worker job under way is waited for by the executor's owner)."""
+        # Not only cancelled: redis-py can swallow a cancellation as a connection error, which the
+        # loop takes for a store outage (it then waited on, and close() with it, forever).
+        self._closed = True
+        self._wake.set()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

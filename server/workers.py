@@ -4,11 +4,14 @@ Each worker is an ordinary node (the rooms are shared through Redis: ARCHITECTUR
 nodes"), listening on the same port with SO_REUSEPORT, so the kernel spreads new connections over
 them. This process only supervises: it starts the workers, starts again one that dies (its racers
 reconnect to the others meanwhile), and passes SIGTERM/SIGINT on, so a graceful stop is each
-worker's own (answer what is in flight, then 1012).
+worker's own (answer what is in flight, then 1012). On Linux a worker is also sent SIGTERM when the
+supervisor dies however it dies (``PR_SET_PDEATHSIG``), so a supervisor killed with SIGKILL leaves
+no worker serving on its own.
 """
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import signal
 import socket
@@ -50,11 +53,24 @@ def worker_command(argv: Sequence[str], port: int, node: str) -> list[str]:
     ]
 
 
+_PR_SET_PDEATHSIG: Final = 1
+
+
+def _stop_with_the_supervisor() -> None:
+    """In the worker, before it runs: SIGTERM when the process that started it dies (Linux)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _start(command: list[str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(command, preexec_fn=_stop_with_the_supervisor)
+
+
 def supervise(argv: Sequence[str], workers: int, host: str, port: int, node: str) -> int:
     """Run ``workers`` worker processes until SIGTERM or SIGINT; the exit status (0 after a stop)."""
     port = port or free_port(host)
     commands = [worker_command(argv, port, f"{node}-{i}") for i in range(1, workers + 1)]
-    procs = [subprocess.Popen(command) for command in commands]
+    procs = [_start(command) for command in commands]
     log.info("event=workers.started count=%d port=%d", workers, port)
     stopping = False
 
@@ -73,6 +89,6 @@ def supervise(argv: Sequence[str], workers: int, host: str, port: int, node: str
                 log.warning("event=worker.died worker=%d status=%s", i + 1, proc.returncode)
                 time.sleep(RESPAWN_PAUSE)
                 if not stopping:
-                    procs[i] = subprocess.Popen(commands[i])
+                    procs[i] = _start(commands[i])
         time.sleep(0.2)
     return max((proc.wait() for proc in procs), default=0)

@@ -39,6 +39,17 @@ async def test_plain_command_serves_from_memory_and_stops_cleanly(processes: lis
     assert server.terminate() == 0
 
 
+def test_a_server_stopped_as_soon_as_it_listens_stops_cleanly(
+    processes: list[ServerProcess], redis_proc: RedisProcess
+) -> None:
+    """SIGTERM right after the "listening" line, while the deal pool's first refill is under way
+    (it hung: the refill loop took its swallowed cancellation for a store outage and waited on)."""
+    for _ in range(3):
+        server = ServerProcess("--redis", redis_proc.url)
+        processes.append(server)
+        assert server.terminate() == 0
+
+
 async def test_a_race_survives_a_server_crash_on_redis(
     processes: list[ServerProcess], redis_proc: RedisProcess
 ) -> None:

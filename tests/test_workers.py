@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -31,11 +32,12 @@ def children(pid: int) -> set[int]:
 
 
 def alive(pid: int) -> bool:
+    """Running (a zombie that exited but was not reaped yet does not count)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
         return False
-    return True
+    return state not in ("Z", "X")
 
 
 def nodes_answering(url: str) -> set[str]:
@@ -78,6 +80,24 @@ async def test_two_workers_share_the_port_and_the_rooms(redis_url: str) -> None:
         # A graceful stop reaches every worker, and none is left behind.
         assert server.terminate() == 0
         assert not any(alive(pid) for pid in workers)
+    finally:
+        for pid in workers:
+            if alive(pid):
+                os.kill(pid, 9)
+        server.close()
+
+
+async def test_workers_stop_when_the_supervisor_is_killed(redis_url: str) -> None:
+    server = ServerProcess("--redis", redis_url, "--workers", "2", "--node-name", "k")
+    workers: set[int] = set()
+    try:
+        workers = children(server.proc.pid)
+        assert len(workers) == 2
+        server.kill()  # SIGKILL: the supervisor cannot pass anything on
+        deadline = time.monotonic() + 15
+        while any(alive(pid) for pid in workers):
+            assert time.monotonic() < deadline, "a worker outlived its supervisor"
+            await asyncio.sleep(0.1)
     finally:
         for pid in workers:
             if alive(pid):
