@@ -163,7 +163,12 @@ class Link:
         self.password: str | None = options.get("password")
         self.timeout = timeout
         self._pipe: _Pipe | None = None
+        """The connection: open, or failed and replaced by the next call."""
         self._connecting = asyncio.Lock()
+        self._tries = 0
+        """Connection attempts so far."""
+        self._refusal: Exception | None = None
+        """Why the last attempt failed (None once one succeeds)."""
 
     def call(self, *args: Arg) -> Awaitable[Any]:
         """Send one command; its reply (bytes, int, None or a list of them), or an exception."""
@@ -187,10 +192,17 @@ class Link:
         return await self.call("EVAL", source, len(keys), *keys, *args)
 
     async def _connected(self) -> _Pipe:
+        tries = self._tries
         async with self._connecting:
             pipe = self._pipe
             if pipe is not None and pipe.open:
                 return pipe
+            if self._tries != tries and self._refusal is not None:
+                # Another call tried while this one waited, and failed: fail with it rather than
+                # queue one more attempt (against an unreachable host each would take the timeout).
+                raise type(self._refusal)(*self._refusal.args)
+            self._tries += 1
+            self._refusal = None
             loop = asyncio.get_running_loop()
             try:
                 async with asyncio.timeout(self.timeout):
@@ -200,13 +212,15 @@ class Link:
                         await pipe.call(_pack(("AUTH", *auth)))
                     if self.db:
                         await pipe.call(_pack(("SELECT", self.db)))
-            except (OSError, TimeoutError) as exc:
+            except (OSError, TimeoutError, RedisTimeoutError) as exc:
                 if pipe is not None:
                     pipe.fail(LinkLost("handshake failed"))
-                raise LinkLost(f"cannot connect: {exc or type(exc).__name__}") from exc
-            except ReplyError:
+                self._refusal = LinkLost(f"cannot connect: {exc or type(exc).__name__}")
+                raise self._refusal from exc
+            except ReplyError as exc:
                 assert pipe is not None
                 pipe.fail(LinkLost("handshake refused"))
+                self._refusal = exc
                 raise
             self._pipe = pipe
             return pipe

@@ -114,6 +114,24 @@ async def test_a_stalled_server_times_out_every_call_in_flight(redis_proc: Redis
         await link.close()
 
 
+async def test_callers_waiting_to_connect_share_one_failed_attempt() -> None:
+    """A server that accepts connections but never answers the handshake (stopped): the calls
+    that queued behind the first attempt fail with it, not one timeout after another."""
+    with RedisProcess(databases=2) as redis_proc:
+        link = Link(f"redis://127.0.0.1:{redis_proc.port}/1", timeout=0.3)  # SELECT 1 on connecting
+        os.kill(redis_proc.pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            outcomes = await asyncio.gather(*(link.call("PING") for _ in range(20)), return_exceptions=True)
+            waited = time.monotonic() - started
+        finally:
+            os.kill(redis_proc.pid, signal.SIGCONT)
+        assert all(isinstance(o, LinkLost) and "cannot connect" in str(o) for o in outcomes), outcomes
+        assert waited < 1.5  # one attempt's 0.3 s, not 20 of them
+        assert await link.call("PING") == b"PONG"  # answered again: the next call connects
+        await link.close()
+
+
 async def test_password_and_database_from_the_url() -> None:
     with RedisProcess(databases=4) as redis_proc:
         await _password_and_database(redis_proc)
