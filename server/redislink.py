@@ -52,6 +52,12 @@ def _pack(args: tuple[Arg, ...]) -> bytes:
     return frame
 
 
+def _copy(failure: Exception) -> Exception:
+    """A fresh exception like ``failure``: one raised by many callers would gather all their
+    tracebacks (and keep their frames alive)."""
+    return type(failure)(*failure.args)
+
+
 def link_url(url: str) -> bool:
     """Whether ``url`` names a server a :class:`Link` can talk to (one server, plain TCP)."""
     return url.startswith("redis://")
@@ -100,7 +106,7 @@ class _Pipe(asyncio.Protocol):
     def call(self, frame: bytes) -> asyncio.Future[Any]:
         future: asyncio.Future[Any] = self.loop.create_future()
         if self.failure is not None:
-            future.set_exception(self.failure)
+            future.set_exception(_copy(self.failure))
             return future
         deadline = self.loop.time() + self.timeout
         self.waiting.append((future, deadline))
@@ -140,7 +146,7 @@ class _Pipe(asyncio.Protocol):
         while self.waiting:
             future = self.waiting.popleft()[0]
             if not future.done():
-                future.set_exception(failure)
+                future.set_exception(_copy(failure))
         self.out.clear()
         if self.transport is not None:
             self.transport.abort()
@@ -200,7 +206,7 @@ class Link:
             if self._tries != tries and self._refusal is not None:
                 # Another call tried while this one waited, and failed: fail with it rather than
                 # queue one more attempt (against an unreachable host each would take the timeout).
-                raise type(self._refusal)(*self._refusal.args)
+                raise _copy(self._refusal)
             self._tries += 1
             self._refusal = None
             loop = asyncio.get_running_loop()
