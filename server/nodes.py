@@ -4,6 +4,7 @@ a session was taken over, a log was wiped), the heartbeat, and the members of no
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from typing import TYPE_CHECKING, Final
 
@@ -50,6 +51,9 @@ class NodeUpkeep:
         length = 0
         if kind == "room":
             held = self.server.rooms.get(key)
+            loading = self.server.loading.get(key) if held is None else None
+            if loading is not None:  # rung after its read, before it is held: ring again once held
+                self.server._spawn(self._ring_when_loaded(loading, key, data))
             length, events = room_bell(data)
             rooms = [held] if held is not None and length > len(held.core.log) else []
             if rooms and events is not None and len(rooms[0].heard) < HEARD_AT_MOST:
@@ -65,6 +69,12 @@ class NodeUpkeep:
             if not held.ringing:
                 held.ringing = True
                 self.server._spawn(self._catch_up(held))
+
+    async def _ring_when_loaded(self, loading: asyncio.Future[HeldRoom | None], key: str, data: bytes) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.shield(loading)
+        if self.server.rooms.get(key) is not None:
+            self.ring("room", key, data)
 
     async def heartbeat(self) -> None:
         """Say this node is alive; members whose connection was on a node that stopped saying so

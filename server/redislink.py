@@ -175,6 +175,7 @@ class Link:
         """Connection attempts so far."""
         self._refusal: Exception | None = None
         """Why the last attempt failed (None once one succeeds)."""
+        self._closed = False
 
     def call(self, *args: Arg) -> Awaitable[Any]:
         """Send one command; its reply (bytes, int, None or a list of them), or an exception."""
@@ -200,6 +201,8 @@ class Link:
     async def _connected(self) -> _Pipe:
         tries = self._tries
         async with self._connecting:
+            if self._closed:
+                raise LinkLost("closed")
             pipe = self._pipe
             if pipe is not None and pipe.open:
                 return pipe
@@ -210,28 +213,36 @@ class Link:
             self._tries += 1
             self._refusal = None
             loop = asyncio.get_running_loop()
+            fresh: _Pipe | None = None
+            ready = False
             try:
                 async with asyncio.timeout(self.timeout):
-                    _, pipe = await loop.create_connection(lambda: _Pipe(self.timeout), self.host, self.port)
+                    _, fresh = await loop.create_connection(lambda: _Pipe(self.timeout), self.host, self.port)
                     if self.password is not None:
                         auth = (self.username, self.password) if self.username else (self.password,)
-                        await pipe.call(_pack(("AUTH", *auth)))
+                        await fresh.call(_pack(("AUTH", *auth)))
                     if self.db:
-                        await pipe.call(_pack(("SELECT", self.db)))
-            except (OSError, TimeoutError, RedisTimeoutError) as exc:
-                if pipe is not None:
-                    pipe.fail(LinkLost("handshake failed"))
+                        await fresh.call(_pack(("SELECT", self.db)))
+                ready = not self._closed
+            except (OSError, TimeoutError, RedisTimeoutError, LinkLost) as exc:
                 self._refusal = LinkLost(f"cannot connect: {exc or type(exc).__name__}")
                 raise self._refusal from exc
             except ReplyError as exc:
-                assert pipe is not None
-                pipe.fail(LinkLost("handshake refused"))
                 self._refusal = exc
                 raise
-            self._pipe = pipe
-            return pipe
+            finally:
+                # Not kept (failed, refused, its caller cancelled mid-handshake, or the link closed
+                # meanwhile): not left open either.
+                if fresh is not None and not ready:
+                    fresh.fail(LinkLost("handshake did not finish"))
+            if not ready or fresh is None:
+                raise LinkLost("closed")
+            self._pipe = fresh
+            return fresh
 
     async def close(self) -> None:
+        """Fail the calls in flight; later calls fail at once (no reconnection)."""
+        self._closed = True
         if self._pipe is not None:
             self._pipe.fail(LinkLost("closed"))
             self._pipe = None

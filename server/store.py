@@ -915,8 +915,11 @@ class RedisStore(Store):
             try:
                 async with client.pubsub() as pubsub:
                     await pubsub.psubscribe(pattern)
-                    ring("*", "", b"")  # subscribed: anything rung before is read from the logs
                     async for message in pubsub.listen():
+                        if message["type"] == "psubscribe":
+                            # Subscribed now (Redis confirmed it): anything rung before is read from
+                            # the logs. Not before the confirmation: reads go over other connections.
+                            ring("*", "", b"")
                         if message["type"] != "pmessage":
                             continue
                         kind, _, key = _bytes(message["channel"]).decode()[head:].partition(":")

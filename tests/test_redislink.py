@@ -132,6 +132,21 @@ async def test_callers_waiting_to_connect_share_one_failed_attempt() -> None:
         await link.close()
 
 
+async def test_a_closed_link_fails_calls_and_does_not_reconnect(redis_url: str) -> None:
+    link = Link(redis_url, timeout=1.0)
+    assert await link.call("PING") == b"PONG"
+    raw = aioredis.Redis.from_url(redis_url)
+    try:
+        before = len(await raw.client_list())
+        await link.close()
+        with pytest.raises(LinkLost, match="closed"):
+            await link.call("PING")
+        await asyncio.sleep(0.1)
+        assert len(await raw.client_list()) == before - 1  # its connection went, no new one came
+    finally:
+        await raw.aclose()
+
+
 async def test_password_and_database_from_the_url() -> None:
     with RedisProcess(databases=4) as redis_proc:
         await _password_and_database(redis_proc)
