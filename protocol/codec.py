@@ -127,26 +127,23 @@ def _plain(value: dict[object, object]) -> bool:
     if len(value) > MAX_MAP:
         return False
     for key, item in value.items():
-        if type(key) is not str or not key.isascii():
+        if not isinstance(key, str) or not key.isascii():
             return False
-        kind = type(item)
-        if kind is dict:
-            assert isinstance(item, dict)
+        if isinstance(item, dict):
             if len(item) > MAX_MAP:
                 return False
             for inner_key, inner in item.items():
-                if type(inner_key) is not str or not inner_key.isascii():
+                if not isinstance(inner_key, str) or not inner_key.isascii():
                     return False
-                if type(inner) is str:
+                if isinstance(inner, str):
                     if not inner.isascii():
                         return False
                 elif type(inner) not in _SCALARS:
                     return False
-        elif kind is str:
-            assert isinstance(item, str)
+        elif isinstance(item, str):
             if not item.isascii():
                 return False
-        elif kind not in _SCALARS:
+        elif type(item) not in _SCALARS:
             return False
     return True
 
