@@ -513,8 +513,8 @@ return length
 # Optimistic concurrency: appends ARGV[8..] only if the log is ARGV[2] long and the request
 # (player ARGV[3], seq ARGV[4]; '' for none) is newer than the player's last stored one; then keeps
 # the request's reply (ARGV[5]) in the room's replies hash, adds the node ARGV[7] ('' for none) to
-# the room's holders and rings the doorbell (PUBLISH ARGV[6] the new length, and up to 8 events that
-# made it so: see room_bell) if any other node holds the room: a node alone with its rooms pays no
+# the room's holders and rings the doorbell (PUBLISH ARGV[6] the new length, and up to BELL_EVENTS events
+# that made it so: see room_bell) if any other node holds the room: a node alone with its rooms pays no
 # PUBLISH and hears none of its own.
 # Replies: {length} stored; {-1, length, gap} the log is not as expected (gap: its events
 # from the expected length on); {-2, length, reply or nil} the request was stored before.
@@ -551,11 +551,11 @@ if ARGV[7] ~= '' then others = others - 1 + redis.call('SADD', KEYS[3], ARGV[7])
 redis.call('PEXPIRE', KEYS[3], ARGV[1])
 if others > 0 then
     local bell = length
-    if #ARGV >= 8 and #ARGV - 7 <= 8 then bell = length .. ' ' .. cmsgpack.pack({unpack(ARGV, 8)}) end
+    if #ARGV >= 8 and #ARGV - 7 <= BELL_EVENTS then bell = length .. ' ' .. cmsgpack.pack({unpack(ARGV, 8)}) end
     redis.call('PUBLISH', ARGV[6], bell)
 end
 return {length}
-"""
+""".replace("BELL_EVENTS", str(BELL_EVENTS))
 
 # KEYS[1] = the room's log, KEYS[2] = its holders; ARGV[1] = the first index to read, ARGV[2] = the
 # reading node ('' for none), added to a live room's holders (same TTL as the log) at the instant of
