@@ -355,10 +355,17 @@ async def test_quick_match_pairs_two_pages_and_the_deck_can_have_four_colours(
     ann = await open_page(browser, http(server), "Ann")
     bob = await open_page(browser, http(server), "Bob", phone=True)
     old_id = await js(ann, "window.seahaven.me.player")
+    # The old session's close is held back until the new session is welcomed, as on a slow network:
+    # it must not mark the new one offline.
+    hold = "const ws = window.seahaven.conn.ws, closed = ws.onclose;"
+    await js(ann, f"{{ {hold} ws.onclose = (e) => (window.lateClose = () => closed(e)); }}")
     await ann.click("text=Change name")  # a new name is a new session
     await ann.fill("#name", "Anna")
     await ann.click("text=Continue")
     await ann.wait_for_function(f"() => window.seahaven.me?.player && window.seahaven.me.player !== {old_id!r}")
+    await ann.wait_for_function("() => window.lateClose !== undefined", timeout=WAIT_MS)
+    await js(ann, "window.lateClose()")
+    assert await js(ann, "window.seahaven.status") == "online"
     assert await ann.inner_text(".bar .net") == "Anna"
     for page in (ann, bob):
         await page.select_option("#quick-preset", "freecell")

@@ -499,8 +499,7 @@ function header() {
 
 /** A new name is a new session: the server fixes the name at hello. */
 function rename() {
-  S.conn.stopped = true;
-  S.conn.drop();
+  S.conn.retire();
   store.removeItem(KEY.token);
   S.view = "name";
   render();

@@ -142,4 +142,13 @@ export class Connection {
   drop() {
     if (this.ws) this.ws.close();
   }
+
+  /** Close for good without a word more to the page: a new Connection has taken its place, and
+   * this one's late close must not mark that one offline. Calls still waiting are rejected. */
+  retire() {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    this.onEvent = this.onStatus = this.onWelcome = () => {};
+    this.drop();
+  }
 }
