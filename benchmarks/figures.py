@@ -239,7 +239,8 @@ def table(pairs: list[tuple[Result, Result]]) -> str:
         row = f"{label:<30}"
         for ours, floor in pairs:
             a, b = get(ours), get(floor)
-            finite = b and math.isfinite(a) and math.isfinite(b)
+            # No ratio to a value that prints as 0.00: a share of 0.004% would make it astronomic.
+            finite = math.isfinite(a) and math.isfinite(b) and abs(b) >= 0.005
             row += f"{fmt(a):>10}{fmt(b):>9}{fmt(a / b) + 'x' if finite else '-':>8}"
         lines.append(row)
     return "\n".join(lines)

@@ -6,7 +6,14 @@ rival, nothing judged or stored. It speaks just enough of docs/protocol.md for t
 shape as the real server's, so the generator drives both the same way. Rooms hold two racers.
 No permessage-deflate (the cheapest choice: it buys nothing on 100-byte frames).
 
-    .venv/bin/python -m benchmarks.floor [--port 0] [--uvloop]
+With ``--redis URL`` it also stores each move before acking it: one ``RPUSH`` of the move to its
+room's list, through the race server's own pipelined link (server/redislink.py), awaited like the
+race server awaits its append. Nothing is judged and there is no script, expiry or reply memory: it
+is the least any server can do that keeps every acknowledged move in Redis, so its distance from the
+plain floor is the price of the round trip itself on the server's CPU (``benchmarks/load.py``'s
+``floor-redis`` target).
+
+    .venv/bin/python -m benchmarks.floor [--port 0] [--uvloop] [--redis redis://127.0.0.1:6399/0]
 """
 
 from __future__ import annotations
@@ -29,6 +36,8 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
+from server.redislink import Link
+
 SUBPROTOCOL = Subprotocol("seahaven.v1")
 
 
@@ -38,9 +47,10 @@ def frame(kind: str, re: int | None, body: dict[str, object]) -> bytes:
 
 
 class Floor:
-    """Rooms of two connections; nothing else."""
+    """Rooms of two connections; nothing else (but each move stored first, given ``link``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, link: Link | None = None) -> None:
+        self.link = link
         self.ids = itertools.count(1)
         self.rooms: dict[str, list[ServerConnection]] = {}
         self.ready: dict[str, set[ServerConnection]] = {}
@@ -54,6 +64,8 @@ class Floor:
                 request = msgpack.unpackb(data)
                 kind, seq, body = request["type"], request["seq"], request.get("body", {})
                 if kind == "move":
+                    if self.link is not None:
+                        await self.link.call("RPUSH", f"floor:{room}", body["move"])
                     moves += 1
                     ms = time.time_ns() // 1_000_000
                     await ws.send(
@@ -109,7 +121,8 @@ class Floor:
 
 
 async def main(args: argparse.Namespace) -> None:
-    floor = Floor()
+    link = Link(args.redis) if args.redis else None
+    floor = Floor(link)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -125,12 +138,15 @@ async def main(args: argparse.Namespace) -> None:
         port = next(iter(server.sockets)).getsockname()[1]
         print(f"listening on ws://127.0.0.1:{port}", flush=True)
         await stop.wait()
+    if link is not None:
+        await link.close()
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--uvloop", action="store_true", help="run on uvloop (as the race server does when installed)")
+    parser.add_argument("--redis", metavar="URL", help="store each move in this Redis before acking it")
     arguments = parser.parse_args()
     if arguments.uvloop:
         importlib.import_module("uvloop").install()

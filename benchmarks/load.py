@@ -9,6 +9,9 @@ load generator, keeps to another (``--gen-cpu``). Targets:
 - ``aof``: the same with ``appendonly yes`` (fsync every second, Redis's default);
 - ``two-nodes``: two ``seahaven-server`` processes on one Redis (both on the server CPU), each
   room's racers on different nodes: every move is stored by one node and applied by the other.
+- ``floor-redis``: the floor itself, storing each move in a private redis-server (one ``RPUSH``
+  through the race server's link) before it acks: the least a server that keeps every acknowledged
+  move in Redis can cost, so its ratios show the part of any Redis target's that is the round trip.
 
 For both servers it opens the connections (the client offers permessage-deflate, as browsers do,
 unless ``--no-deflate``), measures the RSS growth per idle connection, seats two racers per room
@@ -75,7 +78,7 @@ from benchmarks.procs import (
 from benchmarks.races import Script, scripts
 from tests.redis_proc import RedisProcess
 
-TARGETS = ("memory", "redis", "aof", "two-nodes")
+TARGETS = ("memory", "redis", "aof", "two-nodes", "floor-redis")
 LEVERS = ("gc-log", "gc-threshold", "gc-freeze", "gc-off", "uvloop")
 SWEEP_STEP = 1.5
 MAX_CONNECTIONS = 4000
@@ -127,6 +130,10 @@ def started(target: str, cpus: set[int], server_args: list[str], server_env: dic
     try:
         if target == "floor":
             side.listeners.append(floor_server(*server_args).start(cpus))
+        elif target == "floor-redis":
+            with on_cpus(cpus):
+                side.redis = RedisProcess().start()
+            side.listeners.append(floor_server("--redis", side.redis.url, *server_args).start(cpus))
         else:
             redis_url = None
             if target != "memory":
@@ -169,7 +176,7 @@ class Bench:
             other_env = {**lever_env(["gc-log"], None), "SEAHAVEN_BENCH_GC_LOG": str(logs / "other.json")}
         with (
             started(target if plain else "floor", self.cpus, [] if plain else args.floor_arg, other_env) as other_side,
-            started(target, self.cpus, args.server_arg, env) as side,
+            started(target, self.cpus, args.floor_arg if target == "floor-redis" else args.server_arg, env) as side,
         ):
             sides = [(ours, side, Generator(side.urls, not args.no_deflate))]
             sides.append((other, other_side, Generator(other_side.urls, plain or not args.no_deflate)))

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import redis
 from websockets.asyncio.server import serve
 
 from benchmarks import redislink, stacks
@@ -17,6 +18,7 @@ from benchmarks.floor import SUBPROTOCOL, Floor
 from benchmarks.loadgen import Generator, Window
 from benchmarks.races import Script, check, script_for, scripts
 from seahaven import Board, Move
+from server.redislink import Link
 
 
 def test_a_script_stays_legal_long_after_its_solver_line_and_never_finishes() -> None:
@@ -86,6 +88,26 @@ async def test_the_generator_races_on_the_floor_and_hears_every_move(floor_url: 
     assert len(window.rival) == window.sent_with_rival == window.sent
     assert not window.errors
     assert sum(racer.played for racer in gen.racers) >= window.sent
+
+
+async def test_the_floor_with_redis_stores_every_move_it_acks(redis_url: str) -> None:
+    link = Link(redis_url)
+    async with serve(Floor(link).connection, "127.0.0.1", 0, subprotocols=[SUBPROTOCOL], compression=None) as server:
+        gen = Generator([f"ws://127.0.0.1:{next(iter(server.sockets)).getsockname()[1]}"], deflate=False)
+        try:
+            await gen.connect(4)
+            await gen.seat(scripts(2))
+            window = await gen.run(rate=200, warmup=0.05, measure=0.3, drain=5.0)
+        finally:
+            await gen.close()
+    client = redis.Redis.from_url(redis_url)
+    try:
+        stored = sum(client.llen(key) for key in client.scan_iter("floor:*"))
+    finally:
+        client.close()
+        await link.close()
+    assert window.sent > 0 and len(window.ack) == window.sent
+    assert stored == sum(racer.played for racer in gen.racers)
 
 
 def test_the_link_benchmark_prints_a_row_per_shape_and_loop(capsys: pytest.CaptureFixture[str]) -> None:
