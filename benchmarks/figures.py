@@ -13,6 +13,8 @@ SLO = 0.050
 """The sweep's bar: move -> rival p99 under 50 ms..."""
 SLO_ACCEPTED = 0.95
 """...with at least this share of the offered moves accepted."""
+GENERATOR_BOUND = 0.9
+"""A step whose generator used this share of its CPU or more measured the generator as much as the server."""
 
 
 def percentile(samples: list[float], expected: int, q: float) -> float:
@@ -80,6 +82,11 @@ class Phase:
     def generator_behind(self) -> bool:
         """The generator, short of CPU, sent less than was planned: the step says little of the server."""
         return self.window.sent + self.window.skipped < SLO_ACCEPTED * self.offered * self.seconds
+
+    @property
+    def generator_bound(self) -> bool:
+        """The generator's CPU was nearly full: late replies may be its own lag, not the server's."""
+        return self.gen_cpu >= GENERATOR_BOUND * self.seconds
 
     @property
     def passes(self) -> bool:
@@ -151,6 +158,13 @@ class Result:
         passing = [p.offered for p in self.sweep if p.passes]
         return max(passing) if passing else math.nan
 
+    @property
+    def rate_is_a_floor(self) -> bool:
+        """The sweep stopped at a step where the generator, not this server, was out of CPU: the
+        server's highest rate is at least ``best_rate``."""
+        failed = [p for p in self.sweep if not p.passes and not p.offered < self.best_rate]
+        return bool(failed) and min(failed, key=lambda p: p.offered).generator_bound
+
 
 def ms(seconds: float) -> str:
     return "lost" if math.isinf(seconds) else "-" if math.isnan(seconds) else f"{seconds * 1000:.2f}"
@@ -163,6 +177,7 @@ def describe_step(p: Phase) -> str:
         f"waited for CPU {p.server_wait / p.seconds:4.0%}/{p.gen_wait / p.seconds:4.0%}  "
         f"{'pass' if p.passes else 'FAIL'}"
         + (f" (the generator sent only {p.window.sent / p.seconds:.0f}/s)" if p.generator_behind else "")
+        + (" (the generator was CPU-bound)" if p.generator_bound and not p.passes else "")
     )
 
 

@@ -62,7 +62,7 @@ if __package__ in (None, ""):
 import redis
 
 from benchmarks import stacks
-from benchmarks.figures import Phase, Result, as_json, describe, describe_step, table
+from benchmarks.figures import Phase, Result, as_json, describe, describe_step, fmt, table
 from benchmarks.loadgen import Generator
 from benchmarks.procs import (
     ROOT,
@@ -431,6 +431,11 @@ async def bench(args: argparse.Namespace) -> list[tuple[Result, Result]]:
         print(describe(ours), describe(floor), sep="\n", flush=True)
     print(f"\nours, {'the same without levers' if args.against == 'plain' else 'the floor'} in the same run, ratio")
     print(table(pairs))
+    for ours, other in pairs:
+        for result in (ours, other):
+            if result.rate_is_a_floor:
+                print(f"{result.target} (with {ours.target}): the sweep ended where the generator was CPU-bound,")
+                print(f"    so {fmt(result.best_rate)}/s is a lower bound of its highest rate")
     if args.profile:
         for target in args.targets:
             path = Path(args.profile) / f"{target}.txt"

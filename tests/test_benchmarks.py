@@ -13,7 +13,7 @@ import redis
 from websockets.asyncio.server import serve
 
 from benchmarks import redislink, stacks
-from benchmarks.figures import Phase, percentile
+from benchmarks.figures import Phase, Result, describe_step, percentile
 from benchmarks.floor import SUBPROTOCOL, Floor
 from benchmarks.loadgen import Generator, Window
 from benchmarks.races import Script, check, script_for, scripts
@@ -52,6 +52,21 @@ def test_merged_phases_pool_samples_and_add_time() -> None:
     assert merged.seconds == 5.0
     assert merged.cpu_per_move == pytest.approx(0.5)
     assert merged.commands_per_move == pytest.approx(4.0)
+
+
+def test_a_sweep_that_failed_where_the_generator_ran_out_of_cpu_gives_a_lower_bound() -> None:
+    def step(rate: float, rival: float, gen_cpu: float) -> Phase:
+        window = Window(0, 1, sent=int(rate), ack=[0.001] * int(rate), rival=[rival] * int(rate))
+        window.sent_with_rival = int(rate)
+        return Phase(rate, 1.0, window, server_cpu=0.5, gen_cpu=gen_cpu)
+
+    server_bound = Result("floor", sweep=[step(1000, 0.002, 0.3), step(2000, 0.200, 0.5)])
+    generator_bound = Result("floor", sweep=[step(1000, 0.002, 0.3), step(2000, 0.200, 0.95)])
+    for result in (server_bound, generator_bound):
+        assert result.best_rate == 1000
+    assert not server_bound.rate_is_a_floor
+    assert generator_bound.rate_is_a_floor
+    assert "generator was CPU-bound" in describe_step(generator_bound.sweep[1])
 
 
 def test_profile_lines_are_charged_to_the_innermost_frame(tmp_path: Path) -> None:
