@@ -277,7 +277,8 @@ class Bench:
     async def _sweep(self, sides: list[tuple[Result, Side, Generator]]) -> None:
         """Each side: raise the rate by SWEEP_STEP until a step fails, then try once between the last
         pass and that failure. The two sides take turns at each step. A failed step runs once more
-        and the better of the two counts: a burst of other processes should not end the sweep."""
+        and the better of the two counts: a burst of other processes should not end the sweep. A
+        step where the generator ran out of CPU ends that side's sweep (its rate is a lower bound)."""
         args = self.args
         turn = 0
         while True:
@@ -287,7 +288,7 @@ class Bench:
             for result, side, gen, rate in todo if turn % 2 else todo[::-1]:
                 phase = await self._phase(side, gen, rate, args.sweep_warmup, args.sweep_measure)
                 print(f"    sweep {result.target:<9} {describe_step(phase)}", flush=True)
-                if not phase.passes:
+                if not phase.passes and not phase.generator_bound:
                     again = await self._phase(side, gen, rate, args.sweep_warmup, args.sweep_measure)
                     print(f"    again {result.target:<9} {describe_step(again)}", flush=True)
                     phase = min(phase, again, key=lambda p: (not p.passes, p.rival(0.99)))
@@ -297,6 +298,8 @@ class Bench:
     def _next(self, steps: list[Phase]) -> float | None:
         if not steps:
             return float(self.args.sweep_from)
+        if steps[-1].generator_bound:
+            return None  # higher rates would measure the generator, not the server
         failed = [p.offered for p in steps if not p.passes]
         passed = [p.offered for p in steps if p.passes]
         if not failed:

@@ -3,6 +3,7 @@ its figures count what never came back. (The benchmark itself is run by hand: be
 
 from __future__ import annotations
 
+import argparse
 import math
 import re
 from collections.abc import AsyncIterator
@@ -15,6 +16,7 @@ from websockets.asyncio.server import serve
 from benchmarks import redislink, stacks
 from benchmarks.figures import Phase, Result, describe_step, percentile
 from benchmarks.floor import SUBPROTOCOL, Floor
+from benchmarks.load import Bench
 from benchmarks.loadgen import Generator, Window
 from benchmarks.races import Script, check, script_for, scripts
 from seahaven import Board, Move
@@ -67,6 +69,10 @@ def test_a_sweep_that_failed_where_the_generator_ran_out_of_cpu_gives_a_lower_bo
     assert not server_bound.rate_is_a_floor
     assert generator_bound.rate_is_a_floor
     assert "generator was CPU-bound" in describe_step(generator_bound.sweep[1])
+    bench = Bench(argparse.Namespace(sweep_from=1000.0, server_cpu=0), [])
+    assert bench._next(server_bound.sweep[:1]) == 1500  # the next step up
+    assert bench._next([step(1000, 0.002, 0.95)]) is None  # a passing step, but the generator was full
+    assert Result("floor", sweep=[step(1000, 0.002, 0.95)]).rate_is_a_floor
 
 
 def test_profile_lines_are_charged_to_the_innermost_frame(tmp_path: Path) -> None:
