@@ -870,7 +870,7 @@ class RaceServer:
 class _Locked:
     """A room's lock held for one command (``RaceServer._locked``). A class, not an
     ``@asynccontextmanager``: that is an async generator per command, which asyncio registers in
-    a WeakSet and contextlib wraps, about 5% of the server's CPU at 2000 moves/s."""
+    a WeakSet and contextlib wraps: 2.35 against 0.67 us per ``async with`` (timeit, uvloop)."""
 
     __slots__ = ("held", "server")
 
