@@ -13,7 +13,13 @@ is the least any server can do that keeps every acknowledged move in Redis, so i
 plain floor is the price of the round trip itself on the server's CPU (``benchmarks/load.py``'s
 ``floor-redis`` target).
 
-    .venv/bin/python -m benchmarks.floor [--port 0] [--uvloop] [--redis redis://127.0.0.1:6399/0]
+With ``--judge`` as well, each racer's moves are judged first on the racer's own ``seahaven.Board``
+of the room's deal (parse the notation, ``is_legal``, play it; an illegal one is refused): the two
+things no race server may skip, the engine's judgement and the stored move, and nothing else (no
+exactly-once memory, no second node, no spectators, no metrics). ``benchmarks/load.py``'s
+``floor-judged`` target: how close to the plain floor any server of this shape can come.
+
+    .venv/bin/python -m benchmarks.floor [--port 0] [--uvloop] [--redis redis://127.0.0.1:6399/0 [--judge]]
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
+from seahaven import Board, Move
 from server.redislink import Link
 
 SUBPROTOCOL = Subprotocol("seahaven.v1")
@@ -47,23 +54,34 @@ def frame(kind: str, re: int | None, body: dict[str, object]) -> bytes:
 
 
 class Floor:
-    """Rooms of two connections; nothing else (but each move stored first, given ``link``)."""
+    """Rooms of two connections; nothing else (but each move stored first, given ``link``, and
+    judged first, given ``judge``)."""
 
-    def __init__(self, link: Link | None = None) -> None:
+    def __init__(self, link: Link | None = None, judge: bool = False) -> None:
         self.link = link
+        self.judge = judge
         self.ids = itertools.count(1)
         self.rooms: dict[str, list[ServerConnection]] = {}
+        self.deals: dict[str, int] = {}
         self.ready: dict[str, set[ServerConnection]] = {}
 
     async def connection(self, ws: ServerConnection) -> None:
         player = f"p{next(self.ids):010d}"
         room: str | None = None
-        moves = 0
+        board: Board | None = None
+        moves = home = 0
         with contextlib.suppress(ConnectionClosed):
             async for data in ws:
                 request = msgpack.unpackb(data)
                 kind, seq, body = request["type"], request["seq"], request.get("body", {})
                 if kind == "move":
+                    if board is not None:
+                        move = Move.parse(body["move"])
+                        if not board.is_legal(move):
+                            await ws.send(frame("error", seq, {"code": "illegal-move", "message": "illegal"}))
+                            continue
+                        board.push_legal(move)
+                        home = board.progress
                     if self.link is not None:
                         await self.link.call("RPUSH", f"floor:{room}", body["move"])
                     moves += 1
@@ -75,7 +93,7 @@ class Floor:
                             {
                                 "move": body["move"],
                                 "undo": False,
-                                "progress": 0,
+                                "progress": home,
                                 "moves": moves,
                                 "status": "racing",
                                 "elapsed_ms": ms,
@@ -87,7 +105,7 @@ class Floor:
                         None,
                         {
                             "player": player,
-                            "progress": 0,
+                            "progress": home,
                             "moves": moves,
                             "status": "racing",
                             "elapsed_ms": ms,
@@ -103,10 +121,13 @@ class Floor:
                 elif kind == "create_room":
                     room = f"R{next(self.ids):05d}"
                     self.rooms[room] = [ws]
+                    self.deals[room] = int(body.get("deal_number") or 1)
+                    board = Board.deal("seahaven", self.deals[room]) if self.judge else None
                     await ws.send(frame("room", seq, {"room": room, "you": player}))
                 elif kind == "join_room":
                     room = str(body["room"])
                     self.rooms.setdefault(room, []).append(ws)
+                    board = Board.deal("seahaven", self.deals.get(room, 1)) if self.judge else None
                     await ws.send(frame("room", seq, {"room": room, "you": player}))
                 elif kind == "ready" and room is not None:
                     await ws.send(frame("ok", seq, {}))
@@ -122,7 +143,7 @@ class Floor:
 
 async def main(args: argparse.Namespace) -> None:
     link = Link(args.redis) if args.redis else None
-    floor = Floor(link)
+    floor = Floor(link, args.judge)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -147,6 +168,7 @@ if __name__ == "__main__":
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--uvloop", action="store_true", help="run on uvloop (as the race server does when installed)")
     parser.add_argument("--redis", metavar="URL", help="store each move in this Redis before acking it")
+    parser.add_argument("--judge", action="store_true", help="judge each move with the engine first")
     arguments = parser.parse_args()
     if arguments.uvloop:
         importlib.import_module("uvloop").install()

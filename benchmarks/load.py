@@ -12,6 +12,8 @@ load generator, keeps to another (``--gen-cpu``). Targets:
 - ``floor-redis``: the floor itself, storing each move in a private redis-server (one ``RPUSH``
   through the race server's link) before it acks: the least a server that keeps every acknowledged
   move in Redis can cost, so its ratios show the part of any Redis target's that is the round trip.
+- ``floor-judged``: ``floor-redis`` that also judges each move on the racer's own engine board
+  first: the two things no race server may skip, and nothing else.
 
 For both servers it opens the connections (the client offers permessage-deflate, as browsers do,
 unless ``--no-deflate``), measures the RSS growth per idle connection, seats two racers per room
@@ -78,7 +80,9 @@ from benchmarks.procs import (
 from benchmarks.races import Script, scripts
 from tests.redis_proc import RedisProcess
 
-TARGETS = ("memory", "redis", "aof", "two-nodes", "floor-redis")
+TARGETS = ("memory", "redis", "aof", "two-nodes", "floor-redis", "floor-judged")
+FLOORS = ("floor-redis", "floor-judged")
+"""Targets that are the floor itself, storing (and judging) each move."""
 LEVERS = ("gc-log", "gc-threshold", "gc-freeze", "gc-off", "uvloop")
 SWEEP_STEP = 1.5
 MAX_CONNECTIONS = 4000
@@ -130,10 +134,11 @@ def started(target: str, cpus: set[int], server_args: list[str], server_env: dic
     try:
         if target == "floor":
             side.listeners.append(floor_server(*server_args).start(cpus))
-        elif target == "floor-redis":
+        elif target in FLOORS:
             with on_cpus(cpus):
                 side.redis = RedisProcess().start()
-            side.listeners.append(floor_server("--redis", side.redis.url, *server_args).start(cpus))
+            judge = ["--judge"] if target == "floor-judged" else []
+            side.listeners.append(floor_server("--redis", side.redis.url, *judge, *server_args).start(cpus))
         else:
             redis_url = None
             if target != "memory":
@@ -176,7 +181,7 @@ class Bench:
             other_env = {**lever_env(["gc-log"], None), "SEAHAVEN_BENCH_GC_LOG": str(logs / "other.json")}
         with (
             started(target if plain else "floor", self.cpus, [] if plain else args.floor_arg, other_env) as other_side,
-            started(target, self.cpus, args.floor_arg if target == "floor-redis" else args.server_arg, env) as side,
+            started(target, self.cpus, args.floor_arg if target in FLOORS else args.server_arg, env) as side,
         ):
             sides = [(ours, side, Generator(side.urls, not args.no_deflate))]
             sides.append((other, other_side, Generator(other_side.urls, plain or not args.no_deflate)))

@@ -9,8 +9,10 @@ import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import msgpack
 import pytest
 import redis
+from websockets.asyncio.client import connect
 from websockets.asyncio.server import serve
 
 from benchmarks import redislink, stacks
@@ -129,6 +131,35 @@ async def test_the_floor_with_redis_stores_every_move_it_acks(redis_url: str) ->
         await link.close()
     assert window.sent > 0 and len(window.ack) == window.sent
     assert stored == sum(racer.played for racer in gen.racers)
+
+
+async def test_the_judged_floor_plays_legal_moves_and_refuses_an_illegal_one(redis_url: str) -> None:
+    link = Link(redis_url)
+    async with serve(
+        Floor(link, judge=True).connection, "127.0.0.1", 0, subprotocols=[SUBPROTOCOL], compression=None
+    ) as server:
+        url = f"ws://127.0.0.1:{next(iter(server.sockets)).getsockname()[1]}"
+        gen = Generator([url], deflate=False)
+        try:
+            await gen.connect(4)
+            await gen.seat(scripts(2))
+            window = await gen.run(rate=200, warmup=0.05, measure=0.3, drain=5.0)
+        finally:
+            await gen.close()
+        async with connect(url, subprotocols=[SUBPROTOCOL]) as ws:
+            await ws.send(msgpack.packb({"type": "create_room", "seq": 1, "body": {"deal_number": 1}}))
+            await ws.recv()
+            await ws.send(msgpack.packb({"type": "move", "seq": 2, "body": {"move": "1a"}}))  # cell a is taken
+            refused = msgpack.unpackb(await ws.recv())
+    client = redis.Redis.from_url(redis_url)
+    try:
+        stored = sum(client.llen(key) for key in client.scan_iter("floor:*"))
+    finally:
+        client.close()
+        await link.close()
+    assert window.sent > 0 and len(window.ack) == window.sent and not window.errors
+    assert stored == sum(racer.played for racer in gen.racers)  # the refused move was not stored
+    assert refused["type"] == "error" and refused["re"] == 2
 
 
 def test_the_link_benchmark_prints_a_row_per_shape_and_loop(capsys: pytest.CaptureFixture[str]) -> None:
