@@ -289,7 +289,7 @@ class RoomCore:
         for event in events:
             latest = max(latest, event.at)
             outcome.new_race = outcome.new_race or isinstance(event, Started | NewDeal)
-            for out in room.messages(event, now):
+            for out in room.messages(event, now, spectators=watched):
                 if out.delay_ms:
                     # Nobody watches: no frame. A first spectator's join rebuilds them from the log.
                     if watched:

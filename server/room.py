@@ -659,11 +659,12 @@ class Room:
 
     # -- what to tell whom --------------------------------------------------
 
-    def messages(self, event: Event, now: int) -> list[Outbound]:
+    def messages(self, event: Event, now: int, *, spectators: bool = True) -> list[Outbound]:
         """The messages an applied event sends to the room's members (the shell sends them).
 
         Racers hear of each other's progress at once; spectators hear of moves, resignations
-        and the result a spectator delay later, with the moves themselves.
+        and the result a spectator delay later, with the moves themselves. ``spectators=False``
+        leaves out what only spectators would get (the caller has nobody to give it to).
         """
         racers = frozenset(p for p, s in self.seats.items() if not s.left)
         watchers = frozenset(self.spectators)
@@ -688,7 +689,7 @@ class Room:
             case Moved(_, player) | Undone(_, player):
                 progress = self._progress(player, now)
                 sent = [Outbound(racers - {player}, progress)]
-                if watchers or delay:  # with a delay, someone may join before it falls due
+                if spectators and (watchers or delay):  # with a delay, someone may join before it falls due
                     move = event.move if isinstance(event, Moved) else "undo"
                     sent.append(Outbound(watchers, replace(progress, move=move), delay))
                 return sent

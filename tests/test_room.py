@@ -112,6 +112,15 @@ def test_a_legal_move_changes_only_the_movers_board_and_progress_reaches_everyon
     assert all(isinstance(out.message, Progress) and out.message.moves == 1 for out in sent)
 
 
+def test_a_move_sends_nothing_for_spectators_when_the_caller_has_none_to_give_it_to() -> None:
+    room, _ = racing_room()
+    events = room.move("p1", str(solution()[0]), 1500)
+    everyone = room.messages(events[0], 1500)
+    racers_only = room.messages(events[0], 1500, spectators=False)
+    assert [out.delay_ms for out in everyone] == [0, room.settings.spectator_delay_ms]
+    assert racers_only == everyone[:1]
+
+
 def test_illegal_move_is_refused_with_a_reason_and_changes_nothing() -> None:
     room, _ = racing_room()
     seat = room.seats["p1"]
