@@ -4,6 +4,7 @@ its figures count what never came back. (The benchmark itself is run by hand: be
 from __future__ import annotations
 
 import argparse
+import asyncio
 import math
 import re
 from collections.abc import AsyncIterator
@@ -13,9 +14,10 @@ import msgpack
 import pytest
 import redis
 from websockets.asyncio.client import connect
-from websockets.asyncio.server import serve
+from websockets.asyncio.server import broadcast, serve
 
-from benchmarks import redislink, stacks
+import server.app
+from benchmarks import redislink, requestpath, stacks
 from benchmarks.figures import Phase, Result, describe_step, percentile
 from benchmarks.floor import SUBPROTOCOL, Floor
 from benchmarks.load import Bench
@@ -23,6 +25,7 @@ from benchmarks.loadgen import Generator, Window
 from benchmarks.races import Script, check, script_for, scripts
 from seahaven import Board, Move
 from server.redislink import Link
+from server.store import MemoryStore
 
 
 def test_a_script_stays_legal_long_after_its_solver_line_and_never_finishes() -> None:
@@ -178,3 +181,32 @@ def test_the_link_benchmark_refuses_no_calls() -> None:
     with pytest.raises(SystemExit) as exit_:
         redislink.main(["--calls", "0"])
     assert exit_.value.code == 2  # argparse's usage error
+
+
+@pytest.mark.parametrize("store", ["memory", "redis"])
+def test_the_request_path_benchmark_plays_every_move_through_the_server(
+    store: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert requestpath.main(["--store", store, "--rooms", "2", "--rounds", "3"]) == 0
+    line = capsys.readouterr().out
+    found = re.fullmatch(
+        rf"{store} store, 2 rooms: (\d+\.\d) us CPU per move \(best of 5\), (\d\.\d\d) frames out per move\n", line
+    )
+    assert found is not None, line
+    assert float(found.group(1)) > 0
+    assert found.group(2) == "2.00"  # the mover's reply and the rival's progress: every move was accepted
+
+
+def test_the_request_path_benchmark_refuses_to_call_refused_moves_its_figures() -> None:
+    bench = requestpath.Bench(MemoryStore(), scripts(1))
+    bench.racers = []
+
+    async def refused() -> None:
+        await bench.seat()
+        script, session, sock = bench.racers[0]
+        bench.racers = [(Script(script.deal, ("1a",), script.loop), session, sock)]  # cell a is taken
+        await bench.play(1)
+
+    with bench.counting(), pytest.raises(RuntimeError, match="refused"):
+        asyncio.run(refused())
+    assert vars(server.app)["broadcast"] is broadcast  # the server writes to sockets again
