@@ -210,13 +210,21 @@ class Board:
 
     def has_legal_move(self) -> bool:
         """True if any move is legal here: ``bool(legal_moves())``, without listing them when
-        an easy one exists (a card into a free cell, or a card that can go home)."""
+        an easy one exists (a card into a free cell, a card that can go home, or a top or cell
+        card that can go onto a column's top card)."""
         cols, cells, home, rel = self._cols, self._cells, self._home, self._rel
         if None in cells and any(cols):
             return True
-        for card in [col[-1] for col in cols if col] + [c for c in cells if c is not None]:
+        tops = [col[-1] for col in cols if col]
+        loose = tops + [c for c in cells if c is not None]
+        for card in loose:
             if rel[card] == home[card & 3]:
                 return True
+        onto, on_top = self._onto, set(tops)
+        for card in loose:
+            for target in onto[card]:
+                if target in on_top:  # one card always fits the capacity
+                    return True
         return bool(self.legal_moves())
 
     def position(self) -> tuple[object, ...]:
