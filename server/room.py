@@ -530,7 +530,37 @@ class Room:
 
         ``judged``: a move the engine has just accepted is played without being judged again
         (a replayed log's moves are judged: a corrupt log must not corrupt a board)."""
-        match event:
+        match event:  # racers' moves first: almost every event is one
+            case Moved(at, player, text):
+                seat = self.seats[player]
+                assert seat.board is not None
+                before = seat.board.progress
+                move = _parse(text)
+                if judged:
+                    seat.board.push_legal(move)
+                else:
+                    seat.board.push(move)
+                seat.timeline.append((at, text))
+                seat.moves += 1
+                seat.undos = 0
+                if seat.board.progress != before:
+                    seat.reached_at = at
+                if seat.board.is_won():
+                    seat.status = Status.FINISHED
+                    seat.finished_at = at
+                elif seat.board.is_stuck():
+                    seat.status = Status.STUCK
+            case Undone(at, player):
+                seat = self.seats[player]
+                assert seat.board is not None
+                before = seat.board.progress
+                seat.board.pop()
+                seat.timeline.append((at, "undo"))
+                seat.moves += 1
+                seat.undos += 1
+                seat.status = Status.RACING  # an undo can unstick
+                if seat.board.progress != before:
+                    seat.reached_at = at
             case Joined(at, player, name, role):
                 self.changes[player] = self.changes.get(player, 0) + 1
                 if role == Role.RACER:
@@ -568,36 +598,6 @@ class Room:
                     seat.reached_at = at
                     seat.finished_at = None
                     seat.timeline = []
-            case Moved(at, player, text):
-                seat = self.seats[player]
-                assert seat.board is not None
-                before = seat.board.progress
-                move = _parse(text)
-                if judged:
-                    seat.board.push_legal(move)
-                else:
-                    seat.board.push(move)
-                seat.timeline.append((at, text))
-                seat.moves += 1
-                seat.undos = 0
-                if seat.board.progress != before:
-                    seat.reached_at = at
-                if seat.board.is_won():
-                    seat.status = Status.FINISHED
-                    seat.finished_at = at
-                elif seat.board.is_stuck():
-                    seat.status = Status.STUCK
-            case Undone(at, player):
-                seat = self.seats[player]
-                assert seat.board is not None
-                before = seat.board.progress
-                seat.board.pop()
-                seat.timeline.append((at, "undo"))
-                seat.moves += 1
-                seat.undos += 1
-                seat.status = Status.RACING  # an undo can unstick
-                if seat.board.progress != before:
-                    seat.reached_at = at
             case Resigned(_, player):
                 self.seats[player].status = Status.RESIGNED
             case Forfeited(_, player):
@@ -669,7 +669,14 @@ class Room:
         racers = frozenset(p for p, s in self.seats.items() if not s.left)
         watchers = frozenset(self.spectators)
         delay = self.settings.spectator_delay_ms
-        match event:
+        match event:  # racers' moves first: almost every event is one
+            case Moved(_, player) | Undone(_, player):
+                progress = self._progress(player, now)
+                sent = [Outbound(racers - {player}, progress)]
+                if spectators and (watchers or delay):  # with a delay, someone may join before it falls due
+                    move = event.move if isinstance(event, Moved) else "undo"
+                    sent.append(Outbound(watchers, replace(progress, move=move), delay))
+                return sent
             case Joined() | Left() | ReadySet() | Presence() | RematchVoted() | Hinted():
                 return [Outbound(None, self._members_message())]
             case CountdownSet(_, starts_at):
@@ -686,13 +693,6 @@ class Room:
                     server_time=now,
                 )
                 return [Outbound(None, started)]
-            case Moved(_, player) | Undone(_, player):
-                progress = self._progress(player, now)
-                sent = [Outbound(racers - {player}, progress)]
-                if spectators and (watchers or delay):  # with a delay, someone may join before it falls due
-                    move = event.move if isinstance(event, Moved) else "undo"
-                    sent.append(Outbound(watchers, replace(progress, move=move), delay))
-                return sent
             case Resigned(_, player) | Forfeited(_, player):
                 progress = self._progress(player, now)
                 return [Outbound(racers, progress), Outbound(watchers, progress, delay)]
