@@ -569,11 +569,11 @@ class Room:
                     self.spectators[player] = name
             case Left(_, player):
                 self.spectators.pop(player, None)
-                seat = self.seats.get(player)
-                if seat is not None:
+                if player in self.seats:
                     if self.phase in (Phase.WAITING, Phase.COUNTDOWN):
                         del self.seats[player]
                     else:
+                        seat = self.seats[player]
                         seat.connected = False
                         seat.dropped_at = None
                         seat.left = True

@@ -784,13 +784,17 @@ class RedisStore(Store):
 
     # -- plumbing ------------------------------------------------------------------------------------
 
-    async def _run(
+    def _run(
         self, what: str, call: Callable[[], Awaitable[T]], *, idempotent: bool = True, pooled: bool = True
-    ) -> T:
+    ) -> Awaitable[T]:
         """``call`` with its failures as StoreError; resent once after a lost connection when
-        ``idempotent``. A ``pooled`` call (redis-py's) waits for one of the pool's slots first."""
+        ``idempotent``. A ``pooled`` call (redis-py's) waits for one of the pool's slots first.
+        (Not a coroutine itself: the link's calls, every move's append among them, skip a layer.)"""
         if not pooled:
-            return await self._attempts(what, call, idempotent)
+            return self._attempts(what, call, idempotent)
+        return self._in_slot(what, call, idempotent)
+
+    async def _in_slot(self, what: str, call: Callable[[], Awaitable[T]], idempotent: bool) -> T:
         async with self._slots:
             return await self._attempts(what, call, idempotent)
 
