@@ -116,24 +116,33 @@ async def test_the_generator_races_on_the_floor_and_hears_every_move(floor_url: 
     assert sum(racer.played for racer in gen.racers) >= window.sent
 
 
+async def race(url: str) -> tuple[Window, Generator]:
+    """Two rooms of racers race on ``url`` at 200 moves/s for 0.3 s."""
+    gen = Generator([url], deflate=False)
+    try:
+        await gen.connect(4)
+        await gen.seat(scripts(2))
+        return await gen.run(rate=200, warmup=0.05, measure=0.3, drain=5.0), gen
+    finally:
+        await gen.close()
+
+
+def stored_moves(redis_url: str) -> int:
+    """Moves the floor stored in its Redis."""
+    client = redis.Redis.from_url(redis_url)
+    try:
+        return sum(client.llen(key) for key in client.scan_iter("floor:*"))
+    finally:
+        client.close()
+
+
 async def test_the_floor_with_redis_stores_every_move_it_acks(redis_url: str) -> None:
     link = Link(redis_url)
     async with serve(Floor(link).connection, "127.0.0.1", 0, subprotocols=[SUBPROTOCOL], compression=None) as server:
-        gen = Generator([f"ws://127.0.0.1:{next(iter(server.sockets)).getsockname()[1]}"], deflate=False)
-        try:
-            await gen.connect(4)
-            await gen.seat(scripts(2))
-            window = await gen.run(rate=200, warmup=0.05, measure=0.3, drain=5.0)
-        finally:
-            await gen.close()
-    client = redis.Redis.from_url(redis_url)
-    try:
-        stored = sum(client.llen(key) for key in client.scan_iter("floor:*"))
-    finally:
-        client.close()
-        await link.close()
+        window, gen = await race(f"ws://127.0.0.1:{next(iter(server.sockets)).getsockname()[1]}")
+    await link.close()
     assert window.sent > 0 and len(window.ack) == window.sent
-    assert stored == sum(racer.played for racer in gen.racers)
+    assert stored_moves(redis_url) == sum(racer.played for racer in gen.racers)
 
 
 async def test_the_judged_floor_plays_legal_moves_and_refuses_an_illegal_one(redis_url: str) -> None:
@@ -142,26 +151,15 @@ async def test_the_judged_floor_plays_legal_moves_and_refuses_an_illegal_one(red
         Floor(link, judge=True).connection, "127.0.0.1", 0, subprotocols=[SUBPROTOCOL], compression=None
     ) as server:
         url = f"ws://127.0.0.1:{next(iter(server.sockets)).getsockname()[1]}"
-        gen = Generator([url], deflate=False)
-        try:
-            await gen.connect(4)
-            await gen.seat(scripts(2))
-            window = await gen.run(rate=200, warmup=0.05, measure=0.3, drain=5.0)
-        finally:
-            await gen.close()
+        window, gen = await race(url)
         async with connect(url, subprotocols=[SUBPROTOCOL]) as ws:
             await ws.send(msgpack.packb({"type": "create_room", "seq": 1, "body": {"deal_number": 1}}))
             await ws.recv()
             await ws.send(msgpack.packb({"type": "move", "seq": 2, "body": {"move": "1a"}}))  # cell a is taken
             refused = msgpack.unpackb(await ws.recv())
-    client = redis.Redis.from_url(redis_url)
-    try:
-        stored = sum(client.llen(key) for key in client.scan_iter("floor:*"))
-    finally:
-        client.close()
-        await link.close()
+    await link.close()
     assert window.sent > 0 and len(window.ack) == window.sent and not window.errors
-    assert stored == sum(racer.played for racer in gen.racers)  # the refused move was not stored
+    assert stored_moves(redis_url) == sum(racer.played for racer in gen.racers)  # the refused one is not there
     assert refused["type"] == "error" and refused["re"] == 2
 
 
