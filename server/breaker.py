@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Coroutine, Sequence
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Sequence
+from typing import TypeVar
 
 from .store import Appended, Request, Ring, Store, StoreError
 
@@ -75,7 +75,7 @@ class StallBreaker(Store):
     async def append(self, room: str, events: Sequence[bytes], ttl: float) -> int:
         return await self._call(self.inner.append(room, events, ttl))
 
-    def append_at(
+    async def append_at(
         self,
         room: str,
         events: Sequence[bytes],
@@ -83,9 +83,8 @@ class StallBreaker(Store):
         expected: int,
         request: Request | None = None,
         holder: str | None = None,
-    ) -> Coroutine[Any, Any, Appended]:
-        # Not a coroutine itself: every move's append passes here, and each layer costs a frame.
-        return self._call(self.inner.append_at(room, events, ttl, expected, request, holder))
+    ) -> Appended:
+        return await self._call(self.inner.append_at(room, events, ttl, expected, request, holder))
 
     async def read_from(self, room: str, start: int, holder: str | None = None) -> tuple[int, list[bytes]]:
         return await self._call(self.inner.read_from(room, start, holder))

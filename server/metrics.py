@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
-from typing import Any, NamedTuple, TypeVar
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from typing import NamedTuple, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 from prometheus_client.core import HistogramMetricFamily
@@ -179,7 +179,7 @@ class MeteredStore(Store):
     async def append(self, room: str, events: Sequence[bytes], ttl: float) -> int:
         return await self.metrics.store_call("append", self.inner.append(room, events, ttl))
 
-    def append_at(
+    async def append_at(
         self,
         room: str,
         events: Sequence[bytes],
@@ -187,9 +187,10 @@ class MeteredStore(Store):
         expected: int,
         request: Request | None = None,
         holder: str | None = None,
-    ) -> Coroutine[Any, Any, Appended]:
-        # Not a coroutine itself: every move's append passes here, and each layer costs a frame.
-        return self.metrics.store_call("append", self.inner.append_at(room, events, ttl, expected, request, holder))
+    ) -> Appended:
+        return await self.metrics.store_call(
+            "append", self.inner.append_at(room, events, ttl, expected, request, holder)
+        )
 
     async def read_from(self, room: str, start: int, holder: str | None = None) -> tuple[int, list[bytes]]:
         return await self.metrics.store_call("read_from", self.inner.read_from(room, start, holder))
