@@ -128,8 +128,11 @@ class Side:
 
 
 @contextlib.contextmanager
-def started(target: str, cpus: set[int], server_args: list[str], server_env: dict[str, str]) -> Iterator[Side]:
-    """The target's processes; ``server_args`` go to the race server (or, for the floor, to it)."""
+def started(
+    target: str, cpus: set[int], server_args: list[str], server_env: dict[str, str], unix: bool = False
+) -> Iterator[Side]:
+    """The target's processes; ``server_args`` go to the race server (or, for the floor, to it);
+    with ``unix``, servers reach their redis-server through its Unix socket."""
     side = Side([])
     try:
         if target == "floor":
@@ -138,13 +141,14 @@ def started(target: str, cpus: set[int], server_args: list[str], server_env: dic
             with on_cpus(cpus):
                 side.redis = RedisProcess().start()
             judge = ["--judge"] if target == "floor-judged" else []
-            side.listeners.append(floor_server("--redis", side.redis.url, *judge, *server_args).start(cpus))
+            url = side.redis.unix_url if unix else side.redis.url
+            side.listeners.append(floor_server("--redis", url, *judge, *server_args).start(cpus))
         else:
             redis_url = None
             if target != "memory":
                 with on_cpus(cpus):
                     side.redis = RedisProcess(appendonly=target == "aof").start()
-                redis_url = side.redis.url
+                redis_url = side.redis.unix_url if unix else side.redis.url
             prefix = f"bench-{uuid.uuid4().hex[:6]}:"
             for node in range(2 if target == "two-nodes" else 1):
                 server = race_server(f"{target} node {node}", redis_url, prefix, server_args, server_env)
@@ -181,7 +185,9 @@ class Bench:
             other_env = {**lever_env(["gc-log"], None), "SEAHAVEN_BENCH_GC_LOG": str(logs / "other.json")}
         with (
             started(target if plain else "floor", self.cpus, [] if plain else args.floor_arg, other_env) as other_side,
-            started(target, self.cpus, args.floor_arg if target in FLOORS else args.server_arg, env) as side,
+            started(
+                target, self.cpus, args.floor_arg if target in FLOORS else args.server_arg, env, args.redis_unix
+            ) as side,
         ):
             sides = [(ours, side, Generator(side.urls, not args.no_deflate))]
             sides.append((other, other_side, Generator(other_side.urls, plain or not args.no_deflate)))
@@ -378,6 +384,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=[],
         help="run the floor on uvloop too (it runs on asyncio's own loop by default)",
     )
+    parser.add_argument(
+        "--redis-unix",
+        action="store_true",
+        help="the target's servers reach their redis-server through its Unix socket, not TCP (with --against "
+        "plain: only ours)",
+    )
     parser.add_argument("--profile", metavar="DIR", help="py-spy record each of our servers during the load")
     parser.add_argument("--json", metavar="PATH", help="also write every figure as JSON")
     args = parser.parse_args(argv)
@@ -407,8 +419,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--server-env takes KEY=VALUE")
     if args.lever:
         args.server_env += [f"{k}={v}" for k, v in lever_env(args.lever, args.extras).items()]
-    if args.against == "plain" and not (args.lever or args.server_arg or args.server_env or args.no_deflate):
-        parser.error("--against plain compares levers, flags or --no-deflate with none: give some")
+    if args.against == "plain" and not (
+        args.lever or args.server_arg or args.server_env or args.no_deflate or args.redis_unix
+    ):
+        parser.error("--against plain compares levers, flags, --no-deflate or --redis-unix with none: give some")
     cpus = os.sched_getaffinity(0)
     if {args.server_cpu, args.gen_cpu} - cpus or args.server_cpu == args.gen_cpu:
         parser.error(f"--server-cpu and --gen-cpu must be two different CPUs of {sorted(cpus)}")

@@ -9,8 +9,9 @@ commit: nobody waits for it, a command goes out on the next turn). An append thr
 costs ~30 us of CPU with 20 or 200 callers, ~80-100 us one at a time (``python -m
 benchmarks.redislink`` measures both clients side by side).
 
-It speaks to one server over TCP (``redis://``, with the URL's user, password and db); a Redis
-Cluster, TLS, Unix sockets and everything off the hot path stay on redis-py. Failures are redis-py's
+It speaks to one server over TCP (``redis://``) or a Unix socket (``unix://``, cheaper for a Redis on
+the same host: no TCP stack on either side of each round trip), with the URL's user, password and
+db; a Redis Cluster, TLS and everything off the hot path stay on redis-py. Failures are redis-py's
 exception types, so the store maps them like its other calls: :class:`LinkLost` (a
 ``ConnectionError``: the connection failed, calls in flight may or may not have run; the next call
 connects again) and :class:`LinkTimeout` (no reply within ``timeout``: the connection is dropped).
@@ -59,8 +60,9 @@ def _copy(failure: Exception) -> Exception:
 
 
 def link_url(url: str) -> bool:
-    """Whether ``url`` names a server a :class:`Link` can talk to (one server, plain TCP)."""
-    return url.startswith("redis://")
+    """Whether ``url`` names a server a :class:`Link` can talk to (one server, plain TCP or a Unix
+    socket)."""
+    return url.startswith(("redis://", "unix://"))
 
 
 class _Pipe(asyncio.Protocol):
@@ -83,7 +85,7 @@ class _Pipe(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not an asyncio.Transport subclass
         sock = transport.get_extra_info("socket")
-        if sock is not None:
+        if sock is not None and sock.family != socket.AF_UNIX:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
 
     def data_received(self, data: bytes) -> None:
@@ -160,8 +162,10 @@ class Link:
 
     def __init__(self, url: str, *, timeout: float = 2.0) -> None:
         if not link_url(url):
-            raise ValueError("a Link speaks to redis:// servers")
+            raise ValueError("a Link speaks to redis:// and unix:// servers")
         options = parse_url(url)
+        self.path: str | None = options.get("path")
+        """The Unix socket (``unix://``), else None: TCP to ``host``:``port``."""
         self.host: str = options.get("host", "localhost")
         self.port: int = int(options.get("port", 6379))
         self.db: int = int(options.get("db", 0) or 0)
@@ -217,7 +221,10 @@ class Link:
             ready = False
             try:
                 async with asyncio.timeout(self.timeout):
-                    _, fresh = await loop.create_connection(lambda: _Pipe(self.timeout), self.host, self.port)
+                    if self.path is not None:
+                        _, fresh = await loop.create_unix_connection(lambda: _Pipe(self.timeout), self.path)
+                    else:
+                        _, fresh = await loop.create_connection(lambda: _Pipe(self.timeout), self.host, self.port)
                     if self.password is not None:
                         auth = (self.username, self.password) if self.username else (self.password,)
                         await fresh.call(_pack(("AUTH", *auth)))

@@ -39,7 +39,8 @@ def redis_server_binary() -> str:
 
 
 class RedisProcess:
-    """A redis-server child process on ``127.0.0.1:<port>`` that can be stopped and started again.
+    """A redis-server child process on ``127.0.0.1:<port>`` (and a Unix socket in its directory) that
+    can be stopped and started again.
 
     ``appendonly=True`` makes data survive ``stop()`` + ``start()`` (same directory, same port).
     RDB snapshots are off (``--save ""``). Use as a context manager or call ``close()``.
@@ -61,6 +62,16 @@ class RedisProcess:
     @property
     def url(self) -> str:
         return f"redis://{HOST}:{self.port}/0"
+
+    @property
+    def socket_path(self) -> Path:
+        """Its Unix socket (beside its files, so it is the same after a restart)."""
+        return self.dir / "redis.sock"
+
+    @property
+    def unix_url(self) -> str:
+        """The same server through its Unix socket."""
+        return f"unix://{self.socket_path}?db=0"
 
     @property
     def log_path(self) -> Path:
@@ -85,6 +96,10 @@ class RedisProcess:
             str(self.port),
             "--dir",
             str(self.dir),
+            "--unixsocket",
+            str(self.socket_path),
+            "--unixsocketperm",
+            "700",
             "--save",
             "",
             "--appendonly",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -19,9 +20,10 @@ from server.store import RedisStore, Request, StoreError
 from tests.redis_proc import RedisProcess
 
 
-@pytest.fixture
-async def link(redis_url: str) -> AsyncIterator[Link]:
-    link = Link(redis_url, timeout=1.0)
+@pytest.fixture(params=["tcp", "unix"])
+async def link(request: pytest.FixtureRequest, redis_proc: RedisProcess) -> AsyncIterator[Link]:
+    """A link to the test's redis-server over TCP, then over its Unix socket."""
+    link = Link(redis_proc.url if request.param == "tcp" else redis_proc.unix_url, timeout=1.0)
     try:
         yield link
     finally:
@@ -148,6 +150,7 @@ async def test_a_closed_link_fails_calls_and_does_not_reconnect(redis_url: str) 
 
 
 async def test_password_and_database_from_the_url() -> None:
+    """Over TCP and over the Unix socket alike."""
     with RedisProcess(databases=4) as redis_proc:
         await _password_and_database(redis_proc)
 
@@ -161,6 +164,11 @@ async def _password_and_database(redis_proc: RedisProcess) -> None:
             await link.call("SET", "where", "db3")
         finally:
             await link.close()
+        link = Link(f"unix://:s3cret@{redis_proc.socket_path}?db=2", timeout=1.0)
+        try:
+            await link.call("SET", "where", "db2 through the socket")
+        finally:
+            await link.close()
         wrong = Link(f"redis://:nope@127.0.0.1:{redis_proc.port}/0", timeout=1.0)
         with pytest.raises(ReplyError):
             await wrong.call("PING")
@@ -168,24 +176,28 @@ async def _password_and_database(redis_proc: RedisProcess) -> None:
         db3 = aioredis.Redis.from_url(f"redis://:s3cret@127.0.0.1:{redis_proc.port}/3")
         assert await db3.get("where") == b"db3"
         await db3.aclose()
+        db2 = aioredis.Redis.from_url(f"redis://:s3cret@127.0.0.1:{redis_proc.port}/2")
+        assert await db2.get("where") == b"db2 through the socket"
+        await db2.aclose()
     finally:
         await raw.aclose()
 
 
 def test_only_plain_single_servers_get_a_link() -> None:
     assert link_url("redis://127.0.0.1:6379/0")
+    assert link_url("unix:///run/redis.sock?db=2")
     assert not link_url("rediss://127.0.0.1:6379/0")
-    assert not link_url("unix:///run/redis.sock")
     assert not link_url("redis+cluster://127.0.0.1:7000")
     with pytest.raises(ValueError):
         Link("rediss://127.0.0.1:6379/0")
 
 
-async def test_the_store_appends_over_the_link_in_one_call_per_move(redis_url: str) -> None:
+@pytest.mark.parametrize("over", ["tcp", "unix"])
+async def test_the_store_appends_over_the_link_in_one_call_per_move(redis_proc: RedisProcess, over: str) -> None:
     """A move is one script call: EVALSHA, with the reads and writes inside it; a node alone
-    with its room publishes nothing."""
-    store = RedisStore(redis_url, prefix="hot:")
-    raw = aioredis.Redis.from_url(redis_url)
+    with its room publishes nothing. A Redis on this host can be reached through its Unix socket."""
+    store = RedisStore(redis_proc.url if over == "tcp" else redis_proc.unix_url, prefix="hot:")
+    raw = aioredis.Redis.from_url(redis_proc.url)
     try:
         assert (await store.append_at("R", [b"created"], 60, 0, None, "node-a")).stored
         await raw.config_resetstat()
@@ -197,6 +209,8 @@ async def test_the_store_appends_over_the_link_in_one_call_per_move(redis_url: s
         assert calls["evalsha"] == n
         assert "publish" not in calls
         assert store._link is not None and store._link._pipe is not None  # it went over the link
+        sock = store._link._pipe.transport.get_extra_info("socket") if store._link._pipe.transport else None
+        assert sock is not None and sock.family == (socket.AF_UNIX if over == "unix" else socket.AF_INET)
         # After a script flush (a restarted Redis), the next append still lands, once.
         await raw.script_flush()
         assert (await store.append_at("R", [b"move"], 60, n + 1, Request("p", n + 1, b"ok"), "node-a")).stored
