@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import math
 import re
 from collections.abc import AsyncIterator
@@ -101,14 +102,28 @@ async def floor_url() -> AsyncIterator[str]:
 
 
 async def test_the_generator_races_on_the_floor_and_hears_every_move(floor_url: str) -> None:
+    """... and collects no garbage while it offers load (its pauses would be either side's tail)."""
     gen = Generator([floor_url], deflate=True)
+    seen: list[tuple[bool, int]] = []
+
+    def probe() -> None:  # called as the measured part begins and as it ends
+        seen.append((gc.isenabled(), sum(generation["collections"] for generation in gc.get_stats())))
+
+    threshold = gc.get_threshold()
     try:
         await gen.connect(4)
         await gen.seat(scripts(2))
         assert all(racer.rival is not None and racer.started.done() for racer in gen.racers)
-        window = await gen.run(rate=200, warmup=0.05, measure=0.3, drain=5.0)
+        gc.set_threshold(10)  # a collection every few allocations, were the collector on
+        try:
+            window = await gen.run(rate=200, warmup=0.05, measure=0.3, drain=5.0, probe=probe)
+        finally:
+            gc.set_threshold(*threshold)
+        assert gc.isenabled()
     finally:
         await gen.close()
+    assert [enabled for enabled, _ in seen] == [False, False]
+    assert seen[0][1] == seen[-1][1]  # no collection while the measured moves went out
     assert window.sent > 0
     assert len(window.ack) == window.sent
     assert len(window.rival) == window.sent_with_rival == window.sent
