@@ -18,7 +18,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.store import add_load_options, concurrencies_of, report, run, sample_event
-from server.store import RedisStore
+from server.store.stores import RedisStore
 from tests.redis_cluster import LocalCluster
 from tests.redis_proc import RedisProcess
 

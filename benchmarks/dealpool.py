@@ -11,7 +11,7 @@ import asyncio
 import time
 
 from seahaven.winnable import GRADES
-from server.dealpool import DealPool, MemoryPoolBackend, worker_executor
+from server.play.dealpool import DealPool, MemoryPoolBackend, worker_executor
 
 
 async def fill(preset: str, workers: int, target: int, batch: int) -> None:

@@ -27,7 +27,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 from redis.asyncio import Redis
 
 from benchmarks.store import add_load_options, concurrencies_of, percentile, report, run, sample_event
-from server.store import RedisStore
+from server.store.stores import RedisStore
 from tests.redis_proc import RedisProcess
 
 POLICIES = ("no-aof", "everysec", "always")

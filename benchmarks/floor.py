@@ -43,7 +43,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
 from seahaven import Board, Move
-from server.redislink import Link
+from server.store.link import Link
 
 SUBPROTOCOL = Subprotocol("seahaven.v1")
 

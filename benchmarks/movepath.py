@@ -24,9 +24,9 @@ if __package__ in (None, ""):
 from benchmarks.races import Script, scripts
 from protocol.codec import decode_request, encode_request
 from protocol.messages import MoveRequest
-from server.core import RoomCore
-from server.events import pack
-from server.room import Room, Settings
+from server.rooms.core import RoomCore
+from server.rooms.events import pack
+from server.rooms.room import Room, Settings
 
 PLAYERS = ("ann", "bob")
 

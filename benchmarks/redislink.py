@@ -29,7 +29,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 
 from benchmarks.store import MAX_ITERATIONS, TTL, sample_event
 from server.runtime import uvloop_factory
-from server.store import RedisStore, Request
+from server.store.stores import RedisStore, Request
 from tests.redis_proc import RedisProcess
 
 SHAPES = (("sequential", 1), ("20 callers", 20), ("200 callers", 200))

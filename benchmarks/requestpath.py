@@ -44,8 +44,8 @@ from protocol.messages import CreateRoom, JoinRoom, MoveRequest, Ready
 from server import runtime
 from server.app import RaceServer
 from server.config import Config
-from server.sessions import Session
-from server.store import MemoryStore, Store, open_store
+from server.shell.sessions import Session
+from server.store.stores import MemoryStore, Store, open_store
 from tests.fakeclock import FakeClock
 from tests.redis_proc import RedisProcess
 

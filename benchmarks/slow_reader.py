@@ -29,7 +29,7 @@ from seahaven import Board
 from seahaven.solver import solve
 from server.app import RaceServer
 from server.config import Config
-from server.store import MemoryStore
+from server.store.stores import MemoryStore
 from tests.wsclient import WsClient
 
 

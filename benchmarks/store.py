@@ -21,7 +21,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 
 import msgpack
 
-from server.store import MemoryStore, RedisStore, Store
+from server.store.stores import MemoryStore, RedisStore, Store
 from tests.redis_proc import RedisProcess
 
 MAX_ITERATIONS = 200_000

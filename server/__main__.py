@@ -13,14 +13,14 @@ import socket
 import sys
 from collections.abc import Callable
 
-from .app import RaceServer
-from .config import Config
-from .daily import DailyTimes, MemoryDailyTimes, RedisDailyTimes
-from .dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend, worker_executor
-from .held import log_event
-from .runtime import freeze_heap, run, tune_gc
-from .store import check_url, open_store
-from .workers import supervise
+from server.app import RaceServer
+from server.config import Config
+from server.play.daily import DailyTimes, MemoryDailyTimes, RedisDailyTimes
+from server.play.dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend, worker_executor
+from server.runtime import freeze_heap, run, tune_gc
+from server.shell.held import log_event
+from server.store.stores import check_url, open_store
+from server.workers import supervise
 
 
 def at_least(low: float, kind: Callable[[str], float] = float) -> Callable[[str], float]:

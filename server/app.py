@@ -51,28 +51,27 @@ from protocol.messages import (
 )
 from protocol.schema import Message
 from seahaven import decode as decode_deal
-
-from .bots import BotRacers
-from .breaker import StallBreaker
-from .clock import Clock, SystemClock
-from .config import Config
-from .connections import Connections
-from .core import Frame, Outcome, RoomCore
-from .daily import DailyDeals, DailyTimes, MemoryDailyTimes
-from .dealpool import DealPool, MemoryPoolBackend
-from .events import Ended, Event, Moved, Presence, Undone, pack, unpack
-from .fairplay import HINT_SECONDS, FairPlay
-from .guard import Guard, handshake_logger
-from .held import Asker, Command, HeldRoom, log, log_event
-from .http import HttpRoutes
-from .limits import TokenBucket
-from .lobby import Lobby
-from .metrics import LiveCounts, MeteredStore, Metrics
-from .names import new_room_code, normalise_room_code
-from .nodes import NodeUpkeep
-from .room import Settings
-from .sessions import Session, SessionTable
-from .store import Appended, Request, Store, StoreError
+from server.config import Config
+from server.http.routes import HttpRoutes
+from server.play.bots import BotRacers
+from server.play.daily import DailyDeals, DailyTimes, MemoryDailyTimes
+from server.play.dealpool import DealPool, MemoryPoolBackend
+from server.play.fairplay import HINT_SECONDS, FairPlay
+from server.rooms.core import Frame, Outcome, RoomCore
+from server.rooms.events import Ended, Event, Moved, Presence, Undone, pack, unpack
+from server.rooms.room import Settings
+from server.shell.clock import Clock, SystemClock
+from server.shell.connections import Connections
+from server.shell.guard import Guard, handshake_logger
+from server.shell.held import Asker, Command, HeldRoom, log, log_event
+from server.shell.limits import TokenBucket
+from server.shell.lobby import Lobby
+from server.shell.metrics import LiveCounts, MeteredStore, Metrics
+from server.shell.names import new_room_code, normalise_room_code
+from server.shell.nodes import NodeUpkeep
+from server.shell.sessions import Session, SessionTable
+from server.store.breaker import StallBreaker
+from server.store.stores import Appended, Request, Store, StoreError
 
 WRONG_CODES_AT_ONCE: Final = 20
 """Wrong room codes one address may try at once: a brake on guessing."""

@@ -9,8 +9,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from server.dealpool import worker_executor
-from server.store import MemoryStore, RedisStore, Store
+from server.play.dealpool import worker_executor
+from server.store.stores import MemoryStore, RedisStore, Store
 from tests.redis_cluster import LocalCluster
 from tests.redis_proc import RedisProcess
 

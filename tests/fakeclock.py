@@ -17,7 +17,7 @@ class FakeTimer:
 
 
 class FakeClock:
-    """Implements ``server.clock.Clock``: ``advance`` moves the time and runs (in the loop)
+    """Implements ``server.shell.clock.Clock``: ``advance`` moves the time and runs (in the loop)
     every callback that has fallen due, in time order."""
 
     def __init__(self, start: int = 1_700_000_000_000) -> None:

@@ -25,8 +25,8 @@ from benchmarks.load import Bench
 from benchmarks.loadgen import Generator, Window
 from benchmarks.races import Script, check, script_for, scripts
 from seahaven import Board, Move
-from server.redislink import Link
-from server.store import MemoryStore
+from server.store.link import Link
+from server.store.stores import MemoryStore
 
 
 def test_a_script_stays_legal_long_after_its_solver_line_and_never_finishes() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from seahaven import Board
 from seahaven.solver import solve
-from server.bot import MAX_DELAY_MS, PACES, BotBrain, Step, plan_for, think
+from server.play.bot import MAX_DELAY_MS, PACES, BotBrain, Step, plan_for, think
 
 
 async def play_out(brain: BotBrain, board: Board, executor: ProcessPoolExecutor) -> list[Step]:

@@ -24,7 +24,7 @@ from protocol.messages import (
 )
 from seahaven import Board, Move
 from seahaven.solver import solve
-from server.room import BOT_PREFIX
+from server.rooms.room import BOT_PREFIX
 from tests.fakeclock import FakeClock
 from tests.server_proc import ServerProcess
 from tests.test_fair import MakeServer, make_server, url_of
@@ -97,7 +97,7 @@ async def test_a_bot_needs_a_known_pace(make_server: MakeServer) -> None:
 @pytest.mark.parametrize("pace", ["stroll", "brisk", "sprint"])
 def test_protocol_paces_are_the_bot_brains_paces(pace: str) -> None:
     from protocol.messages import BOT_PACES
-    from server.bot import PACES
+    from server.play.bot import PACES
 
     assert pace in BOT_PACES and tuple(PACES) == BOT_PACES
 

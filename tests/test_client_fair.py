@@ -21,9 +21,9 @@ from seahaven import Board
 from seahaven.daily import today
 from server.app import RaceServer
 from server.config import Config
-from server.daily import Entry, MemoryDailyTimes
-from server.dealpool import DealPool, MemoryPoolBackend
-from server.store import MemoryStore
+from server.play.daily import Entry, MemoryDailyTimes
+from server.play.dealpool import DealPool, MemoryPoolBackend
+from server.store.stores import MemoryStore
 from tests.test_client_race import (
     SIZE,
     connect,

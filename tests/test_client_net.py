@@ -14,7 +14,7 @@ from protocol.messages import CreateRoom, JoinRoom, Ping, Pong, RoomState
 from protocol.schema import Message
 from server.app import RaceServer
 from server.config import Config
-from server.store import MemoryStore
+from server.store.stores import MemoryStore
 
 
 @pytest.fixture

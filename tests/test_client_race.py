@@ -52,7 +52,7 @@ from seahaven import CELL, COLUMN, Board, Move, encode, to_board_text
 from seahaven.solver import solve
 from server.app import RaceServer
 from server.config import Config
-from server.store import MemoryStore
+from server.store.stores import MemoryStore
 from tests.wsclient import WsClient
 
 SIZE = (110, 34)

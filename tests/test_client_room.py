@@ -26,7 +26,7 @@ from protocol.messages import CreateRoom, Leave, Ok, Progress, Racer, Rematch, R
 from seahaven import Board, Move
 from server.app import RaceServer
 from server.config import Config
-from server.store import MemoryStore
+from server.store.stores import MemoryStore
 from tests.test_client_race import (
     SIZE,
     ScriptedConnection,

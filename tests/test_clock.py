@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from server.clock import SystemClock
+from server.shell.clock import SystemClock
 
 
 def test_the_system_clock_reads_wall_time_in_milliseconds_and_never_goes_back() -> None:

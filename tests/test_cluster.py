@@ -24,7 +24,7 @@ from protocol.messages import (
 )
 from seahaven import Board
 from seahaven.solver import solve
-from server.store import RedisStore, StoreError, check_url, open_store
+from server.store.stores import RedisStore, StoreError, check_url, open_store
 from tests.redis_cluster import LocalCluster
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess

@@ -15,10 +15,10 @@ from protocol.errors import ErrorCode
 from protocol.messages import Moved, Ok, Progress, Result, RoomState
 from seahaven import Board
 from seahaven.solver import solve
-from server.core import Outcome, RoomCore
-from server.events import Event, Undone
-from server.events import Moved as MovedEvent
-from server.room import Room, RoomError, Seat, Settings
+from server.rooms.core import Outcome, RoomCore
+from server.rooms.events import Event, Undone
+from server.rooms.events import Moved as MovedEvent
+from server.rooms.room import Room, RoomError, Seat, Settings
 
 T0 = 1_000_000
 DELAY = 5000

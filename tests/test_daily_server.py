@@ -29,7 +29,7 @@ from protocol.messages import (
 from seahaven import Board, encode
 from seahaven.daily import daily_deal
 from seahaven.solver import solve
-from server.daily import BOARD_TTL, DailyTimes, Entry, MemoryDailyTimes, RedisDailyTimes, utc_date
+from server.play.daily import BOARD_TTL, DailyTimes, Entry, MemoryDailyTimes, RedisDailyTimes, utc_date
 from tests.fakeclock import FakeClock
 from tests.test_fair import MakeServer, make_server, url_of
 from tests.wsclient import WsClient

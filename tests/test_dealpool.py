@@ -14,7 +14,7 @@ import pytest
 from seahaven import Board
 from seahaven.solver import solve
 from seahaven.winnable import GRADES, deal_list, grade_of
-from server.dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend
+from server.play.dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend
 from tests.test_solver import assert_wins
 
 PRESET = "seahaven-easy"

@@ -33,9 +33,9 @@ from seahaven.solver import solve
 from seahaven.winnable import deal_list
 from server.app import RaceServer
 from server.config import Config
-from server.daily import DailyTimes, MemoryDailyTimes, RedisDailyTimes
-from server.dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend
-from server.store import MemoryStore, RedisStore, Store
+from server.play.daily import DailyTimes, MemoryDailyTimes, RedisDailyTimes
+from server.play.dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend
+from server.store.stores import MemoryStore, RedisStore, Store
 from tests.fakeclock import FakeClock
 from tests.wsclient import WsClient
 

@@ -11,8 +11,8 @@ import pytest
 
 from seahaven import Board
 from seahaven.solver import solve
-from server.dealpool import worker_executor
-from server.hints import Advisor, advise_now
+from server.play.dealpool import worker_executor
+from server.play.hints import Advisor, advise_now
 
 
 async def test_following_hints_wins(executor: ProcessPoolExecutor) -> None:

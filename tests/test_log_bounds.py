@@ -8,7 +8,7 @@ import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages import Error, JoinRoom, Leave, Ok, Ready, RoomState, Started
-from server.room import MAX_CHANGES
+from server.rooms.room import MAX_CHANGES
 from tests.test_server import MakeServer, room_with, server_factory, start_race, url_of
 from tests.wsclient import WsClient
 

@@ -6,8 +6,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
-from server.metrics import LATENCY_BUCKETS, LiveCounts, MeteredStore, Metrics
-from server.store import MemoryStore, RedisStore, StoreError
+from server.shell.metrics import LATENCY_BUCKETS, LiveCounts, MeteredStore, Metrics
+from server.store.stores import MemoryStore, RedisStore, StoreError
 from tests.redis_proc import RedisProcess
 
 

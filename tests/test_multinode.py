@@ -36,8 +36,8 @@ from protocol.messages import (
 )
 from seahaven import Board
 from seahaven.solver import solve
-from server.events import Event, Undone, unpack
-from server.events import Moved as MovedEvent
+from server.rooms.events import Event, Undone, unpack
+from server.rooms.events import Moved as MovedEvent
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient

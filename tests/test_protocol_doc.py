@@ -27,8 +27,8 @@ from protocol.messages import CreateRoom, JoinRoom, Ready, RoomState, Started
 from seahaven import decode as decode_deal
 from server.app import RaceServer
 from server.config import Config
-from server.names import normalise_room_code
-from server.store import MemoryStore
+from server.shell.names import normalise_room_code
+from server.store.stores import MemoryStore
 from tests.fakeclock import FakeClock
 from tests.wsclient import WsClient
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from server.redislink import Link, LinkLost, LinkTimeout, ReplyError, link_url
-from server.store import RedisStore, Request, StoreError
+from server.store.link import Link, LinkLost, LinkTimeout, ReplyError, link_url
+from server.store.stores import RedisStore, Request, StoreError
 from tests.redis_proc import RedisProcess
 
 

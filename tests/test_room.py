@@ -11,7 +11,7 @@ from protocol.errors import ErrorCode
 from protocol.messages import Countdown, Members, Progress, Result, Started
 from seahaven import Board, Move, parse_board
 from seahaven.solver import solve
-from server.events import (
+from server.rooms.events import (
     CountdownSet,
     Ended,
     Event,
@@ -25,10 +25,10 @@ from server.events import (
     pack,
     unpack,
 )
-from server.events import (
+from server.rooms.events import (
     Started as StartedEvent,
 )
-from server.room import MAX_MOVES, Room, RoomError, Settings
+from server.rooms.room import MAX_MOVES, Room, RoomError, Settings
 
 DEAL = 1
 

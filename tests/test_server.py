@@ -47,11 +47,11 @@ from seahaven import Board, Move, parse_board
 from seahaven import encode as encode_deal
 from seahaven.solver import solve
 from server.app import RaceServer
-from server.clock import Clock, SystemClock
 from server.config import Config
-from server.events import Left, pack, unpack
-from server.room import Room
-from server.store import MemoryStore, RedisStore, Store
+from server.rooms.events import Left, pack, unpack
+from server.rooms.room import Room
+from server.shell.clock import Clock, SystemClock
+from server.store.stores import MemoryStore, RedisStore, Store
 from tests.fakeclock import FakeClock
 from tests.redis_proc import RedisProcess
 from tests.wsclient import WsClient
@@ -76,7 +76,7 @@ def backend(request: pytest.FixtureRequest) -> str:
 async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
     """Start RaceServers on free ports with fast test settings; the store is memory or a private redis.
 
-    The servers share one FakeClock (``server.clock``) unless given another: a countdown of 0
+    The servers share one FakeClock (``server.shell.clock``) unless given another: a countdown of 0
     starts a race at once, and any other time passes only when the test advances it."""
     servers: list[RaceServer] = []
     prefix = f"t{uuid.uuid4().hex[:8]}:"

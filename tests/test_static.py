@@ -9,8 +9,8 @@ import pytest
 
 from server.app import RaceServer
 from server.config import Config
-from server.static import WEBROOT, static_response
-from server.store import MemoryStore
+from server.http.static import WEBROOT, static_response
+from server.store.stores import MemoryStore
 from tests.wsclient import WsClient
 
 TRAVERSALS = [

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from server.store import BELL_EVENTS, Appended, Request, Store, room_bell
+from server.store.stores import BELL_EVENTS, Appended, Request, Store, room_bell
 
 TTL = 60.0
 

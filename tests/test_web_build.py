@@ -1,5 +1,5 @@
 """The browser client's sources: rule vectors in step with the engine, JS rules agreeing with them,
-and the committed build (server/webroot) the same as a fresh one."""
+and the committed build (server/http/webroot) the same as a fresh one."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from seahaven import vectors
-from server.static import WEBROOT
+from server.http.static import WEBROOT
 
 ROOT = Path(__file__).resolve().parents[1]
 WEB = ROOT / "web"
@@ -53,9 +53,9 @@ def test_the_committed_build_matches_a_fresh_build(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     fresh = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     committed = sorted(p.relative_to(WEBROOT).as_posix() for p in WEBROOT.rglob("*") if p.is_file())
-    assert committed == fresh, "server/webroot is stale: run scripts/build-web"
+    assert committed == fresh, "server/http/webroot is stale: run scripts/build-web"
     _, mismatch, errors = filecmp.cmpfiles(out, WEBROOT, fresh, shallow=False)
-    assert mismatch == [] and errors == [], "server/webroot is stale: run scripts/build-web"
+    assert mismatch == [] and errors == [], "server/http/webroot is stale: run scripts/build-web"
 
 
 @pytest.mark.parametrize("source", sorted(p.name for p in (WEB / "src").glob("*.js")))

@@ -1,5 +1,5 @@
 // Builds the browser client into the server package: node build.mjs [OUT_DIR]
-// (default ../server/webroot). Asset names carry a content hash, so the server may let
+// (default ../server/http/webroot). Asset names carry a content hash, so the server may let
 // browsers cache them for a year; index.html names the current ones.
 import { build } from "esbuild";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -7,7 +7,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const out = resolve(process.argv[2] ?? join(here, "..", "server", "webroot"));
+const out = resolve(process.argv[2] ?? join(here, "..", "server", "http", "webroot"));
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, "assets"), { recursive: true });
 

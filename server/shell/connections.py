@@ -14,15 +14,14 @@ from protocol.codec import MAX_FRAME, SUBPROTOCOL, decode_request, encode
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import Error, Hello, Limits, Welcome
 from protocol.schema import Message
-
-from .core import Frame
-from .held import HeldRoom, log_event
-from .limits import TokenBucket
-from .sessions import Session
-from .store import StoreError
+from server.rooms.core import Frame
+from server.shell.held import HeldRoom, log_event
+from server.shell.limits import TokenBucket
+from server.shell.sessions import Session
+from server.store.stores import StoreError
 
 if TYPE_CHECKING:
-    from .app import RaceServer
+    from server.app import RaceServer
 
 
 class Connections:

@@ -13,11 +13,10 @@ from protocol.enums import Phase
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ListRooms, QuickMatch, Rooms, RoomSummary
 from protocol.schema import Message
-
-from .held import Asker
+from server.shell.held import Asker
 
 if TYPE_CHECKING:
-    from .app import RaceServer
+    from server.app import RaceServer
 
 
 class Lobby:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final
 import msgpack
 
 if TYPE_CHECKING:
-    from .room import Settings
+    from server.rooms.room import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +173,7 @@ def pack(event: Event) -> bytes:
 
 def unpack(data: bytes) -> Event:
     """The event of a log entry (ValueError for a corrupt one)."""
-    from .room import Settings
+    from server.rooms.room import Settings
 
     try:
         kind, *values = msgpack.unpackb(data, raw=False)

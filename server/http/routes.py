@@ -14,9 +14,9 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from .metrics import Metrics
-from .static import static_response
-from .store import Store
+from server.http.static import static_response
+from server.shell.metrics import Metrics
+from server.store.stores import Store
 
 
 class HttpRoutes:

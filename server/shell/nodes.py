@@ -9,13 +9,12 @@ import sys
 from typing import TYPE_CHECKING, Final
 
 from protocol.errors import CloseCode, ProtocolError
-
-from .held import Command, HeldRoom, log_event
-from .room import Room
-from .store import StoreError, room_bell
+from server.rooms.room import Room
+from server.shell.held import Command, HeldRoom, log_event
+from server.store.stores import StoreError, room_bell
 
 if TYPE_CHECKING:
-    from .app import RaceServer
+    from server.app import RaceServer
 
 BEAT_SECONDS: Final = 2.0
 """How often a node says it is alive, and looks for members connected through dead nodes."""

@@ -10,9 +10,8 @@ import msgpack
 from websockets.asyncio.server import ServerConnection
 
 from protocol.errors import ErrorCode, ProtocolError
-
-from .names import new_player_id, new_token, sanitise_name
-from .store import Store
+from server.shell.names import new_player_id, new_token, sanitise_name
+from server.store.stores import Store
 
 
 @dataclass(slots=True)

@@ -53,7 +53,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisClusterException, RedisError
 from redis.maint_notifications import MaintNotificationsConfig
 
-from .redislink import Link, link_url
+from server.store.link import Link, link_url
 
 __all__ = ["Appended", "MemoryStore", "RedisStore", "Request", "Ring", "Store", "StoreError", "check_url", "open_store"]
 

@@ -11,11 +11,10 @@ from dataclasses import dataclass, field
 from websockets.asyncio.server import ServerConnection
 
 from protocol.schema import Message
-
-from .clock import Timer
-from .core import Outcome, RoomCore
-from .room import Room
-from .sessions import Session
+from server.rooms.core import Outcome, RoomCore
+from server.rooms.room import Room
+from server.shell.clock import Timer
+from server.shell.sessions import Session
 
 log = logging.getLogger("seahaven.server")
 

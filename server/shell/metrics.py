@@ -25,8 +25,7 @@ from prometheus_client.core import HistogramMetricFamily
 from prometheus_client.registry import Collector
 
 from protocol.errors import ErrorCode
-
-from .store import Appended, Request, Ring, Store, StoreError
+from server.store.stores import Appended, Request, Ring, Store, StoreError
 
 __all__ = ["LiveCounts", "MeteredStore", "Metrics"]
 

@@ -21,14 +21,13 @@ from typing import TYPE_CHECKING, Final
 
 from protocol.enums import Phase, Status
 from protocol.errors import ErrorCode, ProtocolError
-
-from .bot import PACES, BotBrain, think
-from .dealpool import worker_executor
-from .room import BOT_PREFIX, Room
-from .store import StoreError
+from server.play.bot import PACES, BotBrain, think
+from server.play.dealpool import worker_executor
+from server.rooms.room import BOT_PREFIX, Room
+from server.store.stores import StoreError
 
 if TYPE_CHECKING:
-    from .core import Outcome, RoomCore
+    from server.rooms.core import Outcome, RoomCore
 
 log = logging.getLogger("seahaven.server")
 

@@ -34,8 +34,7 @@ from protocol.messages import (
 )
 from protocol.schema import Message
 from seahaven import Board, Move, encode, preset, to_board_text
-
-from .events import (
+from server.rooms.events import (
     CountdownSet,
     Created,
     Ended,
@@ -52,7 +51,7 @@ from .events import (
     Resigned,
     Undone,
 )
-from .events import (
+from server.rooms.events import (
     Started as StartedEvent,
 )
 

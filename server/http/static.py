@@ -1,6 +1,6 @@
 """The browser client's files, served on the race server's own port.
 
-Only files found in ``server/webroot`` when the module first serves are ever sent: a
+Only files found in ``server/http/webroot`` when the module first serves are ever sent: a
 request names one by a strict pattern and is looked up in that table, never joined to a
 filesystem path, so ``..``, encoded dots, backslashes and absolute paths cannot reach
 anything else. ``/`` and ``/r/CODE`` (a room link) get the app page; hashed assets are

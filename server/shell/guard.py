@@ -15,8 +15,8 @@ from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 
-from .config import Config
-from .limits import TokenBucket
+from server.config import Config
+from server.shell.limits import TokenBucket
 
 log = logging.getLogger("seahaven.server")
 

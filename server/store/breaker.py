@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable, Sequence
 from typing import TypeVar
 
-from .store import Appended, Request, Ring, Store, StoreError
+from server.store.stores import Appended, Request, Ring, Store, StoreError
 
 T = TypeVar("T")
 

@@ -23,10 +23,9 @@ from protocol.enums import Status
 from protocol.messages import Moved, Ok, RoomState
 from protocol.schema import Message
 from seahaven import Move
-
-from .events import Event, NewDeal, Started, Undone
-from .events import Moved as MovedEvent
-from .room import Room, Settings
+from server.rooms.events import Event, NewDeal, Started, Undone
+from server.rooms.events import Moved as MovedEvent
+from server.rooms.room import Room, Settings
 
 Frame = tuple[frozenset[str], bytes]
 """Who gets a frame, and the frame."""

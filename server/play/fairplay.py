@@ -19,15 +19,14 @@ from protocol.schema import Message
 from seahaven import encode as encode_deal
 from seahaven.deals import MAX_DEAL
 from seahaven.winnable import GRADES, deal_list
-
-from .daily import Entry, utc_date
-from .held import Asker, Command, log_event
-from .hints import Advisor
-from .room import Room, Settings
-from .store import StoreError
+from server.play.daily import Entry, utc_date
+from server.play.hints import Advisor
+from server.rooms.room import Room, Settings
+from server.shell.held import Asker, Command, log_event
+from server.store.stores import StoreError
 
 if TYPE_CHECKING:
-    from .app import RaceServer
+    from server.app import RaceServer
 
 HINT_SECONDS: Final = 2.0
 """The solver's budget for one hint or one lost check."""

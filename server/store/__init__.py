@@ -1,0 +1,1 @@
+"""Bytes in and out: the store interfaces, the memory and Redis stores, their scripts and link, and the guarded call."""
