@@ -37,7 +37,6 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import server.app
 from benchmarks.races import Script, scripts
 from protocol.codec import decode_request, encode_request
 from protocol.messages import CreateRoom, JoinRoom, MoveRequest, Ready
@@ -71,7 +70,7 @@ class _Socket:
 
 
 class Frames:
-    """Stands in for ``websockets.broadcast`` in ``server.app``: counts the frames it would write."""
+    """Stands in for ``websockets.broadcast`` in the server's fan-out: counts the frames it would write."""
 
     def __init__(self) -> None:
         self.count = 0
@@ -96,12 +95,13 @@ class Bench:
     @contextlib.contextmanager
     def counting(self) -> Iterator[None]:
         """While inside: the server's fan-out counts frames instead of writing them (no sockets)."""
-        writes = server.app.broadcast  # type: ignore[attr-defined]
-        setattr(server.app, "broadcast", self.frames)  # noqa: B010
+        fanout = self.server.fanout
+        writes = fanout.broadcast
+        fanout.broadcast = self.frames
         try:
             yield
         finally:
-            setattr(server.app, "broadcast", writes)  # noqa: B010
+            fanout.broadcast = writes
 
     async def seat(self) -> None:
         srv = self.server

@@ -59,7 +59,7 @@ async def run(rounds: int, buffer: int) -> None:
                 started = time.perf_counter()
                 await ann.call(request)
                 samples.append(time.perf_counter() - started)
-                most_tasks = max(most_tasks, len(server.tasks))
+                most_tasks = max(most_tasks, len(server.tasks.running))
         ordered = sorted(samples)
         rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         print(f"requests by the rival        {len(samples)}")

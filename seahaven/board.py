@@ -238,9 +238,9 @@ class Board:
         return hash(self.position())
 
     def __repr__(self) -> str:
-        from .text import to_board_text
-
-        return f"<Board {self.rules.name} progress={self.progress}>\n{to_board_text(self)}"
+        # The whole position as text is ``seahaven.text.to_board_text``, which builds on Board:
+        # it is not called here, so the two modules do not import each other.
+        return f"<Board {self.rules.name} progress={self.progress} position={self.position()!r}>"
 
     def validate(self) -> None:
         """Raise ValueError unless the position holds each of the 52 cards exactly once."""

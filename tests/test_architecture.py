@@ -1,65 +1,221 @@
-"""Dependencies point one way: seahaven <- protocol <- server / client; the room core does no I/O."""
+"""The code map of ARCHITECTURE.md, enforced: who may import whom, no import circles, no calls of
+another module's underscore names, and rooms that do no I/O.
+
+Imports are read with ``ast`` from every module, wherever they stand: at the top, inside a
+function, or under ``if TYPE_CHECKING:`` (a circle hidden there is still a circle for a reader).
+"""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("seahaven", "protocol", "server", "client")
+
 FORBIDDEN = {
     "seahaven": {"protocol", "server", "client", "websockets", "redis", "msgpack", "textual", "asyncio", "socket"},
     "protocol": {"server", "client", "websockets", "redis", "textual"},
     "client": {"server", "redis"},
     "server": {"client", "textual"},
 }
+"""Top-level packages (and libraries) each package must never import."""
 
+LAYERS = {
+    "server.rooms": {"server.rooms"},
+    "server.store": {"server.store"},
+    "server.shell": {"server.shell", "server.rooms", "server.store", "server.config"},
+    "server.play": {"server.play", "server.shell", "server.rooms", "server.store", "server.config"},
+    "server.http": {"server.http", "server.shell", "server.store"},
+    "server.config": set(),
+    "server.runtime": set(),
+    "server.workers": set(),
+}
+"""Within server/, the parts each part may import: pure rooms <- shell <- app; the store below
+the shell and knowing no rooms; play and http given the shell's interfaces. ``server.app`` (the
+wiring) and ``server.__main__`` (the command) may import every part."""
 
-def imported_roots(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(), str(path))
-    roots: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            roots.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            roots.add(node.module.split(".")[0])
-    return roots
-
-
-@pytest.mark.parametrize("package", sorted(FORBIDDEN))
-def test_imports_point_one_way(package: str) -> None:
-    files = sorted((ROOT / package).rglob("*.py"))
-    assert files, f"no modules found in {package}/"
-    offences = {
-        str(f.relative_to(ROOT)): sorted(imported_roots(f) & FORBIDDEN[package])
-        for f in files
-        if imported_roots(f) & FORBIDDEN[package]
-    }
-    assert offences == {}
-
-
-PURE = ("server/rooms/core.py", "server/rooms/room.py", "server/rooms/events.py")
+PURE = ("server.rooms",)
 """The room core and its rules: commands in, effects out, no clock, socket or store."""
 IMPURE = {"asyncio", "time", "socket", "websockets", "redis", "server.store", "server.app", "server.shell"}
 
 
-def imported_modules(path: Path) -> set[str]:
-    """Every module ``path`` imports, relative imports resolved within its package."""
-    tree = ast.parse(path.read_text(), str(path))
-    package = ".".join(path.relative_to(ROOT).parent.parts)
-    modules: set[str] = set()
-    for node in ast.walk(tree):
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+@cache
+def modules() -> dict[str, Path]:
+    found = {module_name(p): p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))}
+    assert all(package in found for package in PACKAGES), "a package was not found"
+    return found
+
+
+def imports_of(name: str) -> Iterator[str]:
+    """Every module ``name`` imports, anywhere in it, relative imports resolved; ``from a import b``
+    names ``a.b`` when that is a module of ours, else ``a``."""
+    path = modules()[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
-            modules.update(alias.name for alias in node.names)
+            yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            modules.add(f"{package}.{module}" if node.level else module)
-    return modules
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                yield full if full in modules() else base
 
 
-@pytest.mark.parametrize("name", PURE)
-def test_the_room_core_does_no_io(name: str) -> None:
-    modules = imported_modules(ROOT / name)
-    offences = {m for m in modules if m in IMPURE or m.split(".")[0] in IMPURE}
+def within(module: str, part: str) -> bool:
+    return module == part or module.startswith(part + ".")
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_imports_point_one_way(package: str) -> None:
+    offences = {
+        name: sorted({i for i in imports_of(name) if i.split(".")[0] in FORBIDDEN[package]})
+        for name in modules()
+        if within(name, package)
+    }
+    assert {k: v for k, v in offences.items() if v} == {}
+
+
+@pytest.mark.parametrize("part", sorted(LAYERS))
+def test_each_server_part_imports_only_the_parts_below_it(part: str) -> None:
+    allowed = LAYERS[part]
+    offences = {}
+    for name in modules():
+        if not within(name, part):
+            continue
+        wrong = sorted(
+            {
+                i
+                for i in imports_of(name)
+                if within(i, "server") and i != "server" and not any(within(i, a) for a in allowed)
+            }
+        )
+        if wrong:
+            offences[name] = wrong
+    assert offences == {}
+
+
+def test_nothing_imports_the_wiring_but_the_command() -> None:
+    offences = {name for name in modules() if name != "server.__main__" and "server.app" in set(imports_of(name))}
     assert offences == set()
+
+
+def test_every_server_module_belongs_to_a_part() -> None:
+    parts = [*LAYERS, "server.app", "server.__main__"]
+    loose = {
+        name
+        for name in modules()
+        if within(name, "server") and name != "server" and not any(within(name, p) for p in parts)
+    }
+    assert loose == set()
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components of ``graph`` with more than one module (or a loop)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1 or node in graph.get(node, ()):
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+@pytest.mark.parametrize("package", ["server", "client", "protocol", "seahaven"])
+def test_no_import_circles(package: str) -> None:
+    graph = {
+        name: {i for i in imports_of(name) if i in modules() and within(i, package) and i != package}
+        for name in modules()
+        if within(name, package)
+    }
+    assert strongly_connected(graph) == []
+
+
+def test_the_circle_finder_finds_circles() -> None:
+    assert strongly_connected({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert strongly_connected({"a": {"b"}, "b": set()}) == []
+
+
+PUBLIC_UNDERSCORED = frozenset({"_exit", "_replace", "_asdict", "_fields", "_make"})
+"""Names public by their documentation despite the underscore (``os._exit``, named tuples')."""
+
+
+def private_uses(path: Path) -> list[str]:
+    """Uses of another object's or module's underscore names: ``x._name`` where ``x`` is not
+    ``self`` or ``cls``, and ``from m import _name``. Dunder names are public protocol."""
+    found = []
+    where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Attribute):
+            name = node.attr
+            base = node.value
+            mine = isinstance(base, ast.Name) and base.id in ("self", "cls")
+            if name.startswith("_") and not name.startswith("__") and not mine and name not in PUBLIC_UNDERSCORED:
+                found.append(f"{where}:{node.lineno} .{name}")
+        elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            found += [
+                f"{where}:{node.lineno} import {a.name}"
+                for a in node.names
+                if a.name.startswith("_") and not a.name.startswith("__")
+            ]
+    return found
+
+
+@pytest.mark.parametrize("package", ["server", "client"])
+def test_no_module_calls_another_ones_private_names(package: str) -> None:
+    offences = [use for name, path in modules().items() if within(name, package) for use in private_uses(path)]
+    assert offences == []
+
+
+def test_the_private_use_finder_finds_them(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("from m import _x\nself._ok = 1\nother._bad()\nobj.__len__()\n")
+    assert sorted(u.split(" ", 1)[1] for u in private_uses(sample)) == ["._bad", "import _x"]
+
+
+@pytest.mark.parametrize("part", PURE)
+def test_the_room_core_does_no_io(part: str) -> None:
+    offences = {
+        name: sorted({i for i in imports_of(name) if any(within(i, bad) for bad in IMPURE)})
+        for name in modules()
+        if within(name, part)
+    }
+    assert {k: v for k, v in offences.items() if v} == {}

@@ -17,7 +17,6 @@ import redis
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import broadcast, serve
 
-import server.app
 from benchmarks import redislink, requestpath, stacks
 from benchmarks.figures import Phase, Result, describe_step, percentile
 from benchmarks.floor import SUBPROTOCOL, Floor
@@ -222,4 +221,4 @@ def test_the_request_path_benchmark_refuses_to_call_refused_moves_its_figures() 
 
     with bench.counting(), pytest.raises(RuntimeError, match="refused"):
         asyncio.run(refused())
-    assert vars(server.app)["broadcast"] is broadcast  # the server writes to sockets again
+    assert bench.server.fanout.broadcast is broadcast  # the server writes to sockets again

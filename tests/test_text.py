@@ -159,6 +159,8 @@ def test_render_for_people() -> None:
     assert "♥:A♥" in render(board) and "(1/52)" in render(board)
 
 
-def test_repr_shows_the_board_text() -> None:
+def test_repr_shows_the_position() -> None:
     board = Board.deal("freecell", 617)
-    assert repr(board) == f"<Board freecell progress=0>\n{to_board_text(board)}"
+    assert repr(board) == f"<Board freecell progress=0 position={board.position()!r}>"
+    board.push(board.legal_moves()[0])
+    assert repr(board) != repr(Board.deal("freecell", 617))

@@ -1,32 +1,32 @@
-"""The fair-play side of the server: which deal a room races (the pool of winnable deals, the
-daily deal), the daily board, hints and lost checks (solved off the loop), and the bots' way
-into the room path."""
+"""The fair-play side of a race: the daily board, hints and lost checks (solved off the loop), and
+the bots' way into the room path."""
 
 from __future__ import annotations
 
 import contextlib
 import datetime
-import secrets
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable
+from typing import Final
 
 from redis.exceptions import RedisError
 
 from protocol.codec import encode
 from protocol.enums import Status
-from protocol.errors import ErrorCode, ProtocolError
+from protocol.errors import ProtocolError
 from protocol.messages import Advice, DailyBoard, DailyBoardRequest, DailyEntry, HintRequest, Lost
 from protocol.schema import Message
 from seahaven import encode as encode_deal
-from seahaven.deals import MAX_DEAL
-from seahaven.winnable import GRADES, deal_list
-from server.play.daily import Entry, utc_date
+from server.play.bots import BotRacers
+from server.play.daily import DailyTimes, Entry
+from server.play.dealing import Dealing
 from server.play.hints import Advisor
-from server.rooms.room import Room, Settings
-from server.shell.held import Asker, Command, log_event
+from server.rooms.events import Ended, Event
+from server.rooms.room import Room
+from server.shell.clock import Clock
+from server.shell.fanout import Fanout
+from server.shell.held import Asker, Command, HeldRoom, log_event
+from server.shell.roompath import RoomPath, Spawn
 from server.store.stores import StoreError
-
-if TYPE_CHECKING:
-    from server.app import RaceServer
 
 HINT_SECONDS: Final = 2.0
 """The solver's budget for one hint or one lost check."""
@@ -35,19 +35,43 @@ QUICK_MATCH_BOT: Final = "brisk"
 
 
 class FairPlay:
-    """Deals, the daily board, hints and lost checks, and the bots' commands, for ``server``."""
+    """The daily board, hints and lost checks, and bot seats, on the rooms of ``path``.
 
-    def __init__(self, server: RaceServer, hint_seconds: float) -> None:
-        self.server = server
+    Implements the shell's ``Bots`` and ``MoveWatch`` ports; ``record_daily`` is a hook that
+    follows commits."""
+
+    def __init__(
+        self,
+        path: RoomPath,
+        fanout: Fanout,
+        clock: Clock,
+        dealing: Dealing,
+        daily_board: DailyTimes,
+        spawn: Spawn,
+        stopping: Callable[[], bool],
+        *,
+        hint_seconds: float = HINT_SECONDS,
+        bot_time_scale: float = 1.0,
+    ) -> None:
+        self.path = path
+        self.fanout = fanout
+        self.clock = clock
+        self.dealing = dealing
+        self.daily_board = daily_board
+        self.spawn = spawn
+        self.stopping = stopping
         self.hint_seconds = hint_seconds
+        self.bots = BotRacers(self.run_for_bot, self.room_held, dealing.rematch_deal, time_scale=bot_time_scale)
         self.advisor: Advisor | None = None
         """Solves hints and lost checks in the bots' worker process; made on first use."""
         self.lost_watch: set[str] = set()
         """Racers whose position is being checked for a proven loss."""
 
+    # -- the daily board ---------------------------------------------------------------------
+
     async def on_daily_board(self, asker: Asker, message: DailyBoardRequest) -> Message:
-        date, deal = await self.daily_deal(message.preset)
-        entries = await self.server.daily_board.best(message.preset, datetime.date.fromisoformat(date))
+        date, deal = await self.dealing.daily_deal(message.preset)
+        entries = await self.daily_board.best(message.preset, datetime.date.fromisoformat(date))
         return DailyBoard(
             preset=message.preset,
             date=date,
@@ -58,37 +82,45 @@ class FairPlay:
             ),
         )
 
-    async def daily_deal(self, preset: str) -> tuple[str, int]:
-        """Today (UTC, on the server's clock) and its daily deal of ``preset``, solved off the loop."""
-        date = utc_date(self.server.clock.now())
-        return date.isoformat(), await self.server.daily_deals.deal(preset, date)
-
-    async def record_daily(self, room: Room) -> None:
+    async def record_daily(self, held: HeldRoom, lifecycle: list[Event]) -> None:
         """A daily race ended: its human finishers' times go on the day's board (best effort)."""
+        room = held.room
         daily = room.settings.daily
-        assert daily is not None
+        if daily is None or not any(isinstance(e, Ended) for e in lifecycle):
+            return
         date = datetime.date.fromisoformat(daily)
         for standing in room.standings:
             if standing.status == Status.FINISHED and not standing.bot and standing.time_ms is not None:
                 entry = Entry(standing.player, standing.name, standing.time_ms)
                 try:
-                    await self.server.daily_board.record(room.settings.preset, date, entry)
-                except (RedisError, OSError) as exc:
+                    await self.daily_board.record(room.settings.preset, date, entry)
+                except (StoreError, RedisError, OSError) as exc:
                     log_event("daily.error", room=room.code, error=str(exc))
 
-    async def on_hint(self, asker: Asker, message: HintRequest) -> Message:
-        held = self.server._held_by(asker.session)
+    # -- hints and lost checks ---------------------------------------------------------------
+
+    async def on_hint(self, asker: Asker, message: HintRequest) -> Message | None:
+        held = self.path.held_by(asker.session)
         player = asker.session.player
         board = held.room.check_hint(player)
         advice = await self._advisor().advise(board)  # in a worker, within HINT_SECONDS
-        if advice.kind == "hint":
-            await self.server._command(held, lambda core, now: core.hint(player, now))
-        return Advice(kind=advice.kind, move=str(advice.move) if advice.move is not None else None)
+        reply = Advice(kind=advice.kind, move=str(advice.move) if advice.move is not None else None)
+        if advice.kind != "hint":
+            return reply
+        # Counted: the reply goes before the frames the count causes (and is stored with it).
+        await self.path.run(held, lambda core, now: core.hint(player, now), asker, reply=reply)
+        return None
 
     def _advisor(self) -> Advisor:
         if self.advisor is None:
-            self.advisor = Advisor(self.server.bots.executor(), max_seconds=self.hint_seconds)
+            self.advisor = Advisor(self.bots.executor(), max_seconds=self.hint_seconds)
         return self.advisor
+
+    def moved(self, code: str, player: str) -> None:
+        """A racer moved in a room that tells racers when they are lost: check, if not already."""
+        if player not in self.lost_watch:
+            self.lost_watch.add(player)
+            self.spawn(self.watch_lost(code, player))
 
     async def watch_lost(self, code: str, player: str) -> None:
         """Check a racer's position off the loop, again while they keep moving; tell them when
@@ -108,70 +140,42 @@ class FairPlay:
                 if seat.board.position() != position:
                     continue  # they moved meanwhile: look at the new position
                 if advice.kind == "lost":
-                    self.server._send([(frozenset({player}), encode(Lost(moves=seat.moves)))])
+                    self.fanout.send([(frozenset({player}), encode(Lost(moves=seat.moves)))])
                 return
         finally:
             self.lost_watch.discard(player)
 
-    async def rematch_deal(self, room: Room) -> int:
-        if room.settings.daily is not None:
-            return room.settings.deal  # a daily room races its day's deal again
-        return await self.pick_deal(room.settings.preset, room.settings.any_deal, room.settings.deal_grade)
+    # -- bots --------------------------------------------------------------------------------
 
     def room_held(self, code: str) -> Room | None:
-        held = self.server.rooms.get(code)
+        held = self.path.rooms.get(code)
         return held.room if held is not None else None
 
     async def run_for_bot(self, code: str, command: Command) -> bool:
         """A bot's command, through the same room path as a human's request."""
-        held = self.server.rooms.get(code)
+        held = self.path.rooms.get(code)
         if held is None:
             return False
-        await self.server._command(held, command)
-        await self.server._forget_if_idle(held)
+        await self.path.run(held, command)
+        await self.path.forget_if_idle(held)
         return True
 
-    async def offer_bot(self, code: str, player: str) -> None:
-        """Quick match waited long enough: a bot takes the free seat if the player still waits alone."""
+    async def seat(self, code: str, pace: str) -> str:
+        return await self.bots.seat(code, pace)
+
+    def noticed(self, code: str) -> None:
+        self.bots.notice(code)
+
+    def offer(self, code: str, player: str, after_ms: int) -> None:
+        """Quick match: a bot takes the free seat after ``after_ms`` if ``player`` still waits alone."""
+        self.clock.call_at(self.clock.now() + after_ms, lambda: self.spawn(self._offer_bot(code, player)))
+
+    async def _offer_bot(self, code: str, player: str) -> None:
         room = self.room_held(code)
         seat = room.seats.get(player) if room is not None else None
         if room is None or seat is None or not seat.connected or not room.is_open() or len(room.seats) > 1:
             return
-        if self.server.stopping:
+        if self.stopping():
             return
         with contextlib.suppress(ProtocolError, StoreError):
-            await self.server.bots.seat(code, QUICK_MATCH_BOT)
-
-    async def pick_deal(self, preset: str, any_deal: bool, grade: str | None) -> int:
-        """A deal the server picks: from the pool of winnable deals (of ``grade``), unless the room
-        asked for any deal. Never solves: the pool hands out deals verified beforehand."""
-        if self.server.deals is not None:
-            return self.server.deals()
-        if any_deal:
-            return _random_deal()
-        if grade is not None and grade not in GRADES:
-            raise ProtocolError(ErrorCode.BAD_FIELD, f"unknown deal grade {grade!r}; grades: {', '.join(GRADES)}")
-        try:
-            return (await self.server.pool.take(preset, grade)).number
-        except (RedisError, OSError) as exc:  # the shared pool is down: the shipped list still serves
-            log_event("dealpool.error", error=str(exc))
-            book = deal_list(preset)
-            return secrets.choice(book.by_grade(grade) if grade else [n for n, _ in book.deals])
-
-    async def settings(self, preset: str, deal: int | None, **chosen: Any) -> Settings:
-        if deal is None:
-            deal = await self.pick_deal(preset, chosen.get("any_deal", False), chosen.get("deal_grade"))
-        else:
-            chosen["chosen"] = True
-        return Settings(
-            preset=preset,
-            deal=deal,
-            countdown_ms=self.server.config.countdown_ms,
-            grace_ms=self.server.config.grace_ms,
-            spectator_delay_ms=self.server.config.spectator_delay_ms,
-            **chosen,
-        )
-
-
-def _random_deal() -> int:
-    return secrets.randbelow(MAX_DEAL) + 1
+            await self.bots.seat(code, QUICK_MATCH_BOT)

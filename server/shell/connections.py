@@ -5,7 +5,7 @@ and a session taken over by a newer connection."""
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -14,21 +14,49 @@ from protocol.codec import MAX_FRAME, SUBPROTOCOL, decode_request, encode
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import Error, Hello, Limits, Welcome
 from protocol.schema import Message
+from server.config import Config
 from server.rooms.core import Frame
+from server.shell.clock import Clock
+from server.shell.fanout import Fanout
+from server.shell.guard import Guard
 from server.shell.held import HeldRoom, log_event
 from server.shell.limits import TokenBucket
-from server.shell.sessions import Session
-from server.store.stores import StoreError
-
-if TYPE_CHECKING:
-    from server.app import RaceServer
+from server.shell.requests import Requests
+from server.shell.roompath import RoomPath
+from server.shell.sessions import Session, SessionTable
+from server.store.stores import Store, StoreError
 
 
 class Connections:
-    """Each connection of ``server``, from its handshake to its close."""
+    """Each connection, from its handshake to its close: its hello, then its requests (to
+    ``requests``) until it closes, when its room hears of the drop (``path``)."""
 
-    def __init__(self, server: RaceServer) -> None:
-        self.server = server
+    def __init__(
+        self,
+        requests: Requests,
+        path: RoomPath,
+        fanout: Fanout,
+        table: SessionTable,
+        guard: Guard,
+        store: Store,
+        config: Config,
+        clock: Clock,
+        node: str,
+        stopping: Callable[[], bool],
+    ) -> None:
+        self.requests = requests
+        self.path = path
+        self.fanout = fanout
+        self.table = table
+        self.guard = guard
+        self.store = store
+        self.config = config
+        self.clock = clock
+        self.node = node
+        self.stopping = stopping
+
+    def _seconds(self) -> float:
+        return self.clock.now() / 1000
 
     async def accept(self, ws: ServerConnection) -> None:
         """Serve one WebSocket connection from its handshake to its close."""
@@ -36,38 +64,38 @@ class Connections:
             offered = ws.request.headers.get("Sec-WebSocket-Protocol", "none") if ws.request else "none"
             await ws.close(CloseCode.VERSION_MISMATCH, f"this server speaks {SUBPROTOCOL}; you offered {offered}"[:120])
             return
-        address = self.server.guard.address(ws)
-        if not self.server.guard.admit(address):
+        address = self.guard.address(ws)
+        if not self.guard.admit(address):
             log_event("connection.refused", peer=address, reason="too many connections")
-            await self.server.guard.close(ws, CloseCode.TRY_AGAIN_LATER, "too many connections from your address")
+            await self.guard.close(ws, CloseCode.TRY_AGAIN_LATER, "too many connections from your address")
             return
         try:
             await self._serve(ws, address)
         finally:
-            self.server.guard.release(ws, address)
+            self.guard.release(ws, address)
 
     async def _serve(self, ws: ServerConnection, address: str) -> None:
         """Read ``ws``'s requests until it closes (or is let go)."""
-        bucket = TokenBucket(self.server.config.rate, self.server.config.burst, self.server._seconds())
+        bucket = TokenBucket(self.config.rate, self.config.burst, self._seconds())
         strikes = 0
         session: Session | None = None
 
         def silent() -> None:
             if session is None:
                 log_event("connection.silent", peer=address)
-                self.server.guard.let_go(ws, CloseCode.HELLO_TIMEOUT, "no hello in time")
+                self.guard.let_go(ws, CloseCode.HELLO_TIMEOUT, "no hello in time")
 
-        deadline = self.server.clock.call_at(self.server.clock.now() + self.server.config.hello_timeout_ms, silent)
+        deadline = self.clock.call_at(self.clock.now() + self.config.hello_timeout_ms, silent)
         try:
             async for frame in ws:
                 if session is not None and session.conn is not ws:
                     break  # another connection took the session over
                 seq: int | None = None
                 try:
-                    if not bucket.take(self.server._seconds()):
+                    if not bucket.take(self._seconds()):
                         strikes += 1
-                        if strikes >= self.server.config.strikes:
-                            await self.server.guard.close(ws, CloseCode.POLICY, "too many requests")
+                        if strikes >= self.config.strikes:
+                            await self.guard.close(ws, CloseCode.POLICY, "too many requests")
                             break
                         seq = _peek_seq(frame)
                         raise ProtocolError(ErrorCode.RATE_LIMITED, "slow down: request dropped, send it again")
@@ -80,7 +108,7 @@ class Connections:
                         continue
                     if isinstance(message, Hello):
                         raise ProtocolError(ErrorCode.BAD_FIELD, "you already said hello on this connection")
-                    await self.server.request(ws, session, seq, message)
+                    await self.requests.request(ws, session, seq, message)
                 except ProtocolError as exc:
                     re = seq if seq is not None else exc.seq
                     await _send(ws, Error(code=exc.code, message=exc.message), re)
@@ -90,10 +118,10 @@ class Connections:
             deadline.cancel()
             if session is not None and session.conn is ws:
                 session.conn = None
-                if not self.server.stopping:
-                    await self.server._dropped(session)
+                if not self.stopping():
+                    await self.path.dropped(session)
                 if session.room is None:
-                    self.server.table.forget(session)
+                    self.table.forget(session)
 
     async def on_hello(self, ws: ServerConnection, hello: Hello, seq: int) -> Session:
         """Open or resume a session. The store calls come first and the takeover of the
@@ -101,33 +129,33 @@ class Connections:
 
         The room's frames reach ``ws`` only after ``welcome`` and the room state, which is built
         after anything the room sent meanwhile, so nothing is missed or comes first."""
-        self.server.greeting.add(ws)
+        self.fanout.greeting.add(ws)
         try:
             session, held, frames = await self._resume(ws, hello)
         except StoreError as exc:
             log_event("store.error", error=str(exc))
             raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the game store is unavailable") from None
         finally:
-            self.server.greeting.discard(ws)  # from here to the room state nothing is awaited
+            self.fanout.greeting.discard(ws)  # from here to the room state nothing is awaited
         limits = Limits(
             max_frame=MAX_FRAME,
-            rate=int(self.server.config.rate),
-            burst=self.server.config.burst,
-            grace_ms=self.server.config.grace_ms,
+            rate=int(self.config.rate),
+            burst=self.config.burst,
+            grace_ms=self.config.grace_ms,
         )
         welcome = Welcome(
             token=session.token,
             player=session.player,
             name=session.name,
-            server_time=self.server.clock.now(),
+            server_time=self.clock.now(),
             limits=limits,
             room=session.room,
             last_seq=session.last_seq,
         )
-        self.server._write([ws], encode(welcome, seq))
+        self.fanout.write([ws], encode(welcome, seq))
         if held is not None:
-            self.server._write([ws], encode(held.core.state_for(session.player, self.server.clock.now())))
-        self.server._send(frames)
+            self.fanout.write([ws], encode(held.core.state_for(session.player, self.clock.now())))
+        self.fanout.send(frames)
         log_event("session.hello", player=session.player, resumed=hello.token is not None)
         return session
 
@@ -135,42 +163,36 @@ class Connections:
         """The session a hello names (or a new one), taken over by ``ws`` at once, and back in
         its room if it still has a place there (with the frames that tells the room)."""
         if hello.token is None:
-            if not self.server.guard.new_session(self.server.guard.address(ws), self.server._seconds()):
+            if not self.guard.new_session(self.guard.address(ws), self._seconds()):
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new sessions from your address: resume one")
-            session = await self.server.table.open(hello.name)
+            session = await self.table.open(hello.name)
             self._claim(session, ws)
             return session, None, []
-        session = await self.server.table.find(hello.token)
+        session = await self.table.find(hello.token)
         self._claim(session, ws)  # from here on, the old connection's drop is not this player's drop
         frames: list[Frame] = []
         try:
-            await self.server.store.ring(
-                "session", session.token, self.server.node
-            )  # a connection on another node: 4001
-            held = await self.server._get(session.room) if session.room is not None else None
+            await self.store.ring("session", session.token, self.node)  # a connection on another node: 4001
+            held = await self.path.get(session.room) if session.room is not None else None
             if held is not None and not held.room.has_member(session.player):
-                await self.server._forget_if_idle(held)
+                await self.path.forget_if_idle(held)
                 held = None
             if held is not None:
                 # The reply memory of a session back in its room is kept with the room.
-                memo = await self.server.store.memo(held.room.code, session.player)
+                memo = await self.store.memo(held.room.code, session.player)
                 if memo is not None and memo[0] > session.last_seq and session.pending is None:
                     session.last_seq, session.last_reply = memo[0], [memo[1]]
                 held.visitors.add(session.player)
                 player = session.player
                 try:
-                    outcome = await self.server._command(
-                        held, lambda core, now: core.reconnect(player, now), send=False
-                    )
+                    outcome = await self.path.run(held, lambda core, now: core.reconnect(player, now), send=False)
                     frames = outcome.frames
-                    await self.server.store.locate(
-                        held.room.code, player, self.server.node, self.server.config.session_ttl
-                    )
+                    await self.store.locate(held.room.code, player, self.node, self.config.session_ttl)
                 except ProtocolError:
                     held = None  # the room closed meanwhile
             if held is None:
                 session.room = None
-            await self.server.table.save(session)
+            await self.table.save(session)
         except BaseException:
             if session.conn is ws:
                 session.conn = None
@@ -181,9 +203,9 @@ class Connections:
 
     def _claim(self, session: Session, ws: ServerConnection) -> None:
         """Make ``ws`` the session's connection; the one it had is closed (4001)."""
-        old = self.server.table.claim(session, ws)
+        old = self.table.claim(session, ws)
         if old is not None:
-            self.server.guard.let_go(old, CloseCode.REPLACED, "replaced by a newer connection with the same token")
+            self.guard.let_go(old, CloseCode.REPLACED, "replaced by a newer connection with the same token")
 
 
 async def _send(ws: ServerConnection, message: Message, re: int | None) -> None:

@@ -4,8 +4,7 @@ match's search for a room to join (here, then on other nodes) before it creates 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Iterable
 
 import msgpack
 
@@ -13,26 +12,35 @@ from protocol.enums import Phase
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ListRooms, QuickMatch, Rooms, RoomSummary
 from protocol.schema import Message
-from server.shell.held import Asker
+from server.rooms.room import Settings
+from server.shell.held import Asker, HeldRoom
+from server.shell.ports import Bots, Deals
+from server.shell.roompath import RoomPath
+from server.store.stores import Store
 
-if TYPE_CHECKING:
-    from server.app import RaceServer
+Create = Callable[[Asker, Settings], Awaitable[HeldRoom]]
+"""Creates a room for the asker, within its creation budgets."""
 
 
 class Lobby:
-    """The lobby requests of ``server``: a page of listed rooms, and quick match."""
+    """The lobby requests: a page of listed rooms (from the shared ``listings``), and quick match
+    (a room held here, then one another node lists, then a new one of ``create``)."""
 
-    def __init__(self, server: RaceServer) -> None:
-        self.server = server
+    def __init__(self, path: RoomPath, listings: Store, create: Create, deals: Deals, bots: Bots) -> None:
+        self.path = path
+        self.listings = listings
+        self.create = create
+        self.deals = deals
+        self.bots = bots
 
     async def on_list_rooms(self, asker: Asker, message: ListRooms) -> Message:
-        listings = (await self.server.store.listings()).values()
+        listings = (await self.listings.listings()).values()
         return lobby_page(listings, message.preset, message.cursor, message.limit)
 
     async def on_quick_match(self, asker: Asker, message: QuickMatch) -> None:
-        self.server._not_in_room(asker.session)
-        daily, deal = await self.server.fair.daily_deal(message.preset) if message.daily else (None, None)
-        for held in self.server.rooms.values():
+        self.path.check_not_in_room(asker.session)
+        daily, deal = await self.deals.daily_deal(message.preset) if message.daily else (None, None)
+        for held in self.path.rooms.values():
             room = held.room
             someone_waits = any(seat.connected for seat in room.seats.values())
             grade_fits = message.deal_grade is None or room.settings.deal_grade == message.deal_grade
@@ -44,15 +52,15 @@ class Lobby:
                 and room.is_open()
                 and someone_waits
             ):
-                return await self.server._join(asker, held, spectate=False)
+                return await self.path.join(asker, held, spectate=False)
         # Then the rooms other nodes hold, from the shared lobby listing.
-        for code, data in sorted((await self.server.store.listings()).items()):
+        for code, data in sorted((await self.listings.listings()).items()):
             summary = read_summary(data)
             if summary is None:
                 continue
-            if code in self.server.rooms or summary.preset != message.preset or summary.phase != Phase.WAITING:
+            if code in self.path.rooms or summary.preset != message.preset or summary.phase != Phase.WAITING:
                 continue
-            other = await self.server._get(code)
+            other = await self.path.get(code)
             if (
                 other is not None
                 and other.room.is_open()
@@ -61,17 +69,15 @@ class Lobby:
                 and any(s.connected for s in other.room.seats.values())
             ):
                 with contextlib.suppress(ProtocolError):
-                    return await self.server._join(asker, other, spectate=False)
+                    return await self.path.join(asker, other, spectate=False)
         if daily is not None:
-            settings = await self.server.fair.settings(message.preset, deal, daily=daily)
+            settings = await self.deals.settings(message.preset, deal, daily=daily)
         else:
-            settings = await self.server.fair.settings(message.preset, None, deal_grade=message.deal_grade)
-        held = await self.server._create(asker, settings)
-        await self.server._join(asker, held, spectate=False)
+            settings = await self.deals.settings(message.preset, None, deal_grade=message.deal_grade)
+        held = await self.create(asker, settings)
+        await self.path.join(asker, held, spectate=False)
         if message.bot_after is not None:
-            code, player = held.room.code, asker.session.player
-            due = self.server.clock.now() + message.bot_after * 1000
-            self.server.clock.call_at(due, lambda: self.server._spawn(self.server.fair.offer_bot(code, player)))
+            self.bots.offer(held.room.code, asker.session.player, message.bot_after * 1000)
 
 
 def read_summary(data: bytes) -> RoomSummary | None:

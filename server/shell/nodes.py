@@ -6,15 +6,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from protocol.errors import CloseCode, ProtocolError
 from server.rooms.room import Room
 from server.shell.held import Command, HeldRoom, log_event
-from server.store.stores import StoreError, room_bell
-
-if TYPE_CHECKING:
-    from server.app import RaceServer
+from server.shell.roompath import RoomPath, Spawn
+from server.shell.sessions import SessionTable
+from server.store.stores import Store, StoreError, room_bell
 
 BEAT_SECONDS: Final = 2.0
 """How often a node says it is alive, and looks for members connected through dead nodes."""
@@ -29,50 +28,55 @@ ANY_LENGTH: Final = sys.maxsize
 
 
 class NodeUpkeep:
-    """The node's side of a multi-node deployment, on the server it keeps in step."""
+    """This node's side of a multi-node deployment: the rooms of ``path`` and the sessions of
+    ``table`` kept in step with what the other nodes store."""
 
-    def __init__(self, server: RaceServer) -> None:
-        self.server = server
+    def __init__(self, path: RoomPath, table: SessionTable, store: Store, spawn: Spawn, node: str) -> None:
+        self.path = path
+        self.table = table
+        self.store = store
+        self.spawn = spawn
+        self.node = node
         self.beats = 0
 
     def ring(self, kind: str, key: str, data: bytes) -> None:
         """A doorbell: a room's log grew or was written back whole (catch up), or another node took
         a session over."""
         if kind == "session":
-            session = self.server.sessions.get(key)
-            if session is None or data.decode(errors="replace") == self.server.node:
+            session = self.table.by_token.get(key)
+            if session is None or data.decode(errors="replace") == self.node:
                 return
             old, session.conn = session.conn, None  # not a drop: the player is connected elsewhere
-            self.server.table.forget(session)  # a later hello here reads it from the store again
+            self.table.forget(session)  # a later hello here reads it from the store again
             if old is not None:
-                self.server._spawn(old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token"))
+                self.spawn(old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token"))
             return
         length = 0
         if kind == "room":
-            held = self.server.rooms.get(key)
-            loading = self.server.loading.get(key) if held is None else None
+            held = self.path.rooms.get(key)
+            loading = self.path.loading.get(key) if held is None else None
             if loading is not None:  # rung after its read, before it is held: ring again once held
-                self.server._spawn(self._ring_when_loaded(loading, key, data))
+                self.spawn(self._ring_when_loaded(loading, key, data))
             length, events = room_bell(data)
             rooms = [held] if held is not None and length > len(held.core.log) else []
             if rooms and events is not None and len(rooms[0].heard) < HEARD_AT_MOST:
                 rooms[0].heard[length - len(events)] = events
         elif kind == "wiped":  # read it again: the read makes this node one of its holders again
-            self.server._spawn(self._save_sessions(key))
-            held = self.server.rooms.get(key)
+            self.spawn(self._save_sessions(key))
+            held = self.path.rooms.get(key)
             rooms = [held] if held is not None else []
         else:  # doorbells may have been missed
-            rooms = list(self.server.rooms.values())
+            rooms = list(self.path.rooms.values())
         for held in rooms:
             held.rung = max(held.rung, length) if kind == "room" else ANY_LENGTH
             if not held.ringing:
                 held.ringing = True
-                self.server._spawn(self._catch_up(held))
+                self.spawn(self._catch_up(held))
 
     async def _ring_when_loaded(self, loading: asyncio.Future[HeldRoom | None], key: str, data: bytes) -> None:
         with contextlib.suppress(Exception):
             await asyncio.shield(loading)
-        if self.server.rooms.get(key) is not None:
+        if self.path.rooms.get(key) is not None:
             self.ring("room", key, data)
 
     async def heartbeat(self) -> None:
@@ -80,7 +84,7 @@ class NodeUpkeep:
         are dropped (their grace period starts), as if that node had recorded the drop."""
         while True:
             try:
-                await self.server.store.beat(self.server.node, BEAT_SECONDS * BEAT_LIFE)
+                await self.store.beat(self.node, BEAT_SECONDS * BEAT_LIFE)
                 await self._drop_the_dead_nodes_members()
             except StoreError as exc:
                 log_event("store.error", error=str(exc))
@@ -90,47 +94,36 @@ class NodeUpkeep:
         # Looking each room's members up costs a store call per room: only while some node has
         # stopped beating lately, and every SWEEP_EVERY beats anyway (a node that died unlisted).
         self.beats += 1
-        if self.beats % SWEEP_EVERY and not await self.server.store.dead():
+        if self.beats % SWEEP_EVERY and not await self.store.dead():
             return
         alive: set[str] | None = None
-        for held in list(self.server.rooms.values()):
+        for held in list(self.path.rooms.values()):
             room = held.room
-            elsewhere = [p for p in room.members if p not in self.server.players and _connected(room, p)]
+            elsewhere = [p for p in room.members if p not in self.table.by_player and _connected(room, p)]
             if not elsewhere:
                 continue
             if alive is None:
-                alive = await self.server.store.alive()
-            where = await self.server.store.located(room.code)
+                alive = await self.store.alive()
+            where = await self.store.located(room.code)
             for player in elsewhere:
                 node = where.get(player)
-                if node is not None and node != self.server.node and node not in alive:
+                if node is not None and node != self.node and node not in alive:
                     log_event("session.node_lost", player=player, room=room.code, node=node)
-                    await self.server._quietly(self.server._command(held, _disconnect(player)))
+                    await RoomPath.quietly(self.path.run(held, _disconnect(player)))
 
     async def _save_sessions(self, code: str) -> None:
         """Write back the sessions held here of the room whose log was wiped."""
-        for session in [s for s in self.server.sessions.values() if s.room == code]:
+        for session in [s for s in self.table.by_token.values() if s.room == code]:
             try:
-                await self.server.table.save(session)
+                await self.table.save(session)
             except StoreError as exc:
                 log_event("store.error", room=code, error=str(exc))
                 return
 
     async def _catch_up(self, held: HeldRoom) -> None:
         try:
-            async with self.server._locked(held):
-                held.ringing = False
-                # A command that ran meanwhile may have read what the doorbell announced.
-                heard, held.heard = held.heard, {}
-                if held.rung > len(held.core.log):
-                    gap = _contiguous(heard, len(held.core.log))
-                    if len(held.core.log) + len(gap) >= held.rung:
-                        held.rung = 0
-                        self.server._apply(held, gap)  # the doorbells carried it all: no read
-                    else:
-                        held.rung = 0
-                        await self.server._sync(held)
-            await self.server._forget_if_idle(held)  # everyone may have left through other nodes
+            await self.path.catch_up(held, self._heard)
+            await self.path.forget_if_idle(held)  # everyone may have left through other nodes
         except ProtocolError:
             return  # the room closed
         except (StoreError, ValueError) as exc:
@@ -138,6 +131,20 @@ class NodeUpkeep:
             log_event("store.error", room=held.room.code, error=str(exc))
         finally:
             held.ringing = False
+
+    @staticmethod
+    def _heard(held: HeldRoom) -> list[bytes] | None:
+        """Under the room's lock: the events the doorbells carried, when they reach as far as
+        the longest log they announced (None: read the log). A command that ran meanwhile may
+        have read what they announced."""
+        held.ringing = False
+        heard, held.heard = held.heard, {}
+        if held.rung <= len(held.core.log):
+            return []
+        gap = _contiguous(heard, len(held.core.log))
+        reaches = len(held.core.log) + len(gap) >= held.rung
+        held.rung = 0
+        return gap if reaches else None
 
 
 def _contiguous(heard: dict[int, list[bytes]], start: int) -> list[bytes]:

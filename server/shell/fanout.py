@@ -1,0 +1,62 @@
+"""Fan-out: frames to the connections of the players this node holds, without waiting."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Set
+
+from websockets.asyncio.server import ServerConnection, broadcast
+
+from protocol.errors import CloseCode
+from server.rooms.core import Frame
+from server.shell.guard import Guard
+from server.shell.sessions import Session
+
+Broadcast = Callable[[Iterable[ServerConnection], bytes], None]
+"""Writes one frame to many connections (``websockets.broadcast``; benchmarks count instead)."""
+
+
+class Fanout:
+    """``send`` hands each frame to its audience's connections; ``write`` to given ones.
+
+    A connection whose unsent bytes pass ``max_write_buffer`` stops reading for us: it is let
+    go (1008) instead of buffering without bound. Connections in ``greeting`` are being
+    welcomed: their room frames wait until their room state has gone out (``Connections``).
+    """
+
+    def __init__(
+        self,
+        players: Mapping[str, Session],
+        guard: Guard,
+        max_write_buffer: int,
+        write: Broadcast = broadcast,
+    ) -> None:
+        self.players = players
+        self.guard = guard
+        self.max_write_buffer = max_write_buffer
+        self.broadcast = write
+        self.greeting: set[ServerConnection] = set()
+
+    def send(self, frames: Iterable[Frame]) -> None:
+        for audience, frame in frames:
+            self.write(self.connections(audience), frame)
+
+    def connections(self, players: Set[str]) -> list[ServerConnection]:
+        conns = []
+        for player in players:
+            session = self.players.get(player)
+            if session is not None and session.conn is not None and session.conn not in self.greeting:
+                conns.append(session.conn)
+        return conns
+
+    def write(self, conns: list[ServerConnection], frame: bytes) -> None:
+        """Hand ``frame`` to each connection without waiting; one that stops reading is let go."""
+        ready = []
+        for conn in conns:
+            if conn in self.guard.closing:
+                continue
+            if conn.transport.get_write_buffer_size() > self.max_write_buffer:
+                self.guard.let_go(conn, CloseCode.POLICY, "too slow: not reading")
+            else:
+                ready.append(conn)
+        if ready:
+            self.broadcast(ready, frame)

@@ -1,0 +1,44 @@
+"""What the shell asks of the parts the wiring gives it (the play side): one narrow protocol each.
+
+The shell never imports ``server.play``: ``app.py`` hands it objects that have these methods.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from server.rooms.room import Room, Settings
+
+
+class Deals(Protocol):
+    """Which deal a room races."""
+
+    async def settings(self, preset: str, deal: int | None, **chosen: Any) -> Settings:
+        """A new room's settings: ``deal`` when chosen, else one the server picks."""
+        ...
+
+    async def daily_deal(self, preset: str) -> tuple[str, int]:
+        """Today's date (ISO) and its daily deal of ``preset``."""
+        ...
+
+    async def rematch_deal(self, room: Room) -> int:
+        """The deal of ``room``'s next race."""
+        ...
+
+
+class Bots(Protocol):
+    """Bot racers."""
+
+    async def seat(self, code: str, pace: str) -> str:
+        """Seat a ready bot of ``pace`` in room ``code``; its player id."""
+        ...
+
+    def offer(self, code: str, player: str, after_ms: int) -> None:
+        """Quick match: a bot takes the free seat if ``player`` still waits alone after ``after_ms``."""
+        ...
+
+
+class MoveWatch(Protocol):
+    """Told each accepted move of a racer in a room that watches for lost positions."""
+
+    def moved(self, code: str, player: str) -> None: ...

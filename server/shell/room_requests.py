@@ -1,0 +1,152 @@
+"""The requests that change a room: create, join, leave, ready, move, undo, resign, rematch."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.messages import CreateRoom, JoinRoom, Leave, MoveRequest, Ping, Pong, Ready, Rematch, Resign, Undo
+from protocol.schema import Message
+from seahaven import decode as decode_deal
+from server.rooms.room import Settings
+from server.shell.clock import Clock
+from server.shell.guard import Guard
+from server.shell.held import Asker, Command, HeldRoom
+from server.shell.limits import TokenBucket
+from server.shell.names import normalise_room_code
+from server.shell.ports import Bots, Deals, MoveWatch
+from server.shell.roompath import RoomPath
+from server.shell.sessions import Session
+
+WRONG_CODES_AT_ONCE: Final = 20
+"""Wrong room codes one address may try at once: a brake on guessing."""
+WRONG_CODES_PER_SECOND: Final = 0.2
+"""And then how many a second."""
+
+
+class RoomRequests:
+    """Each handler judges its request through ``path``; deals, bots and the lost watch are the
+    play side's, given by the wiring."""
+
+    def __init__(self, path: RoomPath, guard: Guard, clock: Clock, deals: Deals, bots: Bots, watch: MoveWatch) -> None:
+        self.path = path
+        self.guard = guard
+        self.clock = clock
+        self.deals = deals
+        self.bots = bots
+        self.watch = watch
+        self.guesses: dict[str, TokenBucket] = {}
+        """Wrong room codes by client address."""
+
+    def _seconds(self) -> float:
+        return self.clock.now() / 1000
+
+    async def on_ping(self, asker: Asker, message: Ping) -> Message:
+        return Pong(server_time=self.clock.now())
+
+    async def on_create_room(self, asker: Asker, message: CreateRoom) -> None:
+        self.path.check_not_in_room(asker.session)
+        preset, deal = message.preset, message.deal_number
+        if message.deal_code is not None:
+            if deal is not None:
+                raise ProtocolError(ErrorCode.BAD_FIELD, "give deal_number or deal_code, not both")
+            try:
+                preset, deal = decode_deal(message.deal_code)
+            except ValueError as exc:
+                raise ProtocolError(ErrorCode.BAD_DEAL, str(exc)) from None
+        if deal is not None and (message.any_deal or message.deal_grade is not None):
+            raise ProtocolError(ErrorCode.BAD_FIELD, "a chosen deal takes neither any_deal nor deal_grade")
+        daily = None
+        if message.daily:
+            if deal is not None or message.any_deal or message.deal_grade is not None:
+                raise ProtocolError(ErrorCode.BAD_FIELD, "a daily race takes no deal, any_deal or deal_grade")
+            daily, deal = await self.deals.daily_deal(preset)
+        settings = await self.deals.settings(
+            preset,
+            deal,
+            daily=daily,
+            seats=message.seats,
+            public=message.public,
+            time_limit_ms=message.time_limit * 1000 if message.time_limit else None,
+            undo=message.undo,
+            any_deal=message.any_deal,
+            deal_grade=message.deal_grade,
+            hints=message.hints,
+            lost_notice=message.lost_notice,
+        )
+        held = await self.create(asker, settings)
+        await self.path.join(asker, held, spectate=False)
+        if message.bot is not None:
+            await self.bots.seat(held.room.code, message.bot)
+
+    async def create(self, asker: Asker, settings: Settings) -> HeldRoom:
+        """A new room, within the asker's and its address's creation budgets."""
+        if not self.guard.new_room(asker.ws, self.guard.address(asker.ws), self._seconds()):
+            raise ProtocolError(ErrorCode.ROOM_LIMIT, "you have created too many rooms lately: join one or wait")
+        return await self.path.create(settings)
+
+    async def on_join_room(self, asker: Asker, message: JoinRoom) -> None:
+        self.path.check_not_in_room(asker.session)
+        guesses = self._guesses(asker.session)
+        if not guesses.ready(self._seconds()):
+            raise ProtocolError(ErrorCode.RATE_LIMITED, "too many wrong room codes: wait a few seconds")
+        code = normalise_room_code(message.room)
+        held = await self.path.get(code)
+        if held is not None:
+            try:
+                return await self.path.join(asker, held, spectate=message.spectate)
+            except ProtocolError as exc:
+                if exc.code != ErrorCode.ROOM_NOT_FOUND:
+                    raise
+                held = await self.path.get(code)  # the path let go of it while we waited: load it again
+        if held is None:
+            guesses.take(self._seconds())
+            raise ProtocolError(ErrorCode.ROOM_NOT_FOUND, f"no room {message.room!r}: check the code")
+        await self.path.join(asker, held, spectate=message.spectate)
+
+    def _guesses(self, session: Session) -> TokenBucket:
+        """The wrong-code budget of the session's address (shared by all its sessions)."""
+        address = self.guard.address(session.conn) if session.conn else "?"
+        bucket = self.guesses.get(address)
+        if bucket is None:
+            now = self._seconds()
+            if len(self.guesses) > 10_000:  # forget addresses that have not guessed lately
+                self.guesses = {a: b for a, b in self.guesses.items() if not b.full(now)}
+            bucket = self.guesses[address] = TokenBucket(WRONG_CODES_PER_SECOND, WRONG_CODES_AT_ONCE, now)
+        return bucket
+
+    async def on_leave(self, asker: Asker, message: Leave) -> Message:
+        session = asker.session
+        held = self.path.held_by(session)
+
+        async def out_of_the_room() -> None:
+            session.room = None
+            held.visitors.discard(session.player)
+            await self.path.table.save(session)
+
+        outcome = await self.path.run(held, lambda core, now: core.leave(session.player, now), then=out_of_the_room)
+        await self.path.forget_if_idle(held)  # before the answer: the leaver is out of the room for good
+        return outcome.reply
+
+    async def on_ready(self, asker: Asker, message: Ready) -> None:
+        await self._in_my_room(asker, lambda core, now: core.ready(asker.session.player, message.ready, now))
+
+    async def on_move(self, asker: Asker, message: MoveRequest) -> None:
+        held = self.path.held_by(asker.session)
+        player = asker.session.player
+        await self.path.run(held, lambda core, now: core.move(player, message.move, now), asker)
+        if held.room.settings.lost_notice:
+            self.watch.moved(held.room.code, player)
+
+    async def on_undo(self, asker: Asker, message: Undo) -> None:
+        await self._in_my_room(asker, lambda core, now: core.undo(asker.session.player, now))
+
+    async def on_resign(self, asker: Asker, message: Resign) -> None:
+        await self._in_my_room(asker, lambda core, now: core.resign(asker.session.player, now))
+
+    async def on_rematch(self, asker: Asker, message: Rematch) -> None:
+        deal = await self.deals.rematch_deal(self.path.held_by(asker.session).room)
+        await self._in_my_room(asker, lambda core, now: core.rematch(asker.session.player, deal, now))
+
+    async def _in_my_room(self, asker: Asker, command: Command) -> None:
+        await self.path.run(self.path.held_by(asker.session), command, asker)

@@ -1,0 +1,507 @@
+"""The room path: every command on a room held here, in one order, on the one clock.
+
+    lock -> (catch up if stale) -> judge -> append -> match the append's result -> commit
+         -> answer -> send -> schedule; then, outside the lock, what follows a commit
+
+A command is judged by the room's core (the engine decides; nothing is changed yet), its events
+are appended to the room's stored log in one round trip, only if the log is as long as the core
+thinks, with the asker's request and reply; then the core commits, the asker hears its answer,
+the room its frames, and the room's one timer is set for its next wake-up. What follows a commit
+but promises nothing to the asker (the lobby listing, seats taken away, the daily board, bots)
+runs after the lock is released and the answer sent: hooks given to the path by the wiring.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Final
+
+import msgpack
+
+from protocol.codec import encode
+from protocol.enums import Phase
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.messages import Ok
+from protocol.schema import Message
+from server.config import Config
+from server.rooms.core import Outcome, RoomCore
+from server.rooms.events import Event, Moved, Presence, Undone, pack, unpack
+from server.rooms.room import Settings
+from server.shell.clock import Clock
+from server.shell.fanout import Fanout
+from server.shell.held import Asker, Command, HeldRoom, log_event
+from server.shell.names import new_room_code
+from server.shell.replies import Replies
+from server.shell.sessions import Session, SessionTable
+from server.store.stores import Appended, Request, Store, StoreError
+
+STORE_RETRY_MS: Final = 1000
+"""How soon a room's timer tries again when the store failed it."""
+MAX_CONFLICTS: Final = 20
+"""Times a command is judged again because another node wrote to the room first."""
+
+Spawn = Callable[[Coroutine[Any, Any, None]], None]
+"""Runs a coroutine in the background (``Tasks.spawn``)."""
+Noticed = Callable[[str], None]
+"""Told the code of every room that committed something (cheap, on every move)."""
+Settled = Callable[[HeldRoom, list[Event]], Awaitable[None]]
+"""Told a room's lifecycle events (not moves or undos) after they were committed and answered."""
+Known = Callable[[HeldRoom], list[bytes] | None]
+"""What a node already heard of a room's log beyond its core (None: read the log)."""
+
+
+class RoomPath:
+    """The rooms this node holds, and the one way to change them.
+
+    ``get`` a room (loaded once however many ask), ``run`` a command on it, ``create`` and
+    ``join`` one, ``catch_up`` with what other nodes stored, ``dropped`` for a closed
+    connection, ``forget_if_idle`` once nobody is left. ``noticed`` and ``settled`` are the
+    hooks that follow commits.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        table: SessionTable,
+        fanout: Fanout,
+        replies: Replies,
+        clock: Clock,
+        config: Config,
+        node: str,
+        spawn: Spawn,
+    ) -> None:
+        self.store = store
+        self.table = table
+        self.fanout = fanout
+        self.replies = replies
+        self.clock = clock
+        self.config = config
+        self.node = node
+        self.spawn = spawn
+        self.rooms: dict[str, HeldRoom] = {}
+        self.loading: dict[str, asyncio.Future[HeldRoom | None]] = {}
+        self.noticed: list[Noticed] = []
+        self.settled: list[Settled] = []
+
+    # -- rooms held here ---------------------------------------------------------------------
+
+    async def get(self, code: str) -> HeldRoom | None:
+        """The room of this code: held here, or loaded from the store once however many ask."""
+        held = self.rooms.get(code)
+        if held is not None:
+            return held
+        loading = self.loading.get(code)
+        if loading is not None:
+            return await asyncio.shield(loading)
+        future: asyncio.Future[HeldRoom | None] = asyncio.get_running_loop().create_future()
+        self.loading[code] = future
+        try:
+            held = await self._load(code)
+            future.set_result(held)
+            return held
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: waiters get it, nobody else must
+            raise
+        finally:
+            del self.loading[code]
+
+    async def _load(self, code: str) -> HeldRoom | None:
+        data = await self.store.load(code, self.node)  # from here on, other nodes' appends ring here
+        if not data:
+            return None
+        try:
+            core = RoomCore.load([unpack(d) for d in data], self.clock.now())
+        except ValueError as exc:
+            log_event("room.corrupt", room=code, error=str(exc))
+            return None
+        held = self.rooms[code] = HeldRoom(core)
+        self._wake_at(held, core.next_wake())
+        return held
+
+    def held_by(self, session: Session) -> HeldRoom:
+        """The room the session has a place in (not-in-room otherwise)."""
+        held = self.rooms.get(session.room) if session.room else None
+        if held is None or not held.room.has_member(session.player):
+            raise ProtocolError(ErrorCode.NOT_IN_ROOM, "you are not in a room: create or join one")
+        return held
+
+    def check_not_in_room(self, session: Session) -> None:
+        held = self.rooms.get(session.room) if session.room is not None else None
+        if held is not None and held.room.has_member(session.player):
+            raise ProtocolError(ErrorCode.ALREADY_IN_ROOM, f"you are in room {session.room}: leave it first")
+
+    async def create(self, settings: Settings) -> HeldRoom:
+        """A new room of ``settings`` under a free code, stored."""
+        for _ in range(20):
+            code = new_room_code()
+            if code not in self.rooms and not await self.store.load(code):
+                break
+        else:
+            raise ProtocolError(ErrorCode.INTERNAL, "could not find a free room code")
+        core, created = RoomCore.create(code, settings, self.clock.now())
+        held = self.rooms[code] = HeldRoom(core)
+        await self.run(held, lambda _core, _now: created)
+        return held
+
+    async def join(self, asker: Asker, held: HeldRoom, spectate: bool) -> None:
+        """Seat (or sit as spectator) the asker; the lobby listing shows it before the answer."""
+        session = asker.session
+
+        async def seated() -> None:
+            session.room = held.room.code
+            held.visitors.add(session.player)
+            await self.table.save(session)
+            await self.store.locate(session.room, session.player, self.node, self.config.session_ttl)
+
+        join: Command = lambda core, now: core.join(session.player, session.name, spectate, now)  # noqa: E731
+        try:
+            await self.run(held, join, asker, then=seated, listed_first=True)
+        except ProtocolError:
+            await self.forget_if_idle(held)
+            raise
+
+    async def dropped(self, session: Session) -> None:
+        """A session's connection closed: its room hears of it (a racer keeps the seat a while)."""
+        held = self.rooms.get(session.room) if session.room is not None else None
+        if held is None:
+            return
+        player = session.player
+        try:
+            await self.run(held, lambda core, now: core.disconnect(player, now))
+        except (StoreError, ProtocolError) as exc:
+            log_event("session.drop_unrecorded", player=player, error=str(exc))
+        if not held.room.has_member(player):
+            session.room = None
+        log_event("session.dropped", player=player, room=held.room.code)
+        await self.forget_if_idle(held)
+
+    async def forget_if_idle(self, held: HeldRoom) -> None:
+        """Let go of a room nobody is connected to once it has nothing left to time (its
+        spectator schedule is rebuilt from the log whenever someone comes back)."""
+        async with held.lock:
+            room = held.room
+            if self.rooms.get(room.code) is not held or not room.is_empty() or room.next_deadline() is not None:
+                return
+            self._let_go(held)
+        with contextlib.suppress(StoreError):
+            await self.store.set_listing(room.code, None, self.config.room_ttl)
+            await self.store.expire(room.code, self.config.finished_ttl)
+
+    async def recover(self) -> None:
+        """Rebuild the store's live rooms. Nobody is connected yet: racers get their grace
+        period from now, spectators are gone."""
+        for code in await self.store.room_ids():
+            held = await self.get(code)
+            if held is None:
+                continue
+            await self.run(held, lambda core, now: core.restart(now))
+            log_event("room.recovered", room=code, phase=held.room.phase)
+            await self.forget_if_idle(held)
+
+    def stop_timers(self) -> None:
+        for held in self.rooms.values():
+            if held.timer is not None:
+                held.timer.cancel()
+
+    # -- the path ------------------------------------------------------------------------------
+
+    async def run(
+        self,
+        held: HeldRoom,
+        command: Command,
+        asker: Asker | None = None,
+        *,
+        then: Callable[[], Awaitable[None]] | None = None,
+        reply: Message | None = None,
+        send: bool = True,
+        listed_first: bool = False,
+    ) -> Outcome:
+        """Run ``command`` on the room: store what it caused, ``then`` (stored, not yet told),
+        answer ``asker`` (with ``reply`` in place of the core's, when given), send the room its
+        frames (unless the caller sends them later), set its timer; then the hooks, after the
+        lock. ``listed_first``: the lobby listing is written before the answer."""
+        async with Locked(self, held):
+            outcome = await self._locked_run(held, command, asker, then, reply, send, listed_first)
+        if outcome.events:
+            await self._committed(held, outcome.events, listed_first)
+        return outcome
+
+    async def _locked_run(
+        self,
+        held: HeldRoom,
+        command: Command,
+        asker: Asker | None,
+        then: Callable[[], Awaitable[None]] | None,
+        reply: Message | None,
+        send: bool,
+        listed_first: bool,
+    ) -> Outcome:
+        core = held.core
+        for _ in range(MAX_CONFLICTS):
+            outcome = command(core, self.clock.now())  # judge
+            answer = reply if reply is not None else outcome.reply
+            frame = encode(answer, asker.seq) if asker is not None else None
+            if not outcome.events:
+                core.commit(outcome, None)
+                break
+            appended = await self._append(held, outcome, asker, frame)  # append
+            if appended.stored:  # match the append's result
+                core.commit(outcome, appended.length)
+                break
+            if appended.duplicate:
+                if then is not None:
+                    await then()
+                if asker is not None:
+                    if appended.memo is None:
+                        raise ProtocolError(ErrorCode.BAD_SEQ, f"seq {asker.seq} was answered and replaced")
+                    self.replies.answer_frame(asker, appended.memo)
+                return Outcome([], Ok())
+            await self._caught_up(held, appended)  # behind: judged again on the caught-up core
+        else:
+            raise StoreError(f"room {held.room.code} kept changing under {MAX_CONFLICTS} tries")
+        if then is not None:
+            await then()
+        if listed_first:
+            await self._publish(held)
+        if asker is not None:
+            self.replies.answer(asker, answer, frame)
+        if send:
+            self.fanout.send(outcome.frames)
+        self._wake_at(held, outcome.wake)
+        return outcome
+
+    async def _append(self, held: HeldRoom, outcome: Outcome, asker: Asker | None, frame: bytes | None) -> Appended:
+        """Append the events if the stored log is the one the core holds (one round trip; the
+        asker's request and reply go with them); the core is aborted unless they were stored.
+        When the store failed, the room reads the log back before its next command (a room whose
+        creation failed is let go)."""
+        core = held.core
+        request = Request(asker.session.player, asker.seq, frame) if asker is not None and frame is not None else None
+        try:
+            appended = await self.store.append_at(
+                core.room.code, [pack(e) for e in outcome.events], self._ttl(held), len(core.log), request, self.node
+            )
+        except StoreError:
+            core.abort()
+            if core.log:
+                held.stale = True
+            else:
+                self._let_go(held)
+            raise
+        if not appended.stored:
+            core.abort()
+            if not core.log:
+                self._let_go(held)
+                raise ProtocolError(ErrorCode.INTERNAL, "that room code was just taken: try again")
+        return appended
+
+    async def _committed(self, held: HeldRoom, events: list[Event], listed: bool) -> None:
+        """After a commit, outside the lock and after the answer: the hooks told of every commit
+        (bots), and for lifecycle events (not moves or undos) the logs, seats taken away, the
+        lobby listing (unless ``listed`` before the answer), then the hooks told of those (the
+        daily board)."""
+        for notice in self.noticed:
+            notice(held.room.code)
+        lifecycle: list[Event] = [e for e in events if not isinstance(e, Moved | Undone)]
+        if not lifecycle:
+            return
+        for event in lifecycle:
+            log_event("room." + type(event).__name__.lower(), room=held.room.code, **_describe(event))
+        self._release_seatless(held)
+        if not listed:
+            await self._publish(held)
+        for settle in self.settled:
+            await settle(held, lifecycle)
+
+    # -- catching up with the stored log ---------------------------------------------------------
+
+    async def catch_up(self, held: HeldRoom, known: Known | None = None) -> None:
+        """Under the room's lock, bring the core up to the stored log: with what ``known`` says
+        was heard already when it reaches far enough, else by reading the log."""
+        async with Locked(self, held):
+            gap = known(held) if known is not None else None
+            if gap is not None:
+                self._apply(held, gap)
+            else:
+                await self._read_on(held)
+
+    async def _caught_up(self, held: HeldRoom, stored: Appended) -> None:
+        """Bring the room and its stored log together: apply the events other nodes stored after
+        ours, or write back what the log lost (its tail, or all of it) from what we hold."""
+        if stored.length < len(held.core.log):
+            await self._write_back(held, stored.length)
+        else:
+            self._apply(held, stored.gap)
+
+    async def _read_on(self, held: HeldRoom) -> None:
+        """Read the log from where the core's ends (a doorbell rang, or a store call failed)."""
+        length, gap = await self.store.read_from(held.room.code, len(held.core.log), self.node)
+        await self._caught_up(held, Appended(False, length, gap))
+
+    def _apply(self, held: HeldRoom, gap: list[bytes]) -> None:
+        """Events other nodes stored: into the core, their frames to our connections."""
+        if not gap:
+            return
+        outcome = held.core.apply([unpack(d) for d in gap], self.clock.now())
+        self.fanout.send(outcome.frames)
+        self._wake_at(held, outcome.wake)
+        if any(not isinstance(e, Moved | Undone) for e in outcome.events):
+            self._release_seatless(held)
+        for event in outcome.events:
+            # A racer connected here whom the log calls dropped (a node restarting, or a drop
+            # recorded after this node took the session over) is recorded back.
+            if isinstance(event, Presence) and not event.connected:
+                session = self.table.by_player.get(event.player)
+                if session is not None and session.conn is not None and session.room == held.room.code:
+                    self.spawn(self.quietly(self.run(held, _reconnect(event.player))))
+
+    async def _write_back(self, held: HeldRoom, length: int) -> None:
+        """The stored log lost its tail (or all of it): write back what this node holds beyond
+        ``length``, and when it was wiped, the sessions of the room's visitors here too."""
+        code = held.room.code
+        tail = held.core.log[length:]
+        appended = await self.store.append_at(code, [pack(e) for e in tail], self._ttl(held), length, None, self.node)
+        if not appended.stored:
+            held.stale = True  # someone wrote meanwhile: read again before the next command
+            return
+        log_event("room.log_restored", room=code, events=len(tail), kept=length)
+        if length == 0:  # Redis was wiped: every node holding the room writes back its sessions
+            await self.store.ring("wiped", code, self.node)
+            await self._publish(held)
+
+    async def fresh(self, held: HeldRoom) -> None:
+        """Under the room's lock: the room is still held here, and read again if it was unsure."""
+        code = held.room.code
+        if self.rooms.get(code) is not held:
+            raise ProtocolError(ErrorCode.ROOM_NOT_FOUND, f"room {code} has just closed")
+        if held.stale:
+            held.stale = False
+            try:
+                await self._read_on(held)
+            except StoreError:
+                held.stale = True
+                raise
+            except ValueError as exc:
+                log_event("room.corrupt", room=code, error=str(exc))
+                self._let_go(held)
+                raise ProtocolError(ErrorCode.ROOM_NOT_FOUND, f"room {code} was lost") from None
+
+    # -- timers ------------------------------------------------------------------------------
+
+    def _wake_at(self, held: HeldRoom, wake: int | None) -> None:
+        """The room's one timer, set for ``wake`` (None: no timer)."""
+        if wake == held.wake_at and (held.timer is not None or wake is None):
+            return
+        if held.timer is not None:
+            held.timer.cancel()
+            held.timer = None
+        held.wake_at = wake
+        if wake is not None:
+            held.timer = self.clock.call_at(wake, lambda: self.spawn(self._wake(held)))
+
+    async def _wake(self, held: HeldRoom) -> None:
+        """The room's time came: hand out the spectator frames due, then whatever the clock caused."""
+        held.timer = None
+        try:
+            async with Locked(self, held):
+                self.fanout.send(held.core.release(self.clock.now()))
+                # Every node holding the room runs its timer: the second to fire finds it done.
+                outcome = await self._locked_run(held, _tick, None, None, None, True, False)
+            if outcome.events:
+                await self._committed(held, outcome.events, False)
+        except ProtocolError:
+            return  # the room has closed
+        except StoreError as exc:
+            log_event("store.error", room=held.room.code, error=str(exc))
+            self._wake_at(held, self.clock.now() + STORE_RETRY_MS)
+            return
+        await self.forget_if_idle(held)
+
+    # -- letting go ----------------------------------------------------------------------------
+
+    def _release_seatless(self, held: HeldRoom) -> None:
+        """Sessions whose seat the room took away (grace ran out, a rematch went on without them)
+        are in no room any more; unconnected ones are forgotten."""
+        room = held.room
+        for player in [p for p in held.visitors if not room.has_member(p)]:
+            held.visitors.discard(player)
+            session = self.table.by_player.get(player)
+            if session is not None and session.room == room.code:
+                session.room = None
+                if session.conn is None:
+                    self.table.forget(session)
+
+    def _let_go(self, held: HeldRoom) -> None:
+        """Stop holding a room: no timer, not held, its visitors' idle sessions forgotten."""
+        if held.timer is not None:
+            held.timer.cancel()
+            held.timer = None
+        if self.rooms.get(held.room.code) is held:
+            del self.rooms[held.room.code]
+        for player in held.visitors:
+            session = self.table.by_player.get(player)
+            if session is not None and session.conn is None:
+                self.table.forget(session)
+
+    async def _publish(self, held: HeldRoom) -> None:
+        """Update the lobby listing: best effort, the events are stored already."""
+        room = held.room
+        summary = msgpack.packb(room.summary().to_body())
+        listed = room.settings.public and room.phase != Phase.FINISHED and not room.is_empty()
+        try:
+            await self.store.set_listing(room.code, summary if listed else None, self.config.room_ttl)
+        except StoreError as exc:
+            log_event("store.error", room=room.code, error=str(exc))
+
+    def _ttl(self, held: HeldRoom) -> float:
+        return self.config.finished_ttl if held.room.phase == Phase.FINISHED else self.config.room_ttl
+
+    @staticmethod
+    async def quietly(work: Awaitable[object]) -> None:
+        """Await background room work; a store failure or a closed room is logged, not raised."""
+        try:
+            await work
+        except (StoreError, ProtocolError) as exc:
+            log_event("room.background_failed", error=str(exc))
+
+
+class Locked:
+    """``async with Locked(path, held)``: the room's lock, on the room the path still holds
+    (read again if a failure left it unsure); room-not-found when it closed while we waited.
+
+    A class, not an ``@asynccontextmanager``: that is an async generator per command, which
+    asyncio registers in a WeakSet and contextlib wraps: 2.35 against 0.67 us per ``async
+    with`` (timeit, uvloop)."""
+
+    __slots__ = ("held", "path")
+
+    def __init__(self, path: RoomPath, held: HeldRoom) -> None:
+        self.path = path
+        self.held = held
+
+    async def __aenter__(self) -> None:
+        await self.held.lock.acquire()
+        try:
+            await self.path.fresh(self.held)
+        except BaseException:
+            self.held.lock.release()
+            raise
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.held.lock.release()
+
+
+def _tick(core: RoomCore, now: int) -> Outcome:
+    return core.tick(now)
+
+
+def _reconnect(player: str) -> Command:
+    return lambda core, now: core.reconnect(player, now)
+
+
+def _describe(event: Event) -> dict[str, object]:
+    return {f.name: getattr(event, f.name) for f in dataclasses.fields(event) if f.name not in ("at", "settings")}
