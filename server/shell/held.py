@@ -65,5 +65,3 @@ class Asker:
     answered: bool = False
     reply: Message | None = None
     """The answer, once sent."""
-    encoded: tuple[Message, bytes] | None = None
-    """A reply already encoded (stored with the request as its memo), so it is encoded once."""
