@@ -93,7 +93,7 @@ def url_of(server: RaceServer) -> str:
 
 async def wait_until(
     condition: Callable[[], bool | Awaitable[bool]],
-    timeout: float = 10.0,
+    timeout: float = 10.0,  # noqa: ASYNC109 - a deadline for the failure message, not a cancellation
     *,
     what: str | Callable[[], str] | None = None,
     interval: float = 0.02,
