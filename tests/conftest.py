@@ -1,5 +1,6 @@
-"""Shared fixtures: a private redis-server per test, a local Redis Cluster per session, and the store
-under contract test on every backend, and a solver worker pool."""
+"""Shared fixtures: a private redis-server per test, a local Redis Cluster per session, the store
+under contract test on every backend, a solver worker pool, and race servers (tests/helpers.py's
+factory) on both backends or on one."""
 
 from __future__ import annotations
 
@@ -11,22 +12,13 @@ import pytest
 
 from server.play.dealpool import worker_executor
 from server.store.stores import MemoryStore, RedisStore, Store
+from tests.fakeclock import FakeClock, Seconds
+from tests.helpers import MakeServer, server_factory
 from tests.redis_cluster import LocalCluster
 from tests.redis_proc import RedisProcess
 
-
-class ManualClock:
-    """A monotonic clock that only moves when told to (inject into MemoryStore)."""
-
-    def __init__(self, start: float = 1000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        assert seconds >= 0, "a monotonic clock never goes back"
-        self.now += seconds
+ManualClock = Seconds
+"""The name tests/test_store.py imports the seconds clock by (that file is kept by another change)."""
 
 
 @pytest.fixture
@@ -65,12 +57,13 @@ def executor() -> Iterator[ProcessPoolExecutor]:
 
 
 @pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
+def clock() -> Seconds:
+    """A fake clock in seconds, for a MemoryStore's TTLs."""
+    return FakeClock().seconds
 
 
 @pytest.fixture(params=["memory", "redis", "cluster"])
-async def store(request: pytest.FixtureRequest, clock: ManualClock) -> AsyncIterator[Store]:
+async def store(request: pytest.FixtureRequest, clock: Seconds) -> AsyncIterator[Store]:
     """The store under test: a MemoryStore on the manual ``clock``, or a RedisStore (unique prefix) on
     one redis-server or on the session's Redis Cluster."""
     backend: Store
@@ -86,3 +79,30 @@ async def store(request: pytest.FixtureRequest, clock: ManualClock) -> AsyncIter
         yield backend
     finally:
         await backend.close()
+
+
+@pytest.fixture(params=["memory", "redis"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Where ``make_server``'s servers keep their rooms (tests/helpers.py ``server_factory``)."""
+    return str(request.param)
+
+
+@pytest.fixture
+async def make_server(backend: str, request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
+    """Race servers on each backend in turn."""
+    async with server_factory(backend, request) as make:
+        yield make
+
+
+@pytest.fixture
+async def make_memory_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
+    """Race servers on memory stores only (what a test checks does not depend on the store)."""
+    async with server_factory("memory", request) as make:
+        yield make
+
+
+@pytest.fixture
+async def make_redis_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
+    """Race servers on the test's private redis-server only."""
+    async with server_factory("redis", request) as make:
+        yield make

@@ -1,4 +1,9 @@
-"""A server clock for tests: time moves only when the test says so."""
+"""The tests' one fake clock: time moves only when the test says so.
+
+``FakeClock`` is the server's ``Clock`` (``server.shell.clock``: milliseconds, wake-ups at a time);
+its ``seconds`` view is the ``Callable[[], float]`` a ``MemoryStore`` takes for its TTLs, on the
+same time, so a test that needs both moves one clock.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +29,8 @@ class FakeClock:
         self.time = start
         self._due: list[tuple[int, int, FakeTimer, Callable[[], None]]] = []
         self._order = itertools.count()
+        self.seconds = Seconds(self)
+        """This clock in seconds, for what reads time as a float (a MemoryStore's TTLs)."""
 
     def now(self) -> int:
         return self.time
@@ -40,12 +47,25 @@ class FakeClock:
         """Let ``ms`` milliseconds pass."""
         assert ms >= 0, "time never goes back"
         self.time += ms
-        loop = asyncio.get_running_loop()
-        while self._due and self._due[0][0] <= self.time:
+        while self._due and self._due[0][0] <= self.time:  # the loop is only needed for a wake-up
             _, _, timer, callback = heapq.heappop(self._due)
-            loop.call_soon(self._run, timer, callback)
+            asyncio.get_running_loop().call_soon(self._run, timer, callback)
 
     @staticmethod
     def _run(timer: FakeTimer, callback: Callable[[], None]) -> None:
         if not timer.cancelled:
             callback()
+
+
+class Seconds:
+    """A ``FakeClock`` read in seconds: call it for the time, ``advance`` it by seconds."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
+
+    def __call__(self) -> float:
+        return self.clock.time / 1000
+
+    def advance(self, seconds: float) -> None:
+        """Let ``seconds`` pass (to the millisecond)."""
+        self.clock.advance(round(seconds * 1000))

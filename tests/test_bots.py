@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -26,11 +25,9 @@ from seahaven import Board, Move
 from seahaven.solver import solve
 from server.rooms.room import BOT_PREFIX
 from tests.fakeclock import FakeClock
+from tests.helpers import MakeServer, url_of, wait_until
 from tests.server_proc import ServerProcess
-from tests.test_fair import MakeServer, make_server, url_of
 from tests.wsclient import WsClient
-
-__all__ = ["make_server"]  # the fixture, shared with test_fair
 
 
 async def test_a_bot_finishes_a_race_against_a_scripted_human(make_server: MakeServer) -> None:
@@ -123,11 +120,8 @@ async def test_a_killed_server_leaves_no_worker_process_behind() -> None:
         await ann.close()
     finally:
         server.close()
-    for _ in range(200):  # each worker sees its parent gone within a second or so
-        if not _alive(workers):
-            break
-        await asyncio.sleep(0.1)
-    assert not _alive(workers)
+    # Each worker sees its parent gone within a second or so.
+    await wait_until(lambda: not _alive(workers), 20, what=lambda: f"workers {_alive(workers)} still running")
 
 
 def _alive(pids: set[int]) -> list[int]:

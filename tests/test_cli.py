@@ -3,7 +3,6 @@ and once through a real subprocess."""
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
@@ -12,15 +11,8 @@ from pathlib import Path
 import pytest
 
 from seahaven import Board, GameRecord, Move, encode, to_board_text
-from seahaven.cli import main
-from tests.test_record import SEAHAVEN_1_WIN
-
-
-def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), stdin=io.StringIO(stdin), stdout=out, stderr=err)
-    return status, out.getvalue(), err.getvalue()
-
+from tests.cli_runner import run
+from tests.wins import SEAHAVEN_1_WIN
 
 # -- deal and code -----------------------------------------------------------------------------
 

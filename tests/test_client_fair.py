@@ -24,7 +24,7 @@ from server.config import Config
 from server.play.daily import Entry, MemoryDailyTimes
 from server.play.dealpool import DealPool, MemoryPoolBackend
 from server.store.stores import MemoryStore
-from tests.test_client_race import (
+from tests.client_driver import (
     SIZE,
     connect,
     create_deal_1,
@@ -34,8 +34,8 @@ from tests.test_client_race import (
     start_race,
     top,
     until,
-    url_of,
 )
+from tests.helpers import url_of
 from tests.wsclient import WsClient
 
 __all__ = ["data_home"]  # the autouse fixture: the data directory is a temporary one

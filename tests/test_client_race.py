@@ -5,19 +5,13 @@ The rival is a bare protocol client (tests.wsclient.WsClient) on the same server
 
 from __future__ import annotations
 
-import asyncio
-import functools
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
-from pathlib import Path
-from typing import ClassVar, cast
 
 import pytest
-from textual.pilot import Pilot
-from textual.screen import Screen
 from textual.widgets import DataTable, Input, Select
 
-from client.app import ConnectionFactory, RaceApp
+from client.app import RaceApp
 from client.board_view import BoardView
 from client.game_screen import GameScreen
 from client.lobby import LobbyScreen
@@ -26,12 +20,9 @@ from client.race import RaceController
 from client.race_screen import RaceScreen
 from client.results import ResultsScreen
 from client.rivals import RacerView, RivalsPanel, status_text
-from client.room_model import now_ms
 from protocol.messages import (
     CreateRoom,
-    DailyBoard,
     JoinRoom,
-    Limits,
     Moved,
     MoveRequest,
     Ping,
@@ -40,40 +31,45 @@ from protocol.messages import (
     Racer,
     Ready,
     Rematch,
-    Rooms,
     RoomState,
     Started,
     Undo,
     Watched,
-    Welcome,
 )
 from protocol.schema import Message
-from seahaven import CELL, COLUMN, Board, Move, encode, to_board_text
-from seahaven.solver import solve
+from seahaven import CELL, COLUMN, Board, Move, to_board_text
 from server.app import RaceServer
 from server.config import Config
 from server.store.stores import MemoryStore
+from tests.client_driver import (
+    SIZE,
+    ScriptedConnection,
+    board_after,
+    connect,
+    create_deal_1,
+    data_home,
+    enter_room,
+    play,
+    race_bots,
+    racing_state,
+    room_of,
+    room_requests,
+    scripted_app,
+    settle,
+    shown,
+    spectate,
+    start_race,
+    top,
+    two_bots,
+    until,
+)
+from tests.helpers import url_of
+from tests.racing import solution
 from tests.wsclient import WsClient
 
-SIZE = (110, 34)
-
-
-@pytest.fixture(autouse=True)
-def data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The user's data directory (settings, session, statistics) points at a temporary one."""
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.delenv("SEAHAVEN_STATS", raising=False)
-    return tmp_path / "data" / "seahaven"
-
+__all__ = ["data_home"]  # the autouse fixture: the data directory is a temporary one
 
 DEAL = Board.deal("seahaven", 1)
-
-
-@functools.cache
-def solution() -> tuple[Move, ...]:
-    result = solve(Board.deal("seahaven", 1))
-    assert result.status == "solved"
-    return result.moves
 
 
 def keys_of(move: Move) -> list[str]:
@@ -96,86 +92,8 @@ async def server() -> AsyncIterator[RaceServer]:
     await race.stop()
 
 
-def url_of(server: RaceServer) -> str:
-    return f"ws://127.0.0.1:{server.port}"
-
-
-def top(app: RaceApp) -> Screen[object]:
-    return app.screen
-
-
-def app_status(pilot: Pilot[None]) -> str:
-    app = pilot.app
-    return app.lobby.status_text if isinstance(app, RaceApp) else "?"
-
-
-async def until(pilot: Pilot[None], check: Callable[[], object], what: str, wait: float = 5.0) -> None:
-    """Let the app run until ``check()`` is true."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + wait
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for: {what} (lobby: {app_status(pilot)})")
-        await pilot.pause(0.02)
-
-
-def shown(room: RaceController) -> tuple[RacerView, ...]:
-    """The racers as the rivals panel shows them."""
-    assert room.screen.rivals is not None
-    return room.screen.rivals.racers
-
-
 def rival(room: RaceController) -> RacerView:
     return next(v for v in shown(room) if not v.you)
-
-
-def room_of(app: RaceApp) -> RaceController:
-    assert app.room is not None
-    return app.room
-
-
-async def connect(app: RaceApp, pilot: Pilot[None]) -> None:
-    """Press Connect in the lobby (address and name prefilled as from the command line)."""
-    await pilot.click("#connect")
-    await until(pilot, lambda: app.connected and "Connected to" in app.lobby.status_text, "connected")
-
-
-async def create_deal_1(app: RaceApp, pilot: Pilot[None], *, public: bool = True) -> RaceController:
-    """Create a room on deal 1 from the lobby's form."""
-    lobby = app.lobby
-    lobby.query_one("#deal-kind", Select).value = "number"
-    await pilot.pause()
-    await pilot.click("#deal")
-    await pilot.press("1")
-    if not public:
-        await pilot.click("#public")
-    await pilot.click("#create")
-    await until(pilot, lambda: app.room is not None and isinstance(top(app), RaceScreen), "the room screen")
-    return room_of(app)
-
-
-async def start_race(app: RaceApp, pilot: Pilot[None], other: WsClient, room: RaceController) -> None:
-    """The rival joins by code, both say ready; waits through the countdown to the cards."""
-    state = await other.call(JoinRoom(room=room.code))
-    assert isinstance(state, RoomState) and state.role == "racer"
-    await until(pilot, lambda: len(room.model.racers) == 2, "the rival in the racers panel")
-    await pilot.press("r")
-    await until(pilot, lambda: room.model.my_status() == "ready", "ready")
-    assert "You are ready" in " ".join(room.screen.view.cover)
-    seen: list[int | None] = []
-
-    def started() -> bool:
-        seen.append(room.screen.countdown.seconds)
-        return room.model.phase == "racing"
-
-    await other.call(Ready(ready=True))
-    await until(pilot, started, "the race to start")
-    assert any(seen), "the countdown never showed"
-    await until(pilot, lambda: not room.screen.locked, "the board to unlock")
-
-
-async def settle(pilot: Pilot[None], room: RaceController) -> None:
-    await until(pilot, lambda: not room.screen.game.pending and room.outbox.idle, "the server's answers")
 
 
 # -- the whole race ---------------------------------------------------------------------
@@ -377,45 +295,6 @@ async def test_public_rooms_list_quick_match_and_spectate(server: RaceServer) ->
 # -- spectators follow the boards ---------------------------------------------------------------
 
 
-def board_after(moves: Iterable[Move]) -> Board:
-    """The engine's board after ``moves`` on deal 1: what a racer who played them has."""
-    board = Board.deal("seahaven", 1)
-    for move in moves:
-        board.push(move)
-    return board
-
-
-async def two_bots(server: RaceServer) -> tuple[WsClient, WsClient, str]:
-    """Two bare racers, ann and ben, in a room on deal 1 (not started yet); the room's code."""
-    ann, ben = await WsClient.open(url_of(server), "ann"), await WsClient.open(url_of(server), "ben")
-    state = await ann.call(CreateRoom(deal_number=1))
-    assert isinstance(state, RoomState)
-    assert isinstance(await ben.call(JoinRoom(room=state.room)), RoomState)
-    return ann, ben, state.room
-
-
-async def race_bots(ann: WsClient, ben: WsClient) -> None:
-    await ann.call(Ready())
-    await ben.call(Ready())
-    await ann.expect(Started)
-
-
-async def play(bot: WsClient, *moves: Move) -> None:
-    for move in moves:
-        assert isinstance(await bot.call(MoveRequest(move=str(move))), Moved)
-
-
-async def spectate(app: RaceApp, pilot: Pilot[None], code: str) -> RaceController:
-    """Connect from the lobby and watch room ``code``."""
-    await connect(app, pilot)
-    app.lobby.query_one("#code", Input).value = code
-    await pilot.click("#spectate")
-    await until(pilot, lambda: app.room is not None, "spectating")
-    room = room_of(app)
-    assert room.role == "spectator"
-    return room
-
-
 def server_board(server: RaceServer, code: str, bot: WsClient) -> Board:
     board = server.rooms[code].room.seats[bot.player].board
     assert board is not None
@@ -591,93 +470,6 @@ def test_cli_starts_the_lobby_with_the_address_and_name(monkeypatch: pytest.Monk
 
 
 # -- corner cases against a scripted connection ----------------------------------------------
-
-
-class ScriptedConnection:
-    """A RaceConnection stand-in: answers requests from ``replies``, records what was sent."""
-
-    replies: ClassVar[dict[str, Callable[[Message], Message]]] = {}
-    lobby: ClassVar[dict[str, Callable[[Message], Message]]] = {
-        "list_rooms": lambda m: Rooms(rooms=()),
-        "daily_board": lambda m: DailyBoard(preset="seahaven", date="2026-01-01", deal="SH1-ST-0001K", entries=()),
-    }
-
-    def __init__(
-        self,
-        url: str,
-        name: str,
-        on_event: Callable[[Message], None],
-        on_status: Callable[[str], None],
-        token: str | None = None,
-    ):
-        self.on_event, self.on_status = on_event, on_status
-        self.sent: list[Message] = []
-        self.welcome: Welcome | None = None
-        self.connected = False
-        ScriptedConnection.last = self
-
-    last: ClassVar[ScriptedConnection]
-
-    @property
-    def player(self) -> str | None:
-        return self.welcome.player if self.welcome else None
-
-    async def connect(self) -> Welcome:
-        limits = Limits(max_frame=4096, rate=30, burst=60, grace_ms=30_000)
-        self.welcome = Welcome(token="t" * 20, player="me", name="alice", server_time=0, limits=limits)
-        self.connected = True
-        return self.welcome
-
-    async def request(self, message: Message) -> Message:
-        self.sent.append(message)
-        return {**self.lobby, **self.replies}[message.TYPE](message)
-
-    async def close(self) -> None:
-        self.connected = False
-
-
-def room_requests(conn: ScriptedConnection) -> list[str]:
-    """The types of the requests a scripted session sent, without the lobby's own."""
-    return [m.TYPE for m in conn.sent if m.TYPE not in ScriptedConnection.lobby]
-
-
-def scripted_app() -> RaceApp:
-    return RaceApp(
-        "ws://scripted", "alice", connection_factory=cast(ConnectionFactory, ScriptedConnection), automove=False
-    )
-
-
-async def enter_room(app: RaceApp, pilot: Pilot[None], button: str) -> RaceController:
-    """In a scripted session: type room ABCDEF in the lobby, press ``button`` (#join or #spectate), and
-    return the room once it opens."""
-    await until(pilot, lambda: app.connected, "the scripted session")
-    app.lobby.query_one("#code", Input).value = "ABCDEF"
-    await pilot.click(button)
-    await until(pilot, lambda: app.room is not None, "the room")
-    return room_of(app)
-
-
-def racing_state(undo: bool) -> RoomState:
-    racers = tuple(
-        Racer(player=p, name=p, status="racing", connected=True, progress=0, moves=0, time_ms=None)
-        for p in ("me", "bob")
-    )
-    return RoomState(
-        room="ABCDEF",
-        you="me",
-        role="racer",
-        preset="seahaven",
-        seats=2,
-        public=False,
-        time_limit=None,
-        undo=undo,
-        phase="racing",
-        racers=racers,
-        spectators=0,
-        server_time=now_ms(),
-        deal=encode("seahaven", 1),
-        history=(),
-    )
 
 
 def moved(status: str, undo: bool = False) -> Callable[[Message], Message]:

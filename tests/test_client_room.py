@@ -27,7 +27,7 @@ from seahaven import Board, Move
 from server.app import RaceServer
 from server.config import Config
 from server.store.stores import MemoryStore
-from tests.test_client_race import (
+from tests.client_driver import (
     SIZE,
     ScriptedConnection,
     board_after,
@@ -43,14 +43,14 @@ from tests.test_client_race import (
     scripted_app,
     settle,
     shown,
-    solution,
     spectate,
     start_race,
     top,
     two_bots,
     until,
-    url_of,
 )
+from tests.helpers import url_of
+from tests.racing import solution
 from tests.wsclient import WsClient
 
 __all__ = ["data_home"]  # the autouse fixture: the data directory is a temporary one

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-from collections.abc import AsyncIterator
 
 import pytest
 from websockets.asyncio.client import connect
@@ -32,23 +31,17 @@ from protocol.messages import (
     Welcome,
 )
 from server.app import RaceServer
-from tests.test_server import DEAL, MakeServer, fake, room_with, server_factory, solution, start_race, url_of
+from tests.helpers import MakeServer, fake, url_of, wait_until
+from tests.racing import DEAL, room_with, solution, start_race
 from tests.wsclient import WsClient
-
-
-@pytest.fixture
-async def make_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
-    async with server_factory("memory", request) as make:
-        yield make
 
 
 async def gone(server: RaceServer, connections: int = 0) -> None:
     """Wait (up to 10 s) until the server holds ``connections`` open connections."""
-    for _ in range(1000):
-        if server.guard.connections == connections:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"{server.guard.connections} connections open, not {connections}")
+    await wait_until(
+        lambda: server.guard.connections == connections,
+        what=lambda: f"{server.guard.connections} connections open, not {connections}",
+    )
 
 
 async def closed_with(client: WsClient) -> int:
@@ -63,8 +56,8 @@ async def closed_with(client: WsClient) -> int:
 # -- slow readers ------------------------------------------------------------------------------------
 
 
-async def test_a_slow_reader_is_let_go_once_and_bystanders_keep_hearing(make_server: MakeServer) -> None:
-    server = await make_server(max_write_buffer=4096, close_timeout=0.2)
+async def test_a_slow_reader_is_let_go_once_and_bystanders_keep_hearing(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server(max_write_buffer=4096, close_timeout=0.2)
     (ann, bob), state = await room_with(server, "Ann", "Bob")
     eve = await WsClient.open(url_of(server), "Eve")
     assert isinstance(await eve.call(JoinRoom(room=state.room, spectate=True)), RoomState)
@@ -99,8 +92,8 @@ async def test_a_slow_reader_is_let_go_once_and_bystanders_keep_hearing(make_ser
 # -- silent and flooding connections -----------------------------------------------------------------
 
 
-async def test_a_silent_connection_is_closed_after_the_hello_timeout(make_server: MakeServer) -> None:
-    server = await make_server(hello_timeout_ms=5000)
+async def test_a_silent_connection_is_closed_after_the_hello_timeout(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server(hello_timeout_ms=5000)
     silent = await WsClient.open(url_of(server))
     talker = await WsClient.open(url_of(server), "Talker")
     fake(server).advance(4999)
@@ -112,8 +105,8 @@ async def test_a_silent_connection_is_closed_after_the_hello_timeout(make_server
     await gone(server, 1)
 
 
-async def test_a_flooder_that_ignores_the_close_goes_away_promptly(make_server: MakeServer) -> None:
-    server = await make_server(rate=1.0, burst=2, strikes=3, close_timeout=0.2)
+async def test_a_flooder_that_ignores_the_close_goes_away_promptly(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server(rate=1.0, burst=2, strikes=3, close_timeout=0.2)
     flood = await WsClient.open(url_of(server), "Flood")
     for _ in range(10):
         await flood.send(Ping())
@@ -125,8 +118,8 @@ async def test_a_flooder_that_ignores_the_close_goes_away_promptly(make_server: 
 # -- per-address caps -------------------------------------------------------------------------------
 
 
-async def test_connections_per_address_are_capped(make_server: MakeServer) -> None:
-    server = await make_server(connections_per_address=2)
+async def test_connections_per_address_are_capped(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server(connections_per_address=2)
     first = await WsClient.open(url_of(server), "One")
     second = await WsClient.open(url_of(server), "Two")
     third = await WsClient.open(url_of(server))
@@ -138,8 +131,8 @@ async def test_connections_per_address_are_capped(make_server: MakeServer) -> No
     assert isinstance(await second.call(Ping()), Pong)
 
 
-async def test_new_sessions_per_address_are_capped_but_resuming_is_not(make_server: MakeServer) -> None:
-    server = await make_server(sessions_per_address=2)
+async def test_new_sessions_per_address_are_capped_but_resuming_is_not(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server(sessions_per_address=2)
     one = await WsClient.open(url_of(server), "One")
     await WsClient.open(url_of(server), "Two")
     third = await WsClient.open(url_of(server))
@@ -151,8 +144,8 @@ async def test_new_sessions_per_address_are_capped_but_resuming_is_not(make_serv
     assert isinstance(await (await WsClient.open(url_of(server))).call(Hello(name="Four")), Welcome)
 
 
-async def test_room_creation_is_limited_per_connection(make_server: MakeServer) -> None:
-    server = await make_server(rooms_per_connection=2)
+async def test_room_creation_is_limited_per_connection(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server(rooms_per_connection=2)
     ann = await WsClient.open(url_of(server), "Ann")
     for _ in range(2):
         assert isinstance(await ann.call(CreateRoom(deal_number=DEAL)), RoomState)
@@ -166,8 +159,8 @@ async def test_room_creation_is_limited_per_connection(make_server: MakeServer) 
     assert isinstance(await ann.call(CreateRoom(deal_number=DEAL)), RoomState)
 
 
-async def test_room_creation_is_limited_per_address(make_server: MakeServer) -> None:
-    server = await make_server(rooms_per_address=3)
+async def test_room_creation_is_limited_per_address(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server(rooms_per_address=3)
     made = 0
     for name in ("Ann", "Bob"):
         client = await WsClient.open(url_of(server), name)
@@ -184,8 +177,8 @@ async def test_room_creation_is_limited_per_address(make_server: MakeServer) -> 
 # -- junk -------------------------------------------------------------------------------------------
 
 
-async def test_junk_http_is_one_log_line_each(make_server: MakeServer, caplog: pytest.LogCaptureFixture) -> None:
-    server = await make_server()
+async def test_junk_http_is_one_log_line_each(make_memory_server: MakeServer, caplog: pytest.LogCaptureFixture) -> None:
+    server = await make_memory_server()
     caplog.set_level(logging.INFO, logger="seahaven")
     for junk in (b"GARBAGE\r\n\r\n", b"GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"):
         reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
@@ -214,8 +207,8 @@ async def forwarded_for(server: RaceServer, client: str) -> WsClient:
 
 
 @pytest.mark.parametrize("trusted", [True, False])
-async def test_a_trusted_load_balancer_names_the_client(make_server: MakeServer, trusted: bool) -> None:
-    server = await make_server(connections_per_address=1, trusted_proxies=("127.0.0.0/8",) if trusted else ())
+async def test_a_trusted_load_balancer_names_the_client(make_memory_server: MakeServer, trusted: bool) -> None:
+    server = await make_memory_server(connections_per_address=1, trusted_proxies=("127.0.0.0/8",) if trusted else ())
     first = await forwarded_for(server, "198.51.100.1")
     other = await forwarded_for(server, "198.51.100.2")
     assert isinstance(await first.call(Ping()), Error)  # hello-first: open, and answering

@@ -13,7 +13,7 @@ from seahaven import Board
 from seahaven.daily import candidates, daily_deal
 from seahaven.deals import MAX_DEAL
 from seahaven.solver import solve
-from tests.test_solver import assert_wins
+from tests.wins import assert_wins
 
 DAY = datetime.date(2026, 11, 30)
 

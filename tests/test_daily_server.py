@@ -31,10 +31,8 @@ from seahaven.daily import daily_deal
 from seahaven.solver import solve
 from server.play.daily import BOARD_TTL, DailyTimes, Entry, MemoryDailyTimes, RedisDailyTimes, utc_date
 from tests.fakeclock import FakeClock
-from tests.test_fair import MakeServer, make_server, url_of
+from tests.helpers import MakeServer, url_of
 from tests.wsclient import WsClient
-
-__all__ = ["make_server"]  # the fixture, shared with test_fair
 
 
 def daily_and_solution(preset: str, now_ms: int) -> tuple[int, list[str]]:

@@ -15,7 +15,8 @@ from seahaven import Board
 from seahaven.solver import solve
 from seahaven.winnable import GRADES, deal_list, grade_of
 from server.play.dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend
-from tests.test_solver import assert_wins
+from tests.helpers import wait_until
+from tests.wins import assert_wins
 
 PRESET = "seahaven-easy"
 
@@ -106,18 +107,17 @@ async def test_taking_below_low_wakes_the_refill(backend: PoolBackend, executor:
     await backend.add(PRESET, "gentle", deal_list(PRESET).by_grade("gentle")[:1])
     pool.start(interval=3600)  # only a wake-up can make it refill again within the test
     try:
-        for _ in range(600):
-            if await pool.needs_refill():
-                await asyncio.sleep(0.05)
-            else:
-                break
-        assert not await pool.needs_refill()
+
+        async def refilled() -> bool:
+            return not await pool.needs_refill()
+
+        await wait_until(refilled, 30, what="the first refill")
         await pool.take(PRESET, "gentle")  # drops gentle below low: take wakes the refill
-        for _ in range(600):
-            if await backend.size(PRESET, "gentle") > 0:
-                break
-            await asyncio.sleep(0.05)
-        assert await backend.size(PRESET, "gentle") >= 1
+
+        async def gentle_again() -> bool:
+            return await backend.size(PRESET, "gentle") > 0
+
+        await wait_until(gentle_again, 30, what="the refill the take woke")
     finally:
         await pool.close()
 

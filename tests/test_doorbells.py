@@ -7,10 +7,9 @@ import asyncio
 
 from protocol.messages import JoinRoom, Moved, MoveRequest, Progress
 from server.app import RaceServer
-from tests.test_server import MakeServer, make_redis_server, room_with, solution, start_race, url_of
+from tests.helpers import MakeServer, url_of
+from tests.racing import room_with, solution, start_race
 from tests.wsclient import WsClient
-
-__all__ = ["make_redis_server"]  # the fixture, imported for pytest
 
 
 def held_length(server: RaceServer, code: str) -> int:

@@ -7,12 +7,7 @@ a private redis-server with the pool in the same Redis (as ``seahaven-server --r
 from __future__ import annotations
 
 import asyncio
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
-
-import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -32,58 +27,8 @@ from seahaven import Board, encode
 from seahaven.solver import solve
 from seahaven.winnable import deal_list
 from server.app import RaceServer
-from server.config import Config
-from server.play.daily import DailyTimes, MemoryDailyTimes, RedisDailyTimes
-from server.play.dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend
-from server.store.stores import MemoryStore, RedisStore, Store
-from tests.fakeclock import FakeClock
+from tests.helpers import MakeServer, url_of
 from tests.wsclient import WsClient
-
-MakeServer = Callable[..., Awaitable[RaceServer]]
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def make_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
-    """RaceServers on free ports with a pool of winnable deals: both in memory, or both in one Redis.
-    Bots play without pauses unless given a ``bot_time_scale``; the clock is a FakeClock."""
-    servers: list[RaceServer] = []
-    prefix = f"t{uuid.uuid4().hex[:8]}:"
-    shared_daily = MemoryDailyTimes()  # memory servers share a board as Redis servers do
-
-    async def make(bot_time_scale: float = 0.0, **overrides: Any) -> RaceServer:
-        store: Store
-        backend: PoolBackend
-        daily: DailyTimes
-        if request.param == "memory":
-            store, backend, daily = MemoryStore(), MemoryPoolBackend(), shared_daily
-        else:
-            url = request.getfixturevalue("redis_url")
-            store, backend = RedisStore(url, prefix=prefix), RedisPoolBackend(url, prefix=prefix)
-            daily = RedisDailyTimes(url, prefix=prefix)
-        settings: dict[str, Any] = {"port": 0, "countdown_ms": 0, "rate": 10_000, "burst": 10_000}
-        settings.update(overrides)
-        server = RaceServer(
-            Config(**settings),
-            store,
-            FakeClock(),
-            pool=DealPool(backend),
-            bot_time_scale=bot_time_scale,
-            hint_seconds=20.0,  # a worker process starting on a busy machine is slow; its answer is not
-            daily_board=daily,
-        )
-        await server.start()
-        servers.append(server)
-        return server
-
-    try:
-        yield make
-    finally:
-        for server in servers:
-            await server.stop()
-
-
-def url_of(server: RaceServer) -> str:
-    return f"ws://127.0.0.1:{server.port}"
 
 
 def deal_of(server: RaceServer, code: str) -> int:

@@ -15,10 +15,8 @@ from protocol.messages import (
     Result,
 )
 from seahaven import Board
-from tests.test_fair import MakeServer, make_server, url_of
+from tests.helpers import MakeServer, url_of
 from tests.wsclient import WsClient, race_of_two
-
-__all__ = ["make_server"]  # the fixture, shared with test_fair
 
 UNWINNABLE = 21
 """A seahaven deal the solver proves unwinnable (tests/test_hints.py), with moves left to play."""

@@ -11,31 +11,30 @@ from client.net import RaceConnection
 from protocol.errors import ErrorCode
 from protocol.messages import LOBBY_PAGE, Error, ListRooms, Rooms, RoomSummary
 from server.app import RaceServer
-from tests.test_server import server_factory, url_of
+from tests.helpers import MakeServer, url_of
 from tests.wsclient import WsClient
 
 LISTED = 2 * LOBBY_PAGE + 345
 
 
 @pytest.fixture
-async def lobby(request: pytest.FixtureRequest) -> AsyncIterator[RaceServer]:
+async def lobby(make_memory_server: MakeServer) -> AsyncIterator[RaceServer]:
     """A server whose lobby lists ``LISTED`` rooms, a third of them racing."""
-    async with server_factory("memory", request) as make:
-        server = await make()
-        for n in range(LISTED):
-            summary = RoomSummary(
-                room=f"R{n:05d}",
-                preset="seahaven",
-                seats=2,
-                racers=1,
-                spectators=0,
-                phase="racing" if n % 3 == 0 else "waiting",
-                time_limit=None,
-                undo=True,
-            )
-            await server.store.append(summary.room, [b"listed"], 3600)  # a listing counts while its log lives
-            await server.store.set_listing(summary.room, msgpack.packb(summary.to_body()), 3600)
-        yield server
+    server = await make_memory_server()
+    for n in range(LISTED):
+        summary = RoomSummary(
+            room=f"R{n:05d}",
+            preset="seahaven",
+            seats=2,
+            racers=1,
+            spectators=0,
+            phase="racing" if n % 3 == 0 else "waiting",
+            time_limit=None,
+            undo=True,
+        )
+        await server.store.append(summary.room, [b"listed"], 3600)  # a listing counts while its log lives
+        await server.store.set_listing(summary.room, msgpack.packb(summary.to_body()), 3600)
+    yield server
 
 
 async def test_pages_list_every_room_once_in_lobby_order(lobby: RaceServer) -> None:
@@ -79,8 +78,7 @@ async def test_the_reference_client_decodes_a_full_page(lobby: RaceServer) -> No
         await conn.close()
 
 
-async def test_an_empty_lobby_has_no_next_page(request: pytest.FixtureRequest) -> None:
-    async with server_factory("memory", request) as make:
-        server = await make()
-        client = await WsClient.open(url_of(server), "Ann")
-        assert await client.call(ListRooms()) == Rooms(rooms=(), next=None)
+async def test_an_empty_lobby_has_no_next_page(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server()
+    client = await WsClient.open(url_of(server), "Ann")
+    assert await client.call(ListRooms()) == Rooms(rooms=(), next=None)

@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import pytest
-
 from protocol.errors import ErrorCode
 from protocol.messages import Error, JoinRoom, Leave, Ok, Ready, RoomState, Started
 from server.rooms.room import MAX_CHANGES
-from tests.test_server import MakeServer, room_with, server_factory, start_race, url_of
+from tests.helpers import MakeServer, url_of
+from tests.racing import room_with, start_race
 from tests.wsclient import WsClient
 
 TOGGLES = 1000
 
 
-@pytest.fixture
-async def make_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
-    async with server_factory("memory", request) as make:
-        yield make
-
-
-async def test_a_thousand_ready_toggles_leave_a_short_log(make_server: MakeServer) -> None:
-    server = await make_server()
+async def test_a_thousand_ready_toggles_leave_a_short_log(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server()
     (ann, bob), state = await room_with(server, "Ann", "Bob")
     assert isinstance(await bob.call(Leave()), Ok)  # Ann alone: her readiness never starts a race
     refused = 0
@@ -43,8 +34,8 @@ async def test_a_thousand_ready_toggles_leave_a_short_log(make_server: MakeServe
         await client.expect(Started)
 
 
-async def test_a_thousand_spectator_visits_leave_a_short_log(make_server: MakeServer) -> None:
-    server = await make_server()
+async def test_a_thousand_spectator_visits_leave_a_short_log(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server()
     (ann, bob), state = await room_with(server, "Ann", "Bob")
     await start_race([ann, bob])
     eve = await WsClient.open(url_of(server), "Eve")

@@ -10,9 +10,10 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from protocol.messages import CreateRoom, Error, JoinRoom, Moved, MoveRequest, RoomState
+from tests.helpers import wait_until
+from tests.racing import DEAL, solution, start_race
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
-from tests.test_server import DEAL, solution, start_race
 from tests.wsclient import WsClient
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -65,8 +66,8 @@ async def test_a_live_node_counts_what_it_holds_and_what_it_did(node: ServerProc
 
     for client in (ann, bob, eve):
         await client.close()
-    for _ in range(500):  # the node notices the closes in its own time
-        if (await asyncio.to_thread(scrape, node))[("seahaven_connections", ())] == 0:
-            break
-        await asyncio.sleep(0.02)
-    assert (await asyncio.to_thread(scrape, node))[("seahaven_connections", ())] == 0
+
+    async def all_closed() -> bool:  # the node notices the closes in its own time
+        return (await asyncio.to_thread(scrape, node))[("seahaven_connections", ())] == 0
+
+    await wait_until(all_closed, what="the node's connections gauge back at 0")

@@ -38,6 +38,7 @@ from seahaven import Board
 from seahaven.solver import solve
 from server.rooms.events import Event, Undone, unpack
 from server.rooms.events import Moved as MovedEvent
+from tests.helpers import wait_until
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
@@ -246,13 +247,14 @@ async def test_an_undo_stalled_past_the_store_timeout_is_applied_once(
         os.kill(pid, signal.SIGCONT)
     # Resent, as the document says, until the store answers again (the node's stall breaker keeps
     # answering store-unavailable at once until its probe ping gets through), then twice more.
-    first = await ann.call(Undo(), seq=seq)
-    for _ in range(100):
-        if not (isinstance(first, Error) and first.code == ErrorCode.STORE_UNAVAILABLE):
-            break
-        await asyncio.sleep(0.1)
-        first = await ann.call(Undo(), seq=seq)
-    replies = [first] + [await ann.call(Undo(), seq=seq) for _ in range(2)]
+    answers = []
+
+    async def answered() -> bool:
+        answers.append(await ann.call(Undo(), seq=seq))
+        return not (isinstance(answers[-1], Error) and answers[-1].code == ErrorCode.STORE_UNAVAILABLE)
+
+    await wait_until(answered, what="the store to answer the resent undo", interval=0.1)
+    replies = [answers[-1]] + [await ann.call(Undo(), seq=seq) for _ in range(2)]
     assert all(isinstance(r, Moved) and r.moves == acked + 1 for r in replies), replies
     undos = [e for e in await stored(redis, code) if isinstance(e, Undone)]
     assert len(undos) == 1

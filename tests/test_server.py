@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import functools
+import logging
 import urllib.request
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
 from typing import Any
 
 import msgpack
@@ -43,106 +40,16 @@ from protocol.messages import (
     Undo,
     Welcome,
 )
-from seahaven import Board, Move, parse_board
+from seahaven import Board, parse_board
 from seahaven import encode as encode_deal
-from seahaven.solver import solve
 from server.app import RaceServer
-from server.config import Config
 from server.rooms.events import Left, pack, unpack
 from server.rooms.room import Room
-from server.shell.clock import Clock, SystemClock
-from server.store.stores import MemoryStore, RedisStore, Store
-from tests.fakeclock import FakeClock
+from server.shell.clock import SystemClock
+from tests.helpers import MakeServer, fake, url_of, wait_until
+from tests.racing import DEAL, room_with, solution, start_race
 from tests.redis_proc import RedisProcess
 from tests.wsclient import WsClient
-
-DEAL = 1
-MakeServer = Callable[..., Awaitable[RaceServer]]
-
-
-@functools.cache
-def solution(deal: int = DEAL) -> tuple[Move, ...]:
-    result = solve(Board.deal("seahaven", deal))
-    assert result.status == "solved"
-    return result.moves
-
-
-@pytest.fixture(params=["memory", "redis"])
-def backend(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@asynccontextmanager
-async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
-    """Start RaceServers on free ports with fast test settings; the store is memory or a private redis.
-
-    The servers share one FakeClock (``server.shell.clock``) unless given another: a countdown of 0
-    starts a race at once, and any other time passes only when the test advances it."""
-    servers: list[RaceServer] = []
-    prefix = f"t{uuid.uuid4().hex[:8]}:"
-
-    clock = FakeClock()
-
-    async def make(clock: Clock = clock, **overrides: Any) -> RaceServer:
-        store: Store
-        if backend == "memory":
-            store = MemoryStore()
-        else:
-            store = RedisStore(request.getfixturevalue("redis_url"), prefix=prefix)
-        settings: dict[str, Any] = {"port": 0, "countdown_ms": 0, "rate": 10_000, "burst": 10_000}
-        settings["spectator_delay_ms"] = 0  # tests of the delay set it
-        settings.update(overrides)
-        server = RaceServer(Config(**settings), store, clock)
-        await server.start()
-        servers.append(server)
-        return server
-
-    try:
-        yield make
-    finally:
-        for server in servers:
-            await server.stop()
-
-
-@pytest.fixture
-async def make_server(backend: str, request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
-    async with server_factory(backend, request) as make:
-        yield make
-
-
-@pytest.fixture
-async def make_redis_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
-    async with server_factory("redis", request) as make:
-        yield make
-
-
-def fake(server: RaceServer) -> FakeClock:
-    """The server's clock, to move it on."""
-    assert isinstance(server.clock, FakeClock)
-    return server.clock
-
-
-def url_of(server: RaceServer) -> str:
-    return f"ws://127.0.0.1:{server.port}"
-
-
-async def room_with(server: RaceServer, *names: str, **create: Any) -> tuple[list[WsClient], RoomState]:
-    """Connected racers: the first creates a room, the others join it by code."""
-    clients = [await WsClient.open(url_of(server), name) for name in names]
-    state = await clients[0].call(CreateRoom(deal_number=DEAL, seats=max(2, len(names)), **create))
-    assert isinstance(state, RoomState)
-    for client in clients[1:]:
-        joined = await client.call(JoinRoom(room=state.room))
-        assert isinstance(joined, RoomState), joined
-    return clients, state
-
-
-async def start_race(clients: list[WsClient]) -> Started:
-    for client in clients:
-        assert isinstance(await client.call(Ready()), Ok)
-    started = [await c.expect(Started) for c in clients]
-    assert len({s.board for s in started}) == 1
-    return started[0]
 
 
 async def test_a_whole_race_two_racers_and_a_spectator(make_server: MakeServer) -> None:
@@ -459,13 +366,10 @@ async def race_then_resign(server: RaceServer) -> tuple[WsClient, WsClient, Room
 
 
 async def log_expires(server: RaceServer, room: str) -> None:
-    for _ in range(100):
-        if isinstance(server.store, MemoryStore):
-            server.store.sweep()
-        if not await server.store.load(room):
-            break
-        await asyncio.sleep(0.05)
-    assert await server.store.load(room) == []
+    async def expired() -> bool:
+        return await server.store.load(room) == []  # a store drops an expired log when read
+
+    await wait_until(expired, what=f"room {room}'s log expired")
 
 
 async def test_finished_rooms_expire_from_the_store(make_server: MakeServer, backend: str) -> None:
@@ -577,14 +481,19 @@ async def test_a_graceful_restart_keeps_the_race_even_past_the_grace(make_redis_
 
 
 async def test_a_store_outage_during_the_countdown_delays_the_start_but_does_not_lose_it(
-    make_redis_server: MakeServer, redis_proc: RedisProcess
+    make_redis_server: MakeServer, redis_proc: RedisProcess, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="seahaven")
     server = await make_redis_server(countdown_ms=300, clock=SystemClock())  # the store's outage is real time
-    (ann, bob), _ = await room_with(server, "Ann", "Bob")
+    (ann, bob), state = await room_with(server, "Ann", "Bob")
     await ann.call(Ready())
     await bob.call(Ready())
     redis_proc.stop()
-    await asyncio.sleep(1.5)
+
+    def start_failed() -> bool:  # the countdown ran out while the store was down
+        return any("event=store.error" in r.getMessage() and state.room in r.getMessage() for r in caplog.records)
+
+    await wait_until(start_failed, what="the start's store error")
     redis_proc.start()
     assert isinstance(await ann.expect(Started, wait=10), Started)
 
@@ -595,10 +504,7 @@ async def test_sessions_of_players_who_lost_their_seat_are_released(make_server:
         client = await WsClient.open(url_of(server), f"P{i}")
         await client.call(CreateRoom())
         await client.close()
-    for _ in range(100):
-        if not server.sessions and not server.rooms:
-            break
-        await asyncio.sleep(0.05)
+    await wait_until(lambda: not server.sessions and not server.rooms, what="the sessions and rooms released")
     assert server.sessions == {} and server.players == {} and server.rooms == {}
 
 
@@ -680,11 +586,7 @@ async def test_two_hellos_with_one_token_share_one_session(make_server: MakeServ
     first = await WsClient.open(url_of(server), "Ann")
     token = first.token
     await first.close()  # in no room: the process forgets the session, the store keeps it
-    for _ in range(100):
-        if token not in server.sessions:
-            break
-        await asyncio.sleep(0.01)
-    assert token not in server.sessions
+    await wait_until(lambda: token not in server.sessions, what="the session forgotten")
     opened = await asyncio.gather(
         WsClient.open(url_of(server), "Ann", token=token),
         WsClient.open(url_of(server), "Ann", token=token),

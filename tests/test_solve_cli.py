@@ -11,7 +11,7 @@ import pytest
 from seahaven import Board, Move, encode
 from seahaven.daily import daily_deal
 from seahaven.survey import DealResult, survey, tally
-from tests.test_cli import run
+from tests.cli_runner import run
 
 
 def test_solve_prints_a_solution_that_wins() -> None:

@@ -9,21 +9,7 @@ import pytest
 
 from seahaven import CELL, COLUMN, FOUNDATION, PRESETS, Board, Build, Move, parse_board
 from seahaven.solver import Solution, _Search, hint, solve
-
-
-def replay(board: Board, moves: tuple[Move, ...]) -> Board:
-    """A copy of ``board`` with ``moves`` pushed (the engine rejects an illegal one)."""
-    copy = board.copy(stack=False)
-    for move in moves:
-        copy.push(move)
-    return copy
-
-
-def assert_wins(board: Board, solution: Solution) -> None:
-    assert solution.status == "solved", solution
-    assert solution.moves
-    assert solution.states >= 1
-    assert replay(board, solution.moves).is_won()
+from tests.wins import assert_wins, replay
 
 
 @pytest.mark.parametrize("number", [1, 2, 3, 4, 5, 7, 50, 1000, 31999, 32000, 10**9])

@@ -7,21 +7,13 @@ import os
 import signal
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator
-
-import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages import Error, ListRooms, Moved, MoveRequest, Rooms
 from server.app import RaceServer
+from tests.helpers import MakeServer, wait_until
+from tests.racing import room_with, solution, start_race
 from tests.redis_proc import RedisProcess
-from tests.test_server import MakeServer, room_with, server_factory, solution, start_race
-
-
-@pytest.fixture
-async def make_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
-    async with server_factory("redis", request) as make:
-        yield make
 
 
 def healthz(server: RaceServer) -> int:
@@ -33,9 +25,9 @@ def healthz(server: RaceServer) -> int:
 
 
 async def test_a_stalled_redis_costs_one_timeout_then_answers_fast(
-    make_server: MakeServer, redis_proc: RedisProcess
+    make_redis_server: MakeServer, redis_proc: RedisProcess
 ) -> None:
-    server = await make_server()
+    server = await make_redis_server()
     (ann, bob), _ = await room_with(server, "Ann", "Bob")
     await start_race([ann, bob])
     moves = [str(m) for m in solution()]
@@ -57,10 +49,7 @@ async def test_a_stalled_redis_costs_one_timeout_then_answers_fast(
         assert server.breaker.trips == 1
     finally:
         os.kill(pid, signal.SIGCONT)
-    for _ in range(500):  # the probe notices Redis is back
-        if not server.breaker.stalled:
-            break
-        await asyncio.sleep(0.02)
+    await wait_until(lambda: not server.breaker.stalled, what="the probe to notice Redis is back")
     assert await asyncio.to_thread(healthz, server) == 200
     assert isinstance(await bob.call(ListRooms()), Rooms)
     assert isinstance(await bob.call(MoveRequest(move=moves[0])), Moved)

@@ -13,7 +13,7 @@ import pytest
 from seahaven import PRESETS, Board
 from seahaven.solver import solve
 from seahaven.winnable import GRADES, DealList, deal_list, grade_of
-from tests.test_solver import assert_wins
+from tests.wins import assert_wins
 
 SHIPPED = sorted(PRESETS)
 

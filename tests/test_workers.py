@@ -7,13 +7,13 @@ import os
 import re
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 from protocol.messages import CreateRoom, Moved, MoveRequest, Result
 from seahaven import Board
 from seahaven.solver import solve
+from tests.helpers import wait_until
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient, race_of_two
 
@@ -61,12 +61,12 @@ async def test_two_workers_share_the_port_and_the_rooms(redis_url: str) -> None:
         # Both workers answer on the one port (each names itself in /metrics); new connections come
         # from new client ports, which the kernel spreads over the listeners.
         seen: set[str] = set()
-        for _ in range(400):
-            seen |= await asyncio.to_thread(nodes_answering, server.http)
-            if seen == {"w-1", "w-2"}:
-                break
-            await asyncio.sleep(0.05)
-        assert seen == {"w-1", "w-2"}
+
+        async def both_answered() -> bool:
+            seen.update(await asyncio.to_thread(nodes_answering, server.http))
+            return seen == {"w-1", "w-2"}
+
+        await wait_until(both_answered, 20, what=lambda: f"only {seen} answered", interval=0.05)
         # A race on whichever workers the racers reach runs to the end, with one result for both.
         ann = await WsClient.open(server.url, "Ann")
         bob = await WsClient.open(server.url, "Bob")
@@ -94,10 +94,9 @@ async def test_workers_stop_when_the_supervisor_is_killed(redis_url: str) -> Non
         workers = children(server.proc.pid)
         assert len(workers) == 2
         server.kill()  # SIGKILL: the supervisor cannot pass anything on
-        deadline = time.monotonic() + 15
-        while any(alive(pid) for pid in workers):
-            assert time.monotonic() < deadline, "a worker outlived its supervisor"
-            await asyncio.sleep(0.1)
+        await wait_until(
+            lambda: not any(alive(pid) for pid in workers), 15, what="a worker outlived its supervisor", interval=0.1
+        )
     finally:
         for pid in workers:
             if alive(pid):

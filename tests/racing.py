@@ -1,0 +1,42 @@
+"""Racing through a real server: racers in a room, a started race, a known solution to play."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from protocol.messages import CreateRoom, JoinRoom, Ok, Ready, RoomState, Started
+from seahaven import Board, Move
+from seahaven.solver import solve
+from server.app import RaceServer
+from tests.helpers import url_of
+from tests.wsclient import WsClient
+
+DEAL = 1
+"""The seahaven deal the racing tests play (``solution`` wins it)."""
+
+
+@functools.cache
+def solution(deal: int = DEAL) -> tuple[Move, ...]:
+    result = solve(Board.deal("seahaven", deal))
+    assert result.status == "solved"
+    return result.moves
+
+
+async def room_with(server: RaceServer, *names: str, **create: Any) -> tuple[list[WsClient], RoomState]:
+    """Connected racers: the first creates a room, the others join it by code."""
+    clients = [await WsClient.open(url_of(server), name) for name in names]
+    state = await clients[0].call(CreateRoom(deal_number=DEAL, seats=max(2, len(names)), **create))
+    assert isinstance(state, RoomState)
+    for client in clients[1:]:
+        joined = await client.call(JoinRoom(room=state.room))
+        assert isinstance(joined, RoomState), joined
+    return clients, state
+
+
+async def start_race(clients: list[WsClient]) -> Started:
+    for client in clients:
+        assert isinstance(await client.call(Ready()), Ok)
+    started = [await c.expect(Started) for c in clients]
+    assert len({s.board for s in started}) == 1
+    return started[0]
