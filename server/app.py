@@ -58,8 +58,8 @@ from server.play.daily import DailyDeals, DailyTimes, MemoryDailyTimes
 from server.play.dealpool import DealPool, MemoryPoolBackend
 from server.play.fairplay import HINT_SECONDS, FairPlay
 from server.rooms.core import Frame, Outcome, RoomCore
-from server.rooms.events import Ended, Event, Moved, Presence, Undone, pack, unpack
-from server.rooms.room import Settings
+from server.rooms.events import Ended, Event, Moved, NewerFormat, Presence, Undone, pack, unpack
+from server.rooms.settings import Settings
 from server.shell.clock import Clock, SystemClock
 from server.shell.connections import Connections
 from server.shell.guard import Guard, handshake_logger
@@ -261,7 +261,10 @@ class RaceServer:
         """Rebuild the store's live rooms. Nobody is connected yet: racers get their grace
         period from now, spectators are gone."""
         for code in await self.store.room_ids():
-            held = await self._get(code)
+            try:
+                held = await self._get(code)
+            except ProtocolError:  # a newer build's room: left to its nodes
+                continue
             if held is None:
                 continue
             await self._command(held, lambda core, now: core.restart(now))
@@ -562,7 +565,11 @@ class RaceServer:
             raise ProtocolError(ErrorCode.INTERNAL, "that room code was just taken: try again")
         if appended.duplicate:
             raise _Duplicate(appended.memo)
-        await self._caught_up(held, appended)
+        try:
+            await self._caught_up(held, appended)
+        except NewerFormat as exc:
+            self._let_go(held)
+            raise _newer(code, exc) from None
         raise _Behind
 
     async def _caught_up(self, held: HeldRoom, stored: Appended) -> None:
@@ -648,6 +655,9 @@ class RaceServer:
             except StoreError:
                 held.stale = True
                 raise
+            except NewerFormat as exc:
+                self._let_go(held)
+                raise _newer(code, exc) from None
             except ValueError as exc:
                 log_event("room.corrupt", room=code, error=str(exc))
                 self._let_go(held)
@@ -796,6 +806,8 @@ class RaceServer:
             return None
         try:
             core = RoomCore.load([unpack(d) for d in data], self.clock.now())
+        except NewerFormat as exc:
+            raise _newer(code, exc) from None
         except ValueError as exc:
             log_event("room.corrupt", room=code, error=str(exc))
             return None
@@ -895,6 +907,13 @@ def _select_subprotocol(connection: ServerConnection, offered: Sequence[Subproto
     if SUBPROTOCOL in offered:
         return Subprotocol(SUBPROTOCOL)
     return offered[0] if offered else None
+
+
+def _newer(code: str, exc: NewerFormat) -> ProtocolError:
+    """A room whose log a newer build wrote: not held here, never written to, not called lost
+    (the newer build's nodes serve it); the asker is told so."""
+    log_event("room.newer_format", room=code, error=str(exc))
+    return ProtocolError(ErrorCode.ROOM_UNAVAILABLE, f"room {code} is served by a newer server version: try again")
 
 
 def _reconnect(player: str) -> Command:

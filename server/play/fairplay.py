@@ -21,7 +21,8 @@ from seahaven.deals import MAX_DEAL
 from seahaven.winnable import GRADES, deal_list
 from server.play.daily import Entry, utc_date
 from server.play.hints import Advisor
-from server.rooms.room import Room, Settings
+from server.rooms.room import Room
+from server.rooms.settings import Settings
 from server.shell.held import Asker, Command, log_event
 from server.store.stores import StoreError
 

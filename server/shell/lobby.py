@@ -52,7 +52,10 @@ class Lobby:
                 continue
             if code in self.server.rooms or summary.preset != message.preset or summary.phase != Phase.WAITING:
                 continue
-            other = await self.server._get(code)
+            try:
+                other = await self.server._get(code)
+            except ProtocolError:  # a newer build's room: its nodes match it
+                continue
             if (
                 other is not None
                 and other.room.is_open()
