@@ -257,7 +257,7 @@ async def redis(redis_proc: RedisProcess) -> AsyncIterator[aioredis.Redis]:
 
 async def stored(redis: aioredis.Redis, code: str) -> list[bytes]:
     """The room's log as Redis holds it, byte for byte."""
-    return [bytes(entry) for entry in await redis.lrange(f"seahaven:{{room:{code}}}:log", 0, -1)]  # type: ignore[misc]
+    return [bytes(entry) for entry in await redis.lrange(f"seahaven:{{room:{code}}}:log", 0, -1)]  # type: ignore[arg-type]
 
 
 async def test_an_older_node_leaves_a_newer_builds_room_alone_while_the_newer_node_serves_it(
