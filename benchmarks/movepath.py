@@ -26,7 +26,8 @@ from protocol.codec import decode_request, encode_request
 from protocol.messages import MoveRequest
 from server.rooms.core import RoomCore
 from server.rooms.events import pack
-from server.rooms.room import Room, Settings
+from server.rooms.room import Room
+from server.rooms.settings import Settings
 
 PLAYERS = ("ann", "bob")
 

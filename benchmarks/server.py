@@ -35,7 +35,8 @@ from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ping, Re
 from seahaven import CELL, COLUMN, Board, Move
 from server.app import RaceServer
 from server.config import Config
-from server.rooms.room import Room, Settings
+from server.rooms.room import Room
+from server.rooms.settings import Settings
 from server.store.stores import MemoryStore, RedisStore, Store
 from tests.redis_proc import RedisProcess
 from tests.wsclient import WsClient

@@ -16,6 +16,7 @@ class ErrorCode(StrEnum):
     BAD_TOKEN = "bad-token"
     RATE_LIMITED = "rate-limited"
     ROOM_NOT_FOUND = "room-not-found"
+    ROOM_UNAVAILABLE = "room-unavailable"
     ROOM_FULL = "room-full"
     RACE_IN_PROGRESS = "race-in-progress"
     NOT_IN_ROOM = "not-in-room"

@@ -16,11 +16,12 @@ FAST = ("--countdown", "0.05", "--rate", "10000", "--burst", "10000")
 class ServerProcess:
     """One node: started at once, ``port`` read from its "listening on" line; stderr kept in ``log``."""
 
-    def __init__(self, *args: str, port: int = 0) -> None:
+    def __init__(self, *args: str, port: int = 0, launch: tuple[str, ...] = ("-m", "server")) -> None:
+        """``launch``: how the interpreter is told to start the server (another build: ``-c`` code)."""
         self.log = Path(tempfile.mkstemp(prefix="seahaven-server-", suffix=".log")[1])
         with self.log.open("wb") as stderr:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(port), *FAST, *args],
+                [sys.executable, *launch, "--host", "127.0.0.1", "--port", str(port), *FAST, *args],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=stderr,

@@ -18,7 +18,8 @@ from seahaven.solver import solve
 from server.rooms.core import Outcome, RoomCore
 from server.rooms.events import Event, Undone
 from server.rooms.events import Moved as MovedEvent
-from server.rooms.room import Room, RoomError, Seat, Settings
+from server.rooms.room import Room, RoomError, Seat
+from server.rooms.settings import Settings
 
 T0 = 1_000_000
 DELAY = 5000

@@ -28,7 +28,8 @@ from server.rooms.events import (
 from server.rooms.events import (
     Started as StartedEvent,
 )
-from server.rooms.room import MAX_MOVES, Room, RoomError, Settings
+from server.rooms.room import MAX_MOVES, Room, RoomError
+from server.rooms.settings import Settings
 
 DEAL = 1
 

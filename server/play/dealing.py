@@ -16,7 +16,8 @@ from seahaven.winnable import GRADES, deal_list
 from server.config import Config
 from server.play.daily import DailyDeals, utc_date
 from server.play.dealpool import DealPool
-from server.rooms.room import Room, Settings
+from server.rooms.room import Room
+from server.rooms.settings import Settings
 from server.shell.clock import Clock
 from server.shell.held import log_event
 from server.store.stores import StoreError

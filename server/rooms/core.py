@@ -25,7 +25,8 @@ from protocol.schema import Message
 from seahaven import Move
 from server.rooms.events import Event, NewDeal, Started, Undone
 from server.rooms.events import Moved as MovedEvent
-from server.rooms.room import Room, Settings
+from server.rooms.room import Room
+from server.rooms.settings import Settings
 
 Frame = tuple[frozenset[str], bytes]
 """Who gets a frame, and the frame."""

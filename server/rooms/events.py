@@ -1,19 +1,45 @@
 """The events of a room's history, and their compact msgpack form for the store's log.
 
-Each event is a small frozen value; ``pack`` turns it into ``[kind, at, ...fields]``
-so the per-move log entry stays a few dozen bytes.
+Each event is a small frozen value; ``pack`` turns it into ``[head, at, ...fields]`` so the
+per-move log entry stays a few dozen bytes.
+
+Every entry carries its format version, in its head: ``head = version * SPAN + kind``. A build
+reads every version up to its own ``FORMAT`` and refuses a newer one (``NewerFormat``) without
+guessing at it, so a change to what is stored rolls out node by node: the nodes of the newer build
+serve the rooms it wrote, the older ones leave them alone. Entries written before versions existed
+were ``[kind, ...]`` with ``kind < SPAN``: that is version 0, today's, read as it always was (and
+version 0's bytes are unchanged: the version costs nothing while it is 0; versions 1 to 3 still fit
+the head's one byte).
+
+Raise ``FORMAT`` for any change an older build could not read right: a new event kind, a new or
+changed field of an event or of ``Settings`` (an older build would refuse or misread it), a field's
+new meaning. The new build then reads both: the older versions as they were, its own as it writes.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import msgpack
 
-if TYPE_CHECKING:
-    from server.rooms.room import Settings
+from server.rooms.settings import Settings
+
+FORMAT: Final = 0
+"""The newest format version this build reads, and the one it writes."""
+SPAN: Final = 32
+"""Kinds one format version may have: the head of an entry is ``version * SPAN + kind``."""
+
+
+class NewerFormat(ValueError):
+    """A log entry in a format version newer than this build's: the room is a newer build's to
+    serve. A ValueError like a corrupt entry's, so that nothing reads on past it; but nothing may
+    treat the room as corrupt either (rewrite it, drop it or say it is gone)."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(f"room log entry in format version {version}: this build reads up to {FORMAT}")
+        self.version = version
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,26 +187,31 @@ the move path's profile)."""
 def pack(event: Event) -> bytes:
     """The log entry of ``event``."""
     kind = type(event)
-    values: list[object] = [_INDEX[kind]]
+    values: list[object] = [_INDEX[kind] + FORMAT * SPAN]
     for name in _NAMES[kind]:
         value = getattr(event, name)
         if name == "settings":
-            value = dataclasses.asdict(value)  # a map: new settings fields keep old logs readable
+            value = dataclasses.asdict(value)  # a map: a build with new settings fields reads older logs
         values.append(value)
     data: bytes = msgpack.packb(values)
     return data
 
 
 def unpack(data: bytes) -> Event:
-    """The event of a log entry (ValueError for a corrupt one)."""
-    from server.rooms.room import Settings
-
+    """The event of a log entry: NewerFormat for one of a newer build, ValueError for a corrupt one."""
     try:
-        kind, *values = msgpack.unpackb(data, raw=False)
+        head, *values = msgpack.unpackb(data, raw=False)
+        version, kind = divmod(head, SPAN)
+        if version > FORMAT:
+            raise NewerFormat(version)
+        if version < 0:
+            raise ValueError(f"format version {version}")
         cls = _KINDS[kind]
         if cls is Created:
             values[2] = Settings(**values[2])
         event: Event = cls(*values)
+    except NewerFormat:
+        raise
     except (ValueError, TypeError, IndexError, msgpack.UnpackException) as exc:
         raise ValueError(f"corrupt room log entry: {exc}") from None
     return event

@@ -54,6 +54,7 @@ from server.rooms.events import (
 from server.rooms.events import (
     Started as StartedEvent,
 )
+from server.rooms.settings import Settings
 
 BOT_PREFIX: Final = "bot-"
 """Player ids of bot racers start so (a human's start with "p"): the room shows them as bots."""
@@ -73,35 +74,6 @@ _notation = functools.lru_cache(maxsize=4096)(Move.__str__)
 
 class RoomError(ProtocolError):
     """A command the room refuses (nothing changed)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """What the room's creator chose."""
-
-    preset: str
-    deal: int
-    seats: int = 2
-    public: bool = True
-    time_limit_ms: int | None = None
-    undo: bool = True
-    countdown_ms: int = 3000
-    grace_ms: int = 30_000
-    spectator_delay_ms: int = 10_000
-    """Spectators see racers' moves this late, so a racer cannot watch a rival's line live."""
-    any_deal: bool = False
-    """The server deals any deal, not only proven-winnable ones."""
-    deal_grade: str | None = None
-    """The grade of the winnable deals the server picks (None: any grade)."""
-    chosen: bool = False
-    """The creator chose ``deal``: everyone sees it before the start (a server-picked deal is
-    secret until then)."""
-    hints: bool = False
-    """Racers may ask for hints (the standings count them)."""
-    lost_notice: bool = False
-    """A racer is told when their position is proven lost."""
-    daily: str | None = None
-    """A daily race: the UTC day (YYYY-MM-DD) whose deal ``deal`` is."""
 
 
 @dataclass(slots=True)

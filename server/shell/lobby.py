@@ -12,7 +12,7 @@ from protocol.enums import Phase
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ListRooms, QuickMatch, Rooms, RoomSummary
 from protocol.schema import Message
-from server.rooms.room import Settings
+from server.rooms.settings import Settings
 from server.shell.held import Asker, HeldRoom
 from server.shell.ports import Bots, Deals
 from server.shell.roompath import RoomPath
@@ -60,7 +60,10 @@ class Lobby:
                 continue
             if code in self.path.rooms or summary.preset != message.preset or summary.phase != Phase.WAITING:
                 continue
-            other = await self.path.get(code)
+            try:
+                other = await self.path.get(code)
+            except ProtocolError:  # a newer build's room: its nodes match it
+                continue
             if (
                 other is not None
                 and other.room.is_open()

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from server.rooms.room import Room, Settings
+from server.rooms.room import Room
+from server.rooms.settings import Settings
 
 
 class Deals(Protocol):

@@ -8,7 +8,7 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import CreateRoom, JoinRoom, Leave, MoveRequest, Ping, Pong, Ready, Rematch, Resign, Undo
 from protocol.schema import Message
 from seahaven import decode as decode_deal
-from server.rooms.room import Settings
+from server.rooms.settings import Settings
 from server.shell.clock import Clock
 from server.shell.guard import Guard
 from server.shell.held import Asker, Command, HeldRoom

@@ -28,8 +28,8 @@ from protocol.messages import Ok
 from protocol.schema import Message
 from server.config import Config
 from server.rooms.core import Outcome, RoomCore
-from server.rooms.events import Event, Moved, Presence, Undone, pack, unpack
-from server.rooms.room import Settings
+from server.rooms.events import Event, Moved, NewerFormat, Presence, Undone, pack, unpack
+from server.rooms.settings import Settings
 from server.shell.clock import Clock
 from server.shell.fanout import Fanout
 from server.shell.held import Asker, Command, HeldRoom, log_event
@@ -115,6 +115,8 @@ class RoomPath:
             return None
         try:
             core = RoomCore.load([unpack(d) for d in data], self.clock.now())
+        except NewerFormat as exc:
+            raise _newer(code, exc) from None
         except ValueError as exc:
             log_event("room.corrupt", room=code, error=str(exc))
             return None
@@ -195,7 +197,10 @@ class RoomPath:
         """Rebuild the store's live rooms. Nobody is connected yet: racers get their grace
         period from now, spectators are gone."""
         for code in await self.store.room_ids():
-            held = await self.get(code)
+            try:
+                held = await self.get(code)
+            except ProtocolError:  # a newer build's room: left to its nodes
+                continue
             if held is None:
                 continue
             await self.run(held, lambda core, now: core.restart(now))
@@ -260,7 +265,11 @@ class RoomPath:
                         raise ProtocolError(ErrorCode.BAD_SEQ, f"seq {asker.seq} was answered and replaced")
                     self.replies.answer_frame(asker, appended.memo)
                 return Outcome([], Ok())
-            await self._caught_up(held, appended)  # behind: judged again on the caught-up core
+            try:  # behind: judged again on the caught-up core
+                await self._caught_up(held, appended)
+            except NewerFormat as exc:
+                self._let_go(held)
+                raise _newer(held.room.code, exc) from None
         else:
             raise StoreError(f"room {held.room.code} kept changing under {MAX_CONFLICTS} tries")
         if then is not None:
@@ -385,6 +394,9 @@ class RoomPath:
             except StoreError:
                 held.stale = True
                 raise
+            except NewerFormat as exc:
+                self._let_go(held)
+                raise _newer(code, exc) from None
             except ValueError as exc:
                 log_event("room.corrupt", room=code, error=str(exc))
                 self._let_go(held)
@@ -493,6 +505,13 @@ class Locked:
 
     async def __aexit__(self, *exc_info: object) -> None:
         self.held.lock.release()
+
+
+def _newer(code: str, exc: NewerFormat) -> ProtocolError:
+    """A room whose log a newer build wrote: not held here, never written to, not called lost
+    (the newer build's nodes serve it); the asker is told so."""
+    log_event("room.newer_format", room=code, error=str(exc))
+    return ProtocolError(ErrorCode.ROOM_UNAVAILABLE, f"room {code} is served by a newer server version: try again")
 
 
 def _tick(core: RoomCore, now: int) -> Outcome:

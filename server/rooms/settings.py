@@ -1,0 +1,38 @@
+"""What a room's creator chose: a room's settings, stored in its first event (``Created``).
+
+Their own module so that the events (which store them) and the room (which plays by them) both
+import them without importing each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What the room's creator chose."""
+
+    preset: str
+    deal: int
+    seats: int = 2
+    public: bool = True
+    time_limit_ms: int | None = None
+    undo: bool = True
+    countdown_ms: int = 3000
+    grace_ms: int = 30_000
+    spectator_delay_ms: int = 10_000
+    """Spectators see racers' moves this late, so a racer cannot watch a rival's line live."""
+    any_deal: bool = False
+    """The server deals any deal, not only proven-winnable ones."""
+    deal_grade: str | None = None
+    """The grade of the winnable deals the server picks (None: any grade)."""
+    chosen: bool = False
+    """The creator chose ``deal``: everyone sees it before the start (a server-picked deal is
+    secret until then)."""
+    hints: bool = False
+    """Racers may ask for hints (the standings count them)."""
+    lost_notice: bool = False
+    """A racer is told when their position is proven lost."""
+    daily: str | None = None
+    """A daily race: the UTC day (YYYY-MM-DD) whose deal ``deal`` is."""

@@ -1,0 +1,313 @@
+"""The format version of stored events: older logs read exactly as before; a newer build's room
+refused without harm, by one node of this build beside a node of the next one on one real Redis.
+
+The next release is this code with ``FORMAT`` raised by one, run as its own server process: it
+writes every event in the newer version and reads both, as a release that changed the log's form
+would (the test cannot run code not yet written; what it checks is this build's side).
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import AsyncIterator, Iterator
+
+import msgpack
+import pytest
+import redis.asyncio as aioredis
+
+from protocol.enums import Phase
+from protocol.errors import ErrorCode
+from protocol.messages import CreateRoom, Error, Hello, JoinRoom, Moved, MoveRequest, Ok, Ready, RoomState, Started
+from seahaven import Board
+from seahaven.solver import solve
+from server.rooms import events
+from server.rooms.core import RoomCore
+from server.rooms.events import SPAN, Event, NewerFormat, pack, unpack
+from server.rooms.events import Moved as MovedEvent
+from server.rooms.room import Room
+from server.rooms.settings import Settings
+from tests.redis_proc import RedisProcess
+from tests.server_proc import ServerProcess
+from tests.wsclient import WsClient
+
+OLD_LOG = """
+    940000a64f4c443030318fa6707265736574a8736561686176656ea46465616c01a5736561747303a67075626c6963c3ad74696d655f6c696d69745f6d73ce000927c0a4756e646fc3ac636f756e74646f776e5f6d73cd03e6a867726163655f6d73cd7530b2737065637461746f725f64656c61795f6d73cd2710a8616e795f6465616cc2aa6465616c5f6772616465c0a663686f73656ec2a568696e7473c3ab6c6f73745f6e6f74696365c2a56461696c79c0
+    950101a27031a3416e6ea57261636572
+    950101a27032a3426f62a57261636572
+    950101a27033a24379a57261636572
+    950101a27331a3457665a9737065637461746f72
+    940302a27031c3
+    940303a27031c2
+    940304a27031c3
+    940305a27032c3
+    940305a27033c3
+    930405cd03eb
+    9205cd03eb
+    9406cd044ca27031a23363
+    9406cd04b0a27031a23364
+    9307cd0514a27031
+    9406cd0578a27032a23363
+    930ecd05dca27032
+    940acd0640a27032c2
+    940acd06a4a27032c3
+    9302cd0708a27331
+    9308cd076ca27032
+    940acd079ea27033c2
+    9309cd9c40a27033
+    9406cd9c41a27031a23364
+    9406cd9c42a27031a23323
+    9406cd9c43a27031a23323
+    9406cd9c44a27031a26123
+    9406cd9c45a27031a23561
+    9406cd9c46a27031a26435
+    9406cd9c47a27031a23038
+    9406cd9c48a27031a23130
+    9406cd9c49a27031a23738
+    9406cd9c4aa27031a23733
+    9406cd9c4ba27031a23764
+    9406cd9c4ca27031a23735
+    9406cd9c4da27031a26137
+    9406cd9c4ea27031a23161
+    9406cd9c4fa27031a26431
+    9406cd9c50a27031a431343a32
+    9406cd9c51a27031a23231
+    9406cd9c52a27031a23231
+    9406cd9c53a27031a23223
+    9406cd9c54a27031a23523
+    9406cd9c55a27031a23523
+    9406cd9c56a27031a23523
+    9406cd9c57a27031a23223
+    9406cd9c58a27031a23223
+    9406cd9c59a27031a23623
+    9406cd9c5aa27031a23923
+    9406cd9c5ba27031a26123
+    9406cd9c5ca27031a23123
+    9406cd9c5da27031a23123
+    9406cd9c5ea27031a23123
+    9406cd9c5fa27031a23423
+    9406cd9c60a27031a23423
+    9406cd9c61a27031a23423
+    9406cd9c62a27031a23161
+    9406cd9c63a27031a23639
+    9406cd9c64a27031a23637
+    9406cd9c65a27031a23623
+    9406cd9c66a27031a26236
+    9406cd9c67a27031a436333a32
+    9406cd9c68a27031a23537
+    9406cd9c69a27031a23562
+    9406cd9c6aa27031a23523
+    9406cd9c6ba27031a23023
+    9406cd9c6ca27031a23023
+    9406cd9c6da27031a23023
+    9406cd9c6ea27031a26323
+    9406cd9c6fa27031a26130
+    9406cd9c70a27031a23961
+    9406cd9c71a27031a23963
+    9406cd9c72a27031a23923
+    9406cd9c73a27031a23923
+    9406cd9c74a27031a23423
+    9406cd9c75a27031a23023
+    9406cd9c76a27031a23023
+    9406cd9c77a27031a23923
+    9406cd9c78a27031a23437
+    9406cd9c79a27031a23430
+    9406cd9c7aa27031a23430
+    9406cd9c7ba27031a26231
+    9406cd9c7ca27031a438303a33
+    9406cd9c7da27031a23823
+    9406cd9c7ea27031a26338
+    9406cd9c7fa27031a23723
+    9406cd9c80a27031a23723
+    9406cd9c81a27031a23723
+    9406cd9c82a27031a23723
+    9406cd9c83a27031a23723
+    9406cd9c84a27031a23023
+    9406cd9c85a27031a23023
+    9406cd9c86a27031a23023
+    9406cd9c87a27031a23023
+    9406cd9c88a27031a23023
+    9406cd9c89a27031a23023
+    9406cd9c8aa27031a26138
+    9406cd9c8ba27031a438313a33
+    9406cd9c8ca27031a23823
+    9406cd9c8da27031a23823
+    9406cd9c8ea27031a23323
+    9406cd9c8fa27031a23323
+    9406cd9c90a27031a23323
+    9406cd9c91a27031a23323
+    9406cd9c92a27031a23123
+    9406cd9c93a27031a23123
+    9406cd9c94a27031a23123
+    9406cd9c95a27031a23123
+    930bcd9c95a3776f6e
+    930ccdea60a27031
+    930ccdea61a27032
+    930dcdea6107
+    9304cdea61cdee47
+"""
+"""A race's log as the build before format versions wrote it (every event kind once at least:
+joins, readiness, countdown, moves, an undo, a hint, a drop and return, a spectator leaving, a
+resignation, a forfeit, the end, a rematch and its new deal), one entry in hex per line."""
+
+MOVES = [str(move) for move in solve(Board.deal("seahaven", 1)).moves]
+NEXT = f"{events.FORMAT + 1}"
+NEXT_RELEASE = (
+    "-c",
+    f"import server.rooms.events as e; e.FORMAT = {NEXT}; from server.__main__ import main; main()",
+)
+"""How the next release's server starts: this build with its events' format version raised."""
+
+
+def old_entries() -> list[bytes]:
+    return [bytes.fromhex(line) for line in OLD_LOG.split()]
+
+
+def newer(entry: bytes) -> bytes:
+    """``entry`` as the next release would write it: the same event, one format version newer."""
+    head, *fields = msgpack.unpackb(entry, raw=False)
+    return bytes(msgpack.packb([head + SPAN, *fields]))
+
+
+def version(entry: bytes) -> int:
+    head = msgpack.unpackb(entry, raw=False)[0]
+    assert isinstance(head, int)
+    return head // SPAN
+
+
+def test_this_build_writes_version_0_the_bytes_entries_had_before_versions() -> None:
+    assert events.FORMAT == 0
+    assert pack(MovedEvent(1100, "p1", "3h")) == msgpack.packb([6, 1100, "p1", "3h"])
+    entries = old_entries()
+    assert [pack(unpack(entry)) for entry in entries] == entries  # read, written back: the same bytes
+
+
+def old_race() -> tuple[Room, list[Event]]:
+    """The race ``OLD_LOG`` holds, played again by this build's room."""
+    room, log = Room.create(
+        "OLD001", Settings("seahaven", 1, seats=3, countdown_ms=998, hints=True, time_limit_ms=600_000), 0
+    )
+    for player, name in (("p1", "Ann"), ("p2", "Bob"), ("p3", "Cy")):
+        log += room.join(player, name, False, 1)
+    log += room.join("s1", "Eve", True, 1)
+    log += room.set_ready("p1", True, 2) + room.set_ready("p1", False, 3) + room.set_ready("p1", True, 4)
+    log += room.set_ready("p2", True, 5) + room.set_ready("p3", True, 5)
+    log += room.tick(1003)
+    log += room.move("p1", MOVES[0], 1100) + room.move("p1", MOVES[1], 1200) + room.undo("p1", 1300)
+    log += room.move("p2", MOVES[0], 1400) + room.use_hint("p2", 1500)
+    log += room.disconnect("p2", 1600) + room.reconnect("p2", 1700)
+    log += room.leave("s1", 1800) + room.resign("p2", 1900) + room.disconnect("p3", 1950)
+    log += room.tick(40_000)  # p3's grace ran out
+    for i, move in enumerate(MOVES[1:]):
+        log += room.move("p1", move, 40_001 + i)
+    log += room.vote_rematch("p1", 7, 60_000) + room.vote_rematch("p2", 7, 60_001)
+    return room, log
+
+
+def test_an_old_log_loads_and_replays_exactly_as_the_room_played() -> None:
+    entries = old_entries()
+    log = [unpack(entry) for entry in entries]
+    assert {type(e) for e in log} == set(typing.get_args(Event))  # every kind is in the fixture
+    room, played = old_race()
+    assert log == played
+    replayed = Room.replay(log)
+    assert replayed.settings.deal == 7 and replayed.phase == Phase.COUNTDOWN  # the rematch's new deal
+    core = RoomCore.load(log, 100_000)
+    for player in ("p1", "p2", "p3"):
+        assert replayed.state_for(player, 100_000) == room.state_for(player, 100_000)
+        assert core.state_for(player, 100_000) == room.state_for(player, 100_000)
+
+
+def test_a_log_with_one_newer_entry_is_refused_on_load_not_called_corrupt() -> None:
+    entries = old_entries()
+    entries[5] = newer(entries[5])
+    with pytest.raises(NewerFormat) as refused:
+        RoomCore.load([unpack(entry) for entry in entries], 100_000)
+    assert refused.value.version == events.FORMAT + 1
+    # A corrupt entry is a plain ValueError, never taken for a newer build's.
+    for corrupt in (b"\xc1", msgpack.packb([SPAN - 1, 5]), msgpack.packb([-1, 5]), msgpack.packb(["x", 5])):
+        with pytest.raises(ValueError) as bad:
+            unpack(corrupt)
+        assert not isinstance(bad.value, NewerFormat)
+
+
+@pytest.fixture
+def builds(redis_proc: RedisProcess) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """A node of this build and a node of the next release on one Redis."""
+    older = ServerProcess("--redis", redis_proc.url, "--spectator-delay", "0")
+    try:
+        newest = ServerProcess("--redis", redis_proc.url, "--spectator-delay", "0", launch=NEXT_RELEASE)
+    except BaseException:
+        older.close()
+        raise
+    try:
+        yield older, newest
+    finally:
+        older.close()
+        newest.close()
+
+
+@pytest.fixture
+async def redis(redis_proc: RedisProcess) -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.Redis.from_url(redis_proc.url)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+async def stored(redis: aioredis.Redis, code: str) -> list[bytes]:
+    """The room's log as Redis holds it, byte for byte."""
+    return [bytes(entry) for entry in await redis.lrange(f"seahaven:{{room:{code}}}:log", 0, -1)]  # type: ignore[arg-type]
+
+
+async def test_an_older_node_leaves_a_newer_builds_room_alone_while_the_newer_node_serves_it(
+    builds: tuple[ServerProcess, ServerProcess], redis: aioredis.Redis
+) -> None:
+    older, newest = builds
+    ann = await WsClient.open(older.url, "Ann")
+    bob = await WsClient.open(newest.url, "Bob")
+    created = await ann.call(CreateRoom(deal_number=1))
+    assert isinstance(created, RoomState)
+    code = created.room
+    written = await stored(redis, code)
+    assert [version(e) for e in written] == [0, 0]  # this build's Created and Joined
+
+    # The next release's node seats Bob: its Joined is the room's first newer entry.
+    assert isinstance(await bob.call(JoinRoom(room=code)), RoomState)
+    before = await stored(redis, code)
+    assert [version(e) for e in before] == [0, 0, 1]
+
+    # The older node refuses the room (whether a doorbell or the store told it first): Ann hears
+    # why, and nothing is written. Then it holds the room no more: a newcomer there is told the same.
+    refused = await ann.call(Ready())
+    assert isinstance(refused, Error) and refused.code == ErrorCode.ROOM_UNAVAILABLE, refused
+    assert code in refused.message and "newer server version" in refused.message
+    cy = await WsClient.open(older.url, "Cy")
+    again = await cy.call(JoinRoom(room=code))
+    assert isinstance(again, Error) and again.code == ErrorCode.ROOM_UNAVAILABLE
+    # Resuming Ann's session on the older node is refused too (her session is left as it was).
+    await ann.close()
+    back = await WsClient.open(older.url)
+    resumed = await back.call(Hello(name="Ann", token=ann.token))
+    assert isinstance(resumed, Error) and resumed.code == ErrorCode.ROOM_UNAVAILABLE
+    assert await stored(redis, code) == before  # same length, same bytes: not healed, not dropped
+
+    # The newer node serves the room on: Ann resumes there, both ready, the race runs.
+    ann2 = await WsClient.open(newest.url, "Ann", token=ann.token)
+    assert ann2.welcome is not None and ann2.welcome.room == code
+    for client in (ann2, bob):
+        assert isinstance(await client.call(Ready()), Ok)
+    for client in (ann2, bob):
+        await client.expect(Started)
+    moved = await bob.call(MoveRequest(move=MOVES[0]))
+    assert isinstance(moved, Moved) and moved.moves == 1
+    after = await stored(redis, code)
+    assert after[: len(before)] == before and len(after) > len(before)
+    assert all(version(e) == 1 for e in after[len(before) :])  # the older node wrote none of it
+
+    # The doorbells of those appends rang the older node (it loaded the room): it ignored them.
+    again = await cy.call(JoinRoom(room=code))
+    assert isinstance(again, Error) and again.code == ErrorCode.ROOM_UNAVAILABLE
+    assert await stored(redis, code) == after
+    for client in (ann2, bob, cy, back):
+        await client.close()
