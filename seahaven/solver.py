@@ -20,7 +20,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -61,19 +61,26 @@ class Solution:
         return self.status == "solved"
 
 
-def solve(board: Board, *, max_states: int = 200_000, max_seconds: float | None = None) -> Solution:
+def solve(
+    board: Board, *, max_states: int = 200_000, max_seconds: float | None = None, avoid: Iterable[Board] = ()
+) -> Solution:
     """Search for a win from ``board``'s position without changing ``board``.
 
     "unsolvable" means every reachable position was examined; "gave-up" means more than
     ``max_states`` positions, or more than ``max_seconds`` of search, would have been needed
     to decide. Only the state budget makes the outcome the same on every machine.
+
+    ``avoid``: positions the line must not pass through (a hint's line keeps clear of where the
+    racer has been, or following hints could go in circles). "unsolvable" then means no win
+    avoids them; one through them may still exist.
     """
     if max_states < 1:
         raise ValueError("max_states must be at least 1")
     if max_seconds is not None and not max_seconds > 0:
         raise ValueError("max_seconds must be positive")
     deadline = None if max_seconds is None else time.monotonic() + max_seconds
-    return _Search(board.copy(stack=False), max_states, deadline).run()
+    search = _Search(board.copy(stack=False), max_states, deadline)
+    return search.run(avoid)
 
 
 def hint(board: Board, *, max_states: int = 200_000, max_seconds: float | None = None) -> Move | None:
@@ -121,9 +128,7 @@ class _Search:
             for target in targets:
                 fits[card * 52 + target] = 1
         self.fits = bytes(fits)
-        base = board.base
-        self.cols: _Cols = tuple(bytes(_card_id(c.rank, c.suit, base) for c in col) for col in board.columns)
-        self.cells: _Cells = tuple(_NO_CARD if c is None else _card_id(c.rank, c.suit, base) for c in board.cells)
+        self.cols, self.cells = _compact(board)
         h = board.home
         self.home: _Home = (h[0], h[1], h[2], h[3])
 
@@ -326,10 +331,30 @@ class _Search:
         self.autoplay(new_cols, new_cells, new_home, played)
         return new_cols, new_cells, new_home, played
 
+    def first_step(self, cols: _Cols, cells: _Cells, home: _Home, move: _RawMove) -> bytes:
+        """The key of the position after ``move``'s first engine move alone (a run into the
+        cells goes card by card; autoplay comes after): where a racer who plays it stands."""
+        sa, s, da, d, n = move
+        new_cols, new_cells = list(cols), list(cells)
+        if sa == COLUMN:
+            n = 1 if da == CELL else n
+            moved = cols[s][-n:]
+            new_cols[s] = cols[s][:-n]
+        elif sa == CELL:
+            moved = bytes((cells[s],))
+            new_cells[s] = _NO_CARD
+        else:
+            moved = bytes(((home[s] - 1) * 4 + s,))
+        if da == COLUMN:
+            new_cols[d] = cols[d] + moved
+        elif da == CELL:
+            new_cells[d] = moved[0]
+        return self.key(new_cols, new_cells)
+
     # -- search ---------------------------------------------------------------
 
     @staticmethod
-    def key(cols: list[bytes], cells: list[int]) -> bytes:
+    def key(cols: Sequence[bytes], cells: Sequence[int]) -> bytes:
         """Equal for positions equal up to the order of columns and of cells."""
         return b"\xff".join(sorted(cols)) + b"\xfe" + bytes(sorted(c for c in cells if c != _NO_CARD))
 
@@ -356,17 +381,27 @@ class _Search:
                 cost += 3
         return cost - 5 * sum(home)
 
-    def run(self) -> Solution:
-        """Search from the position given at construction."""
+    def run(self, avoid: Iterable[Board] = ()) -> Solution:
+        """Search from the position given at construction, never through a position in ``avoid``."""
+        avoided = frozenset(self.key(*_compact(board)) for board in avoid)
         cols = list(self.cols)
         cells = list(self.cells)
         home = list(self.home)
         start_moves: list[_RawMove] = []
-        self.autoplay(cols, cells, home, start_moves)
+        if not avoided:
+            self.autoplay(cols, cells, home, start_moves)
+        # Else every engine move of the line's start matters (a racer plays them one by one as
+        # hints): autoplay could put straight back a card the racer's last move took off its
+        # parent (the first card of a run moved to the cells). The position is searched as it
+        # is, its safe home moves among the moves tried; and the first engine move of the line,
+        # which one step of the search (a run into the cells, a move and its autoplay) can hide,
+        # is kept clear of ``avoided`` as the line's positions are (they are marked seen).
         root: _Path = (None, tuple(start_moves))
         if sum(home) == 52:
             return Solution("solved", _moves(root), 1)
-        seen = {self.key(cols, cells)}
+        seen = set(avoided)
+        seen.add(self.key(cols, cells))
+        fenced = len(seen) - 1  # the positions avoided: never examined, not counted as states
         counter = itertools.count()
         queue: list[tuple[int, int, _Cols, _Cells, _Home, _Path]] = [
             (0, 0, tuple(cols), tuple(cells), (home[0], home[1], home[2], home[3]), root)
@@ -377,18 +412,20 @@ class _Search:
             popped += 1
             # The clock is read once every 256 positions: cheap, and at most ~10 ms late.
             if deadline is not None and not popped & 255 and time.monotonic() > deadline:
-                return Solution("gave-up", (), len(seen))
+                return Solution("gave-up", (), len(seen) - fenced)
             _, _, pcols, pcells, phome, path = heapq.heappop(queue)
             for move in self.moves(pcols, pcells, phome):
+                if avoided and path is root and self.first_step(pcols, pcells, phome, move) in avoided:
+                    continue
                 ncols, ncells, nhome, played = self.apply(pcols, pcells, phome, move)
                 k = self.key(ncols, ncells)
                 if k in seen:
                     continue
                 child: _Path = (path, tuple(played))
                 if sum(nhome) == 52:
-                    return Solution("solved", _moves(child), len(seen) + 1)
-                if len(seen) >= self.max_states:
-                    return Solution("gave-up", (), len(seen))
+                    return Solution("solved", _moves(child), len(seen) - fenced + 1)
+                if len(seen) - fenced >= self.max_states:
+                    return Solution("gave-up", (), len(seen) - fenced)
                 seen.add(k)
                 entry = (
                     self.score(ncols, ncells, nhome),
@@ -399,7 +436,15 @@ class _Search:
                     child,
                 )
                 heapq.heappush(queue, entry)
-        return Solution("unsolvable", (), len(seen))
+        return Solution("unsolvable", (), len(seen) - fenced)
+
+
+def _compact(board: Board) -> tuple[_Cols, _Cells]:
+    """``board``'s columns and cells in the solver's card numbers."""
+    base = board.base
+    cols = tuple(bytes(_card_id(c.rank, c.suit, base) for c in col) for col in board.columns)
+    cells = tuple(_NO_CARD if c is None else _card_id(c.rank, c.suit, base) for c in board.cells)
+    return cols, cells
 
 
 def _moves(path: _Path) -> tuple[Move, ...]:

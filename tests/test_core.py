@@ -345,3 +345,40 @@ def test_an_event_that_does_not_fit_leaves_the_room_its_log_replayed() -> None:
         core.apply([good, bad], T0 + 4003)
     assert core.log[-1] == good
     assert_replayed(core, T0 + 4003)
+
+
+def test_another_node_applying_the_events_later_sends_the_same_bytes() -> None:
+    """Issue 18, found from outside: a node that hears of an event later (another node stored
+    it) rendered its frames from its own clock, so a rival there saw ``elapsed_ms`` a millisecond
+    off the mover's ``moved``. Frames derive from the log alone: the same bytes on every node."""
+    settings = Settings("seahaven", 1, spectator_delay_ms=DELAY, undo=True)
+    here, created = RoomCore.create("ROOM01", settings, T0)
+    run(here, created)
+    there = RoomCore.load(list(here.log), T0)
+    late = 7  # ms: how much later the other node's clock reads when it applies each event
+
+    def both(outcome: Outcome, now: int) -> Outcome:
+        run(here, outcome)
+        heard = there.apply(outcome.events, now + late)
+        assert heard.frames == outcome.frames
+        return outcome
+
+    both(here.join("ann", "Ann", False, T0), T0)
+    both(here.join("bob", "Bob", False, T0), T0)
+    both(here.ready("ann", True, T0 + 1), T0 + 1)
+    countdown = both(here.ready("bob", True, T0 + 2), T0 + 2)
+    assert countdown.frames
+    both(here.tick(T0 + 3050), T0 + 3050)  # the start's timer fired 48 ms late
+    assert here.room.started_at == T0 + 3002
+    moves = [(player, move) for move in line()[:3] for player in ("ann", "bob")]
+    for i, (player, move) in enumerate(moves):
+        now = T0 + 4000 + 13 * i
+        outcome = both(here.move(player, move, now), now)
+        assert isinstance(outcome.reply, Moved)
+        (rival,) = frames_to(outcome, "bob" if player == "ann" else "ann")
+        assert isinstance(rival, Progress) and rival.elapsed_ms == outcome.reply.elapsed_ms == now - (T0 + 3002)
+    both(here.undo("ann", T0 + 5000), T0 + 5000)
+    both(here.resign("bob", T0 + 5001), T0 + 5001)
+    ended = both(here.resign("ann", T0 + 5002), T0 + 5002)
+    assert any(isinstance(decode_server(frame)[1], Result) for _, frame in ended.frames)
+    assert there.log == here.log

@@ -134,7 +134,7 @@ class RoomCore:
             nonlocal latest
             latest = max(latest, event.at)
             if latest + room.settings.spectator_delay_ms > watermark:
-                pending.extend(_delayed(room, event, event.at, latest))
+                pending.extend(_delayed(room, event, latest))
 
         core = cls(Room.replay(events, schedule), list(events), watermark)
         started = core.room.started_at
@@ -284,12 +284,12 @@ class RoomCore:
         watched = bool(room.spectators)
         if not watched:
             self.release(now)  # due frames for nobody: the watermark moves on, nothing wakes for them
-        outcome = Outcome(events, self._reply(events, now, mover))
+        outcome = Outcome(events, self._reply(events, mover))
         latest = self.latest
         for event in events:
             latest = max(latest, event.at)
             outcome.new_race = outcome.new_race or isinstance(event, Started | NewDeal)
-            for out in room.messages(event, now, spectators=watched):
+            for out in room.messages(event, spectators=watched):
                 if out.delay_ms:
                     # Nobody watches: no frame. A first spectator's join rebuilds them from the log.
                     if watched:
@@ -312,7 +312,7 @@ class RoomCore:
             return []
         return RoomCore.load(self.log, now).schedule
 
-    def _reply(self, events: list[Event], now: int, mover: str | None) -> Message:
+    def _reply(self, events: list[Event], mover: str | None) -> Message:
         """``moved`` for the mover's own move or undo, ``ok`` for anything else."""
         for event in events:
             if mover is not None and isinstance(event, MovedEvent | Undone) and event.player == mover:
@@ -324,16 +324,16 @@ class RoomCore:
                     progress=seat.board.progress,
                     moves=seat.moves,
                     status=seat.status,
-                    elapsed_ms=self.room.elapsed(now),
+                    elapsed_ms=self.room.elapsed(event.at),  # as the rivals' progress says
                 )
         return Ok()
 
 
-def _delayed(room: Room, event: Event, now: int, latest: int) -> list[Delayed]:
+def _delayed(room: Room, event: Event, latest: int) -> list[Delayed]:
     """The spectators' frames of ``event``, due a spectator delay after ``latest``."""
     return [
         Delayed(latest + out.delay_ms, room.started_at, encode(out.message))
-        for out in room.messages(event, now)
+        for out in room.messages(event)
         if out.delay_ms
     ]
 

@@ -193,7 +193,7 @@ class Room:
         """Racing, or stuck where an undo can still get them going."""
         return seat.status == Status.RACING or (seat.status == Status.STUCK and self.settings.undo)
 
-    def racer_view(self, player: str, now: int) -> Racer:
+    def racer_view(self, player: str) -> Racer:
         seat = self.seats[player]
         return Racer(
             player=player,
@@ -234,7 +234,7 @@ class Room:
             time_limit=self.settings.time_limit_ms // 1000 if self.settings.time_limit_ms else None,
             undo=self.settings.undo,
             phase=self.phase,
-            racers=tuple(self.racer_view(p, now) for p in self.seats),
+            racers=tuple(self.racer_view(p) for p in self.seats),
             spectators=len(self.spectators),
             server_time=now,
             starts_at=self.starts_at if self.phase == Phase.COUNTDOWN else None,
@@ -630,19 +630,23 @@ class Room:
 
     # -- what to tell whom --------------------------------------------------
 
-    def messages(self, event: Event, now: int, *, spectators: bool = True) -> list[Outbound]:
+    def messages(self, event: Event, *, spectators: bool = True) -> list[Outbound]:
         """The messages an applied event sends to the room's members (the shell sends them).
 
         Racers hear of each other's progress at once; spectators hear of moves, resignations
         and the result a spectator delay later, with the moves themselves. ``spectators=False``
         leaves out what only spectators would get (the caller has nobody to give it to).
+
+        Every message derives from the log alone: its times are the event's own (``at``), never
+        a clock's, so every node that applies the event, now or on a later load, sends the same
+        bytes (a node that heard of a move a millisecond later must not date it later).
         """
         racers = frozenset(p for p, s in self.seats.items() if not s.left)
         watchers = frozenset(self.spectators)
         delay = self.settings.spectator_delay_ms
         match event:  # racers' moves first: almost every event is one
-            case Moved(_, player) | Undone(_, player):
-                progress = self._progress(player, now)
+            case Moved(at, player) | Undone(at, player):
+                progress = self._progress(player, at)
                 sent = [Outbound(racers - {player}, progress)]
                 if spectators and (watchers or delay):  # with a delay, someone may join before it falls due
                     move = event.move if isinstance(event, Moved) else "undo"
@@ -650,8 +654,8 @@ class Room:
                 return sent
             case Joined() | Left() | ReadySet() | Presence() | RematchVoted() | Hinted():
                 return [Outbound(None, self._members_message())]
-            case CountdownSet(_, starts_at):
-                return [Outbound(None, Countdown(starts_at=starts_at, server_time=now))]
+            case CountdownSet(at, starts_at):
+                return [Outbound(None, Countdown(starts_at=starts_at, server_time=at))]
             case StartedEvent(at):
                 opening = Board.deal(self.settings.preset, self.settings.deal)
                 limit = self.settings.time_limit_ms
@@ -661,33 +665,34 @@ class Room:
                     board=to_board_text(opening),
                     started_at=at,
                     ends_at=at + limit if limit else None,
-                    server_time=now,
+                    server_time=at,
                 )
                 return [Outbound(None, started)]
-            case Resigned(_, player) | Forfeited(_, player):
-                progress = self._progress(player, now)
+            case Resigned(at, player) | Forfeited(at, player):
+                progress = self._progress(player, at)
                 return [Outbound(racers, progress), Outbound(watchers, progress, delay)]
             case Ended(_, reason):
                 result = Result(reason=reason, standings=self.standings, histories=self.histories())
                 return [Outbound(racers, result), Outbound(watchers, result, delay)]
-            case NewDeal():
-                return [Outbound(frozenset({p}), self.state_for(p, now)) for p in self.members]
+            case NewDeal(at):
+                return [Outbound(frozenset({p}), self.state_for(p, at)) for p in self.members]
         return []
 
     def _members_message(self) -> Members:
         return Members(
-            racers=tuple(self.racer_view(p, 0) for p in self.seats),
+            racers=tuple(self.racer_view(p) for p in self.seats),
             spectators=len(self.spectators),
             rematch=tuple(sorted(self.rematch)),
         )
 
-    def _progress(self, player: str, now: int) -> Progress:
+    def _progress(self, player: str, at: int) -> Progress:
+        """``player``'s progress as an event at ``at`` left it."""
         seat = self.seats[player]
         return Progress(
             player=player,
             progress=seat.board.progress if seat.board else 0,
             moves=seat.moves,
             status=seat.status,
-            elapsed_ms=self.elapsed(now),
+            elapsed_ms=self.elapsed(at),
             time_ms=self._time_of(seat),
         )
