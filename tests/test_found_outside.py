@@ -4,11 +4,10 @@ alone and a second server node on the same Redis, each shown on the wire.
 - ``test_a_rival_on_the_other_node_gets_the_same_bytes_as_a_rival_on_the_movers_node``: frames
   derive from the log alone, identically on every node (fixed in server/rooms/).
 - ``test_the_advice_reply_comes_before_the_members_frame_it_caused``: section 4, a reply comes
-  before the events it caused. EXPECTED TO FAIL until the hint path (server/app.py,
-  server/play/fairplay.py) is rewritten: the counted hint's ``members`` is sent first.
+  before the events it caused (the counted hint's ``members`` used to come first).
 - ``test_a_move_stored_through_a_stall_reaches_the_rival_without_another_move``: a resend answered
-  ``moved`` from the store must also tell the room. EXPECTED TO FAIL until server/app.py's
-  resend path is rewritten: the rival hears of the move only when the racer moves again.
+  ``moved`` from the store must also tell the room (the rival used to hear of the move only when
+  the racer moved again).
 """
 
 from __future__ import annotations
@@ -16,9 +15,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import AsyncIterator
-
-import pytest
 
 from protocol.codec import decode_server
 from protocol.errors import ErrorCode
@@ -42,17 +38,12 @@ from server.app import RaceServer
 from server.config import Config
 from server.store.stores import MemoryStore
 from tests.fakeclock import FakeClock
+from tests.helpers import MakeServer, url_of
+from tests.racing import room_with, solution, start_race
 from tests.redis_proc import RedisProcess
-from tests.test_server import MakeServer, room_with, server_factory, solution, start_race, url_of
 from tests.wsclient import TIMEOUT, WsClient
 
 MOVES = [str(move) for move in solution()]
-
-
-@pytest.fixture
-async def make_redis_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServer]:
-    async with server_factory("redis", request) as make:
-        yield make
 
 
 async def next_event(client: WsClient) -> tuple[bytes, Message]:
