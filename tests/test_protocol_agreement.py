@@ -62,6 +62,15 @@ async def refused(client: WsClient, message: Message, code: ErrorCode, text: str
     return seq
 
 
+async def reply_bytes(client: WsClient, seq: int) -> bytes:
+    """The frame that answers ``seq``, as it came (events before it are passed over)."""
+    while True:
+        data = await client.ws.recv()
+        assert isinstance(data, bytes)
+        if decode_server(data)[0] == seq:
+            return data
+
+
 # -- validation errors do not use up the seq (section 4) -----------------------------------------
 
 
@@ -140,6 +149,31 @@ async def test_nil_is_refused_where_the_type_has_no_nil(make_server: MakeServer)
         assert error == Error(code="bad-field", message="body.limit: expected an integer, got None")
 
 
+# -- the seq memory after a restart (sections 4 and 20) --------------------------------------------
+
+
+async def test_a_restart_on_redis_keeps_last_seq_with_the_room(request: pytest.FixtureRequest) -> None:
+    async with server_factory("redis", request) as make:
+        first = await make()
+        ann = await WsClient.open(url_of(first), "Ann")
+        eve = await WsClient.open(url_of(first), "Eve")
+        assert isinstance(await ann.call(CreateRoom()), RoomState)
+        ready = await ann.send(Ready())
+        answer = await reply_bytes(ann, ready)
+        assert decode_server(answer) == (ready, Ok())
+        await ann.call(Ping())  # changes no room: not kept past the restart
+        await first.stop()
+        second = await make()
+        back = await WsClient.open(url_of(second), "Ann", token=ann.token)
+        assert back.welcome is not None and back.welcome.last_seq == ready
+        await back.expect(RoomState)
+        await back.send(Ready(ready=False), ready)  # a resend: the original reply, not played again
+        assert await reply_bytes(back, ready) == answer
+        outside = await WsClient.open(url_of(second), "Eve", token=eve.token)
+        assert outside.welcome is not None and outside.welcome.last_seq == -1  # in no room
+    assert "a session still in a room gets that request's `seq` as `last_seq`" in DOC[DOC.index("\n## 20. ") :]
+
+
 # -- closes ---------------------------------------------------------------------------------------
 
 
@@ -215,7 +249,7 @@ async def test_a_bot_is_seated_waiting_then_ready_with_a_bot_id(make_server: Mak
     ann = await WsClient.open(url_of(server), "Ann")
     state = await ann.call(CreateRoom(bot="brisk", deal_number=DEAL))
     assert isinstance(state, RoomState) and [r.player for r in state.racers] == [ann.player]
-    seen = []
+    seen: list[Members] = []
     while len(seen) < 3:
         seen.append(await ann.expect(Members))
     assert [[(r.name, r.status, r.bot) for r in m.racers] for m in seen] == [
