@@ -182,7 +182,10 @@ def decode_request(data: bytes | str) -> tuple[int, Message]:
         cls = REQUESTS.get(kind)
         if cls is None:
             raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {_shown(kind)}")
-        return seq, cls.from_body(frame.get("body", {}))
+        body = frame.get("body")
+        # A missing body and a nil one both mean "no fields" (some msgpack libraries write an
+        # empty map as nil).
+        return seq, cls.from_body({} if body is None else body)
     except ProtocolError as exc:
         exc.seq = seq
         raise

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final
 
-from seahaven import PRESETS
+from seahaven import PRESETS, Move
 from seahaven.deals import MAX_DEAL
 from seahaven.winnable import GRADES
 
 from .enums import EndReason, Phase, Role, Status
+from .errors import ErrorCode, ProtocolError
 from .schema import Bool, Int, ListOf, Message, Obj, Opt, Str, field_of
 
 PRESET_NAMES: Final = tuple(PRESETS)
@@ -32,6 +34,42 @@ _NAME = Str(1, NAME_MAX)
 _MS = Int(0, 2**62)
 LOBBY_PAGE: Final = 1000
 """The most rooms one ``rooms`` reply lists."""
+LOBBY_CURSOR: Final = re.compile(r"[01]\.[0-9A-Za-z]{1,30}")
+"""The form of every ``list_rooms`` cursor the server gives: a rank (0 waiting, 1 the rest), a dot,
+a room code. The lobby reads the place it names (server/shell/lobby.py)."""
+
+
+class _Cursor(Str):
+    """A ``list_rooms`` cursor: refused here, before the request uses up its seq, unless it has
+    the form of one the server gives."""
+
+    def __init__(self) -> None:
+        super().__init__(1, 32)
+
+    def check(self, value: object, where: str, strict: bool = True) -> object:
+        super().check(value, where, strict)
+        assert isinstance(value, str)
+        if LOBBY_CURSOR.fullmatch(value) is None:
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"{where}: not a cursor this server gave")
+        return value
+
+
+class _Notation(Str):
+    """A move in the notation of docs/notation.md: a text that does not read is a validation error
+    (bad-field before the request uses up its seq), not the room's to judge."""
+
+    def __init__(self) -> None:
+        super().__init__(2, 8)
+
+    def check(self, value: object, where: str, strict: bool = True) -> object:
+        super().check(value, where, strict)
+        assert isinstance(value, str)
+        try:
+            Move.parse(value)
+        except ValueError as exc:
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"{where}: {exc}") from None
+        return value
+
 
 # -- client to server ---------------------------------------------------------
 
@@ -49,7 +87,7 @@ class ListRooms(Message):
     preset: str | None = field_of(Opt(Str(1, 32, PRESET_NAMES)), None)
     limit: int = field_of(Int(1, LOBBY_PAGE), LOBBY_PAGE)
     """The most rooms to list."""
-    cursor: str | None = field_of(Opt(Str(1, 32)), None)
+    cursor: str | None = field_of(Opt(_Cursor()), None)
     """Where to go on: a previous reply's ``next`` (nil: from the start)."""
 
 
@@ -76,6 +114,18 @@ class CreateRoom(Message):
     daily: bool = field_of(Bool(), False, omit_default=True)
     """Race today's daily deal of ``preset``; finishing times go on the daily board."""
 
+    def conflict(self) -> str | None:
+        chosen = self.deal_number is not None or self.deal_code is not None
+        if self.deal_number is not None and self.deal_code is not None:
+            return "give deal_number or deal_code, not both"
+        if chosen and (self.any_deal or self.deal_grade is not None):
+            return "a chosen deal takes neither any_deal nor deal_grade"
+        if self.daily and (chosen or self.any_deal or self.deal_grade is not None):
+            return "a daily race takes no deal, any_deal or deal_grade"
+        if self.any_deal and self.deal_grade is not None:
+            return "any_deal takes no deal_grade: graded deals are winnable ones"
+        return None
+
 
 @dataclass(frozen=True, slots=True)
 class JoinRoom(Message):
@@ -95,6 +145,9 @@ class QuickMatch(Message):
     daily: bool = field_of(Bool(), False, omit_default=True)
     """Join or open a room racing today's daily deal."""
 
+    def conflict(self) -> str | None:
+        return "a daily race takes no deal_grade" if self.daily and self.deal_grade is not None else None
+
 
 @dataclass(frozen=True, slots=True)
 class Leave(Message):
@@ -110,7 +163,7 @@ class Ready(Message):
 @dataclass(frozen=True, slots=True)
 class MoveRequest(Message):
     TYPE = "move"
-    move: str = field_of(Str(2, 8))
+    move: str = field_of(_Notation())
 
 
 @dataclass(frozen=True, slots=True)

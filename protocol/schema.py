@@ -196,4 +196,13 @@ class Message:
                 values[name] = f.spec.check(body[name], path, strict)
             elif f.required:
                 raise ProtocolError(ErrorCode.BAD_FIELD, f"{where}: missing field {name!r}")
-        return cls(**values)
+        message = cls(**values)
+        clash = message.conflict()
+        if clash is not None:
+            raise ProtocolError(ErrorCode.BAD_FIELD, clash)
+        return message
+
+    def conflict(self) -> str | None:
+        """Why fields that are each valid do not go together (None: they do). Checked after every
+        field, by ``from_body`` only: a client may still build such a message, to send it."""
+        return None

@@ -15,7 +15,6 @@ import json
 import re
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -30,20 +29,15 @@ from server.config import Config
 from server.shell.names import normalise_room_code
 from server.store.stores import MemoryStore
 from tests.fakeclock import FakeClock
+from tests.protocol_doc import section
 from tests.wsclient import WsClient
 
-DOC = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text()
 TIMES = frozenset({"server_time", "starts_at", "started_at", "ends_at", "elapsed_ms", "time_ms"})
 """Fields whose values differ in every run (only whether they are nil must agree)."""
 IDS = frozenset({"token", "player", "you", "room"})
 """Fields whose values are chosen at random by the server (mapped from the document's to the run's)."""
 COUNTDOWN_MS = 500
 """The session's server ran with ``--countdown 0.5 --spectator-delay 0``."""
-
-
-def section(number: int) -> str:
-    start = DOC.index(f"\n## {number}. ")
-    return DOC[start : DOC.index(f"\n## {number + 1}. ", start)]
 
 
 def code_blocks(text: str) -> Iterator[str]:

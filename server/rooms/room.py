@@ -127,6 +127,8 @@ class Room:
     rematch: set[str] = field(default_factory=set)
     changes: dict[str, int] = field(default_factory=dict)
     """Joins and readiness changes by player since the last race began (see ``MAX_CHANGES``)."""
+    opened: bool = False
+    """Someone has joined: the creator's first seat is not counted in ``changes``."""
 
     # -- construction -------------------------------------------------------
 
@@ -533,7 +535,11 @@ class Room:
                 if seat.board.progress != before:
                     seat.reached_at = at
             case Joined(at, player, name, role):
-                self.changes[player] = self.changes.get(player, 0) + 1
+                # The creator's own seat (the first join of a new room) came with create_room, not
+                # join_room: it leaves them the whole budget for ready changes.
+                if self.opened:
+                    self.changes[player] = self.changes.get(player, 0) + 1
+                self.opened = True
                 if role == Role.RACER:
                     self.seats[player] = Seat(name)
                 else:
@@ -588,7 +594,8 @@ class Room:
                 self.seats[player].hints += 1
             case NewDeal(_, deal):
                 self.changes.clear()
-                self.settings = replace(self.settings, deal=deal, chosen=False)  # the server picked it
+                # The server picked it (a daily room's deal is the day's, public on the daily board).
+                self.settings = replace(self.settings, deal=deal, chosen=self.settings.daily is not None)
                 self.seats = {
                     p: Seat(s.name, ready=True, status=Status.READY) for p, s in self.seats.items() if s.connected
                 }

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Iterable
 import msgpack
 
 from protocol.enums import Phase
-from protocol.errors import ErrorCode, ProtocolError
+from protocol.errors import ProtocolError
 from protocol.messages import ListRooms, QuickMatch, Rooms, RoomSummary
 from protocol.schema import Message
 from server.rooms.settings import Settings
@@ -115,8 +115,7 @@ def _lobby_cursor_of(key: tuple[int, str]) -> str:
 
 
 def _lobby_cursor(cursor: str) -> tuple[int, str]:
-    """The lobby place a ``list_rooms`` cursor names (bad-field if it is not one we give)."""
-    rank, dot, code = cursor.partition(".")
-    if rank not in ("0", "1") or not dot or not code.isalnum():
-        raise ProtocolError(ErrorCode.BAD_FIELD, "body.cursor: not a cursor this server gave")
+    """The lobby place a ``list_rooms`` cursor names (``ListRooms`` refused any other form, as a
+    validation error: protocol.messages.LOBBY_CURSOR)."""
+    rank, _, code = cursor.partition(".")
     return (int(rank), code)

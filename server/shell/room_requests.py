@@ -47,19 +47,13 @@ class RoomRequests:
     async def on_create_room(self, asker: Asker, message: CreateRoom) -> None:
         self.path.check_not_in_room(asker.session)
         preset, deal = message.preset, message.deal_number
-        if message.deal_code is not None:
-            if deal is not None:
-                raise ProtocolError(ErrorCode.BAD_FIELD, "give deal_number or deal_code, not both")
+        if message.deal_code is not None:  # fields that do not go together: CreateRoom refuses them
             try:
                 preset, deal = decode_deal(message.deal_code)
             except ValueError as exc:
                 raise ProtocolError(ErrorCode.BAD_DEAL, str(exc)) from None
-        if deal is not None and (message.any_deal or message.deal_grade is not None):
-            raise ProtocolError(ErrorCode.BAD_FIELD, "a chosen deal takes neither any_deal nor deal_grade")
         daily = None
         if message.daily:
-            if deal is not None or message.any_deal or message.deal_grade is not None:
-                raise ProtocolError(ErrorCode.BAD_FIELD, "a daily race takes no deal, any_deal or deal_grade")
             daily, deal = await self.deals.daily_deal(preset)
         settings = await self.deals.settings(
             preset,
