@@ -7,7 +7,7 @@ shape as the real server's, so the generator drives both the same way. Rooms hol
 No permessage-deflate (the cheapest choice: it buys nothing on 100-byte frames).
 
 With ``--redis URL`` it also stores each move before acking it: one ``RPUSH`` of the move to its
-room's list, through the race server's own pipelined link (server/redislink.py), awaited like the
+room's list, through the race server's own pipelined link (server/store/link.py), awaited like the
 race server awaits its append. Nothing is judged and there is no script, expiry or reply memory: it
 is the least any server can do that keeps every acknowledged move in Redis, so its distance from the
 plain floor is the price of the round trip itself on the server's CPU (``benchmarks/load.py``'s

@@ -1,6 +1,6 @@
 """CPU and wall time of one room append (``RedisStore.append_at``, the store's real script) through
 redis-py's client (``pipelined=False``) and through the pipelined link (``pipelined=True``,
-server/redislink.py).
+server/store/link.py).
 
 Starts its own redis-server on a free loopback port (never a shared one). For each shape (one call at
 a time, 20 and 200 concurrent callers, each on its own room) and each event loop (asyncio's, and

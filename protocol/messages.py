@@ -25,7 +25,7 @@ END_REASONS: Final = tuple(EndReason)
 DEAL_GRADES: Final = tuple(GRADES)
 """How hard a winnable deal is (solver effort); not the presets' cell counts (easy/medium/hard)."""
 BOT_PACES: Final = ("stroll", "brisk", "sprint")
-"""How fast a bot racer plays, slowest first (server/bot.py holds their timings)."""
+"""How fast a bot racer plays, slowest first (server/play/bot.py holds their timings)."""
 
 _TOKEN = Str(16, 64)
 _PLAYER = Str(1, 16)

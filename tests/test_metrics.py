@@ -1,4 +1,4 @@
-"""server/metrics.py: the exposition parsed back with prometheus_client's own parser."""
+"""server/shell/metrics.py: the exposition parsed back with prometheus_client's own parser."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The pipelined Redis connection of the rooms' hot path (server/redislink.py), on a real
+"""The pipelined Redis connection of the rooms' hot path (server/store/link.py), on a real
 redis-server: replies in order, one write per event-loop turn, failures that say what happened,
 and a connection that comes back."""
 

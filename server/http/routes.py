@@ -3,7 +3,7 @@
 ``HttpRoutes`` is the one entry point the shell hands to websockets as ``process_request``.
 A WebSocket upgrade always goes through; any other request is matched by path: the
 server's own routes (``/healthz``, ``/metrics``), then the browser client's files
-(``server/static.py``); None lets websockets refuse it (426).
+(``server/http/static.py``); None lets websockets refuse it (426).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Bot racers at work: one task per bot seat, playing through the server's judged room path.
 
-A bot is a seat whose player id starts with ``bot-``. Its task asks ``server/bot.py``'s brain for
+A bot is a seat whose player id starts with ``bot-``. Its task asks ``server/play/bot.py``'s brain for
 the next move (the solver plans in a worker process, never on the event loop), waits the brain's
 human-like pause, then submits the move exactly as a human's move is submitted: the room core
 validates it, the store appends it, progress and standings follow. The bot readies at once, votes

@@ -734,7 +734,7 @@ class RedisStore(Store):
         self._url = url
         self._timeout = timeout
         self._prune = self._redis.register_script(_PRUNE_LISTINGS)
-        # The rooms' appends and reads go over one pipelined connection (server/redislink.py) where
+        # The rooms' appends and reads go over one pipelined connection (server/store/link.py) where
         # it can speak to the server; redis-py's client costs more CPU per call than the move.
         self._link = Link(url, timeout=timeout) if pipelined and link_url(url) else None
 
