@@ -303,6 +303,14 @@ class GameScreen(Screen[None]):
     def stop_clock(self, final_ms: int | None = None) -> None:
         self.clock.stop(final_ms)
 
+    def reset_clock(self) -> None:
+        """Back to 0:00, stopped (a new race)."""
+        self.clock.reset()
+
+    @property
+    def clock_running(self) -> bool:
+        return self.clock.running
+
     def set_locked(self, reason: str | None) -> None:
         """Refuse input with ``reason`` (spectating, finished, waiting...); None to play again."""
         self.locked = reason
@@ -345,6 +353,12 @@ class GameScreen(Screen[None]):
 
         self.app.push_screen(ResultsScreen(rows, headline, **options), chosen)
 
+    def close_results(self) -> None:
+        """Take the results view down if it is on top (a rematch began while it was open)."""
+        app = self.app
+        if isinstance(app.screen, ResultsScreen):
+            app.pop_screen()
+
     def flash(self, text: str, kind: str = "info") -> None:
         """Show a line in the message bar (``kind``: info, error or good); plain text, not
         markup (names and the server's reasons may hold brackets, and so do key names)."""
@@ -366,7 +380,8 @@ class GameScreen(Screen[None]):
             self.press_twice.reset()
             self.flash("Cancelled")
 
-    def _refuse_input(self) -> bool:
+    def refuse_input(self) -> bool:
+        """True (and the message line says why) if the board takes no input now."""
         if self.has_class("counting"):
             return True
         if self.locked:
@@ -377,7 +392,7 @@ class GameScreen(Screen[None]):
     def action_pick(self, key: str) -> None:
         place = _key_place(key, self.board)
         if isinstance(place, str):
-            if not self._refuse_input():
+            if not self.refuse_input():
                 self.flash(place, "error")
             return
         self.pick(place)
@@ -388,7 +403,7 @@ class GameScreen(Screen[None]):
 
     def pick(self, place: Place | None, depth: int | None = None, chain: int = 1) -> None:
         """A key press or click on ``place`` (None: the bare table)."""
-        if self._refuse_input():
+        if self.refuse_input():
             return
         if place is None:
             self.action_cancel()
@@ -490,7 +505,7 @@ class GameScreen(Screen[None]):
             self.flash(idle_hint(self.board.rules))
 
     def action_smart(self) -> None:
-        if self._refuse_input():
+        if self.refuse_input():
             return
         if self.selected is None:
             self.flash("Select a card first (its key or a click), then space for the smart move", "error")
@@ -505,7 +520,7 @@ class GameScreen(Screen[None]):
 
     def _change_limit(self, step: int) -> None:
         sel = self.selected
-        if sel is None or sel.area != COLUMN or self._refuse_input():
+        if sel is None or sel.area != COLUMN or self.refuse_input():
             return
         col = self.board.columns[sel.index]
         current = self._selected_count()
@@ -571,7 +586,7 @@ class GameScreen(Screen[None]):
         self.post_message(self.AutomoveChanged(self.automove))
 
     def action_undo(self) -> None:
-        if self._refuse_input():
+        if self.refuse_input():
             return
         if not self.undo_allowed:
             self.flash("Undo is off in this race", "error")
@@ -637,7 +652,7 @@ class GameScreen(Screen[None]):
     # -- hints ----------------------------------------------------------------
 
     def action_hint(self) -> None:
-        if self._refuse_input() or not self.hints:
+        if self.refuse_input() or not self.hints:
             return
         if self.board.is_won():
             return

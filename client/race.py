@@ -8,8 +8,9 @@ The room's concerns live in their own modules; ``RaceController`` joins them up:
   it back with its reason;
 - ``Boards`` (client/spectating.py): a spectator's copy of every racer's board;
 - ``RaceScreen`` (client/race_screen.py): a ``GameScreen`` whose reactive attributes (lock, cover, info,
-  racers, countdown) redraw their widgets in ``watch_*`` methods; the controller only assigns
-  them (``_render``), with the words from client/room_text.py.
+  racers, countdown) redraw their widgets in ``watch_*`` methods; the controller sets them all
+  at once with a ``RoomView`` (``_render``), with the words from client/room_text.py. The screen
+  asks the controller only what ``RoomActions`` (client/room_actions.py) lists.
 
 When the socket drops, the connection reconnects by itself; the screen is locked meanwhile
 (with the attempts and the time left to keep the seat), and the room frame the server sends
@@ -58,10 +59,10 @@ from . import room_text
 from .net import ConnectionLost, ServerError
 from .outbox import Outbox, Requester
 from .places import with_symbols
-from .race_screen import RaceScreen
-from .results import LOBBY, REMATCH, REVIEW, ResultsScreen
+from .race_screen import RaceScreen, RoomView
+from .results import LOBBY, REMATCH, REVIEW
 from .review import ReviewScreen
-from .room_model import RoomModel
+from .room_model import RoomModel, ServerClock
 from .room_text import Seen
 from .spectating import Boards
 from .stats import RaceRecord
@@ -98,7 +99,7 @@ def board_from_state(deal: str | None, history: Iterable[str], board_text: str |
 
 
 class RaceController:
-    """A room on one connection; also the race screen's ``MoveSink``."""
+    """A room on one connection; also the race screen's ``RoomActions`` (and so its ``MoveSink``)."""
 
     def __init__(
         self,
@@ -134,6 +135,8 @@ class RaceController:
         """The player's move count when they last asked for a hint."""
         self._sender: Worker[None] | None = None
         self._away_timer: Timer | None = None
+        self.spectator_delay_s: int | None = None
+        """How late a spectator sees the moves (``_measure_lag``; None: not measured yet)."""
         self.screen = RaceScreen(
             self,
             Board.deal(state.preset, 1),
@@ -160,7 +163,7 @@ class RaceController:
 
     def stop(self) -> None:
         self.closed = True
-        self.screen.starts_at = None
+        self.screen.count_down_to(None)
         self.outbox.drop(board_only=False)
         self._stop_away_timer()
         if self._sender is not None:
@@ -209,12 +212,12 @@ class RaceController:
         if model.apply_state(state):
             self.asked_rematch = False  # a rematch began
             self._close_results()
-            self.screen.clock.reset()
+            self.screen.reset_clock()
         was_reconnecting, self.reconnecting = self.reconnecting, False
         self._stop_away_timer()
         self._resyncing = False
         self.screen.set_undo_allowed(state.undo)
-        self.screen.starts_at = model.starts_at
+        self.screen.count_down_to(model.starts_at)
         if model.phase == Phase.RACING and state.started_at is not None:
             self.screen.start_clock(max(0, model.clock.now() - state.started_at), model.limit_ms)
         racing = model.phase in (Phase.RACING, Phase.FINISHED) and state.deal is not None
@@ -284,7 +287,7 @@ class RaceController:
     def room_gone(self, why: str = "it expired on the server") -> None:
         self.host.back_to_lobby(f"Room {self.code} is gone ({why})", "error")
 
-    # -- the screen's actions (MoveSink) ------------------------------------------
+    # -- the screen's actions (RoomActions, and its MoveSink) ---------------------------
 
     def submit(self, seq: int, move: Move) -> None:
         self.outbox.put(seq, MoveRequest(move=str(move)))
@@ -375,7 +378,27 @@ class RaceController:
             Watched(player=p, history=tuple(str(m) for m in b.move_stack)) for p, b in self.spectate.boards.items()
         )
 
-    # -- reading the state --------------------------------------------------------
+    # -- reading the state (RoomActions: which keys work now) -----------------------------
+
+    @property
+    def server_clock(self) -> ServerClock:
+        return self.model.clock
+
+    def can_ready(self) -> bool:
+        """``r`` does something now: ready (or not) before a race, a rematch after one."""
+        model = self.model
+        rematch = model.phase == Phase.FINISHED and model.role == Role.RACER and not self.asked_rematch
+        return (model.can_ready() and not self.reconnecting) or rematch
+
+    def can_hint(self) -> bool:
+        return self.model.hints and self.model.racing_now()
+
+    def racing_now(self) -> bool:
+        return self.model.racing_now()
+
+    def could_play(self) -> bool:
+        """The player races or is stuck in the race."""
+        return self.model.racing_now() or self.model.stuck_now()
 
     def can_watch(self) -> bool:
         """A spectator during the race with boards to look at: the switching keys work."""
@@ -395,33 +418,38 @@ class RaceController:
         self.screen.flash(with_symbols(text), kind)
 
     def _render(self) -> None:
-        """Bring the screen's reactive attributes in line with the model."""
+        """Bring the screen in line with the model."""
         if self.closed:
             return
-        model, screen = self.model, self.screen
+        model = self.model
         seen = self._seen()
-        screen.lock_text = room_text.lock_reason(model, reconnecting=self.reconnecting)
-        screen.cover = room_text.cover(model, self.spectate, seen)
-        screen.between_races = model.phase in (Phase.WAITING, Phase.COUNTDOWN)
-        screen.starts_at = model.starts_at if model.phase == Phase.COUNTDOWN else None
         # The status line stays within 80 columns: the rest goes to the racers panel's title.
         info: list[str] = []
         if model.spectating and not self.can_watch():
             info.append("spectating")
         if model.spectating and model.phase == Phase.RACING:
-            late = screen.spectator_delay_s
+            late = self.spectator_delay_s
             if late is not None:
                 info.append(f"{late} s late" if late else "live")
         if self.reconnecting:
             info.append(self._away_text())
-        screen.info_line = " · ".join(info)
         title = f"Racers {len(model.racers)}/{model.seats}"
         if model.spectators:
             title += f" · {model.spectators} watching"
         if model.deal and model.phase in (Phase.RACING, Phase.FINISHED):
             title += f"\n{model.deal}"  # the deal code, to play it again later
-        screen.racers = (tuple(room_text.racer_views(model, self.spectate, seen)), title)
-        screen.refresh_bindings()
+        self.screen.show_room(
+            RoomView(
+                lock=room_text.lock_reason(model, reconnecting=self.reconnecting),
+                cover=room_text.cover(model, self.spectate, seen),
+                between_races=model.phase in (Phase.WAITING, Phase.COUNTDOWN),
+                starts_at=model.starts_at if model.phase == Phase.COUNTDOWN else None,
+                info=" · ".join(info),
+                racers=tuple(room_text.racer_views(model, self.spectate, seen)),
+                racers_title=title,
+                spectator_delay_s=self.spectator_delay_s,
+            )
+        )
 
     def _away_text(self) -> str:
         """The reconnection's attempts, and how long the server keeps the seat."""
@@ -455,9 +483,9 @@ class RaceController:
 
     def _finished(self) -> None:
         model = self.model
-        self.screen.starts_at = None
+        self.screen.count_down_to(None)
         final = model.final_ms()
-        if self.screen.clock.running or final is not None:
+        if self.screen.clock_running or final is not None:
             self.screen.stop_clock(final)
         show = self.results_for != model.race_number
         self.results_for = model.race_number
@@ -498,13 +526,12 @@ class RaceController:
 
     def _close_results(self) -> None:
         """Take the results view down (a rematch began while it was open)."""
-        app = self.screen.app
-        if self.results_open and isinstance(app.screen, ResultsScreen):
-            app.pop_screen()
+        if self.results_open:
+            self.screen.close_results()
         self.results_open = False
 
     def _sync_clock(self, elapsed_ms: int) -> None:
-        if self.model.phase == Phase.RACING and not self.screen.clock.running:
+        if self.model.phase == Phase.RACING and not self.screen.clock_running:
             self.screen.start_clock(elapsed_ms, self.model.limit_ms)
 
     # -- answers ----------------------------------------------------------------------
@@ -576,7 +603,7 @@ class RaceController:
         if self.model.started_at is None:
             return
         lag = round((self.model.clock.now() - self.model.started_at - elapsed_ms) / 1000)
-        self.screen.spectator_delay_s = max(0, lag)
+        self.spectator_delay_s = max(0, lag)  # the screen gets it with the next _render
 
     def _resync(self) -> None:
         """A watched board fell out of step: ask for the room again (leave, then watch again);

@@ -1,27 +1,49 @@
 """The game screen of a room: ``GameScreen`` plus Ready, Leave and the watched racer's keys.
 
 Its reactive attributes (lock, cover, status line, racers panel, countdown) redraw their widgets
-in ``watch_*`` methods; the race controller (client/race.py) only assigns them.
+in ``watch_*`` methods; the race controller (client/race.py) sets them all at once with
+``show_room`` (a ``RoomView``), and the countdown alone with ``count_down_to``. The screen asks
+its room for the rest through ``RoomActions`` (client/room_actions.py), never the controller.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.timer import Timer
 
-from protocol.enums import Phase, Role
 from seahaven import Board
 
 from .game_screen import GameScreen
 from .rivals import RacerView
+from .room_actions import RoomActions
 from .room_model import ServerClock
 
-if TYPE_CHECKING:
-    from .race import RaceController
+
+@dataclass(frozen=True)
+class RoomView:
+    """Everything ``RaceScreen.show_room`` draws of the room (client/room_text.py has the words)."""
+
+    lock: str | None
+    """Why the board refuses input (None: the player may move)."""
+    cover: tuple[str, ...] | None
+    """The lines shown instead of the cards (empty: the cards; None: as the screen has it)."""
+    between_races: bool
+    """Waiting or counting down: the status line leaves out cards home and moves."""
+    starts_at: int | None
+    """The countdown's end on the server's clock (None: no countdown)."""
+    info: str
+    """The end of the status line (spectating, how late, reconnecting)."""
+    racers: tuple[RacerView, ...]
+    """The racers panel's rows."""
+    racers_title: str
+    """The racers panel's title."""
+    spectator_delay_s: int | None
+    """How late a spectator sees the moves, for the help screen (None: not measured)."""
 
 
 class RaceScreen(GameScreen):
@@ -51,12 +73,29 @@ class RaceScreen(GameScreen):
     between_races: reactive[bool] = reactive(True, init=False)
 
     def __init__(
-        self, controller: RaceController, board: Board, *, undo_allowed: bool, title: str, automove: bool = True
+        self, room: RoomActions, board: Board, *, undo_allowed: bool, title: str, automove: bool = True
     ) -> None:
-        super().__init__(board, sink=controller, race=True, undo_allowed=undo_allowed, title=title, automove=automove)
-        self.controller = controller
-        self.server_clock: ServerClock = controller.model.clock
+        super().__init__(board, sink=room, race=True, undo_allowed=undo_allowed, title=title, automove=automove)
+        self.room = room
+        self.server_clock: ServerClock = room.server_clock
         self._ticker: Timer | None = None
+
+    # -- the controller's interface: the room's state onto the reactive attributes -------
+
+    def show_room(self, view: RoomView) -> None:
+        """Draw ``view`` (each widget redraws only if its part changed) and recheck the keys."""
+        self.spectator_delay_s = view.spectator_delay_s
+        self.lock_text = view.lock
+        self.cover = view.cover
+        self.between_races = view.between_races
+        self.starts_at = view.starts_at
+        self.info_line = view.info
+        self.racers = (view.racers, view.racers_title)
+        self.refresh_bindings()
+
+    def count_down_to(self, starts_at: int | None) -> None:
+        """Count down to ``starts_at`` on the server's clock (None: stop the countdown)."""
+        self.starts_at = starts_at
 
     # -- watchers: the reactive attributes onto the widgets ------------------------------
 
@@ -95,34 +134,32 @@ class RaceScreen(GameScreen):
     # -- keys --------------------------------------------------------------------------
 
     def action_ready(self) -> None:
-        self.controller.toggle_ready()
+        self.room.toggle_ready()
 
     def action_leave(self) -> None:
-        self.controller.ask_leave()
+        self.room.ask_leave()
 
     def action_watch(self, step: int) -> None:
-        self.controller.watch(step)
+        self.room.watch(step)
 
     def action_hint(self) -> None:
         """In a race the server gives the hint (and counts it), never the local solver."""
-        if not self._refuse_input():
-            self.controller.ask_hint()
+        if not self.refuse_input():
+            self.room.ask_hint()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        c = self.controller
-        model = c.model
+        room = self.room
         if action == "hint":
-            return model.hints and model.racing_now()
+            return room.can_hint()
         if action == "ready":
-            rematch = model.phase == Phase.FINISHED and model.role == Role.RACER and not c.asked_rematch
-            return (model.can_ready() and not c.reconnecting) or rematch
+            return room.can_ready()
         if action == "resign":
-            return model.racing_now()
+            return room.racing_now()
         if action == "undo":
             # Shown whenever a racer could play: pressed in a room without undo, it says so.
-            return model.racing_now() or model.stuck_now()
+            return room.could_play()
         if action == "smart":
-            return model.racing_now()
+            return room.racing_now()
         if action == "watch":
-            return c.can_watch()
+            return room.can_watch()
         return super().check_action(action, parameters)
