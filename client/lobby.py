@@ -51,7 +51,7 @@ REFRESH_SECONDS: Final = 5.0
 RETRY_SECONDS: Final = 5.0
 """After the connection gave up, the lobby tries to connect again this often."""
 
-FRIENDLY: Final = {
+FRIENDLY: Final[dict[str, str]] = {
     ErrorCode.ROOM_NOT_FOUND: "No room {code}: check the code (letters and digits, as your friend sent it)",
     ErrorCode.ROOM_FULL: "Room {code} is full: {message}. Ask for a bigger room, or spectate",
     ErrorCode.RACE_IN_PROGRESS: "The race in room {code} has already begun: spectate it, or wait for the rematch",
@@ -62,7 +62,7 @@ FRIENDLY: Final = {
 
 def explain(error: ServerError, code: str = "") -> str:
     """A refusal in words for the lobby's message line."""
-    template = FRIENDLY.get(ErrorCode(error.code)) if error.code in ErrorCode._value2member_map_ else None
+    template = FRIENDLY.get(error.code)  # a StrEnum key matches its text: an unknown code has none
     if template is None:
         return f"Refused ({error.code}): {error.message}"
     return template.format(code=code or "?", message=error.message)

@@ -70,7 +70,7 @@ _STATUS_STYLE = {
     Status.RESIGNED: Style(color="#9ca3af"),
     Status.FORFEIT: Style(color="#9ca3af"),
 }
-_BAR_COLOUR = {
+_BAR_COLOUR: dict[str, str] = {
     Status.RACING: "#38bdf8",
     Status.FINISHED: "#4ade80",
     Status.STUCK: "#facc15",
@@ -206,9 +206,9 @@ def _fit(width: int, *choices: str) -> str:
 
 def _bar_colour(racer: RacerView) -> str:
     grey = "#6b7280"
-    if not racer.connected or racer.status not in Status._value2member_map_:
+    if not racer.connected:
         return grey
-    return _BAR_COLOUR.get(Status(racer.status), grey)
+    return _BAR_COLOUR.get(racer.status, grey)  # a StrEnum key matches its text: an unknown status is grey
 
 
 class RaceClock(Widget):
