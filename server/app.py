@@ -23,7 +23,6 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence, 
 from typing import Any, Final
 
 import msgpack
-from redis.exceptions import RedisError
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 from websockets.typing import Subprotocol
@@ -54,8 +53,8 @@ from seahaven import decode as decode_deal
 from server.config import Config
 from server.http.routes import HttpRoutes
 from server.play.bots import BotRacers
-from server.play.daily import DailyDeals, DailyTimes, MemoryDailyTimes
-from server.play.dealpool import DealPool, MemoryPoolBackend
+from server.play.daily import DailyDeals, DailyTimes
+from server.play.dealpool import DealPool
 from server.play.fairplay import HINT_SECONDS, FairPlay
 from server.rooms.core import Frame, Outcome, RoomCore
 from server.rooms.events import Ended, Event, Moved, Presence, Undone, pack, unpack
@@ -66,12 +65,13 @@ from server.shell.guard import Guard, handshake_logger
 from server.shell.held import Asker, Command, HeldRoom, log, log_event
 from server.shell.limits import TokenBucket
 from server.shell.lobby import Lobby
-from server.shell.metrics import LiveCounts, MeteredStore, Metrics
+from server.shell.metrics import LiveCounts, Metrics
 from server.shell.names import new_room_code, normalise_room_code
 from server.shell.nodes import NodeUpkeep
 from server.shell.sessions import Session, SessionTable
-from server.store.breaker import StallBreaker
-from server.store.stores import Appended, Request, Store, StoreError
+from server.store.base import Behind, Duplicate, Request, StoreError, Stored
+from server.store.guarded import Breaker
+from server.store.interfaces import Store
 
 WRONG_CODES_AT_ONCE: Final = 20
 """Wrong room codes one address may try at once: a brake on guessing."""
@@ -120,15 +120,17 @@ class RaceServer:
         self.config = config
         self.metrics = metrics if metrics is not None else Metrics(config.node_name)
         self.metrics.watch(self.live_counts)
-        self.breaker = StallBreaker(store)
+        self.breaker = Breaker()
         """Fails store calls at once while the store is stalled."""
-        self.store: Store = MeteredStore(self.breaker, self.metrics)
+        store.guard(self.breaker, self.metrics)
+        self.store: Store = store
+        """Every call through the breaker and into the metrics (the store's one guarded call)."""
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.deals = deals
         """Chooses every deal the server picks, in place of the pool (for tests that need a known deal)."""
-        self.pool = pool if pool is not None else DealPool(MemoryPoolBackend())
+        self.pool = pool if pool is not None else DealPool(store)
         """Proven-winnable deals to pick from (this one, without workers, deals from the shipped lists)."""
-        self.daily_board = daily_board if daily_board is not None else MemoryDailyTimes()
+        self.daily_board = daily_board if daily_board is not None else DailyTimes(store)
         """The best finishing times of the daily races."""
         self.fair = FairPlay(self, hint_seconds)
         """Deal choice, daily deals, hints and lost checks, and what the bots need of the server."""
@@ -187,7 +189,7 @@ class RaceServer:
         await self.recover()
         try:
             await self.pool.seed()
-        except (RedisError, OSError) as exc:  # deals still come from the shipped lists
+        except StoreError as exc:  # deals still come from the shipped lists
             log_event("dealpool.error", error=str(exc))
         if self.pool.executor is not None:
             self.pool.start()
@@ -207,7 +209,7 @@ class RaceServer:
             compression=None,
             reuse_port=self.config.reuse_port or None,
         )
-        log_event("server.started", host=self.config.host, port=self.port, store=type(self.breaker.inner).__name__)
+        log_event("server.started", host=self.config.host, port=self.port, store=type(self.store).__name__)
         return self.ws
 
     @property
@@ -240,8 +242,6 @@ class RaceServer:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
         await self.pool.close()
-        await self.pool.backend.close()
-        await self.daily_board.close()
         await self.store.close()
         log_event("server.stopped")
 
@@ -553,19 +553,21 @@ class RaceServer:
             else:
                 self._let_go(held)
             raise
-        if appended.stored:
+        if isinstance(appended, Stored):
             core.commit(outcome, appended.length)
             return
         core.abort()
         if not core.log:
             self._let_go(held)
             raise ProtocolError(ErrorCode.INTERNAL, "that room code was just taken: try again")
-        if appended.duplicate:
-            raise _Duplicate(appended.memo)
-        await self._caught_up(held, appended)
-        raise _Behind
+        match appended:
+            case Duplicate(memo=memo):
+                raise _Duplicate(memo)
+            case Behind():
+                await self._caught_up(held, appended)
+                raise _Behind
 
-    async def _caught_up(self, held: HeldRoom, stored: Appended) -> None:
+    async def _caught_up(self, held: HeldRoom, stored: Behind) -> None:
         """Bring the room and its stored log together: apply the events other nodes stored after
         ours, or write back what the log lost (its tail, or all of it) from what we hold."""
         if stored.length < len(held.core.log):
@@ -576,7 +578,7 @@ class RaceServer:
     async def _sync(self, held: HeldRoom) -> None:
         """Read the log from where the core's ends (a doorbell rang, or a store call failed)."""
         length, gap = await self.store.read_from(held.room.code, len(held.core.log), self.node)
-        await self._caught_up(held, Appended(False, length, gap))
+        await self._caught_up(held, Behind(length, gap))
 
     def _apply(self, held: HeldRoom, gap: list[bytes]) -> None:
         """Events other nodes stored: into the core, their frames to our connections."""
@@ -607,7 +609,7 @@ class RaceServer:
         code = held.room.code
         tail = held.core.log[length:]
         appended = await self.store.append_at(code, [pack(e) for e in tail], self._ttl(held), length, None, self.node)
-        if not appended.stored:
+        if not isinstance(appended, Stored):
             held.stale = True  # someone wrote meanwhile: read again before the next command
             return
         log_event("room.log_restored", room=code, events=len(tail), kept=length)

@@ -33,8 +33,8 @@ from seahaven.solver import solve
 from seahaven.winnable import deal_list
 from server.app import RaceServer
 from server.config import Config
-from server.play.daily import DailyTimes, MemoryDailyTimes, RedisDailyTimes
-from server.play.dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend
+from server.play.daily import DailyTimes
+from server.play.dealpool import DealPool
 from server.store.stores import MemoryStore, RedisStore, Store
 from tests.fakeclock import FakeClock
 from tests.wsclient import WsClient
@@ -48,25 +48,22 @@ async def make_server(request: pytest.FixtureRequest) -> AsyncIterator[MakeServe
     Bots play without pauses unless given a ``bot_time_scale``; the clock is a FakeClock."""
     servers: list[RaceServer] = []
     prefix = f"t{uuid.uuid4().hex[:8]}:"
-    shared_daily = MemoryDailyTimes()  # memory servers share a board as Redis servers do
+    shared_daily = DailyTimes(MemoryStore())  # memory servers share a board as Redis servers do
 
     async def make(bot_time_scale: float = 0.0, **overrides: Any) -> RaceServer:
         store: Store
-        backend: PoolBackend
-        daily: DailyTimes
+        daily: DailyTimes | None
         if request.param == "memory":
-            store, backend, daily = MemoryStore(), MemoryPoolBackend(), shared_daily
+            store, daily = MemoryStore(), shared_daily
         else:
-            url = request.getfixturevalue("redis_url")
-            store, backend = RedisStore(url, prefix=prefix), RedisPoolBackend(url, prefix=prefix)
-            daily = RedisDailyTimes(url, prefix=prefix)
+            store, daily = RedisStore(request.getfixturevalue("redis_url"), prefix=prefix), None  # the store's
         settings: dict[str, Any] = {"port": 0, "countdown_ms": 0, "rate": 10_000, "burst": 10_000}
         settings.update(overrides)
         server = RaceServer(
             Config(**settings),
             store,
             FakeClock(),
-            pool=DealPool(backend),
+            pool=DealPool(store),
             bot_time_scale=bot_time_scale,
             hint_seconds=20.0,  # a worker process starting on a busy machine is slow; its answer is not
             daily_board=daily,

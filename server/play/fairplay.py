@@ -9,8 +9,6 @@ import datetime
 import secrets
 from typing import TYPE_CHECKING, Any, Final
 
-from redis.exceptions import RedisError
-
 from protocol.codec import encode
 from protocol.enums import Status
 from protocol.errors import ErrorCode, ProtocolError
@@ -73,7 +71,7 @@ class FairPlay:
                 entry = Entry(standing.player, standing.name, standing.time_ms)
                 try:
                     await self.server.daily_board.record(room.settings.preset, date, entry)
-                except (RedisError, OSError) as exc:
+                except StoreError as exc:
                     log_event("daily.error", room=room.code, error=str(exc))
 
     async def on_hint(self, asker: Asker, message: HintRequest) -> Message:
@@ -153,7 +151,7 @@ class FairPlay:
             raise ProtocolError(ErrorCode.BAD_FIELD, f"unknown deal grade {grade!r}; grades: {', '.join(GRADES)}")
         try:
             return (await self.server.pool.take(preset, grade)).number
-        except (RedisError, OSError) as exc:  # the shared pool is down: the shipped list still serves
+        except StoreError as exc:  # the shared pool is down: the shipped list still serves
             log_event("dealpool.error", error=str(exc))
             book = deal_list(preset)
             return secrets.choice(book.by_grade(grade) if grade else [n for n, _ in book.deals])
