@@ -69,7 +69,7 @@ from server.shell.metrics import LiveCounts, Metrics
 from server.shell.names import new_room_code, normalise_room_code
 from server.shell.nodes import NodeUpkeep
 from server.shell.sessions import Session, SessionTable
-from server.store.base import Behind, Duplicate, Request, StoreError, Stored
+from server.store.base import Behind, Duplicate, Request, Stored, StoreError
 from server.store.guarded import Breaker
 from server.store.interfaces import Store
 

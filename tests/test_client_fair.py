@@ -49,7 +49,9 @@ SLOW = 60.0
 async def server() -> AsyncIterator[RaceServer]:
     config = Config(port=0, countdown_ms=100, rate=10000, burst=10000, grace_ms=10_000, spectator_delay_ms=0)
     race = RaceServer(
-        config, MemoryStore(), hint_seconds=20.0  # the deal pool and daily board in the store
+        config,
+        MemoryStore(),
+        hint_seconds=20.0,  # the deal pool and daily board in the store
     )
     await race.start()
     # The solver worker starts before Textual's test app replaces the standard streams (a worker

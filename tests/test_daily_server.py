@@ -103,11 +103,7 @@ async def test_a_daily_race_puts_its_finishers_on_the_daily_board(make_server: M
 
 @pytest.mark.parametrize("kind", ["memory", "redis"])
 async def test_a_daily_board_keeps_each_racers_best_time_for_a_week(kind: str, request: pytest.FixtureRequest) -> None:
-    store: Store
-    if kind == "memory":
-        store = MemoryStore()
-    else:
-        store = RedisStore(request.getfixturevalue("redis_url"), prefix="t:")
+    store: Store = MemoryStore() if kind == "memory" else RedisStore(request.getfixturevalue("redis_url"), prefix="t:")
     times = DailyTimes(store)
     day = datetime.date(2026, 11, 30)
     try:

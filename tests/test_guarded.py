@@ -101,4 +101,3 @@ async def test_session_saves_go_through_the_guard(
     await recovered(breaker)
     stored = await store.get_session(session.token)
     assert stored is not None and b"Refused" not in stored and b"Ann" in stored
-

@@ -7,10 +7,10 @@ from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
 from server.shell.metrics import LATENCY_BUCKETS, LiveCounts, Metrics
+from server.store.base import StoreError
 from server.store.guarded import Breaker
 from server.store.memory import MemoryStore
 from server.store.redisstore import RedisStore
-from server.store.base import StoreError
 from tests.redis_proc import RedisProcess
 
 

@@ -225,7 +225,9 @@ async def test_the_store_appends_over_the_link_in_one_call_per_move(redis_proc: 
         assert sock is not None and sock.family == (socket.AF_UNIX if over == "unix" else socket.AF_INET)
         # After a script flush (a restarted Redis), the next append still lands, once.
         await raw.script_flush()
-        assert isinstance(await store.append_at("R", [b"move"], 60, n + 1, Request("p", n + 1, b"ok"), "node-a"), Stored)
+        assert isinstance(
+            await store.append_at("R", [b"move"], 60, n + 1, Request("p", n + 1, b"ok"), "node-a"), Stored
+        )
         assert len(await store.load("R")) == n + 2
     finally:
         await raw.aclose()

@@ -19,6 +19,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.connection import Connection
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from server.store.base import LAYOUT_FORMAT, MEMO_FORMAT, Duplicate, Request, Stored
 from server.store.stores import DEAD_NODES_KEPT, MemoryStore, RedisStore, Store, StoreError, open_store
 from tests.conftest import ManualClock
 from tests.redis_proc import RedisProcess
@@ -413,6 +414,59 @@ async def test_redis_nothing_left_behind_after_expiry(redis_url: str, raw: Any) 
         while await raw.keys("*") != [b"gone:format"]:
             assert time.monotonic() < deadline, await raw.keys("*")
             await asyncio.sleep(0.05)
+    finally:
+        await store.close()
+
+
+async def test_redis_refuses_a_newer_key_layout_without_writing(redis_url: str, raw: Any) -> None:
+    await raw.set("next:format", LAYOUT_FORMAT + 1)  # written by a node of a later version
+    store = RedisStore(redis_url, prefix="next:")
+    try:
+        for _ in range(2):  # the first call and every later one
+            with pytest.raises(StoreError, match=f"key layout is format {LAYOUT_FORMAT + 1}, newer than this node"):
+                await store.room_ids()
+        with pytest.raises(StoreError, match="newer"):
+            await store.append_at("R", [event(1)], LONG, 0)
+        with pytest.raises(StoreError, match="newer"):
+            await store.put_session("tok", b"S", LONG)
+        assert await store.ping() is False  # /healthz says so too
+        assert await raw.keys("*") == [b"next:format"]  # nothing written
+        assert await raw.get("next:format") == str(LAYOUT_FORMAT + 1).encode()
+    finally:
+        await store.close()
+
+
+async def test_redis_reads_todays_data_without_a_version(redis_url: str, raw: Any) -> None:
+    """Keys as the store wrote them before it versioned anything: no format key, no memo format."""
+    await raw.rpush("old:{room:R}:log", event(1), event(2))
+    await raw.pexpire("old:{room:R}:log", 60_000)
+    await raw.hset("old:{room:R}:replies", mapping={"p": 4, "p:r": b"reply-4"})
+    store = RedisStore(redis_url, prefix="old:")
+    try:
+        assert await store.room_ids() == ["R"]
+        assert await store.load("R") == [event(1), event(2)]
+        assert await store.memo("R", "p") == (4, b"reply-4")
+        again = await store.append_at("R", [event(3)], LONG, 2, Request("p", 4, b"other"))
+        assert again == Duplicate(2, b"reply-4")  # the stored frame, byte for byte
+        assert await raw.get("old:format") == str(LAYOUT_FORMAT).encode()  # recorded from now on
+        assert await store.append_at("R", [event(3)], LONG, 2, Request("p", 5, b"reply-5")) == Stored(3)
+        assert await raw.hget("old:{room:R}:replies", "p:v") == str(MEMO_FORMAT).encode()
+        assert await store.memo("R", "p") == (5, b"reply-5")
+    finally:
+        await store.close()
+
+
+async def test_redis_does_not_serve_a_memo_of_a_newer_format(redis_url: str, raw: Any) -> None:
+    store = RedisStore(redis_url, prefix="memo:")
+    try:
+        assert await store.append_at("R", [event(1)], LONG, 0, Request("p", 1, b"reply-1")) == Stored(1)
+        await raw.hset("memo:{room:R}:replies", mapping={"p:r": b"\x00new", "p:v": MEMO_FORMAT + 1})
+        assert await store.memo("R", "p") is None  # can't serve it: not a crash, not its bytes
+        again = await store.append_at("R", [event(2)], LONG, 1, Request("p", 1, b"other"))
+        assert again == Duplicate(1, None)  # still not stored twice
+        await raw.hset("memo:{room:R}:replies", "p:v", "not a version")
+        assert await store.memo("R", "p") is None
+        assert await store.load("R") == [event(1)]
     finally:
         await store.close()
 

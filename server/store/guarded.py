@@ -63,8 +63,10 @@ class Breaker:
 
     async def _wait_for_answer(self, ping: Ping) -> None:
         try:
-            while not await self.bounded(ping):
-                await asyncio.sleep(self.probe_every)
+            while True:
+                if await self.bounded(ping):
+                    return
+                await asyncio.sleep(self.probe_every)  # the probe's period: nothing to wait on
         finally:
             self.probe = None
 

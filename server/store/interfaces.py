@@ -167,9 +167,7 @@ class DealStore(Protocol):
 class DailyStore(Protocol):
     """The daily boards: each player's best time on a preset's deal of a day."""
 
-    def record_daily(
-        self, preset: str, day: str, player: str, name: str, time_ms: int, ttl: float
-    ) -> Awaitable[None]:
+    def record_daily(self, preset: str, day: str, player: str, name: str, time_ms: int, ttl: float) -> Awaitable[None]:
         """Keep ``time_ms`` for (``player``, ``name``) on the board of ``preset`` and ``day`` unless
         they have a better time there; a board expires ``ttl`` seconds after its first entry."""
         ...

@@ -357,9 +357,7 @@ class MemoryStore:
 
     # -- daily boards --------------------------------------------------------------------------------
 
-    def record_daily(
-        self, preset: str, day: str, player: str, name: str, time_ms: int, ttl: float
-    ) -> Awaitable[None]:
+    def record_daily(self, preset: str, day: str, player: str, name: str, time_ms: int, ttl: float) -> Awaitable[None]:
         ttl = check_ttl(ttl)
         return self._run("record_daily", lambda: self._record_daily(preset, day, (player, name), time_ms, ttl))
 

@@ -70,8 +70,8 @@ from server.store.base import (
     Duplicate,
     Request,
     Ring,
-    StoreError,
     Stored,
+    StoreError,
     check_ttl,
     ttl_ms,
 )
@@ -660,9 +660,7 @@ class RedisStore:
 
     # -- daily boards --------------------------------------------------------------------------------
 
-    def record_daily(
-        self, preset: str, day: str, player: str, name: str, time_ms: int, ttl: float
-    ) -> Awaitable[None]:
+    def record_daily(self, preset: str, day: str, player: str, name: str, time_ms: int, ttl: float) -> Awaitable[None]:
         seconds = max(1, int(check_ttl(ttl)))
 
         async def call() -> None:

@@ -33,8 +33,8 @@ from server.store.base import (
     Duplicate,
     Request,
     Ring,
-    StoreError,
     Stored,
+    StoreError,
     room_bell,
 )
 from server.store.guarded import Breaker, Observer

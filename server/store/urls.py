@@ -14,6 +14,7 @@ __all__ = ["CLUSTER_SCHEMES", "check_url", "cluster_seeds", "describe"]
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 """URL schemes naming a Redis Cluster (seed nodes), and the plain scheme each one's nodes speak."""
 
+
 def describe(url: str) -> str:
     """The URL without credentials, for error messages and logs."""
     try:
