@@ -182,7 +182,8 @@ class Store(RoomLog, Doorbells, Nodes, SessionStore, Listings, DealStore, DailyS
 
     def guard(self, breaker: Breaker | None, observer: Observer | None) -> None:
         """Send every call from now on through ``breaker`` (refused while stalled, tripped by a slow
-        failure) and report each one's latency and outcome to ``observer``."""
+        failure) and report each one's latency and outcome to ``observer``. A store has one guard (the
+        last attached): give each server its own store."""
         ...
 
     def ping(self) -> Awaitable[bool]:
