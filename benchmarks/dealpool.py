@@ -11,24 +11,25 @@ import asyncio
 import time
 
 from seahaven.winnable import GRADES
-from server.play.dealpool import DealPool, MemoryPoolBackend, worker_executor
+from server.play.dealpool import DealPool, worker_executor
+from server.store.memory import MemoryStore
 
 
 async def fill(preset: str, workers: int, target: int, batch: int) -> None:
     executor = worker_executor(workers)
     try:
-        backend = MemoryPoolBackend()
-        pool = DealPool(backend, executor, presets=[preset], target=target, low=target, batch=batch)
+        store = MemoryStore()
+        pool = DealPool(store, executor, presets=[preset], target=target, low=target, batch=batch)
         await pool.refill_once()  # not timed: starts the worker processes
         for grade in GRADES:
-            while await backend.pop(preset, grade) is not None:
+            while await store.pop_deal(preset, grade) is not None:
                 pass
         started = time.perf_counter()
         jobs = 0
         while await pool.needs_refill():
             jobs += len(await asyncio.gather(*(pool.refill_once() for _ in range(workers))))
         elapsed = time.perf_counter() - started
-        total = sum([await backend.size(preset, g) for g in GRADES])
+        total = sum([await store.count_deals(preset, g) for g in GRADES])
         print(
             f"{preset:<20} {total:>4} deals ({target} per grade) in {elapsed:6.1f} s with {workers} worker(s), "
             f"{jobs} jobs of {batch} deal numbers: {total / elapsed:5.1f} deals/s",

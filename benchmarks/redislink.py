@@ -29,7 +29,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 
 from benchmarks.store import MAX_ITERATIONS, TTL, sample_event
 from server.runtime import uvloop_factory
-from server.store.stores import RedisStore, Request
+from server.store.stores import RedisStore, Request, Stored
 from tests.redis_proc import RedisProcess
 
 SHAPES = (("sequential", 1), ("20 callers", 20), ("200 callers", 200))
@@ -56,7 +56,7 @@ async def run(store: RedisStore, calls: int, callers: int, tag: str) -> Sample:
         length = 0
         for seq in range(per_caller):
             appended = await store.append_at(room, [event], TTL, length, Request("player", seq, reply), "node-a")
-            assert appended.stored, f"append to {room} at {length} not stored: {appended}"
+            assert isinstance(appended, Stored), f"append to {room} at {length} not stored: {appended}"
             length = appended.length
 
     cpu, wall = time.process_time(), time.perf_counter()

@@ -15,8 +15,7 @@ from collections.abc import Callable
 
 from server.app import RaceServer
 from server.config import Config
-from server.play.daily import DailyTimes, MemoryDailyTimes, RedisDailyTimes
-from server.play.dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend, worker_executor
+from server.play.dealpool import DealPool, worker_executor
 from server.runtime import freeze_heap, run, tune_gc
 from server.shell.held import log_event
 from server.store.stores import check_url, open_store
@@ -173,16 +172,11 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str, int]:
 
 
 async def serve(config: Config) -> None:
-    # One Redis shares the deal pool and the daily board between nodes; a cluster's nodes each keep
-    # their own (the pool still deals only winnable deals; the daily board is then per node).
-    backend: PoolBackend = MemoryPoolBackend()
-    daily: DailyTimes = MemoryDailyTimes()
-    if config.redis_url is not None and config.redis_url.startswith(("redis://", "rediss://", "unix://")):
-        backend = RedisPoolBackend(config.redis_url, prefix=config.prefix)
-        daily = RedisDailyTimes(config.redis_url, prefix=config.prefix)
+    # The deal pool and the daily board live in the store, shared by every node of one Redis or
+    # Cluster, and go through the server's guarded store like every other store call.
+    store = open_store(config.redis_url, config.prefix)
     executor = worker_executor(1)  # its process starts only when a pool needs refilling
-    pool = DealPool(backend, executor)
-    server = RaceServer(config, open_store(config.redis_url, config.prefix), pool=pool, daily_board=daily)
+    server = RaceServer(config, store, pool=DealPool(store, executor))
     # Handlers first: a SIGTERM while starting (a supervisor stopping early) stops gracefully once
     # started, instead of killing the process mid-start.
     stop = asyncio.Event()

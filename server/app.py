@@ -15,7 +15,6 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from redis.exceptions import RedisError
 from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.typing import Subprotocol
@@ -40,9 +39,9 @@ from protocol.messages import (
 from protocol.schema import Message
 from server.config import Config
 from server.http.routes import HttpRoutes
-from server.play.daily import DailyDeals, DailyTimes, MemoryDailyTimes
+from server.play.daily import DailyDeals, DailyTimes
 from server.play.dealing import Dealing
-from server.play.dealpool import DealPool, MemoryPoolBackend
+from server.play.dealpool import DealPool
 from server.play.fairplay import HINT_SECONDS, FairPlay
 from server.shell.clock import Clock, SystemClock
 from server.shell.connections import Connections
@@ -50,7 +49,7 @@ from server.shell.fanout import Fanout
 from server.shell.guard import Guard, handshake_logger
 from server.shell.held import log_event
 from server.shell.lobby import Lobby
-from server.shell.metrics import LiveCounts, MeteredStore, Metrics
+from server.shell.metrics import LiveCounts, Metrics
 from server.shell.nodes import NodeUpkeep
 from server.shell.replies import Replies
 from server.shell.requests import Requests
@@ -58,8 +57,9 @@ from server.shell.room_requests import RoomRequests
 from server.shell.roompath import RoomPath
 from server.shell.sessions import Session, SessionTable
 from server.shell.tasks import Tasks
-from server.store.breaker import StallBreaker
-from server.store.stores import Store, StoreError
+from server.store.base import StoreError
+from server.store.guarded import Breaker
+from server.store.interfaces import Store
 
 LOBBY_SESSION_TTL: Final = 3600.0
 """Seconds the store keeps a session that never joined a room."""
@@ -93,11 +93,13 @@ class RaceServer:
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.metrics = metrics if metrics is not None else Metrics(config.node_name)
         self.metrics.watch(self.live_counts)
-        self.breaker = StallBreaker(store)
+        self.breaker = Breaker()
         """Fails store calls at once while the store is stalled."""
-        self.store: Store = MeteredStore(self.breaker, self.metrics)
-        self.pool = pool if pool is not None else DealPool(MemoryPoolBackend())
-        self.daily_board = daily_board if daily_board is not None else MemoryDailyTimes()
+        store.guard(self.breaker, self.metrics)
+        self.store = store
+        """Every call through the breaker and into the metrics (the store's one guarded call)."""
+        self.pool = pool if pool is not None else DealPool(store)
+        self.daily_board = daily_board if daily_board is not None else DailyTimes(store)
         self.node = secrets.token_hex(4)
         """This process's name in doorbells and member places."""
         self.stopping = False
@@ -174,7 +176,7 @@ class RaceServer:
         await self.path.recover()
         try:
             await self.pool.seed()
-        except (StoreError, RedisError, OSError) as exc:  # deals still come from the shipped lists
+        except StoreError as exc:  # deals still come from the shipped lists
             log_event("dealpool.error", error=str(exc))
         if self.pool.executor is not None:
             self.pool.start()
@@ -194,7 +196,7 @@ class RaceServer:
             compression=None,
             reuse_port=self.config.reuse_port or None,
         )
-        log_event("server.started", host=self.config.host, port=self.port, store=type(self.breaker.inner).__name__)
+        log_event("server.started", host=self.config.host, port=self.port, store=type(self.store).__name__)
         return self.ws
 
     @property
@@ -223,8 +225,6 @@ class RaceServer:
             await self.ws.wait_closed()
         await self.tasks.cancel()
         await self.pool.close()
-        await self.pool.backend.close()
-        await self.daily_board.close()
         await self.store.close()
         log_event("server.stopped")
 

@@ -18,8 +18,8 @@ import pytest
 
 from server.app import RaceServer
 from server.config import Config
-from server.play.daily import DailyTimes, MemoryDailyTimes, RedisDailyTimes
-from server.play.dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend
+from server.play.daily import DailyTimes
+from server.play.dealpool import DealPool
 from server.shell.clock import Clock
 from server.store.stores import MemoryStore, RedisStore, Store
 from tests.fakeclock import FakeClock
@@ -46,18 +46,15 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
     servers: list[RaceServer] = []
     prefix = f"t{uuid.uuid4().hex[:8]}:"
     shared_clock = FakeClock()
-    shared_daily = MemoryDailyTimes()
+    shared_daily = DailyTimes(MemoryStore())
 
     async def make(clock: Clock | None = None, *, bot_time_scale: float = 0.0, **overrides: Any) -> RaceServer:
         store: Store
-        pool: PoolBackend
-        daily: DailyTimes
+        daily: DailyTimes | None
         if backend == "memory":
-            store, pool, daily = MemoryStore(), MemoryPoolBackend(), shared_daily
-        else:
-            url: str = request.getfixturevalue("redis_url")
-            store, pool = RedisStore(url, prefix=prefix), RedisPoolBackend(url, prefix=prefix)
-            daily = RedisDailyTimes(url, prefix=prefix)
+            store, daily = MemoryStore(), shared_daily
+        else:  # the pool and the board in the store's own Redis, under its prefix
+            store, daily = RedisStore(request.getfixturevalue("redis_url"), prefix=prefix), None
         settings: dict[str, Any] = {"port": 0, "countdown_ms": 0, "rate": 10_000, "burst": 10_000}
         settings["spectator_delay_ms"] = 0  # tests of the delay set it
         settings.update(overrides)
@@ -65,7 +62,7 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
             Config(**settings),
             store,
             clock if clock is not None else shared_clock,
-            pool=DealPool(pool),
+            pool=DealPool(store),
             bot_time_scale=bot_time_scale,
             hint_seconds=HINT_SECONDS,
             daily_board=daily,

@@ -21,8 +21,7 @@ from seahaven import Board
 from seahaven.daily import today
 from server.app import RaceServer
 from server.config import Config
-from server.play.daily import Entry, MemoryDailyTimes
-from server.play.dealpool import DealPool, MemoryPoolBackend
+from server.play.daily import Entry
 from server.store.stores import MemoryStore
 from tests.client_driver import (
     SIZE,
@@ -50,7 +49,9 @@ SLOW = 60.0
 async def server() -> AsyncIterator[RaceServer]:
     config = Config(port=0, countdown_ms=100, rate=10000, burst=10000, grace_ms=10_000, spectator_delay_ms=0)
     race = RaceServer(
-        config, MemoryStore(), pool=DealPool(MemoryPoolBackend()), hint_seconds=20.0, daily_board=MemoryDailyTimes()
+        config,
+        MemoryStore(),
+        hint_seconds=20.0,  # the deal pool and daily board in the store
     )
     await race.start()
     # The solver worker starts before Textual's test app replaces the standard streams (a worker
@@ -147,7 +148,6 @@ async def test_a_lost_position_is_said_plainly(server: RaceServer) -> None:
 
 async def test_the_daily_race_shows_todays_best_times_and_races_its_deal(server: RaceServer) -> None:
     board = server.daily_board
-    assert isinstance(board, MemoryDailyTimes)
     await board.record("seahaven", today(), Entry(player="p1", name="zoe", time_ms=83_400))
     app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -29,7 +29,10 @@ from protocol.messages import (
 from seahaven import Board, encode
 from seahaven.daily import daily_deal
 from seahaven.solver import solve
-from server.play.daily import BOARD_TTL, DailyTimes, Entry, MemoryDailyTimes, RedisDailyTimes, utc_date
+from server.play.daily import BOARD_TTL, DailyTimes, Entry, utc_date
+from server.store.interfaces import Store
+from server.store.memory import MemoryStore
+from server.store.redisstore import RedisStore
 from tests.fakeclock import FakeClock
 from tests.helpers import MakeServer, url_of
 from tests.wsclient import WsClient
@@ -98,11 +101,8 @@ async def test_a_daily_race_puts_its_finishers_on_the_daily_board(make_server: M
 
 @pytest.mark.parametrize("kind", ["memory", "redis"])
 async def test_a_daily_board_keeps_each_racers_best_time_for_a_week(kind: str, request: pytest.FixtureRequest) -> None:
-    times: DailyTimes
-    if kind == "memory":
-        times = MemoryDailyTimes()
-    else:
-        times = RedisDailyTimes(request.getfixturevalue("redis_url"), prefix="t:")
+    store: Store = MemoryStore() if kind == "memory" else RedisStore(request.getfixturevalue("redis_url"), prefix="t:")
+    times = DailyTimes(store)
     day = datetime.date(2026, 11, 30)
     try:
         await times.record("seahaven", day, Entry("pA", "Ann", 5000))
@@ -113,10 +113,10 @@ async def test_a_daily_board_keeps_each_racers_best_time_for_a_week(kind: str, r
         best = await times.best("seahaven", day)
         assert best == [Entry("pB", "Bob", 3000), Entry("pA", "Ann", 5000)]
         assert await times.best("seahaven", day, count=1) == [Entry("pB", "Bob", 3000)]
-        if isinstance(times, RedisDailyTimes):
+        if isinstance(store, RedisStore):
             client = redis.asyncio.Redis.from_url(request.getfixturevalue("redis_url"))
-            ttl = await client.ttl(times.key("seahaven", day))
+            ttl = await client.ttl("t:daily:seahaven:2026-11-30")  # the key of the boards before the store held them
             await client.aclose()
             assert 0 < ttl <= BOARD_TTL
     finally:
-        await times.close()
+        await store.close()

@@ -14,7 +14,10 @@ import pytest
 from seahaven import Board
 from seahaven.solver import solve
 from seahaven.winnable import GRADES, deal_list, grade_of
-from server.play.dealpool import DealPool, MemoryPoolBackend, PoolBackend, RedisPoolBackend
+from server.play.dealpool import DealPool
+from server.store.interfaces import Store
+from server.store.memory import MemoryStore
+from server.store.redisstore import RedisStore
 from tests.helpers import wait_until
 from tests.wins import assert_wins
 
@@ -22,12 +25,12 @@ PRESET = "seahaven-easy"
 
 
 @pytest.fixture(params=["memory", "redis"])
-async def backend(request: pytest.FixtureRequest) -> AsyncIterator[PoolBackend]:
-    pool: PoolBackend
+async def backend(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    pool: Store
     if request.param == "memory":
-        pool = MemoryPoolBackend(random.Random(1))
+        pool = MemoryStore(rng=random.Random(1))
     else:
-        pool = RedisPoolBackend(request.getfixturevalue("redis_url"), prefix=f"test-{uuid.uuid4().hex[:8]}:")
+        pool = RedisStore(request.getfixturevalue("redis_url"), prefix=f"test-{uuid.uuid4().hex[:8]}:")
     try:
         yield pool
     finally:
@@ -41,24 +44,24 @@ def assert_winnable(preset: str, number: int, grade: str) -> None:
     assert grade_of(preset, solution.states) == grade
 
 
-async def test_a_fresh_pool_is_seeded_from_the_shipped_lists(backend: PoolBackend) -> None:
+async def test_a_fresh_pool_is_seeded_from_the_shipped_lists(backend: Store) -> None:
     pool = DealPool(backend, presets=[PRESET], rng=random.Random(2))
     await pool.seed()
     book = deal_list(PRESET)
     for grade in GRADES:
-        assert await backend.size(PRESET, grade) == len(book.by_grade(grade))
+        assert await backend.count_deals(PRESET, grade) == len(book.by_grade(grade))
     await pool.seed()  # seeding again adds nothing
-    assert await backend.size(PRESET, "gentle") == len(book.by_grade("gentle"))
+    assert await backend.count_deals(PRESET, "gentle") == len(book.by_grade("gentle"))
     for grade in GRADES:
         deal = await pool.take(PRESET, grade)
         assert deal.source == "pool" and deal.grade == grade and deal.preset == PRESET
         assert deal.number in book.by_grade(grade)
         assert_winnable(PRESET, deal.number, grade)
-        assert await backend.size(PRESET, grade) == len(book.by_grade(grade)) - 1
+        assert await backend.count_deals(PRESET, grade) == len(book.by_grade(grade)) - 1
     assert (await pool.take(PRESET)).grade in GRADES
 
 
-async def test_an_empty_pool_deals_from_the_shipped_list_without_solving(backend: PoolBackend) -> None:
+async def test_an_empty_pool_deals_from_the_shipped_list_without_solving(backend: Store) -> None:
     pool = DealPool(backend, presets=[PRESET], rng=random.Random(3))  # no executor: nothing can solve
     deal = await pool.take(PRESET, "tricky")
     assert deal.source == "shipped" and deal.number in deal_list(PRESET).by_grade("tricky")
@@ -67,11 +70,11 @@ async def test_an_empty_pool_deals_from_the_shipped_list_without_solving(backend
 
 async def test_two_nodes_never_get_the_same_deal(redis_url: str) -> None:
     prefix = f"test-{uuid.uuid4().hex[:8]}:"
-    nodes = [RedisPoolBackend(redis_url, prefix=prefix) for _ in range(2)]
+    nodes = [RedisStore(redis_url, prefix=prefix) for _ in range(2)]
     try:
         pools = [DealPool(b, presets=[PRESET], low=0) for b in nodes]
         ready = deal_list(PRESET).by_grade("fiendish")[:30]
-        await nodes[0].add(PRESET, "fiendish", ready)
+        await nodes[0].add_deals(PRESET, "fiendish", ready)
         deals = await asyncio.gather(*(pools[i % 2].take(PRESET, "fiendish") for i in range(30)))
         assert sorted(d.number for d in deals) == sorted(ready)
         assert all(d.source == "pool" for d in deals)
@@ -81,7 +84,7 @@ async def test_two_nodes_never_get_the_same_deal(redis_url: str) -> None:
             await b.close()
 
 
-async def test_refill_solves_in_worker_processes(backend: PoolBackend, executor: ProcessPoolExecutor) -> None:
+async def test_refill_solves_in_worker_processes(backend: Store, executor: ProcessPoolExecutor) -> None:
     pool = DealPool(
         backend,
         executor,
@@ -93,18 +96,18 @@ async def test_refill_solves_in_worker_processes(backend: PoolBackend, executor:
     )
     assert await pool.needs_refill()
     added = await pool.refill_once()
-    sizes = {g: await backend.size(PRESET, g) for g in GRADES}
+    sizes = {g: await backend.count_deals(PRESET, g) for g in GRADES}
     assert added == sum(sizes.values()) >= 1
     assert max(sizes.values()) <= 4
     for grade in GRADES:
-        while (number := await backend.pop(PRESET, grade)) is not None:
+        while (number := await backend.pop_deal(PRESET, grade)) is not None:
             assert number > 32000  # drawn at random, not from the shipped list
             assert_winnable(PRESET, number, grade)
 
 
-async def test_taking_below_low_wakes_the_refill(backend: PoolBackend, executor: ProcessPoolExecutor) -> None:
+async def test_taking_below_low_wakes_the_refill(backend: Store, executor: ProcessPoolExecutor) -> None:
     pool = DealPool(backend, executor, presets=[PRESET], target=3, low=1, batch=24)
-    await backend.add(PRESET, "gentle", deal_list(PRESET).by_grade("gentle")[:1])
+    await backend.add_deals(PRESET, "gentle", deal_list(PRESET).by_grade("gentle")[:1])
     pool.start(interval=3600)  # only a wake-up can make it refill again within the test
     try:
 
@@ -115,7 +118,7 @@ async def test_taking_below_low_wakes_the_refill(backend: PoolBackend, executor:
         await pool.take(PRESET, "gentle")  # drops gentle below low: take wakes the refill
 
         async def gentle_again() -> bool:
-            return await backend.size(PRESET, "gentle") > 0
+            return await backend.count_deals(PRESET, "gentle") > 0
 
         await wait_until(gentle_again, 30, what="the refill the take woke")
     finally:
@@ -123,12 +126,12 @@ async def test_taking_below_low_wakes_the_refill(backend: PoolBackend, executor:
 
 
 async def test_bad_input() -> None:
-    pool = DealPool(MemoryPoolBackend(), presets=[PRESET])
+    pool = DealPool(MemoryStore(), presets=[PRESET])
     with pytest.raises(ValueError, match="no deal pool for preset"):
         await pool.take("freecell")
     with pytest.raises(ValueError, match="unknown grade"):
         await pool.take(PRESET, "hard")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="low <= target"):
-        DealPool(MemoryPoolBackend(), low=5, target=2)
+        DealPool(MemoryStore(), low=5, target=2)
     with pytest.raises(ValueError, match="unknown preset"):
-        DealPool(MemoryPoolBackend(), presets=["spider"])
+        DealPool(MemoryStore(), presets=["spider"])

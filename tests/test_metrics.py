@@ -6,8 +6,11 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
-from server.shell.metrics import LATENCY_BUCKETS, LiveCounts, MeteredStore, Metrics
-from server.store.stores import MemoryStore, RedisStore, StoreError
+from server.shell.metrics import LATENCY_BUCKETS, LiveCounts, Metrics
+from server.store.base import StoreError
+from server.store.guarded import Breaker
+from server.store.memory import MemoryStore
+from server.store.redisstore import RedisStore
 from tests.redis_proc import RedisProcess
 
 
@@ -78,9 +81,10 @@ def test_nodes_in_one_process_keep_separate_registries() -> None:
     assert ("seahaven_node_info", (("node", "a"),)) not in scrape(b)
 
 
-async def test_metered_store_times_every_call_and_changes_nothing() -> None:
+async def test_a_guarded_store_times_every_call_and_changes_nothing() -> None:
     metrics = Metrics("n")
-    store = MeteredStore(MemoryStore(), metrics)
+    store = MemoryStore()
+    store.guard(Breaker(), metrics)
     assert await store.append("R", [b"e1", b"e2"], 60) == 2
     assert await store.load("R") == [b"e1", b"e2"]
     await store.set_listing("R", b"summary", 60)
@@ -89,7 +93,7 @@ async def test_metered_store_times_every_call_and_changes_nothing() -> None:
     assert await store.get_session("tok") == b"S"
     assert await store.room_ids() == ["R"]
     assert await store.ping()
-    with pytest.raises(ValueError):  # bad input is the caller's error, not the store's
+    with pytest.raises(ValueError):  # bad input is the caller's error: refused before the store (not counted)
         await store.append("R", [b"e3"], -1)
     assert await store.load("R") == [b"e1", b"e2"]
     samples = scrape(metrics)
@@ -97,7 +101,7 @@ async def test_metered_store_times_every_call_and_changes_nothing() -> None:
         labels[0][1]: v for (name, labels), v in samples.items() if name == "seahaven_store_latency_seconds_count"
     }
     assert counts == {
-        "append": 2,
+        "append": 1,
         "load": 2,
         "set_listing": 1,
         "listings": 1,
@@ -110,10 +114,11 @@ async def test_metered_store_times_every_call_and_changes_nothing() -> None:
     await store.close()
 
 
-async def test_metered_store_counts_failures_of_a_dead_redis() -> None:
+async def test_a_guarded_store_counts_failures_of_a_dead_redis() -> None:
     nowhere = RedisProcess(appendonly=False)  # a free port, never started
     metrics = Metrics("n")
-    store = MeteredStore(RedisStore(nowhere.url), metrics)
+    store = RedisStore(nowhere.url)
+    store.guard(None, metrics)  # no breaker: each call tries (a refused one would count the same)
     try:
         with pytest.raises(StoreError):
             await store.append("R", [b"e"], 60)

@@ -16,7 +16,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from server.store.link import Link, LinkLost, LinkTimeout, ReplyError, link_url
-from server.store.stores import RedisStore, Request, StoreError
+from server.store.stores import RedisStore, Request, Stored, StoreError
 from tests.redis_proc import RedisProcess
 
 
@@ -61,9 +61,16 @@ async def test_an_error_reply_fails_that_call_only(link: Link) -> None:
     assert await link.call("PING") == b"PONG"
 
 
-async def test_a_cancelled_call_does_not_shift_the_replies(link: Link) -> None:
+async def test_a_cancelled_call_does_not_shift_the_replies(link: Link, redis_url: str) -> None:
     slow = asyncio.ensure_future(link.call("BLPOP", "nothing", "0.3"))
-    await asyncio.sleep(0.05)
+    raw = aioredis.Redis.from_url(redis_url)
+    try:
+        deadline = time.monotonic() + 3
+        while (await raw.info("clients"))["blocked_clients"] < 1:  # the BLPOP is in Redis, waiting
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.005)
+    finally:
+        await raw.aclose()
     slow.cancel()
     assert await link.call("ECHO", "mine") == b"mine"  # not the BLPOP's nil
 
@@ -143,8 +150,13 @@ async def test_a_closed_link_fails_calls_and_does_not_reconnect(redis_url: str) 
         await link.close()
         with pytest.raises(LinkLost, match="closed"):
             await link.call("PING")
-        await asyncio.sleep(0.1)
-        assert len(await raw.client_list()) == before - 1  # its connection went, no new one came
+        deadline = time.monotonic() + 3
+        while len(await raw.client_list()) != before - 1:  # its connection goes...
+            assert time.monotonic() < deadline, await raw.client_list()
+            await asyncio.sleep(0.01)
+        with pytest.raises(LinkLost, match="closed"):
+            await link.call("PING")
+        assert len(await raw.client_list()) == before - 1  # ...and no new one comes
     finally:
         await raw.aclose()
 
@@ -199,11 +211,11 @@ async def test_the_store_appends_over_the_link_in_one_call_per_move(redis_proc: 
     store = RedisStore(redis_proc.url if over == "tcp" else redis_proc.unix_url, prefix="hot:")
     raw = aioredis.Redis.from_url(redis_proc.url)
     try:
-        assert (await store.append_at("R", [b"created"], 60, 0, None, "node-a")).stored
+        assert isinstance(await store.append_at("R", [b"created"], 60, 0, None, "node-a"), Stored)
         await raw.config_resetstat()
         n = 40
         for i in range(1, n + 1):
-            assert (await store.append_at("R", [b"move"], 60, i, Request("p", i, b"ok"), "node-a")).stored
+            assert isinstance(await store.append_at("R", [b"move"], 60, i, Request("p", i, b"ok"), "node-a"), Stored)
         stats = await raw.info("commandstats")
         calls = {name.removeprefix("cmdstat_"): s["calls"] for name, s in stats.items()}
         assert calls["evalsha"] == n
@@ -213,7 +225,9 @@ async def test_the_store_appends_over_the_link_in_one_call_per_move(redis_proc: 
         assert sock is not None and sock.family == (socket.AF_UNIX if over == "unix" else socket.AF_INET)
         # After a script flush (a restarted Redis), the next append still lands, once.
         await raw.script_flush()
-        assert (await store.append_at("R", [b"move"], 60, n + 1, Request("p", n + 1, b"ok"), "node-a")).stored
+        assert isinstance(
+            await store.append_at("R", [b"move"], 60, n + 1, Request("p", n + 1, b"ok"), "node-a"), Stored
+        )
         assert len(await store.load("R")) == n + 2
     finally:
         await raw.aclose()
@@ -228,7 +242,7 @@ async def test_the_store_maps_link_failures_to_store_errors() -> None:
 async def _failures_mapped(redis_proc: RedisProcess) -> None:
     store = RedisStore(redis_proc.url, prefix="lost:", timeout=0.5)
     try:
-        assert (await store.append_at("R", [b"a"], 60, 0, None, "n")).stored
+        assert isinstance(await store.append_at("R", [b"a"], 60, 0, None, "n"), Stored)
         redis_proc.stop()
         with pytest.raises(StoreError, match="unavailable"):
             await store.append_at("R", [b"b"], 60, 1, None, "n")
@@ -236,6 +250,6 @@ async def _failures_mapped(redis_proc: RedisProcess) -> None:
             await store.read_from("R", 0, "n")
         redis_proc.start()  # no persistence: a blank server
         assert await store.read_from("R", 0, "n") == (0, [])
-        assert (await store.append_at("R", [b"a"], 60, 0, None, "n")).stored
+        assert isinstance(await store.append_at("R", [b"a"], 60, 0, None, "n"), Stored)
     finally:
         await store.close()

@@ -19,6 +19,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.connection import Connection
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from server.store.base import LAYOUT_FORMAT, MEMO_FORMAT, Duplicate, Request, Stored
 from server.store.stores import DEAD_NODES_KEPT, MemoryStore, RedisStore, Store, StoreError, open_store
 from tests.conftest import ManualClock
 from tests.redis_proc import RedisProcess
@@ -361,7 +362,7 @@ async def test_redis_key_layout_and_ttls(redis_url: str, raw: Any) -> None:
         await store.set_listing("R1", b"A", 20)
         await store.put_session("tok", b"S", 10)
         keys = sorted(k.decode() for k in await raw.keys("*"))  # KEYS is fine in a test, never in the store
-        assert keys == ["lay:listings", "lay:{room:R1}:listing", "lay:{room:R1}:log", "lay:{session:tok}"]
+        assert keys == ["lay:format", "lay:listings", "lay:{room:R1}:listing", "lay:{room:R1}:log", "lay:{session:tok}"]
         assert await raw.type("lay:{room:R1}:log") == b"list"
         assert await raw.zrange("lay:listings", 0, -1) == [b"R1"]
         # The index scores a listing by its deadline (unix ms).
@@ -391,8 +392,10 @@ async def test_redis_expired_listings_are_pruned_from_the_index(redis_url: str, 
         await store.append("R2", [event(1)], LONG)
         await store.set_listing("R1", b"A", SHORT)
         await store.set_listing("R2", b"B", LONG)
-        await asyncio.sleep(SHORT + MARGIN)
-        assert await store.listings() == {"R2": b"B"}
+        deadline = time.monotonic() + SHORT + 3
+        while await store.listings() != {"R2": b"B"}:  # until Redis expires R1's listing
+            assert time.monotonic() < deadline, await store.listings()
+            await asyncio.sleep(0.02)
         assert await raw.zrange("prune:listings", 0, -1) == [b"R2"]
         await store.set_listing("R2", None, LONG)
         assert not await raw.exists("prune:listings")  # nothing left behind
@@ -406,11 +409,64 @@ async def test_redis_nothing_left_behind_after_expiry(redis_url: str, raw: Any) 
         await store.append("R1", [event(1)], SHORT)
         await store.set_listing("R1", b"A", SHORT)
         await store.put_session("tok", b"S", SHORT)
-        await asyncio.sleep(SHORT + MARGIN)
-        deadline = time.monotonic() + 3
-        while await raw.dbsize():  # no call on the store: Redis alone must clean up
+        deadline = time.monotonic() + SHORT + 3
+        # No call on the store: Redis alone must clean up (all but the layout's format marker).
+        while await raw.keys("*") != [b"gone:format"]:
             assert time.monotonic() < deadline, await raw.keys("*")
             await asyncio.sleep(0.05)
+    finally:
+        await store.close()
+
+
+async def test_redis_refuses_a_newer_key_layout_without_writing(redis_url: str, raw: Any) -> None:
+    await raw.set("next:format", LAYOUT_FORMAT + 1)  # written by a node of a later version
+    store = RedisStore(redis_url, prefix="next:")
+    try:
+        for _ in range(2):  # the first call and every later one
+            with pytest.raises(StoreError, match=f"key layout is format {LAYOUT_FORMAT + 1}, newer than this node"):
+                await store.room_ids()
+        with pytest.raises(StoreError, match="newer"):
+            await store.append_at("R", [event(1)], LONG, 0)
+        with pytest.raises(StoreError, match="newer"):
+            await store.put_session("tok", b"S", LONG)
+        assert await store.ping() is False  # /healthz says so too
+        assert await raw.keys("*") == [b"next:format"]  # nothing written
+        assert await raw.get("next:format") == str(LAYOUT_FORMAT + 1).encode()
+    finally:
+        await store.close()
+
+
+async def test_redis_reads_todays_data_without_a_version(redis_url: str, raw: Any) -> None:
+    """Keys as the store wrote them before it versioned anything: no format key, no memo format."""
+    await raw.rpush("old:{room:R}:log", event(1), event(2))
+    await raw.pexpire("old:{room:R}:log", 60_000)
+    await raw.hset("old:{room:R}:replies", mapping={"p": 4, "p:r": b"reply-4"})
+    store = RedisStore(redis_url, prefix="old:")
+    try:
+        assert await store.room_ids() == ["R"]
+        assert await store.load("R") == [event(1), event(2)]
+        assert await store.memo("R", "p") == (4, b"reply-4")
+        again = await store.append_at("R", [event(3)], LONG, 2, Request("p", 4, b"other"))
+        assert again == Duplicate(2, b"reply-4")  # the stored frame, byte for byte
+        assert await raw.get("old:format") == str(LAYOUT_FORMAT).encode()  # recorded from now on
+        assert await store.append_at("R", [event(3)], LONG, 2, Request("p", 5, b"reply-5")) == Stored(3)
+        assert await raw.hget("old:{room:R}:replies", "p:v") == str(MEMO_FORMAT).encode()
+        assert await store.memo("R", "p") == (5, b"reply-5")
+    finally:
+        await store.close()
+
+
+async def test_redis_does_not_serve_a_memo_of_a_newer_format(redis_url: str, raw: Any) -> None:
+    store = RedisStore(redis_url, prefix="memo:")
+    try:
+        assert await store.append_at("R", [event(1)], LONG, 0, Request("p", 1, b"reply-1")) == Stored(1)
+        await raw.hset("memo:{room:R}:replies", mapping={"p:r": b"\x00new", "p:v": MEMO_FORMAT + 1})
+        assert await store.memo("R", "p") is None  # can't serve it: not a crash, not its bytes
+        again = await store.append_at("R", [event(2)], LONG, 1, Request("p", 1, b"other"))
+        assert again == Duplicate(1, None)  # still not stored twice
+        await raw.hset("memo:{room:R}:replies", "p:v", "not a version")
+        assert await store.memo("R", "p") is None
+        assert await store.load("R") == [event(1)]
     finally:
         await store.close()
 
@@ -547,8 +603,9 @@ async def test_redis_first_call_after_a_restart_succeeds(redis_proc: RedisProces
     store = RedisStore(redis_proc.url, prefix="restart:")
     try:
         await asyncio.gather(*(store.append("R", [event(n)], LONG) for n in range(5)))  # several pooled connections
-        redis_proc.stop()
-        await asyncio.sleep(0.1)  # a running server's event loop sees its pooled connections close
+        redis_proc.stop()  # the process is gone: its end of every connection is closed
+        for _ in range(3):  # a running server's event loop (a few turns of it) sees them close
+            await asyncio.sleep(0)
         redis_proc.start()
         # Pooled connections died with the old server: they are replaced, not used.
         assert await store.append("R", [event(5)], LONG) == 6
@@ -628,7 +685,7 @@ async def test_redis_append_is_never_resent_after_a_lost_reply(redis_url: str) -
         while len(await store.load("R")) < 2:
             assert time.monotonic() < deadline
             await asyncio.sleep(0.02)
-        await asyncio.sleep(0.1)
+        # A resend would have gone before the failed call returned: none can land after this.
         assert await store.load("R") == [event(1), event(2)]
     finally:
         await store.close()

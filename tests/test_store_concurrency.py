@@ -7,21 +7,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from server.store.stores import BELL_EVENTS, Appended, Request, Store, room_bell
+from server.store.base import BELL_EVENTS, Behind, Duplicate, Request, Stored, room_bell
+from server.store.interfaces import Store
 
 TTL = 60.0
 
 
 async def test_append_at_stores_only_at_the_expected_length(store: Store) -> None:
-    assert (await store.append_at("R1", [b"a", b"b"], TTL, 0)) == Appended(True, 2)
+    assert (await store.append_at("R1", [b"a", b"b"], TTL, 0)) == Stored(2)
     # Another node wrote first: nothing stored, the events it missed come back.
     behind = await store.append_at("R1", [b"x"], TTL, 1)
-    assert (behind.stored, behind.length, behind.gap) == (False, 2, [b"b"])
+    assert behind == Behind(2, [b"b"])
     # The log lost its tail (or expired): shorter than expected, no gap.
     ahead = await store.append_at("R1", [b"x"], TTL, 5)
-    assert (ahead.stored, ahead.length, ahead.gap) == (False, 2, [])
+    assert ahead == Behind(2, [])
     assert await store.load("R1") == [b"a", b"b"]
-    assert (await store.append_at("R1", [b"c"], TTL, 2)) == Appended(True, 3)
+    assert (await store.append_at("R1", [b"c"], TTL, 2)) == Stored(3)
     assert await store.read_from("R1", 1) == (3, [b"b", b"c"])
     assert await store.read_from("R9", 0) == (0, [])
 
@@ -29,18 +30,18 @@ async def test_append_at_stores_only_at_the_expected_length(store: Store) -> Non
 async def test_a_request_is_stored_once_and_its_reply_kept(store: Store) -> None:
     await store.append_at("R2", [b"created"], TTL, 0)
     first = Request("p1", 7, b"reply-7")
-    assert (await store.append_at("R2", [b"undo"], TTL, 1, first)).stored
+    assert isinstance(await store.append_at("R2", [b"undo"], TTL, 1, first), Stored)
     assert await store.memo("R2", "p1") == (7, b"reply-7")
     # A resend (after a lost reply, a restart, on another node) stores nothing and gets the reply,
     # whatever length it expected.
     for expected in (1, 2):
         again = await store.append_at("R2", [b"undo"], TTL, expected, Request("p1", 7, b"other"))
-        assert (again.stored, again.duplicate, again.memo) == (False, True, b"reply-7")
+        assert again == Duplicate(2, b"reply-7")
     older = await store.append_at("R2", [b"move"], TTL, 2, Request("p1", 6, b"reply-6"))
-    assert (older.duplicate, older.memo) == (True, None)
+    assert older == Duplicate(2, None)
     assert await store.load("R2") == [b"created", b"undo"]
     assert await store.memo("R2", "p2") is None
-    assert (await store.append_at("R2", [b"move"], TTL, 2, Request("p1", 8, b"reply-8"))).stored
+    assert isinstance(await store.append_at("R2", [b"move"], TTL, 2, Request("p1", 8, b"reply-8")), Stored)
     assert await store.memo("R2", "p1") == (8, b"reply-8")
 
 
@@ -50,25 +51,25 @@ async def test_doorbells_ring_for_other_holders_appends_and_rings(store: Store) 
     try:
         assert await asyncio.wait_for(heard.get(), 10) == ("*", "", b"")  # listening from here on
         # A node alone with its room hears no doorbell of its own appends...
-        assert (await store.append_at("R3", [b"a"], TTL, 0, holder="node-a")).stored
-        assert (await store.append_at("R3", [b"b"], TTL, 1, holder="node-a")).stored
+        assert isinstance(await store.append_at("R3", [b"a"], TTL, 0, holder="node-a"), Stored)
+        assert isinstance(await store.append_at("R3", [b"b"], TTL, 1, holder="node-a"), Stored)
         # ...until another node reads the room: from that instant on, every append rings.
         assert await store.load("R3", "node-b") == [b"a", b"b"]
-        assert (await store.append_at("R3", [b"c"], TTL, 2, holder="node-a")).stored
+        assert isinstance(await store.append_at("R3", [b"c"], TTL, 2, holder="node-a"), Stored)
         assert await rung(heard) == ("R3", 3, [b"c"])  # the events ride along with the new length
-        assert (await store.append_at("R3", [b"d", b"e"], TTL, 3, holder="node-b")).stored  # for node-a
+        assert isinstance(await store.append_at("R3", [b"d", b"e"], TTL, 3, holder="node-b"), Stored)  # for node-a
         assert await rung(heard) == ("R3", 5, [b"d", b"e"])
         many = [b"%d" % n for n in range(BELL_EVENTS + 1)]
-        assert (await store.append_at("R3", many, TTL, 5, holder="node-a")).stored
+        assert isinstance(await store.append_at("R3", many, TTL, 5, holder="node-a"), Stored)
         assert await rung(heard) == ("R3", 5 + len(many), None)  # too many to carry: read them
         await store.append_at("R3", [b"x"], TTL, 0, holder="node-a")  # not stored: no doorbell
         await store.ring("session", "TOKEN", "node-b")
         assert await asyncio.wait_for(heard.get(), 10) == ("session", "TOKEN", b"node-b")
         # Reading from an index counts the reader too; an unknown room holds nobody.
         assert await store.read_from("R5", 0, "node-c") == (0, [])
-        assert (await store.append_at("R5", [b"a"], TTL, 0, holder="node-a")).stored
+        assert isinstance(await store.append_at("R5", [b"a"], TTL, 0, holder="node-a"), Stored)
         assert await store.read_from("R5", 1, "node-c") == (1, [])
-        assert (await store.append_at("R5", [b"b"], TTL, 1, holder="node-a")).stored
+        assert isinstance(await store.append_at("R5", [b"b"], TTL, 1, holder="node-a"), Stored)
         assert await rung(heard) == ("R5", 2, [b"b"])
         assert heard.empty()
     finally:

@@ -16,7 +16,7 @@ from websockets.http11 import Request, Response
 
 from server.http.static import static_response
 from server.shell.metrics import Metrics
-from server.store.stores import Store
+from server.store.interfaces import Store
 
 
 class HttpRoutes:
@@ -37,7 +37,8 @@ class HttpRoutes:
         return static_response(path)
 
     async def healthz(self, connection: ServerConnection) -> Response:
-        """200 while the store answers, 503 when it does not (for load balancers and compose)."""
+        """200 while the store answers, 503 when it does not (for load balancers and compose): the
+        guarded ping, answered False at once while the stall breaker is open."""
         ok = await self.store.ping()
         status = HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE
         return connection.respond(status, "ok\n" if ok else "store unavailable\n")

@@ -24,7 +24,7 @@ from protocol.errors import ErrorCode, ProtocolError
 from server.play.bot import PACES, BotBrain, think
 from server.play.dealpool import worker_executor
 from server.rooms.room import BOT_PREFIX, Room
-from server.store.stores import StoreError
+from server.store.base import StoreError
 
 if TYPE_CHECKING:
     from server.rooms.core import Outcome, RoomCore

@@ -8,8 +8,6 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-from redis.exceptions import RedisError
-
 from protocol.errors import ErrorCode, ProtocolError
 from seahaven.deals import MAX_DEAL
 from seahaven.winnable import GRADES, deal_list
@@ -20,7 +18,7 @@ from server.rooms.room import Room
 from server.rooms.settings import Settings
 from server.shell.clock import Clock
 from server.shell.held import log_event
-from server.store.stores import StoreError
+from server.store.base import StoreError
 
 
 class Dealing:
@@ -64,7 +62,7 @@ class Dealing:
             raise ProtocolError(ErrorCode.BAD_FIELD, f"unknown deal grade {grade!r}; grades: {', '.join(GRADES)}")
         try:
             return (await self.pool.take(preset, grade)).number
-        except (StoreError, RedisError, OSError) as exc:  # the shared pool is down: the shipped list still serves
+        except StoreError as exc:  # the shared pool is down: the shipped list still serves
             log_event("dealpool.error", error=str(exc))
             book = deal_list(preset)
             return secrets.choice(book.by_grade(grade) if grade else [n for n, _ in book.deals])

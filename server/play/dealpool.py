@@ -1,4 +1,4 @@
-"""A ready pool of proven-winnable deals per preset and grade, shared by every node through Redis.
+"""A ready pool of proven-winnable deals per preset and grade, shared by every node through the store.
 
 ``take(preset, grade)`` pops a deal atomically and never solves anything: when the pool of that
 preset and grade is empty it falls back to a random deal of the shipped list (seahaven/winnable/),
@@ -6,16 +6,13 @@ so a fresh server is never without winnable deals. A background task keeps every
 it draws random deal numbers, has them solved in worker processes (a ProcessPoolExecutor, never
 the event loop), and adds the ones won to the pool of their grade.
 
-Redis layout (``P`` is the prefix, ``seahaven:`` by default)::
-
-    P dealpool:{preset}:{grade}   set   deal numbers ready to deal; SPOP hands each to one room only
-
-In memory (no Redis) the pool is one set per preset and grade in this process.
+The sets of deal numbers live in the store (``DealStore``: in Redis, ``P dealpool:PRESET:GRADE``,
+one set each, SPOP handing each number to one room only; see ``server.store.redisstore``), reached
+through the server's guarded store like every other store call.
 """
 
 from __future__ import annotations
 
-import abc
 import asyncio
 import contextlib
 import logging
@@ -27,17 +24,16 @@ import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Literal, cast
-
-import redis.asyncio as aioredis
-from redis.exceptions import RedisError
+from typing import Literal
 
 from seahaven import PRESETS, Board
 from seahaven.deals import MAX_DEAL
 from seahaven.solver import solve
 from seahaven.winnable import GRADES, Grade, deal_list
+from server.store.base import StoreError
+from server.store.interfaces import DealStore
 
-__all__ = ["Deal", "DealPool", "MemoryPoolBackend", "PoolBackend", "RedisPoolBackend", "find_winnable"]
+__all__ = ["Deal", "DealPool", "find_winnable"]
 
 log = logging.getLogger(__name__)
 
@@ -50,76 +46,6 @@ class Deal:
     number: int
     grade: Grade
     source: Literal["pool", "shipped"]
-
-
-class PoolBackend(abc.ABC):
-    """Sets of deal numbers by (preset, grade)."""
-
-    @abc.abstractmethod
-    async def add(self, preset: str, grade: Grade, numbers: Sequence[int]) -> None:
-        """Add deal numbers to a pool (numbers already there are kept once)."""
-
-    @abc.abstractmethod
-    async def pop(self, preset: str, grade: Grade) -> int | None:
-        """Remove and return one deal number, atomically; None when the pool is empty."""
-
-    @abc.abstractmethod
-    async def size(self, preset: str, grade: Grade) -> int:
-        """How many deals the pool holds."""
-
-    @abc.abstractmethod
-    async def close(self) -> None:
-        """Release connections."""
-
-
-class MemoryPoolBackend(PoolBackend):
-    """The pools in this process's memory."""
-
-    def __init__(self, rng: random.Random | None = None) -> None:
-        self._sets: dict[tuple[str, Grade], set[int]] = {}
-        self._rng = rng or random.Random()
-
-    async def add(self, preset: str, grade: Grade, numbers: Sequence[int]) -> None:
-        self._sets.setdefault((preset, grade), set()).update(numbers)
-
-    async def pop(self, preset: str, grade: Grade) -> int | None:
-        pool = self._sets.get((preset, grade))
-        if not pool:
-            return None
-        number = self._rng.choice(sorted(pool))
-        pool.remove(number)
-        return number
-
-    async def size(self, preset: str, grade: Grade) -> int:
-        return len(self._sets.get((preset, grade), ()))
-
-    async def close(self) -> None:
-        self._sets.clear()
-
-
-class RedisPoolBackend(PoolBackend):
-    """The pools in Redis, one set per preset and grade, shared by every node."""
-
-    def __init__(self, url: str, *, prefix: str = "seahaven:") -> None:
-        self.prefix = prefix
-        self._redis = aioredis.Redis.from_url(url, socket_timeout=5.0, socket_connect_timeout=5.0)
-
-    def key(self, preset: str, grade: Grade) -> str:
-        return f"{self.prefix}dealpool:{preset}:{grade}"
-
-    async def add(self, preset: str, grade: Grade, numbers: Sequence[int]) -> None:
-        if numbers:
-            await self._redis.sadd(self.key(preset, grade), *numbers)
-
-    async def pop(self, preset: str, grade: Grade) -> int | None:
-        value = await self._redis.spop(self.key(preset, grade))
-        return None if value is None else int(cast(bytes, value))
-
-    async def size(self, preset: str, grade: Grade) -> int:
-        return int(await self._redis.scard(self.key(preset, grade)))
-
-    async def close(self) -> None:
-        await self._redis.aclose()
 
 
 def find_winnable(preset: str, numbers: Sequence[int], max_states: int) -> list[tuple[int, Grade]]:
@@ -177,7 +103,7 @@ class DealPool:
 
     def __init__(
         self,
-        backend: PoolBackend,
+        store: DealStore,
         executor: Executor | None = None,
         *,
         presets: Iterable[str] = PRESETS,
@@ -189,7 +115,7 @@ class DealPool:
     ) -> None:
         if not 0 <= low <= target:
             raise ValueError("need 0 <= low <= target")
-        self.backend = backend
+        self.store = store
         self.executor = executor
         self.presets = tuple(presets)
         for name in self.presets:
@@ -208,8 +134,8 @@ class DealPool:
         for preset in self.presets:
             book = deal_list(preset)
             for grade in GRADES:
-                if await self.backend.size(preset, grade) == 0:
-                    await self.backend.add(preset, grade, book.by_grade(grade))
+                if await self.store.count_deals(preset, grade) == 0:
+                    await self.store.add_deals(preset, grade, book.by_grade(grade))
 
     async def take(self, preset: str, grade: Grade | None = None) -> Deal:
         """A winnable deal of ``preset`` (of ``grade``, or any grade for None); never waits on a solve."""
@@ -221,15 +147,15 @@ class DealPool:
             chosen = grade
         else:
             raise ValueError(f"unknown grade {grade!r}; grades: {', '.join(GRADES)}")
-        number = await self.backend.pop(preset, chosen)
-        if number is None or await self.backend.size(preset, chosen) < self.low:
+        number = await self.store.pop_deal(preset, chosen)
+        if number is None or await self.store.count_deals(preset, chosen) < self.low:
             self._wake.set()
         if number is not None:
             return Deal(preset, number, chosen, "pool")
         return Deal(preset, self._rng.choice(deal_list(preset).by_grade(chosen)), chosen, "shipped")
 
     async def _sizes(self, preset: str) -> dict[Grade, int]:
-        return {g: await self.backend.size(preset, g) for g in GRADES}
+        return {g: await self.store.count_deals(preset, g) for g in GRADES}
 
     async def needs_refill(self) -> bool:
         """Whether some pool is below ``low``."""
@@ -254,7 +180,7 @@ class DealPool:
             found = await loop.run_in_executor(self.executor, find_winnable, preset, numbers, max_states)
             for grade in GRADES:
                 wanted = [n for n, g in found if g == grade][: max(0, self.target - sizes[grade])]
-                await self.backend.add(preset, grade, wanted)
+                await self.store.add_deals(preset, grade, wanted)
                 added += len(wanted)
         return added
 
@@ -265,7 +191,7 @@ class DealPool:
                 await self.refill_once()
                 if await self.needs_refill():
                     continue  # rare presets need many jobs: keep the worker busy until they are full
-            except (RedisError, OSError) as exc:  # the store is down: try again next round
+            except StoreError as exc:  # the store is down (or stalled): try again next round
                 log.warning("deal pool refill failed: %s", exc)
             # asyncio.timeout, not wait_for: Python 3.11's wait_for can drop a cancellation.
             with contextlib.suppress(TimeoutError):
@@ -280,7 +206,7 @@ class DealPool:
     async def close(self) -> None:
         """Stop refilling (a worker job under way is waited for by the executor's owner)."""
         # Not only cancelled: redis-py can swallow a cancellation as a connection error, which the
-        # loop takes for a store outage (it then waited on, and close() with it, forever).
+        # store reports as an outage (the loop then waited on, and close() with it, forever).
         self._closed = True
         self._wake.set()
         if self._task is not None:

@@ -8,8 +8,6 @@ import datetime
 from collections.abc import Callable
 from typing import Final
 
-from redis.exceptions import RedisError
-
 from protocol.codec import encode
 from protocol.enums import Status
 from protocol.errors import ProtocolError
@@ -26,7 +24,7 @@ from server.shell.clock import Clock
 from server.shell.fanout import Fanout
 from server.shell.held import Asker, Command, HeldRoom, log_event
 from server.shell.roompath import RoomPath, Spawn
-from server.store.stores import StoreError
+from server.store.base import StoreError
 
 HINT_SECONDS: Final = 2.0
 """The solver's budget for one hint or one lost check."""
@@ -94,7 +92,7 @@ class FairPlay:
                 entry = Entry(standing.player, standing.name, standing.time_ms)
                 try:
                     await self.daily_board.record(room.settings.preset, date, entry)
-                except (StoreError, RedisError, OSError) as exc:
+                except StoreError as exc:
                     log_event("daily.error", room=room.code, error=str(exc))
 
     # -- hints and lost checks ---------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from typing import Protocol
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -24,7 +25,13 @@ from server.shell.limits import TokenBucket
 from server.shell.requests import Requests
 from server.shell.roompath import RoomPath
 from server.shell.sessions import Session, SessionTable
-from server.store.stores import Store, StoreError
+from server.store.base import StoreError
+from server.store.interfaces import Doorbells, Nodes, RoomLog
+
+
+class ConnectionStore(RoomLog, Doorbells, Nodes, Protocol):
+    """What a hello needs of the store: the room's reply memory, the session's doorbell, the
+    member's place."""
 
 
 class Connections:
@@ -38,7 +45,7 @@ class Connections:
         fanout: Fanout,
         table: SessionTable,
         guard: Guard,
-        store: Store,
+        store: ConnectionStore,
         config: Config,
         clock: Clock,
         node: str,

@@ -16,7 +16,7 @@ from server.rooms.settings import Settings
 from server.shell.held import Asker, HeldRoom
 from server.shell.ports import Bots, Deals
 from server.shell.roompath import RoomPath
-from server.store.stores import Store
+from server.store.interfaces import Listings
 
 Create = Callable[[Asker, Settings], Awaitable[HeldRoom]]
 """Creates a room for the asker, within its creation budgets."""
@@ -26,7 +26,7 @@ class Lobby:
     """The lobby requests: a page of listed rooms (from the shared ``listings``), and quick match
     (a room held here, then one another node lists, then a new one of ``create``)."""
 
-    def __init__(self, path: RoomPath, listings: Store, create: Create, deals: Deals, bots: Bots) -> None:
+    def __init__(self, path: RoomPath, listings: Listings, create: Create, deals: Deals, bots: Bots) -> None:
         self.path = path
         self.listings = listings
         self.create = create

@@ -10,26 +10,23 @@ What the server reports:
   the server gives (:class:`LiveCounts`), so no code path has to keep them in step;
 - every move request: :meth:`Metrics.move_accepted` or :meth:`Metrics.move_refused` with the error code,
   and its latency from the frame's arrival to the reply;
-- every store call, through :class:`MeteredStore`: latency by operation, and failures by operation.
+- every store call, told by the store's guarded call (:meth:`Metrics.observe`, the store's
+  ``Observer``): latency by operation, and failures by operation.
 """
 
 from __future__ import annotations
 
-import time
 from bisect import bisect_left
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from typing import NamedTuple, TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 from prometheus_client.core import HistogramMetricFamily
 from prometheus_client.registry import Collector
 
 from protocol.errors import ErrorCode
-from server.store.stores import Appended, Request, Ring, Store, StoreError
 
-__all__ = ["LiveCounts", "MeteredStore", "Metrics"]
-
-T = TypeVar("T")
+__all__ = ["LiveCounts", "Metrics"]
 
 # Seconds: a move is a few hundred microseconds in memory and about one Redis round trip on Redis;
 # the top buckets catch a stalled store (its timeout is 2 s).
@@ -152,104 +149,13 @@ class Metrics:
         self.moves_refused.labels(reason=reason if reason in REFUSAL_REASONS else OTHER).inc()
         self.move_latency.observe(seconds)
 
-    async def store_call(self, operation: str, call: Awaitable[T]) -> T:
-        """Await ``call``, recording its latency under ``operation`` and counting a :class:`StoreError`."""
-        started = time.perf_counter()
-        try:
-            return await call
-        except StoreError:
+    def observe(self, operation: str, seconds: float, failed: bool) -> None:
+        """One store call (the store's ``Observer``): its latency under ``operation``, and whether it
+        failed (a StoreError, a call refused by the stall breaker, a ping with no answer)."""
+        if failed:
             self.store_errors.labels(operation=operation).inc()
-            raise
-        finally:
-            self.store_latency.labels(operation).observe(time.perf_counter() - started)
+        self.store_latency.labels(operation).observe(seconds)
 
     def exposition(self) -> tuple[bytes, str]:
         """The body and Content-Type of a ``GET /metrics`` answer (Prometheus text format 0.0.4)."""
         return generate_latest(self.registry), CONTENT_TYPE
-
-
-class MeteredStore(Store):
-    """Any store, with every call's latency and failures recorded in ``metrics``."""
-
-    def __init__(self, inner: Store, metrics: Metrics) -> None:
-        self.inner = inner
-        self.metrics = metrics
-
-    async def append(self, room: str, events: Sequence[bytes], ttl: float) -> int:
-        return await self.metrics.store_call("append", self.inner.append(room, events, ttl))
-
-    async def append_at(
-        self,
-        room: str,
-        events: Sequence[bytes],
-        ttl: float,
-        expected: int,
-        request: Request | None = None,
-        holder: str | None = None,
-    ) -> Appended:
-        return await self.metrics.store_call(
-            "append", self.inner.append_at(room, events, ttl, expected, request, holder)
-        )
-
-    async def read_from(self, room: str, start: int, holder: str | None = None) -> tuple[int, list[bytes]]:
-        return await self.metrics.store_call("read_from", self.inner.read_from(room, start, holder))
-
-    async def memo(self, room: str, player: str) -> tuple[int, bytes] | None:
-        return await self.metrics.store_call("memo", self.inner.memo(room, player))
-
-    async def ring(self, kind: str, key: str, data: str) -> None:
-        await self.metrics.store_call("ring", self.inner.ring(kind, key, data))
-
-    async def doorbells(self, ring: Ring) -> None:
-        await self.inner.doorbells(ring)  # runs for the process's life: no latency to record
-
-    async def beat(self, node: str, ttl: float) -> None:
-        await self.metrics.store_call("beat", self.inner.beat(node, ttl))
-
-    async def alive(self) -> set[str]:
-        return await self.metrics.store_call("alive", self.inner.alive())
-
-    async def dead(self) -> set[str]:
-        return await self.metrics.store_call("dead", self.inner.dead())
-
-    async def locate(self, room: str, player: str, node: str, ttl: float) -> None:
-        await self.metrics.store_call("locate", self.inner.locate(room, player, node, ttl))
-
-    async def located(self, room: str) -> dict[str, str]:
-        return await self.metrics.store_call("located", self.inner.located(room))
-
-    async def load(self, room: str, holder: str | None = None) -> list[bytes]:
-        return await self.metrics.store_call("load", self.inner.load(room, holder))
-
-    async def expire(self, room: str, ttl: float) -> None:
-        await self.metrics.store_call("expire", self.inner.expire(room, ttl))
-
-    async def delete(self, room: str) -> None:
-        await self.metrics.store_call("delete", self.inner.delete(room))
-
-    async def room_ids(self) -> list[str]:
-        return await self.metrics.store_call("room_ids", self.inner.room_ids())
-
-    async def set_listing(self, room: str, summary: bytes | None, ttl: float) -> None:
-        await self.metrics.store_call("set_listing", self.inner.set_listing(room, summary, ttl))
-
-    async def listings(self) -> dict[str, bytes]:
-        return await self.metrics.store_call("listings", self.inner.listings())
-
-    async def put_session(self, token: str, data: bytes, ttl: float) -> None:
-        await self.metrics.store_call("put_session", self.inner.put_session(token, data, ttl))
-
-    async def get_session(self, token: str) -> bytes | None:
-        return await self.metrics.store_call("get_session", self.inner.get_session(token))
-
-    async def delete_session(self, token: str) -> None:
-        await self.metrics.store_call("delete_session", self.inner.delete_session(token))
-
-    async def ping(self) -> bool:
-        ok = await self.metrics.store_call("ping", self.inner.ping())
-        if not ok:  # ping never raises: a failed one is still a store error
-            self.metrics.store_errors.labels(operation="ping").inc()
-        return ok
-
-    async def close(self) -> None:
-        await self.inner.close()

@@ -6,14 +6,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from typing import Final
+from typing import Final, Protocol
 
 from protocol.errors import CloseCode, ProtocolError
 from server.rooms.room import Room
 from server.shell.held import Command, HeldRoom, log_event
 from server.shell.roompath import RoomPath, Spawn
 from server.shell.sessions import SessionTable
-from server.store.stores import Store, StoreError, room_bell
+from server.store.base import StoreError, room_bell
+from server.store.interfaces import Doorbells, Nodes
+
+
+class NodeStore(Doorbells, Nodes, Protocol):
+    """What keeping in step with the other nodes needs of the store."""
+
 
 BEAT_SECONDS: Final = 2.0
 """How often a node says it is alive, and looks for members connected through dead nodes."""
@@ -31,7 +37,7 @@ class NodeUpkeep:
     """This node's side of a multi-node deployment: the rooms of ``path`` and the sessions of
     ``table`` kept in step with what the other nodes store."""
 
-    def __init__(self, path: RoomPath, table: SessionTable, store: Store, spawn: Spawn, node: str) -> None:
+    def __init__(self, path: RoomPath, table: SessionTable, store: NodeStore, spawn: Spawn, node: str) -> None:
         self.path = path
         self.table = table
         self.store = store

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 
@@ -22,21 +22,16 @@ from server.shell.metrics import Metrics
 from server.shell.replies import Replies
 from server.shell.roompath import RoomPath
 from server.shell.sessions import Session
-from server.store.stores import StoreError
+from server.store.base import StoreError
+from server.store.interfaces import RoomLog
 
 Handler = Callable[[Asker, Any], Awaitable[Message | None]]
-
-
-class Memos(Protocol):
-    """Where a player's last stored request in a room and its reply are read."""
-
-    async def memo(self, room: str, player: str) -> tuple[int, bytes] | None: ...
 
 
 class Requests:
     """Answers the requests of every session here; counts those in flight for a graceful stop."""
 
-    def __init__(self, path: RoomPath, replies: Replies, metrics: Metrics, memos: Memos) -> None:
+    def __init__(self, path: RoomPath, replies: Replies, metrics: Metrics, memos: RoomLog) -> None:
         self.path = path
         self.memos = memos
         self.replies = replies

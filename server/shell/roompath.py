@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import dataclasses
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import msgpack
 
@@ -36,7 +36,8 @@ from server.shell.held import Asker, Command, HeldRoom, log_event
 from server.shell.names import new_room_code
 from server.shell.replies import Replies
 from server.shell.sessions import Session, SessionTable
-from server.store.stores import Appended, Request, Store, StoreError
+from server.store.base import Appended, Behind, Duplicate, Request, Stored, StoreError
+from server.store.interfaces import Doorbells, Listings, Nodes, RoomLog
 
 STORE_RETRY_MS: Final = 1000
 """How soon a room's timer tries again when the store failed it."""
@@ -53,6 +54,11 @@ Known = Callable[[HeldRoom], list[bytes] | None]
 """What a node already heard of a room's log beyond its core (None: read the log)."""
 
 
+class RoomStore(RoomLog, Listings, Doorbells, Nodes, Protocol):
+    """What the room path needs of the store: the rooms' logs, their listings, the doorbell of a
+    wiped log, and each member's place."""
+
+
 class RoomPath:
     """The rooms this node holds, and the one way to change them.
 
@@ -64,7 +70,7 @@ class RoomPath:
 
     def __init__(
         self,
-        store: Store,
+        store: RoomStore,
         table: SessionTable,
         fanout: Fanout,
         replies: Replies,
@@ -253,23 +259,24 @@ class RoomPath:
             if not outcome.events:
                 core.commit(outcome, None)
                 break
-            appended = await self._append(held, outcome, asker, frame)  # append
-            if appended.stored:  # match the append's result
-                core.commit(outcome, appended.length)
-                break
-            if appended.duplicate:
-                if then is not None:
-                    await then()
-                if asker is not None:
-                    if appended.memo is None:
-                        raise ProtocolError(ErrorCode.BAD_SEQ, f"seq {asker.seq} was answered and replaced")
-                    self.replies.answer_frame(asker, appended.memo)
-                return Outcome([], Ok())
-            try:  # behind: judged again on the caught-up core
-                await self._caught_up(held, appended)
-            except NewerFormat as exc:
-                self._let_go(held)
-                raise _newer(held.room.code, exc) from None
+            match await self._append(held, outcome, asker, frame):  # append, then match its result
+                case Stored(length=length):
+                    core.commit(outcome, length)
+                    break
+                case Duplicate(memo=memo):
+                    if then is not None:
+                        await then()
+                    if asker is not None:
+                        if memo is None:
+                            raise ProtocolError(ErrorCode.BAD_SEQ, f"seq {asker.seq} was answered and replaced")
+                        self.replies.answer_frame(asker, memo)
+                    return Outcome([], Ok())
+                case Behind() as behind:  # judged again on the caught-up core
+                    try:
+                        await self._caught_up(held, behind)
+                    except NewerFormat as exc:
+                        self._let_go(held)
+                        raise _newer(held.room.code, exc) from None
         else:
             raise StoreError(f"room {held.room.code} kept changing under {MAX_CONFLICTS} tries")
         if then is not None:
@@ -301,7 +308,7 @@ class RoomPath:
             else:
                 self._let_go(held)
             raise
-        if not appended.stored:
+        if not isinstance(appended, Stored):
             core.abort()
             if not core.log:
                 self._let_go(held)
@@ -338,7 +345,7 @@ class RoomPath:
             else:
                 await self._read_on(held)
 
-    async def _caught_up(self, held: HeldRoom, stored: Appended) -> None:
+    async def _caught_up(self, held: HeldRoom, stored: Behind) -> None:
         """Bring the room and its stored log together: apply the events other nodes stored after
         ours, or write back what the log lost (its tail, or all of it) from what we hold."""
         if stored.length < len(held.core.log):
@@ -349,7 +356,7 @@ class RoomPath:
     async def _read_on(self, held: HeldRoom) -> None:
         """Read the log from where the core's ends (a doorbell rang, or a store call failed)."""
         length, gap = await self.store.read_from(held.room.code, len(held.core.log), self.node)
-        await self._caught_up(held, Appended(False, length, gap))
+        await self._caught_up(held, Behind(length, gap))
 
     def _apply(self, held: HeldRoom, gap: list[bytes]) -> None:
         """Events other nodes stored: into the core, their frames to our connections."""
@@ -374,7 +381,7 @@ class RoomPath:
         code = held.room.code
         tail = held.core.log[length:]
         appended = await self.store.append_at(code, [pack(e) for e in tail], self._ttl(held), length, None, self.node)
-        if not appended.stored:
+        if not isinstance(appended, Stored):
             held.stale = True  # someone wrote meanwhile: read again before the next command
             return
         log_event("room.log_restored", room=code, events=len(tail), kept=length)

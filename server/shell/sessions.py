@@ -11,7 +11,7 @@ from websockets.asyncio.server import ServerConnection
 
 from protocol.errors import ErrorCode, ProtocolError
 from server.shell.names import new_player_id, new_token, sanitise_name
-from server.store.stores import Store
+from server.store.interfaces import SessionStore
 
 
 @dataclass(slots=True)
@@ -42,9 +42,10 @@ class Session:
 
 class SessionTable:
     """The sessions this process holds, by token and by player (for fan-out), each loaded from
-    the store once however many hellos ask for it."""
+    the store once however many hellos ask for it. ``store`` is the server's guarded store: session
+    reads and writes are refused while it is stalled, and counted in the metrics."""
 
-    def __init__(self, store: Store, room_ttl: float, lobby_ttl: float) -> None:
+    def __init__(self, store: SessionStore, room_ttl: float, lobby_ttl: float) -> None:
         self.store = store
         self.room_ttl = room_ttl
         """Seconds the store keeps a session that is in a room."""

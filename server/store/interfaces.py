@@ -1,0 +1,196 @@
+"""What each consumer needs of the store: one protocol per consumer, and ``Store``, the whole backend.
+
+A consumer is given the narrowest protocol it uses (the session table a ``SessionStore``, the deal
+pool a ``DealStore``...); every one is the same guarded backend object, so each call goes through
+the backend's one guarded call (``server.store.guarded``): the stall breaker and the metrics.
+
+All TTLs are in seconds and must be > 0 (``ValueError`` otherwise). Methods are declared returning
+awaitables, not as coroutines, so a backend may hand on its guarded call's awaitable without a
+coroutine frame of its own (the rooms' appends do); ``doorbells`` is a coroutine (it is run as a task).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Sequence
+from typing import Protocol
+
+from server.store.base import Appended, Request, Ring
+from server.store.guarded import Breaker, Observer
+
+__all__ = ["DailyStore", "DealStore", "Doorbells", "Listings", "Nodes", "RoomLog", "SessionStore", "Store"]
+
+
+class RoomLog(Protocol):
+    """Each room's append-only event log, its requests' replies and its holders (the nodes holding it).
+
+    A room is live while its log is live; ``load`` of an unknown or expired room is ``[]``.
+    """
+
+    def append(self, room: str, events: Sequence[bytes], ttl: float) -> Awaitable[int]:
+        """Append events to the room's log and set the log's time to live, atomically, in one round trip.
+
+        Returns the log length after the append. An empty ``events`` only refreshes the TTL of an
+        existing log (an unknown room stays unknown) and returns its length. The TTL applies to the
+        log; the room's lobby listing keeps its own TTL (``set_listing``/``expire``).
+        """
+        ...
+
+    def append_at(
+        self,
+        room: str,
+        events: Sequence[bytes],
+        ttl: float,
+        expected: int,
+        request: Request | None = None,
+        holder: str | None = None,
+    ) -> Awaitable[Appended]:
+        """Append ``events`` only if the log is ``expected`` long and ``request`` (if any) was not
+        stored before, in one atomic call; then keep the request's reply with the room, count the
+        node ``holder`` among the room's holders and ring the room's doorbell (the new length) for
+        the other holders. No other holder, no doorbell: a node alone with its rooms hears nothing.
+        ``Stored``, else ``Duplicate`` (the request was stored before) or ``Behind`` (the log was not
+        ``expected`` long)."""
+        ...
+
+    def read_from(self, room: str, start: int, holder: str | None = None) -> Awaitable[tuple[int, list[bytes]]]:
+        """The log's length and its events from index ``start`` on, at one instant; a live room
+        counts ``holder`` among its holders in the same instant (nothing appended later goes unrung)."""
+        ...
+
+    def memo(self, room: str, player: str) -> Awaitable[tuple[int, bytes] | None]:
+        """The last stored request of ``player`` in ``room``: its seq and reply frame (None: none, or
+        one written in a newer format than this node reads)."""
+        ...
+
+    def load(self, room: str, holder: str | None = None) -> Awaitable[list[bytes]]:
+        """The room's whole log in append order; ``[]`` when unknown or expired. A live room counts
+        ``holder`` among its holders in the same instant, as ``read_from`` does."""
+        ...
+
+    def expire(self, room: str, ttl: float) -> Awaitable[None]:
+        """Set the TTL of everything the room owns (log and listing) to ``ttl`` from now."""
+        ...
+
+    def delete(self, room: str) -> Awaitable[None]:
+        """Remove the room's log and listing now."""
+        ...
+
+    def room_ids(self) -> Awaitable[list[str]]:
+        """Ids of rooms with a live log, sorted (for recovery after a restart)."""
+        ...
+
+
+class Doorbells(Protocol):
+    """Messages to every node: the rooms' appends, session takeovers, wiped logs."""
+
+    def ring(self, kind: str, key: str, data: str) -> Awaitable[None]:
+        """Ring a doorbell on every node: ``session`` (data: the node that took the session over;
+        older connections close with 4001) or ``wiped`` (a room's log was written back whole)."""
+        ...
+
+    async def doorbells(self, ring: Ring) -> None:
+        """Call ``ring`` for every doorbell, forever (cancel to stop); survives store outages,
+        calling ``ring("*", "", b"")`` after each reconnection (doorbells may have been missed).
+        Not guarded: it runs for the process's life and reconnects by itself."""
+        ...
+
+
+class Nodes(Protocol):
+    """Which nodes are alive, and which node each room member's connection is on."""
+
+    def beat(self, node: str, ttl: float) -> Awaitable[None]:
+        """Say ``node`` is alive for ``ttl`` seconds."""
+        ...
+
+    def alive(self) -> Awaitable[set[str]]:
+        """The nodes whose last ``beat`` has not run out."""
+        ...
+
+    def dead(self) -> Awaitable[set[str]]:
+        """The nodes whose last ``beat`` ran out within the last minute (then they are forgotten)."""
+        ...
+
+    def locate(self, room: str, player: str, node: str, ttl: float) -> Awaitable[None]:
+        """Record that ``player``'s connection to ``room`` is on ``node`` (kept ``ttl`` seconds)."""
+        ...
+
+    def located(self, room: str) -> Awaitable[dict[str, str]]:
+        """Player -> the node their connection to ``room`` was last on."""
+        ...
+
+
+class SessionStore(Protocol):
+    """Sessions by token (opaque bytes), each with its own TTL."""
+
+    def put_session(self, token: str, data: bytes, ttl: float) -> Awaitable[None]:
+        """Store (or replace) a session for ``ttl`` seconds."""
+        ...
+
+    def get_session(self, token: str) -> Awaitable[bytes | None]:
+        """The session's data; ``None`` when unknown or expired."""
+        ...
+
+    def delete_session(self, token: str) -> Awaitable[None]:
+        """Forget a session (no error when unknown)."""
+        ...
+
+
+class Listings(Protocol):
+    """The public lobby: one opaque summary per listed room."""
+
+    def set_listing(self, room: str, summary: bytes | None, ttl: float) -> Awaitable[None]:
+        """Publish (or replace) the room's public lobby entry for ``ttl`` seconds; ``None`` removes it."""
+        ...
+
+    def listings(self) -> Awaitable[dict[str, bytes]]:
+        """Live public entries only: room id -> summary. An entry appears only while both its listing
+        and its room's log are live, so an expired (or deleted) room's entry never appears."""
+        ...
+
+
+class DealStore(Protocol):
+    """The deal pool's sets of deal numbers, by preset and grade, shared by every node."""
+
+    def add_deals(self, preset: str, grade: str, numbers: Sequence[int]) -> Awaitable[None]:
+        """Add deal numbers to a pool (numbers already there are kept once)."""
+        ...
+
+    def pop_deal(self, preset: str, grade: str) -> Awaitable[int | None]:
+        """Remove and return one deal number, atomically (each goes to one caller only); None when empty."""
+        ...
+
+    def count_deals(self, preset: str, grade: str) -> Awaitable[int]:
+        """How many deals the pool holds."""
+        ...
+
+
+class DailyStore(Protocol):
+    """The daily boards: each player's best time on a preset's deal of a day."""
+
+    def record_daily(self, preset: str, day: str, player: str, name: str, time_ms: int, ttl: float) -> Awaitable[None]:
+        """Keep ``time_ms`` for (``player``, ``name``) on the board of ``preset`` and ``day`` unless
+        they have a better time there; a board expires ``ttl`` seconds after its first entry."""
+        ...
+
+    def daily_best(self, preset: str, day: str, count: int) -> Awaitable[list[tuple[str, str, int]]]:
+        """The ``count`` best (player, name, time_ms) of a board, fastest first (ties in player order)."""
+        ...
+
+
+class Store(RoomLog, Doorbells, Nodes, SessionStore, Listings, DealStore, DailyStore, Protocol):
+    """A whole backend: every consumer's protocol, and its guard, ping and close."""
+
+    def guard(self, breaker: Breaker | None, observer: Observer | None) -> None:
+        """Send every call from now on through ``breaker`` (refused while stalled, tripped by a slow
+        failure) and report each one's latency and outcome to ``observer``. A store has one guard (the
+        last attached): give each server its own store."""
+        ...
+
+    def ping(self) -> Awaitable[bool]:
+        """True when the store answers (for ``/healthz``); never raises. Guarded: False at once while
+        the breaker is open; a failed ping trips it."""
+        ...
+
+    def close(self) -> Awaitable[None]:
+        """Release connections (and stop the breaker's probe). The store must not be used afterwards."""
+        ...

@@ -1,0 +1,387 @@
+"""The store in process memory: for ``seahaven-server`` with no Redis, and for tests."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from server.store.base import (
+    DEAD_NODES_KEPT,
+    Appended,
+    Behind,
+    Duplicate,
+    Request,
+    Ring,
+    Stored,
+    check_ttl,
+    room_bell_data,
+)
+from server.store.guarded import Breaker, Guard, Observer
+
+__all__ = ["MemoryStore"]
+
+T = TypeVar("T")
+
+
+@dataclass(slots=True)
+class _Timed:
+    value: Any
+    deadline: float
+
+
+@dataclass(slots=True)
+class _Log:
+    events: list[bytes] = field(default_factory=list)
+    deadline: float = 0.0
+    holders: set[str] = field(default_factory=set)
+
+
+async def _answers() -> bool:
+    return True
+
+
+class MemoryStore:
+    """The store in process memory, same semantics as :class:`~server.store.redisstore.RedisStore`.
+
+    TTLs use ``clock`` (``time.monotonic`` by default; inject one to move time in tests). An entry is
+    expired once ``clock() >= deadline``; expired entries are dropped when touched and by a sweep of
+    everything that runs at most once per ``sweep_interval`` seconds (piggybacked on calls), so memory
+    stays bounded by the live data. ``rng`` picks the deal ``pop_deal`` hands out.
+
+    Every public method (but ``doorbells`` and ``close``) goes through :meth:`_run`, the guarded call.
+    TTLs are checked when a method is called (bad input never reaches the guard).
+    """
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sweep_interval: float = 30.0,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._clock = clock
+        self._sweep_interval = sweep_interval
+        self._next_sweep = clock() + sweep_interval
+        self._rng = rng or random.Random()
+        self._logs: dict[str, _Log] = {}
+        self._listings: dict[str, _Timed] = {}
+        self._sessions: dict[str, _Timed] = {}
+        self._memos: dict[str, dict[str, tuple[int, bytes]]] = {}
+        self._bells: list[Ring] = []
+        self._beats: dict[str, float] = {}
+        self._where: dict[str, _Timed] = {}
+        self._deals: dict[tuple[str, str], set[int]] = {}
+        self._boards: dict[tuple[str, str], _Timed] = {}
+        """(preset, day) -> {(player, name): best ms}."""
+        self._guard = Guard(_answers)
+
+    # -- the guarded call ----------------------------------------------------------------------------
+
+    def guard(self, breaker: Breaker | None, observer: Observer | None) -> None:
+        self._guard = Guard(_answers, breaker, observer)
+
+    async def _run(self, operation: str, call: Callable[[], T]) -> T:
+        """``call()`` admitted by the guard and reported to it (memory never fails)."""
+        started = self._guard.admit(operation)
+        try:
+            return call()
+        finally:
+            self._guard.settle(operation, started, False)
+
+    # -- housekeeping --------------------------------------------------------------------------------
+
+    def _now(self) -> float:
+        now = self._clock()
+        if now >= self._next_sweep:
+            self._sweep(now)
+        return now
+
+    def _sweep(self, now: float) -> None:
+        self._next_sweep = now + self._sweep_interval
+        tables: tuple[dict[Any, Any], ...] = (self._logs, self._listings, self._sessions, self._where, self._boards)
+        for table in tables:
+            dead = [key for key, entry in table.items() if now >= entry.deadline]
+            for key in dead:
+                del table[key]
+
+    def sweep(self) -> None:
+        """Drop every expired entry now."""
+        self._sweep(self._clock())
+
+    def _live_log(self, room: str, now: float) -> _Log | None:
+        log = self._logs.get(room)
+        if log is not None and now >= log.deadline:
+            del self._logs[room]
+            return None
+        return log
+
+    @staticmethod
+    def _live(table: dict[Any, _Timed], key: Any, now: float) -> _Timed | None:
+        entry = table.get(key)
+        if entry is not None and now >= entry.deadline:
+            del table[key]
+            return None
+        return entry
+
+    # -- rooms ---------------------------------------------------------------------------------------
+
+    def append(self, room: str, events: Sequence[bytes], ttl: float) -> Awaitable[int]:
+        ttl = check_ttl(ttl)
+        return self._run("append", lambda: self._append(room, events, ttl))
+
+    def _append(self, room: str, events: Sequence[bytes], ttl: float) -> int:
+        now = self._now()
+        log = self._live_log(room, now)
+        if log is None:
+            if not events:
+                return 0
+            log = self._logs[room] = _Log()
+        log.events.extend(bytes(event) for event in events)
+        log.deadline = now + ttl
+        return len(log.events)
+
+    def append_at(
+        self,
+        room: str,
+        events: Sequence[bytes],
+        ttl: float,
+        expected: int,
+        request: Request | None = None,
+        holder: str | None = None,
+    ) -> Awaitable[Appended]:
+        ttl = check_ttl(ttl)
+        return self._run("append", lambda: self._append_at(room, events, ttl, expected, request, holder))
+
+    def _append_at(
+        self, room: str, events: Sequence[bytes], ttl: float, expected: int, request: Request | None, holder: str | None
+    ) -> Appended:
+        now = self._now()
+        log = self._live_log(room, now)
+        length = 0 if log is None else len(log.events)
+        memos = self._memos.get(room, {}) if log is not None else {}
+        if request is not None and request.player in memos and memos[request.player][0] >= request.seq:
+            seq, reply = memos[request.player]
+            return Duplicate(length, reply if seq == request.seq else None)
+        if length != expected:
+            return Behind(length, [] if log is None else list(log.events[expected:]))
+        if log is None:
+            log = self._logs[room] = _Log()
+            self._memos.pop(room, None)
+        log.events.extend(bytes(event) for event in events)
+        log.deadline = now + ttl
+        if request is not None:
+            self._memos.setdefault(room, {})[request.player] = (request.seq, bytes(request.reply))
+        if holder is not None:
+            log.holders.add(holder)
+        if len(log.holders) > (holder in log.holders):
+            self._ring("room", room, room_bell_data(len(log.events), events))
+        return Stored(len(log.events))
+
+    def _held(self, room: str, holder: str | None) -> _Log | None:
+        log = self._live_log(room, self._now())
+        if log is not None and holder is not None:
+            log.holders.add(holder)
+        return log
+
+    def read_from(self, room: str, start: int, holder: str | None = None) -> Awaitable[tuple[int, list[bytes]]]:
+        return self._run("read_from", lambda: self._read_from(room, start, holder))
+
+    def _read_from(self, room: str, start: int, holder: str | None) -> tuple[int, list[bytes]]:
+        log = self._held(room, holder)
+        return (0, []) if log is None else (len(log.events), list(log.events[start:]))
+
+    def memo(self, room: str, player: str) -> Awaitable[tuple[int, bytes] | None]:
+        return self._run("memo", lambda: self._memo(room, player))
+
+    def _memo(self, room: str, player: str) -> tuple[int, bytes] | None:
+        if self._live_log(room, self._now()) is None:
+            return None
+        return self._memos.get(room, {}).get(player)
+
+    def load(self, room: str, holder: str | None = None) -> Awaitable[list[bytes]]:
+        return self._run("load", lambda: self._load(room, holder))
+
+    def _load(self, room: str, holder: str | None) -> list[bytes]:
+        log = self._held(room, holder)
+        return [] if log is None else list(log.events)
+
+    def expire(self, room: str, ttl: float) -> Awaitable[None]:
+        ttl = check_ttl(ttl)
+        return self._run("expire", lambda: self._expire(room, ttl))
+
+    def _expire(self, room: str, ttl: float) -> None:
+        now = self._now()
+        log = self._live_log(room, now)
+        if log is not None:
+            log.deadline = now + ttl
+        listing = self._live(self._listings, room, now)
+        if listing is not None:
+            listing.deadline = now + ttl
+
+    def delete(self, room: str) -> Awaitable[None]:
+        return self._run("delete", lambda: self._delete(room))
+
+    def _delete(self, room: str) -> None:
+        self._logs.pop(room, None)
+        self._listings.pop(room, None)
+        self._memos.pop(room, None)
+        self._where.pop(room, None)
+
+    def room_ids(self) -> Awaitable[list[str]]:
+        return self._run("room_ids", self._room_ids)
+
+    def _room_ids(self) -> list[str]:
+        self.sweep()
+        return sorted(self._logs)
+
+    # -- doorbells -----------------------------------------------------------------------------------
+
+    def ring(self, kind: str, key: str, data: str) -> Awaitable[None]:
+        return self._run("ring", lambda: self._ring(kind, key, data.encode()))
+
+    def _ring(self, kind: str, key: str, data: bytes) -> None:
+        loop = asyncio.get_running_loop()
+        for ring in self._bells:
+            loop.call_soon(ring, kind, key, data)
+
+    async def doorbells(self, ring: Ring) -> None:
+        self._bells.append(ring)
+        ring("*", "", b"")  # like a (re)subscription: from here on nothing is missed
+        try:
+            await asyncio.get_running_loop().create_future()  # until cancelled
+        finally:
+            self._bells.remove(ring)
+
+    # -- nodes ---------------------------------------------------------------------------------------
+
+    def beat(self, node: str, ttl: float) -> Awaitable[None]:
+        ttl = check_ttl(ttl)
+        return self._run("beat", lambda: self._beat(node, ttl))
+
+    def _beat(self, node: str, ttl: float) -> None:
+        self._beats[node] = self._now() + ttl
+
+    def alive(self) -> Awaitable[set[str]]:
+        return self._run("alive", lambda: self._nodes(alive=True))
+
+    def dead(self) -> Awaitable[set[str]]:
+        return self._run("dead", lambda: self._nodes(alive=False))
+
+    def _nodes(self, *, alive: bool) -> set[str]:
+        now = self._now()
+        self._beats = {node: deadline for node, deadline in self._beats.items() if deadline > now - DEAD_NODES_KEPT}
+        return {node for node, deadline in self._beats.items() if (deadline > now) == alive}
+
+    def locate(self, room: str, player: str, node: str, ttl: float) -> Awaitable[None]:
+        ttl = check_ttl(ttl)
+        return self._run("locate", lambda: self._locate(room, player, node, ttl))
+
+    def _locate(self, room: str, player: str, node: str, ttl: float) -> None:
+        now = self._now()
+        entry = self._live(self._where, room, now)
+        where: dict[str, str] = {} if entry is None else entry.value
+        where[player] = node
+        self._where[room] = _Timed(where, now + ttl)
+
+    def located(self, room: str) -> Awaitable[dict[str, str]]:
+        return self._run("located", lambda: self._located(room))
+
+    def _located(self, room: str) -> dict[str, str]:
+        entry = self._live(self._where, room, self._now())
+        return {} if entry is None else dict(entry.value)
+
+    # -- lobby ---------------------------------------------------------------------------------------
+
+    def set_listing(self, room: str, summary: bytes | None, ttl: float) -> Awaitable[None]:
+        if summary is not None:
+            ttl = check_ttl(ttl)
+        return self._run("set_listing", lambda: self._set_listing(room, summary, ttl))
+
+    def _set_listing(self, room: str, summary: bytes | None, ttl: float) -> None:
+        if summary is None:
+            self._listings.pop(room, None)
+        else:
+            self._listings[room] = _Timed(bytes(summary), self._now() + ttl)
+
+    def listings(self) -> Awaitable[dict[str, bytes]]:
+        return self._run("listings", self._live_listings)
+
+    def _live_listings(self) -> dict[str, bytes]:
+        self.sweep()
+        return {room: entry.value for room, entry in self._listings.items() if room in self._logs}
+
+    # -- sessions ------------------------------------------------------------------------------------
+
+    def put_session(self, token: str, data: bytes, ttl: float) -> Awaitable[None]:
+        ttl = check_ttl(ttl)
+        return self._run("put_session", lambda: self._put_session(token, data, ttl))
+
+    def _put_session(self, token: str, data: bytes, ttl: float) -> None:
+        self._sessions[token] = _Timed(bytes(data), self._now() + ttl)
+
+    def get_session(self, token: str) -> Awaitable[bytes | None]:
+        return self._run("get_session", lambda: self._get_session(token))
+
+    def _get_session(self, token: str) -> bytes | None:
+        entry = self._live(self._sessions, token, self._now())
+        return None if entry is None else bytes(entry.value)
+
+    def delete_session(self, token: str) -> Awaitable[None]:
+        return self._run("delete_session", lambda: self._delete_session(token))
+
+    def _delete_session(self, token: str) -> None:
+        self._sessions.pop(token, None)
+
+    # -- deal pool -----------------------------------------------------------------------------------
+
+    def add_deals(self, preset: str, grade: str, numbers: Sequence[int]) -> Awaitable[None]:
+        return self._run("add_deals", lambda: self._deals.setdefault((preset, grade), set()).update(numbers))
+
+    def pop_deal(self, preset: str, grade: str) -> Awaitable[int | None]:
+        return self._run("pop_deal", lambda: self._pop_deal(preset, grade))
+
+    def _pop_deal(self, preset: str, grade: str) -> int | None:
+        pool = self._deals.get((preset, grade))
+        if not pool:
+            return None
+        number = self._rng.choice(sorted(pool))
+        pool.remove(number)
+        return number
+
+    def count_deals(self, preset: str, grade: str) -> Awaitable[int]:
+        return self._run("count_deals", lambda: len(self._deals.get((preset, grade), ())))
+
+    # -- daily boards --------------------------------------------------------------------------------
+
+    def record_daily(self, preset: str, day: str, player: str, name: str, time_ms: int, ttl: float) -> Awaitable[None]:
+        ttl = check_ttl(ttl)
+        return self._run("record_daily", lambda: self._record_daily(preset, day, (player, name), time_ms, ttl))
+
+    def _record_daily(self, preset: str, day: str, who: tuple[str, str], time_ms: int, ttl: float) -> None:
+        now = self._now()
+        entry = self._live(self._boards, (preset, day), now)
+        if entry is None:  # the board's TTL starts with its first entry, as in Redis
+            entry = self._boards[(preset, day)] = _Timed({}, now + ttl)
+        board: dict[tuple[str, str], int] = entry.value
+        board[who] = min(board.get(who, time_ms), time_ms)
+
+    def daily_best(self, preset: str, day: str, count: int) -> Awaitable[list[tuple[str, str, int]]]:
+        return self._run("daily_best", lambda: self._daily_best(preset, day, count))
+
+    def _daily_best(self, preset: str, day: str, count: int) -> list[tuple[str, str, int]]:
+        entry = self._live(self._boards, (preset, day), self._now())
+        board: dict[tuple[str, str], int] = {} if entry is None else entry.value
+        ranked = sorted(board.items(), key=lambda item: (item[1], item[0]))
+        return [(player, name, time_ms) for (player, name), time_ms in ranked[:count]]
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+
+    def ping(self) -> Awaitable[bool]:
+        return self._guard.ping()
+
+    async def close(self) -> None:
+        await self._guard.close()

@@ -1,0 +1,704 @@
+"""The store in Redis: redis-py asyncio, and the pipelined link for the rooms' appends and reads.
+
+Every key is under a configurable prefix; one Redis server (``redis://``, ``rediss://``, ``unix://``)
+or a Redis Cluster (``redis+cluster://``).
+
+Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
+
+    P format             string  the key layout version written here (LAYOUT_FORMAT); no TTL
+    P{room:ID}:log       list    the room's event log, one msgpack event per element; PEXPIRE = room TTL
+    P{room:ID}:replies   hash    each player's last stored request: player -> seq, player:r -> reply
+                                 frame, player:v -> the memo's format (MEMO_FORMAT; absent = 1)
+    P{room:ID}:holders   set     the nodes that read or wrote the room's log: whom its doorbell rings for
+    P{room:ID}:where     hash    player -> the node their connection to the room was last on
+    P{room:ID}:listing   string  the room's public lobby entry (opaque summary bytes); own TTL
+    P listings           zset    ids that may have a listing, scored by the listing's deadline (unix ms);
+                                 listings() removes members whose listing key is gone and whose deadline
+                                 passed; the set's TTL is kept >= every listing's TTL
+    P{session:TOKEN}     string  session data; own TTL
+    P nodes              zset    node -> the deadline of its last beat (unix ms)
+    P dealpool:PRESET:GRADE  set deal numbers ready to deal; SPOP hands each to one room only
+    P daily:PRESET:DAY   zset    member: player id + TAB + name, score: best time (ms); DAY is
+                                 YYYY-MM-DD; expires a week after its first entry
+    P bell:KIND:ID       (pub/sub channel, not a key) a doorbell
+
+The braces are Redis Cluster hash tags: every key of one room hashes to one slot, so each atomic
+update of a room (a Lua script: the append, ``expire``) runs on one node; sessions are spread by their
+own tags. The lobby index is the one key shared by all rooms: it is updated in its own call after the
+room's keys, never inside a room's script.
+
+Format versions, so that a later change can be rolled out node by node:
+
+- The key layout: the first call of a store reads ``P format`` (and writes this code's
+  ``LAYOUT_FORMAT`` when there is none). Absent or older is read as it is (today's layout is 1). A
+  newer one means keys this code does not know how to read or write: every call (the first
+  included) fails with a :class:`StoreError` saying so, before anything is written, so a node
+  started on it refuses to start. Bumping ``P format`` is the step after every node runs code
+  that knows the new layout.
+- Reply memos: each stored request's reply carries its format (``player:v``; absent = 1). A memo
+  in a newer format is not served: ``memo`` returns None and a resend of its request is answered
+  ``Duplicate`` with no memo (as for one replaced by a later request). What clients receive of a
+  memo they can read is the stored frame, byte for byte.
+
+Every failure to talk to Redis surfaces as :class:`StoreError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar, cast
+from urllib.parse import urlsplit
+
+import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisClusterException, RedisError
+from redis.maint_notifications import MaintNotificationsConfig
+
+from server.store.base import (
+    DEAD_NODES_KEPT,
+    LAYOUT_FORMAT,
+    MEMO_FORMAT,
+    Appended,
+    Behind,
+    Duplicate,
+    Request,
+    Ring,
+    Stored,
+    StoreError,
+    check_ttl,
+    ttl_ms,
+)
+from server.store.guarded import Breaker, Guard, Observer
+from server.store.link import Link, link_url
+from server.store.scripts import APPEND, APPEND_AT, EXPIRE_ROOM, PRUNE_LISTINGS, READ_FROM, RECORD_DAILY
+from server.store.urls import CLUSTER_SCHEMES, cluster_seeds, describe
+
+__all__ = ["RedisStore"]
+
+T = TypeVar("T")
+
+_GLOB_SPECIAL = frozenset("*?[]\\")
+
+_UNPOOLED = contextlib.nullcontext()
+"""What a link call holds instead of a pool slot (the link is one connection, never exhausted)."""
+
+
+def _glob_escape(text: str) -> str:
+    return "".join("\\" + ch if ch in _GLOB_SPECIAL else ch for ch in text)
+
+
+def _deadline_ms(ms: int) -> int:
+    """Unix time in ms, ``ms`` from now: a listing's deadline as the index scores it.
+
+    The index only uses it to tell a listing published again from a stale one, so clocks of the
+    server nodes need to agree to well within a listing's TTL, not exactly.
+    """
+    return time.time_ns() // 1_000_000 + ms
+
+
+def _bytes(value: bytes | str) -> bytes:
+    """A reply element as bytes (the client is made with decode_responses=False, so it already is)."""
+    return value.encode() if isinstance(value, str) else bytes(value)
+
+
+def _appended(reply: list[Any]) -> Appended:
+    """The append script's reply (scripts.APPEND_AT) as the tagged result."""
+    if reply[0] == -2:
+        return Duplicate(int(reply[1]), None if reply[2] is None else _bytes(reply[2]))
+    if reply[0] == -1:
+        return Behind(int(reply[1]), [_bytes(e) for e in reply[2]])
+    return Stored(int(reply[0]))
+
+
+def _memo_format(raw: bytes | str | None) -> int | None:
+    """A memo's format (absent: 1); None when unreadable (a later code's idea of a version)."""
+    if raw is None:
+        return 1
+    try:
+        return int(raw)
+    except ValueError:
+        return None
+
+
+class RedisStore:
+    """The store in Redis (>= 7.0), every key under ``prefix`` (see the module docstring for the layout).
+
+    ``url`` is one Redis server (``redis://``, ``rediss://``, ``unix://``) or a Redis Cluster given by
+    one or more seed nodes (``redis+cluster://host:port[,host:port...]``, ``rediss+cluster://`` for TLS);
+    on a cluster it uses redis-py's ``RedisCluster``, which follows slot moves by itself.
+
+    ``timeout`` bounds connecting and every reply (seconds); at most ``max_connections`` calls run at
+    once, more wait their turn. On one server over TCP (``redis://``) the rooms' appends and
+    reads go, unless ``pipelined`` is False, over one pipelined connection instead
+    (:class:`~server.store.link.Link`: commands issued in one event-loop turn share a write).
+    The client never retries by itself: an append is not idempotent and a blind resend after a lost
+    reply would store a move twice. Idempotent operations are retried once, immediately, on a connection
+    error (a connection dropped while idle in the pool). Failures raise :class:`StoreError`; once Redis
+    is back the next call reconnects.
+    ``redis_options`` go to ``redis.asyncio.ConnectionPool.from_url`` (e.g. ``connection_class``), or
+    to ``RedisCluster`` on a cluster.
+
+    Every public method (but ``doorbells`` and ``close``) goes through :meth:`_run`, the guarded call.
+    TTLs are checked when a method is called (bad input never reaches the guard).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "seahaven:",
+        timeout: float = 2.0,
+        max_connections: int = 32,
+        pipelined: bool = True,
+        **redis_options: Any,
+    ) -> None:
+        self.prefix = prefix
+        self._where = describe(url)
+        options: dict[str, Any] = {
+            "decode_responses": False,
+            "socket_timeout": timeout,
+            "socket_connect_timeout": timeout,
+            "retry": Retry(NoBackoff(), 0),
+            "max_connections": max_connections,
+            # Redis OSS has no maintenance notifications, and with them on ("auto", redis-py's default)
+            # the pool skips its check that a pooled connection is still open before handing it out:
+            # after a Redis restart the first command would then go to a dead socket.
+            "maint_notifications_config": MaintNotificationsConfig(enabled=False),
+        }
+        options.update(redis_options)
+        self.cluster = urlsplit(url).scheme in CLUSTER_SCHEMES
+        self._redis: aioredis.Redis | RedisCluster
+        if self.cluster:
+            seeds, url_options = cluster_seeds(url)
+            self._redis = RedisCluster(startup_nodes=seeds, **{**options, **url_options})
+        else:
+            self._redis = aioredis.Redis.from_pool(aioredis.ConnectionPool.from_url(url, **options))
+        # At most ``max_connections`` calls at once; a burst waits its turn here instead of failing
+        # with "too many connections" (redis-py's BlockingConnectionPool would wait too, but halves
+        # the throughput under concurrency).
+        self._slots = asyncio.Semaphore(max_connections)
+        # The first call goes alone, the others wait for it: it checks the key layout's format, and on
+        # a cluster it warms redis-py's asyncio RedisCluster (8.1), which drops connections in use when
+        # many calls race its first use ("'NoneType' object has no attribute 'writelines'").
+        self._ready = False
+        self._readying = asyncio.Lock()
+        self._refusal: StoreError | None = None
+        """Set once the store was found in a newer key layout: every call fails with it."""
+        self._index = f"{prefix}listings"
+        self._append = self._redis.register_script(APPEND)
+        self._expire_room = self._redis.register_script(EXPIRE_ROOM)
+        self._append_at = self._redis.register_script(APPEND_AT)
+        self._read_from = self._redis.register_script(READ_FROM)
+        self._prune = self._redis.register_script(PRUNE_LISTINGS)
+        self._record_daily = self._redis.register_script(RECORD_DAILY)
+        self._url = url
+        self._timeout = timeout
+        # The rooms' appends and reads go over one pipelined connection (server/store/link.py) where
+        # it can speak to the server; redis-py's client costs more CPU per call than the move.
+        self._link = Link(url, timeout=timeout) if pipelined and link_url(url) else None
+        self._guard = Guard(self._ping)
+
+    # -- keys ----------------------------------------------------------------------------------------
+
+    # The {...} part is the Redis Cluster hash tag: all of a room's keys share one slot.
+
+    def log_key(self, room: str) -> str:
+        return f"{self.prefix}{{room:{room}}}:log"
+
+    def listing_key(self, room: str) -> str:
+        return f"{self.prefix}{{room:{room}}}:listing"
+
+    def replies_key(self, room: str) -> str:
+        return f"{self.prefix}{{room:{room}}}:replies"
+
+    def where_key(self, room: str) -> str:
+        return f"{self.prefix}{{room:{room}}}:where"
+
+    def holders_key(self, room: str) -> str:
+        return f"{self.prefix}{{room:{room}}}:holders"
+
+    def room_keys(self, room: str) -> list[str]:
+        """Every key the room owns (one slot)."""
+        return [
+            self.log_key(room),
+            self.listing_key(room),
+            self.replies_key(room),
+            self.where_key(room),
+            self.holders_key(room),
+        ]
+
+    @property
+    def nodes_key(self) -> str:
+        return f"{self.prefix}nodes"
+
+    @property
+    def format_key(self) -> str:
+        return f"{self.prefix}format"
+
+    def bell(self, kind: str, key: str) -> str:
+        """A doorbell's pub/sub channel (not a key: PUBLISH reaches every node of a cluster)."""
+        return f"{self.prefix}bell:{kind}:{key}"
+
+    def session_key(self, token: str) -> str:
+        return f"{self.prefix}{{session:{token}}}"
+
+    @property
+    def index_key(self) -> str:
+        return self._index
+
+    def deals_key(self, preset: str, grade: str) -> str:
+        return f"{self.prefix}dealpool:{preset}:{grade}"
+
+    def daily_key(self, preset: str, day: str) -> str:
+        return f"{self.prefix}daily:{preset}:{day}"
+
+    # -- the guarded call ----------------------------------------------------------------------------
+
+    def guard(self, breaker: Breaker | None, observer: Observer | None) -> None:
+        self._guard = Guard(self._ping, breaker, observer)
+
+    async def _run(
+        self,
+        operation: str,
+        what: str,
+        call: Callable[[], Awaitable[T]],
+        *,
+        idempotent: bool = True,
+        pooled: bool = True,
+        guarded: bool = True,
+    ) -> T:
+        """``call`` through the guard (refused while the breaker is open, reported under
+        ``operation``), with its failures as StoreError (``what`` failed); resent once after a lost
+        connection when ``idempotent``. A ``pooled`` call (redis-py's) waits for one of the pool's
+        slots first. The one coroutine frame between a store method and its Redis call."""
+        guard = self._guard
+        started = guard.admit(operation) if guarded else 0.0
+        failed = False
+        try:
+            async with self._slots if pooled else _UNPOOLED:
+                attempts = 2 if idempotent else 1
+                for attempt in range(1, attempts + 1):
+                    try:
+                        if not self._ready:
+                            await self._get_ready()
+                        return await call()
+                    except RedisConnectionError as exc:
+                        if attempt < attempts:
+                            continue
+                        raise StoreError(f"redis store at {self._where} unavailable: {what} failed: {exc}") from exc
+                    except RedisClusterException as exc:  # no reachable node, or a slot with no node
+                        raise StoreError(f"redis store at {self._where} unavailable: {what} failed: {exc}") from exc
+                    except (RedisError, OSError) as exc:
+                        raise StoreError(f"redis store at {self._where}: {what} failed: {exc}") from exc
+                raise AssertionError("unreachable")  # pragma: no cover
+        except StoreError:
+            failed = True
+            raise
+        finally:
+            if guarded:
+                guard.settle(operation, started, failed)
+
+    async def _get_ready(self) -> None:
+        """The first call's work (the others wait): warm a cluster client, check the layout's format."""
+        async with self._readying:
+            if self._refusal is not None:
+                raise self._refusal
+            if self._ready:
+                return
+            if isinstance(self._redis, RedisCluster):
+                await self._redis.ping(target_nodes=RedisCluster.PRIMARIES)
+            await self._redis.set(self.format_key, LAYOUT_FORMAT, nx=True)
+            found = await self._redis.get(self.format_key)
+            try:
+                layout = int(found) if found is not None else LAYOUT_FORMAT
+            except ValueError:
+                layout = LAYOUT_FORMAT + 1  # not a version this code knows how to read: newer
+            if layout > LAYOUT_FORMAT:
+                self._refusal = StoreError(
+                    f"redis store at {self._where}, prefix {self.prefix!r}: its key layout is format "
+                    f"{_bytes(found or b'?').decode(errors='replace')}, newer than this node knows ({LAYOUT_FORMAT}): "
+                    "upgrade this node (nothing was written)"
+                )
+                raise self._refusal
+            self._ready = True
+
+    # -- rooms ---------------------------------------------------------------------------------------
+
+    def append(self, room: str, events: Sequence[bytes], ttl: float) -> Awaitable[int]:
+        ms = ttl_ms(ttl)
+        key = self.log_key(room)
+
+        async def call() -> int:
+            return int(await self._append(keys=[key], args=[ms, *events]))
+
+        return self._run("append", f"append to room {room!r}", call, idempotent=not events)
+
+    def append_at(
+        self,
+        room: str,
+        events: Sequence[bytes],
+        ttl: float,
+        expected: int,
+        request: Request | None = None,
+        holder: str | None = None,
+    ) -> Awaitable[Appended]:
+        ms = ttl_ms(ttl)
+        keys, bell = self._append_keys(room)
+        who: tuple[str, int, bytes] = ("", 0, b"") if request is None else (request.player, request.seq, request.reply)
+        args: list[bytes | str | int] = [ms, expected, *who, bell, holder or "", *events]
+        link = self._link
+        call: Callable[[], Awaitable[Appended]]
+        if link is not None:
+
+            async def call() -> Appended:
+                return _appended(await link.script(self._append_at.sha, APPEND_AT, keys, args))
+
+        else:
+
+            async def call() -> Appended:
+                return _appended(await self._append_at(keys=keys, args=args))
+
+        # Safe to resend: the expected length (and the request) make a second run a no-op.
+        return self._run("append", f"append to room {room!r}", call, pooled=link is None)
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - the store lives as long as the process
+    def _append_keys(self, room: str) -> tuple[list[str], str]:
+        """The keys and doorbell channel of a room's appends, built once per live room."""
+        return [self.log_key(room), self.replies_key(room), self.holders_key(room)], self.bell("room", room)
+
+    def _read(self, room: str, start: int, holder: str | None) -> Callable[[], Awaitable[tuple[int, list[bytes]]]]:
+        """The call reading the room's log from ``start`` (see ``read_from``)."""
+        keys = [self.log_key(room), self.holders_key(room)]
+        args: list[bytes | str | int] = [start, holder or ""]
+        link = self._link
+
+        async def call() -> tuple[int, list[bytes]]:
+            if link is not None:
+                length, events = await link.script(self._read_from.sha, READ_FROM, keys, args)
+            else:
+                length, events = await self._read_from(keys=keys, args=args)
+            return int(length), [_bytes(e) for e in events]
+
+        return call
+
+    def read_from(self, room: str, start: int, holder: str | None = None) -> Awaitable[tuple[int, list[bytes]]]:
+        call = self._read(room, start, holder)
+        return self._run("read_from", f"read room {room!r}", call, pooled=self._link is None)
+
+    def memo(self, room: str, player: str) -> Awaitable[tuple[int, bytes] | None]:
+        async def call() -> tuple[int, bytes] | None:
+            seq, reply, version = await self._redis.hmget(
+                self.replies_key(room), [player, f"{player}:r", f"{player}:v"]
+            )
+            if seq is None or reply is None:
+                return None
+            memo_format = _memo_format(version)
+            if memo_format is None or memo_format > MEMO_FORMAT:
+                return None  # written by a newer node: not ours to serve
+            return int(seq), _bytes(reply)
+
+        return self._run("memo", f"read replies of room {room!r}", call)
+
+    def load(self, room: str, holder: str | None = None) -> Awaitable[list[bytes]]:
+        if holder is not None:
+            read = self._read(room, 0, holder)
+
+            async def held() -> list[bytes]:
+                return (await read())[1]
+
+            return self._run("load", f"load room {room!r}", held, pooled=self._link is None)
+
+        async def call() -> list[bytes]:
+            return [_bytes(event) for event in await self._redis.lrange(self.log_key(room), 0, -1)]
+
+        return self._run("load", f"load room {room!r}", call)
+
+    def expire(self, room: str, ttl: float) -> Awaitable[None]:
+        ms = ttl_ms(ttl)
+
+        async def call() -> None:
+            # The room's keys at once (one slot), then the shared index.
+            await self._expire_room(keys=self.room_keys(room), args=[ms])
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.zadd(self._index, {room: _deadline_ms(ms)}, xx=True)
+                self._keep_index(pipe, ms)
+                await pipe.execute()
+
+        return self._run("expire", f"expire room {room!r}", call)
+
+    def delete(self, room: str) -> Awaitable[None]:
+        async def call() -> None:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.delete(*self.room_keys(room))  # one slot: one command
+                pipe.zrem(self._index, room)
+                await pipe.execute()
+
+        return self._run("delete", f"delete room {room!r}", call)
+
+    def room_ids(self) -> Awaitable[list[str]]:
+        head = f"{self.prefix}{{room:"
+        tail = "}:log"
+        pattern = f"{_glob_escape(head)}*{tail}"
+
+        async def call() -> list[str]:
+            found: set[str] = set()
+            async for raw in self._redis.scan_iter(match=pattern, count=1000, _type="list"):
+                try:
+                    key = _bytes(raw).decode()
+                except UnicodeDecodeError:
+                    continue
+                found.add(key[len(head) : -len(tail)])
+            return sorted(found)
+
+        return self._run("room_ids", "list rooms", call)
+
+    # -- doorbells -----------------------------------------------------------------------------------
+
+    def ring(self, kind: str, key: str, data: str) -> Awaitable[None]:
+        async def call() -> None:
+            await self._redis.publish(self.bell(kind, key), data)
+
+        return self._run("ring", f"ring {kind}", call)
+
+    def _subscriber(self) -> aioredis.Redis:
+        """A plain connection for pub/sub (on a cluster, to a seed: PUBLISH reaches every node).
+        No read timeout: a quiet channel is not a dead one (TCP keepalive and the health check are)."""
+        url = self._url
+        if self.cluster:
+            seeds, options = cluster_seeds(url)
+            return aioredis.Redis(
+                host=seeds[0].host,
+                port=int(seeds[0].port),
+                socket_keepalive=True,
+                health_check_interval=10,
+                socket_connect_timeout=self._timeout,
+                **{k: v for k, v in options.items() if k in ("username", "password", "ssl")},
+            )
+        return aioredis.Redis.from_url(
+            url, socket_keepalive=True, health_check_interval=10, socket_connect_timeout=self._timeout
+        )
+
+    async def doorbells(self, ring: Ring) -> None:
+        pattern = _glob_escape(f"{self.prefix}bell:") + "*"
+        head = len(f"{self.prefix}bell:")
+        while True:
+            client = self._subscriber()
+            try:
+                async with client.pubsub() as pubsub:
+                    await pubsub.psubscribe(pattern)
+                    async for message in pubsub.listen():
+                        if message["type"] == "psubscribe":
+                            # Subscribed now (Redis confirmed it): anything rung before is read from
+                            # the logs. Not before the confirmation: reads go over other connections.
+                            ring("*", "", b"")
+                        if message["type"] != "pmessage":
+                            continue
+                        kind, _, key = _bytes(message["channel"]).decode()[head:].partition(":")
+                        ring(kind, key, _bytes(message["data"]))
+            except (RedisError, OSError):
+                await asyncio.sleep(0.5)
+            finally:
+                await client.aclose()
+
+    # -- nodes ---------------------------------------------------------------------------------------
+
+    def beat(self, node: str, ttl: float) -> Awaitable[None]:
+        ms = ttl_ms(ttl)
+
+        async def call() -> None:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.zadd(self.nodes_key, {node: _deadline_ms(ms)})
+                pipe.zremrangebyscore(self.nodes_key, "-inf", _deadline_ms(-int(DEAD_NODES_KEPT * 1000)))  # long gone
+                pipe.pexpire(self.nodes_key, 10 * ms)
+                await pipe.execute()
+
+        return self._run("beat", "beat", call)
+
+    def alive(self) -> Awaitable[set[str]]:
+        async def call() -> set[str]:
+            nodes: list[Any] = await self._redis.zrangebyscore(self.nodes_key, _deadline_ms(0), "+inf")
+            return {_bytes(node).decode() for node in nodes}
+
+        return self._run("alive", "list nodes", call)
+
+    def dead(self) -> Awaitable[set[str]]:
+        async def call() -> set[str]:
+            nodes: list[Any] = await self._redis.zrangebyscore(self.nodes_key, "-inf", f"({_deadline_ms(0)}")
+            return {_bytes(node).decode() for node in nodes}
+
+        return self._run("dead", "list dead nodes", call)
+
+    def locate(self, room: str, player: str, node: str, ttl: float) -> Awaitable[None]:
+        ms = ttl_ms(ttl)
+        key = self.where_key(room)
+
+        async def call() -> None:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.hset(key, player, node)
+                pipe.pexpire(key, ms)
+                await pipe.execute()
+
+        return self._run("locate", f"locate in room {room!r}", call)
+
+    def located(self, room: str) -> Awaitable[dict[str, str]]:
+        async def call() -> dict[str, str]:
+            found = await self._redis.hgetall(self.where_key(room))
+            return {_bytes(k).decode(): _bytes(v).decode() for k, v in found.items()}
+
+        return self._run("located", f"read room {room!r} locations", call)
+
+    # -- lobby ---------------------------------------------------------------------------------------
+
+    def _keep_index(self, pipe: Any, ms: int) -> None:
+        """Queue commands keeping the index's TTL >= ``ms`` (a set without a TTL gets one)."""
+        pipe.pexpire(self._index, ms, nx=True)
+        pipe.pexpire(self._index, ms, gt=True)
+
+    def set_listing(self, room: str, summary: bytes | None, ttl: float) -> Awaitable[None]:
+        key = self.listing_key(room)
+        # Not transactions: the listing lives in its room's slot, the index in its own. One round trip
+        # on one Redis; listings() tolerates either half missing.
+        if summary is None:
+
+            async def remove() -> None:
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    pipe.delete(key)
+                    pipe.zrem(self._index, room)
+                    await pipe.execute()
+
+            return self._run("set_listing", f"remove listing {room!r}", remove)
+        ms = ttl_ms(ttl)
+
+        async def publish() -> None:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.set(key, summary, px=ms)
+                pipe.zadd(self._index, {room: _deadline_ms(ms)})
+                self._keep_index(pipe, ms)
+                await pipe.execute()
+
+        return self._run("set_listing", f"set listing {room!r}", publish)
+
+    def listings(self) -> Awaitable[dict[str, bytes]]:
+        async def call() -> dict[str, bytes]:
+            members: list[Any] = await self._redis.zrange(self._index, 0, -1)  # no scores asked: ids
+            ids = sorted(_bytes(raw).decode() for raw in members)
+            if not ids:
+                return {}
+            now = _deadline_ms(0)
+            # One key per command, so a cluster pipeline can send each to its room's node.
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for room in ids:
+                    pipe.get(self.listing_key(room))
+                    pipe.exists(self.log_key(room))
+                replies = await pipe.execute()
+            summaries, logs = replies[0::2], replies[1::2]
+            result: dict[str, bytes] = {}
+            gone: list[str] = []
+            for room, summary, log_live in zip(ids, summaries, logs, strict=True):
+                if summary is None:
+                    gone.append(room)
+                elif log_live:
+                    result[room] = bytes(summary)
+            if gone:
+                await self._prune(keys=[self._index], args=[now, *gone])
+            return result
+
+        return self._run("listings", "list public rooms", call)
+
+    # -- sessions ------------------------------------------------------------------------------------
+
+    def put_session(self, token: str, data: bytes, ttl: float) -> Awaitable[None]:
+        ms = ttl_ms(ttl)
+
+        async def call() -> None:
+            await self._redis.set(self.session_key(token), data, px=ms)
+
+        return self._run("put_session", "store session", call)
+
+    def get_session(self, token: str) -> Awaitable[bytes | None]:
+        async def call() -> bytes | None:
+            raw = await self._redis.get(self.session_key(token))
+            return None if raw is None else _bytes(raw)
+
+        return self._run("get_session", "read session", call)
+
+    def delete_session(self, token: str) -> Awaitable[None]:
+        async def call() -> None:
+            await self._redis.delete(self.session_key(token))
+
+        return self._run("delete_session", "delete session", call)
+
+    # -- deal pool -----------------------------------------------------------------------------------
+
+    def add_deals(self, preset: str, grade: str, numbers: Sequence[int]) -> Awaitable[None]:
+        async def call() -> None:
+            if numbers:
+                await self._redis.sadd(self.deals_key(preset, grade), *numbers)
+
+        return self._run("add_deals", f"add {preset} {grade} deals", call)
+
+    def pop_deal(self, preset: str, grade: str) -> Awaitable[int | None]:
+        async def call() -> int | None:
+            value = await self._redis.spop(self.deals_key(preset, grade))
+            return None if value is None else int(cast(bytes, value))  # one member: no count asked
+
+        # Not resent: a lost reply may have popped a deal already (the shipped lists then serve).
+        return self._run("pop_deal", f"take a {preset} {grade} deal", call, idempotent=False)
+
+    def count_deals(self, preset: str, grade: str) -> Awaitable[int]:
+        async def call() -> int:
+            return int(await self._redis.scard(self.deals_key(preset, grade)))
+
+        return self._run("count_deals", f"count {preset} {grade} deals", call)
+
+    # -- daily boards --------------------------------------------------------------------------------
+
+    def record_daily(self, preset: str, day: str, player: str, name: str, time_ms: int, ttl: float) -> Awaitable[None]:
+        seconds = max(1, int(check_ttl(ttl)))
+
+        async def call() -> None:
+            await self._record_daily(keys=[self.daily_key(preset, day)], args=[f"{player}\t{name}", time_ms, seconds])
+
+        return self._run("record_daily", f"record a {preset} daily time", call)
+
+    def daily_best(self, preset: str, day: str, count: int) -> Awaitable[list[tuple[str, str, int]]]:
+        async def call() -> list[tuple[str, str, int]]:
+            rows: list[Any] = await self._redis.zrange(self.daily_key(preset, day), 0, count - 1, withscores=True)
+            best = []
+            for member, score in rows:
+                player, _, name = _bytes(member).decode().partition("\t")
+                best.append((player, name, int(score)))
+            return best
+
+        return self._run("daily_best", f"read the {preset} daily board", call)
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+
+    async def _ping(self) -> bool:
+        """The unguarded ping (the guard's own, and its breaker's probe); never raises."""
+
+        async def call() -> bool:
+            if isinstance(self._redis, RedisCluster):  # every master, not just one
+                return bool(await self._redis.ping(target_nodes=RedisCluster.PRIMARIES))
+            return bool(await self._redis.ping())
+
+        try:
+            return await self._run("ping", "ping", call, guarded=False)
+        except StoreError:
+            return False
+
+    def ping(self) -> Awaitable[bool]:
+        return self._guard.ping()
+
+    async def close(self) -> None:
+        await self._guard.close()
+        if self._link is not None:
+            await self._link.close()
+        await self._redis.aclose()

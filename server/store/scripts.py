@@ -1,0 +1,120 @@
+"""The Lua scripts of the Redis store: each one atomic and one round trip, on the keys of one hash slot."""
+
+from __future__ import annotations
+
+from server.store.base import BELL_EVENTS, MEMO_FORMAT
+
+__all__ = ["APPEND", "APPEND_AT", "EXPIRE_ROOM", "PRUNE_LISTINGS", "READ_FROM", "RECORD_DAILY"]
+
+# The room's transactions are Lua scripts, not MULTI/EXEC: atomic and one round trip alike, but
+# redis-py's asyncio cluster client runs a MULTI pipeline on a thread with its own event loop, one
+# thread per queued command, blocking the server's loop (~0.7 ms per append); a script is one command
+# routed by its key. Every key a script touches is one room's (one hash slot).
+
+# Appends ARGV[2..] to the log and sets its TTL; with no events, only refreshes an existing log's TTL.
+# RPUSH in slices: Lua's unpack() has a limit (~8000 values) and a healed log can be longer.
+# KEYS[1] = the room's log; ARGV[1] = TTL in ms. Returns the log's length.
+APPEND = """
+local length = redis.call('LLEN', KEYS[1])
+for i = 2, #ARGV, 1000 do
+    length = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return length
+"""
+
+# Optimistic concurrency: appends ARGV[8..] only if the log is ARGV[2] long and the request
+# (player ARGV[3], seq ARGV[4]; '' for none) is newer than the player's last stored one; then keeps
+# the request's reply (ARGV[5]) in the room's replies hash, adds the node ARGV[7] ('' for none) to
+# the room's holders and rings the doorbell (PUBLISH ARGV[6] the new length, and up to BELL_EVENTS events
+# that made it so: see room_bell) if any other node holds the room: a node alone with its rooms pays no
+# PUBLISH and hears none of its own.
+# Replies: {length} stored; {-1, length, gap} the log is not as expected (gap: its events
+# from the expected length on); {-2, length, reply or nil} the request was stored before (nil: a later
+# request replaced it, or its memo's format (player..':v', absent = 1) is newer than MEMO_FORMAT).
+# KEYS[1] = the room's log, KEYS[2] = its replies (player -> seq, player..':r' -> reply, player..':v' ->
+# the memo's format), KEYS[3] =
+# its holders; ARGV[1] = TTL ms.
+APPEND_AT = """
+local length = redis.call('LLEN', KEYS[1])
+local player = ARGV[3]
+if player ~= '' and length > 0 then
+    local seen = tonumber(redis.call('HGET', KEYS[2], player) or '-1')
+    if seen >= tonumber(ARGV[4]) then
+        local reply = false
+        if seen == tonumber(ARGV[4]) then
+            local found = redis.call('HMGET', KEYS[2], player .. ':r', player .. ':v')
+            local version = 1
+            if found[2] then version = tonumber(found[2]) or math.huge end
+            if version <= MEMO_FORMAT then reply = found[1] end
+        end
+        return {-2, length, reply}
+    end
+end
+local expected = tonumber(ARGV[2])
+if length ~= expected then
+    local gap = {}
+    if length > expected then gap = redis.call('LRANGE', KEYS[1], expected, -1) end
+    return {-1, length, gap}
+end
+if length == 0 then redis.call('DEL', KEYS[2]) end
+for i = 8, #ARGV, 1000 do
+    length = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+if player ~= '' then
+    redis.call('HSET', KEYS[2], player, ARGV[4], player .. ':r', ARGV[5], player .. ':v', MEMO_FORMAT)
+    redis.call('PEXPIRE', KEYS[2], ARGV[1])
+end
+local others = redis.call('SCARD', KEYS[3])
+if ARGV[7] ~= '' then others = others - 1 + redis.call('SADD', KEYS[3], ARGV[7]) end
+redis.call('PEXPIRE', KEYS[3], ARGV[1])
+if others > 0 then
+    local bell = length
+    if #ARGV >= 8 and #ARGV - 7 <= BELL_EVENTS then bell = length .. ' ' .. cmsgpack.pack({unpack(ARGV, 8)}) end
+    redis.call('PUBLISH', ARGV[6], bell)
+end
+return {length}
+""".replace("BELL_EVENTS", str(BELL_EVENTS)).replace("MEMO_FORMAT", str(MEMO_FORMAT))
+
+# KEYS[1] = the room's log, KEYS[2] = its holders; ARGV[1] = the first index to read, ARGV[2] = the
+# reading node ('' for none), added to a live room's holders (same TTL as the log) at the instant of
+# the read. Returns {length, events from there}.
+READ_FROM = """
+local length = redis.call('LLEN', KEYS[1])
+if length > 0 and ARGV[2] ~= '' then
+    redis.call('SADD', KEYS[2], ARGV[2])
+    local ttl = redis.call('PTTL', KEYS[1])
+    if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) else redis.call('PERSIST', KEYS[2]) end
+end
+return {length, redis.call('LRANGE', KEYS[1], ARGV[1], -1)}
+"""
+
+# KEYS = the room's log, listing, replies, where and holders; ARGV[1] = TTL in ms.
+EXPIRE_ROOM = """
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+"""
+
+# Removes ids whose listing key the caller found gone from the listings index, unless the id's
+# deadline is still ahead: then the listing was published again since the caller looked (publishing
+# sets the listing key and the id's new deadline, in either order), and it stays. Touches the index key only, so it
+# runs on a cluster too (the listing keys live in their rooms' slots).
+# KEYS[1] = index; ARGV[1] = now (unix ms), ARGV[2..] = the ids found gone.
+PRUNE_LISTINGS = """
+local now = tonumber(ARGV[1])
+local removed = 0
+for i = 2, #ARGV do
+    local deadline = redis.call('ZSCORE', KEYS[1], ARGV[i])
+    if deadline and tonumber(deadline) <= now then
+        removed = removed + redis.call('ZREM', KEYS[1], ARGV[i])
+    end
+end
+return removed
+"""
+
+# A player's best time on a daily board, and the board's TTL from its first entry on (one key: runs on
+# a cluster too). KEYS[1] = the board; ARGV[1] = member, ARGV[2] = time ms, ARGV[3] = TTL in seconds.
+RECORD_DAILY = """
+redis.call('ZADD', KEYS[1], 'LT', ARGV[2], ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[3], 'NX')
+"""
