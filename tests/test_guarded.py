@@ -17,8 +17,8 @@ from server.shell.sessions import SessionTable
 from server.store.base import Stored, StoreError
 from server.store.guarded import Breaker
 from server.store.redisstore import RedisStore
+from tests.metrics_scrape import scrape, value
 from tests.redis_proc import RedisProcess
-from tests.test_metrics import scrape, value
 
 LATENCY = "seahaven_store_latency_seconds_count"
 ERRORS = "seahaven_store_errors_total"

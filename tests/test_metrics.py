@@ -3,27 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
-from prometheus_client.samples import Sample
 
 from server.shell.metrics import LATENCY_BUCKETS, LiveCounts, Metrics
 from server.store.base import StoreError
 from server.store.guarded import Breaker
 from server.store.memory import MemoryStore
 from server.store.redisstore import RedisStore
+from tests.metrics_scrape import scrape, value
 from tests.redis_proc import RedisProcess
-
-
-def scrape(metrics: Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    """Every sample of the exposition: (name, sorted labels) -> value."""
-    body, content_type = metrics.exposition()
-    assert content_type.startswith("text/plain; version=0.0.4")
-    samples: list[Sample] = [s for family in text_string_to_metric_families(body.decode()) for s in family.samples]
-    return {(s.name, tuple(sorted(s.labels.items()))): s.value for s in samples}
-
-
-def value(metrics: Metrics, name: str, **labels: str) -> float:
-    return scrape(metrics)[(name, tuple(sorted(labels.items())))]
 
 
 def test_a_fresh_node_exposes_every_metric_at_zero() -> None:
