@@ -6,8 +6,9 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from seahaven import PRESETS, Move
+from seahaven import PRESETS
 from seahaven.deals import MAX_DEAL
+from seahaven.moves import read_move
 from seahaven.winnable import GRADES
 
 from .enums import EndReason, Phase, Role, Status
@@ -65,7 +66,7 @@ class _Notation(Str):
         super().check(value, where, strict)
         assert isinstance(value, str)
         try:
-            Move.parse(value)
+            read_move(value)
         except ValueError as exc:
             raise ProtocolError(ErrorCode.BAD_FIELD, f"{where}: {exc}") from None
         return value

@@ -9,6 +9,7 @@ tenth; cells are ``a``-``h``.
 
 from __future__ import annotations
 
+import functools
 from typing import Final, NamedTuple
 
 from .cards import SUITS
@@ -69,6 +70,11 @@ class Move(NamedTuple):
         if count > 1 and not (src_area == COLUMN and dst_area == COLUMN):
             raise ValueError(f"{text!r}: only column-to-column moves carry more than one card")
         return cls(src_area, src, dst_area, dst, count)
+
+
+read_move = functools.lru_cache(maxsize=4096)(Move.parse)
+"""``Move.parse``, remembered: the few hundred texts a game uses are read once per process, however
+many layers read each move (Moves are immutable; a text that does not read raises each time)."""
 
 
 def _token(area: int, index: int, *, source: bool) -> str | None:

@@ -34,6 +34,7 @@ from protocol.messages import (
 )
 from protocol.schema import Message
 from seahaven import Board, Move, encode, preset, to_board_text
+from seahaven.moves import read_move
 from server.rooms.events import (
     CountdownSet,
     Created,
@@ -66,8 +67,6 @@ MAX_CHANGES: Final = 50
 (each is an event replayed on every load) however often someone toggles ``ready`` or comes and
 goes as a spectator."""
 
-_parse = functools.lru_cache(maxsize=4096)(Move.parse)
-"""Move notation to Move: a few hundred distinct texts occur, and Moves are immutable."""
 _notation = functools.lru_cache(maxsize=4096)(Move.__str__)
 """And back, in canonical form (for the log and the frames): the same few hundred."""
 
@@ -380,7 +379,7 @@ class Room:
         seat = self._playing(player)
         assert seat.board is not None
         try:
-            move = _parse(text)
+            move = read_move(text)
         except ValueError as exc:
             raise RoomError(ErrorCode.BAD_FIELD, f"body.move: {exc}") from None
         if seat.moves >= MAX_MOVES:
@@ -508,7 +507,7 @@ class Room:
                 seat = self.seats[player]
                 assert seat.board is not None
                 before = seat.board.progress
-                move = _parse(text)
+                move = read_move(text)
                 if judged:
                     seat.board.push_legal(move)
                 else:

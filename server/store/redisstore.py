@@ -46,7 +46,6 @@ Every failure to talk to Redis surfaces as :class:`StoreError`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -85,9 +84,6 @@ __all__ = ["RedisStore"]
 T = TypeVar("T")
 
 _GLOB_SPECIAL = frozenset("*?[]\\")
-
-_UNPOOLED = contextlib.nullcontext()
-"""What a link call holds instead of a pool slot (the link is one connection, never exhausted)."""
 
 
 def _glob_escape(text: str) -> str:
@@ -281,27 +277,32 @@ class RedisStore:
         guard = self._guard
         started = guard.admit(operation) if guarded else 0.0
         failed = False
+        # A link call holds no pool slot (the link is one connection, never exhausted), and takes
+        # no context manager for it: an ``async with`` is two coroutine frames on every move.
+        if pooled:
+            await self._slots.acquire()
         try:
-            async with self._slots if pooled else _UNPOOLED:
-                attempts = 2 if idempotent else 1
-                for attempt in range(1, attempts + 1):
-                    try:
-                        if not self._ready:
-                            await self._get_ready()
-                        return await call()
-                    except RedisConnectionError as exc:
-                        if attempt < attempts:
-                            continue
-                        raise StoreError(f"redis store at {self._where} unavailable: {what} failed: {exc}") from exc
-                    except RedisClusterException as exc:  # no reachable node, or a slot with no node
-                        raise StoreError(f"redis store at {self._where} unavailable: {what} failed: {exc}") from exc
-                    except (RedisError, OSError) as exc:
-                        raise StoreError(f"redis store at {self._where}: {what} failed: {exc}") from exc
-                raise AssertionError("unreachable")  # pragma: no cover
+            attempts = 2 if idempotent else 1
+            for attempt in range(1, attempts + 1):
+                try:
+                    if not self._ready:
+                        await self._get_ready()
+                    return await call()
+                except RedisConnectionError as exc:
+                    if attempt < attempts:
+                        continue
+                    raise StoreError(f"redis store at {self._where} unavailable: {what} failed: {exc}") from exc
+                except RedisClusterException as exc:  # no reachable node, or a slot with no node
+                    raise StoreError(f"redis store at {self._where} unavailable: {what} failed: {exc}") from exc
+                except (RedisError, OSError) as exc:
+                    raise StoreError(f"redis store at {self._where}: {what} failed: {exc}") from exc
+            raise AssertionError("unreachable")  # pragma: no cover
         except StoreError:
             failed = True
             raise
         finally:
+            if pooled:
+                self._slots.release()
             if guarded:
                 guard.settle(operation, started, failed)
 
