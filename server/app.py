@@ -132,9 +132,9 @@ class RaceServer:
             bot_time_scale=bot_time_scale,
         )
         self.path.noticed.append(self.fair.noticed)
-        self.path.settled.append(self.fair.record_daily)
+        self.path.promised.append(self.fair.record_daily)
 
-        rooms = RoomRequests(self.path, self.guard, self.clock, self.dealing, self.fair, self.fair)
+        rooms = RoomRequests(self.path, self.table, self.guard, self.clock, self.dealing, self.fair, self.fair)
         self.lobby = Lobby(self.path, self.store, rooms.create, self.dealing, self.fair)
         self.upkeep = NodeUpkeep(self.path, self.table, self.store, self.tasks.spawn, self.node)
         self.conns = Connections(

@@ -87,6 +87,9 @@ async def test_a_daily_race_puts_its_finishers_on_the_daily_board(make_server: M
         assert isinstance(await ann.call(MoveRequest(move=move)), Moved)
     result = await bob.expect(Result)
     assert result.standings[0].player == ann.player and result.standings[0].time_ms == 61_500
+    # Whoever hears the result finds the finish on the board at once (it is written before).
+    at_once = await bob.call(DailyBoardRequest())
+    assert isinstance(at_once, DailyBoard) and [e.player for e in at_once.entries] == [ann.player]
     # Another node sees the board (memory servers in this test share one, as Redis nodes do).
     cid = await WsClient.open(url_of(two), "Cid")
     board = await cid.call(DailyBoardRequest())

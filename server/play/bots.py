@@ -17,21 +17,18 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from protocol.enums import Phase, Status
 from protocol.errors import ErrorCode, ProtocolError
 from server.play.bot import PACES, BotBrain, think
 from server.play.dealpool import worker_executor
 from server.rooms.room import BOT_PREFIX, Room
+from server.shell.held import Command
 from server.store.base import StoreError
-
-if TYPE_CHECKING:
-    from server.rooms.core import Outcome, RoomCore
 
 log = logging.getLogger("seahaven.server")
 
-Command = Callable[["RoomCore", int], "Outcome"]
 Run = Callable[[str, Command], Awaitable[bool]]
 """Run a command on a room through the judged path; False if the room is no longer held here."""
 

@@ -81,7 +81,8 @@ class FairPlay:
         )
 
     async def record_daily(self, held: HeldRoom, lifecycle: list[Event]) -> None:
-        """A daily race ended: its human finishers' times go on the day's board (best effort)."""
+        """A daily race ended: its human finishers' times go on the day's board (best effort),
+        before anyone hears ``ended`` (a racer who asks for the board then finds their time)."""
         room = held.room
         daily = room.settings.daily
         if daily is None or not any(isinstance(e, Ended) for e in lifecycle):

@@ -47,6 +47,9 @@ class HeldRoom:
     """The longest log length a doorbell announced since the last catch-up."""
     heard: dict[int, list[bytes]] = field(default_factory=dict)
     """Events doorbells carried since the last catch-up, by the log index they start at."""
+    listing: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held while the room's lobby listing is written: the writes of one room land in order,
+    each with the room as it is when it is written (they run outside the room's lock)."""
 
     @property
     def room(self) -> Room:

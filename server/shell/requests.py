@@ -17,7 +17,7 @@ from websockets.asyncio.server import ServerConnection
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import Error, MoveRequest, Ok
 from protocol.schema import Message
-from server.shell.held import Asker, log, log_event
+from server.shell.held import Asker, HeldRoom, log, log_event
 from server.shell.metrics import Metrics
 from server.shell.replies import Replies
 from server.shell.roompath import RoomPath
@@ -59,12 +59,15 @@ class Requests:
                 self.idle.set()
 
     async def _request(self, ws: ServerConnection, session: Session, seq: int, message: Message) -> None:
+        late = None
         if seq == session.last_seq and session.unsure and session.pending is None:
-            await self._settle_unsure(session, seq)
+            late = await self._settle_unsure(session, seq)
         if seq == session.last_seq:
             frames = await asyncio.shield(session.pending) if session.pending else session.last_reply
             for frame in frames:
                 await ws.send(frame)
+            if late is not None:  # the reply first, then what the change caused (section 4)
+                await RoomPath.quietly(self.path.catch_up(late))
             return
         if seq < session.last_seq:
             raise ProtocolError(ErrorCode.BAD_SEQ, f"seq {seq} is older than your last request {session.last_seq}")
@@ -94,14 +97,14 @@ class Requests:
             else:
                 self.metrics.move_accepted(time.perf_counter() - started)
 
-    async def _settle_unsure(self, session: Session, seq: int) -> None:
+    async def _settle_unsure(self, session: Session, seq: int) -> HeldRoom | None:
         """``seq`` was answered store-unavailable: its change may have landed after all. If it
-        did, its stored reply is the answer, and the room (which missed it) catches up so that
-        everyone else hears of it now; else it is judged again (the store refuses a second copy
-        of the same request)."""
+        did, its stored reply is the answer, and the room it landed in (returned) must catch up
+        so that everyone else hears of it now; else it is judged again (the store refuses a
+        second copy of the same request)."""
         if session.room is None:
             session.last_seq -= 1
-            return
+            return None
         try:
             memo = await self.memos.memo(session.room, session.player)
         except StoreError as exc:
@@ -109,8 +112,6 @@ class Requests:
             raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the game store is unavailable; try again") from None
         if memo is None or memo[0] != seq:
             session.last_seq -= 1
-            return
+            return None
         session.last_reply, session.unsure = [memo[1]], False
-        held = self.path.rooms.get(session.room)
-        if held is not None:
-            await RoomPath.quietly(self.path.catch_up(held))
+        return self.path.rooms.get(session.room)

@@ -16,7 +16,7 @@ from server.shell.limits import TokenBucket
 from server.shell.names import normalise_room_code
 from server.shell.ports import Bots, Deals, MoveWatch
 from server.shell.roompath import RoomPath
-from server.shell.sessions import Session
+from server.shell.sessions import Session, SessionTable
 
 WRONG_CODES_AT_ONCE: Final = 20
 """Wrong room codes one address may try at once: a brake on guessing."""
@@ -28,8 +28,18 @@ class RoomRequests:
     """Each handler judges its request through ``path``; deals, bots and the lost watch are the
     play side's, given by the wiring."""
 
-    def __init__(self, path: RoomPath, guard: Guard, clock: Clock, deals: Deals, bots: Bots, watch: MoveWatch) -> None:
+    def __init__(
+        self,
+        path: RoomPath,
+        table: SessionTable,
+        guard: Guard,
+        clock: Clock,
+        deals: Deals,
+        bots: Bots,
+        watch: MoveWatch,
+    ) -> None:
         self.path = path
+        self.table = table
         self.guard = guard
         self.clock = clock
         self.deals = deals
@@ -116,7 +126,7 @@ class RoomRequests:
         async def out_of_the_room() -> None:
             session.room = None
             held.visitors.discard(session.player)
-            await self.path.table.save(session)
+            await self.table.save(session)
 
         outcome = await self.path.run(held, lambda core, now: core.leave(session.player, now), then=out_of_the_room)
         await self.path.forget_if_idle(held)  # before the answer: the leaver is out of the room for good

@@ -1,14 +1,16 @@
 """The room path: every command on a room held here, in one order, on the one clock.
 
     lock -> (catch up if stale) -> judge -> append -> match the append's result -> commit
-         -> answer -> send -> schedule; then, outside the lock, what follows a commit
+         -> (what a promise needs) -> answer -> send -> schedule; then, outside the lock, what
+         follows a commit
 
 A command is judged by the room's core (the engine decides; nothing is changed yet), its events
 are appended to the room's stored log in one round trip, only if the log is as long as the core
 thinks, with the asker's request and reply; then the core commits, the asker hears its answer,
 the room its frames, and the room's one timer is set for its next wake-up. What follows a commit
-but promises nothing to the asker (the lobby listing, seats taken away, the daily board, bots)
-runs after the lock is released and the answer sent: hooks given to the path by the wiring.
+but promises nothing to the asker (the lobby listing, seats taken away, bots) runs after the
+lock is released and the answer sent; what someone who hears of the commit may count on (a
+created room listed, a daily finish on the board) comes before the answer.
 """
 
 from __future__ import annotations
@@ -48,8 +50,9 @@ Spawn = Callable[[Coroutine[Any, Any, None]], None]
 """Runs a coroutine in the background (``Tasks.spawn``)."""
 Noticed = Callable[[str], None]
 """Told the code of every room that committed something (cheap, on every move)."""
-Settled = Callable[[HeldRoom, list[Event]], Awaitable[None]]
-"""Told a room's lifecycle events (not moves or undos) after they were committed and answered."""
+Promised = Callable[[HeldRoom, list[Event]], Awaitable[None]]
+"""Told a room's lifecycle events (not moves or undos) once committed, before the answer and the
+frames, under the room's lock: for what someone who hears of them may count on already."""
 Known = Callable[[HeldRoom], list[bytes] | None]
 """What a node already heard of a room's log beyond its core (None: read the log)."""
 
@@ -64,8 +67,8 @@ class RoomPath:
 
     ``get`` a room (loaded once however many ask), ``run`` a command on it, ``create`` and
     ``join`` one, ``catch_up`` with what other nodes stored, ``dropped`` for a closed
-    connection, ``forget_if_idle`` once nobody is left. ``noticed`` and ``settled`` are the
-    hooks that follow commits.
+    connection, ``forget_if_idle`` once nobody is left. ``noticed`` hooks follow commits (after
+    the answer), ``promised`` ones come before it.
     """
 
     def __init__(
@@ -90,7 +93,7 @@ class RoomPath:
         self.rooms: dict[str, HeldRoom] = {}
         self.loading: dict[str, asyncio.Future[HeldRoom | None]] = {}
         self.noticed: list[Noticed] = []
-        self.settled: list[Settled] = []
+        self.promised: list[Promised] = []
 
     # -- rooms held here ---------------------------------------------------------------------
 
@@ -196,7 +199,7 @@ class RoomPath:
                 return
             self._let_go(held)
         with contextlib.suppress(StoreError):
-            await self.store.set_listing(room.code, None, self.config.room_ttl)
+            await self._publish(held)  # no longer held: unlisted
             await self.store.expire(room.code, self.config.finished_ttl)
 
     async def recover(self) -> None:
@@ -236,9 +239,9 @@ class RoomPath:
         frames (unless the caller sends them later), set its timer; then the hooks, after the
         lock. ``listed_first``: the lobby listing is written before the answer."""
         async with Locked(self, held):
-            outcome = await self._locked_run(held, command, asker, then, reply, send, listed_first)
+            outcome, lifecycle = await self._locked_run(held, command, asker, then, reply, send, listed_first)
         if outcome.events:
-            await self._committed(held, outcome.events, listed_first)
+            await self._committed(held, lifecycle, listed_first)
         return outcome
 
     async def _locked_run(
@@ -250,7 +253,8 @@ class RoomPath:
         reply: Message | None,
         send: bool,
         listed_first: bool,
-    ) -> Outcome:
+    ) -> tuple[Outcome, list[Event]]:
+        """The path under the lock; the outcome and its lifecycle events (not moves or undos)."""
         core = held.core
         for _ in range(MAX_CONFLICTS):
             outcome = command(core, self.clock.now())  # judge
@@ -270,7 +274,7 @@ class RoomPath:
                         if memo is None:
                             raise ProtocolError(ErrorCode.BAD_SEQ, f"seq {asker.seq} was answered and replaced")
                         self.replies.answer_frame(asker, memo)
-                    return Outcome([], Ok())
+                    return Outcome([], Ok()), []
                 case Behind() as behind:  # judged again on the caught-up core
                     try:
                         await self._caught_up(held, behind)
@@ -281,6 +285,10 @@ class RoomPath:
             raise StoreError(f"room {held.room.code} kept changing under {MAX_CONFLICTS} tries")
         if then is not None:
             await then()
+        lifecycle: list[Event] = [e for e in outcome.events if not isinstance(e, Moved | Undone)]
+        if lifecycle:
+            for promise in self.promised:
+                await promise(held, lifecycle)
         if listed_first:
             await self._publish(held)
         if asker is not None:
@@ -288,7 +296,7 @@ class RoomPath:
         if send:
             self.fanout.send(outcome.frames)
         self._wake_at(held, outcome.wake)
-        return outcome
+        return outcome, lifecycle
 
     async def _append(self, held: HeldRoom, outcome: Outcome, asker: Asker | None, frame: bytes | None) -> Appended:
         """Append the events if the stored log is the one the core holds (one round trip; the
@@ -315,14 +323,12 @@ class RoomPath:
                 raise ProtocolError(ErrorCode.INTERNAL, "that room code was just taken: try again")
         return appended
 
-    async def _committed(self, held: HeldRoom, events: list[Event], listed: bool) -> None:
-        """After a commit, outside the lock and after the answer: the hooks told of every commit
-        (bots), and for lifecycle events (not moves or undos) the logs, seats taken away, the
-        lobby listing (unless ``listed`` before the answer), then the hooks told of those (the
-        daily board)."""
+    async def _committed(self, held: HeldRoom, lifecycle: list[Event], listed: bool) -> None:
+        """After a commit that stored something, outside the lock and after the answer: the
+        hooks told of every such commit (bots), and for lifecycle events the logs, seats taken
+        away and the lobby listing (unless ``listed`` before the answer)."""
         for notice in self.noticed:
             notice(held.room.code)
-        lifecycle: list[Event] = [e for e in events if not isinstance(e, Moved | Undone)]
         if not lifecycle:
             return
         for event in lifecycle:
@@ -330,19 +336,18 @@ class RoomPath:
         self._release_seatless(held)
         if not listed:
             await self._publish(held)
-        for settle in self.settled:
-            await settle(held, lifecycle)
 
     # -- catching up with the stored log ---------------------------------------------------------
 
     async def catch_up(self, held: HeldRoom, known: Known | None = None) -> None:
         """Under the room's lock, bring the core up to the stored log: with what ``known`` says
         was heard already when it reaches far enough, else by reading the log."""
+        read = held.stale  # entering the lock reads the log of a stale room
         async with Locked(self, held):
             gap = known(held) if known is not None else None
             if gap is not None:
                 self._apply(held, gap)
-            else:
+            elif not read:
                 await self._read_on(held)
 
     async def _caught_up(self, held: HeldRoom, stored: Behind) -> None:
@@ -429,9 +434,9 @@ class RoomPath:
             async with Locked(self, held):
                 self.fanout.send(held.core.release(self.clock.now()))
                 # Every node holding the room runs its timer: the second to fire finds it done.
-                outcome = await self._locked_run(held, _tick, None, None, None, True, False)
+                outcome, lifecycle = await self._locked_run(held, _tick, None, None, None, True, False)
             if outcome.events:
-                await self._committed(held, outcome.events, False)
+                await self._committed(held, lifecycle, False)
         except ProtocolError:
             return  # the room has closed
         except StoreError as exc:
@@ -467,14 +472,22 @@ class RoomPath:
                 self.table.forget(session)
 
     async def _publish(self, held: HeldRoom) -> None:
-        """Update the lobby listing: best effort, the events are stored already."""
-        room = held.room
-        summary = msgpack.packb(room.summary().to_body())
-        listed = room.settings.public and room.phase != Phase.FINISHED and not room.is_empty()
-        try:
-            await self.store.set_listing(room.code, summary if listed else None, self.config.room_ttl)
-        except StoreError as exc:
-            log_event("store.error", room=room.code, error=str(exc))
+        """Update the lobby listing to the room as it is now (unlisted once not held here):
+        best effort, the events are stored already. One write at a time per room, each reading
+        the room when it starts, so the last write is of the latest state."""
+        async with held.listing:
+            room = held.room
+            listed = (
+                self.rooms.get(room.code) is held
+                and room.settings.public
+                and room.phase != Phase.FINISHED
+                and not room.is_empty()
+            )
+            summary = msgpack.packb(room.summary().to_body()) if listed else None
+            try:
+                await self.store.set_listing(room.code, summary, self.config.room_ttl)
+            except StoreError as exc:
+                log_event("store.error", room=room.code, error=str(exc))
 
     def _ttl(self, held: HeldRoom) -> float:
         return self.config.finished_ttl if held.room.phase == Phase.FINISHED else self.config.room_ttl
