@@ -170,10 +170,13 @@ class RaceServer:
     # -- lifecycle ----------------------------------------------------------
 
     async def start(self) -> WsServer:
+        # The store's live rooms first: a store this node cannot use (down, or a key layout newer
+        # than it knows) fails the start before any background task holds a connection to it.
+        # No doorbell is lost meanwhile: once subscribed, every room held is read again ("*").
+        await self.path.recover()
         # Looked up at each ring, so that a test can listen in on this node's doorbells.
         self.tasks.spawn(self.store.doorbells(lambda kind, key, data: self.upkeep.ring(kind, key, data)))
         self.tasks.spawn(self.upkeep.heartbeat())
-        await self.path.recover()
         try:
             await self.pool.seed()
         except StoreError as exc:  # deals still come from the shipped lists

@@ -20,12 +20,16 @@ from protocol.errors import ErrorCode
 from protocol.messages import CreateRoom, Error, Hello, JoinRoom, Moved, MoveRequest, Ok, Ready, RoomState, Started
 from seahaven import Board
 from seahaven.solver import solve
+from server.app import RaceServer
+from server.config import Config
 from server.rooms import events
 from server.rooms.core import RoomCore
 from server.rooms.events import SPAN, Event, NewerFormat, pack, unpack
 from server.rooms.events import Moved as MovedEvent
 from server.rooms.room import Room
 from server.rooms.settings import Settings
+from server.store.base import LAYOUT_FORMAT, StoreError
+from server.store.redisstore import RedisStore
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
@@ -311,3 +315,19 @@ async def test_an_older_node_leaves_a_newer_builds_room_alone_while_the_newer_no
     assert await stored(redis, code) == after
     for client in (ann2, bob, cy, back):
         await client.close()
+
+
+async def test_a_node_does_not_start_on_a_store_with_a_newer_key_layout(redis_url: str) -> None:
+    """The store's key layout has a version too: a node that meets a newer one than it knows
+    refuses to start (before any background task holds a connection), and writes nothing."""
+    raw = aioredis.from_url(redis_url)
+    try:
+        await raw.set("later:format", LAYOUT_FORMAT + 1)  # a later release's nodes run here
+        node = RaceServer(Config(port=0), RedisStore(redis_url, prefix="later:"))
+        with pytest.raises(StoreError, match="newer than this node"):
+            await node.start()
+        assert node.tasks.running == set()
+        await node.stop()
+        assert await raw.keys("later:*") == [b"later:format"]
+    finally:
+        await raw.aclose()
