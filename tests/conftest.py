@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
+import redis.asyncio as aioredis
 
 from server.play.dealpool import worker_executor
 from server.store.stores import MemoryStore, RedisStore, Store
@@ -34,6 +35,16 @@ def redis_proc() -> Iterator[RedisProcess]:
 @pytest.fixture
 def redis_url(redis_proc: RedisProcess) -> str:
     return redis_proc.url
+
+
+@pytest.fixture
+async def redis(redis_proc: RedisProcess) -> AsyncIterator[aioredis.Redis]:
+    """A plain client on the test's redis-server, to look at what the server stored."""
+    client = aioredis.Redis.from_url(redis_proc.url)
+    try:
+        yield client
+    finally:
+        await client.aclose()
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ would (the test cannot run code not yet written; what it checks is this build's 
 from __future__ import annotations
 
 import typing
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import msgpack
 import pytest
@@ -250,15 +250,6 @@ def builds(redis_proc: RedisProcess) -> Iterator[tuple[ServerProcess, ServerProc
         newest.close()
 
 
-@pytest.fixture
-async def redis(redis_proc: RedisProcess) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.Redis.from_url(redis_proc.url)
-    try:
-        yield client
-    finally:
-        await client.aclose()
-
-
 async def stored(redis: aioredis.Redis, code: str) -> list[bytes]:
     """The room's log as Redis holds it, byte for byte."""
     return [bytes(entry) for entry in await redis.lrange(f"seahaven:{{room:{code}}}:log", 0, -1)]  # type: ignore[arg-type]
@@ -317,17 +308,13 @@ async def test_an_older_node_leaves_a_newer_builds_room_alone_while_the_newer_no
         await client.close()
 
 
-async def test_a_node_does_not_start_on_a_store_with_a_newer_key_layout(redis_url: str) -> None:
+async def test_a_node_does_not_start_on_a_store_with_a_newer_key_layout(redis_url: str, redis: aioredis.Redis) -> None:
     """The store's key layout has a version too: a node that meets a newer one than it knows
     refuses to start (before any background task holds a connection), and writes nothing."""
-    raw = aioredis.from_url(redis_url)
-    try:
-        await raw.set("later:format", LAYOUT_FORMAT + 1)  # a later release's nodes run here
-        node = RaceServer(Config(port=0), RedisStore(redis_url, prefix="later:"))
-        with pytest.raises(StoreError, match="newer than this node"):
-            await node.start()
-        assert node.tasks.running == set()
-        await node.stop()
-        assert await raw.keys("later:*") == [b"later:format"]
-    finally:
-        await raw.aclose()
+    await redis.set("later:format", LAYOUT_FORMAT + 1)  # a later release's nodes run here
+    node = RaceServer(Config(port=0), RedisStore(redis_url, prefix="later:"))
+    with pytest.raises(StoreError, match="newer than this node"):
+        await node.start()
+    assert node.tasks.running == set()
+    await node.stop()
+    assert await redis.keys("later:*") == [b"later:format"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import pytest
 import redis.asyncio as aioredis
@@ -55,15 +55,6 @@ def nodes(redis_proc: RedisProcess) -> Iterator[list[ServerProcess]]:
     finally:
         for node in started:
             node.close()
-
-
-@pytest.fixture
-async def redis(redis_proc: RedisProcess) -> AsyncIterator[aioredis.Redis]:
-    client = aioredis.Redis.from_url(redis_proc.url)
-    try:
-        yield client
-    finally:
-        await client.aclose()
 
 
 def log_key(code: str) -> str:
