@@ -426,6 +426,8 @@ class Result(Message):
     standings: tuple[Standing, ...] = field_of(ListOf(Obj(Standing), MAX_RACERS))
     histories: tuple[Watched, ...] = field_of(ListOf(Obj(Watched), MAX_RACERS), ())
     """Every racer's moves in effect at the end, in seat order: for a post-race review."""
+    race_id: str | None = field_of(Opt(Str(1, 40)), None, omit_default=True)
+    """The race's id on record (``GET /api/v1/races/{race_id}``); nil when the race never started."""
 
 
 ADVICE_KINDS: Final = ("hint", "lost", "won", "unknown")

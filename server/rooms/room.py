@@ -55,6 +55,7 @@ from server.rooms.events import (
 from server.rooms.events import (
     Started as StartedEvent,
 )
+from server.rooms.raceid import race_id
 from server.rooms.settings import Settings
 
 BOT_PREFIX: Final = "bot-"
@@ -128,6 +129,8 @@ class Room:
     """Joins and readiness changes by player since the last race began (see ``MAX_CHANGES``)."""
     opened: bool = False
     """Someone has joined: the creator's first seat is not counted in ``changes``."""
+    races: int = 0
+    """Races started in this room: the current one's number (its id: ``server.rooms.raceid``)."""
 
     # -- construction -------------------------------------------------------
 
@@ -165,6 +168,10 @@ class Room:
         """Whether ``player`` hears the room's news (a seated racer who has not left, or a spectator)."""
         seat = self.seats.get(player)
         return (seat is not None and not seat.left) or player in self.spectators
+
+    def race_id(self) -> str:
+        """The id of the room's current (or last) race."""
+        return race_id(self.code, self.created_at, self.races)
 
     def deal_code(self) -> str:
         return encode(self.settings.preset, self.settings.deal)
@@ -565,6 +572,7 @@ class Room:
             case StartedEvent(at):
                 self.phase = Phase.RACING
                 self.started_at = at
+                self.races += 1
                 self.changes.clear()
                 self.starts_at = None
                 for seat in self.seats.values():
@@ -678,7 +686,12 @@ class Room:
                 progress = self._progress(player, at)
                 return [Outbound(racers, progress), Outbound(watchers, progress, delay)]
             case Ended(_, reason):
-                result = Result(reason=reason, standings=self.standings, histories=self.histories())
+                result = Result(
+                    reason=reason,
+                    standings=self.standings,
+                    histories=self.histories(),
+                    race_id=self.race_id() if self.started_at is not None else None,
+                )
                 return [Outbound(racers, result), Outbound(watchers, result, delay)]
             case NewDeal(at):
                 return [Outbound(frozenset({p}), self.state_for(p, at)) for p in self.members]

@@ -5,8 +5,10 @@ The shell never imports ``server.play``: ``app.py`` hands it objects that have t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
+from server.rooms.history import RaceRecord
 from server.rooms.room import Room
 from server.rooms.settings import Settings
 
@@ -43,3 +45,13 @@ class MoveWatch(Protocol):
     """Told each accepted move of a racer in a room that watches for lost positions."""
 
     def moved(self, code: str, player: str) -> None: ...
+
+
+class RaceArchive(Protocol):
+    """The database's side of archiving: every finished race, written once."""
+
+    async def write_races(self, records: Sequence[RaceRecord]) -> None:
+        """Write each race in its own transaction keyed by its id: a race already there is left
+        as it is (a second write changes nothing). Raises ``ArchiveUnavailable`` (an OSError)
+        when the database cannot be reached; then nothing of the failed race was written."""
+        ...

@@ -17,7 +17,7 @@ from typing import Protocol
 from server.store.base import Appended, Request, Ring
 from server.store.guarded import Breaker, Observer
 
-__all__ = ["DailyStore", "DealStore", "Doorbells", "Listings", "Nodes", "RoomLog", "SessionStore", "Store"]
+__all__ = ["Archives", "DailyStore", "DealStore", "Doorbells", "Listings", "Nodes", "RoomLog", "SessionStore", "Store"]
 
 
 class RoomLog(Protocol):
@@ -43,11 +43,15 @@ class RoomLog(Protocol):
         expected: int,
         request: Request | None = None,
         holder: str | None = None,
+        archive: Sequence[str] = (),
     ) -> Awaitable[Appended]:
         """Append ``events`` only if the log is ``expected`` long and ``request`` (if any) was not
         stored before, in one atomic call; then keep the request's reply with the room, count the
         node ``holder`` among the room's holders and ring the room's doorbell (the new length) for
         the other holders. No other holder, no doorbell: a node alone with its rooms hears nothing.
+        ``archive``: ids of races these events end, marked in the same atomic call as due for the
+        database (``Archives``); while a room has marks its log and replies keep no TTL (``ttl`` and
+        ``expire`` apply again once the marks are cleared).
         ``Stored``, else ``Duplicate`` (the request was stored before) or ``Behind`` (the log was not
         ``expected`` long)."""
         ...
@@ -177,7 +181,45 @@ class DailyStore(Protocol):
         ...
 
 
-class Store(RoomLog, Doorbells, Nodes, SessionStore, Listings, DealStore, DailyStore, Protocol):
+class Archives(Protocol):
+    """Finished races on their way to the database, exactly once whatever fails.
+
+    A race's mark lives in its room's own keys (one hash slot) and is written by the very append
+    that stores the race's end (``append_at(..., archive=...)``), so no crash can store an end
+    without its mark. Archivers find marked rooms through an index (one key) filled after the
+    commit and idempotently; a crash between the commit and ``index_archive`` leaves a mark the
+    index lacks, which ``marked_rooms`` (a slow scan) finds for the sweep that indexes it again.
+    A mark is cleared only after its race is in the database; a room leaves the index only when its
+    marks are gone and nobody indexed it again meanwhile (the stamp)."""
+
+    def index_archive(self, room: str) -> Awaitable[None]:
+        """Put ``room`` in the archivers' index with a new stamp (idempotent)."""
+        ...
+
+    def archive_due(self, count: int) -> Awaitable[list[tuple[str, int]]]:
+        """Up to ``count`` indexed rooms, oldest stamp first: (room, stamp)."""
+        ...
+
+    def archive_marks(self, room: str) -> Awaitable[list[str]]:
+        """The race ids marked in ``room``, sorted (``[]`` when none)."""
+        ...
+
+    def clear_archive(self, room: str, races: Sequence[str], ttl: float) -> Awaitable[int]:
+        """Unmark ``races`` in ``room``; when no mark is left, the room's keys that keep no TTL get
+        ``ttl``. Returns how many marks are left."""
+        ...
+
+    def unindex_archive(self, room: str, stamp: int) -> Awaitable[bool]:
+        """Take ``room`` out of the index if its stamp is still ``stamp`` and it has no marks
+        (True when taken out)."""
+        ...
+
+    def marked_rooms(self) -> Awaitable[list[str]]:
+        """Every room holding a mark, sorted (scans every key: for the sweep, not for each race)."""
+        ...
+
+
+class Store(RoomLog, Doorbells, Nodes, SessionStore, Listings, DealStore, DailyStore, Archives, Protocol):
     """A whole backend: every consumer's protocol, and its guard, ping and close."""
 
     def guard(self, breaker: Breaker | None, observer: Observer | None) -> None:

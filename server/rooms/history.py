@@ -1,0 +1,133 @@
+"""Finished races as records: what a room's stored log says about each race it held.
+
+Pure, like the rest of ``server/rooms``: the archiver reads a room's log, ``races_of`` replays
+it (judging every move again) and returns one ``RaceRecord`` per race that ended. The same log
+gives the same records, the same ids included, on every node and after any restart: a race's id
+derives from the room's first event and the race's number in the room, never from a clock or a
+counter held elsewhere, so two archivers writing the same race write the same row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from protocol.enums import Status
+from seahaven import Board
+from seahaven.moves import read_move
+from server.rooms.events import Ended, Event, Started
+from server.rooms.raceid import race_id
+from server.rooms.room import BOT_PREFIX, Room
+from server.rooms.settings import Settings
+
+__all__ = ["GHOST_PREFIX", "RaceRecord", "RacerRecord", "proven", "races_of"]
+
+GHOST_PREFIX = "ghost-"
+"""Player ids of ghost racers (a recorded run raced again) start so."""
+
+
+@dataclass(frozen=True, slots=True)
+class RacerRecord:
+    """One racer's race: their place, how it ended for them and every move with its server time."""
+
+    player: str
+    name: str
+    place: int
+    status: str
+    progress: int
+    time_ms: int | None
+    """Finish time from the start (finishers), else when their progress last changed; None if no start."""
+    moves: tuple[tuple[int, str], ...]
+    """(ms from the start, move in the notation or ``"undo"``), in the order the server applied them."""
+    hints: int
+    bot: bool
+    ghost: bool
+
+    @property
+    def undos(self) -> int:
+        return sum(1 for _, move in self.moves if move == "undo")
+
+    @property
+    def finished(self) -> bool:
+        return self.status == Status.FINISHED
+
+
+@dataclass(frozen=True, slots=True)
+class RaceRecord:
+    """One finished race of a room, as its log tells it."""
+
+    race_id: str
+    room: str
+    number: int
+    settings: Settings
+    """The room's settings for this race (``deal`` is this race's deal)."""
+    deal_code: str
+    started_at: int
+    ended_at: int
+    end_reason: str
+    racers: tuple[RacerRecord, ...]
+    """In the final standings' order (place 1 first)."""
+
+
+def races_of(events: list[Event]) -> list[RaceRecord]:
+    """Every race the log holds that ended, in order (replays and judges every move: ValueError
+    for a log that does not replay legally)."""
+    records: list[RaceRecord] = []
+    number = 0
+
+    def seen(room: Room, event: Event) -> None:
+        nonlocal number
+        if isinstance(event, Started):
+            number += 1
+        elif isinstance(event, Ended) and room.started_at is not None:
+            records.append(_record(room, number, event))
+
+    Room.replay(events, seen)
+    return records
+
+
+def _record(room: Room, number: int, ended: Ended) -> RaceRecord:
+    started = room.started_at
+    assert started is not None
+    racers = []
+    for standing in room.standings:
+        seat = room.seats[standing.player]
+        racers.append(
+            RacerRecord(
+                player=standing.player,
+                name=standing.name,
+                place=standing.place,
+                status=standing.status,
+                progress=standing.progress,
+                time_ms=standing.time_ms,
+                moves=tuple((at - started, move) for at, move in seat.timeline),
+                hints=seat.hints,
+                bot=standing.player.startswith(BOT_PREFIX),
+                ghost=standing.player.startswith(GHOST_PREFIX),
+            )
+        )
+    return RaceRecord(
+        race_id=race_id(room.code, room.created_at, number),
+        room=room.code,
+        number=number,
+        settings=room.settings,
+        deal_code=room.deal_code(),
+        started_at=started,
+        ended_at=ended.at,
+        end_reason=ended.reason,
+        racers=tuple(racers),
+    )
+
+
+def proven(record: RaceRecord, racer: RacerRecord) -> bool:
+    """True when ``racer``'s moves, played again by the engine on the race's deal, win it: what a
+    leaderboard entry must show before it counts (a record is not trusted because it was stored)."""
+    board = Board.deal(record.settings.preset, record.settings.deal)
+    try:
+        for _, text in racer.moves:
+            if text == "undo":
+                board.pop()
+            else:
+                board.push(read_move(text))  # judged: push raises IllegalMoveError (a ValueError)
+    except (ValueError, IndexError):
+        return False
+    return board.is_won()
