@@ -52,6 +52,6 @@ class RaceArchive(Protocol):
 
     async def write_races(self, records: Sequence[RaceRecord]) -> None:
         """Write each race in its own transaction keyed by its id: a race already there is left
-        as it is (a second write changes nothing). Raises ``ArchiveUnavailable`` (an OSError)
-        when the database cannot be reached; then nothing of the failed race was written."""
+        as it is (a second write changes nothing). Raises ``OSError`` when the database cannot be
+        reached (then nothing of the race that failed was written): the archiver tries again later."""
         ...
