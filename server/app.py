@@ -43,6 +43,7 @@ from server.play.daily import DailyDeals, DailyTimes
 from server.play.dealing import Dealing
 from server.play.dealpool import DealPool
 from server.play.fairplay import HINT_SECONDS, FairPlay
+from server.shell.archiver import Archiver
 from server.shell.clock import Clock, SystemClock
 from server.shell.connections import Connections
 from server.shell.fanout import Fanout
@@ -51,6 +52,7 @@ from server.shell.held import log_event
 from server.shell.lobby import Lobby
 from server.shell.metrics import LiveCounts, Metrics
 from server.shell.nodes import NodeUpkeep
+from server.shell.ports import RaceArchive
 from server.shell.replies import Replies
 from server.shell.requests import Requests
 from server.shell.room_requests import RoomRequests
@@ -88,6 +90,7 @@ class RaceServer:
         bot_time_scale: float = 1.0,
         hint_seconds: float = HINT_SECONDS,
         daily_board: DailyTimes | None = None,
+        archive: RaceArchive | None = None,
     ) -> None:
         self.config = config
         self.clock: Clock = clock if clock is not None else SystemClock()
@@ -133,6 +136,12 @@ class RaceServer:
         )
         self.path.noticed.append(self.fair.noticed)
         self.path.promised.append(self.fair.record_daily)
+        self.archiver: Archiver | None = None
+        """Finished races into the database (None: records are off, no race is marked)."""
+        if archive is not None:
+            self.archiver = Archiver(self.store, archive, config.finished_ttl)
+            self.path.archiving = True
+            self.path.ended.append(self.archiver.wake)
 
         rooms = RoomRequests(self.path, self.table, self.guard, self.clock, self.dealing, self.fair, self.fair)
         self.lobby = Lobby(self.path, self.store, rooms.create, self.dealing, self.fair)
@@ -177,6 +186,8 @@ class RaceServer:
         # Looked up at each ring, so that a test can listen in on this node's doorbells.
         self.tasks.spawn(self.store.doorbells(lambda kind, key, data: self.upkeep.ring(kind, key, data)))
         self.tasks.spawn(self.upkeep.heartbeat())
+        if self.archiver is not None:
+            self.tasks.spawn(self.archiver.run())
         try:
             await self.pool.seed()
         except StoreError as exc:  # deals still come from the shipped lists

@@ -9,17 +9,18 @@ counter held elsewhere, so two archivers writing the same race write the same ro
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from protocol.enums import Status
 from seahaven import Board
 from seahaven.moves import read_move
-from server.rooms.events import Ended, Event, Started
+from server.rooms.events import Created, Ended, Event, Started
 from server.rooms.raceid import race_id
 from server.rooms.room import BOT_PREFIX, Room
 from server.rooms.settings import Settings
 
-__all__ = ["GHOST_PREFIX", "RaceRecord", "RacerRecord", "proven", "races_of"]
+__all__ = ["GHOST_PREFIX", "RaceRecord", "RacerRecord", "ended_races", "proven", "races_of"]
 
 GHOST_PREFIX = "ghost-"
 """Player ids of ghost racers (a recorded run raced again) start so."""
@@ -131,3 +132,22 @@ def proven(record: RaceRecord, racer: RacerRecord) -> bool:
     except (ValueError, IndexError):
         return False
     return board.is_won()
+
+
+def ended_races(log: Sequence[Event], start: int = 0) -> list[str]:
+    """The ids of the races that ``log[start:]`` ends (``log`` whole, from ``Created``): what an
+    append of those events must mark for the archive."""
+    first = log[0]
+    assert isinstance(first, Created)
+    number = 0
+    racing = False
+    ended: list[str] = []
+    for index, event in enumerate(log):
+        if isinstance(event, Started):
+            number += 1
+            racing = True
+        elif isinstance(event, Ended) and racing:
+            racing = False
+            if index >= start:
+                ended.append(race_id(first.code, first.at, number))
+    return ended

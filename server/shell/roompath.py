@@ -30,7 +30,8 @@ from protocol.messages import Ok
 from protocol.schema import Message
 from server.config import Config
 from server.rooms.core import Outcome, RoomCore
-from server.rooms.events import Event, Moved, NewerFormat, Presence, Undone, pack, unpack
+from server.rooms.events import Ended, Event, Moved, NewerFormat, Presence, Undone, pack, unpack
+from server.rooms.history import ended_races
 from server.rooms.settings import Settings
 from server.shell.clock import Clock
 from server.shell.fanout import Fanout
@@ -39,7 +40,7 @@ from server.shell.names import new_room_code
 from server.shell.replies import Replies
 from server.shell.sessions import Session, SessionTable
 from server.store.base import Appended, Behind, Duplicate, Request, Stored, StoreError
-from server.store.interfaces import Doorbells, Listings, Nodes, RoomLog
+from server.store.interfaces import Archives, Doorbells, Listings, Nodes, RoomLog
 
 STORE_RETRY_MS: Final = 1000
 """How soon a room's timer tries again when the store failed it."""
@@ -57,9 +58,9 @@ Known = Callable[[HeldRoom], list[bytes] | None]
 """What a node already heard of a room's log beyond its core (None: read the log)."""
 
 
-class RoomStore(RoomLog, Listings, Doorbells, Nodes, Protocol):
+class RoomStore(RoomLog, Listings, Doorbells, Nodes, Archives, Protocol):
     """What the room path needs of the store: the rooms' logs, their listings, the doorbell of a
-    wiped log, and each member's place."""
+    wiped log, each member's place, and the archive's marks of finished races."""
 
 
 class RoomPath:
@@ -94,6 +95,11 @@ class RoomPath:
         self.loading: dict[str, asyncio.Future[HeldRoom | None]] = {}
         self.noticed: list[Noticed] = []
         self.promised: list[Promised] = []
+        self.archiving = False
+        """Races are archived: each race's end is stored with its archive mark (off: no marks, which
+        would keep finished logs alive until an archiver cleared them)."""
+        self.ended: list[Callable[[str], None]] = []
+        """Told the room's code once a race's end is stored and indexed for the archive."""
 
     # -- rooms held here ---------------------------------------------------------------------
 
@@ -305,9 +311,13 @@ class RoomPath:
         creation failed is let go)."""
         core = held.core
         request = Request(asker.session.player, asker.seq, frame) if asker is not None and frame is not None else None
+        events = outcome.events
+        # The race's end and its archive mark are stored in one call: no crash can keep one without the other.
+        ends = self.archiving and core.room.phase == Phase.FINISHED and _ends(events)
+        archive = (core.room.race_id(),) if ends else ()
         try:
             appended = await self.store.append_at(
-                core.room.code, [pack(e) for e in outcome.events], self._ttl(held), len(core.log), request, self.node
+                core.room.code, [pack(e) for e in events], self._ttl(held), len(core.log), request, self.node, archive
             )
         except StoreError:
             core.abort()
@@ -327,10 +337,13 @@ class RoomPath:
         """After a commit that stored something, outside the lock and after the answer: the
         hooks told of every such commit (bots), and for lifecycle events the logs, seats taken
         away and the lobby listing (unless ``listed`` before the answer)."""
+        code = held.room.code
         for notice in self.noticed:
-            notice(held.room.code)
+            notice(code)
         if not lifecycle:
             return
+        if self.archiving and _ends(lifecycle):
+            await self._index_archive(code)
         for event in lifecycle:
             log_event("room." + type(event).__name__.lower(), room=held.room.code, **_describe(event))
         self._release_seatless(held)
@@ -384,12 +397,19 @@ class RoomPath:
         """The stored log lost its tail (or all of it): write back what this node holds beyond
         ``length``, and when it was wiped, the sessions of the room's visitors here too."""
         code = held.room.code
-        tail = held.core.log[length:]
-        appended = await self.store.append_at(code, [pack(e) for e in tail], self._ttl(held), length, None, self.node)
+        log = held.core.log
+        tail = log[length:]
+        # A lost end is archived again (a second write changes nothing).
+        archive = ended_races(log, length) if self.archiving else []
+        appended = await self.store.append_at(
+            code, [pack(e) for e in tail], self._ttl(held), length, None, self.node, archive
+        )
         if not isinstance(appended, Stored):
             held.stale = True  # someone wrote meanwhile: read again before the next command
             return
         log_event("room.log_restored", room=code, events=len(tail), kept=length)
+        if archive:
+            await self._index_archive(code)
         if length == 0:  # Redis was wiped: every node holding the room writes back its sessions
             await self.store.ring("wiped", code, self.node)
             await self._publish(held)
@@ -489,6 +509,17 @@ class RoomPath:
             except StoreError as exc:
                 log_event("store.error", room=room.code, error=str(exc))
 
+    async def _index_archive(self, code: str) -> None:
+        """Tell the archivers of a room with a race to archive: best effort, the mark is stored
+        already (the archivers' sweep indexes a mark whose room this failed to index)."""
+        try:
+            await self.store.index_archive(code)
+        except StoreError as exc:
+            log_event("store.error", room=code, error=str(exc))
+            return
+        for hook in self.ended:
+            hook(code)
+
     def _ttl(self, held: HeldRoom) -> float:
         return self.config.finished_ttl if held.room.phase == Phase.FINISHED else self.config.room_ttl
 
@@ -532,6 +563,11 @@ def _newer(code: str, exc: NewerFormat) -> ProtocolError:
     (the newer build's nodes serve it); the asker is told so."""
     log_event("room.newer_format", room=code, error=str(exc))
     return ProtocolError(ErrorCode.ROOM_UNAVAILABLE, f"room {code} is served by a newer server version: try again")
+
+
+def _ends(events: list[Event]) -> bool:
+    """Whether a race ends among ``events`` (one type check per event: moves pass here)."""
+    return any(type(e) is Ended for e in events)
 
 
 def _tick(core: RoomCore, now: int) -> Outcome:
