@@ -69,7 +69,8 @@ class HttpRoutes:
         self.router = Router()
         self.router.add(["GET"], "/healthz", self.healthz)
         self.router.add(["GET"], "/metrics", self.scrape)
-        Api(records).add_routes(self.router)
+        self.api = Api(records)
+        self.api.add_routes(self.router)
 
     async def __call__(self, request: HttpRequest) -> Reply:
         api = request.path.startswith(API) or request.path == API.rstrip("/")
