@@ -223,6 +223,9 @@ async def test_a_websocket_upgrade_after_plain_requests_on_the_same_connection(m
     writer.close()
     client = await WsClient.open(url_of(server), "Ann")  # and a plain client as ever
     assert client.welcome is not None
+    # Each upgraded connection's transport talks to websockets' connection itself, nothing between.
+    assert server.ws is not None and server.ws.connections
+    assert all(c.transport.get_protocol() is c for c in server.ws.connections)
     await client.close()
 
 

@@ -9,16 +9,18 @@ calls its ``create_connection`` factory for each accepted connection and hands t
 
 - **a WebSocket upgrade** (GET with ``Upgrade: websocket``): the door builds the
   ``ServerConnection`` websockets would have built, with the same arguments, hands it the
-  transport (``transport.set_protocol``, ``connection_made``) and the bytes read so far
-  (``data_received``). From then on websockets owns the connection: its handshake checks, its
-  open timeout, and the move path exactly as before, with nothing of ours between the socket
+  transport (``transport.set_protocol``, ``connection_made``) and the bytes (``data_received``):
+  the head as h11 read it (request line, then the fields in the order and spelling sent) and
+  whatever came after it. From then on websockets owns the connection: its handshake checks,
+  its open timeout, and the move path exactly as before, with nothing of ours between the socket
   and websockets;
-- **anything else** is answered over h11 by ``HttpRoutes`` (``routes.py``): keep-alive, at most
-  ``max_requests`` a connection and ``idle_timeout`` seconds between them; nothing more is read
-  while a request is answered, and the next is read only once the answer has left (so a client
-  that sends and never reads holds one answer's bytes); a request that announces a body is
-  answered and the connection closed (the body is never read); malformed HTTP gets 400 and a
-  close, logged in one line like websockets' own refused handshakes.
+- **anything else** is answered over h11 by ``HttpRoutes`` (``routes.py``): keep-alive (a later
+  request may still be the upgrade), at most ``max_requests`` a connection and ``idle_timeout``
+  seconds between them; nothing more is read while a request is answered, and the next only once
+  the answer is on its way (the transport's write buffer under its high-water mark, within
+  ``idle_timeout``: a client that sends and never reads holds one answer's bytes); a request that
+  announces a body is answered and the connection closed (the body is never read); malformed
+  HTTP gets 400 and a close, logged in one line like websockets' own refused handshakes.
 
 ``Doors.close()`` (a graceful stop) closes every door that is not answering a request at once,
 and the others after their answer. TLS (``ssl=`` to ``serve``; not used today): the door then
@@ -59,7 +61,7 @@ log = logging.getLogger("seahaven.http")
 class Doors:
     """The ``create_connection`` factory handed to websockets' ``serve``, and the open doors.
 
-    The timeouts and limits are read when each connection opens."""
+    Its timeouts and limits are read as each connection comes to use them (tests shorten them)."""
 
     def __init__(self, routes: Routes) -> None:
         self.routes = routes
