@@ -12,6 +12,7 @@ checks are the conformance ones, not ``positive_data_acceptance``.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +27,12 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from tests.helpers import DictRecords, MakeServer, fake
+from protocol.messages import MoveRequest, Resign, Result
+from server.records.archive import Archive
+from server.records.database import Database
+from server.records.reader import Reader
+from tests.helpers import DictRecords, MakeServer, fake, wait_until
+from tests.racing import room_with, solution, start_race
 
 EXAMPLES = 12
 """Generated requests per operation and round (five operations, two rounds: seconds in all)."""
@@ -102,3 +108,47 @@ async def test_every_operation_answers_as_the_served_document_says(make_memory_s
         "getPlayerRaces",
         "getRace",
     ]
+
+
+async def test_the_real_records_answer_as_the_served_document_says(
+    make_memory_server: MakeServer, database: Database
+) -> None:
+    """The same checks on the records themselves: a race raced, archived, then served."""
+    server = await make_memory_server(
+        archive=Archive(database, now=fake_wall_clock), records=Reader(database, now=fake_wall_clock)
+    )
+    clients, _ = await room_with(server, "Ann", "Bob")
+    ann, bob = clients
+    await start_race(clients)
+    for move in solution()[:8]:
+        await ann.call(MoveRequest(move=str(move)))
+    await bob.call(Resign())
+    await ann.call(Resign())
+    result = await ann.expect(Result)
+    assert result.race_id is not None
+    reader = Reader(database, now=fake_wall_clock)
+
+    async def archived() -> bool:
+        view = await reader.race(str(result.race_id))
+        return view is not None and view["archived"] is True
+
+    await wait_until(archived)
+    known = {
+        "getRace": {"race_id": result.race_id},
+        "getPlayer": {"player": ann.player},
+        "getPlayerRaces": {"player": ann.player},
+    }
+    loop = asyncio.get_running_loop()
+    clock = fake(server)
+    checked = await asyncio.to_thread(
+        run_every_operation,
+        f"http://127.0.0.1:{server.port}",
+        known,
+        lambda: loop.call_soon_threadsafe(clock.advance, 1000),
+    )
+    assert len(checked) == 5
+
+
+def fake_wall_clock() -> int:
+    """Archive and read times: the wall clock (the race's own times come from the server's)."""
+    return time.time_ns() // 1_000_000
