@@ -4,10 +4,13 @@ Other implementations of the rules (the browser client's ``web/src/rules.js``) c
 themselves against these files, so that a move the browser plays at once is one the
 server accepts. Written by ``python -m seahaven.vectors WEB_DIR``:
 
-- ``WEB_DIR/src/presets.json``: every preset's rules as data, which the browser bundles;
+- ``WEB_DIR/src/presets.json``: every preset's rules as data, which the browser bundles
+  (with each preset's layout and shuffle limit, so the browser deals a deal number itself);
 - ``WEB_DIR/test/vectors.json``: for several presets, positions reached by a seeded walk
   of legal moves, each with its legal moves in order, the board after each of them, the
-  double-click (smart) move of every source, progress and whether it is won or stuck.
+  double-click (smart) move of every source, progress and whether it is won or stuck
+  (``played`` 0: the deal's opening position); and replays: a deal, moves and undos as a
+  race record lists them, and the board after each of them.
 
 The walk uses its own linear congruential generator, not ``random``, so the files are
 the same on every Python version.
@@ -21,8 +24,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from .board import Board
-from .moves import CELL, COLUMN, FOUNDATION, Move
-from .rules import PRESETS, Rules
+from .moves import CELL, CELL_TOKENS, COLUMN, COLUMN_TOKENS, FOUNDATION, Move
+from .rules import PRESETS, Place, Rules
 from .solver import solve
 from .text import to_board_text
 
@@ -32,6 +35,9 @@ SNAPSHOTS: Final = (0, 7, 19, 40, 70)
 """Walk lengths (moves played) at which a position is recorded."""
 SOLVED_DEAL: Final = 1
 """The deal whose solution path gives late positions (runs, empty columns, full foundations)."""
+REPLAYS: Final = (("seahaven", 1), ("seahaven-easy", 617), ("freecell", 2**35 + 11), ("penguin", 2))
+"""The (preset, deal) pairs replayed with undos (a Microsoft and a SplitMix64 deal, a beak)."""
+REPLAY_ACTIONS: Final = 30
 
 
 class _Lcg:
@@ -59,6 +65,11 @@ def preset_data(rules: Rules) -> dict[str, Any]:
         "foundation_takeback": rules.foundation_takeback,
         "undo_limit": rules.undo_limit,
         "beak": rules.beak,
+        "ms_deal_limit": rules.ms_deal_limit,
+        # Where each dealt card goes, one token a card: a column's (1-9, 0) or a cell's (a-h).
+        "layout": "".join(
+            (COLUMN_TOKENS if place is Place.COLUMN else CELL_TOKENS)[index] for place, index in rules.layout
+        ),
     }
 
 
@@ -122,7 +133,30 @@ def vectors() -> dict[str, Any]:
                     break
                 board.push(_choose(board, moves, rng))
         positions += _solution_positions(name)
-    return {"presets": list(PRESETS), "positions": positions}
+    replays = [replay_vector(name, deal) for name, deal in REPLAYS]
+    return {"presets": list(PRESETS), "positions": positions, "replays": replays}
+
+
+def replay_vector(name: str, deal: int) -> dict[str, Any]:
+    """A seeded walk with undos in it, as a race record lists a racer's actions (a move in
+    notation or ``"undo"``), and the board before the first and after each action."""
+    board = Board.deal(name, deal)
+    rng = _Lcg(deal * 7 + len(name))
+    actions: list[str] = []
+    boards = [to_board_text(board)]
+    for _ in range(REPLAY_ACTIONS):
+        moves = board.legal_moves()
+        if board.move_stack and (not moves or rng.below(4) == 0):
+            board.pop()
+            actions.append("undo")
+        elif moves:
+            move = _choose(board, moves, rng)
+            board.push(move)
+            actions.append(str(move))
+        else:
+            break
+        boards.append(to_board_text(board))
+    return {"preset": name, "deal": deal, "actions": actions, "boards": boards}
 
 
 def _solution_positions(name: str) -> list[dict[str, Any]]:

@@ -33,6 +33,10 @@ TRAVERSALS = [
     "/r/%2e%2e%2fstatic.py",
     "/assets/.hidden",
     "/index.html/../static.py",
+    "/races/../../server/app.py",
+    "/players/..",
+    "/players/%2e%2e%2fstatic.py",
+    "/players/../static.py",
 ]
 
 
@@ -66,8 +70,55 @@ def test_assets_are_served_with_their_type_and_cached_for_long() -> None:
     assert response.header("Content-Type") == "text/javascript; charset=utf-8"
 
 
+def test_the_records_page_is_served_for_replays_players_and_boards() -> None:
+    """One page for the three: it reads the race, player or board from /api/v1 (web/src/records.js)."""
+    records = (WEBROOT / "records.html").read_bytes()
+    assert records != (WEBROOT / "index.html").read_bytes()
+    links = [
+        "/races/3R12R9-1-abcdefgh",
+        "/races/3R12R9-12-a2b3c4d7?racer=p0123456789&step=4",
+        "/players/p0123456789",
+        "/players/uABCDEFGHJKMN",
+        "/players/bot-0a1b2c3d",
+        "/players/ann_b.c-d",
+        "/players/%C3%A9lodie",  # élodie: a handle beyond ASCII, percent-encoded
+        "/boards",
+        "/boards?preset=freecell&period=week&day=2026-05-18",
+    ]
+    for link in links:
+        page = static_response(link)
+        assert page.status == 200 and page.body == records, link
+        assert page.header("Cache-Control") == "no-cache"
+        assert page.header("Content-Security-Policy") == static_response("/").header("Content-Security-Policy")
+
+
 @pytest.mark.parametrize(
-    "path", ["/nope", "/assets/nope.js", "/assets/", "/r/", "/r/AB", "/r/3R12R9/x", "/index.html", "/favicon.ico"]
+    "path",
+    [
+        "/nope",
+        "/assets/nope.js",
+        "/assets/",
+        "/r/",
+        "/r/AB",
+        "/r/3R12R9/x",
+        "/index.html",
+        "/favicon.ico",
+        "/records.html",
+        "/races/",
+        "/races/3R12R9",
+        "/races/3r12r9-1-abcdefgh",  # race ids are upper case, as result.race_id gives them
+        "/races/3R12R9-0-abcdefgh",
+        "/races/3R12R9-1-abcdefg1",
+        "/races/3R12R9-1-abcdefgh/x",
+        "/players/",
+        "/players/ab",
+        "/players/" + "a" * 97,
+        "/players/ann/races",
+        "/players/a%2Fb",  # an escaped slash is no handle's
+        "/players/ann%20b",
+        "/boards/",
+        "/boards/seahaven",
+    ],
 )
 def test_unknown_paths_get_404(path: str) -> None:
     response = static_response(path)

@@ -3,8 +3,10 @@
 Only files found in ``server/http/webroot`` when the module first serves are ever sent: a
 request names one by a strict pattern and is looked up in that table, never joined to a
 filesystem path, so ``..``, encoded dots, backslashes and absolute paths cannot reach
-anything else. ``/`` and ``/r/CODE`` (a room link) get the app page; hashed assets are
-cached for a year, the page is revalidated every time so a new build shows at once.
+anything else. ``/`` and ``/r/CODE`` (a room link) get the app page; ``/races/RACE_ID``,
+``/players/PLAYER`` and ``/boards`` the records page (a replay, a player's page, the
+leaderboards: it reads the rest from ``/api/v1``); hashed assets are cached for a year, the pages
+are revalidated every time so a new build shows at once.
 """
 
 from __future__ import annotations
@@ -21,6 +23,16 @@ WEBROOT: Final = Path(__file__).parent / "webroot"
 
 _APP_PAGE: Final = "index.html"
 _ROOM_LINK: Final = re.compile(r"/r/[0-9A-Za-z]{4,12}")
+_RECORDS_PAGE: Final = "records.html"
+_RECORDS_LINK: Final = re.compile(
+    # A race id as result.race_id gives it: CODE-N-TAG (server/rooms/raceid.py).
+    r"/races/[0-9A-Z]{4,12}-[1-9][0-9]{0,8}-[a-z2-7]{8}"
+    # A player id (p or u and code characters, bot-HEX) or a handle (3 to 24 letters, digits and
+    # _-. of any script): one path segment of those ASCII characters and percent-escaped bytes of
+    # UTF-8 beyond ASCII (0x80 and up: an escaped slash or dot is no handle's).
+    r"|/players/(?:[0-9A-Za-z_.-]|%[89A-Fa-f][0-9A-Fa-f]){3,96}"
+    r"|/boards"
+)
 _ASSET: Final = re.compile(r"/assets/([0-9A-Za-z_-][0-9A-Za-z._-]{0,99})")
 _TYPES: Final = {
     ".html": "text/html; charset=utf-8",
@@ -65,8 +77,9 @@ def static_response(path: str) -> Reply:
     """
     route = path.split("?", 1)[0]
     files = _files()
-    if route == "/" or _ROOM_LINK.fullmatch(route):
-        page = files.get(_APP_PAGE)
+    page_name = _page_of(route)
+    if page_name is not None:
+        page = files.get(page_name)
         if page is not None:
             return _response(HTTPStatus.OK, page, _REVALIDATE)
     else:
@@ -75,6 +88,15 @@ def static_response(path: str) -> Reply:
         if found is not None:
             return _response(HTTPStatus.OK, found, _IMMUTABLE)
     return _response(HTTPStatus.NOT_FOUND, _File(b"not found\n", TEXT), _REVALIDATE)
+
+
+def _page_of(route: str) -> str | None:
+    """The page ``route`` shows (the race client's or the records'), or None: not a page."""
+    if route == "/" or _ROOM_LINK.fullmatch(route):
+        return _APP_PAGE
+    if _RECORDS_LINK.fullmatch(route):
+        return _RECORDS_PAGE
+    return None
 
 
 def _response(status: HTTPStatus, file: _File, cache_control: str) -> Reply:

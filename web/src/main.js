@@ -793,10 +793,26 @@ function resultsView(room) {
         ),
       ),
     ),
+    recordsLinks(),
     room.role === "racer" && me
       ? h("button", { id: "rematch", onclick: rematch, disabled: room.rematch.includes(room.you) }, room.rematch.includes(room.you) ? "Waiting for the others…" : "Rematch")
       : null,
     h("button", { class: "quiet", onclick: leave }, "Back to the lobby"),
+  );
+}
+
+/** The race on record, the boards and my page (the records pages), each in a tab of its own so
+ * the room stays open here for a rematch. */
+function recordsLinks() {
+  const raceId = S.result?.race_id;
+  if (!raceId) return null;
+  const link = (href, id, text) => h("a", { href, id, target: "_blank", rel: "noopener" }, text);
+  return h(
+    "p",
+    { class: "row" },
+    link(`/races/${raceId}`, "replay-link", "Replay this race"),
+    link("/boards", "boards-link", "Leaderboards"),
+    S.me ? link(`/players/${encodeURIComponent(S.me.player)}`, "my-page-link", "My page") : null,
   );
 }
 

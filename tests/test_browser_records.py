@@ -1,0 +1,285 @@
+"""The records pages in Debian's headless Chromium, driven by Playwright: a real race on a real
+server with records (a RaceServer archiving into a SQLite file and reading it back, live races from
+its store), then its replay, the winner's page and the leaderboards, as a player opens them.
+
+Ann (a protocol client) races Bob (a browser page) on seahaven deal 1, which the server picks as
+if in secret (``deals``), so her win counts on the boards. Her first actions are spaced out, one an
+undo, so that stepping and playback at the recorded speed have something to show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, Page, async_playwright
+
+from protocol.messages import CreateRoom, MoveRequest, Ok, Ready, Result, RoomState, Started, Undo
+from seahaven import Board, Move, encode, to_board_text
+from seahaven.cards import Card
+from server.app import RaceServer
+from server.config import Config
+from server.records.archive import Archive
+from server.records.database import Database, open_database
+from server.records.migrate import migrate
+from server.records.reader import Reader
+from server.store.stores import MemoryStore
+from tests.helpers import url_of, wait_until
+from tests.httpclient import get
+from tests.racing import solution
+from tests.wsclient import WsClient
+
+CHROMIUM = "/usr/bin/chromium"
+WAIT_MS = 15_000
+SPACED = 4
+"""Ann's first actions, a quarter of a second apart (one of them an undo)."""
+RANK_WORDS = ("ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king")
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+
+
+def wall_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@pytest.fixture
+async def database(tmp_path: Path) -> AsyncIterator[Database]:
+    db = open_database(f"sqlite:///{tmp_path / 'records.db'}", tmp_path)
+    await migrate(db)
+    try:
+        yield db
+    finally:
+        await db.close()
+
+
+@pytest.fixture
+async def server(database: Database) -> AsyncIterator[RaceServer]:
+    """Records on: finished races archived into ``database``, the read API reading it (and the
+    store for races not archived yet). The server picks deal 1 for every room."""
+    store = MemoryStore()
+    config = Config(port=0, countdown_ms=0, rate=10_000, burst=10_000, spectator_delay_ms=0)
+    race = RaceServer(
+        config,
+        store,
+        deals=lambda: 1,
+        archive=Archive(database, now=wall_ms),
+        records=Reader(database, now=wall_ms, live=store),
+    )
+    await race.start()
+    try:
+        yield race
+    finally:
+        await race.stop()
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)"
+    async with async_playwright() as playwright:
+        chromium = await playwright.chromium.launch(executable_path=CHROMIUM)
+        try:
+            yield chromium
+        finally:
+            await chromium.close()
+
+
+async def new_page(browser: Browser) -> Page:
+    page = await (await browser.new_context(viewport={"width": 1200, "height": 900})).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    setattr(page, "errors", errors)  # noqa: B010  # read by no_errors()
+    return page
+
+
+def no_errors(page: Page) -> None:
+    errors: list[str] = getattr(page, "errors")  # noqa: B009
+    assert errors == []
+
+
+async def js(page: Page, expression: str) -> Any:
+    return await page.evaluate(f"() => {expression}")
+
+
+async def open_records(page: Page, url: str) -> None:
+    """Go to a records page and wait until it has read what it shows."""
+    await page.goto(url)
+    await page.wait_for_function("() => window.seahavenRecords?.ready === true", timeout=WAIT_MS)
+
+
+async def at_step(page: Page) -> int:
+    return int(await js(page, "window.seahavenRecords.replay.at"))
+
+
+def card_name(card: Card) -> str:
+    return f"{RANK_WORDS[card.rank - 1]} of {SUIT_NAMES[card.suit]}"
+
+
+def ann_actions() -> list[str]:
+    """What Ann sends: two moves, an undo, the second again, then the rest of the solution."""
+    moves = [str(m) for m in solution()]
+    return [moves[0], moves[1], "undo", *moves[1:]]
+
+
+def board_after(actions: list[str]) -> Board:
+    board = Board.deal("seahaven", 1)
+    for action in actions:
+        if action == "undo":
+            board.pop()
+        else:
+            board.push(Move.parse(action))
+    return board
+
+
+async def race(server: RaceServer, browser: Browser) -> tuple[str, str, Page]:
+    """Bob's page joins Ann's room by its link and both race; Ann wins. The race id, Ann's player
+    id and Bob's page (on the results)."""
+    ann = await WsClient.open(url_of(server), "Ann")
+    created = await ann.call(CreateRoom())
+    assert isinstance(created, RoomState)
+    bob = await new_page(browser)
+    await bob.goto(f"http://127.0.0.1:{server.port}/r/{created.room}")
+    await bob.fill("#name", "Bob")
+    await bob.click("text=Continue")
+    await bob.wait_for_selector("#ready", timeout=WAIT_MS)
+    await bob.click("#ready")
+    assert isinstance(await ann.call(Ready()), Ok)
+    await ann.expect(Started)
+    for n, action in enumerate(ann_actions()):
+        if n < SPACED:
+            await asyncio.sleep(0.25)
+        await ann.call(Undo() if action == "undo" else MoveRequest(move=action))
+    result = await ann.expect(Result)
+    assert result.race_id is not None and result.standings[0].player == ann.player
+    await ann.close()
+    return result.race_id, ann.player, bob
+
+
+async def archived(server: RaceServer, race_id: str) -> bool:
+    answer = await get(server.port, f"/api/v1/races/{race_id}")
+    return answer.status == 200 and answer.json()["archived"] is True
+
+
+async def test_a_race_replays_move_by_move_then_the_winners_page_and_the_boards(
+    server: RaceServer, browser: Browser
+) -> None:
+    race_id, ann, bob = await race(server, browser)
+    base = f"http://127.0.0.1:{server.port}"
+
+    # Bob's results link to the replay, the boards and his own page (each in a tab of its own).
+    await bob.wait_for_selector("#replay-link", timeout=WAIT_MS)
+    assert await bob.get_attribute("#replay-link", "href") == f"/races/{race_id}"
+    assert await bob.get_attribute("#boards-link", "href") == "/boards"
+    bob_id = await js(bob, "window.seahaven.me.player")
+    assert await bob.get_attribute("#my-page-link", "href") == f"/players/{bob_id}"
+    no_errors(bob)
+    await wait_until(lambda: archived(server, race_id), what="the race archived")
+
+    # The replay: settings, deal, standings, and Ann's moves step by step.
+    page = await new_page(browser)
+    await open_records(page, f"{base}/races/{race_id}")
+    assert await page.inner_text("#race-id") == race_id
+    assert await page.inner_text("#deal-code") == encode("seahaven", 1)
+    assert "Seahaven Towers · deal #1" in await page.inner_text("#race-facts")
+    rows = [re.sub(r"\s+", " ", r) for r in await page.locator(".standings tbody tr").all_inner_texts()]
+    actions = ann_actions()  # moves as the results count them: an undo is one too
+    assert rows[0].startswith(f"1 Ann finished 52/52 {len(actions)} 1 0 ") and rows[0].endswith("proven"), rows
+    assert rows[1].startswith("2 Bob racing 0/52 0 0 0 ") and not rows[1].endswith("proven"), rows
+    assert await page.get_attribute(".standings a[href^='/players/']", "href") == f"/players/{ann}"
+    assert await js(page, "window.seahavenRecords.racer.name") == "Ann"
+    assert await at_step(page) == 0
+    assert await js(page, "window.seahavenRecords.replay.board.text()") == to_board_text(board_after([]))
+
+    for _ in range(3):
+        await page.keyboard.press("ArrowRight")
+    assert await at_step(page) == 3
+    after3 = board_after(actions[:3])  # two moves and the undo: one move in effect
+    assert await js(page, "window.seahavenRecords.replay.board.text()") == to_board_text(after3)
+    step_text = await page.inner_text("#step-text")
+    assert "move 3 of" in step_text and "undo (took back" in step_text, step_text
+    column = next(i for i, col in enumerate(after3.columns) if col)
+    top = after3.columns[column][-1]
+    label = await page.get_attribute(f"#replay-board .col[data-index='{column}'] .card:last-child", "aria-label")
+    assert label == f"{card_name(top)}, column {column + 1}"
+    await page.keyboard.press("ArrowLeft")
+    assert await at_step(page) == 2
+    assert await js(page, "window.seahavenRecords.replay.board.text()") == to_board_text(board_after(actions[:2]))
+    await page.keyboard.press("End")
+    assert await at_step(page) == len(actions)
+    assert await page.locator("#replay-board [aria-label='hearts foundation, 13 cards']").count() == 1
+    await page.click("#first")
+    assert await at_step(page) == 0
+    await page.click("#next")
+    await page.click("#next")
+    assert await at_step(page) == 2
+    await page.locator("#step").fill("40")  # the slider
+    assert await at_step(page) == 40
+    assert await js(page, "window.seahavenRecords.replay.board.text()") == to_board_text(board_after(actions[:40]))
+    assert "step=40" in page.url
+
+    # Playback at the recorded speed: the first actions take as long as they took in the race.
+    recorded = await js(page, f"window.seahavenRecords.replay.timeAt({SPACED})")
+    assert recorded >= 0.25 * SPACED * 1000 * 0.9
+    await page.click("#first")
+    began = time.monotonic()
+    await page.click("#play")
+    await page.wait_for_function(f"() => window.seahavenRecords.replay.at >= {SPACED}", timeout=WAIT_MS)
+    assert time.monotonic() - began >= recorded / 1000 * 0.8
+    await page.click("#play")  # pause
+    paused = await at_step(page)
+    await asyncio.sleep(0.3)
+    assert await at_step(page) == paused and await js(page, "window.seahavenRecords.playing") is False
+
+    # Bob's moves: none.
+    await page.click("[role=tab]:has-text('Bob')")
+    assert await js(page, "window.seahavenRecords.racer.name") == "Bob"
+    assert await at_step(page) == 0 and "Bob: move 0 of 0" in await page.inner_text("#step-text")
+    no_errors(page)
+
+    # Ann's page: her race, her win, her streak, her best time, each race linking to its replay.
+    await open_records(page, f"{base}/players/{ann}")
+    assert await page.inner_text("#player-name") == "Ann"
+    for field, value in (("races", "1"), ("wins", "1"), ("streak", "1"), ("best-streak", "1"), ("win-rate", "100%")):
+        assert await page.inner_text(f"#{field}") == value, field
+    best = await page.locator(".bests tbody tr").all_inner_texts()
+    assert len(best) == 1 and best[0].startswith("Seahaven Towers")
+    assert await page.get_attribute(".bests a", "href") == f"/races/{race_id}"
+    races = [re.sub(r"\s+", " ", r) for r in await page.locator(".races tbody tr").all_inner_texts()]
+    assert len(races) == 1 and "1 of 2 finished" in races[0], races
+    assert await page.is_hidden("#more-races")
+    await page.click(".races a")
+    await page.wait_for_url(f"{base}/races/{race_id}", timeout=WAIT_MS)
+    no_errors(page)
+
+    # The boards: Ann's win, all time and this week; not on the daily board (not the daily deal).
+    await open_records(page, f"{base}/boards")
+    await page.wait_for_selector(".board-entries", timeout=WAIT_MS)
+    assert "Seahaven Towers · all time" in await page.inner_text("#board-title")
+    entries = [re.sub(r"\s+", " ", r) for r in await page.locator(".board-entries tbody tr").all_inner_texts()]
+    assert len(entries) == 1 and entries[0].startswith("1 Ann ") and " #1 " in entries[0], entries
+    assert await page.get_attribute(".board-entries a[href^='/players/']", "href") == f"/players/{ann}"
+    assert await page.get_attribute(".board-entries a[href^='/races/']", "href") == f"/races/{race_id}"
+    await page.click("[data-period=week]")
+    await page.wait_for_function("() => document.querySelector('#board-title').textContent.includes('the week of')")
+    assert await page.locator(".board-entries tbody tr").count() == 1
+    assert "period=week" in page.url
+    await page.click("[data-period=day]")
+    await page.wait_for_function("() => document.querySelector('#board-title').textContent.includes('daily deal of')")
+    assert await page.locator(".board-entries").count() == 0
+    await page.select_option("#board-preset", "freecell")
+    await page.wait_for_function("() => document.querySelector('#board-title').textContent.startsWith('FreeCell')")
+    assert "preset=freecell&period=day" in page.url
+    no_errors(page)
+
+
+async def test_a_race_not_on_record_says_so(server: RaceServer, browser: Browser) -> None:
+    page = await new_page(browser)
+    await open_records(page, f"http://127.0.0.1:{server.port}/races/ZZZZZZ-1-aaaaaaaa")
+    assert await page.inner_text("[role=alert]") == "No race ZZZZZZ-1-aaaaaaaa on record."
+    await open_records(page, f"http://127.0.0.1:{server.port}/players/nobody_here")
+    assert await page.inner_text("[role=alert]") == "No player nobody_here on record."
+    no_errors(page)

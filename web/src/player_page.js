@@ -1,0 +1,83 @@
+// /players/{player}: a player's page (GET /api/v1/players/{player}): races, wins, streaks, the
+// best time per preset, and their races a page at a time (GET .../races), each linking to its replay.
+import { h } from "./dom.js";
+import { playerDoc, playerRaces } from "./records_api.js";
+import { presetTitle, raceLink, raceTime, table, when } from "./records_format.js";
+
+export async function showPlayer(main, player, R) {
+  const [doc, first] = await Promise.all([playerDoc(player), playerRaces(player)]);
+  Object.assign(R, { player: doc, races: [...first.races], next: first.next });
+  document.title = `${doc.name} · Seahaven race`;
+  const body = h("tbody", {});
+  const more = h("button", { id: "more-races", class: "quiet", onclick: () => loadMore() }, "Older races");
+  const addRows = (races) => body.append(...races.map(raceRow));
+  const loadMore = async () => {
+    more.disabled = true;
+    const page = await playerRaces(player, R.next);
+    R.races.push(...page.races);
+    R.next = page.next;
+    addRows(page.races);
+    more.disabled = false;
+    more.hidden = R.next === null;
+  };
+  addRows(first.races);
+  more.hidden = R.next === null;
+  const rate = doc.races ? `${Math.round((100 * doc.wins) / doc.races)}%` : "–";
+  const fact = (label, value, id) => [h("dt", {}, label), h("dd", { id }, String(value))];
+  main.replaceChildren(
+    h(
+      "div",
+      { class: "records player-page" },
+      h(
+        "section",
+        { class: "card-panel" },
+        h("h2", { id: "player-name" }, doc.name, doc.handle ? h("span", { class: "muted" }, ` @${doc.handle}`) : null),
+        h(
+          "dl",
+          { class: "facts" },
+          fact("Races", doc.races, "races"),
+          fact("Wins", doc.wins, "wins"),
+          fact("Win rate", rate, "win-rate"),
+          fact("Finished", doc.finished, "finished"),
+          fact("Win streak", doc.current_streak, "streak"),
+          fact("Best streak", doc.best_streak, "best-streak"),
+        ),
+      ),
+      h(
+        "section",
+        { class: "card-panel", "aria-labelledby": "bests-h" },
+        h("h2", { id: "bests-h" }, "Best times"),
+        doc.bests.length
+          ? table(
+              ["Rules", "Time", "Deal", "When"],
+              doc.bests.map((b) => h("tr", {}, h("td", {}, presetTitle(b.preset)), h("td", {}, raceLink(b.race_id, raceTime(b.time_ms))), h("td", {}, `#${b.deal}`), h("td", {}, when(b.ended_at)))),
+              { class: "bests" },
+            )
+          : h("p", { class: "muted" }, "No proven finish yet (a finish without hints)."),
+      ),
+      h(
+        "section",
+        { class: "card-panel", "aria-labelledby": "races-h" },
+        h("h2", { id: "races-h" }, "Races"),
+        R.races.length
+          ? h("table", { class: "races" }, h("thead", {}, h("tr", {}, ["When", "Rules", "Deal", "Place", "Status", "Time", ""].map((t) => h("th", {}, t)))), body)
+          : h("p", { class: "muted" }, "No race on record yet."),
+        more,
+      ),
+    ),
+  );
+}
+
+function raceRow(race) {
+  return h(
+    "tr",
+    {},
+    h("td", {}, when(race.ended_at)),
+    h("td", {}, presetTitle(race.preset)),
+    h("td", {}, `#${race.deal}`),
+    h("td", {}, `${race.place} of ${race.racers}`),
+    h("td", {}, race.status),
+    h("td", {}, raceTime(race.time_ms)),
+    h("td", {}, raceLink(race.race_id, "replay")),
+  );
+}

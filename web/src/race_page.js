@@ -1,0 +1,189 @@
+// /races/{race_id}: a race on record (GET /api/v1/races/{race_id}): its settings and deal, the
+// final standings, and a board that steps through any racer's moves, by buttons, the slider,
+// the keys (left/right, home/end, space) or played back at the recorded speed.
+import { renderBoard } from "./board_view.js";
+import { dealBoard } from "./dealing.js";
+import { h } from "./dom.js";
+import { Replay } from "./replay.js";
+import { raceDoc } from "./records_api.js";
+import { moveText } from "./rules.js";
+import { playerName, presetTitle, raceTime, table, when } from "./records_format.js";
+
+const REASONS = { won: "a racer put all 52 cards home", "all-done": "every racer was done", "time-limit": "time ran out", abandoned: "everyone left" };
+const SPEEDS = [1, 2, 4, 8];
+
+/** Shows race ``raceId`` in ``main``; ``R`` is the page's state (window.seahavenRecords). */
+export async function showRace(main, raceId, R) {
+  const race = await raceDoc(raceId);
+  const query = new URLSearchParams(location.search);
+  const opening = dealBoard(race.preset, race.deal);
+  const first = race.racers.find((r) => r.player === query.get("racer")) ?? race.racers[0];
+  Object.assign(R, { race, opening, racer: null, replay: null, replayError: null, playing: false, speed: 1, timer: null });
+  const view = {
+    tabs: h("div", { class: "tabs", role: "tablist", "aria-label": "whose moves" }),
+    board: h("div", { id: "replay-board" }),
+    text: h("span", { id: "step-text", role: "status" }),
+    slider: h("input", { id: "step", type: "range", min: 0, max: 0, value: 0, "aria-label": "move number", oninput: (e) => jump(Number(e.target.value)) }),
+    play: h("button", { id: "play", onclick: () => toggle() }, "Play"),
+    moves: h("ol", { class: "move-list", "aria-label": "moves" }),
+  };
+  R.view = view;
+
+  const choose = (racer) => {
+    stop();
+    R.racer = racer;
+    try {
+      R.replay = new Replay(opening, racer.moves);
+      R.replayError = null;
+    } catch (e) {
+      R.replay = new Replay(opening, []);
+      R.replayError = `${racer.name}'s moves do not replay here: ${e.message}`;
+    }
+    view.slider.max = R.replay.length;
+    view.moves.replaceChildren(
+      ...R.replay.steps.map((step, i) =>
+        h("li", {}, h("button", { class: `quiet${step.undo ? " undo" : ""}`, "data-step": i + 1, onclick: () => jump(i + 1), title: raceTime(step.ms) }, step.text)),
+      ),
+    );
+    view.tabs.replaceChildren(
+      ...race.racers.map((r) =>
+        h("button", { role: "tab", "aria-selected": r === racer ? "true" : "false", onclick: () => choose(r) }, r.name, r.bot ? " (bot)" : "", r.ghost ? " (ghost)" : ""),
+      ),
+    );
+    seek(racer === first ? Number(query.get("step") ?? 0) : 0);
+  };
+
+  const seek = (n) => {
+    const { replay, racer } = R;
+    const board = replay.seek(n);
+    const at = replay.at;
+    const step = at ? replay.steps[at - 1] : null;
+    const did = step ? ` · ${raceTime(step.ms)} · ${step.undo ? `undo (took back ${moveText(step.move)})` : step.text}` : " · the deal";
+    view.text.textContent = R.replayError ?? `${racer.name}: move ${at} of ${replay.length}${did} · ${board.progress}/52 home`;
+    view.slider.value = String(at);
+    view.board.replaceChildren(renderBoard(board, { label: `${racer.name}'s board after ${at} moves`, interactive: false }));
+    for (const li of view.moves.children) li.firstChild.classList.toggle("current", Number(li.firstChild.dataset.step) === at);
+    view.moves.children[at - 1]?.firstChild.scrollIntoView?.({ block: "nearest" });
+    history.replaceState(null, "", `/races/${race.race_id}?racer=${encodeURIComponent(racer.player)}&step=${at}`);
+  };
+
+  // Playback: each next action after its recorded wait (divided by the speed chosen).
+  const schedule = () => {
+    clearTimeout(R.timer);
+    const wait = R.replay.delayToNext();
+    if (wait === null) return stop();
+    R.timer = setTimeout(() => {
+      seek(R.replay.at + 1);
+      schedule();
+    }, wait / R.speed);
+  };
+  const stop = () => {
+    clearTimeout(R.timer);
+    R.playing = false;
+    view.play.textContent = "Play";
+  };
+  const toggle = () => {
+    if (R.playing) return stop();
+    if (R.replay.at >= R.replay.length) seek(0);
+    R.playing = true;
+    view.play.textContent = "Pause";
+    schedule();
+  };
+  /** A step the reader asked for: playback stops there. */
+  const jump = (n) => {
+    stop();
+    seek(n);
+  };
+  R.onKey = (e) => {
+    const moves = { ArrowLeft: R.replay.at - 1, ArrowRight: R.replay.at + 1, Home: 0, End: R.replay.length };
+    if (e.key in moves) {
+      e.preventDefault();
+      jump(moves[e.key]);
+    } else if (e.key === " ") {
+      e.preventDefault();
+      toggle();
+    }
+  };
+
+  const speed = h(
+    "select",
+    { id: "speed", "aria-label": "playback speed", onchange: (e) => ((R.speed = Number(e.target.value)), R.playing && schedule()) },
+    SPEEDS.map((s) => h("option", { value: s }, `${s}×`)),
+  );
+  const button = (id, label, text, to) => h("button", { id, class: "quiet", "aria-label": label, onclick: () => jump(to()) }, text);
+  main.replaceChildren(
+    h("div", { class: "records race-page" }, [
+      h("section", { class: "card-panel" }, raceHead(race)),
+      h("section", { class: "card-panel", "aria-labelledby": "standings-h" }, h("h2", { id: "standings-h" }, "Standings"), standings(race)),
+      h(
+        "section",
+        { class: "card-panel replay", "aria-labelledby": "replay-h" },
+        h("h2", { id: "replay-h" }, "Replay"),
+        view.tabs,
+        h(
+          "div",
+          { class: "controls" },
+          button("first", "the deal", "«", () => 0),
+          button("prev", "previous move", "‹", () => R.replay.at - 1),
+          view.play,
+          button("next", "next move", "›", () => R.replay.at + 1),
+          button("last", "last move", "»", () => R.replay.length),
+          view.slider,
+          speed,
+        ),
+        view.text,
+        view.board,
+        h("details", { class: "moves" }, h("summary", {}, "Every move"), view.moves),
+        h("p", { class: "muted keys" }, "Keys: ← → a move, Home / End the deal / the last move, space play / pause."),
+      ),
+    ]),
+  );
+  choose(first);
+}
+
+function raceHead(race) {
+  const facts = [
+    presetTitle(race.preset),
+    `deal #${race.deal}${race.deal_grade ? ` (${race.deal_grade})` : ""}`,
+    race.chosen ? "deal chosen by the room's creator" : null,
+    race.daily ? `daily race of ${race.daily}` : null,
+    race.time_limit_ms ? `${raceTime(race.time_limit_ms)} limit` : "no time limit",
+    `undo ${race.undo ? "on" : "off"}`,
+    `hints ${race.hints ? "allowed" : "off"}`,
+  ].filter(Boolean);
+  const copy = () => navigator.clipboard?.writeText(race.deal_code).then(() => (document.getElementById("copied").textContent = "copied"));
+  return [
+    h("h2", {}, "Race ", h("span", { class: "code", id: "race-id" }, race.race_id), race.archived ? null : h("span", { class: "badge" }, "not archived yet")),
+    h("p", { class: "muted", id: "race-facts" }, facts.join(" · ")),
+    h("p", { class: "muted" }, `Started ${when(race.started_at)}; over ${when(race.ended_at)}: ${REASONS[race.end_reason] ?? race.end_reason}.`),
+    h(
+      "p",
+      { class: "deal" },
+      "Deal code ",
+      h("span", { class: "code", id: "deal-code" }, race.deal_code),
+      " ",
+      h("button", { class: "quiet", onclick: copy }, "Copy"),
+      h("span", { id: "copied", class: "muted", "aria-live": "polite" }),
+      h("span", { class: "muted" }, " · race it again: give the code to a ", h("a", { href: "/" }, "new room"), "'s deal field."),
+    ),
+  ];
+}
+
+function standings(race) {
+  const rows = race.racers.map((r) =>
+    h(
+      "tr",
+      {},
+      h("td", {}, String(r.place)),
+      h("td", {}, playerName(r)),
+      h("td", {}, r.status),
+      h("td", {}, `${r.progress}/52`),
+      h("td", {}, String(r.moves.length)), // as the results count them: an undo is a move too
+      h("td", {}, String(r.undos)),
+      h("td", {}, String(r.hints)),
+      h("td", {}, raceTime(r.time_ms)),
+      h("td", { title: "the server's engine replayed these moves on the deal and they win it" }, r.proven ? "proven" : ""),
+    ),
+  );
+  return table(["Place", "Racer", "Status", "Home", "Moves", "Undos", "Hints", "Time", ""], rows, { class: "standings" });
+}

@@ -1,0 +1,38 @@
+// The public read API (docs/api.md), read by the records pages: races, players, boards.
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** GET ``path`` under /api/v1 (``query``: an object of parameters, empty ones left out): the JSON
+ * document, or an ApiError with the API's own message (docs/api.md, Errors). */
+export async function apiGet(path, query = {}) {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== null && value !== undefined && value !== "") params.set(key, String(value));
+  const search = params.toString();
+  let response;
+  try {
+    response = await fetch(`/api/v1${path}${search ? `?${search}` : ""}`, { headers: { Accept: "application/json" } });
+  } catch {
+    throw new ApiError(0, "offline", "the server cannot be reached: check the connection and reload");
+  }
+  let body = null;
+  try {
+    body = await response.json();
+  } catch {
+    // not JSON: a proxy's error page, say
+  }
+  if (response.ok && body !== null) return body;
+  const error = body?.error;
+  throw new ApiError(response.status, error?.code ?? "bad-reply", error?.message ?? `the server answered ${response.status}`);
+}
+
+export const raceDoc = (raceId) => apiGet(`/races/${encodeURIComponent(raceId)}`);
+export const playerDoc = (player) => apiGet(`/players/${encodeURIComponent(player)}`);
+export const playerRaces = (player, cursor = null, limit = 20) => apiGet(`/players/${encodeURIComponent(player)}/races`, { limit, cursor });
+export const boardDoc = (preset, { period = "all", day = null, grade = null, offset = 0, limit = 50 } = {}) =>
+  apiGet(`/leaderboards/${encodeURIComponent(preset)}`, { period, day, grade, offset: offset || null, limit });

@@ -1,0 +1,32 @@
+// How the records pages write times, dates, names and links.
+import { h } from "./dom.js";
+import { PRESETS } from "./rules.js";
+
+/** A race time: m:ss.t (tenths, as the racers' times are close); a dash for none. */
+export function raceTime(ms) {
+  if (ms === null || ms === undefined) return "–";
+  const tenths = Math.max(0, Math.floor(ms / 100));
+  const s = Math.floor(tenths / 10);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}.${tenths % 10}`;
+}
+
+/** A moment (ms since the epoch) in the reader's own time zone, to the minute. */
+export function when(ms) {
+  if (ms === null || ms === undefined) return "–";
+  return new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+export const presetTitle = (name) => PRESETS[name]?.title ?? name;
+
+export const raceLink = (raceId, text = raceId) => h("a", { href: `/races/${raceId}`, class: "race-link" }, text);
+
+/** A player's name linking to their page; bots and ghosts are marked and not linked (a ghost
+ * is a recorded run, its racer's page is their own race's). */
+export function playerName(racer) {
+  const marks = [racer.bot ? "bot" : null, racer.ghost ? "ghost" : null].filter(Boolean);
+  const name = racer.bot || racer.ghost ? h("span", {}, racer.name) : h("a", { href: `/players/${encodeURIComponent(racer.player)}` }, racer.name);
+  return h("span", { class: "who" }, name, marks.map((m) => h("span", { class: `mark ${m}` }, m)));
+}
+
+export const table = (headings, rows, attrs = {}) =>
+  h("table", attrs, h("thead", {}, h("tr", {}, headings.map((t) => h("th", {}, t)))), h("tbody", {}, rows));
