@@ -47,6 +47,8 @@ from .lobby import LobbyScreen
 from .net import ConnectionLost, RaceConnection, ServerError
 from .race import RaceController
 from .race_screen import RaceScreen
+from .records_api import Records, http_base
+from .records_screens import BoardsScreen, PlayerScreen
 from .stats import RaceRecord, Stats
 from .stats_screen import StatsScreen
 from .userdata import SavedSession, Settings
@@ -389,6 +391,23 @@ class RaceApp(App[None]):
                 self.push_screen(PracticeScreen(board, title=f"Practice · {code}", automove=self.settings.automove))
 
         self.push_screen(StatsScreen(self.stats), chosen)
+
+    # -- the server's records ----------------------------------------------------
+
+    def records(self) -> Records:
+        """The read API of the server this client races on (its ws:// URL as http://)."""
+        return Records(http_base(self.server))
+
+    def show_my_page(self) -> None:
+        """My page on the server's records: who I am there is the session's player."""
+        welcome = self.conn.welcome if self.conn is not None else None
+        if welcome is None:
+            self.notify("Connect first: your page is your player's on that server", severity="warning")
+            return
+        self.push_screen(PlayerScreen(self.records(), welcome.player))
+
+    def show_boards(self) -> None:
+        self.push_screen(BoardsScreen(self.records()))
 
     async def on_unmount(self) -> None:
         await self._close_connection()

@@ -1,4 +1,5 @@
-"""The lobby: connect to a server, create a room, list public rooms, join by code, quick match.
+"""The lobby: connect to a server, create a room, list public rooms, join by code, quick match;
+my page and the leaderboards on the server's records (f4, f6).
 
 ``LobbyScreen`` only collects what the player wants and shows what happened; the App
 (``LobbyHost``: ``client.app.RaceApp``) talks to the server and opens the race screen.
@@ -117,6 +118,12 @@ class LobbyHost(Protocol):
     def show_stats(self) -> None:
         """The statistics screen."""
 
+    def show_my_page(self) -> None:
+        """My page on the server's records (races, wins, streaks, best times)."""
+
+    def show_boards(self) -> None:
+        """The server's leaderboards."""
+
 
 class LobbyScreen(Screen[None]):
     """Server and name at the top; a new room on the left; joining on the right."""
@@ -131,6 +138,8 @@ class LobbyScreen(Screen[None]):
         Binding("ctrl+j", "focus_code", "Join by code"),
         Binding("f2", "stats", "Statistics"),
         Binding("f3", "daily", "Daily race"),
+        Binding("f4", "my_page", "My page"),
+        Binding("f6", "boards", "Leaderboards"),
     ]
 
     def __init__(self, server: str, name: str, *, autoconnect: bool = True) -> None:
@@ -574,6 +583,12 @@ class LobbyScreen(Screen[None]):
 
     def action_stats(self) -> None:
         self.host.show_stats()
+
+    def action_my_page(self) -> None:
+        self.host.show_my_page()
+
+    def action_boards(self) -> None:
+        self.host.show_boards()
 
 
 class TickBox(Checkbox):

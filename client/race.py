@@ -25,6 +25,7 @@ import math
 import time
 from collections.abc import Coroutine, Iterable
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, Protocol
 
 from textual.timer import Timer
@@ -60,6 +61,7 @@ from .net import ConnectionLost, ServerError
 from .outbox import Outbox, Requester
 from .places import with_symbols
 from .race_screen import RaceScreen, RoomView
+from .records_api import Records
 from .results import LOBBY, REMATCH, REVIEW
 from .review import ReviewScreen
 from .room_model import RoomModel, ServerClock
@@ -81,6 +83,9 @@ class RaceHost(Protocol):
 
     def race_over(self, record: RaceRecord) -> None:
         """A race this player took part in ended (for the statistics)."""
+
+    def records(self) -> Records:
+        """The server's read API (races on record)."""
 
 
 def board_from_state(deal: str | None, history: Iterable[str], board_text: str | None, preset_name: str) -> Board:
@@ -364,7 +369,9 @@ class RaceController:
         histories = self.histories()
         names = {p: r.name for p, r in model.racers.items()}
         names.update({s.player: s.name for s in model.standings})
-        self.screen.app.push_screen(ReviewScreen(model.deal, histories, names, first=model.me))
+        # On record: the server's moves, undos and times.
+        fetch = partial(self.host.records().race, model.race_id) if model.race_id is not None else None
+        self.screen.app.push_screen(ReviewScreen(model.deal, histories, names, first=model.me, fetch=fetch))
 
     def histories(self) -> tuple[Watched, ...]:
         """Every racer's moves at the end: the server's, else (an older server) my own."""

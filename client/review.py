@@ -1,15 +1,18 @@
 """The post-race review: step through any racer's moves on the deal.
 
-``ReviewScreen`` replays each racer's moves in effect at the end (``result.histories``, or a
-finished room's ``watching``) on the opening position: left / right step one move, home / end
-jump, ``[`` / ``]`` switch racer at the same move number.
+``ReviewScreen`` replays each racer's actions on the opening position: left / right step one,
+home / end jump, ``[`` / ``]`` switch racer at the same step. With ``fetch`` (the race on the
+server's record, ``GET /api/v1/races/{race_id}``: client/records_api.py) it reads every racer's
+moves and undos with their times from the server, showing meanwhile, and if the record cannot be
+read, what the client has: each racer's moves in effect at the end (``result.histories``, or a
+finished room's ``watching``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -19,14 +22,20 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from protocol.messages import Watched
-from seahaven import Board, Move
+from seahaven import Board
 
 from .board_view import BoardView
 from .places import describe
+from .records_api import RecordsError
+from .replay import Track, back, forward, tracks_from_histories, tracks_from_race
+from .rivals import format_ms
+
+FetchRace = Callable[[], Awaitable[Mapping[str, Any]]]
+"""Reads the race document from the server (a RecordsError when it cannot)."""
 
 
 class ReviewScreen(Screen[None]):
-    """One racer's game at a time, move by move, read-only."""
+    """One racer's game at a time, step by step, read-only."""
 
     CSS_PATH = Path(__file__).with_name("review.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -40,23 +49,40 @@ class ReviewScreen(Screen[None]):
     ]
 
     at: reactive[int] = reactive(0)
-    """How many of the racer's moves are played on the board shown."""
+    """How many of the racer's actions are played on the board shown."""
     racer: reactive[int] = reactive(0)
-    """Which history (index into ``histories``) is shown."""
+    """Which track (index into ``tracks``) is shown."""
 
     def __init__(
-        self, deal: str, histories: Sequence[Watched], names: Mapping[str, str], *, first: str | None = None
+        self,
+        deal: str | None,
+        histories: Sequence[Watched] = (),
+        names: Mapping[str, str] | None = None,
+        *,
+        first: str | None = None,
+        fetch: FetchRace | None = None,
     ) -> None:
+        """``deal`` and ``histories``: what the client saw (``deal`` None: only the record, which
+        ``fetch`` must then give); ``first``: whose track shows first."""
         super().__init__()
-        self.opening = Board.from_code(deal)
-        self.histories = tuple(histories)
-        self.names = dict(names)
-        self.moves = [tuple(Move.parse(text) for text in w.history) for w in self.histories]
-        self.board = self.opening.copy()
+        if deal is None and fetch is None:
+            raise ValueError("a review needs the deal and the moves, or the race on record")
+        self.first = first
+        self.fetch = fetch
+        self.opening = Board.from_code(deal) if deal is not None else None
+        self.tracks: tuple[Track, ...] = ()
+        if self.opening is not None:
+            self.tracks = tracks_from_histories(self.opening, histories, names or {})
+        self.source = "here" if self.opening is not None else "reading"
+        """Where the tracks come from: "here" (what the client saw), "reading" the server's
+        record, "server" (read), "failed" (not read: ``note`` says why)."""
+        self.note = ""
+        # Without the deal (only the record), the board shows once the record is read.
+        self.board = self.opening.copy() if self.opening is not None else Board.deal("seahaven", 1)
         self.view = BoardView(self.board, id="review-board")
+        self.view.display = self.opening is not None
         self.line = Static(id="review-line")
-        players = [w.player for w in self.histories]
-        self.set_reactive(ReviewScreen.racer, players.index(first) if first in players else 0)
+        self.set_reactive(ReviewScreen.racer, self.index_of(first))
 
     def compose(self) -> ComposeResult:
         yield self.line
@@ -64,55 +90,101 @@ class ReviewScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        if self.fetch is not None:
+            if self.source == "here":
+                self.source, self.note = "reading", "reading the race on record…"
+            self.run_worker(self.read_record(self.fetch), exit_on_error=False)
         self._show()
+
+    async def read_record(self, fetch: FetchRace) -> None:
+        """The server's record in place of what the client saw, at the same racer and step."""
+        try:
+            opening, tracks = tracks_from_race(await fetch())
+        except RecordsError as error:
+            self.fallen_back(error.message)
+            return
+        except (ValueError, KeyError, TypeError) as error:  # a record this client cannot replay
+            self.fallen_back(f"the race on record does not replay here ({error})")
+            return
+        player = self.player or self.first
+        self.opening, self.tracks, self.source, self.note = opening, tracks, "server", "on record"
+        self.view.display = True
+        self.set_reactive(ReviewScreen.racer, self.index_of(player))
+        self.watch_racer()
+
+    def fallen_back(self, why: str) -> None:
+        self.source = "failed"
+        self.note = f"{why}: the moves seen here" if self.opening is not None else why
+        self._show()
+
+    def index_of(self, player: str | None) -> int:
+        players = [t.player for t in self.tracks]
+        return players.index(player) if player in players else 0
+
+    @property
+    def track(self) -> Track | None:
+        return self.tracks[self.racer] if self.tracks else None
 
     @property
     def player(self) -> str:
-        return self.histories[self.racer].player if self.histories else ""
+        track = self.track
+        return track.player if track is not None else ""
 
     def watch_at(self, old: int, new: int) -> None:
-        moves = self.moves[self.racer] if self.histories else ()
+        steps = self.track.steps if self.track is not None else ()
         if new > old:
-            for move in moves[old:new]:
-                self.board.push(move)
+            for step in steps[old:new]:
+                forward(self.board, step)
         else:
-            for _ in range(old - new):
-                self.board.pop()
+            for step in reversed(steps[new:old]):
+                back(self.board, step)
         self._show()
 
     def watch_racer(self) -> None:
+        if self.opening is None:
+            return
         self.board = self.opening.copy()
-        moves = self.moves[self.racer] if self.histories else ()
-        at = min(self.at, len(moves))
-        for move in moves[:at]:
-            self.board.push(move)
+        steps = self.track.steps if self.track is not None else ()
+        at = min(self.at, len(steps))
+        for step in steps[:at]:
+            forward(self.board, step)
         self.set_reactive(ReviewScreen.at, at)
         self._show()
 
     def action_step(self, by: int) -> None:
-        moves = self.moves[self.racer] if self.histories else ()
-        self.at = max(0, min(len(moves), self.at + by))
+        steps = self.track.steps if self.track is not None else ()
+        self.at = max(0, min(len(steps), self.at + by))
 
     def action_racer(self, by: int) -> None:
-        if self.histories:
-            self.racer = (self.racer + by) % len(self.histories)
+        if self.tracks:
+            self.racer = (self.racer + by) % len(self.tracks)
 
     def action_close(self) -> None:
         self.dismiss(None)
 
     def _show(self) -> None:
+        if not self.is_mounted:
+            return
         self.view.show(self.board)
-        moves = self.moves[self.racer] if self.histories else ()
-        name = self.names.get(self.player, self.player) or "nobody"
+        track = self.track
+        note = f" · {self.note}" if self.note else ""
+        if track is None:
+            self.line.update(Content(f"Review{note}"))
+            return
         last = ""
         if self.at:
-            before = self.board.copy()
-            before.pop()
-            last = f" · {describe(before, moves[self.at - 1])}"
+            step = track.steps[self.at - 1]
+            when = f" at {format_ms(step.ms)}" if step.ms is not None else ""
+            if step.undo:  # the board shown is the one before the move taken back
+                last = f"{when} · undo: took back {describe(self.board, step.move)}"
+            else:
+                before = self.board.copy()
+                before.pop()
+                last = f"{when} · {describe(before, step.move)}"
         self.line.update(
             Content(
-                f"Review: {name} · move {self.at} of {len(moves)}{last} · {self.board.progress}/52 home"
-                f" · racer {self.racer + 1} of {max(1, len(self.histories))}"
+                f"Review: {track.name} · move {self.at} of {len(track.steps)}{last} · {self.board.progress}/52 home"
+                f" · racer {self.racer + 1} of {len(self.tracks)}{note}"
             )
         )
 

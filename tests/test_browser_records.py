@@ -1,6 +1,7 @@
 """The records pages in Debian's headless Chromium, driven by Playwright: a real race on a real
-server with records (a RaceServer archiving into a SQLite file and reading it back, live races from
-its store), then its replay, the winner's page and the leaderboards, as a player opens them.
+server with records (tests/recording.py: a RaceServer archiving into a SQLite file and reading it
+back, live races from its store), then its replay, the winner's page and the leaderboards, as a
+player opens them.
 
 Ann (a protocol client) races Bob (a browser page) on seahaven deal 1, which the server picks as
 if in secret (``deals``), so her win counts on the boards. Her first actions are spaced out, one an
@@ -24,15 +25,9 @@ from protocol.messages import CreateRoom, MoveRequest, Ok, Ready, Result, RoomSt
 from seahaven import Board, Move, encode, to_board_text
 from seahaven.cards import Card
 from server.app import RaceServer
-from server.config import Config
-from server.records.archive import Archive
-from server.records.database import Database, open_database
-from server.records.migrate import migrate
-from server.records.reader import Reader
-from server.store.stores import MemoryStore
 from tests.helpers import url_of, wait_until
-from tests.httpclient import get
 from tests.racing import solution
+from tests.recording import archived, recording_server
 from tests.wsclient import WsClient
 
 CHROMIUM = "/usr/bin/chromium"
@@ -43,38 +38,10 @@ RANK_WORDS = ("ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "quee
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
 
-def wall_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
 @pytest.fixture
-async def database(tmp_path: Path) -> AsyncIterator[Database]:
-    db = open_database(f"sqlite:///{tmp_path / 'records.db'}", tmp_path)
-    await migrate(db)
-    try:
-        yield db
-    finally:
-        await db.close()
-
-
-@pytest.fixture
-async def server(database: Database) -> AsyncIterator[RaceServer]:
-    """Records on: finished races archived into ``database``, the read API reading it (and the
-    store for races not archived yet). The server picks deal 1 for every room."""
-    store = MemoryStore()
-    config = Config(port=0, countdown_ms=0, rate=10_000, burst=10_000, spectator_delay_ms=0)
-    race = RaceServer(
-        config,
-        store,
-        deals=lambda: 1,
-        archive=Archive(database, now=wall_ms),
-        records=Reader(database, now=wall_ms, live=store),
-    )
-    await race.start()
-    try:
+async def server(tmp_path: Path) -> AsyncIterator[RaceServer]:
+    async with recording_server(tmp_path) as race:
         yield race
-    finally:
-        await race.stop()
 
 
 @pytest.fixture
@@ -157,11 +124,6 @@ async def race(server: RaceServer, browser: Browser) -> tuple[str, str, Page]:
     assert result.race_id is not None and result.standings[0].player == ann.player
     await ann.close()
     return result.race_id, ann.player, bob
-
-
-async def archived(server: RaceServer, race_id: str) -> bool:
-    answer = await get(server.port, f"/api/v1/races/{race_id}")
-    return answer.status == 200 and answer.json()["archived"] is True
 
 
 async def test_a_race_replays_move_by_move_then_the_winners_page_and_the_boards(

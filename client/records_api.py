@@ -1,0 +1,105 @@
+"""The server's public read API (docs/api.md) for the terminal client: a race on record with
+every racer's moves, a player's page, a player's races, the leaderboards.
+
+The client knows the server by its WebSocket URL; the API is on the same host and port over plain
+HTTP(S) (``ws://`` is ``http://``, ``wss://`` is ``https://``). Each request runs the standard
+library's ``urllib`` in a thread (``asyncio.to_thread``), so the screens never wait on it and the
+client needs no HTTP dependency.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Final
+
+__all__ = ["Records", "RecordsError", "http_base"]
+
+TIMEOUT_SECONDS: Final = 5.0
+_SCHEMES: Final = {"ws": "http", "wss": "https"}
+
+
+class RecordsError(Exception):
+    """The API refused, or could not be reached: ``status`` (0: no answer), the API's ``code`` and
+    its message (docs/api.md, Errors)."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def http_base(ws_url: str) -> str:
+    """The API's origin for the server at ``ws_url``: ``ws://h:p/...`` is ``http://h:p``."""
+    parts = urllib.parse.urlsplit(ws_url)
+    scheme = _SCHEMES.get(parts.scheme.lower())
+    if scheme is None or not parts.netloc:
+        raise ValueError(f"not a race server's address (ws://host:port or wss://host:port): {ws_url!r}")
+    return f"{scheme}://{parts.netloc}"
+
+
+class Records:
+    """The read API of the server at ``base`` (``http_base``); every call a JSON document (a dict)
+    or a RecordsError."""
+
+    def __init__(self, base: str, timeout: float = TIMEOUT_SECONDS) -> None:
+        self.base = base.rstrip("/")
+        self.timeout = timeout
+
+    async def race(self, race_id: str) -> dict[str, Any]:
+        return await self.get(f"/races/{quote(race_id)}")
+
+    async def player(self, player: str) -> dict[str, Any]:
+        return await self.get(f"/players/{quote(player)}")
+
+    async def player_races(self, player: str, cursor: str | None = None, limit: int = 20) -> dict[str, Any]:
+        query: dict[str, str | int] = {"limit": limit}
+        if cursor is not None:
+            query["cursor"] = cursor
+        return await self.get(f"/players/{quote(player)}/races", query)
+
+    async def leaderboard(
+        self, preset: str, period: str = "all", day: str | None = None, limit: int = 50
+    ) -> dict[str, Any]:
+        query: dict[str, str | int] = {"period": period, "limit": limit}
+        if day is not None:
+            query["day"] = day
+        return await self.get(f"/leaderboards/{quote(preset)}", query)
+
+    async def get(self, path: str, query: dict[str, str | int] | None = None) -> dict[str, Any]:
+        """``GET /api/v1{path}?{query}`` in a thread."""
+        url = f"{self.base}/api/v1{path}" + (f"?{urllib.parse.urlencode(query)}" if query else "")
+        return await asyncio.to_thread(self.fetch, url)
+
+    def fetch(self, url: str) -> dict[str, Any]:
+        """The blocking request (run in a thread by ``get``)."""
+        request = urllib.request.Request(url, headers={"Accept": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as answer:
+                document = json.loads(answer.read())
+        except urllib.error.HTTPError as refused:
+            with refused:
+                raise refused_error(refused.code, refused.read()) from None
+        except (OSError, ValueError) as error:  # URLError, timeouts and resets are OSErrors; bad JSON a ValueError
+            raise RecordsError(0, "unreachable", f"the server's records cannot be read: {error}") from None
+        if not isinstance(document, dict):
+            raise RecordsError(200, "bad-reply", "the server answered something else than a document")
+        return document
+
+
+def refused_error(status: int, body: bytes) -> RecordsError:
+    """The API's JSON error, or what can be said of an answer that is not one (a proxy's page)."""
+    try:
+        error = json.loads(body)["error"]
+        return RecordsError(status, str(error["code"]), str(error["message"]))
+    except (ValueError, KeyError, TypeError):
+        return RecordsError(status, "http", f"the server answered {status}")
+
+
+def quote(segment: str) -> str:
+    """One path segment, percent-encoded (a handle may hold any letter)."""
+    return urllib.parse.quote(segment, safe="")

@@ -1,0 +1,54 @@
+"""A race server with records on, for the tests of what players see of them (the browser's
+records pages, the terminal client's review, page and boards): a RaceServer on the memory store
+and the real clock, archiving finished races into a SQLite file and reading them back (live
+races from its store), as ``seahaven-server`` runs by default."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from server.app import RaceServer
+from server.config import Config
+from server.records.archive import Archive
+from server.records.database import open_database
+from server.records.migrate import migrate
+from server.records.reader import Reader
+from server.store.stores import MemoryStore
+from tests.httpclient import get
+
+
+def wall_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@asynccontextmanager
+async def recording_server(folder: Path, *, records: bool = True) -> AsyncIterator[RaceServer]:
+    """A started server whose every room races seahaven deal 1, picked by the server as if in
+    secret (so a proven win counts on the boards); its records in ``folder``/records.db.
+    ``records`` False: no records (the API answers 503 "records are off")."""
+    db = open_database(f"sqlite:///{folder / 'records.db'}", folder)
+    await migrate(db)
+    store = MemoryStore()
+    config = Config(port=0, countdown_ms=0, rate=10_000, burst=10_000, spectator_delay_ms=0)
+    server = RaceServer(
+        config,
+        store,
+        deals=lambda: 1,
+        archive=Archive(db, now=wall_ms) if records else None,
+        records=Reader(db, now=wall_ms, live=store) if records else None,
+    )
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+        await db.close()
+
+
+async def archived(server: RaceServer, race_id: str) -> bool:
+    """The server's API serves the race from its database."""
+    answer = await get(server.port, f"/api/v1/races/{race_id}")
+    return answer.status == 200 and answer.json()["archived"] is True
