@@ -1,5 +1,4 @@
-"""The lobby: connect to a server, create a room, list public rooms, join by code, quick match;
-my page and the leaderboards on the server's records (f4, f6).
+"""The lobby: connect to a server, create a room, list public rooms, join by code, quick match.
 
 ``LobbyScreen`` only collects what the player wants and shows what happened; the App
 (``LobbyHost``: ``client.app.RaceApp``) talks to the server and opens the race screen.
@@ -138,6 +137,7 @@ class LobbyScreen(Screen[None]):
         Binding("ctrl+j", "focus_code", "Join by code"),
         Binding("f2", "stats", "Statistics"),
         Binding("f3", "daily", "Daily race"),
+        # The server's records (client/records_screens.py).
         Binding("f4", "my_page", "My page"),
         Binding("f6", "boards", "Leaderboards"),
     ]
