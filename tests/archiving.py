@@ -17,8 +17,8 @@ from tests.wins import SEAHAVEN_1_WIN
 from tests.wsclient import WsClient
 
 
-def node(redis_url: str, database: str) -> ServerProcess:
-    return ServerProcess("--redis", redis_url, "--database", database, "--spectator-delay", "0")
+def node(redis_url: str, database: str, *extra: str) -> ServerProcess:
+    return ServerProcess("--redis", redis_url, "--database", database, "--spectator-delay", "0", *extra)
 
 
 async def race(
