@@ -17,13 +17,10 @@ from seahaven import Board
 from seahaven.moves import read_move
 from server.rooms.events import Created, Ended, Event, Started
 from server.rooms.raceid import race_id
-from server.rooms.room import BOT_PREFIX, Room
+from server.rooms.room import BOT_PREFIX, GHOST_PREFIX, Room
 from server.rooms.settings import Settings
 
 __all__ = ["GHOST_PREFIX", "RaceRecord", "RacerRecord", "ended_races", "proven", "races_of"]
-
-GHOST_PREFIX = "ghost-"
-"""Player ids of ghost racers (a recorded run raced again) start so."""
 
 
 @dataclass(frozen=True, slots=True)

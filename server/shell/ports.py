@@ -6,9 +6,10 @@ The shell never imports ``server.play``: ``app.py`` hands it objects that have t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from server.rooms.history import RaceRecord
+from server.rooms.history import RaceRecord, RacerRecord
 from server.rooms.room import Room
 from server.rooms.settings import Settings
 
@@ -54,4 +55,40 @@ class RaceArchive(Protocol):
         """Write each race in its own transaction keyed by its id: a race already there is left
         as it is (a second write changes nothing). Raises ``OSError`` when the database cannot be
         reached (then nothing of the race that failed was written): the archiver tries again later."""
+        ...
+
+
+# -- ghost challenges -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeRun:
+    """A challenge on record: a finished race, and whose run in it the ghost plays."""
+
+    challenge: str
+    race: RaceRecord
+    player: str
+    created_by: str
+    created_at: int
+
+    @property
+    def run(self) -> RacerRecord:
+        return next(racer for racer in self.race.racers if racer.player == self.player)
+
+
+class ChallengeBook(Protocol):
+    """The records' side of ghost challenges (``server/play/challenges.py`` asks). Every method
+    raises ``OSError`` when the database cannot be reached."""
+
+    async def race(self, race_id: str) -> RaceRecord | None:
+        """The finished race of this id, archived or still only in the store (None: no such race)."""
+        ...
+
+    async def add(self, challenge: str, race: RaceRecord, player: str, by: str, at: int) -> bool:
+        """Record a challenge of ``player``'s run in ``race`` (the race is written first if it is
+        not archived yet: a second write changes nothing). False if the id is taken."""
+        ...
+
+    async def get(self, challenge: str) -> ChallengeRun | None:
+        """The challenge of this id (None: none)."""
         ...
