@@ -28,14 +28,14 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import CHALLENGE_LEN, AcceptChallenge, Challenge, ChallengeRequest
 from protocol.schema import Message
 from server.play.ghosts import GhostRacers
-from server.rooms.history import RaceRecord, RacerRecord
+from server.rooms.history import ChallengeRun, RaceRecord, RacerRecord
 from server.rooms.raceid import room_of
 from server.rooms.settings import Settings
 from server.shell.clock import Clock
 from server.shell.held import Asker, log_event
 from server.shell.lobby import Create
 from server.shell.names import CODE_ALPHABET, normalise_room_code
-from server.shell.ports import ChallengeBook, ChallengeRun, Deals
+from server.shell.ports import ChallengeBook, Deals
 from server.shell.roompath import RoomPath
 
 __all__ = ["ChallengeRequests", "challenge_settings", "link_path", "new_challenge_id"]

@@ -6,10 +6,9 @@ The shell never imports ``server.play``: ``app.py`` hands it objects that have t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
-from server.rooms.history import RaceRecord, RacerRecord
+from server.rooms.history import ChallengeRun, RaceRecord
 from server.rooms.room import Room
 from server.rooms.settings import Settings
 
@@ -59,21 +58,6 @@ class RaceArchive(Protocol):
 
 
 # -- ghost challenges -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ChallengeRun:
-    """A challenge on record: a finished race, and whose run in it the ghost plays."""
-
-    challenge: str
-    race: RaceRecord
-    player: str
-    created_by: str
-    created_at: int
-
-    @property
-    def run(self) -> RacerRecord:
-        return next(racer for racer in self.race.racers if racer.player == self.player)
 
 
 class ChallengeBook(Protocol):
