@@ -59,7 +59,8 @@ def link_path(challenge: str) -> str:
 async def challenge_settings(deals: Deals, race: RaceRecord, run: RacerRecord) -> Settings:
     """The settings of a room that races ``run`` of ``race`` again (see the module's docstring)."""
     recorded = race.settings
-    limit = recorded.time_limit_ms if run.finished else race.ended_at - race.started_at
+    # An unfinished run's race ends when its recorded one did (at least 1 ms: 0 would be no limit).
+    limit = recorded.time_limit_ms if run.finished else max(1, race.ended_at - race.started_at)
     return await deals.settings(
         recorded.preset,
         recorded.deal,  # a deal given: chosen
