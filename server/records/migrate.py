@@ -19,7 +19,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from alembic.script.revision import ResolutionError
+from alembic.util import CommandError
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -91,7 +91,7 @@ def checked(conn: Connection, config: Config) -> str:
         return head
     try:
         scripts.get_revision(current)
-    except ResolutionError:
+    except CommandError:  # the script folder has no such revision
         raise SchemaMismatch(
             f"database at revision {current}, which this build does not know (a newer build migrated it; "
             f"this build needs {head}): run a build that knows it"

@@ -76,7 +76,7 @@ class RoomLog(Protocol):
         ...
 
     def delete(self, room: str) -> Awaitable[None]:
-        """Remove the room's log and listing now."""
+        """Remove the room's log, listing and archive marks now."""
         ...
 
     def room_ids(self) -> Awaitable[list[str]]:
@@ -104,6 +104,11 @@ class Nodes(Protocol):
 
     def beat(self, node: str, ttl: float) -> Awaitable[None]:
         """Say ``node`` is alive for ``ttl`` seconds."""
+        ...
+
+    def leave(self, node: str) -> Awaitable[None]:
+        """Say ``node`` has stopped: from now on it is not alive, and counted dead (its members'
+        connections closed with it)."""
         ...
 
     def alive(self) -> Awaitable[set[str]]:
