@@ -18,6 +18,7 @@ from server.app import RaceServer
 from server.config import Config, default_data_dir
 from server.play.dealpool import DealPool, worker_executor
 from server.records.archive import Archive
+from server.records.challenges import ChallengeRecords
 from server.records.database import Database, DatabaseUnavailable, normalise_url, open_database
 from server.records.migrate import SchemaMismatch, check, migrate
 from server.runtime import freeze_heap, run, tune_gc
@@ -254,7 +255,9 @@ async def serve(config: Config) -> None:
     db = await open_records(config) if config.records else None
     clock = SystemClock()
     archive = Archive(db, now=clock.now) if db is not None else None
-    server = RaceServer(config, store, clock, pool=DealPool(store, executor), archive=archive)
+    # Ghost challenges on the same records; a race not archived yet is read from the store.
+    challenges = ChallengeRecords(db, archive, live=store) if db is not None and archive is not None else None
+    server = RaceServer(config, store, clock, pool=DealPool(store, executor), archive=archive, challenges=challenges)
     # Handlers first: a SIGTERM while starting (a supervisor stopping early) stops gracefully once
     # started, instead of killing the process mid-start.
     stop = asyncio.Event()

@@ -46,7 +46,8 @@ from server.rooms.room import GHOST_PREFIX
 from tests.helpers import MakeServer, fake, url_of, wait_until
 from tests.pg_proc import PgProcess, create_database
 from tests.racing import room_with, solution, start_race
-from tests.wsclient import WsClient
+from tests.server_proc import ServerProcess
+from tests.wsclient import WsClient, race_of_two
 
 STEP_MS = 100
 """Between two of Ann's recorded moves."""
@@ -394,3 +395,35 @@ async def test_a_database_away_makes_challenges_unavailable_and_racing_goes_on(
         assert isinstance(await ann.call(MoveRequest(move=str(solution()[0]))), Moved)
     finally:
         await db.close()
+
+
+async def test_the_command_keeps_challenges_in_its_records() -> None:
+    """``seahaven-server`` on its default SQLite records: a race is challenged and its ghost raced,
+    on the real clock."""
+    server = ServerProcess()
+    try:
+        (ann, bob), _ = await processes_race(server.url)
+        for move in solution():
+            assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
+        result = await ann.expect(Result)
+        assert result.race_id is not None
+        made = await challenged(ann, result.race_id)
+        cid = await WsClient.open(server.url, "Cid")
+        assert isinstance(await cid.call(AcceptChallenge(challenge=made.challenge)), RoomState)
+        ghost = GHOST_PREFIX + made.challenge
+        await cid.expect(Members, where=lambda m: any(r.player == ghost and r.status == Status.READY for r in m.racers))
+        assert isinstance(await cid.call(Ready()), Ok)
+        raced = await cid.expect(Result)
+        assert [(s.player, s.ghost) for s in raced.standings] == [(ghost, True), (cid.player, False)]
+        for client in (ann, bob, cid):
+            await client.close()
+        assert server.terminate() == 0
+    finally:
+        server.close()
+
+
+async def processes_race(url: str) -> tuple[tuple[WsClient, WsClient], RoomState]:
+    """Ann and Bob in a room of deal 1 on the server at ``url``, the race started."""
+    ann, bob = await WsClient.open(url, "Ann"), await WsClient.open(url, "Bob")
+    state = await race_of_two(ann, bob, CreateRoom(deal_number=1))
+    return (ann, bob), state
