@@ -40,6 +40,8 @@ from protocol.messages import (
 )
 from protocol.schema import Message
 from server.config import Config
+from server.http.api import RecordsReader
+from server.http.front import Doors
 from server.http.routes import HttpRoutes
 from server.play.challenges import ChallengeRequests
 from server.play.daily import DailyDeals, DailyTimes
@@ -81,7 +83,8 @@ class RaceServer:
     ``deals`` chooses every deal the server picks, in place of the pool (for tests that need a
     known deal); ``pool`` holds the proven-winnable deals to pick from (without workers, it deals
     from the shipped lists); ``daily_board`` the best finishing times of the daily races;
-    ``archive`` the database finished races go to, ``challenges`` the ghost challenges' records
+    ``records`` what the public API reads (None: ``/api/v1`` answers 503, records are off);
+    ``archive`` the database finished races go to; ``challenges`` the ghost challenges' records
     (None: this server answers challenges with records-unavailable)."""
 
     def __init__(
@@ -97,6 +100,7 @@ class RaceServer:
         hint_seconds: float = HINT_SECONDS,
         daily_board: DailyTimes | None = None,
         archive: RaceArchive | None = None,
+        records: RecordsReader | None = None,
         challenges: ChallengeBook | None = None,
     ) -> None:
         self.config = config
@@ -191,6 +195,12 @@ class RaceServer:
         self.requests.handle(ChallengeRequest, challenge_requests.on_challenge)
         self.requests.handle(AcceptChallenge, challenge_requests.on_accept_challenge)
         self.ws: WsServer | None = None
+        self.http = HttpRoutes(
+            self.store, self.metrics, records, clock=self.clock, trusted_proxies=config.trusted_proxies
+        )
+        """Plain HTTP on the port (``/healthz``, ``/metrics``, ``/api/v1``, the browser client)."""
+        self.doors = Doors(self.http)
+        """Every connection's first request: upgrades go to websockets, the rest to ``http``."""
 
     # -- lifecycle ----------------------------------------------------------
 
@@ -216,7 +226,7 @@ class RaceServer:
             self.config.port,
             subprotocols=[Subprotocol(SUBPROTOCOL)],
             select_subprotocol=_select_subprotocol,
-            process_request=HttpRoutes(self.store, self.metrics),
+            create_connection=self.doors.as_factory(),
             max_size=MAX_FRAME,
             max_queue=32,
             close_timeout=self.config.close_timeout,
@@ -242,6 +252,7 @@ class RaceServer:
         self.stopping = True
         if self.ws is not None:
             self.ws.close(close_connections=False)
+            self.doors.close()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(DRAIN_SECONDS):
                     await self._drained()
@@ -289,7 +300,8 @@ class RaceServer:
         return LiveCounts(len(self.path.rooms), racers, spectators, self.guard.connections)
 
 
-def _select_subprotocol(connection: ServerConnection, offered: Sequence[Subprotocol]) -> Subprotocol | None:
+def _select_subprotocol(connection: object, offered: Sequence[Subprotocol]) -> Subprotocol | None:
+    # ``connection`` is what websockets' factory made, the front door (server/http/front.py): unused.
     # Complete every handshake (echoing a wrong version back, which browsers require) so that a
     # mismatch is then closed with a reason the client can read.
     if SUBPROTOCOL in offered:
