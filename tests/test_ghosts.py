@@ -36,6 +36,7 @@ from protocol.messages import (
     Undo,
 )
 from server.app import RaceServer
+from server.http.openapi import document
 from server.records.archive import Archive
 from server.records.challenges import ChallengeRecords
 from server.records.database import Database, open_database
@@ -44,6 +45,7 @@ from server.records.reader import Reader
 from server.records.schema import races
 from server.rooms.room import GHOST_PREFIX
 from tests.helpers import MakeServer, fake, url_of, wait_until
+from tests.httpclient import get
 from tests.pg_proc import PgProcess, create_database
 from tests.racing import room_with, solution, start_race
 from tests.server_proc import ServerProcess
@@ -58,12 +60,28 @@ def wall_ms() -> int:
 
 
 async def recording(make: MakeServer, database: Database, **config: Any) -> tuple[RaceServer, ChallengeRecords]:
-    """A server that archives its races into ``database`` and keeps its challenges there."""
+    """A server that archives its races into ``database``, keeps its challenges there and serves
+    them on its read API, as ``seahaven-server`` does."""
     archive = Archive(database, now=wall_ms)
     book = ChallengeRecords(database, archive)
-    server = await make(archive=archive, challenges=book, **config)
-    book.live = server.store  # the factory makes the server's store: races not yet archived are there
+    reader = Reader(database, now=wall_ms)
+    server = await make(archive=archive, challenges=book, records=reader, **config)
+    # The factory makes the server's store: races not yet archived are there.
+    book.live = reader.live = server.store
     return server, book
+
+
+async def challenge_page(server: RaceServer, challenge: str) -> dict[str, Any]:
+    """``GET /api/v1/challenges/{challenge}``, checked against the API's own document (its
+    objects are closed: exactly the documented keys)."""
+    answer = await get(server.port, f"/api/v1/challenges/{challenge}")
+    assert answer.status == 200, answer
+    page: dict[str, Any] = answer.json()
+    schemas = document()["components"]["schemas"]
+    assert set(page) == set(schemas["Challenge"]["required"])
+    for result in page["results"]:
+        assert set(result) == set(schemas["ChallengeResult"]["required"])
+    return page
 
 
 async def recorded_race(server: RaceServer) -> tuple[str, list[tuple[int, str]], WsClient, WsClient]:
@@ -163,10 +181,15 @@ async def test_a_ghost_plays_the_recorded_run_at_its_recorded_times(
     assert racers[ghost]["moves"] == [[at, move] for at, move in run]
     assert racers[ghost]["proven"] is True
 
-    results = await book.results(made.challenge)
-    assert [(r["player"], r["name"], r["race_id"], r["place"], r["won"]) for r in results] == [
-        (cid.player, "Cid", result.race_id, 2, False)
-    ]
+    page = await challenge_page(server, made.challenge)
+    assert (page["challenge"], page["race_id"], page["player"], page["name"]) == (
+        made.challenge,
+        race,
+        ann.player,
+        "Ann",
+    )
+    results = page["results"]
+    assert results == [{"player": cid.player, "name": "Cid", "race_id": result.race_id, "place": 2, "time_ms": 0}]
     (mine,) = await book.of_player(ann.player)
     assert (mine["challenge"], mine["race_id"], mine["created_by"], mine["results"]) == (
         made.challenge,
@@ -177,7 +200,7 @@ async def test_a_ghost_plays_the_recorded_run_at_its_recorded_times(
 
 
 async def test_a_racer_who_finishes_first_beats_the_ghost(make_memory_server: MakeServer, database: Database) -> None:
-    server, book = await recording(make_memory_server, database)
+    server, _ = await recording(make_memory_server, database)
     clock = fake(server)
     race, _, ann, _ = await recorded_race(server)
     made = await challenged(ann, race)
@@ -190,7 +213,8 @@ async def test_a_racer_who_finishes_first_beats_the_ghost(make_memory_server: Ma
     assert [(s.player, s.place) for s in result.standings] == [(cid.player, 1), (ghost, 2)]
     assert result.standings[0].time_ms == 2 * STEP_MS
     await wait_until(lambda: archived(database, str(result.race_id)))
-    assert [(r["player"], r["won"]) for r in await book.results(made.challenge)] == [(cid.player, True)]
+    page = await challenge_page(server, made.challenge)
+    assert [(r["player"], r["place"], r["time_ms"]) for r in page["results"]] == [(cid.player, 1, 2 * STEP_MS)]
 
 
 async def test_a_run_that_did_not_finish_is_raced_as_long_as_its_race_lasted(

@@ -1,12 +1,11 @@
 """Ghost challenges on record: ``ChallengeRecords`` implements ``server.shell.ports.ChallengeBook``
-over the ``challenges`` table, and reads what each challenge led to.
+over the ``challenges`` table, and lists the challenges of a player's runs with what they led to.
 
 A challenge names a racer's row (``race_racers``: the foreign key), so the race is written before
 the challenge when it is still only live in the store (the archive's write: a second one, the
-archiver's, changes nothing). A challenge's **results** are the races raced against its ghost:
-those with a racer ``ghost-`` and the challenge's id (``server.rooms.room.GHOST_PREFIX``), found by
-that racer's row; each result is the other racer's run in it. Every method raises
-``DatabaseUnavailable`` (an OSError) when the database cannot be used.
+archiver's, changes nothing). A challenge's results (``server/records/challenge_results.py``) are
+the races raced against its ghost. Every method raises ``DatabaseUnavailable`` (an OSError) when
+the database cannot be used.
 """
 
 from __future__ import annotations
@@ -14,11 +13,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from sqlalchemy import and_, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
-from sqlalchemy.sql.expression import Select
 
 from server.records.archive import Archive
+from server.records.challenge_results import RESULTS, challenge_of, result_view, results_query
 from server.records.database import Database
 from server.records.reader import deleted_among
 from server.records.rows import record_of
@@ -27,13 +26,9 @@ from server.records.views import shown_name
 from server.rooms.events import unpack
 from server.rooms.history import ChallengeRun, RaceRecord, races_of
 from server.rooms.raceid import room_of
-from server.rooms.room import GHOST_PREFIX
 from server.store.interfaces import RoomLog
 
 __all__ = ["ChallengeRecords"]
-
-RESULTS = 50
-"""The most results one answer lists (the latest)."""
 
 
 class ChallengeRecords:
@@ -80,14 +75,6 @@ class ChallengeRecords:
 
     # -- what challenges led to ----------------------------------------------------------------
 
-    async def results(self, challenge: str, limit: int = RESULTS) -> list[dict[str, Any]]:
-        """The races against the challenge's ghost, latest first: who raced it, their place and
-        time, and whether they beat it (``won``: first place, the ghost second)."""
-        async with self.db.read() as conn:
-            rows = (await conn.execute(results_query([challenge]).limit(limit))).mappings().all()
-            deleted = await deleted_among(conn, [r["player"] for r in rows])
-        return [result_view(row, deleted) for row in rows]
-
     async def of_player(self, player: str, limit: int = RESULTS) -> list[dict[str, Any]]:
         """The challenges of ``player``'s runs, newest first, each with its results (for the
         player's page: who raced their ghost, and how it went)."""
@@ -106,7 +93,7 @@ class ChallengeRecords:
         for entry in found.values():
             entry["results"] = []
         for row in rows:
-            found[row["ghost"][len(GHOST_PREFIX) :]]["results"].append(result_view(row, deleted))
+            found[challenge_of(row)]["results"].append(result_view(row, deleted))
         return list(found.values())
 
     async def live_race(self, race_id: str) -> RaceRecord | None:
@@ -132,40 +119,3 @@ async def archived_race(conn: AsyncConnection, race_id: str) -> RaceRecord | Non
     rr = race_racers
     query = select(rr).where(rr.c.race_id == race_id).order_by(rr.c.place, rr.c.player)
     return record_of(race, (await conn.execute(query)).mappings().all())
-
-
-def results_query(ids: list[str]) -> Select[Any]:
-    """The runs raced against the ghosts of challenges ``ids``, latest first."""
-    ghost = race_racers.alias("ghost")
-    them = race_racers.alias("them")
-    return (
-        select(
-            ghost.c.player.label("ghost"),
-            ghost.c.place.label("ghost_place"),
-            them.c.player,
-            them.c.name,
-            them.c.race_id,
-            them.c.place,
-            them.c.status,
-            them.c.progress,
-            them.c.time_ms,
-            them.c.ended_at,
-        )
-        .join(them, and_(them.c.race_id == ghost.c.race_id, them.c.player != ghost.c.player))
-        .where(ghost.c.player.in_([GHOST_PREFIX + i for i in ids]), them.c.ghost.is_(False))
-        .order_by(them.c.ended_at.desc(), them.c.race_id.desc())
-    )
-
-
-def result_view(row: Any, deleted: set[str]) -> dict[str, Any]:
-    return {
-        "player": row["player"],
-        "name": shown_name(row["name"], row["player"] in deleted),
-        "race_id": row["race_id"],
-        "place": row["place"],
-        "status": row["status"],
-        "progress": row["progress"],
-        "time_ms": row["time_ms"],
-        "ended_at": row["ended_at"],
-        "won": row["place"] < row["ghost_place"],
-    }
