@@ -36,6 +36,10 @@ class ErrorCode(StrEnum):
     STORE_UNAVAILABLE = "store-unavailable"
     INTERNAL = "internal"
     HINTS_OFF = "hints-off"
+    # ghost challenges
+    RECORDS_UNAVAILABLE = "records-unavailable"
+    RACE_NOT_FOUND = "race-not-found"
+    CHALLENGE_NOT_FOUND = "challenge-not-found"
 
 
 class CloseCode(IntEnum):

@@ -18,6 +18,7 @@ from server.app import RaceServer
 from server.config import Config, default_data_dir
 from server.play.dealpool import DealPool, worker_executor
 from server.records.archive import Archive
+from server.records.challenges import ChallengeRecords
 from server.records.database import Database, DatabaseUnavailable, normalise_url, open_database
 from server.records.migrate import SchemaMismatch, check, migrate
 from server.records.reader import Reader
@@ -256,7 +257,17 @@ async def serve(config: Config) -> None:
     clock = SystemClock()
     archive = Archive(db, now=clock.now) if db is not None else None
     reader = Reader(db, now=clock.now, live=store) if db is not None else None
-    server = RaceServer(config, store, clock, pool=DealPool(store, executor), archive=archive, records=reader)
+    # Ghost challenges on the same records; a race not archived yet is read from the store.
+    challenges = ChallengeRecords(db, archive, live=store) if db is not None and archive is not None else None
+    server = RaceServer(
+        config,
+        store,
+        clock,
+        pool=DealPool(store, executor),
+        archive=archive,
+        records=reader,
+        challenges=challenges,
+    )
     # Handlers first: a SIGTERM while starting (a supervisor stopping early) stops gracefully once
     # started, instead of killing the process mid-start.
     stop = asyncio.Event()

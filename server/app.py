@@ -22,6 +22,8 @@ from websockets.typing import Subprotocol
 from protocol.codec import MAX_FRAME, SUBPROTOCOL
 from protocol.errors import CloseCode
 from protocol.messages import (
+    AcceptChallenge,
+    ChallengeRequest,
     CreateRoom,
     DailyBoardRequest,
     HintRequest,
@@ -41,10 +43,12 @@ from server.config import Config
 from server.http.api import RecordsReader
 from server.http.front import Doors
 from server.http.routes import HttpRoutes
+from server.play.challenges import ChallengeRequests
 from server.play.daily import DailyDeals, DailyTimes
 from server.play.dealing import Dealing
 from server.play.dealpool import DealPool
 from server.play.fairplay import HINT_SECONDS, FairPlay
+from server.play.ghosts import GhostRacers
 from server.shell.archiver import Archiver
 from server.shell.clock import Clock, SystemClock
 from server.shell.connections import Connections
@@ -54,7 +58,7 @@ from server.shell.held import log_event
 from server.shell.lobby import Lobby
 from server.shell.metrics import LiveCounts, Metrics
 from server.shell.nodes import NodeUpkeep
-from server.shell.ports import RaceArchive
+from server.shell.ports import ChallengeBook, RaceArchive
 from server.shell.replies import Replies
 from server.shell.requests import Requests
 from server.shell.room_requests import RoomRequests
@@ -79,7 +83,9 @@ class RaceServer:
     ``deals`` chooses every deal the server picks, in place of the pool (for tests that need a
     known deal); ``pool`` holds the proven-winnable deals to pick from (without workers, it deals
     from the shipped lists); ``daily_board`` the best finishing times of the daily races;
-    ``records`` what the public API reads (None: ``/api/v1`` answers 503, records are off)."""
+    ``records`` what the public API reads (None: ``/api/v1`` answers 503, records are off);
+    ``archive`` the database finished races go to; ``challenges`` the ghost challenges' records
+    (None: this server answers challenges with records-unavailable)."""
 
     def __init__(
         self,
@@ -95,6 +101,7 @@ class RaceServer:
         daily_board: DailyTimes | None = None,
         archive: RaceArchive | None = None,
         records: RecordsReader | None = None,
+        challenges: ChallengeBook | None = None,
     ) -> None:
         self.config = config
         self.clock: Clock = clock if clock is not None else SystemClock()
@@ -178,6 +185,15 @@ class RaceServer:
             (DailyBoardRequest, self.fair.on_daily_board),
         ):
             self.requests.handle(kind, handler)
+
+        # Ghost challenges: recorded runs raced again (without records, both requests say so).
+        self.ghosts = GhostRacers(self.fair.run_for_bot, self.fair.room_held, self.clock)
+        self.path.noticed.append(self.ghosts.notice)
+        challenge_requests = ChallengeRequests(
+            self.path, challenges, self.ghosts, rooms.create, self.dealing, self.clock
+        )
+        self.requests.handle(ChallengeRequest, challenge_requests.on_challenge)
+        self.requests.handle(AcceptChallenge, challenge_requests.on_accept_challenge)
         self.ws: WsServer | None = None
         self.http = HttpRoutes(
             self.store, self.metrics, records, clock=self.clock, trusted_proxies=config.trusted_proxies
@@ -241,6 +257,7 @@ class RaceServer:
                 async with asyncio.timeout(DRAIN_SECONDS):
                     await self._drained()
         await self.fair.bots.close()
+        await self.ghosts.close()
         self.path.stop_timers()
         if self.ws is not None:
             closing = [

@@ -140,12 +140,11 @@ async def test_the_real_records_answer_as_the_served_document_says(
     }
     loop = asyncio.get_running_loop()
     clock = fake(server)
-    checked = await asyncio.to_thread(
-        run_every_operation,
-        f"http://127.0.0.1:{server.port}",
-        known,
-        lambda: loop.call_soon_threadsafe(clock.advance, 1000),
-    )
+
+    def refill() -> None:
+        loop.call_soon_threadsafe(clock.advance, 1000)
+
+    checked = await asyncio.to_thread(run_every_operation, f"http://127.0.0.1:{server.port}", known, refill)
     assert len(checked) == 5
 
 

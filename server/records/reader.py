@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from protocol.enums import Status
 from seahaven.rules import PRESETS
 from seahaven.winnable import GRADES
+from server.records.challenge_results import RESULTS, result_view, results_query
 from server.records.database import Database
 from server.records.rows import proofs, record_of
 from server.records.schema import challenges, players, race_racers, races
@@ -219,15 +220,14 @@ class Reader:
     # -- challenges ---------------------------------------------------------
 
     async def challenge(self, challenge: str) -> dict[str, Any] | None:
-        """A ghost challenge: whose run, on which race, and that run's preset, deal and time."""
+        """A ghost challenge: whose run, on which race, that run's preset, deal and time, and the
+        races run against its ghost (``server/records/challenge_results.py``)."""
         query = (
             select(
                 challenges,
                 races.c.preset,
                 races.c.deal,
-                races.c.deal_code,
                 rr.c.name,
-                rr.c.status,
                 rr.c.time_ms,
                 players.c.deleted_at,
             )
@@ -238,20 +238,21 @@ class Reader:
         )
         async with self.db.read() as conn:
             row = (await conn.execute(query)).mappings().first()
-        if row is None:
-            return None
+            if row is None:
+                return None
+            results = (await conn.execute(results_query([challenge]).limit(RESULTS))).mappings().all()
+            deleted = await deleted_among(conn, [r["player"] for r in results])
+        # The API's closed ``Challenge`` document (server/http/openapi.py), results latest first.
         return {
             "challenge": row["challenge"],
             "race_id": row["race_id"],
             "player": row["player"],
             "name": shown_name(row["name"], row["deleted_at"] is not None),
-            "created_at": row["created_at"],
-            "created_by": row["created_by"],
             "preset": row["preset"],
             "deal": row["deal"],
-            "deal_code": row["deal_code"],
-            "status": row["status"],
             "time_ms": row["time_ms"],
+            "created_at": row["created_at"],
+            "results": [result_view(r, deleted) for r in results],
         }
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from server.rooms.history import RaceRecord
+from server.rooms.history import ChallengeRun, RaceRecord
 from server.rooms.room import Room
 from server.rooms.settings import Settings
 
@@ -54,4 +54,25 @@ class RaceArchive(Protocol):
         """Write each race in its own transaction keyed by its id: a race already there is left
         as it is (a second write changes nothing). Raises ``OSError`` when the database cannot be
         reached (then nothing of the race that failed was written): the archiver tries again later."""
+        ...
+
+
+# -- ghost challenges -------------------------------------------------------------------------
+
+
+class ChallengeBook(Protocol):
+    """The records' side of ghost challenges (``server/play/challenges.py`` asks). Every method
+    raises ``OSError`` when the database cannot be reached."""
+
+    async def race(self, race_id: str) -> RaceRecord | None:
+        """The finished race of this id, archived or still only in the store (None: no such race)."""
+        ...
+
+    async def add(self, challenge: str, race: RaceRecord, player: str, by: str, at: int) -> bool:
+        """Record a challenge of ``player``'s run in ``race`` (the race is written first if it is
+        not archived yet: a second write changes nothing). False if the id is taken."""
+        ...
+
+    async def get(self, challenge: str) -> ChallengeRun | None:
+        """The challenge of this id (None: none)."""
         ...
