@@ -36,6 +36,14 @@ class ErrorCode(StrEnum):
     STORE_UNAVAILABLE = "store-unavailable"
     INTERNAL = "internal"
     HINTS_OFF = "hints-off"
+    # players that last (docs/protocol.md, section 21)
+    BAD_KEY = "bad-key"
+    RECORDS_UNAVAILABLE = "records-unavailable"
+    NOT_IDENTIFIED = "not-identified"
+    ALREADY_REGISTERED = "already-registered"
+    BAD_HANDLE = "bad-handle"
+    HANDLE_TAKEN = "handle-taken"
+    BAD_CREDENTIALS = "bad-credentials"
 
 
 class CloseCode(IntEnum):
