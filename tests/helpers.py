@@ -21,11 +21,13 @@ from server.config import Config
 from server.play.daily import DailyTimes
 from server.play.dealpool import DealPool
 from server.shell.clock import Clock
+from server.shell.ports import RaceArchive
 from server.store.stores import MemoryStore, RedisStore, Store
 from tests.fakeclock import FakeClock
 
 MakeServer = Callable[..., Awaitable[RaceServer]]
-"""``await make(clock=None, *, bot_time_scale=0.0, **config)``: a started RaceServer."""
+"""``await make(clock=None, *, bot_time_scale=0.0, archive=None, **config)``: a started RaceServer
+(``archive``: finished races into that database)."""
 
 HINT_SECONDS = 20.0
 """A solver worker starting on a busy machine is slow; its answer is not (the server's hint budget)."""
@@ -48,7 +50,13 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
     shared_clock = FakeClock()
     shared_daily = DailyTimes(MemoryStore())
 
-    async def make(clock: Clock | None = None, *, bot_time_scale: float = 0.0, **overrides: Any) -> RaceServer:
+    async def make(
+        clock: Clock | None = None,
+        *,
+        bot_time_scale: float = 0.0,
+        archive: RaceArchive | None = None,
+        **overrides: Any,
+    ) -> RaceServer:
         store: Store
         daily: DailyTimes | None
         if backend == "memory":
@@ -66,6 +74,7 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
             bot_time_scale=bot_time_scale,
             hint_seconds=HINT_SECONDS,
             daily_board=daily,
+            archive=archive,
         )
         await server.start()
         servers.append(server)

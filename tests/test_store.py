@@ -19,7 +19,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.connection import Connection
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from server.store.base import LAYOUT_FORMAT, MEMO_FORMAT, Duplicate, Request, Stored
+from server.store.base import LAYOUT_FORMAT, MEMO_FORMAT, Behind, Duplicate, Request, Stored
 from server.store.stores import DEAD_NODES_KEPT, MemoryStore, RedisStore, Store, StoreError, open_store
 from tests.conftest import ManualClock
 from tests.redis_proc import RedisProcess
@@ -319,6 +319,234 @@ async def test_concurrent_appends_lose_nothing(store: Store) -> None:
 
 
 # --------------------------------------------------------------------------------------------------
+# Contract: archive marks and the archivers' index
+
+
+def race(room: str, number: int = 1) -> str:
+    return f"{room}-{number}-abcdefgh"
+
+
+async def test_a_mark_keeps_the_log_and_replies_past_their_ttl(store: Store, later: Later) -> None:
+    room = new_room()
+    assert await store.append_at(room, [event(1)], LONG, 0, Request("p", 1, b"r1"), "node") == Stored(1)
+    ended = await store.append_at(room, [event(2)], SHORT, 1, Request("p", 2, b"r2"), "node", [race(room)])
+    assert ended == Stored(2)
+    assert await store.archive_marks(room) == [race(room)]
+    await later(SHORT + MARGIN)
+    await later(0.3)  # long enough for Redis to have expired it, had it a TTL
+    assert await store.load(room) == [event(1), event(2)]
+    assert await store.memo(room, "p") == (2, b"r2")
+    assert room in await store.room_ids()
+    # Later appends of the marked room (a new race) keep it without a TTL too.
+    assert await store.append_at(room, [event(3)], SHORT, 2, Request("p", 3, b"r3"), "node") == Stored(3)
+    await later(SHORT + MARGIN)
+    assert await store.load(room) == [event(1), event(2), event(3)]
+
+
+async def test_clearing_the_last_mark_gives_the_room_its_ttl_back(store: Store, later: Later) -> None:
+    room = new_room()
+    first, second = race(room, 1), race(room, 2)
+    await store.append_at(room, [event(1)], SHORT, 0, Request("p", 1, b"r1"), None, [first])
+    await store.append_at(room, [event(2)], SHORT, 1, None, None, [second])
+    assert await store.archive_marks(room) == [first, second]
+    assert await store.clear_archive(room, [first], SHORT) == 1  # one left: still kept
+    await later(SHORT + MARGIN)
+    assert await store.load(room) == [event(1), event(2)]
+    assert await store.clear_archive(room, [second, "unknown-1-abcdefgh"], SHORT) == 0
+    assert await store.archive_marks(room) == []
+    assert await store.load(room) == [event(1), event(2)]  # the TTL starts now
+    await later(SHORT + MARGIN)
+
+    async def gone() -> bool:
+        return await store.load(room) == [] and await store.memo(room, "p") is None
+
+    await soon(store, gone)
+    assert await store.clear_archive(room, [first], SHORT) == 0  # nothing to clear: harmless
+
+
+async def test_clearing_keeps_a_ttl_the_room_has(store: Store, later: Later) -> None:
+    """A mark cleared on a room whose log has a TTL (a node that knows no marks gave it one, or the
+    room was never marked) leaves that TTL as it is."""
+    room = new_room()
+    await store.append_at(room, [event(1)], LONG, 0)
+    assert await store.clear_archive(room, [race(room)], SHORT) == 0
+    await later(SHORT + MARGIN)
+    assert await store.load(room) == [event(1)]
+
+
+async def test_the_index_hands_out_rooms_oldest_stamp_first(store: Store) -> None:
+    rooms = [new_room() for _ in range(3)]
+    assert await store.archive_due(10) == []
+    for room in rooms:
+        await store.index_archive(room)
+    due = await store.archive_due(10)
+    assert [room for room, _ in due] == rooms
+    stamps = [stamp for _, stamp in due]
+    assert all(isinstance(stamp, int) for stamp in stamps) and stamps == sorted(set(stamps))
+    assert await store.archive_due(2) == due[:2]
+    await store.index_archive(rooms[0])  # indexed again: a new, later stamp, and one entry still
+    again = await store.archive_due(10)
+    assert [room for room, _ in again] == [rooms[1], rooms[2], rooms[0]]
+    assert again[2][1] > stamps[2]
+    for room, stamp in again:
+        assert await store.unindex_archive(room, stamp) is True
+    assert await store.archive_due(10) == []
+    assert await store.unindex_archive(rooms[0], again[2][1]) is False  # gone already
+
+
+async def test_a_room_indexed_again_after_due_stays_indexed(store: Store) -> None:
+    room = new_room()
+    await store.index_archive(room)
+    [(_, stamp)] = await store.archive_due(10)
+    await store.index_archive(room)  # another race ended meanwhile (or a sweep indexed it again)
+    assert await store.unindex_archive(room, stamp) is False
+    [(found, newer)] = await store.archive_due(10)
+    assert found == room and newer > stamp
+    assert await store.unindex_archive(room, newer) is True
+    assert await store.archive_due(10) == []
+
+
+async def test_unindex_refuses_while_marks_remain(store: Store) -> None:
+    room = new_room()
+    await store.append_at(room, [event(1)], LONG, 0, None, None, [race(room)])
+    await store.index_archive(room)
+    [(_, stamp)] = await store.archive_due(1)
+    assert await store.unindex_archive(room, stamp) is False
+    assert await store.archive_due(1) == [(room, stamp)]
+    assert await store.clear_archive(room, [race(room)], LONG) == 0
+    assert await store.unindex_archive(room, stamp) is True
+    assert await store.archive_due(1) == []
+
+
+async def test_marked_rooms_finds_marks_the_index_lacks(store: Store) -> None:
+    """A node died between the marking append and index_archive: the sweep's scan finds the mark."""
+    odd = ["a:b", "x*y", "q?[z]", "room:1:log", "ünï"]
+    rooms = sorted([*odd, *(new_room() for _ in range(12))])  # on every master of a cluster
+    for room in rooms:
+        await store.append_at(room, [event(1)], LONG, 0, None, None, [race("R")])
+    unmarked = new_room()
+    await store.append_at(unmarked, [event(1)], LONG, 0)
+    assert await store.marked_rooms() == rooms
+    assert await store.archive_due(100) == []  # never indexed
+    await store.clear_archive(rooms[0], [race("R")], LONG)
+    assert await store.marked_rooms() == rooms[1:]
+
+
+async def test_a_refused_append_marks_nothing(store: Store, later: Later) -> None:
+    room = new_room()
+    assert await store.append_at(room, [event(1)], SHORT, 0, Request("p", 1, b"r1")) == Stored(1)
+    resent = await store.append_at(room, [event(1)], SHORT, 1, Request("p", 1, b"r1"), None, [race(room)])
+    assert resent == Duplicate(1, b"r1")
+    behind = await store.append_at(room, [event(2)], SHORT, 5, Request("p", 2, b"r2"), None, [race(room)])
+    assert behind == Behind(1, [])
+    assert await store.archive_marks(room) == []
+    assert await store.marked_rooms() == []
+    await later(SHORT + MARGIN)
+
+    async def gone() -> bool:  # nothing took its TTL off either
+        return await store.load(room) == []
+
+    await soon(store, gone)
+
+
+async def test_expire_leaves_a_marked_log_without_ttl(store: Store, later: Later) -> None:
+    room = new_room()
+    await store.append_at(room, [event(1)], LONG, 0, None, None, [race(room)])
+    await store.set_listing(room, b"summary", LONG)
+    await store.expire(room, SHORT)  # the race is over: the room's keys get the finished TTL...
+    await later(SHORT + MARGIN)
+
+    async def unlisted() -> bool:  # ... the listing's runs out ...
+        return await store.listings() == {}
+
+    await soon(store, unlisted)
+    assert await store.load(room) == [event(1)]  # ... the log's does not, while marked
+    await store.clear_archive(room, [race(room)], SHORT)
+    await later(SHORT + MARGIN)
+
+    async def gone() -> bool:
+        return await store.load(room) == [] and room not in await store.room_ids()
+
+    await soon(store, gone)
+
+
+async def test_an_append_without_events_or_request_marks(store: Store, later: Later) -> None:
+    """The race's end came with no event of its own to store (a timer, say): the marks alone."""
+    room = new_room()
+    await store.append_at(room, [event(1)], LONG, 0)
+    assert await store.append_at(room, [], SHORT, 1, None, None, [race(room, 1), race(room, 2)]) == Stored(1)
+    assert await store.archive_marks(room) == [race(room, 1), race(room, 2)]
+    await later(SHORT + MARGIN)
+    await later(0.3)
+    assert await store.load(room) == [event(1)]
+
+
+async def test_a_write_back_with_archive_marks_again(store: Store, later: Later) -> None:
+    """The tail holding a race's end (and its mark, written in the same script) was lost: the node's
+    write-back passes the race again and the mark is back."""
+    room = new_room()
+    events = [event(1), event(2)]
+    await store.append_at(room, events, LONG, 0, None, "node", [race(room)])
+    await store.delete(room)  # the log, its marks and all: what a lost tail looks like from here
+    assert await store.archive_marks(room) == []
+    assert await store.append_at(room, events, SHORT, 0, None, "node", [race(room)]) == Stored(2)
+    assert await store.archive_marks(room) == [race(room)]
+    # A write-back over marks still there adds none twice.
+    assert await store.append_at(room, [event(3)], SHORT, 2, None, "node", [race(room)]) == Stored(3)
+    assert await store.archive_marks(room) == [race(room)]
+    await later(SHORT + MARGIN)
+    assert await store.load(room) == [*events, event(3)]
+
+
+async def test_archive_input_is_checked(store: Store) -> None:
+    room = new_room()
+    for bad in (race(room), ["with space-1-abcdefgh"], [""], ["tab\there"], [b"bytes"]):
+        with pytest.raises(ValueError):
+            await store.append_at(room, [event(1)], LONG, 0, None, None, bad)  # type: ignore[arg-type]
+        with pytest.raises(ValueError):
+            await store.clear_archive(room, bad, LONG)  # type: ignore[arg-type]
+    for count in (0, -1):
+        with pytest.raises(ValueError):
+            await store.archive_due(count)
+    with pytest.raises(ValueError):
+        await store.clear_archive(room, [race(room)], 0)
+    assert await store.load(room) == []
+    assert await store.marked_rooms() == []
+
+
+class Recorder:
+    """An Observer keeping the operation names it is told of."""
+
+    def __init__(self) -> None:
+        self.operations: list[str] = []
+
+    def observe(self, operation: str, seconds: float, failed: bool) -> None:
+        self.operations.append(operation)
+
+
+async def test_archive_calls_go_through_the_guarded_call(store: Store) -> None:
+    recorder = Recorder()
+    store.guard(None, recorder)
+    room = new_room()
+    await store.append_at(room, [event(1)], LONG, 0, None, None, [race(room)])
+    await store.index_archive(room)
+    [(_, stamp)] = await store.archive_due(1)
+    await store.archive_marks(room)
+    await store.marked_rooms()
+    await store.clear_archive(room, [race(room)], LONG)
+    await store.unindex_archive(room, stamp)
+    assert recorder.operations == [
+        "append",
+        "index_archive",
+        "archive_due",
+        "archive_marks",
+        "marked_rooms",
+        "clear_archive",
+        "unindex_archive",
+    ]
+
+
+# --------------------------------------------------------------------------------------------------
 # MemoryStore only
 
 
@@ -518,6 +746,66 @@ def counting_connection() -> tuple[type[Connection], list[int]]:
             await super().send_packed_command(command, check_health)
 
     return CountingConnection, sends
+
+
+@pytest.mark.parametrize("pipelined", [True, False], ids=["link", "pooled"])
+async def test_redis_archive_keys_and_ttls(redis_url: str, raw: Any, pipelined: bool) -> None:
+    """The keys and TTLs, on either path of the append (the pipelined link, redis-py's pool)."""
+    store = RedisStore(redis_url, prefix="arc:", pipelined=pipelined)
+    try:
+        await store.append_at("R", [event(1)], 30, 0, Request("p", 1, b"r"), "node")
+        await store.append_at("R", [event(2)], 30, 1, Request("p", 2, b"r"), "node", ["R-1-abcdefgh"])
+        await store.locate("R", "p", "node", 30)
+        await store.set_listing("R", b"A", 30)
+        await store.index_archive("R")
+        keys = sorted(k.decode() for k in await raw.keys("arc:*"))
+        assert keys == [
+            "arc:archive:due",
+            "arc:format",
+            "arc:listings",
+            "arc:{room:R}:archive",
+            "arc:{room:R}:holders",
+            "arc:{room:R}:listing",
+            "arc:{room:R}:log",
+            "arc:{room:R}:replies",
+            "arc:{room:R}:where",
+        ]
+        assert await raw.smembers("arc:{room:R}:archive") == {b"R-1-abcdefgh"}
+        # The stamp is Redis's clock in microseconds.
+        assert abs(await raw.zscore("arc:archive:due", "R") - time.time() * 1e6) < 60e6
+        assert (store._link is not None) == pipelined
+        kept = ("arc:{room:R}:log", "arc:{room:R}:replies", "arc:{room:R}:holders", "arc:{room:R}:archive")
+        for key in kept:
+            assert await raw.pttl(key) == -1, key
+        await raw.pexpire("arc:{room:R}:log", 30_000)  # what a node that knows no marks would do
+        await store.expire("R", 20)
+        for key in kept:
+            assert await raw.pttl(key) == -1, key  # healed
+        for key in ("arc:{room:R}:listing", "arc:{room:R}:where"):
+            assert 19_000 < await raw.pttl(key) <= 20_000, key
+        assert await store.clear_archive("R", ["R-1-abcdefgh"], 10) == 0
+        assert not await raw.exists("arc:{room:R}:archive")
+        for key in kept[:3]:
+            assert 9_000 < await raw.pttl(key) <= 10_000, key
+        for key in ("arc:{room:R}:listing", "arc:{room:R}:where"):  # they had a TTL: kept
+            assert 19_000 < await raw.pttl(key) <= 20_000, key
+    finally:
+        await store.close()
+
+
+async def test_redis_index_stamps_grow_within_a_microsecond(redis_url: str, raw: Any) -> None:
+    """Redis's clock gives a room indexed again in the same microsecond (or after a clock set back)
+    the same stamp or an older one: the script moves it on regardless."""
+    store = RedisStore(redis_url, prefix="stamp:")
+    try:
+        future = (time.time_ns() // 1000) + 3_600_000_000  # an hour ahead of Redis's clock
+        await raw.zadd("stamp:archive:due", {"R": future})
+        await store.index_archive("R")
+        assert await store.archive_due(1) == [("R", future + 1)]
+        assert await store.unindex_archive("R", future) is False
+        assert await store.unindex_archive("R", future + 1) is True
+    finally:
+        await store.close()
 
 
 async def test_redis_append_is_one_round_trip(redis_url: str, raw: Any) -> None:

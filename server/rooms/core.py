@@ -198,12 +198,15 @@ class RoomCore:
     def reconnect(self, player: str, now: int) -> Outcome:
         return self._outcome(self.room.reconnect(player, now), now)
 
-    def restart(self, now: int) -> Outcome:
-        """The process restarted and nobody is connected: racers' grace periods start now,
-        spectators are gone."""
+    def restart(self, now: int, elsewhere: frozenset[str] = frozenset()) -> Outcome:
+        """The process restarted and nobody is connected here: racers' grace periods start now,
+        spectators are gone; but not the members connected through another node that is alive
+        (``elsewhere``): their connections never dropped."""
         room = self.room
         events: list[Event] = []
         for player in [*room.seats, *room.spectators]:
+            if player in elsewhere:
+                continue
             seat = room.seats.get(player)
             if seat is not None and not seat.connected:
                 events += room.reconnect(player, now)

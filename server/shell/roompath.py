@@ -30,7 +30,7 @@ from protocol.messages import Ok
 from protocol.schema import Message
 from server.config import Config
 from server.rooms.core import Outcome, RoomCore
-from server.rooms.events import Ended, Event, Moved, NewerFormat, Presence, Undone, pack, unpack
+from server.rooms.events import Ended, Event, Left, Moved, NewerFormat, Presence, Undone, pack, unpack
 from server.rooms.history import ended_races
 from server.rooms.settings import Settings
 from server.shell.clock import Clock
@@ -167,19 +167,19 @@ class RoomPath:
     async def join(self, asker: Asker, held: HeldRoom, spectate: bool) -> None:
         """Seat (or sit as spectator) the asker; the lobby listing shows it before the answer."""
         session = asker.session
-
-        async def seated() -> None:
-            session.room = held.room.code
-            held.visitors.add(session.player)
-            await self.table.save(session)
-            await self.store.locate(session.room, session.player, self.node, self.config.session_ttl)
-
         join: Command = lambda core, now: core.join(session.player, session.name, spectate, now)  # noqa: E731
         try:
-            await self.run(held, join, asker, then=seated, listed_first=True)
+            await self.run(held, join, asker, then=lambda: self._seated(held, session), listed_first=True)
         except ProtocolError:
             await self.forget_if_idle(held)
             raise
+
+    async def _seated(self, held: HeldRoom, session: Session) -> None:
+        """A session joined the room (stored, not yet answered): it is in the room, here."""
+        session.room = held.room.code
+        held.visitors.add(session.player)
+        await self.table.save(session)
+        await self.store.locate(session.room, session.player, self.node, self.config.session_ttl)
 
     async def dropped(self, session: Session) -> None:
         """A session's connection closed: its room hears of it (a racer keeps the seat a while)."""
@@ -211,6 +211,7 @@ class RoomPath:
     async def recover(self) -> None:
         """Rebuild the store's live rooms. Nobody is connected yet: racers get their grace
         period from now, spectators are gone."""
+        alive = await self.store.alive()
         for code in await self.store.room_ids():
             try:
                 held = await self.get(code)
@@ -218,7 +219,11 @@ class RoomPath:
                 continue
             if held is None:
                 continue
-            await self.run(held, lambda core, now: core.restart(now))
+            # Members connected through another live node stay (spectators are never recorded
+            # back by their node, so a restart here must not evict them from every node's view).
+            where = await self.store.located(code)
+            elsewhere = frozenset(p for p, node in where.items() if node != self.node and node in alive)
+            await self.run(held, _restart(elsewhere))
             log_event("room.recovered", room=code, phase=held.room.phase)
             await self.forget_if_idle(held)
 
@@ -287,6 +292,8 @@ class RoomPath:
                     except NewerFormat as exc:
                         self._let_go(held)
                         raise _newer(held.room.code, exc) from None
+                    except ValueError as exc:  # what the others stored does not fit ours
+                        raise self._lost(held, exc) from None
         else:
             raise StoreError(f"room {held.room.code} kept changing under {MAX_CONFLICTS} tries")
         if then is not None:
@@ -383,15 +390,37 @@ class RoomPath:
         outcome = held.core.apply([unpack(d) for d in gap], self.clock.now())
         self.fanout.send(outcome.frames)
         self._wake_at(held, outcome.wake)
+        code = held.room.code
+        back: list[tuple[Session, Presence | Left]] = []
+        for event in outcome.events:
+            # A member connected here whom the log calls gone (another node restarting, or its
+            # sweep counting this node dead through a stall, or a drop recorded after this node
+            # took the session over) is recorded back: a racer as reconnected, a spectator as
+            # joined again, with the room as it is now.
+            if isinstance(event, Left) or (isinstance(event, Presence) and not event.connected):
+                session = self.table.by_player.get(event.player)
+                if session is not None and session.conn is not None and session.room == code:
+                    back.append((session, event))
         if any(not isinstance(e, Moved | Undone) for e in outcome.events):
             self._release_seatless(held)
-        for event in outcome.events:
-            # A racer connected here whom the log calls dropped (a node restarting, or a drop
-            # recorded after this node took the session over) is recorded back.
-            if isinstance(event, Presence) and not event.connected:
-                session = self.table.by_player.get(event.player)
-                if session is not None and session.conn is not None and session.room == held.room.code:
-                    self.spawn(self.quietly(self.run(held, _reconnect(event.player))))
+        for session, event in back:
+            if isinstance(event, Presence):
+                self.spawn(self.quietly(self.run(held, _reconnect(event.player))))
+            elif not held.room.has_member(event.player):
+                self.spawn(self.quietly(self._rewatch(held, session)))
+
+    async def _rewatch(self, held: HeldRoom, session: Session) -> None:
+        """Seat a spectator connected here whom another node recorded as gone back among the
+        spectators, and send them the room as it is now (their view goes on from there)."""
+        player = session.player
+        code = held.room.code
+        if held.room.has_member(player) or session.conn is None or session.room not in (None, code):
+            return  # back already, gone, or elsewhere by now
+        watch: Command = lambda core, now: core.join(player, session.name, True, now)  # noqa: E731
+        outcome = await self.run(held, watch, then=lambda: self._seated(held, session))
+        if outcome.events:
+            self.fanout.send([(frozenset({player}), encode(outcome.reply))])
+            log_event("session.rewatching", player=player, room=code)
 
     async def _write_back(self, held: HeldRoom, length: int) -> None:
         """The stored log lost its tail (or all of it): write back what this node holds beyond
@@ -430,9 +459,15 @@ class RoomPath:
                 self._let_go(held)
                 raise _newer(code, exc) from None
             except ValueError as exc:
-                log_event("room.corrupt", room=code, error=str(exc))
-                self._let_go(held)
-                raise ProtocolError(ErrorCode.ROOM_NOT_FOUND, f"room {code} was lost") from None
+                raise self._lost(held, exc) from None
+
+    def _lost(self, held: HeldRoom, exc: ValueError) -> ProtocolError:
+        """The stored log does not replay on what this node holds: let the room go (a later
+        load reads the stored log whole) and tell the asker."""
+        code = held.room.code
+        log_event("room.corrupt", room=code, error=str(exc))
+        self._let_go(held)
+        return ProtocolError(ErrorCode.ROOM_NOT_FOUND, f"room {code} was lost")
 
     # -- timers ------------------------------------------------------------------------------
 
@@ -572,6 +607,10 @@ def _ends(events: list[Event]) -> bool:
 
 def _tick(core: RoomCore, now: int) -> Outcome:
     return core.tick(now)
+
+
+def _restart(elsewhere: frozenset[str]) -> Command:
+    return lambda core, now: core.restart(now, elsewhere)
 
 
 def _reconnect(player: str) -> Command:

@@ -21,6 +21,8 @@ __all__ = [
     "Ring",
     "StoreError",
     "Stored",
+    "check_count",
+    "check_races",
     "check_ttl",
     "room_bell",
     "room_bell_data",
@@ -116,6 +118,25 @@ def check_ttl(ttl: float) -> float:
     if not (isinstance(ttl, int | float) and math.isfinite(ttl) and ttl > 0):
         raise ValueError(f"ttl must be a finite number of seconds > 0, not {ttl!r}")
     return float(ttl)
+
+
+def check_races(races: Sequence[str]) -> list[str]:
+    """``races`` as a list of race ids, when each is a non-empty string with no whitespace (the Redis
+    append passes them space-separated); ``ValueError`` otherwise (one string is not a list of ids)."""
+    if isinstance(races, str | bytes):
+        raise ValueError(f"race ids come as a sequence of strings, not one string: {races!r}")
+    names = list(races)
+    for race in names:
+        if not isinstance(race, str) or not race or any(ch.isspace() for ch in race):
+            raise ValueError(f"a race id is a non-empty string without whitespace, not {race!r}")
+    return names
+
+
+def check_count(count: int) -> int:
+    """``count`` when it is an int >= 1; ``ValueError`` otherwise."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"count must be an int >= 1, not {count!r}")
+    return count
 
 
 def ttl_ms(ttl: float) -> int:

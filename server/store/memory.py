@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -18,6 +20,8 @@ from server.store.base import (
     Request,
     Ring,
     Stored,
+    check_count,
+    check_races,
     check_ttl,
     room_bell_data,
 )
@@ -78,6 +82,11 @@ class MemoryStore:
         self._deals: dict[tuple[str, str], set[int]] = {}
         self._boards: dict[tuple[str, str], _Timed] = {}
         """(preset, day) -> {(player, name): best ms}."""
+        self._marks: dict[str, set[str]] = {}
+        """Room -> its races due for archiving (never empty, no TTL); while marked, its log keeps none."""
+        self._due: dict[str, int] = {}
+        """The archivers' index: room -> stamp."""
+        self._stamps = itertools.count(1)
         self._guard = Guard(_answers)
 
     # -- the guarded call ----------------------------------------------------------------------------
@@ -153,12 +162,21 @@ class MemoryStore:
         expected: int,
         request: Request | None = None,
         holder: str | None = None,
+        archive: Sequence[str] = (),
     ) -> Awaitable[Appended]:
         ttl = check_ttl(ttl)
-        return self._run("append", lambda: self._append_at(room, events, ttl, expected, request, holder))
+        races = check_races(archive) if archive else ()
+        return self._run("append", lambda: self._append_at(room, events, ttl, expected, request, holder, races))
 
     def _append_at(
-        self, room: str, events: Sequence[bytes], ttl: float, expected: int, request: Request | None, holder: str | None
+        self,
+        room: str,
+        events: Sequence[bytes],
+        ttl: float,
+        expected: int,
+        request: Request | None,
+        holder: str | None,
+        archive: Sequence[str],
     ) -> Appended:
         now = self._now()
         log = self._live_log(room, now)
@@ -172,8 +190,10 @@ class MemoryStore:
         if log is None:
             log = self._logs[room] = _Log()
             self._memos.pop(room, None)
+        if archive:
+            self._marks.setdefault(room, set()).update(archive)
         log.events.extend(bytes(event) for event in events)
-        log.deadline = now + ttl
+        log.deadline = self._deadline(room, now, ttl)
         if request is not None:
             self._memos.setdefault(room, {})[request.player] = (request.seq, bytes(request.reply))
         if holder is not None:
@@ -181,6 +201,10 @@ class MemoryStore:
         if len(log.holders) > (holder in log.holders):
             self._ring("room", room, room_bell_data(len(log.events), events))
         return Stored(len(log.events))
+
+    def _deadline(self, room: str, now: float, ttl: float) -> float:
+        """A room log's deadline ``ttl`` from ``now``: none while the room has archive marks."""
+        return math.inf if room in self._marks else now + ttl
 
     def _held(self, room: str, holder: str | None) -> _Log | None:
         log = self._live_log(room, self._now())
@@ -218,7 +242,7 @@ class MemoryStore:
         now = self._now()
         log = self._live_log(room, now)
         if log is not None:
-            log.deadline = now + ttl
+            log.deadline = self._deadline(room, now, ttl)
         listing = self._live(self._listings, room, now)
         if listing is not None:
             listing.deadline = now + ttl
@@ -231,6 +255,7 @@ class MemoryStore:
         self._listings.pop(room, None)
         self._memos.pop(room, None)
         self._where.pop(room, None)
+        self._marks.pop(room, None)
 
     def room_ids(self) -> Awaitable[list[str]]:
         return self._run("room_ids", self._room_ids)
@@ -378,6 +403,51 @@ class MemoryStore:
         board: dict[tuple[str, str], int] = {} if entry is None else entry.value
         ranked = sorted(board.items(), key=lambda item: (item[1], item[0]))
         return [(player, name, time_ms) for (player, name), time_ms in ranked[:count]]
+
+    # -- archives ------------------------------------------------------------------------------------
+
+    def index_archive(self, room: str) -> Awaitable[None]:
+        return self._run("index_archive", lambda: self._index_archive(room))
+
+    def _index_archive(self, room: str) -> None:
+        self._due[room] = next(self._stamps)  # increasing: a room indexed again gets a new stamp
+
+    def archive_due(self, count: int) -> Awaitable[list[tuple[str, int]]]:
+        check_count(count)
+        return self._run("archive_due", lambda: sorted(self._due.items(), key=lambda item: item[1])[:count])
+
+    def archive_marks(self, room: str) -> Awaitable[list[str]]:
+        return self._run("archive_marks", lambda: sorted(self._marks.get(room, ())))
+
+    def clear_archive(self, room: str, races: Sequence[str], ttl: float) -> Awaitable[int]:
+        ttl = check_ttl(ttl)
+        names = check_races(races)
+        return self._run("clear_archive", lambda: self._clear_archive(room, names, ttl))
+
+    def _clear_archive(self, room: str, races: Sequence[str], ttl: float) -> int:
+        marks = self._marks.get(room)
+        if marks is None:
+            return 0
+        marks.difference_update(races)
+        if marks:
+            return len(marks)
+        del self._marks[room]
+        log = self._logs.get(room)
+        if log is not None and log.deadline == math.inf:  # kept for its marks: its TTL starts now
+            log.deadline = self._now() + ttl
+        return 0
+
+    def unindex_archive(self, room: str, stamp: int) -> Awaitable[bool]:
+        return self._run("unindex_archive", lambda: self._unindex_archive(room, stamp))
+
+    def _unindex_archive(self, room: str, stamp: int) -> bool:
+        if room in self._marks or self._due.get(room) != stamp:
+            return False
+        del self._due[room]
+        return True
+
+    def marked_rooms(self) -> Awaitable[list[str]]:
+        return self._run("marked_rooms", lambda: sorted(self._marks))
 
     # -- lifecycle -----------------------------------------------------------------------------------
 

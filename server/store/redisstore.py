@@ -6,12 +6,18 @@ or a Redis Cluster (``redis+cluster://``).
 Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
 
     P format             string  the key layout version written here (LAYOUT_FORMAT); no TTL
-    P{room:ID}:log       list    the room's event log, one msgpack event per element; PEXPIRE = room TTL
+    P{room:ID}:log       list    the room's event log, one msgpack event per element; PEXPIRE = room TTL,
+                                 none while the room has archive marks
     P{room:ID}:replies   hash    each player's last stored request: player -> seq, player:r -> reply
                                  frame, player:v -> the memo's format (MEMO_FORMAT; absent = 1)
     P{room:ID}:holders   set     the nodes that read or wrote the room's log: whom its doorbell rings for
     P{room:ID}:where     hash    player -> the node their connection to the room was last on
     P{room:ID}:listing   string  the room's public lobby entry (opaque summary bytes); own TTL
+    P{room:ID}:archive   set     ids of the room's finished races not yet in the database, added by the
+                                 append that stores each race's end; no TTL. While it exists the log,
+                                 replies and holders keep no TTL; its last mark cleared, they get one
+    P archive:due        zset    rooms for the archivers: room -> stamp (Redis TIME in microseconds,
+                                 above the room's previous stamp), filled after the marking append
     P listings           zset    ids that may have a listing, scored by the listing's deadline (unix ms);
                                  listings() removes members whose listing key is gone and whose deadline
                                  passed; the set's TTL is kept >= every listing's TTL
@@ -27,8 +33,9 @@ Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
 
 The braces are Redis Cluster hash tags: every key of one room hashes to one slot, so each atomic
 update of a room (a Lua script: the append, ``expire``) runs on one node; sessions are spread by their
-own tags. The lobby index is the one key shared by all rooms: it is updated in its own call after the
-room's keys, never inside a room's script.
+own tags. The lobby index and the archive index are the keys shared by all rooms: each is updated in
+its own call after the room's keys, never inside a room's script. So a crash between a marking append
+and ``index_archive`` leaves a mark the index lacks: ``marked_rooms`` (a SCAN of every master) finds it.
 
 Format versions, so that a later change can be rolled out node by node:
 
@@ -38,6 +45,10 @@ Format versions, so that a later change can be rolled out node by node:
   included) fails with a :class:`StoreError` saying so, before anything is written, so a node
   started on it refuses to start. Bumping ``P format`` is the step after every node runs code
   that knows the new layout.
+  Archive marks came as new keys in format 1 (nothing older changed meaning, so the format stayed):
+  a node of an older build does not know them, and its appends and ``expire`` give a marked room's
+  log a TTL again. Run every node on a build that knows marks before archiving counts on them (a
+  newer node's next append or ``expire`` of the room takes the TTL off again).
 - Reply memos: each stored request's reply carries its format (``player:v``; absent = 1). A memo
   in a newer format is not served: ``memo`` returns None and a resend of its request is answered
   ``Duplicate`` with no memo (as for one replaced by a later request). What clients receive of a
@@ -74,6 +85,8 @@ from server.store.base import (
     Ring,
     Stored,
     StoreError,
+    check_count,
+    check_races,
     check_ttl,
     ttl_ms,
 )
@@ -82,11 +95,14 @@ from server.store.link import Link, link_url
 from server.store.scripts import (
     APPEND,
     APPEND_AT,
+    CLEAR_ARCHIVE,
     EXPIRE_ROOM,
+    INDEX_ARCHIVE,
     PRUNE_LISTINGS,
     READ_FROM,
     RECORD_DAILY,
     SWAP_PLAYER_SESSION,
+    UNINDEX_ARCHIVE,
 )
 from server.store.urls import CLUSTER_SCHEMES, cluster_seeds, describe
 
@@ -205,6 +221,9 @@ class RedisStore:
         self._read_from = self._redis.register_script(READ_FROM)
         self._prune = self._redis.register_script(PRUNE_LISTINGS)
         self._record_daily = self._redis.register_script(RECORD_DAILY)
+        self._clear_archive = self._redis.register_script(CLEAR_ARCHIVE)
+        self._index_archive = self._redis.register_script(INDEX_ARCHIVE)
+        self._unindex_archive = self._redis.register_script(UNINDEX_ARCHIVE)
         self._url = url
         self._timeout = timeout
         # The rooms' appends and reads go over one pipelined connection (server/store/link.py) where
@@ -231,6 +250,9 @@ class RedisStore:
     def holders_key(self, room: str) -> str:
         return f"{self.prefix}{{room:{room}}}:holders"
 
+    def archive_key(self, room: str) -> str:
+        return f"{self.prefix}{{room:{room}}}:archive"
+
     def room_keys(self, room: str) -> list[str]:
         """Every key the room owns (one slot)."""
         return [
@@ -239,6 +261,19 @@ class RedisStore:
             self.replies_key(room),
             self.where_key(room),
             self.holders_key(room),
+            self.archive_key(room),
+        ]
+
+    def _marked_keys(self, room: str) -> list[str]:
+        """The room's keys as EXPIRE_ROOM and CLEAR_ARCHIVE take them: the marks, then the keys kept
+        while marked (log, replies, holders), then the others (listing, where)."""
+        return [
+            self.archive_key(room),
+            self.log_key(room),
+            self.replies_key(room),
+            self.holders_key(room),
+            self.listing_key(room),
+            self.where_key(room),
         ]
 
     @property
@@ -259,6 +294,10 @@ class RedisStore:
     @property
     def index_key(self) -> str:
         return self._index
+
+    @property
+    def archive_index_key(self) -> str:
+        return f"{self.prefix}archive:due"
 
     def deals_key(self, preset: str, grade: str) -> str:
         return f"{self.prefix}dealpool:{preset}:{grade}"
@@ -360,11 +399,13 @@ class RedisStore:
         expected: int,
         request: Request | None = None,
         holder: str | None = None,
+        archive: Sequence[str] = (),
     ) -> Awaitable[Appended]:
         ms = ttl_ms(ttl)
+        races = " ".join(check_races(archive)) if archive else ""
         keys, bell = self._append_keys(room)
         who: tuple[str, int, bytes] = ("", 0, b"") if request is None else (request.player, request.seq, request.reply)
-        args: list[bytes | str | int] = [ms, expected, *who, bell, holder or "", *events]
+        args: list[bytes | str | int] = [ms, expected, *who, bell, holder or "", races, *events]
         link = self._link
         call: Callable[[], Awaitable[Appended]]
         if link is not None:
@@ -383,7 +424,8 @@ class RedisStore:
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - the store lives as long as the process
     def _append_keys(self, room: str) -> tuple[list[str], str]:
         """The keys and doorbell channel of a room's appends, built once per live room."""
-        return [self.log_key(room), self.replies_key(room), self.holders_key(room)], self.bell("room", room)
+        keys = [self.log_key(room), self.replies_key(room), self.holders_key(room), self.archive_key(room)]
+        return keys, self.bell("room", room)
 
     def _read(self, room: str, start: int, holder: str | None) -> Callable[[], Awaitable[tuple[int, list[bytes]]]]:
         """The call reading the room's log from ``start`` (see ``read_from``)."""
@@ -437,7 +479,7 @@ class RedisStore:
 
         async def call() -> None:
             # The room's keys at once (one slot), then the shared index.
-            await self._expire_room(keys=self.room_keys(room), args=[ms])
+            await self._expire_room(keys=self._marked_keys(room), args=[ms])
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.zadd(self._index, {room: _deadline_ms(ms)}, xx=True)
                 self._keep_index(pipe, ms)
@@ -448,20 +490,25 @@ class RedisStore:
     def delete(self, room: str) -> Awaitable[None]:
         async def call() -> None:
             async with self._redis.pipeline(transaction=False) as pipe:
-                pipe.delete(*self.room_keys(room))  # one slot: one command
+                pipe.delete(*self.room_keys(room))  # one slot: one command (its archive marks too)
                 pipe.zrem(self._index, room)
                 await pipe.execute()
 
         return self._run("delete", f"delete room {room!r}", call)
 
     def room_ids(self) -> Awaitable[list[str]]:
+        return self._run("room_ids", "list rooms", self._scan_rooms("log", "list"))
+
+    def _scan_rooms(self, kind: str, key_type: str) -> Callable[[], Awaitable[list[str]]]:
+        """The call listing, sorted, the rooms that have a ``P{room:ID}:kind`` key of ``key_type``: a
+        SCAN (never KEYS), of every master on a cluster (redis-py's ``scan_iter`` visits each)."""
         head = f"{self.prefix}{{room:"
-        tail = "}:log"
+        tail = f"}}:{kind}"
         pattern = f"{_glob_escape(head)}*{tail}"
 
         async def call() -> list[str]:
             found: set[str] = set()
-            async for raw in self._redis.scan_iter(match=pattern, count=1000, _type="list"):
+            async for raw in self._redis.scan_iter(match=pattern, count=1000, _type=key_type):
                 try:
                     key = _bytes(raw).decode()
                 except UnicodeDecodeError:
@@ -469,7 +516,7 @@ class RedisStore:
                 found.add(key[len(head) : -len(tail)])
             return sorted(found)
 
-        return self._run("room_ids", "list rooms", call)
+        return call
 
     # -- doorbells -----------------------------------------------------------------------------------
 
@@ -690,6 +737,54 @@ class RedisStore:
             return best
 
         return self._run("daily_best", f"read the {preset} daily board", call)
+
+    # -- archives ------------------------------------------------------------------------------------
+
+    def index_archive(self, room: str) -> Awaitable[None]:
+        async def call() -> None:
+            await self._index_archive(keys=[self.archive_index_key], args=[room])
+
+        # Resent after a lost connection: a second run only moves the stamp on, which the archivers allow.
+        return self._run("index_archive", f"index room {room!r} for archiving", call)
+
+    def archive_due(self, count: int) -> Awaitable[list[tuple[str, int]]]:
+        check_count(count)
+
+        async def call() -> list[tuple[str, int]]:
+            rows: list[Any] = await self._redis.zrange(self.archive_index_key, 0, count - 1, withscores=True)
+            return [(_bytes(room).decode(), int(stamp)) for room, stamp in rows]
+
+        return self._run("archive_due", "list rooms due for archiving", call)
+
+    def archive_marks(self, room: str) -> Awaitable[list[str]]:
+        async def call() -> list[str]:
+            marks: set[Any] = await self._redis.smembers(self.archive_key(room))
+            return sorted(_bytes(race).decode() for race in marks)
+
+        return self._run("archive_marks", f"read room {room!r} archive marks", call)
+
+    def clear_archive(self, room: str, races: Sequence[str], ttl: float) -> Awaitable[int]:
+        ms = ttl_ms(ttl)
+        names = check_races(races)
+
+        async def call() -> int:
+            return int(await self._clear_archive(keys=self._marked_keys(room), args=[ms, *names]))
+
+        return self._run("clear_archive", f"clear room {room!r} archive marks", call)
+
+    def unindex_archive(self, room: str, stamp: int) -> Awaitable[bool]:
+        async def call() -> bool:
+            # The marks (the room's slot), then the index (its own): a mark added after the SCARD
+            # comes with an index_archive after it, which either changes the stamp (this ZREM is
+            # skipped) or indexes the room again after the ZREM.
+            if await self._redis.scard(self.archive_key(room)):
+                return False
+            return bool(await self._unindex_archive(keys=[self.archive_index_key], args=[room, stamp]))
+
+        return self._run("unindex_archive", f"unindex room {room!r} from archiving", call)
+
+    def marked_rooms(self) -> Awaitable[list[str]]:
+        return self._run("marked_rooms", "list rooms with archive marks", self._scan_rooms("archive", "set"))
 
     # -- lifecycle -----------------------------------------------------------------------------------
 

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from server.store.base import BELL_EVENTS, MEMO_FORMAT
 
-__all__ = ["APPEND", "APPEND_AT", "EXPIRE_ROOM", "PRUNE_LISTINGS", "READ_FROM", "RECORD_DAILY"]
+__all__ = [
+    "APPEND",
+    "APPEND_AT",
+    "CLEAR_ARCHIVE",
+    "EXPIRE_ROOM",
+    "INDEX_ARCHIVE",
+    "PRUNE_LISTINGS",
+    "READ_FROM",
+    "RECORD_DAILY",
+    "UNINDEX_ARCHIVE",
+]
 
 # The room's transactions are Lua scripts, not MULTI/EXEC: atomic and one round trip alike, but
 # redis-py's asyncio cluster client runs a MULTI pipeline on a thread with its own event loop, one
@@ -23,18 +33,21 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return length
 """
 
-# Optimistic concurrency: appends ARGV[8..] only if the log is ARGV[2] long and the request
-# (player ARGV[3], seq ARGV[4]; '' for none) is newer than the player's last stored one; then keeps
-# the request's reply (ARGV[5]) in the room's replies hash, adds the node ARGV[7] ('' for none) to
-# the room's holders and rings the doorbell (PUBLISH ARGV[6] the new length, and up to BELL_EVENTS events
-# that made it so: see room_bell) if any other node holds the room: a node alone with its rooms pays no
-# PUBLISH and hears none of its own.
+# Optimistic concurrency: appends ARGV[9..] only if the log is ARGV[2] long and the request
+# (player ARGV[3], seq ARGV[4]; '' for none) is newer than the player's last stored one; then marks the
+# race ids ARGV[8] (space-separated, '' for none) as due for archiving, keeps the request's reply
+# (ARGV[5]) in the room's replies hash, adds the node ARGV[7] ('' for none) to the room's holders and
+# rings the doorbell (PUBLISH ARGV[6] the new length, and up to BELL_EVENTS events that made it so: see
+# room_bell) if any other node holds the room: a node alone with its rooms pays no PUBLISH and hears
+# none of its own. A Duplicate or Behind returns before anything is written (no mark either).
+# While the room has marks (a finished race not yet in the database), the log, the replies and the
+# holders are PERSISTed instead of given the TTL: the log outlives its TTL until archived. That costs
+# one EXISTS per append of a room without marks (an append that marks needs none).
 # Replies: {length} stored; {-1, length, gap} the log is not as expected (gap: its events
 # from the expected length on); {-2, length, reply or nil} the request was stored before (nil: a later
 # request replaced it, or its memo's format (player..':v', absent = 1) is newer than MEMO_FORMAT).
 # KEYS[1] = the room's log, KEYS[2] = its replies (player -> seq, player..':r' -> reply, player..':v' ->
-# the memo's format), KEYS[3] =
-# its holders; ARGV[1] = TTL ms.
+# the memo's format), KEYS[3] = its holders, KEYS[4] = its archive marks; ARGV[1] = TTL ms.
 APPEND_AT = """
 local length = redis.call('LLEN', KEYS[1])
 local player = ARGV[3]
@@ -58,20 +71,34 @@ if length ~= expected then
     return {-1, length, gap}
 end
 if length == 0 then redis.call('DEL', KEYS[2]) end
-for i = 8, #ARGV, 1000 do
+local marked = ARGV[8] ~= ''
+if marked then
+    local races = {}
+    for race in string.gmatch(ARGV[8], '%S+') do races[#races + 1] = race end
+    redis.call('SADD', KEYS[4], unpack(races))
+else
+    marked = redis.call('EXISTS', KEYS[4]) == 1
+end
+for i = 9, #ARGV, 1000 do
     length = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
 if player ~= '' then
     redis.call('HSET', KEYS[2], player, ARGV[4], player .. ':r', ARGV[5], player .. ':v', MEMO_FORMAT)
-    redis.call('PEXPIRE', KEYS[2], ARGV[1])
 end
 local others = redis.call('SCARD', KEYS[3])
 if ARGV[7] ~= '' then others = others - 1 + redis.call('SADD', KEYS[3], ARGV[7]) end
-redis.call('PEXPIRE', KEYS[3], ARGV[1])
+if marked then
+    redis.call('PERSIST', KEYS[1])
+    redis.call('PERSIST', KEYS[2])
+    redis.call('PERSIST', KEYS[3])
+else
+    redis.call('PEXPIRE', KEYS[1], ARGV[1])
+    if player ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
+    redis.call('PEXPIRE', KEYS[3], ARGV[1])
+end
 if others > 0 then
     local bell = length
-    if #ARGV >= 8 and #ARGV - 7 <= BELL_EVENTS then bell = length .. ' ' .. cmsgpack.pack({unpack(ARGV, 8)}) end
+    if #ARGV >= 9 and #ARGV - 8 <= BELL_EVENTS then bell = length .. ' ' .. cmsgpack.pack({unpack(ARGV, 9)}) end
     redis.call('PUBLISH', ARGV[6], bell)
 end
 return {length}
@@ -90,9 +117,56 @@ end
 return {length, redis.call('LRANGE', KEYS[1], ARGV[1], -1)}
 """
 
-# KEYS = the room's log, listing, replies, where and holders; ARGV[1] = TTL in ms.
+# The room's keys get the TTL, but for the log, replies and holders while the room has archive marks:
+# those are PERSISTed (as the append does; and healed, should a node that knows no marks have given
+# them a TTL). KEYS[1] = the room's archive marks, KEYS[2..4] = its log, replies and holders, KEYS[5..]
+# = its other keys (listing, where); ARGV[1] = TTL in ms.
 EXPIRE_ROOM = """
-for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+local first = 2
+if redis.call('EXISTS', KEYS[1]) == 1 then
+    for i = 2, 4 do redis.call('PERSIST', KEYS[i]) end
+    first = 5
+end
+for i = first, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+"""
+
+# Unmarks races ARGV[2..] (in slices: unpack()'s limit); once no mark is left, each of the room's keys
+# that has no TTL (PTTL -1: kept while marked) gets ARGV[1] ms, and those with a TTL keep theirs.
+# KEYS[1] = the room's archive marks, KEYS[2..] = its other keys. Returns the marks left.
+CLEAR_ARCHIVE = """
+for i = 2, #ARGV, 1000 do
+    redis.call('SREM', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+end
+local left = redis.call('SCARD', KEYS[1])
+if left == 0 then
+    for i = 2, #KEYS do
+        if redis.call('PTTL', KEYS[i]) == -1 then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+    end
+end
+return left
+"""
+
+# Indexes room ARGV[1] for the archivers, stamped with Redis's clock in microseconds (TIME: one clock
+# for every node), and always above the room's previous stamp, so that an index again between an
+# archiver's archive_due and its unindex (same microsecond, or a clock set back) changes the stamp.
+# The stamp goes to ZADD as a string: exact (< 2^53), whatever Lua's number formatting.
+# KEYS[1] = the archive index. Returns the stamp.
+INDEX_ARCHIVE = """
+local now = redis.call('TIME')
+local stamp = tonumber(now[1]) * 1000000 + tonumber(now[2])
+local old = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]) or '-1')
+if old >= stamp then stamp = old + 1 end
+local text = string.format('%.0f', stamp)
+redis.call('ZADD', KEYS[1], text, ARGV[1])
+return text
+"""
+
+# Takes room ARGV[1] out of the archive index if its stamp is still ARGV[2] (not indexed again since).
+# KEYS[1] = the archive index. Returns 1 when taken out, else 0.
+UNINDEX_ARCHIVE = """
+local stamp = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if stamp and tonumber(stamp) == tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
 """
 
 # Removes ids whose listing key the caller found gone from the listings index, unless the id's
