@@ -12,10 +12,13 @@ import signal
 import socket
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from server.app import RaceServer
-from server.config import Config
+from server.config import Config, default_data_dir
 from server.play.dealpool import DealPool, worker_executor
+from server.records.database import DatabaseUnavailable, normalise_url, open_database
+from server.records.migrate import migrate
 from server.runtime import freeze_heap, run, tune_gc
 from server.shell.held import log_event
 from server.store.stores import check_url, open_store
@@ -53,11 +56,41 @@ def redis_url(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def database_url(text: str) -> str | None:
+    """An argparse type: a database URL the records can open ('' : the default SQLite file)."""
+    if not text:
+        return None
+    try:
+        normalise_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def add_records_args(parser: argparse.ArgumentParser) -> None:
+    env = os.environ
+    parser.add_argument(
+        "--database",
+        type=database_url,
+        default=env.get("SEAHAVEN_DATABASE_URL") or None,
+        metavar="URL",
+        help="keep the records (every race, players, boards) in this database: postgresql://USER@HOST/NAME or "
+        "sqlite:///PATH (env SEAHAVEN_DATABASE_URL; default: the SQLite file seahaven.db in the data folder)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        default=env.get("SEAHAVEN_DATA_DIR") or default_data_dir(),
+        metavar="DIR",
+        help="the server's own files (env SEAHAVEN_DATA_DIR; default ~/.local/share/seahaven-server)",
+    )
+
+
 def parse_args(argv: list[str] | None = None) -> tuple[Config, str, int]:
     env = os.environ
     parser = argparse.ArgumentParser(
         prog="seahaven-server",
-        description="Seahaven Towers race server (WebSocket). In-memory store unless a Redis URL is given.",
+        description="Seahaven Towers race server (WebSocket). In-memory store unless a Redis URL is given. "
+        "`seahaven-server migrate` upgrades the records' database.",
     )
     parser.add_argument("--host", default=env.get("SEAHAVEN_HOST", "127.0.0.1"), help="address to listen on")
     parser.add_argument(
@@ -143,6 +176,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str, int]:
         default=env.get("SEAHAVEN_WORKERS", "1"),
         help="server processes sharing this port and the Redis store (more than 1 needs --redis)",
     )
+    add_records_args(parser)
     parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)  # set for each worker
     parser.add_argument("--log-level", default=env.get("SEAHAVEN_LOG_LEVEL", "INFO"), help="DEBUG, INFO, WARNING...")
     args = parser.parse_args(argv)
@@ -167,8 +201,40 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str, int]:
         rooms_per_address=int(args.rooms_per_address),
         uvloop=not args.no_uvloop,
         reuse_port=args.reuse_port,
+        database_url=args.database,
+        data_dir=args.data_dir,
     )
     return config, args.log_level, int(args.workers)
+
+
+def migrate_command(argv: list[str]) -> int:
+    """``seahaven-server migrate``: upgrade the records' database to this build's schema."""
+    parser = argparse.ArgumentParser(
+        prog="seahaven-server migrate",
+        description="Upgrade the records' database to the schema this build needs (the server's start "
+        "migrates an empty database by itself, and refuses one at an older revision).",
+    )
+    add_records_args(parser)
+    args = parser.parse_args(argv)
+    try:
+        db = open_database(args.database, Path(args.data_dir))
+    except ValueError as exc:
+        parser.error(str(exc))
+    print(f"records: {db.describe()}", flush=True)
+
+    async def upgrade() -> str:
+        try:
+            return await migrate(db)
+        finally:
+            await db.close()
+
+    try:
+        revision = asyncio.run(upgrade())
+    except DatabaseUnavailable as exc:
+        print(f"seahaven-server migrate: {exc}", file=sys.stderr)
+        return 1
+    print(f"records at revision {revision}")
+    return 0
 
 
 async def serve(config: Config) -> None:
@@ -195,6 +261,10 @@ async def serve(config: Config) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["migrate"]:
+        logging.basicConfig(level="WARNING")
+        raise SystemExit(migrate_command(args[1:]))
     config, level, workers = parse_args(argv)
     logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
     if workers > 1:

@@ -264,6 +264,10 @@ class RaceServer:
             await asyncio.gather(*closing, return_exceptions=True)
             await self.ws.wait_closed()
         await self.tasks.cancel()
+        # Gone at once for the other nodes: a node starting next does not take this one's closed
+        # connections for live ones.
+        with contextlib.suppress(StoreError):
+            await self.store.leave(self.node)
         await self.pool.close()
         await self.store.close()
         log_event("server.stopped")

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def default_data_dir() -> str:
+    """Where the server keeps its files (the SQLite records when no database URL is given):
+    ``$XDG_DATA_HOME/seahaven-server``, else ``~/.local/share/seahaven-server``."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return str(Path(base) / "seahaven-server")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,3 +60,7 @@ class Config:
     """Run on uvloop when it is installed (the ``fast`` extra)."""
     reuse_port: bool = False
     """Share the port with other worker processes (``--workers``: SO_REUSEPORT)."""
+    database_url: str | None = None
+    """The records' database (``sqlite:///PATH`` or ``postgresql://...``); None: a SQLite file in ``data_dir``."""
+    data_dir: str = field(default_factory=default_data_dir)
+    """The server's own files."""

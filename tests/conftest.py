@@ -1,20 +1,24 @@
 """Shared fixtures: a private redis-server per test, a local Redis Cluster per session, the store
-under contract test on every backend, a solver worker pool, and race servers (tests/helpers.py's
-factory) on both backends or on one."""
+under contract test on every backend, a solver worker pool, race servers (tests/helpers.py's
+factory) on both backends or on one, and the records' database on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
 
 from server.play.dealpool import worker_executor
+from server.records.database import Database, open_database
+from server.records.migrate import migrate
 from server.store.stores import MemoryStore, RedisStore, Store
 from tests.fakeclock import FakeClock, Seconds
 from tests.helpers import MakeServer, server_factory
+from tests.pg_proc import PgProcess, answers_now, scratch_database, shared_url
 from tests.redis_cluster import LocalCluster
 from tests.redis_proc import RedisProcess
 
@@ -117,3 +121,43 @@ async def make_redis_server(request: pytest.FixtureRequest) -> AsyncIterator[Mak
     """Race servers on the test's private redis-server only."""
     async with server_factory("redis", request) as make:
         yield make
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[str]:
+    """A PostgreSQL server's maintenance URL: the shared one (``SEAHAVEN_TEST_PG``), else a private
+    one started for the session. Tests create databases of their own on it (``scratch_database``)."""
+    url = shared_url()
+    if answers_now(url):
+        yield url
+        return
+    with PgProcess() as private:
+        yield private.url
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    """An empty database: a SQLite file in ``tmp_path``, or a fresh database on ``pg_server``."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'records.db'}"
+        return
+    async with scratch_database(request.getfixturevalue("pg_server")) as url:
+        yield url
+
+
+@pytest.fixture
+async def database(database_url: str, tmp_path: Path) -> AsyncIterator[Database]:
+    """The records' database, open and migrated, on SQLite and on PostgreSQL in turn."""
+    db = open_database(database_url, tmp_path)
+    await migrate(db)
+    try:
+        yield db
+    finally:
+        await db.close()
+
+
+@pytest.fixture
+def private_postgres() -> Iterator[PgProcess]:
+    """A PostgreSQL server of the test's own, started; the test may stop and start it."""
+    with PgProcess() as private:
+        yield private

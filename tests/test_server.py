@@ -44,8 +44,10 @@ from seahaven import Board, parse_board
 from seahaven import encode as encode_deal
 from server.app import RaceServer
 from server.rooms.events import Left, pack, unpack
+from server.rooms.events import Moved as MovedEvent
 from server.rooms.room import Room
 from server.shell.clock import SystemClock
+from server.store.stores import RedisStore
 from tests.helpers import MakeServer, fake, url_of, wait_until
 from tests.racing import DEAL, room_with, solution, start_race
 from tests.redis_proc import RedisProcess
@@ -688,3 +690,20 @@ async def test_the_countdown_and_the_time_limit_run_on_the_servers_clock(make_se
     clock.advance(1)
     result = await bob.expect(Result)
     assert result.reason == "time-limit" and [s.player for s in result.standings] == [ann.player, bob.player]
+
+
+async def test_a_clash_whose_catch_up_does_not_fit_loses_the_room_cleanly(
+    make_redis_server: MakeServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another writer stored an event that does not fit what this node holds (a mixed history):
+    the move that meets it hears room-not-found, not internal, and nothing is logged as a crash."""
+    server = await make_redis_server()
+    (ann, bob), state = await room_with(server, "Ann", "Bob")
+    await start_race([ann, bob])
+    # Stored behind the node's back, with no doorbell: a move by nobody seated.
+    assert isinstance(server.store, RedisStore)
+    await server.store.append(state.room, [pack(MovedEvent(1, "pnobody", "3c"))], 60)
+    refused = await ann.error(MoveRequest(move=str(solution()[0])))
+    assert refused.code == ErrorCode.ROOM_NOT_FOUND
+    assert state.room not in server.rooms
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]

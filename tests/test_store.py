@@ -994,6 +994,15 @@ async def test_redis_store_error_message_hides_credentials() -> None:
         nowhere.close()
 
 
+async def test_a_node_that_leaves_is_dead_at_once_and_an_unknown_one_stays_unknown(store: Store) -> None:
+    await store.beat("steady", LONG)
+    await store.beat("stopping", LONG)
+    await store.leave("stopping")
+    await store.leave("never-beat")
+    assert await store.alive() == {"steady"}
+    assert "stopping" in await store.dead() and "never-beat" not in await store.dead()
+
+
 async def test_a_node_that_stops_beating_is_listed_dead_for_a_minute(store: Store, later: Later) -> None:
     await store.beat("steady", LONG)
     await store.beat("gone", SHORT)

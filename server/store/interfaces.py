@@ -117,6 +117,11 @@ class Nodes(Protocol):
         """Say ``node`` is alive for ``ttl`` seconds."""
         ...
 
+    def leave(self, node: str) -> Awaitable[None]:
+        """Say ``node`` has stopped: from now on it is not alive, and counted dead (its members'
+        connections closed with it)."""
+        ...
+
     def alive(self) -> Awaitable[set[str]]:
         """The nodes whose last ``beat`` has not run out."""
         ...

@@ -291,6 +291,13 @@ class MemoryStore:
     def _beat(self, node: str, ttl: float) -> None:
         self._beats[node] = self._now() + ttl
 
+    def leave(self, node: str) -> Awaitable[None]:
+        return self._run("leave", lambda: self._leave(node))
+
+    def _leave(self, node: str) -> None:
+        if node in self._beats:
+            self._beats[node] = self._now()
+
     def alive(self) -> Awaitable[set[str]]:
         return self._run("alive", lambda: self._nodes(alive=True))
 

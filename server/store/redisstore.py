@@ -580,6 +580,12 @@ class RedisStore:
 
         return self._run("beat", "beat", call)
 
+    def leave(self, node: str) -> Awaitable[None]:
+        async def call() -> None:
+            await self._redis.zadd(self.nodes_key, {node: _deadline_ms(-1)}, xx=True)
+
+        return self._run("leave", "say a node left", call)
+
     def alive(self) -> Awaitable[set[str]]:
         async def call() -> set[str]:
             nodes: list[Any] = await self._redis.zrangebyscore(self.nodes_key, _deadline_ms(0), "+inf")

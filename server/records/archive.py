@@ -1,0 +1,54 @@
+"""Finished races into the database, each once: ``Archive`` implements ``server.shell.ports.RaceArchive``.
+
+Each race is one transaction keyed by its id: ``INSERT ... ON CONFLICT (race_id) DO NOTHING
+RETURNING race_id`` first; when no row comes back the race was there already, and nothing else is
+written, so a second write of a race (a retry after a lost commit acknowledgement, two archivers
+at once, a re-recorded log) changes nothing. Two writers of one race at the same moment serialise
+on the key (PostgreSQL makes the second wait for the first's commit, then do nothing; SQLite
+admits one writer at a time). The racers' rows are written in the same transaction, so a race is
+on record whole or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from server.records.database import Database
+from server.records.rows import proofs, race_row, racer_rows
+from server.records.schema import race_racers, races
+from server.rooms.history import RaceRecord
+
+__all__ = ["Archive"]
+
+
+class Archive:
+    """Writes race records; ``now``: the server's clock (ms), for each row's ``archived_at``."""
+
+    def __init__(self, db: Database, *, now: Callable[[], int]) -> None:
+        self.db = db
+        self.now = now
+
+    async def write_races(self, records: Sequence[RaceRecord]) -> None:
+        """Write each race in its own transaction; one already there is left as it is. Raises
+        ``DatabaseUnavailable`` (an OSError) when the database cannot be used: the races before
+        the failing one are written, the failing one not at all."""
+        for record in records:
+            await self.write_race(record)
+
+    async def write_race(self, record: RaceRecord) -> bool:
+        """Write one race; False when it was on record already (then nothing was written)."""
+        # The engine's replay runs before the transaction: the write lock is held for the writes only.
+        racers = racer_rows(record, proofs(record))
+        race = race_row(record, self.now())
+        claim = (
+            self.db.insert(races)
+            .values(race)
+            .on_conflict_do_nothing(index_elements=["race_id"])
+            .returning(races.c.race_id)
+        )
+        async with self.db.write() as conn:
+            if (await conn.execute(claim)).first() is None:
+                return False
+            if racers:
+                await conn.execute(race_racers.insert(), racers)
+        return True

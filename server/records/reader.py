@@ -1,0 +1,406 @@
+"""The public read API's answers: races, players, their races, leaderboards, challenges.
+
+Every method returns JSON-ready dicts (``server.records.views``) or None for what is not there,
+raises ``ValueError`` (with a message for the asker) for a bad argument and
+``DatabaseUnavailable`` (an OSError) when the database cannot be used. A race not yet archived is
+read from the live store (``live``): its room's log, replayed by ``races_of``.
+
+The boards count only runs that prove something: finished, the moves replayed by the engine and
+winning (``proven``), no hints, a human (no bot, no ghost), on a deal the server picked in secret
+(``chosen`` false: a creator-chosen deal is known beforehand) - except the daily board, whose
+deal is public by design and the same for everyone that day (its races are the ones whose
+settings name that day). Each player appears once, with their fastest run; ties share a rank
+(1, 2, 2, 4) and are listed by who got there first.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sqlalchemy import Select, and_, case, func, literal, or_, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from protocol.enums import Status
+from seahaven.rules import PRESETS
+from seahaven.winnable import GRADES
+from server.records.database import Database
+from server.records.rows import proofs, record_of
+from server.records.schema import challenges, players, race_racers, races
+from server.records.views import race_view, shown_name, summary_view
+from server.rooms.events import unpack
+from server.rooms.history import races_of
+from server.rooms.raceid import room_of
+from server.store.interfaces import RoomLog
+
+__all__ = ["MAX_LIMIT", "PERIODS", "RECENT", "Reader"]
+
+PERIODS = ("day", "week", "all")
+MAX_LIMIT = 100
+"""The most rows one page holds."""
+RECENT = 10
+"""Races a player's page lists."""
+WEEK_MS = 7 * 86_400_000
+
+rr = race_racers
+
+
+class Reader:
+    """Answers the read API from ``db`` (and ``live``, the rooms' logs, for races not yet
+    archived); ``now``: the server's clock (ms), for today's and this week's boards."""
+
+    def __init__(self, db: Database, *, now: Callable[[], int], live: RoomLog | None = None) -> None:
+        self.db = db
+        self.now = now
+        self.live = live
+
+    # -- races --------------------------------------------------------------
+
+    async def race(self, race_id: str) -> dict[str, Any] | None:
+        """The race ``race_id``: archived, else live in the store (``"archived": false``); None if
+        neither has it (a malformed id included)."""
+        async with self.db.read() as conn:
+            race = (await conn.execute(select(races).where(races.c.race_id == race_id))).mappings().first()
+            if race is not None:
+                racers = (
+                    (await conn.execute(select(rr).where(rr.c.race_id == race_id).order_by(rr.c.place, rr.c.player)))
+                    .mappings()
+                    .all()
+                )
+                deleted = await deleted_among(conn, [r["player"] for r in racers])
+                record = record_of(race, racers)
+                return race_view(record, {r["player"]: r["proven"] for r in racers}, archived=True, deleted=deleted)
+        return await self.live_race(race_id)
+
+    async def live_race(self, race_id: str) -> dict[str, Any] | None:
+        if self.live is None:
+            return None
+        try:
+            code = room_of(race_id)
+        except ValueError:
+            return None
+        try:
+            records = races_of([unpack(entry) for entry in await self.live.load(code)])
+        except ValueError:  # a log this build cannot read (a newer format) or replay: not servable here
+            return None
+        for record in records:
+            if record.race_id == race_id:
+                async with self.db.read() as conn:
+                    deleted = await deleted_among(conn, [r.player for r in record.racers])
+                return race_view(record, proofs(record), archived=False, deleted=deleted)
+        return None
+
+    # -- players ------------------------------------------------------------
+
+    async def player(self, player: str) -> dict[str, Any] | None:
+        """A player's page: totals, streaks, bests per preset, the newest races; None for a player
+        with neither races nor an account, and for a deleted account."""
+        async with self.db.read() as conn:
+            account = (await conn.execute(select(players).where(players.c.player == player))).mappings().first()
+            if account is not None and account["deleted_at"] is not None:
+                return None
+            won = and_(rr.c.place == 1, rr.c.status == Status.FINISHED)
+            totals = (
+                await conn.execute(
+                    select(
+                        func.count(),
+                        func.coalesce(func.sum(case((won, 1), else_=0)), 0),
+                        func.coalesce(func.sum(case((rr.c.status == Status.FINISHED, 1), else_=0)), 0),
+                    ).where(rr.c.player == player)
+                )
+            ).one()
+            if account is None and totals[0] == 0:
+                return None
+            recent = (await conn.execute(summaries(player).limit(RECENT))).mappings().all()
+            current, best = await streaks(conn, player)
+            bests = await personal_bests(conn, player)
+        name = account["display_name"] if account is not None else (recent[0]["name"] if recent else player)
+        return {
+            "player": player,
+            "name": name,
+            "handle": account["handle"] if account is not None else None,
+            "races": int(totals[0]),
+            "wins": int(totals[1]),
+            "finished": int(totals[2]),
+            "current_streak": current,
+            "best_streak": best,
+            "bests": bests,
+            "recent": [summary_view(row) for row in recent],
+        }
+
+    async def player_races(self, player: str, limit: int = 20, before: str | None = None) -> dict[str, Any]:
+        """A page of a player's races, newest first; ``before``: the ``next`` of the page before."""
+        check_limit(limit)
+        query = summaries(player)
+        if before is not None:
+            ended_at, race_id = read_cursor(before)
+            query = query.where(or_(rr.c.ended_at < ended_at, and_(rr.c.ended_at == ended_at, rr.c.race_id < race_id)))
+        async with self.db.read() as conn:
+            rows = (await conn.execute(query.limit(limit + 1))).mappings().all()
+        shown = rows[:limit]
+        more = len(rows) > limit
+        return {
+            "races": [summary_view(row) for row in shown],
+            "next": cursor(shown[-1]["ended_at"], shown[-1]["race_id"]) if more else None,
+        }
+
+    # -- boards -------------------------------------------------------------
+
+    async def leaderboard(
+        self,
+        preset: str,
+        period: str = "all",
+        grade: str | None = None,
+        day: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> dict[str, Any]:
+        """The fastest proven wins of ``preset`` (one per player): ``period`` "day" (the daily
+        deal of ``day``, a UTC YYYY-MM-DD, today by default), "week" (ended in the last 7 days)
+        or "all"; ``grade``: only deals the server picked of that grade."""
+        if preset not in PRESETS:
+            raise ValueError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
+        if period not in PERIODS:
+            raise ValueError(f"unknown period {period!r}; periods: {', '.join(PERIODS)}")
+        if grade is not None and grade not in GRADES:
+            raise ValueError(f"unknown deal grade {grade!r}; grades: {', '.join(GRADES)}")
+        if day is not None and period != "day":
+            raise ValueError("day goes with the daily board only (period=day)")
+        check_limit(limit)
+        if offset < 0:
+            raise ValueError(f"offset must be 0 or more, not {offset}")
+        if period == "day":
+            day = check_day(day) if day is not None else today(self.now())
+        where = [
+            races.c.preset == preset,
+            rr.c.status == Status.FINISHED,
+            rr.c.proven.is_(True),
+            rr.c.hints == 0,
+            rr.c.bot.is_(False),
+            rr.c.ghost.is_(False),
+            rr.c.time_ms.is_not(None),
+        ]
+        if period == "day":
+            where.append(races.c.daily == day)
+        else:
+            where.append(races.c.chosen.is_(False))
+            if period == "week":
+                where.append(races.c.ended_at >= self.now() - WEEK_MS)
+        if grade is not None:
+            where.append(races.c.deal_grade == grade)
+        async with self.db.read() as conn:
+            rows = (await conn.execute(board_query(where).limit(limit + 1).offset(offset))).mappings().all()
+        return {
+            "preset": preset,
+            "period": period,
+            "grade": grade,
+            "day": day,
+            "entries": [
+                {
+                    "rank": int(row["rank"]),
+                    "player": row["player"],
+                    "name": shown_name(row["display_name"] or row["name"], row["deleted_at"] is not None),
+                    "time_ms": row["time_ms"],
+                    "race_id": row["race_id"],
+                    "deal": row["deal"],
+                    "ended_at": row["ended_at"],
+                }
+                for row in rows[:limit]
+            ],
+            "next_offset": offset + limit if len(rows) > limit else None,
+        }
+
+    # -- challenges ---------------------------------------------------------
+
+    async def challenge(self, challenge: str) -> dict[str, Any] | None:
+        """A ghost challenge: whose run, on which race, and that run's preset, deal and time."""
+        query = (
+            select(
+                challenges,
+                races.c.preset,
+                races.c.deal,
+                races.c.deal_code,
+                rr.c.name,
+                rr.c.status,
+                rr.c.time_ms,
+                players.c.deleted_at,
+            )
+            .join(races, races.c.race_id == challenges.c.race_id)
+            .join(rr, and_(rr.c.race_id == challenges.c.race_id, rr.c.player == challenges.c.player))
+            .outerjoin(players, players.c.player == challenges.c.player)
+            .where(challenges.c.challenge == challenge)
+        )
+        async with self.db.read() as conn:
+            row = (await conn.execute(query)).mappings().first()
+        if row is None:
+            return None
+        return {
+            "challenge": row["challenge"],
+            "race_id": row["race_id"],
+            "player": row["player"],
+            "name": shown_name(row["name"], row["deleted_at"] is not None),
+            "created_at": row["created_at"],
+            "created_by": row["created_by"],
+            "preset": row["preset"],
+            "deal": row["deal"],
+            "deal_code": row["deal_code"],
+            "status": row["status"],
+            "time_ms": row["time_ms"],
+        }
+
+
+# -- queries ----------------------------------------------------------------
+
+
+def summaries(player: str) -> Select[Any]:
+    """The player's races, newest first, as ``summary_view`` reads them."""
+    return (
+        select(
+            rr.c.race_id,
+            rr.c.ended_at,
+            rr.c.place,
+            rr.c.status,
+            rr.c.time_ms,
+            rr.c.name,
+            races.c.preset,
+            races.c.deal,
+            races.c.racer_count,
+        )
+        .join(races, races.c.race_id == rr.c.race_id)
+        .where(rr.c.player == player)
+        .order_by(rr.c.ended_at.desc(), rr.c.race_id.desc())
+    )
+
+
+async def streaks(conn: AsyncConnection, player: str) -> tuple[int, int]:
+    """(current, best) runs of consecutive wins, in the order the races ended.
+
+    Islands: each race that is not a win starts a new group (a running count of non-wins), so a
+    group holds one loss (except the first) and the wins after it; its win count is a streak."""
+    won = case((and_(rr.c.place == 1, rr.c.status == Status.FINISHED), 1), else_=0)
+    ordered = (
+        select(
+            won.label("won"),
+            func.sum(literal(1) - won).over(order_by=(rr.c.ended_at, rr.c.race_id), rows=(None, 0)).label("island"),
+        )
+        .where(rr.c.player == player)
+        .subquery()
+    )
+    islands = (
+        await conn.execute(
+            select(ordered.c.island, func.sum(ordered.c.won)).group_by(ordered.c.island).order_by(ordered.c.island)
+        )
+    ).all()
+    if not islands:
+        return 0, 0
+    return int(islands[-1][1]), max(int(wins) for _, wins in islands)
+
+
+async def personal_bests(conn: AsyncConnection, player: str) -> list[dict[str, Any]]:
+    """The player's fastest proven finish without hints, per preset (preset order)."""
+    fastest = (
+        select(
+            races.c.preset,
+            rr.c.time_ms,
+            rr.c.race_id,
+            races.c.deal,
+            rr.c.ended_at,
+            func.row_number()
+            .over(partition_by=races.c.preset, order_by=(rr.c.time_ms, rr.c.ended_at, rr.c.race_id))
+            .label("n"),
+        )
+        .join(races, races.c.race_id == rr.c.race_id)
+        .where(
+            rr.c.player == player,
+            rr.c.status == Status.FINISHED,
+            rr.c.proven.is_(True),
+            rr.c.hints == 0,
+            rr.c.time_ms.is_not(None),
+        )
+        .subquery()
+    )
+    rows = (
+        await conn.execute(
+            select(fastest.c.preset, fastest.c.time_ms, fastest.c.race_id, fastest.c.deal, fastest.c.ended_at)
+            .where(fastest.c.n == 1)
+            .order_by(fastest.c.preset)
+        )
+    ).mappings()
+    return [dict(row) for row in rows]
+
+
+def board_query(where: Sequence[Any]) -> Select[Any]:
+    """Each player's fastest run among those ``where`` admits, ranked (ties share a rank)."""
+    runs = (
+        select(
+            rr.c.player,
+            rr.c.name,
+            rr.c.time_ms,
+            rr.c.race_id,
+            races.c.deal,
+            races.c.ended_at,
+            func.row_number()
+            .over(partition_by=rr.c.player, order_by=(rr.c.time_ms, races.c.ended_at, rr.c.race_id))
+            .label("n"),
+        )
+        .join(races, races.c.race_id == rr.c.race_id)
+        .where(*where)
+        .subquery()
+    )
+    best = select(runs, func.rank().over(order_by=runs.c.time_ms).label("rank")).where(runs.c.n == 1).subquery()
+    return (
+        select(best, players.c.display_name, players.c.deleted_at)
+        .outerjoin(players, players.c.player == best.c.player)
+        .order_by(best.c.rank, best.c.ended_at, best.c.player)
+    )
+
+
+async def deleted_among(conn: AsyncConnection, player_ids: Sequence[str]) -> set[str]:
+    """Which of ``player_ids`` are deleted accounts."""
+    if not player_ids:
+        return set()
+    rows = await conn.execute(
+        select(players.c.player).where(players.c.player.in_(player_ids), players.c.deleted_at.is_not(None))
+    )
+    return set(rows.scalars())
+
+
+# -- arguments --------------------------------------------------------------
+
+
+def check_limit(limit: int) -> None:
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ValueError(f"limit must be 1 to {MAX_LIMIT}, not {limit}")
+
+
+def check_day(day: str) -> str:
+    try:
+        parsed = datetime.date.fromisoformat(day)
+    except ValueError:
+        raise ValueError(f"day must be a date, YYYY-MM-DD, not {day!r}") from None
+    if parsed.isoformat() != day:  # fromisoformat also takes 20260520 and the like
+        raise ValueError(f"day must be a date, YYYY-MM-DD, not {day!r}")
+    return day
+
+
+def today(now_ms: int) -> str:
+    return datetime.datetime.fromtimestamp(now_ms / 1000, datetime.UTC).date().isoformat()
+
+
+def cursor(ended_at: int, race_id: str) -> str:
+    """An opaque page cursor: the last race shown, by (ended_at, race_id)."""
+    return base64.urlsafe_b64encode(f"{ended_at}:{race_id}".encode()).decode().rstrip("=")
+
+
+def read_cursor(text: str) -> tuple[int, str]:
+    try:
+        decoded = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
+        ended_at, race_id = decoded.split(":", 1)
+        if not (ended_at.isdigit() and race_id):
+            raise ValueError
+        return int(ended_at), race_id
+    except (ValueError, binascii.Error, UnicodeDecodeError):  # UnicodeDecodeError is a ValueError too
+        raise ValueError(f"not a page cursor: {text!r} (pass the 'next' of the page before)") from None

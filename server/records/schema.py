@@ -1,0 +1,114 @@
+"""The records' tables (SQLAlchemy Core): portable types only, so one schema serves SQLite and PostgreSQL.
+
+Times are integers, server milliseconds since the Unix epoch (what the rooms' events carry), never
+SQL timestamps: the same value on both databases and in the JSON the API serves. A race's columns
+copy what the leaderboards filter on out of its settings (preset, deal, grade, chosen, daily...);
+``settings`` keeps the whole ``Settings`` as the room had it. The migrations in
+``server/records/migrations/versions`` build exactly these tables (a test compares them).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+)
+
+__all__ = ["challenges", "metadata", "players", "race_racers", "races"]
+
+metadata = MetaData(
+    # Named constraints, so a later migration can name what it alters on either database.
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+races = Table(
+    "races",
+    metadata,
+    Column("race_id", Text, primary_key=True),
+    Column("room", Text, nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("preset", Text, nullable=False),
+    Column("deal", BigInteger, nullable=False),
+    Column("deal_code", Text, nullable=False),
+    Column("deal_grade", Text),
+    Column("chosen", Boolean, nullable=False),
+    Column("daily", Text),
+    Column("hints_allowed", Boolean, nullable=False),
+    Column("undo_allowed", Boolean, nullable=False),
+    Column("time_limit_ms", BigInteger),
+    Column("settings", JSON, nullable=False),
+    Column("started_at", BigInteger, nullable=False),
+    Column("ended_at", BigInteger, nullable=False),
+    Column("end_reason", Text, nullable=False),
+    Column("racer_count", Integer, nullable=False),
+    Column("archived_at", BigInteger, nullable=False),
+    Index(None, "preset", "ended_at"),  # the week and all-time boards
+    Index(None, "daily", "preset"),  # the daily board
+)
+
+race_racers = Table(
+    "race_racers",
+    metadata,
+    Column("race_id", Text, ForeignKey("races.race_id", ondelete="CASCADE"), primary_key=True),
+    Column("player", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("place", Integer, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("progress", Integer, nullable=False),
+    Column("time_ms", BigInteger),
+    Column("hints", Integer, nullable=False),
+    Column("undos", Integer, nullable=False),
+    Column("bot", Boolean, nullable=False),
+    Column("ghost", Boolean, nullable=False),
+    # The engine replayed the moves on the race's deal and they win it (``history.proven``).
+    Column("proven", Boolean, nullable=False),
+    # [[ms from the start, move in the notation or "undo"], ...] in the order the server applied them.
+    Column("moves", JSON, nullable=False),
+    # The race's end, copied here so a player's races page in index order without a join.
+    Column("ended_at", BigInteger, nullable=False),
+    Index(None, "player", "ended_at", "race_id"),
+    Index(None, "status", "proven"),
+)
+
+players = Table(
+    "players",
+    metadata,
+    Column("player", Text, primary_key=True),
+    Column("handle", Text, unique=True),
+    # The handle's folded form (one name rule: NFC, case folding, look-alikes): the first to claim it wins.
+    Column("handle_key", Text, unique=True),
+    Column("display_name", Text, nullable=False),
+    # sha256 of the player's secret key, hex.
+    Column("key_hash", Text, nullable=False),
+    Column("password_hash", Text),
+    Column("created_at", BigInteger, nullable=False),
+    Column("deleted_at", BigInteger),
+)
+
+challenges = Table(
+    "challenges",
+    metadata,
+    Column("challenge", Text, primary_key=True),
+    Column("race_id", Text, nullable=False),
+    # Whose run is the ghost.
+    Column("player", Text, nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Column("created_by", Text, nullable=False),
+    # The ghost's run must be on record: the racer row itself, not only the race.
+    ForeignKeyConstraint(["race_id", "player"], ["race_racers.race_id", "race_racers.player"], ondelete="CASCADE"),
+    Index(None, "created_by"),
+)

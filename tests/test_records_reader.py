@@ -1,0 +1,323 @@
+"""The read API's answers from the records (SQLite and PostgreSQL), and from the live store until archived."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from server.records.archive import Archive
+from server.records.database import Database
+from server.records.reader import Reader, today
+from server.records.rows import proofs
+from server.records.schema import challenges, players
+from server.records.views import race_view
+from server.rooms.events import pack
+from server.rooms.history import RaceRecord
+from server.store.memory import MemoryStore
+from tests.race_records import T0, Run, made_record, raced_log, raced_record
+
+DAY_MS = 86_400_000
+NOW = T0 + 30 * DAY_MS
+
+
+def clock() -> int:
+    return NOW
+
+
+async def archive(db: Database, *records: RaceRecord) -> None:
+    await Archive(db, now=clock).write_races(records)
+
+
+async def add_player(db: Database, player: str, display_name: str, **columns: Any) -> None:
+    row = {
+        "player": player,
+        "display_name": display_name,
+        "key_hash": hashlib.sha256(player.encode()).hexdigest(),
+        "created_at": T0,
+        **columns,
+    }
+    async with db.write() as conn:
+        await conn.execute(players.insert().values(row))
+
+
+# -- races ------------------------------------------------------------------
+
+
+async def test_a_race_not_on_record_is_none(database: Database) -> None:
+    reader = Reader(database, now=clock, live=MemoryStore())
+    assert await reader.race("ROOM01-1-aaaaaaaa") is None
+    assert await reader.race("not a race id") is None
+    assert await reader.race("") is None
+
+
+async def test_a_live_race_is_served_from_its_room_until_archived(database: Database) -> None:
+    store = MemoryStore()
+    await store.append("ROOM01", [pack(event) for event in raced_log()], 60.0)
+    record = raced_record()
+    reader = Reader(database, now=clock, live=store)
+    live = await reader.race(record.race_id)
+    assert live == race_view(record, proofs(record), archived=False)
+    assert live is not None and [r["proven"] for r in live["racers"]] == [True, False]
+    assert await reader.race(record.race_id.replace("-1-", "-2-")) is None  # the room's next race: none yet
+    assert await Reader(database, now=clock).race(record.race_id) is None  # no live store: not there
+    await archive(database, record)
+    archived = await reader.race(record.race_id)
+    assert archived is not None and archived["archived"] is True
+    assert {**archived, "archived": False} == live  # the same answer either way
+
+
+async def test_a_deleted_account_is_a_deleted_player_in_its_races(database: Database) -> None:
+    record = raced_record()
+    await archive(database, record)
+    await add_player(database, "bob", "Bob", deleted_at=NOW)
+    view = await Reader(database, now=clock).race(record.race_id)
+    assert view is not None
+    assert [(r["player"], r["name"]) for r in view["racers"]] == [("ann", "Ann"), ("bob", "deleted player")]
+    assert view["racers"][1]["moves"]  # the race itself stays on record
+
+
+# -- players ----------------------------------------------------------------
+
+# pat's races in the order they ended: W W L W W W L W (current streak 1, best 3).
+PAT = [60_000, 55_000, None, 52_000, 58_000, 51_000, None, 57_000]
+
+
+def pat_records() -> list[RaceRecord]:
+    records = []
+    for i, time_ms in enumerate(PAT):
+        rival = Run("rex", 65_000) if time_ms is not None else Run("rex", 40_000)
+        # Races 3 and 4 end at the same millisecond: the race id orders them.
+        ended = T0 + DAY_MS * (i if i != 4 else 3)
+        records.append(made_record(f"P{i}-1-aaaaaaaa", ended, [Run("pat", time_ms), rival]))
+    records.append(made_record("Q0-1-aaaaaaaa", T0, [Run("pat", 30_000, hints=2)]))  # with hints: no best
+    records.append(made_record("Q1-1-aaaaaaaa", T0 - 1, [Run("pat", 70_000)], preset="seahaven-relaxed"))
+    return records
+
+
+async def test_a_players_page(database: Database) -> None:
+    await archive(database, *pat_records())
+    page = await Reader(database, now=clock).player("pat")
+    assert page is not None
+    assert (page["player"], page["name"], page["handle"]) == ("pat", "Pat", None)
+    assert (page["races"], page["wins"], page["finished"]) == (10, 8, 8)
+    # In end order: Q1 (T0-1), Q0 and P0 (T0), P1, P2 (lost), P3 and P4, P5, P6 (lost), P7.
+    assert (page["current_streak"], page["best_streak"]) == (1, 4)
+    assert page["bests"] == [
+        {"preset": "seahaven", "time_ms": 51_000, "race_id": "P5-1-aaaaaaaa", "deal": 1, "ended_at": T0 + 5 * DAY_MS},
+        {"preset": "seahaven-relaxed", "time_ms": 70_000, "race_id": "Q1-1-aaaaaaaa", "deal": 1, "ended_at": T0 - 1},
+    ]
+    recent = page["recent"]
+    assert len(recent) == 10
+    assert [r["race_id"] for r in recent[:4]] == ["P7-1-aaaaaaaa", "P6-1-aaaaaaaa", "P5-1-aaaaaaaa", "P4-1-aaaaaaaa"]
+    assert recent[0] == {
+        "race_id": "P7-1-aaaaaaaa",
+        "preset": "seahaven",
+        "deal": 1,
+        "ended_at": T0 + 7 * DAY_MS,
+        "place": 1,
+        "racers": 2,
+        "status": "finished",
+        "time_ms": 57_000,
+    }
+    assert recent[1]["status"] == "resigned" and recent[1]["place"] == 2
+
+
+async def test_streaks_count_wins_in_a_row(database: Database) -> None:
+    await archive(database, *[r for r in pat_records() if r.race_id.startswith("P")])
+    page = await Reader(database, now=clock).player("pat")
+    assert page is not None and (page["current_streak"], page["best_streak"]) == (1, 3)
+    rex = await Reader(database, now=clock).player("rex")
+    assert rex is not None and (rex["wins"], rex["current_streak"], rex["best_streak"]) == (2, 0, 1)
+
+
+async def test_players_without_races_or_accounts(database: Database) -> None:
+    reader = Reader(database, now=clock)
+    assert await reader.player("nobody") is None
+    await add_player(database, "new", "Newcomer", handle="Newcomer", handle_key="newcomer")
+    page = await reader.player("new")
+    assert page is not None
+    assert (page["name"], page["handle"], page["races"], page["wins"]) == ("Newcomer", "Newcomer", 0, 0)
+    assert (page["current_streak"], page["best_streak"], page["bests"], page["recent"]) == (0, 0, [], [])
+    await archive(database, *pat_records())
+    await add_player(database, "pat", "Pat", deleted_at=NOW)
+    assert await reader.player("pat") is None  # a deleted account has no page
+
+
+async def test_a_players_races_page_by_page(database: Database) -> None:
+    await archive(database, *pat_records())
+    reader = Reader(database, now=clock)
+    seen: list[str] = []
+    pages = 0
+    before = None
+    while True:
+        page = await reader.player_races("pat", limit=3, before=before)
+        seen += [r["race_id"] for r in page["races"]]
+        pages += 1
+        before = page["next"]
+        if before is None:
+            break
+        assert isinstance(before, str)
+    assert pages == 4 and len(seen) == len(set(seen)) == 10
+    every = (await reader.player_races("pat", limit=100))["races"]
+    assert [r["race_id"] for r in every] == seen  # the pages, in order, are the whole list
+    assert [r["ended_at"] for r in every] == sorted((r["ended_at"] for r in every), reverse=True)
+    assert await reader.player_races("nobody", limit=5) == {"races": [], "next": None}
+
+
+@pytest.mark.parametrize("cursor", ["garbage!", "bm90LWEtY3Vyc29y", "", "MTIz"])
+async def test_a_malformed_cursor_is_refused(database: Database, cursor: str) -> None:
+    with pytest.raises(ValueError, match="not a page cursor"):
+        await Reader(database, now=clock).player_races("pat", limit=5, before=cursor)
+
+
+@pytest.mark.parametrize("limit", [0, 101])
+async def test_a_page_size_out_of_range_is_refused(database: Database, limit: int) -> None:
+    with pytest.raises(ValueError, match="limit must be 1 to 100"):
+        await Reader(database, now=clock).player_races("pat", limit=limit)
+
+
+# -- boards -----------------------------------------------------------------
+
+DAY = "2027-01-15"
+"""A daily race's day (not today)."""
+
+
+def board_records() -> list[RaceRecord]:
+    old = NOW - 8 * DAY_MS  # more than a week before NOW
+    recent = NOW - DAY_MS
+    forged = made_record("F0-1-aaaaaaaa", recent, [Run("fay", 45_000)])
+    fay = forged.racers[0]
+    return [
+        made_record("A1-1-aaaaaaaa", old, [Run("ann", 60_000), Run("bob", 70_000)]),
+        made_record("A2-1-aaaaaaaa", recent, [Run("ann", 50_000), Run("cid", 50_000)]),  # a tie
+        made_record("A3-1-aaaaaaaa", recent + 1, [Run("ann", 55_000)]),  # ann's slower second win
+        made_record("A4-1-aaaaaaaa", recent, [Run("dan", 40_000, hints=1)]),  # hints: not on a board
+        made_record("A5-1-aaaaaaaa", recent, [Run("bot-x", 30_000), Run("ghost-ann", 20_000)]),
+        made_record("A6-1-aaaaaaaa", recent, [Run("eve", 45_000)], chosen=True),  # the creator's deal
+        made_record("A7-1-aaaaaaaa", recent, [Run("gus")]),  # resigned
+        made_record("A8-1-aaaaaaaa", recent, [Run("hal", 65_000)], preset="seahaven-relaxed"),
+        made_record("A9-1-aaaaaaaa", recent, [Run("jo", 30_000)], deal_grade="fiendish"),
+        made_record("D1-1-aaaaaaaa", old, [Run("ivy", 35_000), Run("kim", 36_000)], daily=DAY, chosen=True),
+        made_record("D2-1-aaaaaaaa", recent, [Run("lee", 80_000)], daily=today(NOW), chosen=True),
+        # fay's finish does not replay to a win: never proven, never on a board.
+        dataclasses.replace(forged, racers=(dataclasses.replace(fay, moves=fay.moves[:-3]),)),
+    ]
+
+
+def entries(board: dict[str, Any]) -> list[tuple[int, str, int]]:
+    return [(e["rank"], e["player"], e["time_ms"]) for e in board["entries"]]
+
+
+async def test_the_all_time_board(database: Database) -> None:
+    await archive(database, *board_records())
+    await add_player(database, "ann", "Ann the Great")
+    await add_player(database, "cid", "Cid", deleted_at=NOW)
+    board = await Reader(database, now=clock).leaderboard("seahaven", "all")
+    assert (board["preset"], board["period"], board["grade"], board["day"]) == ("seahaven", "all", None, None)
+    assert entries(board) == [(1, "jo", 30_000), (2, "ann", 50_000), (2, "cid", 50_000), (4, "bob", 70_000)]
+    ann = board["entries"][1]
+    assert ann == {
+        "rank": 2,
+        "player": "ann",
+        "name": "Ann the Great",
+        "time_ms": 50_000,
+        "race_id": "A2-1-aaaaaaaa",
+        "deal": 1,
+        "ended_at": NOW - DAY_MS,
+    }
+    assert [e["name"] for e in board["entries"]] == ["Jo", "Ann the Great", "deleted player", "Bob"]
+    assert board["next_offset"] is None
+
+
+async def test_a_board_page_by_page(database: Database) -> None:
+    await archive(database, *board_records())
+    reader = Reader(database, now=clock)
+    first = await reader.leaderboard("seahaven", "all", limit=2)
+    assert entries(first) == [(1, "jo", 30_000), (2, "ann", 50_000)] and first["next_offset"] == 2
+    second = await reader.leaderboard("seahaven", "all", limit=2, offset=2)
+    assert entries(second) == [(2, "cid", 50_000), (4, "bob", 70_000)] and second["next_offset"] is None
+
+
+async def test_the_weekly_board_and_the_grades(database: Database) -> None:
+    await archive(database, *board_records())
+    reader = Reader(database, now=clock)
+    week = await reader.leaderboard("seahaven", "week")
+    assert entries(week) == [(1, "jo", 30_000), (2, "ann", 50_000), (2, "cid", 50_000)]  # bob's win is too old
+    fiendish = await reader.leaderboard("seahaven", "all", grade="fiendish")
+    assert entries(fiendish) == [(1, "jo", 30_000)] and fiendish["grade"] == "fiendish"
+    assert entries(await reader.leaderboard("seahaven", "all", grade="gentle")) == []
+    assert entries(await reader.leaderboard("seahaven-relaxed", "all")) == [(1, "hal", 65_000)]
+
+
+async def test_the_daily_board(database: Database) -> None:
+    await archive(database, *board_records())
+    reader = Reader(database, now=clock)
+    daily = await reader.leaderboard("seahaven", "day", day=DAY)
+    assert daily["day"] == DAY and entries(daily) == [(1, "ivy", 35_000), (2, "kim", 36_000)]
+    todays = await reader.leaderboard("seahaven", "day")
+    assert todays["day"] == today(NOW) and entries(todays) == [(1, "lee", 80_000)]
+    assert entries(await reader.leaderboard("seahaven", "day", day="2027-01-16")) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        ({"preset": "chess"}, "unknown preset 'chess'"),
+        ({"period": "month"}, "unknown period 'month'"),
+        ({"grade": "easy"}, "unknown deal grade 'easy'"),
+        ({"period": "all", "day": DAY}, "day goes with the daily board only"),
+        ({"period": "day", "day": "15/01/2027"}, "day must be a date, YYYY-MM-DD"),
+        ({"period": "day", "day": "20270115"}, "day must be a date, YYYY-MM-DD"),
+        ({"limit": 0}, "limit must be 1 to 100"),
+        ({"offset": -1}, "offset must be 0 or more"),
+    ],
+)
+async def test_bad_board_arguments_are_refused(database: Database, args: dict[str, Any], says: str) -> None:
+    with pytest.raises(ValueError) as info:
+        await Reader(database, now=clock).leaderboard(**{"preset": "seahaven", **args})
+    assert says in str(info.value)
+
+
+# -- challenges -------------------------------------------------------------
+
+
+async def test_a_challenge(database: Database) -> None:
+    record = raced_record()
+    await archive(database, record)
+    async with database.write() as conn:
+        await conn.execute(
+            challenges.insert().values(
+                challenge="c0ffee", race_id=record.race_id, player="ann", created_at=NOW, created_by="bob"
+            )
+        )
+    reader = Reader(database, now=clock)
+    assert await reader.challenge("c0ffee") == {
+        "challenge": "c0ffee",
+        "race_id": record.race_id,
+        "player": "ann",
+        "name": "Ann",
+        "created_at": NOW,
+        "created_by": "bob",
+        "preset": "seahaven",
+        "deal": 1,
+        "deal_code": record.deal_code,
+        "status": "finished",
+        "time_ms": record.racers[0].time_ms,
+    }
+    assert await reader.challenge("unknown") is None
+
+
+async def test_a_challenge_needs_the_run_on_record(database: Database) -> None:
+    record = raced_record()
+    await archive(database, record)
+    with pytest.raises(sa.exc.IntegrityError):
+        async with database.write() as conn:
+            await conn.execute(
+                challenges.insert().values(
+                    challenge="nope", race_id=record.race_id, player="zed", created_at=NOW, created_by="bob"
+                )
+            )
