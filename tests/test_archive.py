@@ -13,7 +13,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from protocol.messages import MoveRequest, Moved, Resign, Result
+from protocol.messages import Moved, MoveRequest, Resign, Result
 from server.app import RaceServer
 from server.records.archive import Archive
 from server.records.database import Database
@@ -135,10 +135,14 @@ async def test_a_mark_the_index_lost_is_found_by_the_sweep(make_server: MakeServ
     server = await make_server()  # records off: it marks nothing, so the test marks as the append would
     race, _ = await race_to_the_end(server)
     room = room_of(race)
-    log = await server.store.load(room)
-    # The room's last append again, as an archiving node would have stored it: with the mark.
-    stored = await server.store.append_at(room, [], 60.0, len(log), None, None, [race])
-    assert isinstance(stored, Stored)
+
+    async def marked() -> bool:
+        """The room's last append again, as an archiving node would have stored it: with the mark
+        (the racers' drops may still be landing: again until the log held still)."""
+        log = await server.store.load(room)
+        return isinstance(await server.store.append_at(room, [], 60.0, len(log), None, None, [race]), Stored)
+
+    await wait_until(marked)
     assert await server.store.archive_marks(room) == [race]
     assert room not in dict(await server.store.archive_due(100))
     archiver = Archiver(server.store, Archive(database, now=wall_ms), 60.0)

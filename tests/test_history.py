@@ -111,7 +111,7 @@ def test_the_result_names_the_race_on_record(finished_room: tuple[Room, list[Eve
 def test_a_log_with_an_illegal_move_proves_nothing(finished_room: tuple[Room, list[Event]]) -> None:
     _, log = finished_room
     index = next(i for i, e in enumerate(log) if isinstance(e, Moved))
-    forged = log[:index] + [Moved(1100, "pann", "9#")] + log[index + 1 :]
+    forged = [*log[:index], Moved(1100, "pann", "9#"), *log[index + 1 :]]
     with pytest.raises(ValueError):
         races_of(forged)
     [record] = races_of(log)
