@@ -31,6 +31,7 @@ LAYERS = {
     "server.shell": {"server.shell", "server.rooms", "server.store", "server.config"},
     "server.play": {"server.play", "server.shell", "server.rooms", "server.store", "server.config"},
     "server.http": {"server.http", "server.shell", "server.store"},
+    "server.records": {"server.records", "server.rooms", "server.store"},
     "server.config": set(),
     "server.runtime": set(),
     "server.workers": set(),
