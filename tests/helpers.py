@@ -21,13 +21,14 @@ from server.config import Config
 from server.play.daily import DailyTimes
 from server.play.dealpool import DealPool
 from server.shell.clock import Clock
-from server.shell.ports import RaceArchive
+from server.shell.ports import Accounts, RaceArchive
 from server.store.stores import MemoryStore, RedisStore, Store
 from tests.fakeclock import FakeClock
 
 MakeServer = Callable[..., Awaitable[RaceServer]]
-"""``await make(clock=None, *, bot_time_scale=0.0, archive=None, **config)``: a started RaceServer
-(``archive``: finished races into that database)."""
+"""``await make(clock=None, *, bot_time_scale=0.0, archive=None, accounts=None, **config)``: a
+started RaceServer (``archive``: finished races into that database; ``accounts``: its registered
+players)."""
 
 HINT_SECONDS = 20.0
 """A solver worker starting on a busy machine is slow; its answer is not (the server's hint budget)."""
@@ -55,6 +56,7 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
         *,
         bot_time_scale: float = 0.0,
         archive: RaceArchive | None = None,
+        accounts: Accounts | None = None,
         **overrides: Any,
     ) -> RaceServer:
         store: Store
@@ -75,6 +77,7 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
             hint_seconds=HINT_SECONDS,
             daily_board=daily,
             archive=archive,
+            accounts=accounts,
         )
         await server.start()
         servers.append(server)

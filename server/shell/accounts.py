@@ -3,8 +3,8 @@
 
 Each talks to the database (``Accounts``, bounded by ``RECORDS_WAIT``: ``records-unavailable``
 when it is down, slow or not configured) and never to a room: racing goes on whatever the
-database does. A change of a player goes between two marks of their cache entry
-(``Identities.changing``), so the next hello with a key reads the player as the change left them.
+database does. A change of a player marks their cache entry first and puts them there again as
+the change left them (``Identities.changing``), so the next hello with a key knows them so.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class AccountRequests:
         key, hashed = new_key(player)
         now = self.clock.now()
         await self.identities.changing(
-            player, lambda: bounded(accounts.create_player(player, session.name, hashed, now), RECORDS_WAIT)
+            accounts, player, lambda: accounts.create_player(player, session.name, hashed, now), RECORDS_WAIT
         )
         log_event("player.registered", player=player, session=session.player)
         return Identity(player=player, handle=None, key=key)
@@ -111,7 +111,7 @@ class AccountRequests:
             raise ProtocolError(ErrorCode.BAD_HANDLE, str(exc)) from None
         accounts = self._records()
         claimed = await self.identities.changing(
-            player, lambda: bounded(accounts.claim_handle(player, handle, fold(handle)), RECORDS_WAIT)
+            accounts, player, lambda: accounts.claim_handle(player, handle, fold(handle)), RECORDS_WAIT
         )
         if not claimed:
             raise ProtocolError(ErrorCode.HANDLE_TAKEN, f"the handle {handle!r} is taken (or one too like it)")
@@ -148,7 +148,7 @@ class AccountRequests:
         key, hashed = new_key(player)
         now = self.clock.now()
         added = await self.identities.changing(
-            player, lambda: bounded(accounts.add_key(player, hashed, now), RECORDS_WAIT)
+            accounts, player, lambda: accounts.add_key(player, hashed, now), RECORDS_WAIT
         )
         if not added:  # deleted meanwhile
             raise ProtocolError(ErrorCode.BAD_CREDENTIALS, "no such handle, or a wrong password")
@@ -161,7 +161,7 @@ class AccountRequests:
         accounts = self._records()
         now = self.clock.now()
         if not await self.identities.changing(
-            player, lambda: bounded(accounts.delete_player(player, now), RECORDS_WAIT)
+            accounts, player, lambda: accounts.delete_player(player, now), RECORDS_WAIT
         ):
             raise _gone()
         # The session goes on as it is (its room, its player id), no longer a registered player's.

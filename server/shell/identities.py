@@ -3,10 +3,13 @@ store), which the database fills on a miss; and the one live session each regist
 
 A hello never waits long on the database: a miss reads it for at most ``DATABASE_WAIT``; when it
 cannot say in time the hello is refused ``records-unavailable`` (the client may go on anonymous).
-Each change of a player in the database (``changing``) marks the player's cache entry before and
-after it, and a fill writes only where no entry is (``PlayerCache.fill_player``), so a fill that
-read the database before the change never brings the old player back: until the mark expires,
-hellos read the database.
+A fill writes only where no entry is (``PlayerCache.fill_player``). Each change of a player in the
+database (``changing``) first marks their entry (a mark of its own, kept ``MARK_TTL``: no fill
+that read the database before the change can land on it), then, once the change is made, reads
+the player again and puts them in place of that mark (``swap_player_entry``). When another change
+marked the player meanwhile, the swap fails and the player is marked for good measure: hellos
+then read the database until the mark expires, and fill the cache again. So the cache never
+holds a player older than a change that was answered.
 
 A registered player has at most one session (``P{player:ID}:session`` keeps its token): a hello
 with the key resumes that session, as a hello with its token would (same room, same ``last_seq``;
@@ -18,6 +21,7 @@ agree on one session.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Final, TypeVar
@@ -46,7 +50,8 @@ LOOKUPS_PER_MINUTE: Final = 30
 """Database reads for keyed hellos one client address may cause a minute (then ``rate-limited``)."""
 ENTRY_FORMAT: Final = 1
 
-_MARK: Final = b""
+MARK: Final = b"!"
+"""The first byte of a mark (an entry is a msgpack array, whose first byte is never this)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +124,7 @@ class Identities:
     async def known(self, player: str, address: str) -> Known:
         """The player as the cache holds them, filled from the database on a miss."""
         entry = await self.cache.player_entry(player)
-        if entry:
+        if entry is not None and not entry.startswith(MARK):
             known = Known.load(entry)
             if known is not None:
                 return known
@@ -127,20 +132,33 @@ class Identities:
             raise unavailable()
         if await self.cache.count_attempt(f"lookup:{address}", 60.0) > LOOKUPS_PER_MINUTE:
             raise ProtocolError(ErrorCode.RATE_LIMITED, "too many keys tried from your address: wait a minute")
-        accounts = self.accounts
-        account = await bounded(accounts.player(player), DATABASE_WAIT)
-        found = MISSING if account is None else Known(account.handle, tuple(account.key_hashes))
-        if entry is None:  # a mark (b"") keeps fills out until it expires
-            await self.cache.fill_player(player, found.dump(), MISSING_TTL if account is None else PLAYER_TTL)
+        found = await self._read(self.accounts, player, DATABASE_WAIT)
+        if entry is None:  # a mark keeps fills out until it expires
+            await self.cache.fill_player(player, found.dump(), _ttl(found))
         return found
 
-    async def changing(self, player: str, change: Callable[[], Awaitable[T]]) -> T:
-        """Run ``change`` (of the player in the database) between two marks of their cache entry."""
-        await self.cache.mark_player(player, _MARK, MARK_TTL)
+    async def _read(self, accounts: Accounts, player: str, seconds: float) -> Known:
+        account = await bounded(accounts.player(player), seconds)
+        return MISSING if account is None else Known(account.handle, tuple(account.key_hashes))
+
+    async def changing(self, accounts: Accounts, player: str, change: Callable[[], Awaitable[T]], wait: float) -> T:
+        """Run ``change`` of the player in the database (bounded by ``wait`` seconds, as is the read
+        after it), with their cache entry marked first and filled from the database after (see
+        the module docstring). A change that fails leaves the mark: it expires."""
+        mark = MARK + secrets.token_bytes(8)
+        await self.cache.mark_player(player, mark, MARK_TTL)
+        result = await bounded(change(), wait)
         try:
-            return await change()
-        finally:
-            await self.cache.mark_player(player, _MARK, MARK_TTL)
+            fresh = await self._read(accounts, player, wait)
+        except ProtocolError:
+            return result  # the change is made; hellos read the database once the mark expires
+        if not await self.cache.swap_player_entry(player, mark, fresh.dump(), _ttl(fresh)):
+            await self.cache.mark_player(player, MARK, MARK_TTL)
+        return result
+
+
+def _ttl(known: Known) -> float:
+    return PLAYER_TTL if known.keys else MISSING_TTL
 
 
 async def bounded(call: Awaitable[T], seconds: float) -> T:

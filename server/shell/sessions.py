@@ -73,9 +73,11 @@ class SessionTable:
         return session
 
     async def open_identified(self, player: str, name: str, handle: str | None) -> Session:
-        """A new session of the registered ``player``, stored."""
+        """A new session of the registered ``player``, stored and held here at once (so that a
+        hello that finds it by its token meanwhile gets this very session)."""
         session = Session(new_token(), player, sanitise_name(name), identified=True, handle=handle)
         await self.save(session)
+        self.by_token[session.token] = session
         return session
 
     async def discard(self, session: Session) -> None:

@@ -254,8 +254,13 @@ class PlayerCache(Protocol):
         ...
 
     def mark_player(self, player: str, entry: bytes, ttl: float) -> Awaitable[None]:
-        """Cache ``entry`` for ``ttl`` seconds whatever is there (after a change in the database:
+        """Cache ``entry`` for ``ttl`` seconds whatever is there (before a change in the database:
         a mark that keeps older fills out until it expires)."""
+        ...
+
+    def swap_player_entry(self, player: str, expected: bytes, entry: bytes, ttl: float) -> Awaitable[bool]:
+        """Atomically: if the player's entry is ``expected``, make it ``entry`` for ``ttl`` seconds
+        (True); else change nothing (False)."""
         ...
 
     def player_session(self, player: str) -> Awaitable[str | None]:

@@ -501,6 +501,18 @@ class MemoryStore:
 
         return self._run("mark_player", call)
 
+    def swap_player_entry(self, player: str, expected: bytes, entry: bytes, ttl: float) -> Awaitable[bool]:
+        ttl = check_ttl(ttl)
+        return self._run("swap_player_entry", lambda: self._swap_player_entry(player, expected, entry, ttl))
+
+    def _swap_player_entry(self, player: str, expected: bytes, entry: bytes, ttl: float) -> bool:
+        tables, now = self._player_tables()
+        found = self._live(tables.entries, player, now)
+        if found is None or found.value != expected:
+            return False
+        tables.entries[player] = _Timed(bytes(entry), now + ttl)
+        return True
+
     def _put_player(self, player: str, entry: bytes, ttl: float, *, only_new: bool) -> bool:
         tables, now = self._player_tables()
         if only_new and self._live(tables.entries, player, now) is not None:

@@ -101,6 +101,7 @@ from server.store.scripts import (
     PRUNE_LISTINGS,
     READ_FROM,
     RECORD_DAILY,
+    SWAP_PLAYER_ENTRY,
     SWAP_PLAYER_SESSION,
     UNINDEX_ARCHIVE,
 )
@@ -854,6 +855,21 @@ class RedisStore:
             await self._redis.set(self.player_key(player), entry, px=ms)
 
         return self._run("mark_player", "mark a player", call)
+
+    @functools.cached_property
+    def _swap_player_entry(self) -> Any:
+        return self._redis.register_script(SWAP_PLAYER_ENTRY)
+
+    def swap_player_entry(self, player: str, expected: bytes, entry: bytes, ttl: float) -> Awaitable[bool]:
+        ms = ttl_ms(ttl)
+
+        async def call() -> bool:
+            keys = [self.player_key(player)]
+            return bool(await self._swap_player_entry(keys=keys, args=[expected, entry, ms]))
+
+        # Resent, a swap that landed finds its own entry and says False: the caller marks the
+        # player (the safe side) instead.
+        return self._run("swap_player_entry", "swap a player's entry", call)
 
     def player_session(self, player: str) -> Awaitable[str | None]:
         async def call() -> str | None:

@@ -207,3 +207,12 @@ else
 end
 return ARGV[2]
 """
+
+# A registered player's cache entry replaced only if it is still the one the caller wrote (one
+# key). KEYS[1] = the player's key; ARGV[1] = the entry expected, ARGV[2] = the new one,
+# ARGV[3] = TTL in ms. Returns 1 when replaced.
+SWAP_PLAYER_ENTRY = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+"""
