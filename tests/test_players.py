@@ -54,6 +54,9 @@ from server.records.database import Database, open_database
 from server.records.migrate import migrate
 from server.records.reader import Reader
 from server.records.schema import player_keys, players, race_racers
+from server.rooms.events import unpack
+from server.rooms.history import races_of
+from server.rooms.raceid import room_of
 from server.shell.accounts import SIGN_INS_PER_HANDLE, export_json
 from server.shell.identities import MARK
 from server.shell.keys import read_key
@@ -382,6 +385,22 @@ async def test_a_deleted_account_keeps_its_races_as_a_deleted_player(
     assert (await thief.error(SignIn(handle="Ann", password=PASSWORD))).code == ErrorCode.BAD_CREDENTIALS
     _, newcomer = await registered(server, "Newcomer")  # the handle is free again
     assert isinstance(await (await keyed(server, newcomer)).call(ClaimHandle(handle="Ann")), Identity)
+
+
+async def test_a_race_archived_after_the_deletion_has_a_deleted_player_too(
+    make_memory_server: MakeServer, database: Database
+) -> None:
+    server = await make_memory_server(accounts=Accounts(database))  # no archiver: the race waits in the store
+    _, identity = await registered(server)
+    ann = await keyed(server, identity)
+    race = await race_as(server, ann)
+    assert await ann.call(DeleteAccount()) == Ok()
+    (record,) = races_of([unpack(e) for e in await server.store.load(room_of(race))])
+    assert await Archive(database, now=lambda: 1).write_race(record)
+    async with database.read() as conn:
+        names = (await conn.execute(sa.select(race_racers.c.player, race_racers.c.name))).all()
+    assert sorted(name for player, name in names if player == identity.player) == ["deleted player"]
+    assert sorted(name for player, name in names if player != identity.player) == ["Bob"]
 
 
 async def _archived(reader: Reader, race: str) -> bool:
