@@ -31,13 +31,14 @@ LAYERS = {
     "server.shell": {"server.shell", "server.rooms", "server.store", "server.config"},
     "server.play": {"server.play", "server.shell", "server.rooms", "server.store", "server.config"},
     "server.http": {"server.http", "server.shell", "server.store"},
-    "server.records": {"server.records", "server.rooms", "server.store"},
+    "server.records": {"server.records", "server.rooms", "server.store", "server.config"},
     "server.config": set(),
     "server.runtime": set(),
     "server.workers": set(),
 }
 """Within server/, the parts each part may import: pure rooms <- shell <- app; the store below
-the shell and knowing no rooms; play and http given the shell's interfaces. ``server.app`` (the
+the shell and knowing no rooms; play and http given the shell's interfaces; the records (the
+database) beside the shell, reading rooms' records and the store's logs, never the shell. ``server.app`` (the
 wiring) and ``server.__main__`` (the command) may import every part."""
 
 PURE = ("server.rooms",)

@@ -60,13 +60,16 @@ def test_compose_file_is_valid_and_has_the_topology() -> None:
     checked = compose_config(COMPOSE)
     assert checked.returncode == 0, checked.stderr
     services = compose_config(COMPOSE, "--services")
-    assert set(services.stdout.split()) == {"redis", "server-1", "server-2", "balancer"}
+    assert set(services.stdout.split()) == {"redis", "postgres", "server-1", "server-2", "balancer"}
     resolved = checked.stdout
     # Redis keeps an append-only file with a stated fsync policy, on a volume.
     assert '- --appendonly\n    - "yes"\n    - --appendfsync\n    - everysec\n' in resolved
     assert "redis-data:/data" in resolved
     # Both nodes use the shared Redis; the balancer publishes 8765 with the repository's config.
     assert resolved.count("SEAHAVEN_REDIS_URL: redis://redis:6379/0") == 2
+    # ...and the records in PostgreSQL, on a volume.
+    assert resolved.count("SEAHAVEN_DATABASE_URL: postgresql://seahaven:seahaven@postgres:5432/seahaven") == 2
+    assert "postgres-data:/var/lib/postgresql/data" in resolved
     assert "published: 8765" in resolved and "target: 8765" in resolved
     assert f"{CONFIG}:/usr/local/etc/haproxy/haproxy.cfg:ro" in resolved
 

@@ -20,6 +20,7 @@ from server.records.rows import proofs
 from server.records.schema import race_racers, races
 from server.records.views import race_view
 from server.rooms.history import RaceRecord
+from server.shell.ports import RaceArchive
 from tests.pg_proc import PgProcess, scratch_database
 from tests.race_records import T0, copies, raced_record
 
@@ -42,7 +43,8 @@ async def counts(db: Database) -> tuple[int, int]:
 
 async def test_a_raced_room_round_trips(database: Database) -> None:
     record = raced_record()
-    await Archive(database, now=clock).write_races([record])
+    sink: RaceArchive = Archive(database, now=clock)  # what the shell's archiver is handed
+    await sink.write_races([record])
     async with database.read() as conn:
         race = (await conn.execute(sa.select(races))).mappings().one()
         racers = (await conn.execute(sa.select(race_racers).order_by(race_racers.c.place))).mappings().all()

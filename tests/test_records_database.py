@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 
 import pytest
 from sqlalchemy import exc, select, text
 
-from server.records.database import Database, DatabaseUnavailable, normalise_url, open_database
+from server.records.database import Database, DatabaseUnavailable, is_unavailable, normalise_url, open_database
 from tests.pg_proc import PgProcess, create_database, drop_database
 from tests.redis_proc import free_port
 
@@ -172,3 +173,24 @@ async def test_a_locked_sqlite_file_waits_for_the_other_writer(tmp_path: Path) -
 async def write_one(db: Database, value: int) -> None:
     async with db.write() as conn:
         await conn.execute(text("INSERT INTO t VALUES (:x)"), {"x": value})
+
+
+def test_a_busy_sqlite_file_counts_as_unavailable_and_a_wrong_statement_does_not(tmp_path: Path) -> None:
+    """The classifier on SQLite's own errors, as SQLAlchemy wraps them (waiting 10 s for a real
+    busy timeout would be a slow test: a second connection that does not wait gets the same error)."""
+    path = tmp_path / "records.db"
+    holder = sqlite3.connect(path, isolation_level=None)
+    other = sqlite3.connect(path, isolation_level=None, timeout=0)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        with pytest.raises(sqlite3.OperationalError) as busy:
+            other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(sqlite3.OperationalError) as wrong:
+            other.execute("SELECT x FROM no_such_table")
+    finally:
+        holder.close()
+        other.close()
+    assert busy.value.sqlite_errorname == "SQLITE_BUSY"
+    assert is_unavailable(exc.OperationalError("BEGIN IMMEDIATE", {}, busy.value))
+    assert not is_unavailable(exc.OperationalError("SELECT", {}, wrong.value))
+    assert is_unavailable(ConnectionRefusedError()) and not is_unavailable(ValueError())

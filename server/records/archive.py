@@ -30,6 +30,8 @@ class Archive:
     def __init__(self, db: Database, *, now: Callable[[], int]) -> None:
         self.db = db
         self.now = now
+        # Built once: executed with each race's values as parameters (no statement to build per race).
+        self.claim = db.insert(races).on_conflict_do_nothing(index_elements=["race_id"]).returning(races.c.race_id)
 
     async def write_races(self, records: Sequence[RaceRecord]) -> None:
         """Write each race in its own transaction; one already there is left as it is. Raises
@@ -43,14 +45,8 @@ class Archive:
         # The engine's replay runs before the transaction: the write lock is held for the writes only.
         racers = racer_rows(record, proofs(record))
         race = race_row(record, self.now())
-        claim = (
-            self.db.insert(races)
-            .values(race)
-            .on_conflict_do_nothing(index_elements=["race_id"])
-            .returning(races.c.race_id)
-        )
         async with self.db.write() as conn:
-            if (await conn.execute(claim)).first() is None:
+            if (await conn.execute(self.claim, race)).first() is None:
                 return False
             if racers:
                 await conn.execute(race_racers.insert(), racers)

@@ -30,7 +30,15 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-__all__ = ["DEFAULT_FILE", "Database", "DatabaseUnavailable", "normalise_url", "open_database"]
+__all__ = [
+    "DEFAULT_FILE",
+    "Database",
+    "DatabaseUnavailable",
+    "is_unavailable",
+    "normalise_url",
+    "open_database",
+    "unavailable_as_oserror",
+]
 
 DEFAULT_FILE = "seahaven.db"
 """The SQLite file in the data folder when no URL is given."""
