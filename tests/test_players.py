@@ -184,6 +184,17 @@ async def test_two_nodes_take_one_players_session_over(make_redis_server: MakeSe
     assert isinstance(await bob.call(Ping()), Pong)
 
 
+async def test_out_of_a_room_a_keyed_hello_names_the_session(
+    make_memory_server: MakeServer, database: Database
+) -> None:
+    server = await make_memory_server(accounts=Accounts(database))
+    _, identity = await registered(server)
+    first = await keyed(server, identity, "Ann")
+    renamed = await keyed(server, identity, "  Ann  Lee ")  # the same session, in no room: renamed
+    assert renamed.welcome is not None and first.welcome is not None
+    assert renamed.welcome.token == first.welcome.token and renamed.welcome.name == "Ann Lee"
+
+
 async def test_a_key_outlives_its_expired_session(make_memory_server: MakeServer, database: Database) -> None:
     server = await make_memory_server(accounts=Accounts(database))
     _, identity = await registered(server)

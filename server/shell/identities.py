@@ -31,6 +31,7 @@ import msgpack
 from protocol.errors import ErrorCode, ProtocolError
 from server.shell.held import log_event
 from server.shell.keys import matches, read_key
+from server.shell.names import sanitise_name
 from server.shell.ports import Accounts
 from server.shell.sessions import Session, SessionTable
 from server.store.interfaces import PlayerCache
@@ -105,6 +106,8 @@ class Identities:
                 session = await self._live(token, player)
                 if session is not None:
                     session.handle = known.handle
+                    if session.room is None:  # a name is fixed only in a room: out of one, the hello's counts
+                        session.name = sanitise_name(name)
                     await self.cache.swap_player_session(player, token, token, PLAYER_TTL)  # kept as long again
                     return session, False
             opened = await self.table.open_identified(player, name, known.handle)
