@@ -23,6 +23,8 @@ from protocol.codec import encode
 from protocol.errors import CloseCode, ErrorCode
 from protocol.messages import (
     EXPORT_MAX,
+    REQUESTS,
+    SERVER_MESSAGES,
     ClaimHandle,
     DeleteAccount,
     Error,
@@ -63,6 +65,7 @@ from server.shell.keys import read_key
 from server.shell.names import is_durable
 from tests.helpers import MakeServer, fake, url_of, wait_until
 from tests.pg_proc import PgProcess
+from tests.protocol_doc import DOC, section
 from tests.racing import room_with, solution, start_race
 from tests.wsclient import WsClient
 
@@ -522,3 +525,17 @@ async def test_a_database_outage_stops_no_race_and_known_keys_still_work(
         assert bob.welcome is not None and bob.welcome.player == unseen.player
     finally:
         await db.close()
+
+
+# -- the contract ---------------------------------------------------------------------------------------
+
+
+def test_the_contract_documents_every_code_request_and_message() -> None:
+    assert [c.value for c in ErrorCode if f"| `{c.value}` |" not in section(11)] == []
+    assert [t for t in REQUESTS if f"### `{t}`" not in section(6)] == []
+    assert [t for t in SERVER_MESSAGES if f"### `{t}`" not in section(7)] == []
+    assert "Twenty request types" in section(6) and len(REQUESTS) == 20
+    assert "Seventeen message types" in section(7) and len(SERVER_MESSAGES) == 17
+    for field in ("`key` *(optional)*", "`handle` *(optional)*", "`identified` *(optional)*"):
+        assert field in section(6) + section(7), field
+    assert "## 21. Players that last" in DOC
