@@ -15,6 +15,7 @@ import functools
 import json
 from pathlib import Path
 
+import asyncpg
 import pytest
 import sqlalchemy as sa
 from websockets.exceptions import ConnectionClosed
@@ -64,7 +65,7 @@ from server.shell.identities import MARK
 from server.shell.keys import read_key
 from server.shell.names import is_durable
 from tests.helpers import MakeServer, fake, url_of, wait_until
-from tests.pg_proc import PgProcess
+from tests.pg_proc import PgProcess, scratch_database
 from tests.protocol_doc import DOC, section
 from tests.racing import room_with, solution, start_race
 from tests.wsclient import WsClient
@@ -525,6 +526,38 @@ async def test_a_database_outage_stops_no_race_and_known_keys_still_work(
         assert bob.welcome is not None and bob.welcome.player == unseen.player
     finally:
         await db.close()
+
+
+async def test_a_hello_waits_at_most_half_a_second_for_a_stalled_database(
+    make_memory_server: MakeServer, pg_server: str, tmp_path: Path
+) -> None:
+    async with scratch_database(pg_server) as url:
+        db = open_database(url, tmp_path)
+        await migrate(db)
+        try:
+            server = await make_memory_server(accounts=Accounts(db))
+            _, identity = await registered(server)
+            await server.store.mark_player(identity.player, MARK, 60)  # the server must ask the database
+            assert identity.key is not None
+            locker = await asyncpg.connect(url.replace("postgresql+asyncpg", "postgresql"))
+            try:
+                stall = locker.transaction()
+                await stall.start()
+                await locker.execute("LOCK TABLE players IN ACCESS EXCLUSIVE MODE")  # every read of it waits
+                loop = asyncio.get_running_loop()
+                started = loop.time()
+                answer = await refused(await WsClient.open(url_of(server)), Hello(name="Ann", key=identity.key))
+                waited = loop.time() - started
+                assert answer.code == ErrorCode.RECORDS_UNAVAILABLE and 0.4 < waited < 2.0, waited
+                ann = await WsClient.open(url_of(server), "Ann")  # anonymous racing does not wait
+                assert isinstance(await ann.call(Ping()), Pong)
+                await stall.rollback()
+            finally:
+                await locker.close()
+            back = await keyed(server, identity)
+            assert back.welcome is not None and back.welcome.player == identity.player
+        finally:
+            await db.close()
 
 
 # -- the contract ---------------------------------------------------------------------------------------
