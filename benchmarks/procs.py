@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -129,6 +130,8 @@ def race_server(label: str, redis_url: str | None, prefix: str, extra: list[str]
     argv += extra
     if redis_url is not None:
         argv += ["--redis", redis_url, "--prefix", prefix]
+    # Records (a SQLite file unless --database is among the extra flags) in a folder of the run's own.
+    env = {"SEAHAVEN_DATA_DIR": tempfile.mkdtemp(prefix="seahaven-bench-"), **env}
     return Listener(label, argv, env)
 
 

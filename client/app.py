@@ -31,6 +31,7 @@ from textual.message import Message as TextualMessage
 
 from protocol.enums import Role
 from protocol.messages import (
+    AcceptChallenge,
     CreateRoom,
     DailyBoard,
     DailyBoardRequest,
@@ -209,7 +210,7 @@ class RaceApp(App[None]):
         Room events that arrive before the reply has been handled are held, then replayed
         on the new room in order (the reply's state comes first on the wire).
         """
-        assert isinstance(request, CreateRoom | JoinRoom | QuickMatch)
+        assert isinstance(request, CreateRoom | JoinRoom | QuickMatch | AcceptChallenge)
         self._entering, self._held = True, []
         try:
             reply = await self._request(request)

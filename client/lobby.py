@@ -1,4 +1,5 @@
-"""The lobby: connect to a server, create a room, list public rooms, join by code, quick match.
+"""The lobby: connect to a server, create a room, list public rooms, join by code, quick match,
+race a friend's ghost by its challenge code.
 
 ``LobbyScreen`` only collects what the player wants and shows what happened; the App
 (``LobbyHost``: ``client.app.RaceApp``) talks to the server and opens the race screen.
@@ -21,9 +22,11 @@ from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, S
 from protocol.errors import ErrorCode
 from protocol.messages import (
     BOT_PACES,
+    CHALLENGE_LEN,
     DEAL_GRADES,
     MAX_RACERS,
     PRESET_NAMES,
+    AcceptChallenge,
     CreateRoom,
     DailyBoard,
     JoinRoom,
@@ -57,6 +60,8 @@ FRIENDLY: Final[dict[str, str]] = {
     ErrorCode.RACE_IN_PROGRESS: "The race in room {code} has already begun: spectate it, or wait for the rematch",
     ErrorCode.ALREADY_IN_ROOM: "{message}",
     ErrorCode.BAD_DEAL: "That deal code is not valid: {message}",
+    ErrorCode.CHALLENGE_NOT_FOUND: "No challenge {code}: check the code (8 letters and digits, as your friend sent it)",
+    ErrorCode.RECORDS_UNAVAILABLE: "No ghost races now: {message}",
 }
 
 
@@ -209,6 +214,7 @@ class LobbyScreen(Screen[None]):
                         yield Input(placeholder="room code", id="code", max_length=12, compact=True)
                         yield Button("Join", id="join", variant="success", compact=True)
                         yield Button("Spectate", id="spectate", compact=True)
+                        yield Button("Ghost", id="ghost", compact=True)
                 with Vertical(id="quick-box", classes="box") as quick:
                     quick.border_title = "Quick match"
                     with Horizontal(classes="buttons"):
@@ -442,6 +448,16 @@ class LobbyScreen(Screen[None]):
         spectate = isinstance(event, Button.Pressed) and event.button.id == "spectate"
         self._enter(JoinRoom(room=code, spectate=spectate), code)
 
+    @on(Button.Pressed, "#ghost")
+    def _race_ghost(self) -> None:
+        """The code is a ghost challenge's: race the run it names."""
+        code = "".join(self.query_one("#code", Input).value.split()).upper()
+        if len(code) != CHALLENGE_LEN or not code.isalnum():
+            self.show_status(f"Type the {CHALLENGE_LEN}-character challenge code your friend sent, then Ghost", "error")
+            self.query_one("#code", Input).focus()
+            return
+        self._enter(AcceptChallenge(challenge=code), code)
+
     @on(Button.Pressed, "#quick")
     def _quick(self) -> None:
         name = str(self.query_one("#quick-preset", Select).value)
@@ -514,7 +530,11 @@ class LobbyScreen(Screen[None]):
             return
         if self.busy:
             return
-        doing = {"create_room": "Creating a room…", "quick_match": "Finding a race…"}
+        doing = {
+            "create_room": "Creating a room…",
+            "quick_match": "Finding a race…",
+            "accept_challenge": "Seating the ghost…",
+        }
         self.show_status(doing.get(request.TYPE, f"Joining {code}…"))
         self.run_worker(self._do_enter(request, code), group="lobby", exclusive=True, exit_on_error=False)
 

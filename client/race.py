@@ -33,6 +33,8 @@ from textual.worker import Worker
 from protocol.enums import Phase, Role, Status
 from protocol.messages import (
     Advice,
+    Challenge,
+    ChallengeRequest,
     Countdown,
     HintRequest,
     JoinRoom,
@@ -60,7 +62,7 @@ from .net import ConnectionLost, ServerError
 from .outbox import Outbox, Requester
 from .places import with_symbols
 from .race_screen import RaceScreen, RoomView
-from .results import LOBBY, REMATCH, REVIEW
+from .results import CHALLENGE, LOBBY, REMATCH, REVIEW
 from .review import ReviewScreen
 from .room_model import RoomModel, ServerClock
 from .room_text import Seen
@@ -133,6 +135,8 @@ class RaceController:
         self.asked_rematch = False
         self.hint_asked_at: int | None = None
         """The player's move count when they last asked for a hint."""
+        self.challenge_code: str | None = None
+        """The last ghost challenge made of my run here (shown to the player to pass on)."""
         self._sender: Worker[None] | None = None
         self._away_timer: Timer | None = None
         self.spectator_delay_s: int | None = None
@@ -351,10 +355,37 @@ class RaceController:
             self.outbox.put(None, Rematch())
         elif choice == REVIEW:
             self.review()
+        elif choice == CHALLENGE:
+            self.challenge()
         elif choice == LOBBY:
             self.leave()
             return
         self._render()
+
+    def challenge(self) -> None:
+        """Make a ghost challenge of my run in the race just over: a code a friend races it by."""
+        race = self.model.race_id
+        if race is None or self.model.role != Role.RACER:
+            self.screen.flash("Only a racer's finished race on record can be challenged", "error")
+            return
+        self.screen.flash("Asking the server for a challenge code…")
+        self.host.start_task(self._challenge(race), "challenge")
+
+    async def _challenge(self, race: str) -> None:
+        try:
+            made = await self.conn.request(ChallengeRequest(race_id=race))
+        except ServerError as error:
+            self._say(f"No challenge: {error.message}", "error")
+            return
+        except (ConnectionLost, TimeoutError):
+            self._say("No challenge: the server did not answer, try again", "error")
+            return
+        if isinstance(made, Challenge) and not self.closed:
+            self.challenge_code = made.challenge
+            self._say(
+                f"Challenge {made.challenge}: a friend races your run with it (lobby: Ghost; web: {made.link_path})",
+                "good",
+            )
 
     def review(self) -> None:
         """Step through the racers' moves of the race just over."""
@@ -500,6 +531,7 @@ class RaceController:
             self.choose,
             can_rematch=model.role == Role.RACER,
             can_review=model.deal is not None,
+            can_challenge=model.role == Role.RACER and model.race_id is not None,
             note="" if model.role == Role.RACER else "You watched this race: the racers decide on a rematch",
         )
 

@@ -1,4 +1,4 @@
-"""The results view: standings with times, and the rematch / back-to-lobby choice."""
+"""The results view: standings with times, and the rematch / review / challenge / back-to-lobby choice."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from .rivals import format_ms, plural
 REMATCH: Final = "rematch"
 LOBBY: Final = "lobby"
 REVIEW: Final = "review"
+CHALLENGE: Final = "challenge"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +39,7 @@ class ResultRow:
     bot: bool = False
     hints: int = 0
     """Hints the server gave this racer."""
+    ghost: bool = False
 
 
 def standings_table(rows: Sequence[ResultRow]) -> Table:
@@ -56,7 +58,10 @@ def standings_table(rows: Sequence[ResultRow]) -> Table:
             note = " · ".join(filter(None, (note, plural(row.hints, "hint"))))
         table.add_row(
             f"{row.place}.",
-            row.name + (" (you)" if row.you else "") + (" (bot)" if row.bot else ""),
+            row.name
+            + (" (you)" if row.you else "")
+            + (" (bot)" if row.bot else "")
+            + (" (ghost)" if row.ghost else ""),
             f"{row.progress}/52",
             str(row.moves),
             format_ms(row.time_ms),
@@ -74,6 +79,7 @@ class ResultsScreen(ModalScreen[str]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "choose('rematch')", "Rematch"),
         Binding("v", "choose('review')", "Review"),
+        Binding("c", "choose('challenge')", "Challenge"),
         Binding("l", "choose('lobby')", "Lobby"),
         Binding("escape", "choose('lobby')", "Lobby", show=False),
     ]
@@ -85,15 +91,18 @@ class ResultsScreen(ModalScreen[str]):
         *,
         can_rematch: bool = True,
         can_review: bool = False,
+        can_challenge: bool = False,
         note: str = "",
     ) -> None:
         """``can_rematch``: a racer's results (spectators do not vote); ``can_review``: every
-        racer's moves are known; ``note``: a line under the standings."""
+        racer's moves are known; ``can_challenge``: the race is on record, so a friend may race
+        this run (a ghost challenge); ``note``: a line under the standings."""
         super().__init__()
         self.rows = tuple(rows)
         self.headline = headline
         self.can_rematch = can_rematch
         self.can_review = can_review
+        self.can_challenge = can_challenge
         self.note = note
 
     def compose(self) -> ComposeResult:
@@ -108,6 +117,8 @@ class ResultsScreen(ModalScreen[str]):
                     yield Button("Rematch (r)", id=REMATCH, variant="success")
                 if self.can_review:
                     yield Button("Review (v)", id=REVIEW)
+                if self.can_challenge:
+                    yield Button("Challenge (c)", id=CHALLENGE)
                 yield Button("Back to lobby (l)", id=LOBBY, variant="primary")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -119,6 +130,8 @@ class ResultsScreen(ModalScreen[str]):
             return self.can_rematch
         if action == "choose" and parameters == (REVIEW,):
             return self.can_review
+        if action == "choose" and parameters == (CHALLENGE,):
+            return self.can_challenge
         return True
 
     def action_choose(self, choice: str) -> None:

@@ -41,6 +41,8 @@ class RacerView:
     """A bot racer played by the server."""
     hints: int = 0
     """Hints the server gave this racer this race."""
+    ghost: bool = False
+    """A ghost: a recorded run the server plays again (a challenge)."""
 
 
 def plural(n: int, word: str) -> str:
@@ -186,8 +188,8 @@ def _name(racer: RacerView, width: int) -> Text:
         mark, note, colour = "» ", " (watching)", WATCHED_COLOUR
     else:
         mark, note, colour = "", "", None
-    if racer.bot:
-        note = " (bot)" + note
+    if racer.bot or racer.ghost:
+        note = (" (bot)" if racer.bot else " (ghost)") + note
     if len(racer.name) + len(mark) + len(note) > width:
         note = ""
     text = Text(mark + racer.name[: max(1, width - 2 - len(note))])

@@ -64,6 +64,8 @@ class RoomModel:
         self.reason: EndReason | None = None
         self.histories: tuple[Watched, ...] = ()
         """Every racer's moves at the end of the race (the post-race review)."""
+        self.race_id: str | None = None
+        """The race just over on record (its ``result``'s): what a challenge names."""
         self.apply_state(state)
 
     # -- what the server says -------------------------------------------------------
@@ -100,7 +102,7 @@ class RoomModel:
             if state.watching:
                 self.histories = state.watching
         else:
-            self.standings, self.reason, self.histories = (), None, ()
+            self.standings, self.reason, self.histories, self.race_id = (), None, (), None
         return rematch
 
     def apply_members(self, members: Members) -> None:
@@ -122,7 +124,7 @@ class RoomModel:
         self.starts_at = None
         self.started_at = started.started_at
         self.ends_at = started.ends_at
-        self.standings, self.reason, self.histories = (), None, ()
+        self.standings, self.reason, self.histories, self.race_id = (), None, (), None
         for player, racer in self.racers.items():
             self.racers[player] = replace(racer, status=Status.RACING, progress=progress, moves=0, time_ms=None)
 
@@ -151,6 +153,7 @@ class RoomModel:
         self.starts_at = None
         self.standings = result.standings
         self.reason = EndReason(result.reason)
+        self.race_id = result.race_id
         if result.histories:
             self.histories = result.histories
         for s in result.standings:

@@ -77,6 +77,7 @@ def racer_views(model: RoomModel, spectate: Boards, seen: Seen) -> list[RacerVie
             watched,
             racer.bot,
             racer.hints,
+            racer.ghost,
         )
         if you:
             views.insert(0, view)
@@ -176,6 +177,7 @@ def result_rows(standings: Iterable[Standing], me: str) -> list[ResultRow]:
             s.player == me,
             s.bot,
             s.hints,
+            s.ghost,
         )
         for s in standings
     ]

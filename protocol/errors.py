@@ -44,6 +44,9 @@ class ErrorCode(StrEnum):
     BAD_HANDLE = "bad-handle"
     HANDLE_TAKEN = "handle-taken"
     BAD_CREDENTIALS = "bad-credentials"
+    # ghost challenges (records-unavailable above)
+    RACE_NOT_FOUND = "race-not-found"
+    CHALLENGE_NOT_FOUND = "challenge-not-found"
 
 
 class CloseCode(IntEnum):

@@ -365,6 +365,8 @@ class Racer(Message):
     """A bot racer played by the server."""
     hints: int = field_of(Int(0, 2**31), 0, omit_default=True)
     """Hints this racer was given this race."""
+    ghost: bool = field_of(Bool(), False, omit_default=True)
+    """A ghost: a recorded run raced again (``accept_challenge``), played by the server."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,6 +380,7 @@ class Standing(Message):
     time_ms: int | None = field_of(Opt(_MS))
     bot: bool = field_of(Bool(), False, omit_default=True)
     hints: int = field_of(Int(0, 2**31), 0, omit_default=True)
+    ghost: bool = field_of(Bool(), False, omit_default=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -573,3 +576,52 @@ SERVER_MESSAGES: Final[dict[str, type[Message]]] = {
         Export,
     )
 }
+
+
+# -- ghost challenges: race a recorded run again (docs/protocol.md, ``challenge``) -----------------
+
+CHALLENGE_LEN: Final = 8
+"""A challenge's id: this many characters of the room codes' alphabet (typed in the terminal client)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeRequest(Message):
+    """Make a challenge of one racer's run in a finished race on record (default: the asker's)."""
+
+    TYPE = "challenge"
+    race_id: str = field_of(Str(1, 40))
+    player: str | None = field_of(Opt(_PLAYER), None, omit_default=True)
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptChallenge(Message):
+    """Race a challenge's run: a new private room with its ghost seated and ready."""
+
+    TYPE = "accept_challenge"
+    challenge: str = field_of(Str(CHALLENGE_LEN, 2 * CHALLENGE_LEN))
+    """Read like a room code: spaces, case and the look-alikes O, I and L do not matter."""
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge(Message):
+    """Reply to ``challenge``: the challenge made, and the run it races."""
+
+    TYPE = "challenge"
+    challenge: str = field_of(Str(CHALLENGE_LEN, CHALLENGE_LEN))
+    race_id: str = field_of(Str(1, 40))
+    player: str = field_of(_PLAYER)
+    """Whose run the ghost plays."""
+    name: str = field_of(_NAME)
+    preset: str = field_of(Str(1, 32))
+    deal: str = field_of(Str(4, 32))
+    status: str = field_of(Str(1, 16, STATUSES))
+    """How the run ended: ``finished``, or where it stood when its race ended."""
+    progress: int = field_of(Int(0, 52))
+    time_ms: int | None = field_of(Opt(_MS))
+    """The run's finishing time (else when its progress last changed), from the start."""
+    link_path: str = field_of(Str(1, 64))
+    """The challenge's page on the server's HTTP port: ``/c/{challenge}``."""
+
+
+REQUESTS.update({m.TYPE: m for m in (ChallengeRequest, AcceptChallenge)})
+SERVER_MESSAGES.update({m.TYPE: m for m in (Challenge,)})

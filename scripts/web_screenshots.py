@@ -34,6 +34,7 @@ def key_moves(page: Page, moves: list[str]) -> None:
 
 def main() -> int:
     cmd = [sys.executable, "-m", "server", "--port", "0", "--countdown", "0.2", "--spectator-delay", "0"]
+    cmd.append("--no-records")
     server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert server.stdout is not None
     base = "http://127.0.0.1:" + server.stdout.readline().rsplit(":", 1)[1].strip()

@@ -17,9 +17,13 @@ from pathlib import Path
 from server.app import RaceServer
 from server.config import Config, default_data_dir
 from server.play.dealpool import DealPool, worker_executor
-from server.records.database import DatabaseUnavailable, normalise_url, open_database
-from server.records.migrate import migrate
+from server.records.archive import Archive
+from server.records.challenges import ChallengeRecords
+from server.records.database import Database, DatabaseUnavailable, normalise_url, open_database
+from server.records.migrate import SchemaMismatch, check, migrate
+from server.records.reader import Reader
 from server.runtime import freeze_heap, run, tune_gc
+from server.shell.clock import SystemClock
 from server.shell.held import log_event
 from server.store.stores import check_url, open_store
 from server.workers import supervise
@@ -177,6 +181,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str, int]:
         help="server processes sharing this port and the Redis store (more than 1 needs --redis)",
     )
     add_records_args(parser)
+    parser.add_argument(
+        "--no-records",
+        action="store_true",
+        default=env.get("SEAHAVEN_RECORDS", "1") == "0",
+        help="keep no records: races are not archived, no database is opened (env SEAHAVEN_RECORDS=0)",
+    )
     parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)  # set for each worker
     parser.add_argument("--log-level", default=env.get("SEAHAVEN_LOG_LEVEL", "INFO"), help="DEBUG, INFO, WARNING...")
     args = parser.parse_args(argv)
@@ -203,6 +213,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str, int]:
         reuse_port=args.reuse_port,
         database_url=args.database,
         data_dir=args.data_dir,
+        records=not args.no_records,
     )
     return config, args.log_level, int(args.workers)
 
@@ -242,7 +253,21 @@ async def serve(config: Config) -> None:
     # Cluster, and go through the server's guarded store like every other store call.
     store = open_store(config.redis_url, config.prefix)
     executor = worker_executor(1)  # its process starts only when a pool needs refilling
-    server = RaceServer(config, store, pool=DealPool(store, executor))
+    db = await open_records(config) if config.records else None
+    clock = SystemClock()
+    archive = Archive(db, now=clock.now) if db is not None else None
+    reader = Reader(db, now=clock.now, live=store) if db is not None else None
+    # Ghost challenges on the same records; a race not archived yet is read from the store.
+    challenges = ChallengeRecords(db, archive, live=store) if db is not None and archive is not None else None
+    server = RaceServer(
+        config,
+        store,
+        clock,
+        pool=DealPool(store, executor),
+        archive=archive,
+        records=reader,
+        challenges=challenges,
+    )
     # Handlers first: a SIGTERM while starting (a supervisor stopping early) stops gracefully once
     # started, instead of killing the process mid-start.
     stop = asyncio.Event()
@@ -255,9 +280,29 @@ async def serve(config: Config) -> None:
     freeze_heap()  # start-up and recovered rooms: never walked by a collection again
     # Tests and scripts read this line to learn the port when --port 0 is given.
     print(f"listening on ws://{config.host}:{server.port}", flush=True)
+    print(f"records: {db.describe() if db is not None else 'off'}", flush=True)
     await stop.wait()
     await server.stop()
+    if db is not None:
+        await db.close()
     executor.shutdown(wait=False, cancel_futures=True)  # a refill job under way ends by itself
+
+
+async def open_records(config: Config) -> Database:
+    """The records' database, its schema checked (an empty one is migrated). One that does not
+    answer yet does not stop the start: racing never waits on it, finished races wait in the
+    store until it answers. One at another schema revision does (SystemExit, saying what to do)."""
+    db = open_database(config.database_url, Path(config.data_dir))
+    try:
+        revision = await check(db)
+    except DatabaseUnavailable as exc:
+        log_event("records.unavailable", database=db.describe(), error=str(exc))
+        return db
+    except SchemaMismatch as exc:
+        await db.close()
+        raise SystemExit(f"seahaven-server: records in {db.describe()}: {exc}") from None
+    log_event("records.ready", database=db.describe(), revision=revision)
+    return db
 
 
 def main(argv: list[str] | None = None) -> None:

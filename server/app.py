@@ -22,6 +22,8 @@ from websockets.typing import Subprotocol
 from protocol.codec import MAX_FRAME, SUBPROTOCOL
 from protocol.errors import CloseCode
 from protocol.messages import (
+    AcceptChallenge,
+    ChallengeRequest,
     ClaimHandle,
     CreateRoom,
     DailyBoardRequest,
@@ -44,11 +46,15 @@ from protocol.messages import (
 )
 from protocol.schema import Message
 from server.config import Config
+from server.http.api import RecordsReader
+from server.http.front import Doors
 from server.http.routes import HttpRoutes
+from server.play.challenges import ChallengeRequests
 from server.play.daily import DailyDeals, DailyTimes
 from server.play.dealing import Dealing
 from server.play.dealpool import DealPool
 from server.play.fairplay import HINT_SECONDS, FairPlay
+from server.play.ghosts import GhostRacers
 from server.shell.accounts import AccountRequests
 from server.shell.archiver import Archiver
 from server.shell.clock import Clock, SystemClock
@@ -60,7 +66,7 @@ from server.shell.identities import Identities
 from server.shell.lobby import Lobby
 from server.shell.metrics import LiveCounts, Metrics
 from server.shell.nodes import NodeUpkeep
-from server.shell.ports import Accounts, RaceArchive
+from server.shell.ports import Accounts, ChallengeBook, RaceArchive
 from server.shell.replies import Replies
 from server.shell.requests import Requests
 from server.shell.room_requests import RoomRequests
@@ -86,7 +92,10 @@ class RaceServer:
     known deal); ``pool`` holds the proven-winnable deals to pick from (without workers, it deals
     from the shipped lists); ``daily_board`` the best finishing times of the daily races;
     ``accounts`` the registered players on record (None: the account requests answer
-    ``records-unavailable``, and a key is known only while the store's cache holds it)."""
+    ``records-unavailable``, and a key is known only while the store's cache holds it);
+    ``records`` what the public API reads (None: ``/api/v1`` answers 503, records are off);
+    ``archive`` the database finished races go to; ``challenges`` the ghost challenges' records
+    (None: this server answers challenges with records-unavailable)."""
 
     def __init__(
         self,
@@ -102,6 +111,8 @@ class RaceServer:
         daily_board: DailyTimes | None = None,
         archive: RaceArchive | None = None,
         accounts: Accounts | None = None,
+        records: RecordsReader | None = None,
+        challenges: ChallengeBook | None = None,
     ) -> None:
         self.config = config
         self.clock: Clock = clock if clock is not None else SystemClock()
@@ -200,7 +211,22 @@ class RaceServer:
             (DailyBoardRequest, self.fair.on_daily_board),
         ):
             self.requests.handle(kind, handler)
+
+        # Ghost challenges: recorded runs raced again (without records, both requests say so).
+        self.ghosts = GhostRacers(self.fair.run_for_bot, self.fair.room_held, self.clock)
+        self.path.noticed.append(self.ghosts.notice)
+        challenge_requests = ChallengeRequests(
+            self.path, challenges, self.ghosts, rooms.create, self.dealing, self.clock
+        )
+        self.requests.handle(ChallengeRequest, challenge_requests.on_challenge)
+        self.requests.handle(AcceptChallenge, challenge_requests.on_accept_challenge)
         self.ws: WsServer | None = None
+        self.http = HttpRoutes(
+            self.store, self.metrics, records, clock=self.clock, trusted_proxies=config.trusted_proxies
+        )
+        """Plain HTTP on the port (``/healthz``, ``/metrics``, ``/api/v1``, the browser client)."""
+        self.doors = Doors(self.http)
+        """Every connection's first request: upgrades go to websockets, the rest to ``http``."""
 
     # -- lifecycle ----------------------------------------------------------
 
@@ -226,7 +252,7 @@ class RaceServer:
             self.config.port,
             subprotocols=[Subprotocol(SUBPROTOCOL)],
             select_subprotocol=_select_subprotocol,
-            process_request=HttpRoutes(self.store, self.metrics),
+            create_connection=self.doors.as_factory(),
             max_size=MAX_FRAME,
             max_queue=32,
             close_timeout=self.config.close_timeout,
@@ -252,10 +278,12 @@ class RaceServer:
         self.stopping = True
         if self.ws is not None:
             self.ws.close(close_connections=False)
+            self.doors.close()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(DRAIN_SECONDS):
                     await self._drained()
         await self.fair.bots.close()
+        await self.ghosts.close()
         self.path.stop_timers()
         if self.ws is not None:
             closing = [
@@ -298,7 +326,8 @@ class RaceServer:
         return LiveCounts(len(self.path.rooms), racers, spectators, self.guard.connections)
 
 
-def _select_subprotocol(connection: ServerConnection, offered: Sequence[Subprotocol]) -> Subprotocol | None:
+def _select_subprotocol(connection: object, offered: Sequence[Subprotocol]) -> Subprotocol | None:
+    # ``connection`` is what websockets' factory made, the front door (server/http/front.py): unused.
     # Complete every handshake (echoing a wrong version back, which browsers require) so that a
     # mismatch is then closed with a reason the client can read.
     if SUBPROTOCOL in offered:

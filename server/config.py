@@ -64,3 +64,5 @@ class Config:
     """The records' database (``sqlite:///PATH`` or ``postgresql://...``); None: a SQLite file in ``data_dir``."""
     data_dir: str = field(default_factory=default_data_dir)
     """The server's own files."""
+    records: bool = True
+    """Archive finished races into the database (off: no database is opened, no race is marked)."""

@@ -18,17 +18,19 @@ import pytest
 
 from server.app import RaceServer
 from server.config import Config
+from server.http.api import RecordsReader
 from server.play.daily import DailyTimes
 from server.play.dealpool import DealPool
 from server.shell.clock import Clock
-from server.shell.ports import Accounts, RaceArchive
+from server.shell.ports import Accounts, ChallengeBook, RaceArchive
 from server.store.stores import MemoryStore, RedisStore, Store
 from tests.fakeclock import FakeClock
 
 MakeServer = Callable[..., Awaitable[RaceServer]]
-"""``await make(clock=None, *, bot_time_scale=0.0, archive=None, accounts=None, **config)``: a
-started RaceServer (``archive``: finished races into that database; ``accounts``: its registered
-players)."""
+"""``await make(clock=None, *, bot_time_scale=0.0, archive=None, records=None, challenges=None,
+accounts=None, **config)``: a started RaceServer (``archive``: finished races into that database;
+``records``: what its read API reads; ``challenges``: the ghost challenges' records; ``accounts``:
+its registered players)."""
 
 HINT_SECONDS = 20.0
 """A solver worker starting on a busy machine is slow; its answer is not (the server's hint budget)."""
@@ -42,9 +44,9 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
     daily board, as Redis nodes do); "redis": the store, the deal pool and the daily board are all
     in the test's private redis-server (one key prefix per factory), as ``seahaven-server --redis``
     runs them. Settings: a countdown of 0 starts a race at once, no spectator delay, no rate limit
-    in practice; any ``Config`` field can be given. The servers share one FakeClock unless given a
-    clock, so time passes only when the test advances it; bots play without pauses unless given a
-    ``bot_time_scale``.
+    in practice; any ``Config`` field can be given; ``records`` is what the public API reads. The
+    servers share one FakeClock unless given a clock, so time passes only when the test advances
+    it; bots play without pauses unless given a ``bot_time_scale``.
     """
     servers: list[RaceServer] = []
     prefix = f"t{uuid.uuid4().hex[:8]}:"
@@ -57,6 +59,8 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
         bot_time_scale: float = 0.0,
         archive: RaceArchive | None = None,
         accounts: Accounts | None = None,
+        records: RecordsReader | None = None,
+        challenges: ChallengeBook | None = None,
         **overrides: Any,
     ) -> RaceServer:
         store: Store
@@ -78,6 +82,8 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
             daily_board=daily,
             archive=archive,
             accounts=accounts,
+            records=records,
+            challenges=challenges,
         )
         await server.start()
         servers.append(server)
@@ -124,3 +130,183 @@ async def wait_until(
             detail = what() if callable(what) else what or getattr(condition, "__qualname__", repr(condition))
             raise AssertionError(f"not reached within {timeout} s: {detail}")
         await asyncio.sleep(interval)
+
+
+class DictRecords:
+    """``RecordsReader`` (server/http/api.py) over plain dicts, for the HTTP side's own tests:
+    routing, parameter checks, caching, errors and rate limits, which do not depend on where the
+    documents come from. It is a stand-in for our own interface, not for a real part: what the
+    records hold and how they are read is tested against the real records (server/records/).
+
+    ``failure``, when set, is raised by every call (an ``OSError``: the records are out of
+    reach); ``hang`` makes every call wait forever (a database that stalls); ``asked`` lists
+    every call as (method, arguments)."""
+
+    def __init__(self) -> None:
+        ann, bob = "pANN0000000", "pBOB0000000"
+        self.races: dict[str, dict[str, Any]] = {
+            "ABCDEF-1-abcdefgh": sample_race("ABCDEF-1-abcdefgh", archived=True, players=(ann, bob)),
+            "ABCDEF-2-bcdefghi": sample_race("ABCDEF-2-bcdefghi", archived=False, players=(ann, bob)),
+        }
+        summaries = [summary(race, ann) for race in reversed(self.races.values())]
+        self.players: dict[str, dict[str, Any]] = {
+            ann: {
+                "player": ann,
+                "name": "Ann",
+                "handle": "ann",
+                "races": 2,
+                "wins": 2,
+                "finished": 2,
+                "current_streak": 2,
+                "best_streak": 2,
+                "bests": [
+                    {"preset": "seahaven", "time_ms": 61_000, "race_id": "ABCDEF-1-abcdefgh", "deal": 42, "ended_at": 1}
+                ],
+                "recent": summaries,
+            }
+        }
+        self.player_pages: dict[str, list[dict[str, Any]]] = {ann: summaries * 3}
+        self.board: list[dict[str, Any]] = [
+            {
+                "rank": rank,
+                "player": f"p{rank:010d}",
+                "name": f"racer {rank}",
+                "time_ms": 60_000 + rank,
+                "race_id": "ABCDEF-1-abcdefgh",
+                "deal": 42,
+                "ended_at": 1_700_000_000_000,
+            }
+            for rank in range(1, 26)
+        ]
+        self.challenges: dict[str, dict[str, Any]] = {
+            "ch1": {
+                "challenge": "ch1",
+                "race_id": "ABCDEF-1-abcdefgh",
+                "player": ann,
+                "name": "Ann",
+                "preset": "seahaven",
+                "deal": 42,
+                "time_ms": 61_000,
+                "created_at": 1_700_000_000_000,
+                "results": [
+                    {"player": bob, "name": "Bob", "race_id": "GHOST1-1-cdefghij", "place": 2, "time_ms": None}
+                ],
+            }
+        }
+        self.failure: OSError | None = None
+        self.hang = False
+        self.asked: list[tuple[str, tuple[Any, ...]]] = []
+
+    async def _ask(self, method: str, *args: Any) -> None:
+        self.asked.append((method, args))
+        if self.failure is not None:
+            raise self.failure
+        if self.hang:
+            await asyncio.Event().wait()
+
+    async def race(self, race_id: str) -> dict[str, Any] | None:
+        await self._ask("race", race_id)
+        return self.races.get(race_id)
+
+    async def player(self, player: str) -> dict[str, Any] | None:
+        await self._ask("player", player)
+        return self.players.get(player)
+
+    async def player_races(self, player: str, limit: int, before: str | None) -> dict[str, Any]:
+        await self._ask("player_races", player, limit, before)
+        races = self.player_pages.get(player, [])
+        start = 0
+        if before is not None:
+            if not (before.startswith("i") and before[1:].isdigit()):
+                raise ValueError(f"not a cursor of this reader: {before!r}")
+            start = int(before[1:])
+        page = races[start : start + limit]
+        more = start + limit < len(races)
+        return {"races": page, "next": f"i{start + limit}" if more else None}
+
+    async def leaderboard(
+        self, preset: str, period: str, grade: str | None, day: str | None, limit: int, offset: int
+    ) -> dict[str, Any]:
+        await self._ask("leaderboard", preset, period, grade, day, limit, offset)
+        entries = self.board[offset : offset + limit]
+        more = offset + limit < len(self.board)
+        return {
+            "preset": preset,
+            "period": period,
+            "grade": grade,
+            "day": day,
+            "entries": entries,
+            "next_offset": offset + limit if more else None,
+        }
+
+    async def challenge(self, challenge: str) -> dict[str, Any] | None:
+        await self._ask("challenge", challenge)
+        return self.challenges.get(challenge)
+
+
+def sample_race(race_id: str, *, archived: bool, players: tuple[str, str]) -> dict[str, Any]:
+    """A race document in the API's shape (server/http/openapi.py ``Race``): two racers, one won."""
+    winner, loser = players
+    return {
+        "race_id": race_id,
+        "room": race_id.split("-")[0],
+        "number": int(race_id.split("-")[1]),
+        "preset": "seahaven",
+        "deal": 42,
+        "deal_code": "ST-42",
+        "deal_grade": "gentle",
+        "chosen": False,
+        "daily": None,
+        "hints": False,
+        "undo": True,
+        "time_limit_ms": None,
+        "started_at": 1_700_000_000_000,
+        "ended_at": 1_700_000_061_000,
+        "end_reason": "won",
+        "archived": archived,
+        "racers": [
+            {
+                "player": winner,
+                "name": "Ann",
+                "place": 1,
+                "status": "finished",
+                "progress": 52,
+                "time_ms": 61_000,
+                "hints": 0,
+                "undos": 1,
+                "bot": False,
+                "ghost": False,
+                "proven": True,
+                "moves": [[1_200, "3h"], [1_900, "undo"], [2_400, "3h"]],
+            },
+            {
+                "player": loser,
+                "name": "Bob",
+                "place": 2,
+                "status": "racing",
+                "progress": 30,
+                "time_ms": None,
+                "hints": 0,
+                "undos": 0,
+                "bot": False,
+                "ghost": False,
+                "proven": True,
+                "moves": [[1_500, "1a"]],
+            },
+        ],
+    }
+
+
+def summary(race: dict[str, Any], player: str) -> dict[str, Any]:
+    """A race's line on a player's page (``RaceSummary``)."""
+    mine = next(r for r in race["racers"] if r["player"] == player)
+    return {
+        "race_id": race["race_id"],
+        "preset": race["preset"],
+        "deal": race["deal"],
+        "ended_at": race["ended_at"],
+        "place": mine["place"],
+        "racers": len(race["racers"]),
+        "status": mine["status"],
+        "time_ms": mine["time_ms"],
+    }

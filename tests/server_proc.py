@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,6 +20,8 @@ class ServerProcess:
     def __init__(self, *args: str, port: int = 0, launch: tuple[str, ...] = ("-m", "server")) -> None:
         """``launch``: how the interpreter is told to start the server (another build: ``-c`` code)."""
         self.log = Path(tempfile.mkstemp(prefix="seahaven-server-", suffix=".log")[1])
+        # Each node's own data folder (its SQLite records unless a --database is given), never the user's.
+        self.data = Path(tempfile.mkdtemp(prefix="seahaven-data-"))
         with self.log.open("wb") as stderr:
             self.proc = subprocess.Popen(
                 [sys.executable, *launch, "--host", "127.0.0.1", "--port", str(port), *FAST, *args],
@@ -26,7 +29,7 @@ class ServerProcess:
                 stdout=subprocess.PIPE,
                 stderr=stderr,
                 text=True,
-                env={**os.environ, "SEAHAVEN_LOG_LEVEL": "WARNING"},
+                env={**os.environ, "SEAHAVEN_LOG_LEVEL": "WARNING", "SEAHAVEN_DATA_DIR": str(self.data)},
             )
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
@@ -59,3 +62,4 @@ class ServerProcess:
         if self.proc.stdout is not None:
             self.proc.stdout.close()
         self.log.unlink(missing_ok=True)
+        shutil.rmtree(self.data, ignore_errors=True)

@@ -34,7 +34,7 @@ from tests.wsclient import WsClient
 
 TIMES = frozenset({"server_time", "starts_at", "started_at", "ends_at", "elapsed_ms", "time_ms"})
 """Fields whose values differ in every run (only whether they are nil must agree)."""
-IDS = frozenset({"token", "player", "you", "room"})
+IDS = frozenset({"token", "player", "you", "room", "race_id"})
 """Fields whose values are chosen at random by the server (mapped from the document's to the run's)."""
 COUNTDOWN_MS = 500
 """The session's server ran with ``--countdown 0.5 --spectator-delay 0``."""

@@ -47,7 +47,11 @@ def nodes_answering(url: str) -> set[str]:
 
 def test_more_than_one_worker_needs_redis() -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "server", "--workers", "2"], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-m", "server", "--workers", "2", "--no-records"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert run.returncode == 2 and "--workers above 1 needs --redis" in run.stderr
 

@@ -1,57 +1,148 @@
-"""Plain HTTP on the WebSocket port: the routes answered before (instead of) an upgrade.
+"""Plain HTTP on the race server's port: every request that is not a WebSocket upgrade.
 
-``HttpRoutes`` is the one entry point the shell hands to websockets as ``process_request``.
-A WebSocket upgrade always goes through; any other request is matched by path: the
-server's own routes (``/healthz``, ``/metrics``), then the browser client's files
-(``server/http/static.py``); None lets websockets refuse it (426).
+``HttpRoutes`` is what the front door (``front.py``) asks: one request in, one reply out, never
+raising. Its table (``router.py``): ``/healthz``, ``/metrics``, the public API under ``/api/v1``
+(``api.py``); then the browser client's files (``static.py``). On top of the table:
+
+- HEAD is GET without the body (the door leaves it out); OPTIONS answers which methods a path
+  takes, and for ``/api/v1`` is the CORS preflight; a known path asked with another method is
+  405 with ``Allow``; an unknown path 404; a request with a body 413 (no route takes one).
+- Under ``/api/v1`` every answer is JSON (errors in the API's one shape), carries
+  ``Access-Control-Allow-Origin: *``, and first spends a token of the client's address
+  (``ratelimit.py``): none left is 429 with ``Retry-After``. Elsewhere errors are plain text and
+  nothing is rate-limited (load balancers' health checks, the page and its assets).
 """
 
 from __future__ import annotations
 
+import logging
 from http import HTTPStatus
+from typing import Final
 
-from websockets.asyncio.server import ServerConnection
-from websockets.datastructures import Headers
-from websockets.http11 import Request, Response
-
+from server.http.api import Api, RecordsReader, api_error
+from server.http.clients import ClientAddress
+from server.http.ratelimit import AddressLimits
+from server.http.reply import HttpRequest, Reply, text_reply
+from server.http.router import Match, NotAllowed, Router
 from server.http.static import static_response
+from server.shell.clock import Clock, SystemClock
 from server.shell.metrics import Metrics
 from server.store.interfaces import Store
 
+log = logging.getLogger("seahaven.http")
+
+API: Final = "/api/v1/"
+CORS: Final = (
+    ("Access-Control-Allow-Origin", "*"),
+    ("Access-Control-Expose-Headers", "ETag, Retry-After"),
+)
+PREFLIGHT: Final = (
+    ("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS"),
+    ("Access-Control-Allow-Headers", "If-None-Match"),
+    ("Access-Control-Max-Age", "86400"),
+)
+STATIC_METHODS: Final = ("GET", "HEAD", "OPTIONS")
+
 
 class HttpRoutes:
-    """Answers the HTTP requests that are not WebSocket upgrades."""
+    """Answers the HTTP requests that are not WebSocket upgrades (``await routes(request)``).
 
-    def __init__(self, store: Store, metrics: Metrics) -> None:
+    ``records`` is what the API reads (None: records are off, and ``/api/v1`` answers 503);
+    ``clock`` the server's one clock (the rate limit's time); ``trusted_proxies`` the networks
+    whose ``X-Forwarded-For`` names the client; ``limits`` the API's per-address rate limit."""
+
+    def __init__(
+        self,
+        store: Store,
+        metrics: Metrics,
+        records: RecordsReader | None = None,
+        *,
+        clock: Clock | None = None,
+        trusted_proxies: tuple[str, ...] = (),
+        limits: AddressLimits | None = None,
+    ) -> None:
         self.store = store
         self.metrics = metrics
+        self.clock: Clock = clock if clock is not None else SystemClock()
+        self.client = ClientAddress(trusted_proxies)
+        self.limits = limits if limits is not None else AddressLimits()
+        self.router = Router()
+        self.router.add(["GET"], "/healthz", self.healthz)
+        self.router.add(["GET"], "/metrics", self.scrape)
+        self.api = Api(records)
+        self.api.add_routes(self.router)
 
-    async def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
-        if "Upgrade" in request.headers:
-            return None  # websockets answers every upgrade (a wrong one with an error)
-        path = request.path.partition("?")[0]
-        if path == "/healthz":
-            return await self.healthz(connection)
-        if path == "/metrics":
-            return self.scrape()
-        return static_response(path)
+    async def __call__(self, request: HttpRequest) -> Reply:
+        api = request.path.startswith(API) or request.path == API.rstrip("/")
+        try:
+            if not api:
+                return await self.route(request, api=False)
+            address = self.client(request.peer, request.all("x-forwarded-for"))
+            wait = self.limits.take(address, self.clock.now() / 1000)
+            if wait is None:
+                reply = await self.route(request, api=True)
+            else:
+                message = f"too many requests from {address}: try again in {wait} s"
+                reply = api_error(HTTPStatus.TOO_MANY_REQUESTS, "rate-limited", message)
+                reply = reply.with_headers(("Retry-After", str(wait)))
+        except Exception as exc:  # a bug in a route: one answer and one log line, never a dead server
+            log.exception("event=http.error method=%s path=%r error=%r", request.method, request.path, exc)
+            reply = self.refusal(HTTPStatus.INTERNAL_SERVER_ERROR, "internal", "internal error", api)
+        return reply.with_headers(*CORS) if api else reply
 
-    async def healthz(self, connection: ServerConnection) -> Response:
+    async def route(self, request: HttpRequest, *, api: bool) -> Reply:
+        found = self.router.match(request.method, request.path)
+        if request.method == "OPTIONS":
+            return self.options(request, found, api)
+        if isinstance(found, Match):
+            if request.has_body:
+                return self.refusal(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "payload-too-large", "no body here", api)
+            return await found.handler(request, found.params)
+        allow = self.allowed(request, found, api)
+        if allow is None:
+            return self.refusal(HTTPStatus.NOT_FOUND, "not-found", f"no route {request.path}", api)
+        if request.method not in allow:
+            message = f"{request.method} is not allowed here; allowed: {', '.join(allow)}"
+            refused = self.refusal(HTTPStatus.METHOD_NOT_ALLOWED, "method-not-allowed", message, api)
+            return refused.with_headers(("Allow", ", ".join(allow)))
+        if request.has_body:
+            return self.refusal(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "payload-too-large", "no body here", api)
+        return static_response(request.path)
+
+    def allowed(self, request: HttpRequest, found: Match | NotAllowed | None, api: bool) -> tuple[str, ...] | None:
+        """The methods ``request.path`` takes (None: an unknown path)."""
+        if isinstance(found, NotAllowed):
+            return found.allow
+        if isinstance(found, Match):
+            return STATIC_METHODS  # every route takes GET, HEAD and OPTIONS
+        if not api and static_response(request.path).status == HTTPStatus.OK:
+            return STATIC_METHODS
+        return None
+
+    def options(self, request: HttpRequest, found: Match | NotAllowed | None, api: bool) -> Reply:
+        allow = self.allowed(request, found, api)
+        if allow is None:
+            return self.refusal(HTTPStatus.NOT_FOUND, "not-found", f"no route {request.path}", api)
+        headers = [("Allow", ", ".join(allow)), ("Cache-Control", "no-store")]
+        if api:
+            headers += PREFLIGHT
+        return Reply(HTTPStatus.NO_CONTENT, tuple(headers))
+
+    @staticmethod
+    def refusal(status: HTTPStatus, code: str, message: str, api: bool) -> Reply:
+        """An error answer: the API's JSON shape under /api/v1, a line of text elsewhere."""
+        if api:
+            return api_error(status, code, message)
+        return text_reply(status, "not found\n" if status == HTTPStatus.NOT_FOUND else f"{message}\n")
+
+    async def healthz(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         """200 while the store answers, 503 when it does not (for load balancers and compose): the
         guarded ping, answered False at once while the stall breaker is open."""
-        ok = await self.store.ping()
-        status = HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE
-        return connection.respond(status, "ok\n" if ok else "store unavailable\n")
+        if await self.store.ping():
+            return text_reply(HTTPStatus.OK, "ok\n")
+        return text_reply(HTTPStatus.SERVICE_UNAVAILABLE, "store unavailable\n")
 
-    def scrape(self) -> Response:
+    async def scrape(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         """This node's metrics in the Prometheus text format."""
         body, content_type = self.metrics.exposition()
-        headers = Headers(
-            [
-                ("Content-Type", content_type),
-                ("Content-Length", str(len(body))),
-                ("Cache-Control", "no-store"),
-                ("Connection", "close"),
-            ]
-        )
-        return Response(HTTPStatus.OK.value, HTTPStatus.OK.phrase, headers, body)
+        return Reply(HTTPStatus.OK, (("Content-Type", content_type), ("Cache-Control", "no-store")), body)

@@ -9,19 +9,15 @@ cached for a year, the page is revalidated every time so a new build shows at on
 
 from __future__ import annotations
 
-import email.utils
 import re
 from functools import cache
 from http import HTTPStatus
 from pathlib import Path
 from typing import Final, NamedTuple
 
-from websockets.datastructures import Headers
-from websockets.http11 import Response
+from server.http.reply import TEXT, Reply
 
 WEBROOT: Final = Path(__file__).parent / "webroot"
-SERVER_PATHS: Final = frozenset({"/healthz", "/metrics"})
-"""Paths the race server answers itself: not static, whatever the webroot holds."""
 
 _APP_PAGE: Final = "index.html"
 _ROOM_LINK: Final = re.compile(r"/r/[0-9A-Za-z]{4,12}")
@@ -60,15 +56,14 @@ def _files() -> dict[str, _File]:
     return files
 
 
-def static_response(path: str) -> Response | None:
-    """The HTTP response for a plain GET of ``path``; None for the server's own paths.
+def static_response(path: str) -> Reply:
+    """The reply to a GET of ``path``: the file it names, or 404.
 
-    ``path`` is the request target as sent (a query string is ignored). Unknown paths
-    get 404; nothing outside the webroot is ever read.
+    ``path`` is the request target as sent (a query string is ignored). The router answers the
+    server's own routes (``/healthz``, ``/api/v1/...``) before it asks here; nothing outside the
+    webroot is ever read.
     """
     route = path.split("?", 1)[0]
-    if route in SERVER_PATHS:
-        return None
     files = _files()
     if route == "/" or _ROOM_LINK.fullmatch(route):
         page = files.get(_APP_PAGE)
@@ -79,19 +74,14 @@ def static_response(path: str) -> Response | None:
         found = files.get(f"assets/{asset.group(1)}") if asset else None
         if found is not None:
             return _response(HTTPStatus.OK, found, _IMMUTABLE)
-    return _response(HTTPStatus.NOT_FOUND, _File(b"not found\n", "text/plain; charset=utf-8"), _REVALIDATE)
+    return _response(HTTPStatus.NOT_FOUND, _File(b"not found\n", TEXT), _REVALIDATE)
 
 
-def _response(status: HTTPStatus, file: _File, cache_control: str) -> Response:
-    headers = Headers(
-        [
-            ("Date", email.utils.formatdate(usegmt=True)),
-            ("Content-Type", file.content_type),
-            ("Content-Length", str(len(file.body))),
-            ("Cache-Control", cache_control),
-            ("X-Content-Type-Options", "nosniff"),
-            ("Content-Security-Policy", _CSP),
-            ("Connection", "close"),
-        ]
+def _response(status: HTTPStatus, file: _File, cache_control: str) -> Reply:
+    headers = (
+        ("Content-Type", file.content_type),
+        ("Cache-Control", cache_control),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Content-Security-Policy", _CSP),
     )
-    return Response(status.value, status.phrase, headers, file.body)
+    return Reply(status, headers, file.body)

@@ -23,7 +23,7 @@ from protocol.enums import Phase, Status
 from protocol.errors import ErrorCode, ProtocolError
 from server.play.bot import PACES, BotBrain, think
 from server.play.dealpool import worker_executor
-from server.rooms.room import BOT_PREFIX, Room
+from server.rooms.room import BOT_PREFIX, GHOST_PREFIX, Room
 from server.shell.held import Command
 from server.store.base import StoreError
 
@@ -36,9 +36,10 @@ STILL_ON: Final = (Phase.WAITING, Phase.COUNTDOWN, Phase.RACING)
 
 
 def human_present(room: Room) -> bool:
-    """A human racer who may still race: connected, or dropped but within their grace period."""
+    """A human racer (not a bot or a ghost) who may still race: connected, or dropped but within
+    their grace period."""
     for player, seat in room.seats.items():
-        if player.startswith(BOT_PREFIX) or seat.left:
+        if player.startswith((BOT_PREFIX, GHOST_PREFIX)) or seat.left:
             continue
         if seat.connected or (room.phase in STILL_ON and seat.status != Status.FORFEIT):
             return True

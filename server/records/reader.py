@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from protocol.enums import Status
 from seahaven.rules import PRESETS
 from seahaven.winnable import GRADES
+from server.records.challenge_results import RESULTS, result_view, results_query
 from server.records.database import Database
 from server.records.rows import proofs, record_of
 from server.records.schema import challenges, players, race_racers, races
@@ -159,20 +160,21 @@ class Reader:
         offset: int = 0,
     ) -> dict[str, Any]:
         """The fastest proven wins of ``preset`` (one per player): ``period`` "day" (the daily
-        deal of ``day``, a UTC YYYY-MM-DD, today by default), "week" (ended in the last 7 days)
-        or "all"; ``grade``: only deals the server picked of that grade."""
+        deal of ``day``, a UTC YYYY-MM-DD, today by default), "week" (ended in the UTC week, Monday
+        first, of ``day``, today's by default) or "all"; ``grade``: only deals the server picked of
+        that grade."""
         if preset not in PRESETS:
             raise ValueError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
         if period not in PERIODS:
             raise ValueError(f"unknown period {period!r}; periods: {', '.join(PERIODS)}")
         if grade is not None and grade not in GRADES:
             raise ValueError(f"unknown deal grade {grade!r}; grades: {', '.join(GRADES)}")
-        if day is not None and period != "day":
-            raise ValueError("day goes with the daily board only (period=day)")
+        if day is not None and period == "all":
+            raise ValueError("day names a day or a week: give it with period=day or period=week")
         check_limit(limit)
         if offset < 0:
             raise ValueError(f"offset must be 0 or more, not {offset}")
-        if period == "day":
+        if period != "all":
             day = check_day(day) if day is not None else today(self.now())
         where = [
             races.c.preset == preset,
@@ -188,7 +190,9 @@ class Reader:
         else:
             where.append(races.c.chosen.is_(False))
             if period == "week":
-                where.append(races.c.ended_at >= self.now() - WEEK_MS)
+                assert day is not None
+                start = week_start_ms(day)
+                where += [races.c.ended_at >= start, races.c.ended_at < start + WEEK_MS]
         if grade is not None:
             where.append(races.c.deal_grade == grade)
         async with self.db.read() as conn:
@@ -216,15 +220,14 @@ class Reader:
     # -- challenges ---------------------------------------------------------
 
     async def challenge(self, challenge: str) -> dict[str, Any] | None:
-        """A ghost challenge: whose run, on which race, and that run's preset, deal and time."""
+        """A ghost challenge: whose run, on which race, that run's preset, deal and time, and the
+        races run against its ghost (``server/records/challenge_results.py``)."""
         query = (
             select(
                 challenges,
                 races.c.preset,
                 races.c.deal,
-                races.c.deal_code,
                 rr.c.name,
-                rr.c.status,
                 rr.c.time_ms,
                 players.c.deleted_at,
             )
@@ -235,20 +238,21 @@ class Reader:
         )
         async with self.db.read() as conn:
             row = (await conn.execute(query)).mappings().first()
-        if row is None:
-            return None
+            if row is None:
+                return None
+            results = (await conn.execute(results_query([challenge]).limit(RESULTS))).mappings().all()
+            deleted = await deleted_among(conn, [r["player"] for r in results])
+        # The API's closed ``Challenge`` document (server/http/openapi.py), results latest first.
         return {
             "challenge": row["challenge"],
             "race_id": row["race_id"],
             "player": row["player"],
             "name": shown_name(row["name"], row["deleted_at"] is not None),
-            "created_at": row["created_at"],
-            "created_by": row["created_by"],
             "preset": row["preset"],
             "deal": row["deal"],
-            "deal_code": row["deal_code"],
-            "status": row["status"],
             "time_ms": row["time_ms"],
+            "created_at": row["created_at"],
+            "results": [result_view(r, deleted) for r in results],
         }
 
 
@@ -384,6 +388,13 @@ def check_day(day: str) -> str:
     if parsed.isoformat() != day:  # fromisoformat also takes 20260520 and the like
         raise ValueError(f"day must be a date, YYYY-MM-DD, not {day!r}")
     return day
+
+
+def week_start_ms(day: str) -> int:
+    """The start (Monday 00:00 UTC, unix ms) of the week holding ``day``."""
+    date = datetime.date.fromisoformat(day)
+    monday = date - datetime.timedelta(days=date.weekday())
+    return int(datetime.datetime.combine(monday, datetime.time(), datetime.UTC).timestamp() * 1000)
 
 
 def today(now_ms: int) -> str:

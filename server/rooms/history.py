@@ -17,13 +17,10 @@ from seahaven import Board
 from seahaven.moves import read_move
 from server.rooms.events import Created, Ended, Event, Started
 from server.rooms.raceid import race_id
-from server.rooms.room import BOT_PREFIX, Room
+from server.rooms.room import BOT_PREFIX, GHOST_PREFIX, Room
 from server.rooms.settings import Settings
 
-__all__ = ["GHOST_PREFIX", "RaceRecord", "RacerRecord", "ended_races", "proven", "races_of"]
-
-GHOST_PREFIX = "ghost-"
-"""Player ids of ghost racers (a recorded run raced again) start so."""
+__all__ = ["GHOST_PREFIX", "ChallengeRun", "RaceRecord", "RacerRecord", "ended_races", "proven", "races_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,3 +148,23 @@ def ended_races(log: Sequence[Event], start: int = 0) -> list[str]:
             if index >= start:
                 ended.append(race_id(first.code, first.at, number))
     return ended
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeRun:
+    """A ghost challenge on record: a finished race, and whose run in it the ghost plays
+    (``server/play/ghosts.py``; its player id is ``GHOST_PREFIX`` and ``challenge``)."""
+
+    challenge: str
+    race: RaceRecord
+    player: str
+    created_by: str
+    created_at: int
+
+    def __post_init__(self) -> None:
+        if not any(racer.player == self.player for racer in self.race.racers):
+            raise ValueError(f"challenge {self.challenge}: {self.player!r} did not race in {self.race.race_id}")
+
+    @property
+    def run(self) -> RacerRecord:
+        return next(racer for racer in self.race.racers if racer.player == self.player)

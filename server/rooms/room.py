@@ -60,6 +60,9 @@ from server.rooms.settings import Settings
 
 BOT_PREFIX: Final = "bot-"
 """Player ids of bot racers start so (a human's start with "p"): the room shows them as bots."""
+GHOST_PREFIX: Final = "ghost-"
+"""Player ids of ghost racers (a recorded run raced again: ``server/play/ghosts.py``) start so,
+followed by the challenge's id: the room shows them as ghosts, the records find a challenge's races."""
 DONE: Final = frozenset({Status.FINISHED, Status.STUCK, Status.RESIGNED, Status.FORFEIT})
 MAX_MOVES: Final = 5000
 """Moves and undos one racer may make in one race (a solution takes about 90): bounds the log."""
@@ -213,6 +216,7 @@ class Room:
             time_ms=self._time_of(seat),
             bot=player.startswith(BOT_PREFIX),
             hints=seat.hints,
+            ghost=player.startswith(GHOST_PREFIX),
         )
 
     def _time_of(self, seat: Seat) -> int | None:
@@ -638,6 +642,7 @@ class Room:
                 else None,
                 bot=player.startswith(BOT_PREFIX),
                 hints=seat.hints,
+                ghost=player.startswith(GHOST_PREFIX),
             )
             for i, (player, seat) in enumerate(ranked)
         )

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from server.rooms.history import RaceRecord
+from server.rooms.history import ChallengeRun, RaceRecord
 from server.rooms.room import Room
 from server.rooms.settings import Settings
 
@@ -110,4 +110,25 @@ class Accounts(Protocol):
     async def export(self, player: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
         """Everything on record of the player: their row (without hashes) and every race they
         raced, newest first, each as JSON-able values; None when there is no such player."""
+        ...
+
+
+# -- ghost challenges -------------------------------------------------------------------------
+
+
+class ChallengeBook(Protocol):
+    """The records' side of ghost challenges (``server/play/challenges.py`` asks). Every method
+    raises ``OSError`` when the database cannot be reached."""
+
+    async def race(self, race_id: str) -> RaceRecord | None:
+        """The finished race of this id, archived or still only in the store (None: no such race)."""
+        ...
+
+    async def add(self, challenge: str, race: RaceRecord, player: str, by: str, at: int) -> bool:
+        """Record a challenge of ``player``'s run in ``race`` (the race is written first if it is
+        not archived yet: a second write changes nothing). False if the id is taken."""
+        ...
+
+    async def get(self, challenge: str) -> ChallengeRun | None:
+        """The challenge of this id (None: none)."""
         ...

@@ -87,7 +87,7 @@ class RoomLog(Protocol):
         ...
 
     def delete(self, room: str) -> Awaitable[None]:
-        """Remove the room's log and listing now."""
+        """Remove the room's log, listing and archive marks now."""
         ...
 
     def room_ids(self) -> Awaitable[list[str]]:

@@ -7,7 +7,8 @@ Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
 
     P format             string  the key layout version written here (LAYOUT_FORMAT); no TTL
     P{room:ID}:log       list    the room's event log, one msgpack event per element; PEXPIRE = room TTL,
-                                 none while the room has archive marks
+                                 none while the room has archive marks (but for the plain ``append``,
+                                 which knows no marks: tests and benchmarks use it, the rooms never)
     P{room:ID}:replies   hash    each player's last stored request: player -> seq, player:r -> reply
                                  frame, player:v -> the memo's format (MEMO_FORMAT; absent = 1)
     P{room:ID}:holders   set     the nodes that read or wrote the room's log: whom its doorbell rings for
@@ -17,7 +18,7 @@ Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
                                  append that stores each race's end; no TTL. While it exists the log,
                                  replies and holders keep no TTL; its last mark cleared, they get one
     P archive:due        zset    rooms for the archivers: room -> stamp (Redis TIME in microseconds,
-                                 above the room's previous stamp), filled after the marking append
+                                 above the room's previous stamp), filled after the marking append; no TTL
     P listings           zset    ids that may have a listing, scored by the listing's deadline (unix ms);
                                  listings() removes members whose listing key is gone and whose deadline
                                  passed; the set's TTL is kept >= every listing's TTL

@@ -23,6 +23,7 @@ __all__ = [
 
 # Appends ARGV[2..] to the log and sets its TTL; with no events, only refreshes an existing log's TTL.
 # RPUSH in slices: Lua's unpack() has a limit (~8000 values) and a healed log can be longer.
+# Knows no archive marks (it sets the TTL regardless): the rooms append with APPEND_AT.
 # KEYS[1] = the room's log; ARGV[1] = TTL in ms. Returns the log's length.
 APPEND = """
 local length = redis.call('LLEN', KEYS[1])

@@ -1,0 +1,317 @@
+"""The public read API under ``/api/v1/``: races, players, leaderboards and challenges as JSON.
+
+Every document comes from a ``RecordsReader`` (the records part implements it:
+``server/records/reader.py``); this module checks the request's parameters, asks the reader once,
+and renders the answer: compact UTF-8 JSON, a ``Cache-Control`` by what the document is, an
+``ETag`` (a hash of the body) honoured by ``If-None-Match`` with 304. The routes, parameters,
+shapes and errors are described exactly in ``openapi.py``, served at ``/api/v1/openapi.json``
+(docs/api.md says the same in prose). The rate limit and CORS headers are the router's
+(``routes.py``), for every ``/api/v1`` answer alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import hashlib
+import re
+import unicodedata
+import urllib.parse
+from collections.abc import Awaitable
+from http import HTTPStatus
+from typing import Any, Final, Protocol, TypeVar
+
+from seahaven.rules import PRESETS
+from seahaven.winnable import GRADES
+from server.http.openapi import (
+    CHALLENGE_ID,
+    CURSOR,
+    DAY,
+    LIMIT_DEFAULT,
+    LIMIT_MAX,
+    OFFSET_MAX,
+    PERIODS,
+    PLAYER_MAX,
+    RACE_ID,
+    document,
+)
+from server.http.reply import HttpRequest, Reply, error_document, json_body, json_reply
+from server.http.router import Handler, Router
+
+T = TypeVar("T")
+
+READ_TIMEOUT: Final = 5.0
+"""Seconds a reader call may take before the request is answered 503 (the database is slow)."""
+RETRY_AFTER: Final = 5
+"""Seconds a client is asked to wait after a 503."""
+
+ARCHIVED: Final = "public, max-age=3600"
+"""An archived race: it changes no more, except that a deleted account's name is taken out."""
+RECENT: Final = "public, max-age=10"
+"""What the next race can change (players, their races, challenges, a race not archived yet)."""
+BOARD: Final = "public, max-age=30"
+NOT_FOUND: Final = "public, max-age=10"
+"""A race id seen before its record lands, a handle claimed a moment later: ask again soon."""
+DESCRIPTION: Final = "public, max-age=300"
+NO_STORE: Final = "no-store"
+
+_RACE_ID: Final = re.compile(RACE_ID)
+_CHALLENGE_ID: Final = re.compile(CHALLENGE_ID)
+_CURSOR: Final = re.compile(CURSOR)
+_DAY: Final = re.compile(DAY)
+_ENTITY_TAG: Final = re.compile(r'(?:W/)?"[^"]*"')
+
+
+class RecordsReader(Protocol):
+    """What the API reads: one call per request, each answering a document in the shapes of
+    ``openapi.py`` (None: no such thing). A call raises ``OSError`` when the records are out of
+    reach for now (answered 503); ``player_races`` raises ``ValueError`` for a cursor it did not
+    give out (answered 400). Anything else it raises is a bug (answered 500, logged)."""
+
+    async def race(self, race_id: str) -> dict[str, Any] | None: ...
+
+    async def player(self, player: str) -> dict[str, Any] | None: ...
+
+    async def player_races(self, player: str, limit: int, before: str | None) -> dict[str, Any]:
+        """``{"races": [summary, ...], "next": cursor | None}``, newest first, ``limit`` at most,
+        from the cursor ``before`` on (None: from the newest)."""
+        ...
+
+    async def leaderboard(
+        self, preset: str, period: str, grade: str | None, day: str | None, limit: int, offset: int
+    ) -> dict[str, Any]: ...
+
+    async def challenge(self, challenge: str) -> dict[str, Any] | None: ...
+
+
+class BadRequest(Exception):
+    """A parameter the API cannot take: answered 400 with this message."""
+
+
+class Api:
+    """The ``/api/v1`` handlers over a reader (None: records are off, every read is 503)."""
+
+    def __init__(self, records: RecordsReader | None, read_timeout: float = READ_TIMEOUT) -> None:
+        self.records = records
+        self.read_timeout = read_timeout
+        self.description = json_body(document())
+
+    def add_routes(self, router: Router) -> None:
+        for pattern, handler in (
+            ("/api/v1/openapi.json", self.openapi),
+            ("/api/v1/races/{race_id}", self.race),
+            ("/api/v1/players/{player}", self.player),
+            ("/api/v1/players/{player}/races", self.player_races),
+            ("/api/v1/leaderboards/{preset}", self.leaderboard),
+            ("/api/v1/challenges/{challenge}", self.challenge),
+        ):
+            router.add(["GET"], pattern, answering(handler))
+
+    # -- the routes -----------------------------------------------------------------------------
+
+    async def openapi(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        query(request, set())
+        return document_reply(request, self.description, DESCRIPTION)
+
+    async def race(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        race_id = identifier(params["race_id"], _RACE_ID, "race id")
+        query(request, set())
+        records = self.reader()
+        found = await self.read(records.race(race_id))
+        if found is None:
+            return not_found(f"no race {race_id}")
+        return document_reply(request, json_body(found), ARCHIVED if found.get("archived") else RECENT)
+
+    async def player(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        player = player_name(params["player"])
+        query(request, set())
+        found = await self.read(self.reader().player(player))
+        if found is None:
+            return not_found(f"no player {player}")
+        return document_reply(request, json_body(found), RECENT)
+
+    async def player_races(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        player = player_name(params["player"])
+        given = query(request, {"limit", "cursor"})
+        limit = integer(given, "limit", LIMIT_DEFAULT, 1, LIMIT_MAX)
+        cursor = given.get("cursor")
+        if cursor is not None and not _CURSOR.fullmatch(cursor):
+            raise BadRequest(f"cursor {cursor!r} is not one this API gives out")
+        records = self.reader()
+        if await self.read(records.player(player)) is None:
+            return not_found(f"no player {player}")
+        try:
+            found = await self.read(records.player_races(player, limit, cursor))
+        except ValueError as exc:  # a cursor of the right form that the reader never gave out
+            raise BadRequest(str(exc)) from None
+        return document_reply(request, json_body(found), RECENT)
+
+    async def leaderboard(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        preset = params["preset"]  # preset names need no percent-encoding: none is decoded
+        given = query(request, {"period", "grade", "day", "limit", "offset"})
+        if preset not in PRESETS:
+            return not_found(f"no preset {preset!r}; presets: {', '.join(PRESETS)}")
+        period = choice(given, "period", PERIODS)
+        grade = given.get("grade")
+        if grade is not None and grade not in GRADES:
+            raise BadRequest(f"grade must be one of {', '.join(GRADES)}, not {grade!r}")
+        day = given.get("day")
+        if day is not None:
+            calendar_day(day)
+            if period == "all":
+                raise BadRequest("day names a day or a week: give it with period=day or period=week")
+        limit = integer(given, "limit", LIMIT_DEFAULT, 1, LIMIT_MAX)
+        offset = integer(given, "offset", 0, 0, OFFSET_MAX)
+        found = await self.read(self.reader().leaderboard(preset, period, grade, day, limit, offset))
+        return document_reply(request, json_body(found), BOARD)
+
+    async def challenge(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        challenge = identifier(params["challenge"], _CHALLENGE_ID, "challenge id")
+        query(request, set())
+        found = await self.read(self.reader().challenge(challenge))
+        if found is None:
+            return not_found(f"no challenge {challenge}")
+        return document_reply(request, json_body(found), RECENT)
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def reader(self) -> RecordsReader:
+        if self.records is None:
+            raise Unavailable("records are off on this server", retry=False)
+        return self.records
+
+    async def read(self, call: Awaitable[T]) -> T:
+        """The reader's answer, bounded in time; Unavailable when the records are out of reach."""
+        try:
+            async with asyncio.timeout(self.read_timeout):
+                return await call
+        except TimeoutError:
+            raise Unavailable("the records did not answer in time", retry=True) from None
+        except OSError as exc:
+            raise Unavailable(f"the records are out of reach ({type(exc).__name__})", retry=True) from None
+
+
+class Unavailable(Exception):
+    """The records cannot be read: answered 503 (with ``Retry-After`` when it may pass)."""
+
+    def __init__(self, message: str, *, retry: bool) -> None:
+        super().__init__(message)
+        self.retry = retry
+
+
+def answering(handler: Handler) -> Handler:
+    """``handler`` with its refusals answered: BadRequest 400, Unavailable 503."""
+
+    async def answer(request: HttpRequest, params: dict[str, str]) -> Reply:
+        try:
+            return await handler(request, params)
+        except BadRequest as exc:
+            return api_error(HTTPStatus.BAD_REQUEST, "bad-request", str(exc))
+        except Unavailable as exc:
+            return unavailable_reply(exc)
+
+    return answer
+
+
+def api_error(status: HTTPStatus, code: str, message: str, cache_control: str = NO_STORE) -> Reply:
+    """An error answer of the API: the one JSON shape, with its code."""
+    return json_reply(status, error_document(code, message), ("Cache-Control", cache_control))
+
+
+def not_found(message: str) -> Reply:
+    return api_error(HTTPStatus.NOT_FOUND, "not-found", message, NOT_FOUND)
+
+
+def unavailable_reply(exc: Unavailable) -> Reply:
+    reply = api_error(HTTPStatus.SERVICE_UNAVAILABLE, "unavailable", str(exc))
+    return reply.with_headers(("Retry-After", str(RETRY_AFTER))) if exc.retry else reply
+
+
+# -- parameters ---------------------------------------------------------------------------------
+
+
+def query(request: HttpRequest, known: set[str]) -> dict[str, str]:
+    """The query's parameters, each at most once and each one of ``known``."""
+    try:
+        pairs = urllib.parse.parse_qsl(request.query, keep_blank_values=True, errors="strict", max_num_fields=10)
+    except ValueError as exc:  # a bad percent-encoding, or too many fields
+        raise BadRequest(f"the query string cannot be read: {exc}") from None
+    given: dict[str, str] = {}
+    for name, value in pairs:
+        if name not in known:
+            allowed = f"; this route takes {', '.join(sorted(known))}" if known else "; this route takes none"
+            raise BadRequest(f"unknown parameter {name!r}{allowed}")
+        if name in given:
+            raise BadRequest(f"parameter {name!r} is given twice")
+        given[name] = value
+    return given
+
+
+def integer(given: dict[str, str], name: str, default: int, low: int, high: int) -> int:
+    raw = given.get(name)
+    if raw is None:
+        return default
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 6) or not low <= int(raw) <= high:
+        raise BadRequest(f"{name} must be a whole number from {low} to {high}, not {raw!r}")
+    return int(raw)
+
+
+def choice(given: dict[str, str], name: str, choices: tuple[str, ...]) -> str:
+    """The parameter's value among ``choices`` (the first is the default)."""
+    raw = given.get(name, choices[0])
+    if raw not in choices:
+        raise BadRequest(f"{name} must be one of {', '.join(choices)}, not {raw!r}")
+    return raw
+
+
+def calendar_day(raw: str) -> None:
+    if not _DAY.fullmatch(raw):
+        raise BadRequest(f"day must be a date as YYYY-MM-DD, not {raw!r}")
+    try:
+        datetime.date.fromisoformat(raw)
+    except ValueError:
+        raise BadRequest(f"day {raw!r} is not a day of the calendar") from None
+
+
+def identifier(raw: str, pattern: re.Pattern[str], what: str) -> str:
+    """A path parameter of a fixed form (no percent-encoding needed, so none is decoded)."""
+    if not pattern.fullmatch(raw):
+        raise BadRequest(f"{urllib.parse.unquote(raw)!r} is not a {what}")
+    return raw
+
+
+def player_name(raw: str) -> str:
+    """A player id or handle: percent-decoded UTF-8, 1 to PLAYER_MAX characters, no control
+    characters (handles may be any script; the reader normalises them)."""
+    try:
+        player = urllib.parse.unquote(raw, errors="strict")
+    except UnicodeDecodeError:
+        raise BadRequest("the player is not UTF-8") from None
+    if not 1 <= len(player) <= PLAYER_MAX or any(unicodedata.category(ch) == "Cc" for ch in player):
+        raise BadRequest(f"a player is 1 to {PLAYER_MAX} characters with no control characters")
+    return player
+
+
+# -- caching ------------------------------------------------------------------------------------
+
+
+def entity_tag(body: bytes) -> str:
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def matches(if_none_match: str | None, tag: str) -> bool:
+    """Whether ``If-None-Match`` names ``tag`` (weak comparison, RFC 9110 13.1.2), or is ``*``."""
+    if if_none_match is None:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+    return any(found.removeprefix("W/") == tag for found in _ENTITY_TAG.findall(if_none_match))
+
+
+def document_reply(request: HttpRequest, body: bytes, cache_control: str) -> Reply:
+    """200 with the JSON ``body``, or 304 (no body) when the client holds it already."""
+    tag = entity_tag(body)
+    headers = (("Cache-Control", cache_control), ("ETag", tag))
+    if matches(request.header("if-none-match"), tag):
+        return Reply(HTTPStatus.NOT_MODIFIED, headers)
+    return Reply(HTTPStatus.OK, (("Content-Type", "application/json"), *headers), body)

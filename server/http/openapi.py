@@ -1,0 +1,407 @@
+"""The public API's OpenAPI 3.1 document, written as data: every route, parameter, response and
+error shape of ``api.py``, exactly (objects are closed: ``additionalProperties: false``).
+
+The parameter forms (patterns, bounds, choices) are defined here once and checked by ``api.py``
+with the same values, so the document and the checks cannot drift apart. Served at
+``/api/v1/openapi.json``; ``tests/test_http_schema.py`` runs schemathesis against it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from protocol.enums import EndReason, Status
+from seahaven.rules import PRESETS
+from seahaven.winnable import GRADES
+
+RACE_ID: Final = r"^[0-9A-Z]{4,12}-[1-9][0-9]{0,8}-[a-z2-7]{8}$"
+"""``CODE-N-TAG`` (server/rooms/raceid.py)."""
+CHALLENGE_ID: Final = r"^[0-9A-Za-z_-]{1,64}$"
+CURSOR: Final = r"^[0-9A-Za-z._~-]{1,200}$"
+"""A page cursor as the reader gives it out: URL-safe as it stands."""
+DAY: Final = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+PLAYER_MAX: Final = 64
+LIMIT_DEFAULT: Final = 20
+LIMIT_MAX: Final = 100
+OFFSET_MAX: Final = 10_000
+PERIODS: Final = ("all", "week", "day")
+"""Leaderboard periods; the first is the default."""
+
+_ENVELOPE: Final = "#/components/schemas/"
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": _ENVELOPE + name}
+
+
+def _object(properties: dict[str, Any]) -> dict[str, Any]:
+    """A closed object whose every property is required (a null is said, never left out)."""
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+_STR: Final = {"type": "string"}
+_INT: Final = {"type": "integer"}
+_COUNT: Final = {"type": "integer", "minimum": 0}
+_BOOL: Final = {"type": "boolean"}
+_MS: Final = {"type": "integer", "description": "Milliseconds since the Unix epoch (the server's clock)."}
+_OPT_MS: Final = {
+    "type": ["integer", "null"],
+    "minimum": 0,
+    "description": "Milliseconds from the start; null if none.",
+}
+_OPT_STR: Final = {"type": ["string", "null"]}
+_PRESET: Final = {"type": "string", "enum": list(PRESETS)}
+_DAY_VALUE: Final = {"type": "string", "pattern": DAY, "description": "A UTC day, YYYY-MM-DD."}
+_OPT_DAY: Final = {"type": ["string", "null"], "pattern": DAY}
+_OPT_GRADE: Final = {"type": ["string", "null"], "enum": [*GRADES, None]}
+_MOVE: Final = {
+    "type": "array",
+    "description": "[ms from the start, the move in docs/notation.md or 'undo'], in the order applied.",
+    "prefixItems": [{"type": "integer", "minimum": 0}, {"type": "string"}],
+    "items": False,
+    "minItems": 2,
+    "maxItems": 2,
+}
+
+SCHEMAS: Final[dict[str, Any]] = {
+    "Error": _object(
+        {
+            "error": _object(
+                {
+                    "code": {
+                        "type": "string",
+                        "enum": [
+                            "bad-request",
+                            "not-found",
+                            "method-not-allowed",
+                            "payload-too-large",
+                            "rate-limited",
+                            "unavailable",
+                            "internal",
+                        ],
+                    },
+                    "message": _STR,
+                }
+            )
+        }
+    ),
+    "Racer": _object(
+        {
+            "player": _STR,
+            "name": _STR,
+            "place": {"type": "integer", "minimum": 1},
+            "status": {"type": "string", "enum": [s.value for s in Status]},
+            "progress": {"type": "integer", "minimum": 0, "maximum": 52},
+            "time_ms": _OPT_MS,
+            "hints": _COUNT,
+            "undos": _COUNT,
+            "bot": _BOOL,
+            "ghost": _BOOL,
+            "proven": {"type": "boolean", "description": "The engine replayed this racer's moves to this result."},
+            "moves": {"type": "array", "items": _MOVE},
+        }
+    ),
+    "Race": _object(
+        {
+            "race_id": {"type": "string", "pattern": RACE_ID},
+            "room": _STR,
+            "number": {"type": "integer", "minimum": 1},
+            "preset": _PRESET,
+            "deal": _INT,
+            "deal_code": _STR,
+            "deal_grade": _OPT_GRADE,
+            "chosen": {"type": "boolean", "description": "The room's creator chose the deal."},
+            "daily": _OPT_DAY,
+            "hints": {"type": "boolean", "description": "Racers could ask for hints."},
+            "undo": {"type": "boolean", "description": "Racers could undo."},
+            "time_limit_ms": {"type": ["integer", "null"], "minimum": 1},
+            "started_at": _MS,
+            "ended_at": _MS,
+            "end_reason": {"type": "string", "enum": [r.value for r in EndReason]},
+            "archived": {"type": "boolean", "description": "In the database (false: still served from Redis)."},
+            "racers": {"type": "array", "items": _ref("Racer"), "description": "In the final standings' order."},
+        }
+    ),
+    "Best": _object(
+        {
+            "preset": _PRESET,
+            "time_ms": _COUNT,
+            "race_id": {"type": "string", "pattern": RACE_ID},
+            "deal": _INT,
+            "ended_at": _MS,
+        }
+    ),
+    "RaceSummary": _object(
+        {
+            "race_id": {"type": "string", "pattern": RACE_ID},
+            "preset": _PRESET,
+            "deal": _INT,
+            "ended_at": _MS,
+            "place": {"type": "integer", "minimum": 1},
+            "racers": {"type": "integer", "minimum": 1},
+            "status": {"type": "string", "enum": [s.value for s in Status]},
+            "time_ms": _OPT_MS,
+        }
+    ),
+    "Player": _object(
+        {
+            "player": _STR,
+            "name": _STR,
+            "handle": _OPT_STR,
+            "races": _COUNT,
+            "wins": _COUNT,
+            "finished": _COUNT,
+            "current_streak": _COUNT,
+            "best_streak": _COUNT,
+            "bests": {"type": "array", "items": _ref("Best"), "description": "Personal bests, one per preset."},
+            "recent": {"type": "array", "items": _ref("RaceSummary"), "description": "The latest races, newest first."},
+        }
+    ),
+    "PlayerRaces": _object(
+        {
+            "races": {"type": "array", "items": _ref("RaceSummary"), "description": "Newest first."},
+            "next": {
+                "type": ["string", "null"],
+                "pattern": CURSOR,
+                "description": "The cursor of the next page (null: this is the last).",
+            },
+        }
+    ),
+    "Entry": _object(
+        {
+            "rank": {"type": "integer", "minimum": 1},
+            "player": _STR,
+            "name": _STR,
+            "time_ms": _COUNT,
+            "race_id": {"type": "string", "pattern": RACE_ID},
+            "deal": _INT,
+            "ended_at": _MS,
+        }
+    ),
+    "Leaderboard": _object(
+        {
+            "preset": _PRESET,
+            "period": {"type": "string", "enum": list(PERIODS)},
+            "grade": _OPT_GRADE,
+            "day": _OPT_DAY,
+            "entries": {"type": "array", "items": _ref("Entry"), "description": "Fastest first."},
+            "next_offset": {
+                "type": ["integer", "null"],
+                "minimum": 0,
+                "description": "The offset of the next page (null: this is the last).",
+            },
+        }
+    ),
+    "ChallengeResult": _object(
+        {
+            "player": _STR,
+            "name": _STR,
+            "race_id": {"type": "string", "pattern": RACE_ID},
+            "place": {"type": "integer", "minimum": 1},
+            "time_ms": _OPT_MS,
+        }
+    ),
+    "Challenge": _object(
+        {
+            "challenge": {"type": "string", "pattern": CHALLENGE_ID},
+            "race_id": {"type": "string", "pattern": RACE_ID},
+            "player": _STR,
+            "name": _STR,
+            "preset": _PRESET,
+            "deal": _INT,
+            "time_ms": _OPT_MS,
+            "created_at": _MS,
+            "results": {"type": "array", "items": _ref("ChallengeResult")},
+        }
+    ),
+}
+
+_CACHE_HEADERS: Final = {
+    "Cache-Control": {"schema": _STR, "required": True},
+    "Access-Control-Allow-Origin": {"schema": {"type": "string", "const": "*"}, "required": True},
+}
+_DOCUMENT_HEADERS: Final = {
+    **_CACHE_HEADERS,
+    "ETag": {"schema": {"type": "string", "pattern": '^"[0-9a-f]{32}"$'}, "required": True},
+}
+
+
+def _error(description: str, **headers: Any) -> dict[str, Any]:
+    return {
+        "description": description,
+        "headers": {**_CACHE_HEADERS, **headers},
+        "content": {"application/json": {"schema": _ref("Error")}},
+    }
+
+
+_RETRY_AFTER: Final = {"schema": {"type": "string", "pattern": "^[1-9][0-9]*$"}, "required": True}
+
+RESPONSES: Final[dict[str, Any]] = {
+    "NotModified": {"description": "The client's copy (If-None-Match) is current.", "headers": _DOCUMENT_HEADERS},
+    "BadRequest": _error("A parameter the API cannot take (the message says which)."),
+    "NotFound": _error("No such race, player, preset or challenge."),
+    "RateLimited": _error(
+        "Too many requests from this address: wait Retry-After seconds.", **{"Retry-After": _RETRY_AFTER}
+    ),
+    "Unavailable": _error(
+        "Records are off on this server, or out of reach for now (then with Retry-After).",
+        **{"Retry-After": {**_RETRY_AFTER, "required": False}},
+    ),
+}
+
+PARAMETERS: Final[dict[str, Any]] = {
+    "IfNoneMatch": {
+        "name": "If-None-Match",
+        "in": "header",
+        "required": False,
+        "description": "ETags the client holds: 304 if the document's is among them.",
+        "schema": {"type": "string"},
+    },
+    "Limit": {
+        "name": "limit",
+        "in": "query",
+        "required": False,
+        "schema": {"type": "integer", "minimum": 1, "maximum": LIMIT_MAX, "default": LIMIT_DEFAULT},
+    },
+}
+
+
+def _ok(schema: str, description: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "headers": _DOCUMENT_HEADERS,
+        "content": {"application/json": {"schema": _ref(schema)}},
+    }
+
+
+def _operation(operation_id: str, summary: str, schema: str, parameters: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "get": {
+            "operationId": operation_id,
+            "summary": summary,
+            "parameters": [*parameters, {"$ref": "#/components/parameters/IfNoneMatch"}],
+            "responses": {
+                "200": _ok(schema, summary),
+                "304": {"$ref": "#/components/responses/NotModified"},
+                "400": {"$ref": "#/components/responses/BadRequest"},
+                "404": {"$ref": "#/components/responses/NotFound"},
+                "429": {"$ref": "#/components/responses/RateLimited"},
+                "503": {"$ref": "#/components/responses/Unavailable"},
+            },
+        }
+    }
+
+
+def _path(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"name": name, "in": "path", "required": True, "description": description, "schema": schema}
+
+
+_LIMIT: Final = {"$ref": "#/components/parameters/Limit"}
+
+PATHS: Final[dict[str, Any]] = {
+    "/api/v1/openapi.json": {
+        "get": {
+            "operationId": "getOpenApi",
+            "summary": "This document.",
+            "parameters": [{"$ref": "#/components/parameters/IfNoneMatch"}],
+            "responses": {
+                "200": {
+                    "description": "This document.",
+                    "headers": _DOCUMENT_HEADERS,
+                    "content": {"application/json": {"schema": {"type": "object"}}},
+                },
+                "304": {"$ref": "#/components/responses/NotModified"},
+                "400": {"$ref": "#/components/responses/BadRequest"},
+                "429": {"$ref": "#/components/responses/RateLimited"},
+            },
+        }
+    },
+    "/api/v1/races/{race_id}": _operation(
+        "getRace",
+        "A race on record: its settings, deal and every racer's moves with their server times.",
+        "Race",
+        [_path("race_id", {"type": "string", "pattern": RACE_ID}, "The race's id, as `result` gave it.")],
+    ),
+    "/api/v1/players/{player}": _operation(
+        "getPlayer",
+        "A player's page: races, wins, streaks, personal bests and the latest races.",
+        "Player",
+        [_path("player", {"type": "string", "minLength": 1, "maxLength": PLAYER_MAX}, "A player id or handle.")],
+    ),
+    "/api/v1/players/{player}/races": _operation(
+        "getPlayerRaces",
+        "A player's races, newest first, a page at a time.",
+        "PlayerRaces",
+        [
+            _path("player", {"type": "string", "minLength": 1, "maxLength": PLAYER_MAX}, "A player id or handle."),
+            _LIMIT,
+            {
+                "name": "cursor",
+                "in": "query",
+                "required": False,
+                "description": "The `next` of the page before (absent: the newest page).",
+                "schema": {"type": "string", "pattern": CURSOR},
+            },
+        ],
+    ),
+    "/api/v1/leaderboards/{preset}": _operation(
+        "getLeaderboard",
+        "The fastest proven wins of a preset: human racers, no hints, deals the server picked.",
+        "Leaderboard",
+        [
+            _path("preset", _PRESET, "The rules preset."),
+            {
+                "name": "period",
+                "in": "query",
+                "required": False,
+                "description": "all: all time; week: the week (Monday first, UTC) of `day`; day: `day`'s daily deal.",
+                "schema": {"type": "string", "enum": list(PERIODS), "default": PERIODS[0]},
+            },
+            {
+                "name": "grade",
+                "in": "query",
+                "required": False,
+                "description": "Only deals of this grade.",
+                "schema": {"type": "string", "enum": list(GRADES)},
+            },
+            {
+                "name": "day",
+                "in": "query",
+                "required": False,
+                "description": "With period day or week (400 with period all): the day, UTC; absent: today.",
+                "schema": {"type": "string", "format": "date", "pattern": DAY},
+            },
+            _LIMIT,
+            {
+                "name": "offset",
+                "in": "query",
+                "required": False,
+                "schema": {"type": "integer", "minimum": 0, "maximum": OFFSET_MAX, "default": 0},
+            },
+        ],
+    ),
+    "/api/v1/challenges/{challenge}": _operation(
+        "getChallenge",
+        "A ghost challenge: the recorded run, and the races run against it.",
+        "Challenge",
+        [_path("challenge", {"type": "string", "pattern": CHALLENGE_ID}, "The challenge's id (in its link /c/ID).")],
+    ),
+}
+
+
+def document() -> dict[str, Any]:
+    """The whole OpenAPI document (its parts are this module's constants: read, never change)."""
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Seahaven race server: public read API",
+            "version": "1",
+            "description": (
+                "Races on record, players, leaderboards and ghost challenges, read-only. JSON (UTF-8); "
+                "CORS open to every origin; rate-limited per client address (429 with Retry-After). "
+                "See docs/api.md."
+            ),
+        },
+        "paths": PATHS,
+        "components": {"schemas": SCHEMAS, "responses": RESPONSES, "parameters": PARAMETERS},
+    }

@@ -1,0 +1,173 @@
+"""Ghost racers: a recorded run raced again, one task per ghost seat, through the judged room path.
+
+A ghost is a seat whose player id is ``ghost-`` and its challenge's id, named as the run's racer
+was. It is seated ready. Once the race starts, its task plays each recorded move (a recorded undo
+as an undo) at the race's start plus the move's recorded time, on the room path's clock, exactly
+as a racer's move is played: the room core judges it, the store appends it, the rival hears
+``progress`` at once and spectators a delay later. A run that ended by resignation (or forfeit)
+resigns right after its last move (the record keeps when a run's last move was, not when it gave
+up). A ghost never asks for a rematch and leaves when no human racer is left; a move the room
+refuses (a record that no longer replays) stops the ghost: it resigns, the race goes on.
+
+Between its moves a ghost sleeps on one event, set by its next move's timer or by any commit in
+its room, so it costs nothing while it waits. Like a bot, a ghost is played by the node that
+seated it: should that node stop, the seat is an absent racer whose grace period runs out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Final
+
+from protocol.enums import Phase, Status
+from protocol.errors import ErrorCode, ProtocolError
+from server.play.bots import human_present
+from server.rooms.history import RacerRecord
+from server.rooms.room import GHOST_PREFIX, Room
+from server.shell.clock import Clock
+from server.shell.held import Command, log_event
+from server.store.base import StoreError
+
+__all__ = ["GhostPlan", "GhostRacers"]
+
+Run = Callable[[str, Command], Awaitable[bool]]
+"""Run a command on a room through the judged path; False if the room is no longer held here."""
+
+STORE_RETRY_MS: Final = 1000
+"""How soon a ghost tries a command again that the store failed."""
+QUITS: Final = frozenset({Status.RESIGNED, Status.FORFEIT})
+"""How a run may have ended that a ghost plays out by resigning."""
+PLAYING: Final = frozenset({Status.RACING, Status.STUCK})
+"""A seat that may still move or undo (a stuck one, only undo)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GhostPlan:
+    """What a ghost plays: (ms from the start, move in the notation or ``"undo"``), and whether it
+    resigns after the last one."""
+
+    moves: tuple[tuple[int, str], ...]
+    resigns: bool
+
+    @classmethod
+    def of(cls, run: RacerRecord) -> GhostPlan:
+        return cls(run.moves, run.status in QUITS)
+
+
+class GhostRacers:
+    """The ghost seats this process plays.
+
+    ``run`` runs a command on a room through the room path, ``room_of`` is the room held here
+    under a code (None when gone), ``clock`` the room path's clock (the moves' times are on it).
+    """
+
+    def __init__(self, run: Run, room_of: Callable[[str], Room | None], clock: Clock) -> None:
+        self.run = run
+        self.room_of = room_of
+        self.clock = clock
+        self._changed: dict[str, asyncio.Event] = {}
+        """By room code: set whenever a room with a ghost commits something."""
+        self._tasks: dict[tuple[str, str], asyncio.Task[None]] = {}
+        """By (room code, ghost player id): the same challenge may be raced in several rooms."""
+        self._closed = False
+
+    async def seat(self, code: str, challenge: str, run: RacerRecord) -> str:
+        """Seat a ready ghost of ``run`` (the run challenge ``challenge`` names) in room ``code``
+        and start playing it; its player id."""
+        if self._closed:
+            raise ProtocolError(ErrorCode.INTERNAL, "the server is stopping")
+        ghost = GHOST_PREFIX + challenge
+        await self.run(code, lambda core, now: core.join(ghost, run.name, False, now))
+        await self.run(code, lambda core, now: core.ready(ghost, True, now))
+        self._changed.setdefault(code, asyncio.Event())
+        key = (code, ghost)
+        self._tasks[key] = asyncio.get_running_loop().create_task(
+            self._drive(code, ghost, GhostPlan.of(run)), name=ghost
+        )
+        return ghost
+
+    def notice(self, code: str) -> None:
+        """Room ``code`` committed something: its ghost looks again."""
+        changed = self._changed.get(code)
+        if changed is not None:
+            changed.set()
+
+    async def close(self) -> None:
+        """Stop every ghost (their seats stay in the rooms' logs)."""
+        self._closed = True
+        for task in list(self._tasks.values()):
+            task.cancel()
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+
+    async def _drive(self, code: str, ghost: str, plan: GhostPlan) -> None:
+        changed = self._changed[code]
+        step = 0  # the next recorded move to play
+        resigns = plan.resigns
+        try:
+            while True:
+                changed.clear()  # before reading the room: a commit from here on wakes the wait below
+                room = self.room_of(code)
+                seat = room.seats.get(ghost) if room is not None else None
+                if room is None or seat is None or seat.left:
+                    return
+                due: int | None = None  # when the next recorded move falls due, if it is what comes next
+                command: Command | None = None
+                if not human_present(room):
+                    command = _leave(ghost)
+                elif room.phase == Phase.RACING and room.started_at is not None and seat.status in PLAYING:
+                    if step < len(plan.moves):
+                        at, move = plan.moves[step]
+                        due = room.started_at + at
+                        command = _play(ghost, move) if self.clock.now() >= due else None
+                    elif resigns:
+                        command = _resign(ghost)
+                if command is None:
+                    await self._wait(changed, due)
+                    continue
+                try:
+                    await self.run(code, command)
+                except StoreError as exc:  # the same command again a little later
+                    log_event("ghost.store_error", room=code, ghost=ghost, error=str(exc))
+                    await self._wait(changed, self.clock.now() + STORE_RETRY_MS)
+                    continue
+                except ProtocolError as exc:
+                    if exc.code == ErrorCode.ROOM_NOT_FOUND or not human_present(room):
+                        return  # the room closed under it, or it could not leave: nothing left to do
+                    if due is not None:
+                        # A recorded move the room refuses: the record does not replay here. Stop playing.
+                        log_event("ghost.refused", room=code, ghost=ghost, step=step, error=exc.message)
+                        step, resigns = len(plan.moves), True
+                    else:
+                        resigns = False  # stuck where it may not resign (no undo): it is done already
+                    continue
+                if due is not None:
+                    step += 1
+        finally:
+            del self._tasks[(code, ghost)]
+            if not any(key[0] == code for key in self._tasks):
+                self._changed.pop(code, None)
+
+    async def _wait(self, changed: asyncio.Event, until: int | None) -> None:
+        """Until the room commits something, or the clock reaches ``until`` (None: no time)."""
+        timer = self.clock.call_at(until, changed.set) if until is not None else None
+        try:
+            await changed.wait()
+        finally:
+            if timer is not None:
+                timer.cancel()
+
+
+def _play(ghost: str, move: str) -> Command:
+    if move == "undo":
+        return lambda core, now: core.undo(ghost, now)
+    return lambda core, now: core.move(ghost, move, now)
+
+
+def _resign(ghost: str) -> Command:
+    return lambda core, now: core.resign(ghost, now)
+
+
+def _leave(ghost: str) -> Command:
+    return lambda core, now: core.leave(ghost, now)

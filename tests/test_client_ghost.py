@@ -1,0 +1,127 @@
+"""Ghost challenges in the terminal client: ``c`` on the results makes a challenge code, and the
+lobby's Ghost button races one. Textual's pilot drives RaceApp against a real RaceServer that
+keeps its records in a real database; the rival is a bare protocol client."""
+
+from __future__ import annotations
+
+import time
+
+from textual.widgets import Input
+
+from client.app import RaceApp
+from client.race_screen import RaceScreen
+from client.results import ResultsScreen
+from protocol.messages import Challenge, ChallengeRequest, JoinRoom, Moved, MoveRequest, Ok, Ready, Result, RoomState
+from server.app import RaceServer
+from server.records.archive import Archive
+from server.records.challenges import ChallengeRecords
+from server.records.database import Database
+from server.rooms.room import GHOST_PREFIX
+from tests.client_driver import SIZE, connect, create_deal_1, data_home, room_of, shown, top, until
+from tests.helpers import MakeServer, fake, url_of
+from tests.racing import room_with, solution
+from tests.racing import start_race as race_to_start
+from tests.wsclient import WsClient
+
+__all__ = ["data_home"]  # the autouse fixture: the data directory is a temporary one
+
+
+def wall_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+async def recording(make: MakeServer, database: Database) -> tuple[RaceServer, ChallengeRecords]:
+    """A server that archives its races into ``database`` and keeps its challenges there."""
+    archive = Archive(database, now=wall_ms)
+    book = ChallengeRecords(database, archive)
+    server = await make(archive=archive, challenges=book)
+    book.live = server.store  # the factory makes the server's store: races not yet archived are there
+    return server, book
+
+
+async def test_c_on_the_results_makes_a_challenge_of_my_run(make_memory_server: MakeServer, database: Database) -> None:
+    server, book = await recording(make_memory_server, database)
+    app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
+    bob = await WsClient.open(url_of(server), "bob")
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        room = await create_deal_1(app, pilot)
+        assert isinstance(await bob.call(JoinRoom(room=room.code)), RoomState)
+        await until(pilot, lambda: len(room.model.racers) == 2, "the rival in the racers panel")
+        await pilot.press("r")
+        await until(pilot, lambda: room.model.my_status() == "ready", "ready")
+        assert isinstance(await bob.call(Ready()), Ok)  # no countdown on this server: the race is on
+        await until(pilot, lambda: room.model.phase == "racing", "the race to start")
+        for move in solution():  # bob wins: alice's run did not finish, and may be challenged too
+            assert isinstance(await bob.call(MoveRequest(move=str(move))), Moved)
+        result = await bob.expect(Result)
+        await until(
+            pilot, lambda: isinstance(top(app), ResultsScreen) and bool(top(app).query("#challenge")), "Challenge"
+        )
+        await pilot.press("c")
+        await until(pilot, lambda: room.challenge_code is not None, "the challenge code")
+        code = room.challenge_code
+        assert code is not None and f"Challenge {code}" in room.screen.message_text
+        assert f"/c/{code}" in room.screen.message_text
+        made = await book.get(code)
+        assert made is not None and app.conn is not None
+        alice = app.conn.player
+        assert (made.race.race_id, made.player, made.created_by, made.run.name) == (
+            result.race_id,
+            alice,
+            alice,
+            "alice",
+        )
+
+
+async def test_the_lobbys_ghost_button_races_a_challenge(make_memory_server: MakeServer, database: Database) -> None:
+    server, _ = await recording(make_memory_server, database)
+    clock = fake(server)
+    code, ghost = await _bobs_win_challenged(server)
+    app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        app.lobby.query_one("#code", Input).value = code.lower()
+        await pilot.click("#ghost")
+        await until(pilot, lambda: app.room is not None and isinstance(top(app), RaceScreen), "the ghost's room")
+        room = room_of(app)
+        await until(pilot, lambda: len(room.model.racers) == 2, "the ghost seated")
+        (view,) = [v for v in shown(room) if not v.you]
+        assert (view.name, view.ghost, view.bot) == ("bob", True, False)
+        await pilot.press("r")
+        await until(pilot, lambda: room.model.phase == "racing", "the race to start")
+        clock.advance(5 * 100)
+        await until(pilot, lambda: room.model.racers[ghost].moves == 5, "the ghost's first five moves")
+
+
+async def test_a_wrong_challenge_code_is_explained_in_the_lobby(
+    make_memory_server: MakeServer, database: Database
+) -> None:
+    server, _ = await recording(make_memory_server, database)
+    app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        app.lobby.query_one("#code", Input).value = "ZZZZ"
+        await pilot.click("#ghost")
+        assert "8-character challenge code" in app.lobby.status_text
+        app.lobby.query_one("#code", Input).value = "ZZZZZZZZ"
+        await pilot.click("#ghost")
+        await until(pilot, lambda: "No challenge ZZZZZZZZ" in app.lobby.status_text, "the refusal explained")
+        assert app.room is None
+
+
+async def _bobs_win_challenged(server: RaceServer) -> tuple[str, str]:
+    """Bob beats Ann playing one move every 100 ms, then challenges his run: its code and ghost."""
+    clock = fake(server)
+    (bob, ann), _ = await room_with(server, "bob", "ann")
+    await race_to_start([bob, ann])
+    for move in solution():
+        clock.advance(100)
+        assert isinstance(await bob.call(MoveRequest(move=str(move))), Moved)
+    result = await bob.expect(Result)
+    assert result.race_id is not None
+    made = await bob.call(ChallengeRequest(race_id=result.race_id))
+    assert isinstance(made, Challenge)
+    for client in (bob, ann):
+        await client.close()
+    return made.challenge, GHOST_PREFIX + made.challenge
