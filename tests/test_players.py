@@ -213,6 +213,17 @@ async def test_a_key_outlives_its_expired_session(make_memory_server: MakeServer
     assert await server.store.player_session(identity.player) == again.welcome.token
 
 
+async def test_a_cache_entry_that_does_not_read_sends_the_hello_to_the_database(
+    make_memory_server: MakeServer, database: Database
+) -> None:
+    server = await make_memory_server(accounts=Accounts(database))
+    _, identity = await registered(server)
+    for garbage in (b"\x93\xc1", b"\x93\x01\x02\x03", b"\x93\x09\xc0\x90", b"plain bytes"):
+        await server.store.mark_player(identity.player, garbage, 60)  # \x93 09: a newer format
+        back = await keyed(server, identity)
+        assert back.welcome is not None and back.welcome.player == identity.player, garbage
+
+
 # -- keys that are no good -----------------------------------------------------------------------------
 
 

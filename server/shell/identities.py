@@ -50,6 +50,8 @@ DATABASE_WAIT: Final = 0.5
 LOOKUPS_PER_MINUTE: Final = 30
 """Database reads for keyed hellos one client address may cause a minute (then ``rate-limited``)."""
 ENTRY_FORMAT: Final = 1
+SWAPS: Final = 5
+"""Times a hello tries to make its session the player's while other hellos of theirs keep doing so."""
 
 MARK: Final = b"!"
 """The first byte of a mark (an entry is a msgpack array, whose first byte is never this)."""
@@ -68,9 +70,16 @@ class Known:
 
     @classmethod
     def load(cls, data: bytes) -> Known | None:
-        """None: an entry of a newer format (read the database instead)."""
-        version, handle, keys = msgpack.unpackb(data, raw=False)
-        return None if version > ENTRY_FORMAT else cls(handle, tuple(keys))
+        """None: an entry of a newer format, or one that does not read (read the database instead)."""
+        try:
+            version, handle, keys = msgpack.unpackb(data, raw=False)
+            if version > ENTRY_FORMAT:
+                return None
+            known = cls(handle, tuple(keys))
+        except (ValueError, TypeError, msgpack.UnpackException):
+            return None
+        ok = (handle is None or isinstance(handle, str)) and all(isinstance(k, str) for k in known.keys)
+        return known if ok else None
 
 
 MISSING: Final = Known(None, ())
@@ -101,7 +110,7 @@ class Identities:
         if not matches(hashed, known.keys):
             raise _bad_key()
         token = await self.cache.player_session(player)
-        while True:
+        for _ in range(SWAPS):
             if token is not None:
                 session = await self._live(token, player)
                 if session is not None:
@@ -116,6 +125,7 @@ class Identities:
                 return opened, True
             await self.table.discard(opened)  # another hello made or swapped it meanwhile: theirs counts
             token = kept
+        raise ProtocolError(ErrorCode.BAD_TOKEN, "a newer connection took this session over")
 
     async def _live(self, token: str, player: str) -> Session | None:
         try:
