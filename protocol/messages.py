@@ -75,6 +75,9 @@ class _Notation(Str):
 # -- client to server ---------------------------------------------------------
 
 
+REGISTERED_PREFIX: Final = "u"
+"""The first character of a registered player's id (docs/protocol.md, section 1); anonymous ones
+start with ``p``, bots' with ``bot-``."""
 KEY_MAX: Final = 128
 """The longest ``hello.key`` read (a key the server gives is 57 characters)."""
 HANDLE_MAX: Final = 24

@@ -17,12 +17,12 @@ import secrets
 import unicodedata
 from typing import Final
 
-from protocol.messages import HANDLE_MAX, NAME_MAX, ROOM_CODE_LEN
+from protocol.messages import HANDLE_MAX, NAME_MAX, REGISTERED_PREFIX, ROOM_CODE_LEN
 
 CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _ALIASES = str.maketrans({"O": "0", "I": "1", "L": "1"})
 
-DURABLE_PREFIX: Final = "u"
+DURABLE_PREFIX: Final = REGISTERED_PREFIX
 """The first character of a registered (durable) player's id; anonymous ones start with ``p``."""
 DURABLE_ID: Final = re.compile(f"{DURABLE_PREFIX}[{CODE_ALPHABET}]{{12}}")
 
