@@ -181,6 +181,10 @@ class FrontDoor(asyncio.Protocol):
         if ended:  # what asyncio does after websockets' eof_received (it never keeps a transport open)
             connection.eof_received()
             transport.close()
+        # websockets' subprotocol selector keeps this door for the connection's life (the object its
+        # factory returned): let go of the door's own parts, ~4 KiB per idle connection.
+        del self.parser, self.readable, self.writable, self.settings
+        self.transport = self.timer = None
 
     # -- HTTP -----------------------------------------------------------------------------------
 
