@@ -7,7 +7,9 @@ drop takes them out of the room on the server: back online, the App joins it aga
 
 The session (server, token, room) is kept in the user's data directory (client/userdata.py):
 a client restarted within the server's grace period says hello with the token and is put
-back in its seat. Races are kept in the statistics.
+back in its seat. So is the key of the registered player the user is on each server
+(``player.json``): the first connection to a server registers, and every later one says hello
+with the key, so the user's history on that server follows them. Races are kept in the statistics.
 
     seahaven-client [ws://host:port] [--name NAME]
 """
@@ -52,7 +54,7 @@ from .records_api import Records, http_base
 from .records_screens import BoardsScreen, PlayerScreen
 from .stats import RaceRecord, Stats
 from .stats_screen import StatsScreen
-from .userdata import SavedSession, Settings
+from .userdata import PlayerKeys, SavedSession, Settings
 
 DEFAULT_SERVER: Final = "ws://127.0.0.1:8765"
 
@@ -155,7 +157,10 @@ class RaceApp(App[None]):
 
         saved, self.saved = self.saved, None  # resumed at most once
         token = saved.token if saved is not None and (saved.server, saved.name) == (url, name) else None
-        conn = self.connection_factory(url, name, on_event, on_status, token=token)
+        key = PlayerKeys.load(self.data).key_for(url)
+        conn = self.connection_factory(
+            url, name, on_event, on_status, token=token, key=key, on_key=lambda new: self._keep_key(url, new)
+        )
         box.append(conn)
         # A resumed session's room frame may come before connect() returns: be ready for it.
         self._resuming = token is not None
@@ -173,6 +178,13 @@ class RaceApp(App[None]):
         if token is not None and welcome.token != token:
             return f"Connected to {url} as {welcome.name} (your earlier session had ended): create or join a room"
         return f"Connected to {url} as {welcome.name}: create a room, join one, or quick match"
+
+    def _keep_key(self, server: str, key: str | None) -> None:
+        """Keep (None: forget) the registered player's key for ``server``."""
+        try:
+            PlayerKeys.load(self.data).with_key(server, key).save(self.data)
+        except OSError as error:
+            log.warning("cannot save the player's key: %s", error)
 
     def _remember(self, room: str | None) -> None:
         """Keep the session (server, token, room) for a restarted client."""

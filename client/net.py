@@ -5,6 +5,13 @@ to a callback, and when the socket drops it reconnects by itself with the sessio
 token (the server then sends the room's full state again). A server that no longer knows
 the token (it restarted without its store, or the session expired) gets a fresh hello: the
 status says ``new-session``.
+
+With a registered player's ``key`` (docs/protocol.md, section 21) a hello that opens a session
+says it (a session to come back to is resumed by its token first): the session is that player's.
+A key the server refuses is dropped (``on_key(None)``); when the server cannot check it now the
+client goes on anonymous and keeps it. A connection without a key asks the
+server to ``register`` once it is connected (when ``on_key`` is given and the server keeps
+players), and hands the new key to ``on_key``: it is said at the next connection.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from websockets.typing import Subprotocol
 
 from protocol.codec import SUBPROTOCOL, decode_server, encode_request
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
-from protocol.messages import Error, Hello, Welcome
+from protocol.messages import Error, Hello, Identity, Register, Welcome
 from protocol.schema import Message
 
 log = logging.getLogger("seahaven.client")
@@ -49,6 +56,11 @@ class ConnectionLost(Exception):
 
 EventHandler = Callable[[Message], None]
 StatusHandler = Callable[[str], None]
+KeyHandler = Callable[[str | None], None]
+"""Told a new key to keep (from ``register``), or None: the server refused the key, forget it."""
+
+KEY_NOT_NOW: Final = frozenset({ErrorCode.RECORDS_UNAVAILABLE, ErrorCode.RATE_LIMITED})
+"""A hello's key the server cannot check now: race anonymously this time, keep the key."""
 
 
 class RaceConnection:
@@ -66,8 +78,12 @@ class RaceConnection:
         open_timeout: float = 5.0,
         reply_timeout: float = 10.0,
         token: str | None = None,
+        key: str | None = None,
+        on_key: KeyHandler | None = None,
     ) -> None:
-        """``token``: a session to resume (a restarted client coming back to its race)."""
+        """``token``: a session to resume (a restarted client coming back to its race); ``key``:
+        the registered player's key, said in the first hello; ``on_key``: told of a new or
+        refused key (None: never register)."""
         self.url = url
         self.name = name
         self.on_event = on_event
@@ -82,6 +98,9 @@ class RaceConnection:
         self._pending: dict[int, asyncio.Future[Message]] = {}
         self._reader: asyncio.Task[None] | None = None
         self._closing = False
+        self.key = key
+        self.on_key = on_key
+        self._registering: asyncio.Task[None] | None = None
 
     @property
     def token(self) -> str | None:
@@ -100,14 +119,51 @@ class RaceConnection:
         self.on_status("connecting")
         token = self.token or self.resume_token
         try:
-            welcome = await self._open(token)
+            welcome = await self._keyed(token)
         except ServerError as error:
             if token is None or error.code != ErrorCode.BAD_TOKEN:
                 raise
             welcome = await self._open(None)  # the saved session is gone: a new one
         self.resume_token = None
         self._reader = asyncio.create_task(self._read_forever())
+        if self.key is None and self.on_key is not None:
+            self._registering = asyncio.create_task(self._register())
         return welcome
+
+    async def _keyed(self, token: str | None) -> Welcome:
+        """Hello with ``token`` (a session to come back to: a race may hold our seat), else with
+        the key, else anonymous: a token the server forgot gives way to the key, and a key it
+        refuses or cannot check now to a new anonymous session."""
+        if token is not None:
+            try:
+                return await self._open(token)
+            except ServerError as error:
+                if error.code != ErrorCode.BAD_TOKEN or self.key is None:
+                    raise
+        if self.key is not None:
+            try:
+                return await self._open(None, key=self.key)
+            except ServerError as error:
+                if error.code == ErrorCode.BAD_KEY:
+                    self.key = None
+                    if self.on_key is not None:
+                        self.on_key(None)
+                elif error.code not in KEY_NOT_NOW:
+                    raise
+                log.warning("the server did not take our key: %s", error)
+        return await self._open(None)
+
+    async def _register(self) -> None:
+        """Become a registered player of this server; their key goes to ``on_key``. A server that
+        keeps no players (or an older one) is left alone."""
+        try:
+            identity = await self.request(Register())
+        except (ServerError, ConnectionLost, TimeoutError) as error:
+            log.info("not registered: %s", error)
+            return
+        if isinstance(identity, Identity) and identity.key is not None and self.on_key is not None:
+            self.key = identity.key
+            self.on_key(identity.key)
 
     async def request(self, message: Message) -> Message:
         """Send ``message`` and wait for its reply; ServerError when the server refuses it."""
@@ -131,6 +187,10 @@ class RaceConnection:
 
     async def close(self) -> None:
         self._closing = True
+        if self._registering is not None:
+            self._registering.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._registering
         if self._reader is not None:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -143,7 +203,7 @@ class RaceConnection:
 
     # -- internals ----------------------------------------------------------
 
-    async def _open(self, token: str | None, status: str = "connected") -> Welcome:
+    async def _open(self, token: str | None, status: str = "connected", key: str | None = None) -> Welcome:
         try:
             ws = await connect(
                 self.url,
@@ -157,7 +217,7 @@ class RaceConnection:
             raise ConnectError(f"cannot reach {self.url}: {exc or type(exc).__name__}") from None
         try:
             self.seq = max(self.seq, 0)
-            await ws.send(encode_request(Hello(name=self.name, token=token), 0))
+            await ws.send(encode_request(Hello(name=self.name, token=token, key=key), 0))
             while True:
                 re, message = decode_server(await asyncio.wait_for(ws.recv(), self.open_timeout))
                 if re == 0:
@@ -234,9 +294,10 @@ class RaceConnection:
                     return False
             except ConnectError:
                 continue
-            # The server is up but forgot the session (restarted without its store): a new one.
+            # The server is up but forgot the session (restarted without its store): a new one,
+            # the registered player's when we have a key.
             try:
-                await self._open(None, status="new-session")
+                await self._open(None, status="new-session", key=self.key)
                 return True
             except (ServerError, ConnectError) as exc:
                 log.warning("a new session failed too: %s", exc)

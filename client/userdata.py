@@ -83,3 +83,44 @@ class SavedSession:
     def forget(directory: Path | None = None) -> None:
         with contextlib.suppress(OSError):
             ((directory or data_dir()) / SESSION_FILE).unlink()
+
+
+PLAYER_FILE = "player.json"
+
+
+@dataclass(frozen=True)
+class PlayerKeys:
+    """The secret key of the registered player this user is on each server (a server keeps its own
+    players): ``player.json``, readable by the user only, for the key proves who they are."""
+
+    keys: Mapping[str, str]
+
+    @classmethod
+    def load(cls, directory: Path | None = None) -> PlayerKeys:
+        found = read_json((directory or data_dir()) / PLAYER_FILE).get("keys")
+        if not isinstance(found, dict):
+            return cls({})
+        return cls({server: key for server, key in found.items() if isinstance(server, str) and isinstance(key, str)})
+
+    def key_for(self, server: str) -> str | None:
+        return self.keys.get(server)
+
+    def with_key(self, server: str, key: str | None) -> PlayerKeys:
+        """These keys with ``server``'s replaced (None: forgotten)."""
+        keys = {s: k for s, k in self.keys.items() if s != server}
+        if key is not None:
+            keys[server] = key
+        return PlayerKeys(keys)
+
+    def save(self, directory: Path | None = None) -> None:
+        """Write atomically, the file created with mode 0600 (never readable by others, not even
+        for a moment); OSError is left to the caller."""
+        path = (directory or data_dir()) / PLAYER_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()  # a leftover may have other permissions
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(json.dumps({"keys": dict(self.keys)}, indent=2) + "\n")
+        tmp.replace(path)

@@ -36,8 +36,15 @@ class ErrorCode(StrEnum):
     STORE_UNAVAILABLE = "store-unavailable"
     INTERNAL = "internal"
     HINTS_OFF = "hints-off"
-    # ghost challenges
+    # players that last (docs/protocol.md, section 21)
+    BAD_KEY = "bad-key"
     RECORDS_UNAVAILABLE = "records-unavailable"
+    NOT_IDENTIFIED = "not-identified"
+    ALREADY_REGISTERED = "already-registered"
+    BAD_HANDLE = "bad-handle"
+    HANDLE_TAKEN = "handle-taken"
+    BAD_CREDENTIALS = "bad-credentials"
+    # ghost challenges (records-unavailable above)
     RACE_NOT_FOUND = "race-not-found"
     CHALLENGE_NOT_FOUND = "challenge-not-found"
 

@@ -75,11 +75,25 @@ class _Notation(Str):
 # -- client to server ---------------------------------------------------------
 
 
+REGISTERED_PREFIX: Final = "u"
+"""The first character of a registered player's id (docs/protocol.md, section 1); anonymous ones
+start with ``p``, bots' with ``bot-``."""
+KEY_MAX: Final = 128
+"""The longest ``hello.key`` read (a key the server gives is 57 characters)."""
+HANDLE_MAX: Final = 24
+PASSWORD_MIN: Final = 8
+PASSWORD_MAX: Final = 128
+EXPORT_MAX: Final = 262_144
+"""The most characters (= bytes: the export is ASCII JSON) an ``export`` holds."""
+
+
 @dataclass(frozen=True, slots=True)
 class Hello(Message):
     TYPE = "hello"
     name: str = field_of(Str(1, 64))
     token: str | None = field_of(Opt(_TOKEN), None)
+    key: str | None = field_of(Opt(Str(1, KEY_MAX)), None, omit_default=True)
+    """A registered player's secret key (``identity.key``): the session is that player's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +212,47 @@ class DailyBoardRequest(Message):
     preset: str = field_of(Str(1, 32, PRESET_NAMES), "seahaven")
 
 
+# -- players that last (docs/protocol.md, section 21) --
+
+
+@dataclass(frozen=True, slots=True)
+class Register(Message):
+    """Make a registered player (with the session's name) and give its first key."""
+
+    TYPE = "register"
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimHandle(Message):
+    TYPE = "claim_handle"
+    handle: str = field_of(Str(1, 64))
+
+
+@dataclass(frozen=True, slots=True)
+class SetPassword(Message):
+    TYPE = "set_password"
+    password: str = field_of(Str(PASSWORD_MIN, PASSWORD_MAX))
+
+
+@dataclass(frozen=True, slots=True)
+class SignIn(Message):
+    """A new key for this device, by handle and password."""
+
+    TYPE = "sign_in"
+    handle: str = field_of(Str(1, 64))
+    password: str = field_of(Str(1, PASSWORD_MAX))
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteAccount(Message):
+    TYPE = "delete_account"
+
+
+@dataclass(frozen=True, slots=True)
+class ExportData(Message):
+    TYPE = "export_data"
+
+
 REQUESTS: Final[dict[str, type[Message]]] = {
     m.TYPE: m
     for m in (
@@ -215,6 +270,12 @@ REQUESTS: Final[dict[str, type[Message]]] = {
         Ping,
         HintRequest,
         DailyBoardRequest,
+        Register,
+        ClaimHandle,
+        SetPassword,
+        SignIn,
+        DeleteAccount,
+        ExportData,
     )
 }
 
@@ -241,6 +302,10 @@ class Welcome(Message):
     last_seq: int = field_of(Int(-1, 2**53), -1)
     """The highest seq this session has sent (-1: none): a resumed client continues above it,
     and may resend exactly ``last_seq`` to hear its answer again."""
+    handle: str | None = field_of(Opt(Str(1, HANDLE_MAX)), None, omit_default=True)
+    """The registered player's handle (nil: none claimed, or not registered)."""
+    identified: bool = field_of(Bool(), False, omit_default=True)
+    """The session is a registered player's (``player`` is its durable id)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -473,6 +538,25 @@ class DailyBoard(Message):
     entries: tuple[DailyEntry, ...] = field_of(ListOf(Obj(DailyEntry), 100))
 
 
+@dataclass(frozen=True, slots=True)
+class Identity(Message):
+    """Reply to ``register``, ``claim_handle`` and ``sign_in``: a registered player."""
+
+    TYPE = "identity"
+    player: str = field_of(_PLAYER)
+    handle: str | None = field_of(Opt(Str(1, HANDLE_MAX)))
+    key: str | None = field_of(Opt(Str(1, KEY_MAX)))
+    """A new secret key (to ``register`` and ``sign_in``; nil otherwise): keep it, say it in ``hello``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Export(Message):
+    """Reply to ``export_data``: everything on record of the player, as JSON."""
+
+    TYPE = "export"
+    data: str = field_of(Str(2, EXPORT_MAX))
+
+
 SERVER_MESSAGES: Final[dict[str, type[Message]]] = {
     m.TYPE: m
     for m in (
@@ -491,6 +575,8 @@ SERVER_MESSAGES: Final[dict[str, type[Message]]] = {
         Advice,
         Lost,
         DailyBoard,
+        Identity,
+        Export,
     )
 }
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from server.app import RaceServer
 from server.config import Config, default_data_dir
 from server.play.dealpool import DealPool, worker_executor
+from server.records.accounts import Accounts
 from server.records.archive import Archive
 from server.records.challenges import ChallengeRecords
 from server.records.database import Database, DatabaseUnavailable, normalise_url, open_database
@@ -267,6 +268,7 @@ async def serve(config: Config) -> None:
         archive=archive,
         records=reader,
         challenges=challenges,
+        accounts=Accounts(db) if db is not None else None,  # registered players, on the same records
     )
     # Handlers first: a SIGTERM while starting (a supervisor stopping early) stops gracefully once
     # started, instead of killing the process mid-start.

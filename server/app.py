@@ -24,8 +24,11 @@ from protocol.errors import CloseCode
 from protocol.messages import (
     AcceptChallenge,
     ChallengeRequest,
+    ClaimHandle,
     CreateRoom,
     DailyBoardRequest,
+    DeleteAccount,
+    ExportData,
     HintRequest,
     JoinRoom,
     Leave,
@@ -34,8 +37,11 @@ from protocol.messages import (
     Ping,
     QuickMatch,
     Ready,
+    Register,
     Rematch,
     Resign,
+    SetPassword,
+    SignIn,
     Undo,
 )
 from protocol.schema import Message
@@ -49,16 +55,18 @@ from server.play.dealing import Dealing
 from server.play.dealpool import DealPool
 from server.play.fairplay import HINT_SECONDS, FairPlay
 from server.play.ghosts import GhostRacers
+from server.shell.accounts import AccountRequests
 from server.shell.archiver import Archiver
 from server.shell.clock import Clock, SystemClock
 from server.shell.connections import Connections
 from server.shell.fanout import Fanout
 from server.shell.guard import Guard, handshake_logger
 from server.shell.held import log_event
+from server.shell.identities import Identities
 from server.shell.lobby import Lobby
 from server.shell.metrics import LiveCounts, Metrics
 from server.shell.nodes import NodeUpkeep
-from server.shell.ports import ChallengeBook, RaceArchive
+from server.shell.ports import Accounts, ChallengeBook, RaceArchive
 from server.shell.replies import Replies
 from server.shell.requests import Requests
 from server.shell.room_requests import RoomRequests
@@ -83,6 +91,8 @@ class RaceServer:
     ``deals`` chooses every deal the server picks, in place of the pool (for tests that need a
     known deal); ``pool`` holds the proven-winnable deals to pick from (without workers, it deals
     from the shipped lists); ``daily_board`` the best finishing times of the daily races;
+    ``accounts`` the registered players on record (None: the account requests answer
+    ``records-unavailable``, and a key is known only while the store's cache holds it);
     ``records`` what the public API reads (None: ``/api/v1`` answers 503, records are off);
     ``archive`` the database finished races go to; ``challenges`` the ghost challenges' records
     (None: this server answers challenges with records-unavailable)."""
@@ -100,6 +110,7 @@ class RaceServer:
         hint_seconds: float = HINT_SECONDS,
         daily_board: DailyTimes | None = None,
         archive: RaceArchive | None = None,
+        accounts: Accounts | None = None,
         records: RecordsReader | None = None,
         challenges: ChallengeBook | None = None,
     ) -> None:
@@ -157,6 +168,20 @@ class RaceServer:
         rooms = RoomRequests(self.path, self.table, self.guard, self.clock, self.dealing, self.fair, self.fair)
         self.lobby = Lobby(self.path, self.store, rooms.create, self.dealing, self.fair)
         self.upkeep = NodeUpkeep(self.path, self.table, self.store, self.tasks.spawn, self.node)
+        # Players that last: keys at the door, and the account requests (docs/protocol.md, section 21).
+        self.identities = Identities(self.store, self.table, accounts)
+        account_requests = AccountRequests(
+            accounts, self.identities, self.store, self.table, self.clock, self.guard.address
+        )
+        for account_kind, account_handler in (
+            (Register, account_requests.on_register),
+            (ClaimHandle, account_requests.on_claim_handle),
+            (SetPassword, account_requests.on_set_password),
+            (SignIn, account_requests.on_sign_in),
+            (DeleteAccount, account_requests.on_delete_account),
+            (ExportData, account_requests.on_export_data),
+        ):
+            self.requests.handle(account_kind, account_handler)
         self.conns = Connections(
             self.requests,
             self.path,
@@ -168,6 +193,7 @@ class RaceServer:
             self.clock,
             self.node,
             lambda: self.stopping,
+            self.identities,
         )
         for kind, handler in (
             (ListRooms, self.lobby.on_list_rooms),

@@ -182,6 +182,8 @@ class ScriptedConnection:
         on_event: Callable[[Message], None],
         on_status: Callable[[str], None],
         token: str | None = None,
+        key: str | None = None,
+        on_key: Callable[[str | None], None] | None = None,
     ):
         self.on_event, self.on_status = on_event, on_status
         self.sent: list[Message] = []

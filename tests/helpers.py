@@ -22,14 +22,15 @@ from server.http.api import RecordsReader
 from server.play.daily import DailyTimes
 from server.play.dealpool import DealPool
 from server.shell.clock import Clock
-from server.shell.ports import ChallengeBook, RaceArchive
+from server.shell.ports import Accounts, ChallengeBook, RaceArchive
 from server.store.stores import MemoryStore, RedisStore, Store
 from tests.fakeclock import FakeClock
 
 MakeServer = Callable[..., Awaitable[RaceServer]]
 """``await make(clock=None, *, bot_time_scale=0.0, archive=None, records=None, challenges=None,
-**config)``: a started RaceServer (``archive``: finished races into that database; ``records``: what
-its read API reads; ``challenges``: the ghost challenges' records)."""
+accounts=None, **config)``: a started RaceServer (``archive``: finished races into that database;
+``records``: what its read API reads; ``challenges``: the ghost challenges' records; ``accounts``:
+its registered players)."""
 
 HINT_SECONDS = 20.0
 """A solver worker starting on a busy machine is slow; its answer is not (the server's hint budget)."""
@@ -57,6 +58,7 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
         *,
         bot_time_scale: float = 0.0,
         archive: RaceArchive | None = None,
+        accounts: Accounts | None = None,
         records: RecordsReader | None = None,
         challenges: ChallengeBook | None = None,
         **overrides: Any,
@@ -79,6 +81,7 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
             hint_seconds=HINT_SECONDS,
             daily_board=daily,
             archive=archive,
+            accounts=accounts,
             records=records,
             challenges=challenges,
         )

@@ -422,3 +422,20 @@ async def test_the_lobby_shows_the_daily_race_and_a_room_can_race_the_computer(
     await page.wait_for_selector("[aria-label='racers'] li:nth-child(2)", timeout=WAIT_MS)
     assert "Computer (stroll)" in await page.inner_text("[aria-label='racers']")
     no_errors(page)
+
+
+# -- players that last (docs/protocol.md, section 21) -------------------------------------------------
+
+
+async def test_a_browser_registers_once_and_comes_back_as_that_player(browser: Browser, server: ServerProcess) -> None:
+    page = await open_page(browser, http(server), "Kim")
+    await page.wait_for_function("() => localStorage.getItem('seahaven.key') !== null", timeout=WAIT_MS)
+    key = await js(page, "localStorage.getItem('seahaven.key')")
+    assert isinstance(key, str) and re.fullmatch(r"u[0-9A-Z]{12}\.[A-Za-z0-9_-]{43}", key)
+    assert await js(page, "window.seahaven.me.identified ?? false") is False  # this page's session: anonymous
+    await page.evaluate("() => localStorage.removeItem('seahaven.token')")  # a new session next time
+    await page.reload()
+    await page.wait_for_function("() => window.seahaven.me?.identified === true", timeout=WAIT_MS)
+    assert await js(page, "window.seahaven.me.player") == key.partition(".")[0]
+    assert await js(page, "localStorage.getItem('seahaven.key')") == key  # registered once, not again
+    no_errors(page)

@@ -24,10 +24,12 @@ class WsClient:
         self.welcome: Welcome | None = None
 
     @classmethod
-    async def open(cls, url: str, name: str | None = None, token: str | None = None) -> WsClient:
+    async def open(
+        cls, url: str, name: str | None = None, token: str | None = None, key: str | None = None
+    ) -> WsClient:
         client = cls(await connect(url, subprotocols=[SUBPROTOCOL], open_timeout=TIMEOUT))  # type: ignore[list-item]
         if name is not None:
-            welcome = await client.call(Hello(name=name, token=token))
+            welcome = await client.call(Hello(name=name, token=token, key=key))
             assert isinstance(welcome, Welcome), welcome
             client.welcome = welcome
             client.seq = max(client.seq, welcome.last_seq)

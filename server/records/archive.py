@@ -13,9 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from sqlalchemy import select, update
+
+from protocol.messages import REGISTERED_PREFIX
 from server.records.database import Database
 from server.records.rows import proofs, race_row, racer_rows
-from server.records.schema import race_racers, races
+from server.records.schema import players, race_racers, races
+from server.records.views import DELETED_NAME
 from server.rooms.history import RaceRecord
 
 __all__ = ["Archive"]
@@ -47,4 +51,16 @@ class Archive:
                 return False
             if racers:
                 await conn.execute(race_racers.insert(), racers)
+            registered = [r.player for r in record.racers if r.player.startswith(REGISTERED_PREFIX)]
+            if registered:
+                # A racer who deleted their account before the race reached the database is on
+                # record as a deleted player too (server/records/accounts.py). Only registered
+                # players have accounts: a race of anonymous racers and bots costs no statement.
+                gone = select(players.c.player).where(
+                    players.c.player.in_(registered), players.c.deleted_at.is_not(None)
+                )
+                renamed = update(race_racers).where(
+                    race_racers.c.race_id == record.race_id, race_racers.c.player.in_(gone)
+                )
+                await conn.execute(renamed.values(name=DELETED_NAME))
         return True

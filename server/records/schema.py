@@ -23,7 +23,7 @@ from sqlalchemy import (
     Text,
 )
 
-__all__ = ["challenges", "metadata", "players", "race_racers", "races"]
+__all__ = ["challenges", "metadata", "player_keys", "players", "race_racers", "races"]
 
 metadata = MetaData(
     # Named constraints, so a later migration can name what it alters on either database.
@@ -111,4 +111,17 @@ challenges = Table(
     # The ghost's run must be on record: the racer row itself, not only the race.
     ForeignKeyConstraint(["race_id", "player"], ["race_racers.race_id", "race_racers.player"], ondelete="CASCADE"),
     Index(None, "created_by"),
+)
+
+# -- players that last (migration 0002_accounts) --
+
+player_keys = Table(
+    "player_keys",
+    metadata,
+    # sha256 of a secret key, hex: each device's key but the first (``players.key_hash``).
+    Column("key_hash", Text, primary_key=True),
+    Column("player", Text, ForeignKey("players.player", ondelete="CASCADE"), nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Column("label", Text),
+    Index(None, "player"),
 )

@@ -21,6 +21,7 @@ from server.shell.clock import Clock
 from server.shell.fanout import Fanout
 from server.shell.guard import Guard
 from server.shell.held import HeldRoom, log_event
+from server.shell.identities import Identities
 from server.shell.limits import TokenBucket
 from server.shell.requests import Requests
 from server.shell.roompath import RoomPath
@@ -50,7 +51,10 @@ class Connections:
         clock: Clock,
         node: str,
         stopping: Callable[[], bool],
+        identities: Identities,
     ) -> None:
+        self.identities = identities
+        """Registered players: a ``hello`` with a key."""
         self.requests = requests
         self.path = path
         self.fanout = fanout
@@ -158,24 +162,33 @@ class Connections:
             limits=limits,
             room=session.room,
             last_seq=session.last_seq,
+            handle=session.handle,
+            identified=session.identified,
         )
         self.fanout.write([ws], encode(welcome, seq))
         if held is not None:
             self.fanout.write([ws], encode(held.core.state_for(session.player, self.clock.now())))
         self.fanout.send(frames)
-        log_event("session.hello", player=session.player, resumed=hello.token is not None)
+        log_event("session.hello", player=session.player, resumed=hello.token is not None, key=hello.key is not None)
         return session
 
     async def _resume(self, ws: ServerConnection, hello: Hello) -> tuple[Session, HeldRoom | None, list[Frame]]:
         """The session a hello names (or a new one), taken over by ``ws`` at once, and back in
-        its room if it still has a place there (with the frames that tells the room)."""
-        if hello.token is None:
+        its room if it still has a place there (with the frames that tells the room). A ``key``
+        names a registered player's session in place of a token (``token`` is then not read)."""
+        if hello.key is not None:
+            session, new = await self.identities.session_for(hello.key, hello.name, self.guard.address(ws))
+            if new:
+                self._claim(session, ws)
+                return session, None, []
+        elif hello.token is None:
             if not self.guard.new_session(self.guard.address(ws), self._seconds()):
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new sessions from your address: resume one")
             session = await self.table.open(hello.name)
             self._claim(session, ws)
             return session, None, []
-        session = await self.table.find(hello.token)
+        else:
+            session = await self.table.find(hello.token)
         self._claim(session, ws)  # from here on, the old connection's drop is not this player's drop
         frames: list[Frame] = []
         try:

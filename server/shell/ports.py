@@ -57,6 +57,62 @@ class RaceArchive(Protocol):
         ...
 
 
+# -- players that last ------------------------------------------------------------------------------
+
+
+class Account(Protocol):
+    """What a hello needs to know of a registered player."""
+
+    @property
+    def handle(self) -> str | None: ...
+
+    @property
+    def key_hashes(self) -> Sequence[str]:
+        """The sha256 (hex) of each of the player's secret keys (server/shell/keys.py)."""
+        ...
+
+
+class Accounts(Protocol):
+    """The database's side of registered players (server/records/accounts.py). Every method raises
+    ``OSError`` when the database cannot be reached; then nothing was changed."""
+
+    async def create_player(self, player: str, name: str, key_hash: str, now: int) -> None:
+        """A new player, with its first key."""
+        ...
+
+    async def player(self, player: str) -> Account | None:
+        """The player (None: there is none, or it was deleted)."""
+        ...
+
+    async def add_key(self, player: str, key_hash: str, now: int) -> bool:
+        """Another key of the player's (False: no such player)."""
+        ...
+
+    async def claim_handle(self, player: str, handle: str, handle_key: str) -> bool:
+        """Give the player the handle (``handle_key``: its fold), in place of any it had; False when
+        another player holds a handle of that fold (the first to claim it wins)."""
+        ...
+
+    async def set_password_hash(self, player: str, password_hash: str) -> bool:
+        """False: no such player."""
+        ...
+
+    async def password_of(self, handle_key: str) -> tuple[str, str, str | None] | None:
+        """The player holding the handle of fold ``handle_key``: (player, handle, password hash or
+        None when they set none); None when nobody holds it."""
+        ...
+
+    async def delete_player(self, player: str, now: int) -> bool:
+        """Delete the player's account: their row's personal data, keys and password; on the races on
+        record their name becomes "deleted player". False: no such player."""
+        ...
+
+    async def export(self, player: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+        """Everything on record of the player: their row (without hashes) and every race they
+        raced, newest first, each as JSON-able values; None when there is no such player."""
+        ...
+
+
 # -- ghost challenges -------------------------------------------------------------------------
 
 

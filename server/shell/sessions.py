@@ -28,16 +28,27 @@ class Session:
     """``last_seq`` was answered store-unavailable: its change may have landed (read the room's
     replies before judging a resend of it again)."""
     conn: ServerConnection | None = None
+    identified: bool = False
+    """A registered player's session (opened by a ``hello`` with the player's key)."""
+    handle: str | None = None
+    """That player's handle, when they claimed one."""
 
     def dump(self) -> bytes:
-        """What the store keeps (the rest lives only while the process does)."""
-        data: bytes = msgpack.packb([self.player, self.name, self.room])
+        """What the store keeps (the rest lives only while the process does). A registered
+        player's session has a fourth item, its handle; an anonymous one is as it always was."""
+        kept: list[object] = [self.player, self.name, self.room]
+        if self.identified:
+            kept.append(self.handle)
+        data: bytes = msgpack.packb(kept)
         return data
 
     @classmethod
     def load(cls, token: str, data: bytes) -> Session:
-        player, name, room = msgpack.unpackb(data, raw=False)
-        return cls(token, player, name, room)
+        player, name, room, *identity = msgpack.unpackb(data, raw=False)
+        session = cls(token, player, name, room)
+        if identity:
+            session.identified, session.handle = True, identity[0]
+        return session
 
 
 class SessionTable:
@@ -60,6 +71,19 @@ class SessionTable:
         session = Session(new_token(), new_player_id(), sanitise_name(name))
         await self.save(session)
         return session
+
+    async def open_identified(self, player: str, name: str, handle: str | None) -> Session:
+        """A new session of the registered ``player``, stored and held here at once (so that a
+        hello that finds it by its token meanwhile gets this very session)."""
+        session = Session(new_token(), player, sanitise_name(name), identified=True, handle=handle)
+        await self.save(session)
+        self.by_token[session.token] = session
+        return session
+
+    async def discard(self, session: Session) -> None:
+        """Forget an unconnected session here and in the store (one opened for nothing)."""
+        self.forget(session)
+        await self.store.delete_session(session.token)
 
     async def find(self, token: str) -> Session:
         """The session of ``token``: held here, or loaded from the store (ProtocolError

@@ -17,7 +17,18 @@ from typing import Protocol
 from server.store.base import Appended, Request, Ring
 from server.store.guarded import Breaker, Observer
 
-__all__ = ["Archives", "DailyStore", "DealStore", "Doorbells", "Listings", "Nodes", "RoomLog", "SessionStore", "Store"]
+__all__ = [
+    "Archives",
+    "DailyStore",
+    "DealStore",
+    "Doorbells",
+    "Listings",
+    "Nodes",
+    "PlayerCache",
+    "RoomLog",
+    "SessionStore",
+    "Store",
+]
 
 
 class RoomLog(Protocol):
@@ -224,7 +235,53 @@ class Archives(Protocol):
         ...
 
 
-class Store(RoomLog, Doorbells, Nodes, SessionStore, Listings, DealStore, DailyStore, Archives, Protocol):
+# -- players that last ------------------------------------------------------------------------------
+
+
+class PlayerCache(Protocol):
+    """Registered players as the database last said (opaque entries the shell fills on a miss, so a
+    hello never waits on the database for a player it saw lately), each one's live session, and
+    counted attempts (sign-in tries), all shared by every node."""
+
+    def player_entry(self, player: str) -> Awaitable[bytes | None]:
+        """The player's cached entry; None when nothing is cached."""
+        ...
+
+    def fill_player(self, player: str, entry: bytes, ttl: float) -> Awaitable[bool]:
+        """Cache ``entry`` for ``ttl`` seconds unless the player has an entry already (then nothing
+        changes: False). So a fill read from the database before a change cannot overwrite the mark
+        the change left (``mark_player``)."""
+        ...
+
+    def mark_player(self, player: str, entry: bytes, ttl: float) -> Awaitable[None]:
+        """Cache ``entry`` for ``ttl`` seconds whatever is there (before a change in the database:
+        a mark that keeps older fills out until it expires)."""
+        ...
+
+    def swap_player_entry(self, player: str, expected: bytes, entry: bytes, ttl: float) -> Awaitable[bool]:
+        """Atomically: if the player's entry is ``expected``, make it ``entry`` for ``ttl`` seconds
+        (True); else change nothing (False)."""
+        ...
+
+    def player_session(self, player: str) -> Awaitable[str | None]:
+        """The token of the player's live session; None when none is kept."""
+        ...
+
+    def swap_player_session(
+        self, player: str, expected: str | None, token: str | None, ttl: float
+    ) -> Awaitable[str | None]:
+        """Atomically: if the player's session token is ``expected`` (None: none kept), make it
+        ``token`` for ``ttl`` seconds (None: keep none). Returns the token kept afterwards (``token``
+        when the swap happened, else the one another caller put there)."""
+        ...
+
+    def count_attempt(self, what: str, window: float) -> Awaitable[int]:
+        """Count one attempt at ``what``: how many were made in the window of ``window`` seconds
+        that the first of them opened (a new window opens once it has passed)."""
+        ...
+
+
+class Store(RoomLog, Doorbells, Nodes, SessionStore, Listings, DealStore, DailyStore, Archives, PlayerCache, Protocol):
     """A whole backend: every consumer's protocol, and its guard, ping and close."""
 
     def guard(self, breaker: Breaker | None, observer: Observer | None) -> None:

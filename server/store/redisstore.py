@@ -23,6 +23,9 @@ Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
                                  listings() removes members whose listing key is gone and whose deadline
                                  passed; the set's TTL is kept >= every listing's TTL
     P{session:TOKEN}     string  session data; own TTL
+    P{player:ID}         string  a registered player as the database last said (PlayerCache); own TTL
+    P{player:ID}:session string  the token of that player's live session; own TTL
+    P{attempts:WHAT}     string  a counter of attempts at WHAT (sign-in tries); expires with its window
     P nodes              zset    node -> the deadline of its last beat (unix ms)
     P dealpool:PRESET:GRADE  set deal numbers ready to deal; SPOP hands each to one room only
     P daily:PRESET:DAY   zset    member: player id + TAB + name, score: best time (ms); DAY is
@@ -99,6 +102,8 @@ from server.store.scripts import (
     PRUNE_LISTINGS,
     READ_FROM,
     RECORD_DAILY,
+    SWAP_PLAYER_ENTRY,
+    SWAP_PLAYER_SESSION,
     UNINDEX_ARCHIVE,
 )
 from server.store.urls import CLUSTER_SCHEMES, cluster_seeds, describe
@@ -812,3 +817,91 @@ class RedisStore:
         if self._link is not None:
             await self._link.close()
         await self._redis.aclose()
+
+    # -- players (PlayerCache) -----------------------------------------------------------------------
+    # The keys are in the module docstring: P{player:ID}, P{player:ID}:session, P{attempts:WHAT}.
+
+    def player_key(self, player: str) -> str:
+        return f"{self.prefix}{{player:{player}}}"
+
+    def player_session_key(self, player: str) -> str:
+        return f"{self.prefix}{{player:{player}}}:session"
+
+    def attempts_key(self, what: str) -> str:
+        return f"{self.prefix}{{attempts:{what}}}"
+
+    @functools.cached_property
+    def _swap_player_session(self) -> Any:
+        return self._redis.register_script(SWAP_PLAYER_SESSION)
+
+    def player_entry(self, player: str) -> Awaitable[bytes | None]:
+        async def call() -> bytes | None:
+            raw = await self._redis.get(self.player_key(player))
+            return None if raw is None else _bytes(raw)
+
+        return self._run("player_entry", "read a player", call)
+
+    def fill_player(self, player: str, entry: bytes, ttl: float) -> Awaitable[bool]:
+        ms = ttl_ms(ttl)
+
+        async def call() -> bool:
+            return bool(await self._redis.set(self.player_key(player), entry, px=ms, nx=True))
+
+        return self._run("fill_player", "cache a player", call)
+
+    def mark_player(self, player: str, entry: bytes, ttl: float) -> Awaitable[None]:
+        ms = ttl_ms(ttl)
+
+        async def call() -> None:
+            await self._redis.set(self.player_key(player), entry, px=ms)
+
+        return self._run("mark_player", "mark a player", call)
+
+    @functools.cached_property
+    def _swap_player_entry(self) -> Any:
+        return self._redis.register_script(SWAP_PLAYER_ENTRY)
+
+    def swap_player_entry(self, player: str, expected: bytes, entry: bytes, ttl: float) -> Awaitable[bool]:
+        ms = ttl_ms(ttl)
+
+        async def call() -> bool:
+            keys = [self.player_key(player)]
+            return bool(await self._swap_player_entry(keys=keys, args=[expected, entry, ms]))
+
+        # Resent, a swap that landed finds its own entry and says False: the caller marks the
+        # player (the safe side) instead.
+        return self._run("swap_player_entry", "swap a player's entry", call)
+
+    def player_session(self, player: str) -> Awaitable[str | None]:
+        async def call() -> str | None:
+            raw = await self._redis.get(self.player_session_key(player))
+            return None if raw is None else _bytes(raw).decode()
+
+        return self._run("player_session", "read a player's session", call)
+
+    def swap_player_session(
+        self, player: str, expected: str | None, token: str | None, ttl: float
+    ) -> Awaitable[str | None]:
+        ms = ttl_ms(ttl)
+
+        async def call() -> str | None:
+            keys = [self.player_session_key(player)]
+            kept = await self._swap_player_session(keys=keys, args=[expected or "", token or "", ms])
+            return _bytes(kept).decode() or None
+
+        # Safe to resend: a swap that landed finds its own token and changes nothing more.
+        return self._run("swap_player_session", "swap a player's session", call)
+
+    def count_attempt(self, what: str, window: float) -> Awaitable[int]:
+        ms = ttl_ms(window)
+        key = self.attempts_key(what)
+
+        async def call() -> int:
+            async with self._redis.pipeline(transaction=True) as pipe:  # one key: one slot
+                pipe.incr(key)
+                pipe.pexpire(key, ms, nx=True)
+                count, _ = await pipe.execute()
+            return int(count)
+
+        # Not resent: a lost reply may have counted the attempt already.
+        return self._run("count_attempt", "count an attempt", call, idempotent=False)

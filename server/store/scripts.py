@@ -193,3 +193,27 @@ RECORD_DAILY = """
 redis.call('ZADD', KEYS[1], 'LT', ARGV[2], ARGV[1])
 redis.call('EXPIRE', KEYS[1], ARGV[3], 'NX')
 """
+
+# A registered player's live session token, swapped only if it is still the one the caller saw
+# (one key: runs on a cluster too). KEYS[1] = the player's session key; ARGV[1] = the token
+# expected ('' = none kept), ARGV[2] = the new token ('' = keep none), ARGV[3] = TTL in ms.
+# Returns the token kept afterwards ('' = none).
+SWAP_PLAYER_SESSION = """
+local current = redis.call('GET', KEYS[1]) or ''
+if current ~= ARGV[1] then return current end
+if ARGV[2] == '' then
+    redis.call('DEL', KEYS[1])
+else
+    redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+end
+return ARGV[2]
+"""
+
+# A registered player's cache entry replaced only if it is still the one the caller wrote (one
+# key). KEYS[1] = the player's key; ARGV[1] = the entry expected, ARGV[2] = the new one,
+# ARGV[3] = TTL in ms. Returns 1 when replaced.
+SWAP_PLAYER_ENTRY = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+"""

@@ -8,7 +8,13 @@ import { Board, CELL, COLUMN, FOUNDATION, PRESETS, SUITS, moveText, mv, parseMov
 import { h } from "./dom.js";
 
 const store = window.localStorage;
-const KEY = { name: "seahaven.name", token: "seahaven.token", four: "seahaven.fourColour", opening: "seahaven.opening" };
+const KEY = {
+  name: "seahaven.name",
+  token: "seahaven.token",
+  key: "seahaven.key", // the registered player's secret key (docs/protocol.md, section 21)
+  four: "seahaven.fourColour",
+  opening: "seahaven.opening",
+};
 // The last race's opening board: a racer's room state after a reload holds only the current board,
 // and undo needs the moves from the opening.
 const saveOpening = (deal, board) => store.setItem(KEY.opening, JSON.stringify({ deal, board }));
@@ -26,6 +32,7 @@ const S = {
   status: "connecting",
   statusDetail: "",
   me: null, // welcome body
+  registering: false, // a register request was sent (once per page)
   view: store.getItem(KEY.name) ? "lobby" : "name",
   rooms: [],
   daily: null, // today's daily deal and its board (the server's daily_board reply)
@@ -55,8 +62,29 @@ function roomFromPath() {
 
 function connect() {
   const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/`;
-  S.conn = new Connection(url, { onEvent, onStatus, onWelcome });
-  S.conn.start(store.getItem(KEY.name) || "player", store.getItem(KEY.token));
+  S.conn = new Connection(url, { onEvent, onStatus, onWelcome, onKey: keepKey });
+  S.conn.start(store.getItem(KEY.name) || "player", store.getItem(KEY.token), store.getItem(KEY.key));
+}
+
+function keepKey(key) {
+  if (key) store.setItem(KEY.key, key);
+  else store.removeItem(KEY.key);
+}
+
+/** A browser without a key becomes a registered player of this server once: its next session is
+ * that player's, so its races follow it. A server that keeps no players is raced anonymously. */
+async function registerOnce() {
+  if (store.getItem(KEY.key) || S.registering) return;
+  S.registering = true;
+  try {
+    const identity = await S.conn.call("register");
+    if (identity.key) {
+      keepKey(identity.key);
+      S.conn.key = identity.key;
+    }
+  } catch {
+    // records-unavailable, or an older server: stay anonymous
+  }
 }
 
 function onStatus(status, detail = "") {
@@ -73,6 +101,7 @@ function onWelcome(body, error) {
   }
   S.me = body;
   store.setItem(KEY.token, body.token);
+  if (!body.identified) registerOnce();
   if (body.room) return; // the room frame follows
   if (S.room?.role === "spectator") S.wanted = { code: S.room.room, watch: true }; // a dropped spectator joins again
   else if (S.room) leftRoom("your seat is gone");

@@ -1,6 +1,9 @@
 // The seahaven.v1 connection (docs/protocol.md): msgpack maps in binary frames, replies matched by
 // seq, events handed to the app. Comes back by itself after a drop, says hello with the token and
-// resends the requests still unanswered with their old seq, so nothing is played twice.
+// resends the requests still unanswered with their old seq, so nothing is played twice. With a
+// registered player's key (section 21) a hello that opens a session says the key: the session is
+// that player's. A key the server refuses is dropped (onKey(null)); one it cannot check now is kept,
+// and this time the session is anonymous.
 import { decode, encode } from "@msgpack/msgpack";
 
 export const SUBPROTOCOL = "seahaven.v1";
@@ -15,13 +18,16 @@ export class ServerError extends Error {
 
 export class Connection {
   /** onEvent(type, body), onStatus(state, detail): "online" | "offline" | "closed". */
-  constructor(url, { onEvent, onStatus, onWelcome }) {
+  constructor(url, { onEvent, onStatus, onWelcome, onKey = () => {} }) {
     this.url = url;
     this.onEvent = onEvent;
     this.onStatus = onStatus;
     this.onWelcome = onWelcome;
+    this.onKey = onKey;
     this.name = "player";
     this.token = null;
+    this.key = null;
+    this.keyNow = true; // say the key at the next hello that opens a session
     this.seq = 0;
     this.waiting = new Map(); // seq -> {type, body, resolve, reject}
     this.ws = null;
@@ -39,9 +45,10 @@ export class Connection {
     if (typeof serverTime === "number") this.offset = serverTime - Date.now();
   }
 
-  start(name, token) {
+  start(name, token, key = null) {
     this.name = name;
     this.token = token;
+    this.key = key;
     this.open();
   }
 
@@ -57,9 +64,12 @@ export class Connection {
 
   async hello(ws) {
     const seq = ++this.seq;
-    const body = this.token ? { name: this.name, token: this.token } : { name: this.name };
+    let body = { name: this.name };
+    if (this.token) body = { name: this.name, token: this.token };
+    else if (this.key && this.keyNow) body = { name: this.name, key: this.key };
     ws.send(encode({ type: "hello", seq, body }));
     this.helloSeq = seq;
+    this.helloKey = "key" in body;
   }
 
   receive(ws, data) {
@@ -72,6 +82,13 @@ export class Connection {
         if (body.code === "bad-token" && this.token) {
           this.token = null; // the session expired: start a new one
           this.onWelcome(null, body);
+          this.hello(ws);
+        } else if (this.helloKey && body.code === "bad-key") {
+          this.key = null; // not a player of this server (any more)
+          this.onKey(null);
+          this.hello(ws);
+        } else if (this.helloKey && (body.code === "records-unavailable" || body.code === "rate-limited")) {
+          this.keyNow = false; // the server cannot check it now: anonymous this time, keep it
           this.hello(ws);
         } else {
           this.onStatus("offline", body.message);

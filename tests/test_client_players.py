@@ -1,0 +1,125 @@
+"""The terminal client as a registered player: it registers on its first connection to a server
+that keeps players, keeps the key in ``player.json`` (mode 0600), says it at the next connection,
+forgets a key the server refuses, and races on anonymous when the server cannot check it."""
+
+from __future__ import annotations
+
+import asyncio
+import stat
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from client.net import RaceConnection
+from client.userdata import PLAYER_FILE, PlayerKeys
+from protocol.messages import Ping, Pong
+from server.app import RaceServer
+from server.records.accounts import Accounts
+from server.records.database import Database, open_database
+from server.records.migrate import migrate
+from server.shell.identities import MARK
+from tests.helpers import MakeServer, url_of
+from tests.pg_proc import PgProcess
+
+
+class Keys:
+    """What ``on_key`` was told, and a way to wait for it."""
+
+    def __init__(self) -> None:
+        self.told: list[str | None] = []
+        self.changed = asyncio.Event()
+
+    def __call__(self, key: str | None) -> None:
+        self.told.append(key)
+        self.changed.set()
+
+    async def next(self) -> str | None:
+        await asyncio.wait_for(self.changed.wait(), 10)
+        self.changed.clear()
+        return self.told[-1]
+
+
+@pytest.fixture
+async def server(make_memory_server: MakeServer, database: Database) -> AsyncIterator[RaceServer]:
+    yield await make_memory_server(accounts=Accounts(database))
+
+
+async def test_the_first_connection_registers_and_the_next_says_the_key(server: RaceServer) -> None:
+    keys = Keys()
+    first = RaceConnection(url_of(server), "Ann", lambda m: None, on_key=keys)
+    welcome = await first.connect()
+    assert not welcome.identified  # this connection stays anonymous
+    key = await keys.next()
+    assert key is not None and key.startswith("u") and first.key == key
+    await first.close()
+
+    again = Keys()
+    second = RaceConnection(url_of(server), "Ann", lambda m: None, key=key, on_key=again)
+    back = await second.connect()
+    assert back.identified and back.player == key.partition(".")[0]
+    assert isinstance(await second.request(Ping()), Pong)
+    assert again.told == []  # a keyed connection registers nothing
+    await second.close()
+
+
+async def test_a_refused_key_is_forgotten_and_a_new_player_registered(server: RaceServer) -> None:
+    keys = Keys()
+    forged = f"u{'A' * 12}.{'A' * 43}"
+    conn = RaceConnection(url_of(server), "Ann", lambda m: None, key=forged, on_key=keys)
+    welcome = await conn.connect()
+    assert not welcome.identified
+    assert await keys.next() is None  # forget it...
+    fresh = await keys.next()  # ...and here is a key of our own
+    assert fresh is not None and fresh != forged
+    await conn.close()
+
+
+async def test_a_key_the_server_cannot_check_now_is_kept(
+    make_memory_server: MakeServer, private_postgres: PgProcess, tmp_path: Path
+) -> None:
+    db = open_database(private_postgres.url, tmp_path)
+    await migrate(db)
+    try:
+        server = await make_memory_server(accounts=Accounts(db))
+        keys = Keys()
+        first = RaceConnection(url_of(server), "Ann", lambda m: None, on_key=keys)
+        await first.connect()
+        key = await keys.next()
+        assert key is not None
+        await first.close()
+        await server.store.mark_player(key.partition(".")[0], MARK, 60)  # the server must ask the database...
+        private_postgres.stop()  # ...which is down
+        later = Keys()
+        conn = RaceConnection(url_of(server), "Ann", lambda m: None, key=key, on_key=later)
+        welcome = await conn.connect()
+        assert not welcome.identified and conn.key == key and later.told == []
+        await conn.close()
+    finally:
+        await db.close()
+
+
+async def test_a_server_without_players_is_raced_anonymously(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server()
+    keys = Keys()
+    conn = RaceConnection(url_of(server), "Ann", lambda m: None, on_key=keys)
+    welcome = await conn.connect()
+    assert not welcome.identified and isinstance(await conn.request(Ping()), Pong)  # register was refused
+    assert keys.told == [] and conn.key is None
+    await conn.close()
+
+
+def test_keys_are_kept_per_server_readable_by_the_user_only(tmp_path: Path) -> None:
+    assert PlayerKeys.load(tmp_path).key_for("ws://a") is None
+    PlayerKeys.load(tmp_path).with_key("ws://a", "uA.x").with_key("ws://b", "uB.y").save(tmp_path)
+    path = tmp_path / PLAYER_FILE
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    kept = PlayerKeys.load(tmp_path)
+    assert kept.key_for("ws://a") == "uA.x" and kept.key_for("ws://b") == "uB.y"
+    kept.with_key("ws://a", None).save(tmp_path)
+    assert PlayerKeys.load(tmp_path).keys == {"ws://b": "uB.y"}
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    path.write_text("{not json")
+    assert PlayerKeys.load(tmp_path).keys == {}
+    path.write_text('{"keys": {"ws://a": 3, "ws://b": "uB.y"}}')
+    assert PlayerKeys.load(tmp_path).keys == {"ws://b": "uB.y"}
