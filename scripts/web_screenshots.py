@@ -1,15 +1,20 @@
-"""Screenshots of the browser client for docs/: the lobby, a race and the results, desktop and phone.
+"""Screenshots of the browser client for docs/: the lobby, a race and the results, desktop and phone,
+then the race's replay and the winner's page (the records pages).
 
     .venv/bin/python scripts/web_screenshots.py
 
-Starts a server process on a free port, plays seahaven deal 1 in headless Chromium
-(/usr/bin/chromium) and writes docs/web-{lobby,race,results}-{desktop,phone}.png.
+Starts a server process on a free port (its records in a temporary data folder), plays seahaven
+deal 1 in headless Chromium (/usr/bin/chromium) and writes
+docs/web-{lobby,race,results,replay}-{desktop,phone}.png and docs/web-player-desktop.png.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
@@ -34,8 +39,9 @@ def key_moves(page: Page, moves: list[str]) -> None:
 
 def main() -> int:
     cmd = [sys.executable, "-m", "server", "--port", "0", "--countdown", "0.2", "--spectator-delay", "0"]
-    cmd.append("--no-records")
-    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    data = tempfile.mkdtemp(prefix="seahaven-shots-")
+    env = {**os.environ, "SEAHAVEN_DATA_DIR": data}
+    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     assert server.stdout is not None
     base = "http://127.0.0.1:" + server.stdout.readline().rsplit(":", 1)[1].strip()
     solution = [str(m) for m in solve(Board.deal("seahaven", 1)).moves]
@@ -91,9 +97,20 @@ def main() -> int:
                 page.wait_for_selector("#results-h")
                 page.locator("#results-h").scroll_into_view_if_needed()
                 page.screenshot(path=DOCS / f"web-results-{size}.png")
+            # The records pages: the race's replay a third of the way through Ann's moves, her page.
+            replay = base + str(ann.get_attribute("#replay-link", "href"))
+            mine = base + str(ann.get_attribute("#my-page-link", "href"))
+            for page, size in ((ann, "desktop"), (bob, "phone")):
+                page.goto(f"{replay}?step=30")
+                page.wait_for_function("() => window.seahavenRecords.ready")
+                page.screenshot(path=DOCS / f"web-replay-{size}.png", full_page=True)
+            ann.goto(mine)
+            ann.wait_for_function("() => window.seahavenRecords.ready")
+            ann.screenshot(path=DOCS / "web-player-desktop.png")
             browser.close()
     finally:
         server.kill()
+        shutil.rmtree(data, ignore_errors=True)
     for path in sorted(DOCS.glob("web-*.png")):
         print(f"wrote {path}")
     return 0
