@@ -28,8 +28,9 @@ export async function showRace(main, raceId, R) {
     moves: h("ol", { class: "move-list", "aria-label": "moves" }),
   };
   R.view = view;
+  document.title = `Race ${race.race_id} · Seahaven race`;
 
-  const choose = (racer) => {
+  const choose = (racer, step = 0) => {
     stop();
     R.racer = racer;
     try {
@@ -50,7 +51,7 @@ export async function showRace(main, raceId, R) {
         h("button", { role: "tab", "aria-selected": r === racer ? "true" : "false", onclick: () => choose(r) }, r.name, r.bot ? " (bot)" : "", r.ghost ? " (ghost)" : ""),
       ),
     );
-    seek(racer === first ? Number(query.get("step") ?? 0) : 0);
+    seek(step);
   };
 
   const seek = (n) => {
@@ -138,7 +139,7 @@ export async function showRace(main, raceId, R) {
       ),
     ]),
   );
-  choose(first);
+  choose(first, Number(query.get("step")) || 0); // a shared link's step, once
 }
 
 function raceHead(race) {
