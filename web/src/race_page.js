@@ -64,7 +64,9 @@ export async function showRace(main, raceId, R) {
     view.slider.value = String(at);
     view.board.replaceChildren(renderBoard(board, { label: `${racer.name}'s board after ${at} moves`, interactive: false }));
     for (const li of view.moves.children) li.firstChild.classList.toggle("current", Number(li.firstChild.dataset.step) === at);
-    view.moves.children[at - 1]?.firstChild.scrollIntoView?.({ block: "nearest" });
+    // The current move in the middle of the list, which scrolls by itself (never the page).
+    const current = view.moves.children[at - 1];
+    if (current) view.moves.scrollTop = current.offsetTop - view.moves.offsetTop - view.moves.clientHeight / 2;
     history.replaceState(null, "", `/races/${race.race_id}?racer=${encodeURIComponent(racer.player)}&step=${at}`);
   };
 
