@@ -8,8 +8,9 @@ import unicodedata
 import pytest
 
 from protocol.messages import NAME_MAX
+from protocol.names import clean_handle, fold, sanitise_name
 from server.shell.keys import matches, new_key, read_key, secret_hash
-from server.shell.names import clean_handle, fold, is_durable, new_durable_id, new_player_id, sanitise_name
+from server.shell.names import is_durable, new_durable_id, new_player_id
 
 
 @pytest.mark.parametrize(

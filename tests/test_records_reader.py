@@ -142,6 +142,10 @@ async def test_players_without_races_or_accounts(database: Database) -> None:
     assert page is not None
     assert (page["name"], page["handle"], page["races"], page["wins"]) == ("Newcomer", "Newcomer", 0, 0)
     assert (page["current_streak"], page["best_streak"], page["bests"], page["recent"]) == (0, 0, [], [])
+    for asked in ("Newcomer", "NEWCOMER", "Nеwcomer"):  # a handle, by the name rule (a Cyrillic е too)
+        by_handle = await reader.player(asked)
+        assert by_handle is not None and by_handle["player"] == "new", asked
+    assert (await reader.player_races("newcomer", limit=5))["races"] == []
     await archive(database, *pat_records())
     await add_player(database, "pat", "Pat", deleted_at=NOW)
     assert await reader.player("pat") is None  # a deleted account has no page

@@ -25,6 +25,7 @@ from sqlalchemy import Select, and_, case, func, literal, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from protocol.enums import Status
+from protocol.names import fold
 from seahaven.rules import PRESETS
 from seahaven.winnable import GRADES
 from server.records.challenge_results import RESULTS, result_view, results_query
@@ -98,8 +99,10 @@ class Reader:
 
     async def player(self, player: str) -> dict[str, Any] | None:
         """A player's page: totals, streaks, bests per preset, the newest races; None for a player
-        with neither races nor an account, and for a deleted account."""
+        with neither races nor an account, and for a deleted account. ``player``: an id, or a
+        handle (compared by the one name rule, ``protocol.names.fold``)."""
         async with self.db.read() as conn:
+            player = await resolve(conn, player)
             account = (await conn.execute(select(players).where(players.c.player == player))).mappings().first()
             if account is not None and account["deleted_at"] is not None:
                 return None
@@ -133,8 +136,11 @@ class Reader:
         }
 
     async def player_races(self, player: str, limit: int = 20, before: str | None = None) -> dict[str, Any]:
-        """A page of a player's races, newest first; ``before``: the ``next`` of the page before."""
+        """A page of a player's races (an id or a handle), newest first; ``before``: the ``next``
+        of the page before."""
         check_limit(limit)
+        async with self.db.read() as conn:
+            player = await resolve(conn, player)
         query = summaries(player)
         if before is not None:
             ended_at, race_id = read_cursor(before)
@@ -257,6 +263,19 @@ class Reader:
 
 
 # -- queries ----------------------------------------------------------------
+
+
+async def resolve(conn: AsyncConnection, player: str) -> str:
+    """The player id ``player`` names: itself when some account or race has that id, else the id
+    of the account whose handle it is (compared folded), else itself."""
+    for known in (
+        select(players.c.player).where(players.c.player == player),
+        select(rr.c.player).where(rr.c.player == player),
+    ):
+        if (await conn.execute(known.limit(1))).first() is not None:
+            return player
+    by_handle = await conn.execute(select(players.c.player).where(players.c.handle_key == fold(player)))
+    return by_handle.scalar() or player
 
 
 def summaries(player: str) -> Select[Any]:

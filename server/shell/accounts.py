@@ -28,11 +28,12 @@ from protocol.messages import (
     SetPassword,
     SignIn,
 )
+from protocol.names import clean_handle, fold
 from server.shell.clock import Clock
 from server.shell.held import Asker, log_event
 from server.shell.identities import PLAYER_TTL, Identities, bounded, unavailable
 from server.shell.keys import new_key
-from server.shell.names import clean_handle, fold, new_durable_id
+from server.shell.names import new_durable_id
 from server.shell.passwords import Passwords
 from server.shell.ports import Accounts
 from server.shell.sessions import Session, SessionTable

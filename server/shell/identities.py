@@ -29,9 +29,9 @@ from typing import Final, TypeVar
 import msgpack
 
 from protocol.errors import ErrorCode, ProtocolError
+from protocol.names import sanitise_name
 from server.shell.held import log_event
 from server.shell.keys import matches, read_key
-from server.shell.names import sanitise_name
 from server.shell.ports import Accounts
 from server.shell.sessions import Session, SessionTable
 from server.store.interfaces import PlayerCache

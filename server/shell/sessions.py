@@ -10,7 +10,8 @@ import msgpack
 from websockets.asyncio.server import ServerConnection
 
 from protocol.errors import ErrorCode, ProtocolError
-from server.shell.names import new_player_id, new_token, sanitise_name
+from protocol.names import sanitise_name
+from server.shell.names import new_player_id, new_token
 from server.store.interfaces import SessionStore
 
 
