@@ -9,7 +9,8 @@ The session (server, token, room) is kept in the user's data directory (client/u
 a client restarted within the server's grace period says hello with the token and is put
 back in its seat. So is the key of the registered player the user is on each server
 (``player.json``): the first connection to a server registers, and every later one says hello
-with the key, so the user's history on that server follows them. Races are kept in the statistics.
+with the key, so the user's history on that server follows them (F7: the account screen, which
+signs in, deletes and exports through the App). Races are kept in the statistics.
 
     seahaven-client [ws://host:port] [--name NAME]
 """
@@ -45,16 +46,17 @@ from protocol.messages import (
 from protocol.schema import Message
 from seahaven import Board, decode
 
+from .account_screen import Account, AccountScreen
 from .game_screen import GameScreen
 from .lobby import LobbyScreen
-from .net import ConnectionLost, RaceConnection, ServerError
+from .net import ConnectError, ConnectionLost, RaceConnection, ServerError
 from .race import RaceController
 from .race_screen import RaceScreen
 from .records_api import Records, http_base
 from .records_screens import BoardsScreen, PlayerScreen
 from .stats import RaceRecord, Stats
 from .stats_screen import StatsScreen
-from .userdata import PlayerKeys, SavedSession, Settings
+from .userdata import PlayerKeys, SavedSession, Settings, data_dir
 
 DEFAULT_SERVER: Final = "ws://127.0.0.1:8765"
 
@@ -157,9 +159,11 @@ class RaceApp(App[None]):
 
         saved, self.saved = self.saved, None  # resumed at most once
         token = saved.token if saved is not None and (saved.server, saved.name) == (url, name) else None
-        key = PlayerKeys.load(self.data).key_for(url)
+        keys = PlayerKeys.load(self.data)
+        # A user who deleted their player on this server races on anonymously: none registered by itself.
+        on_key = None if keys.stays_anonymous(url) else (lambda new: self._keep_key(url, new))
         conn = self.connection_factory(
-            url, name, on_event, on_status, token=token, key=key, on_key=lambda new: self._keep_key(url, new)
+            url, name, on_event, on_status, token=token, key=keys.key_for(url), on_key=on_key
         )
         box.append(conn)
         # A resumed session's room frame may come before connect() returns: be ready for it.
@@ -421,6 +425,45 @@ class RaceApp(App[None]):
 
     def show_boards(self) -> None:
         self.push_screen(BoardsScreen(self.records()))
+
+    # -- my account (client/account_screen.py) -------------------------------------
+
+    def show_account(self) -> None:
+        self.push_screen(AccountScreen())
+
+    def account(self) -> Account:
+        welcome = self.conn.welcome if self.conn is not None and self.conn.connected else None
+        keys = PlayerKeys.load(self.data)
+        key = keys.key_for(self.server)
+        return Account(
+            server=self.server,
+            player=welcome.player if welcome is not None else None,
+            identified=welcome is not None and welcome.identified,
+            handle=welcome.handle if welcome is not None else None,
+            kept=key.partition(".")[0] if key is not None else None,
+            anonymous=keys.stays_anonymous(self.server),
+        )
+
+    async def account_request(self, message: Message) -> Message:
+        return await self._request(message)
+
+    def keep_key(self, key: str | None) -> None:
+        keys = PlayerKeys.load(self.data)
+        (keys.with_key(self.server, key) if key is not None else keys.without_player(self.server)).save(self.data)
+
+    async def reconnect(self) -> str:
+        """A new session with the key kept now (from the lobby: no room to lose); the lobby says so."""
+        try:
+            who = await self.connect(self.server, self.player_name)
+        except (ConnectError, ServerError):
+            self.lobby.connection_status("closed")  # the lobby tries again by itself
+            raise
+        self.lobby.set_connected(True)
+        self.lobby.show_status(who, "good")
+        return who
+
+    def data_folder(self) -> Path:
+        return self.data or data_dir()
 
     async def on_unmount(self) -> None:
         await self._close_connection()

@@ -128,6 +128,9 @@ class LobbyHost(Protocol):
     def show_boards(self) -> None:
         """The server's leaderboards."""
 
+    def show_account(self) -> None:
+        """My account: my player id and handle, and what I may do with them."""
+
 
 class LobbyScreen(Screen[None]):
     """Server and name at the top; a new room on the left; joining on the right."""
@@ -145,6 +148,8 @@ class LobbyScreen(Screen[None]):
         # The server's records (client/records_screens.py).
         Binding("f4", "my_page", "My page"),
         Binding("f6", "boards", "Leaderboards"),
+        # My player on the server (client/account_screen.py).
+        Binding("f7", "account", "Account"),
     ]
 
     def __init__(self, server: str, name: str, *, autoconnect: bool = True) -> None:
@@ -609,6 +614,9 @@ class LobbyScreen(Screen[None]):
 
     def action_boards(self) -> None:
         self.host.show_boards()
+
+    def action_account(self) -> None:
+        self.host.show_account()
 
 
 class TickBox(Checkbox):

@@ -88,39 +88,60 @@ class SavedSession:
 PLAYER_FILE = "player.json"
 
 
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` atomically, the file created with mode 0600 (never readable by others, not
+    even for a moment): a player's key, their exported data. OSError is left to the caller."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()  # a leftover may have other permissions
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    tmp.replace(path)
+
+
 @dataclass(frozen=True)
 class PlayerKeys:
     """The secret key of the registered player this user is on each server (a server keeps its own
-    players): ``player.json``, readable by the user only, for the key proves who they are."""
+    players): ``player.json``, readable by the user only, for the key proves who they are.
+    ``anonymous``: the servers where the user deleted their player, so that the client does not
+    register a new one there by itself (signing in or registering from the account screen does)."""
 
     keys: Mapping[str, str]
+    anonymous: frozenset[str] = frozenset()
 
     @classmethod
     def load(cls, directory: Path | None = None) -> PlayerKeys:
-        found = read_json((directory or data_dir()) / PLAYER_FILE).get("keys")
-        if not isinstance(found, dict):
-            return cls({})
-        return cls({server: key for server, key in found.items() if isinstance(server, str) and isinstance(key, str)})
+        data = read_json((directory or data_dir()) / PLAYER_FILE)
+        found, declined = data.get("keys"), data.get("anonymous")
+        keys = (
+            {server: key for server, key in found.items() if isinstance(server, str) and isinstance(key, str)}
+            if isinstance(found, dict)
+            else {}
+        )
+        servers = frozenset(s for s in declined if isinstance(s, str)) if isinstance(declined, list) else frozenset()
+        return cls(keys, servers - keys.keys())
 
     def key_for(self, server: str) -> str | None:
         return self.keys.get(server)
 
+    def stays_anonymous(self, server: str) -> bool:
+        """The user deleted their player on ``server``: register none there by itself."""
+        return server in self.anonymous
+
     def with_key(self, server: str, key: str | None) -> PlayerKeys:
-        """These keys with ``server``'s replaced (None: forgotten)."""
+        """These keys with ``server``'s replaced (None: forgotten, as a key the server refused)."""
         keys = {s: k for s, k in self.keys.items() if s != server}
         if key is not None:
             keys[server] = key
-        return PlayerKeys(keys)
+        return PlayerKeys(keys, self.anonymous - {server} if key is not None else self.anonymous)
+
+    def without_player(self, server: str) -> PlayerKeys:
+        """``server``'s key forgotten and the user anonymous there from now on (a deleted account)."""
+        return PlayerKeys({s: k for s, k in self.keys.items() if s != server}, self.anonymous | {server})
 
     def save(self, directory: Path | None = None) -> None:
-        """Write atomically, the file created with mode 0600 (never readable by others, not even
-        for a moment); OSError is left to the caller."""
-        path = (directory or data_dir()) / PLAYER_FILE
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()  # a leftover may have other permissions
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(json.dumps({"keys": dict(self.keys)}, indent=2) + "\n")
-        tmp.replace(path)
+        """Write atomically with mode 0600 (``write_private``); OSError is left to the caller."""
+        data = {"keys": dict(self.keys), "anonymous": sorted(self.anonymous)}
+        write_private((directory or data_dir()) / PLAYER_FILE, json.dumps(data, indent=2) + "\n")

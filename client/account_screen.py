@@ -1,0 +1,476 @@
+"""My account on the server (docs/protocol.md, section 21): who I am there (my player id and
+handle) and what I may do: claim a handle, set a password, sign in on this machine with a handle
+and password, export my data to a JSON file in the data folder, delete my account.
+
+The screen only asks; the App (``AccountHost``: client.app.RaceApp) holds the connection and the
+key kept in ``player.json``. Every account request but ``register`` and ``sign_in`` needs a
+registered player's session (a hello with the key), and a key the client registered is said only
+at the next connection: so the screen, opened from the lobby (no race to lose), connects again
+with the key when the session is still the anonymous one. A new key (``register``, ``sign_in``)
+is kept, then said by connecting again; a deleted account's key is forgotten, and the client
+races on anonymously, registering no new player by itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Coroutine
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar, Final, Protocol, cast
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Input, Label, Static
+
+from protocol.errors import ErrorCode
+from protocol.messages import (
+    PASSWORD_MAX,
+    PASSWORD_MIN,
+    ClaimHandle,
+    DeleteAccount,
+    Export,
+    ExportData,
+    Identity,
+    Ok,
+    Register,
+    SetPassword,
+    SignIn,
+)
+from protocol.names import clean_handle
+from protocol.schema import Message
+
+from .net import ConnectError, ConnectionLost, ServerError
+from .rivals import plural
+from .userdata import write_private
+
+HANDLE_FIELD_MAX: Final = 64
+"""What ``claim_handle`` and ``sign_in`` carry at most (a handle itself has 3 to 24 characters)."""
+
+PLAIN: Final[dict[str, str]] = {
+    ErrorCode.BAD_KEY: "The server no longer knows this machine's key (the account may have been deleted"
+    " elsewhere): sign in again, or race anonymously",
+    ErrorCode.HANDLE_TAKEN: "Someone already holds the handle {handle!r}, or one that looks just like it: try another",
+    ErrorCode.BAD_HANDLE: "That handle will not do: {message}",
+    ErrorCode.BAD_CREDENTIALS: "No player has that handle, or the password is wrong (the server never says"
+    " which): check both and try again",
+    ErrorCode.NOT_IDENTIFIED: "The server does not take this session as your registered player ({message}):"
+    " connect again as your player, or sign in",
+    ErrorCode.RECORDS_UNAVAILABLE: "The server's player records are unavailable (down for now, or this server"
+    " keeps none): try again later. Racing works all the same",
+    ErrorCode.RATE_LIMITED: "Too many tries: {message}",
+    ErrorCode.ALREADY_REGISTERED: "This session is your registered player's already",
+    ErrorCode.BAD_FIELD: "The server refused what was typed: {message}",
+}
+"""The refusals of the account requests in plain words (``{message}``: the server's own)."""
+
+
+def explain(error: ServerError, handle: str = "") -> str:
+    """A refusal in words for the account screen's message line."""
+    template = PLAIN.get(error.code)
+    if template is None:
+        return f"The server refused it ({error.code}): {error.message}"
+    return template.format(message=error.message, handle=handle)
+
+
+def password_problem(password: str, again: str) -> str | None:
+    """What is wrong with a new password typed twice (None: nothing)."""
+    if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
+        return f"A password has {PASSWORD_MIN} to {PASSWORD_MAX} characters"
+    if password != again:
+        return "The two passwords differ: type the same one twice"
+    return None
+
+
+def export_path(folder: Path, player: str, now: datetime) -> Path:
+    """Where an export goes: the data folder, named for the player and the moment."""
+    return folder / f"export-{player}-{now.strftime('%Y%m%d-%H%M%S')}.json"
+
+
+@dataclass(frozen=True)
+class Account:
+    """Who the user is on the server the App races on, as the screen shows it."""
+
+    server: str
+    player: str | None
+    """The session's player id (None: not connected)."""
+    identified: bool
+    """The session is the registered player's (a hello with the key)."""
+    handle: str | None
+    kept: str | None
+    """The player id of the key this machine keeps for the server (None: no key)."""
+    anonymous: bool = False
+    """The user deleted their player on this server: the client registers none by itself."""
+
+    @property
+    def connected(self) -> bool:
+        return self.player is not None
+
+    @property
+    def waiting_for_key(self) -> bool:
+        """A key is kept but this session is not its player's yet: connecting again says it."""
+        return self.connected and not self.identified and self.kept is not None
+
+
+def who(account: Account) -> str:
+    """The screen's lines about who I am."""
+    if not account.connected:
+        return f"Not connected to {account.server}: connect in the lobby first (Escape goes back)"
+    if account.identified:
+        handle = f"handle @{account.handle}" if account.handle else "no handle yet: claim one to sign in elsewhere"
+        return f"You are player {account.player} on {account.server}\n{handle}"
+    if account.kept is not None:
+        return (
+            f"This machine keeps the key of player {account.kept}, but this session is anonymous"
+            f" ({account.player}): Use my player connects again with it"
+        )
+    if account.anonymous:
+        return (
+            f"You race anonymously on {account.server} (you deleted your account here)\n"
+            "Register makes a new player; Sign in comes back to one that has a handle and password"
+        )
+    return (
+        f"You race anonymously on {account.server}: the server registered no player for you\n"
+        "Register to keep your history (the server must keep records), or sign in"
+    )
+
+
+class AccountHost(Protocol):
+    """What the account screen needs of the App."""
+
+    def account(self) -> Account:
+        """Who I am now on the server the App races on."""
+
+    async def account_request(self, message: Message) -> Message:
+        """Send an account request on the session (ServerError / ConnectionLost / TimeoutError)."""
+
+    def keep_key(self, key: str | None) -> None:
+        """Keep ``key`` for the server (None: forget the player, anonymous there from now on);
+        OSError when the data folder cannot be written."""
+
+    async def reconnect(self) -> str:
+        """Connect again to the server, with the key kept for it; the lobby's line (ConnectError /
+        ServerError)."""
+
+    def data_folder(self) -> Path:
+        """The client's data folder (exports go there)."""
+
+
+Work = Coroutine[Any, Any, None]
+
+
+class AccountScreen(Screen[None]):
+    """My player on the server: who I am, and the account's actions."""
+
+    CSS_PATH = Path(__file__).with_name("account.tcss")
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Back")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.busy = False
+        self.state: Account | None = None
+        """Who I am as last shown: read from the App when the screen opens and after each new
+        connection, and changed by what the server answered (a handle claimed)."""
+        self.exported: Path | None = None
+        """The last export's file."""
+
+    @property
+    def host(self) -> AccountHost:
+        return cast(AccountHost, self.app)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="account-body"):
+            yield Label("My account", id="account-title")
+            yield Static("", id="who")
+            yield Static("", id="account-status")
+            with Horizontal(classes="buttons"):
+                yield Button("Use my player", id="use-key", variant="primary", compact=True)
+                yield Button("Register", id="register", variant="primary", compact=True)
+            with Horizontal(id="account-columns"):
+                with Vertical(classes="account-column"):
+                    with Vertical(id="handle-box", classes="box mine") as box:
+                        box.border_title = "Handle"
+                        with Horizontal(classes="row"):
+                            yield Input(
+                                placeholder="3 to 24 letters, digits, _ - .",
+                                id="handle",
+                                max_length=HANDLE_FIELD_MAX,
+                                compact=True,
+                            )
+                            yield Button("Claim", id="claim", variant="success", compact=True)
+                    with Vertical(id="password-box", classes="box mine") as box:
+                        box.border_title = "Password"
+                        yield Input(
+                            placeholder=f"new password ({PASSWORD_MIN} or more)",
+                            id="password",
+                            password=True,
+                            compact=True,
+                        )
+                        with Horizontal(classes="row"):
+                            yield Input(placeholder="the same again", id="password-again", password=True, compact=True)
+                            yield Button("Set password", id="set-password", variant="success", compact=True)
+                with Vertical(classes="account-column"):
+                    with Vertical(id="sign-in-box", classes="box") as box:
+                        box.border_title = "Sign in on this machine"
+                        yield Input(
+                            placeholder="handle", id="sign-in-handle", max_length=HANDLE_FIELD_MAX, compact=True
+                        )
+                        with Horizontal(classes="row"):
+                            yield Input(placeholder="password", id="sign-in-password", password=True, compact=True)
+                            yield Button("Sign in", id="sign-in", variant="success", compact=True)
+                        yield Label("this machine becomes that player", classes="note")
+                    with Vertical(id="data-box", classes="box mine") as box:
+                        box.border_title = "My data"
+                        with Horizontal(classes="row"):
+                            yield Button("Export data", id="export", compact=True)
+                            yield Button("Delete account", id="delete", variant="error", compact=True)
+                        yield Label("exports go to the data folder", classes="note")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show_account(self.host.account())
+        if self.state is not None and self.state.waiting_for_key:
+            self._use_key()
+        elif self.state is not None and not self.state.connected:
+            self.show_status("Connect in the lobby first", "error")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    # -- state ----------------------------------------------------------------------
+
+    def show_account(self, account: Account) -> None:
+        """Show who I am and enable what I may do."""
+        self.state = account
+        self.query_one("#who", Static).update(Content(who(account)))
+        self.query_one("#use-key").display = account.waiting_for_key
+        self.query_one("#register").display = account.connected and not account.identified and account.kept is None
+        for box in self.query(".mine"):
+            box.disabled = not account.identified
+        self.query_one("#sign-in-box").disabled = not account.connected
+
+    def show_status(self, text: str, kind: str = "info") -> None:
+        """The message line (``kind``: info, error, good)."""
+        status = self.query_one("#account-status", Static)
+        status.update(Content(text))
+        status.set_class(kind == "error", "error")
+        status.set_class(kind == "good", "good")
+
+    @property
+    def status_text(self) -> str:
+        return str(self.query_one("#account-status", Static).content)
+
+    @property
+    def who_text(self) -> str:
+        return str(self.query_one("#who", Static).content)
+
+    def _run(self, doing: str, work: Work) -> None:
+        """Run one account action at a time, saying what it does."""
+        if self.busy:
+            work.close()
+            return
+        self.busy = True
+        self.show_status(doing)
+        self.run_worker(self._explained(work), group="account", exclusive=True, exit_on_error=False)
+
+    async def _explained(self, work: Work) -> None:
+        """The action, its failures in words."""
+        try:
+            await work
+        except ServerError as error:
+            self.show_status(explain(error, self.query_one("#handle", Input).value.strip()), "error")
+        except ConnectionLost:
+            self.show_status("The connection dropped before the server answered: try again", "error")
+        except TimeoutError:
+            self.show_status("The server did not answer in time: try again", "error")
+        except ConnectError as error:
+            self.show_status(f"Cannot connect again: {error}. The lobby keeps trying", "error")
+        except OSError as error:
+            self.show_status(f"Could not write in the data folder ({self.host.data_folder()}): {error}", "error")
+        finally:
+            self.busy = False
+
+    # -- connecting as my player ---------------------------------------------------------
+
+    @on(Button.Pressed, "#use-key")
+    def _use_key(self) -> None:
+        self._run("Connecting again as your registered player…", self._reconnect("You are your registered player now"))
+
+    async def _reconnect(self, good: str) -> None:
+        """Connect again with the key kept now, and say who I am then."""
+        try:
+            await self.host.reconnect()
+        finally:
+            self.show_account(self.host.account())
+        state = self.host.account()
+        if state.identified or state.kept is None:
+            self.show_status(good, "good")
+        else:
+            self.show_status(
+                "The server could not check your key now (its player records are unavailable): you race"
+                " anonymously this time; Use my player tries again",
+                "error",
+            )
+
+    @on(Button.Pressed, "#register")
+    def _register(self) -> None:
+        self._run("Registering a player…", self._do_register())
+
+    async def _do_register(self) -> None:
+        if self.host.account().kept is None:  # else the lobby's own registration finished meanwhile
+            identity = await self.host.account_request(Register())
+            if not isinstance(identity, Identity) or identity.key is None:
+                raise ServerError("bad-reply", f"the server answered register with {identity.TYPE}")
+            self.host.keep_key(identity.key)
+        await self._reconnect("You are registered: your key is kept on this machine")
+
+    # -- the handle and the password ---------------------------------------------------------
+
+    @on(Button.Pressed, "#claim")
+    @on(Input.Submitted, "#handle")
+    def _claim(self) -> None:
+        wanted = self.query_one("#handle", Input).value.strip()
+        try:
+            clean_handle(wanted)  # the server's own rule: say what is wrong before asking
+        except ValueError as error:
+            self.show_status(f"That handle will not do: {error}", "error")
+            return
+        self._run(f"Claiming {wanted!r}…", self._do_claim(wanted))
+
+    async def _do_claim(self, wanted: str) -> None:
+        identity = await self.host.account_request(ClaimHandle(handle=wanted))
+        if not isinstance(identity, Identity):
+            raise ServerError("bad-reply", f"the server answered claim_handle with {identity.TYPE}")
+        if self.state is not None:
+            self.show_account(replace(self.state, handle=identity.handle))
+        self.show_status(f"Your handle is @{identity.handle}: set a password to sign in with it elsewhere", "good")
+
+    @on(Button.Pressed, "#set-password")
+    @on(Input.Submitted, "#password-again")
+    def _set_password(self) -> None:
+        first, again = self.query_one("#password", Input), self.query_one("#password-again", Input)
+        problem = password_problem(first.value, again.value)
+        if problem is not None:
+            self.show_status(problem, "error")
+            return
+        password = first.value
+        first.value = again.value = ""  # no password stays on the screen
+        self._run("Setting the password…", self._do_set_password(password))
+
+    async def _do_set_password(self, password: str) -> None:
+        reply = await self.host.account_request(SetPassword(password=password))
+        if not isinstance(reply, Ok):
+            raise ServerError("bad-reply", f"the server answered set_password with {reply.TYPE}")
+        handle = self.state.handle if self.state is not None else None
+        how = f"with @{handle} and it" if handle else "once you claim a handle"
+        self.show_status(f"Password set: sign in on another machine {how}", "good")
+
+    # -- signing in ----------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#sign-in")
+    @on(Input.Submitted, "#sign-in-password")
+    def _sign_in(self) -> None:
+        handle = self.query_one("#sign-in-handle", Input).value.strip()
+        secret = self.query_one("#sign-in-password", Input)
+        if not handle:
+            self.show_status("Type the handle you signed up with", "error")
+            return
+        if not 1 <= len(secret.value) <= PASSWORD_MAX:
+            self.show_status(f"Type that player's password (at most {PASSWORD_MAX} characters)", "error")
+            return
+        password, secret.value = secret.value, ""
+        self._run(f"Signing in as {handle!r}…", self._do_sign_in(handle, password))
+
+    async def _do_sign_in(self, handle: str, password: str) -> None:
+        identity = await self.host.account_request(SignIn(handle=handle, password=password))
+        if not isinstance(identity, Identity) or identity.key is None:
+            raise ServerError("bad-reply", f"the server answered sign_in with {identity.TYPE}")
+        self.host.keep_key(identity.key)
+        await self._reconnect(f"Signed in: this machine is player {identity.player} (@{identity.handle}) here now")
+
+    # -- my data ---------------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#export")
+    def _export(self) -> None:
+        self._run("Asking the server for everything it keeps of you…", self._do_export())
+
+    async def _do_export(self) -> None:
+        reply = await self.host.account_request(ExportData())
+        if not isinstance(reply, Export):
+            raise ServerError("bad-reply", f"the server answered export_data with {reply.TYPE}")
+        try:
+            data = json.loads(reply.data)
+        except ValueError:
+            raise ServerError("bad-reply", "the server's export is not JSON") from None
+        player = self.state.player if self.state is not None and self.state.player else "player"
+        path = export_path(self.host.data_folder(), player, datetime.now())
+        write_private(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+        self.exported = path
+        races = data.get("races", []) if isinstance(data, dict) else []
+        more = (
+            " (the newest that fit: the server keeps more)" if isinstance(data, dict) and data.get("truncated") else ""
+        )
+        self.show_status(f"Your data ({plural(len(races), 'race')} on record{more}) is in {path}", "good")
+
+    @on(Button.Pressed, "#delete")
+    def _delete(self) -> None:
+        state = self.state
+        if state is None or not state.identified or self.busy:
+            return
+
+        def confirmed(sure: bool | None) -> None:
+            if sure:
+                self._run("Deleting your account…", self._do_delete())
+            else:
+                self.show_status("Your account is kept")
+
+        self.app.push_screen(ConfirmDelete(state), confirmed)
+
+    async def _do_delete(self) -> None:
+        reply = await self.host.account_request(DeleteAccount())
+        if not isinstance(reply, Ok):
+            raise ServerError("bad-reply", f"the server answered delete_account with {reply.TYPE}")
+        self.host.keep_key(None)
+        await self._reconnect("Your account is deleted and its key forgotten: you race anonymously now")
+
+
+class ConfirmDelete(ModalScreen[bool]):
+    """Are you sure? The deletion cannot be undone; Keep is the default."""
+
+    CSS_PATH = Path(__file__).with_name("account.tcss")
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "keep", "Keep my account")]
+
+    def __init__(self, account: Account) -> None:
+        super().__init__()
+        self.account = account
+
+    def compose(self) -> ComposeResult:
+        handle = f" (@{self.account.handle})" if self.account.handle else ""
+        with Vertical(id="confirm-delete") as box:
+            box.border_title = "Delete my account"
+            yield Static(
+                f"Delete player {self.account.player}{handle} on {self.account.server}?\n\n"
+                "Its handle, password and keys go at once, on every machine; your races stay on record"
+                ' as a "deleted player". This cannot be undone: export your data first if you want it.',
+                id="confirm-text",
+            )
+            with Horizontal(classes="buttons"):
+                yield Button("Keep my account", id="keep", variant="primary", compact=True)
+                yield Button("Delete it", id="confirm", variant="error", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#keep", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "confirm")
+
+    def action_keep(self) -> None:
+        self.dismiss(False)
