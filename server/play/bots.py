@@ -20,17 +20,15 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Final
 
 from protocol.enums import Phase, Status
-from protocol.errors import ErrorCode, ProtocolError
+from protocol.errors import ProtocolError
 from server.play.bot import PACES, BotBrain, think
 from server.play.dealpool import worker_executor
+from server.play.seats import Run, SeatDrivers
 from server.rooms.room import BOT_PREFIX, GHOST_PREFIX, Room
 from server.shell.held import Command
 from server.store.base import StoreError
 
 log = logging.getLogger("seahaven.server")
-
-Run = Callable[[str, Command], Awaitable[bool]]
-"""Run a command on a room through the judged path; False if the room is no longer held here."""
 
 STILL_ON: Final = (Phase.WAITING, Phase.COUNTDOWN, Phase.RACING)
 
@@ -46,7 +44,7 @@ def human_present(room: Room) -> bool:
     return False
 
 
-class BotRacers:
+class BotRacers(SeatDrivers[str]):
     """The bot seats this process drives.
 
     ``run`` runs a command on a room through the server's room path; ``room_of`` is the room held
@@ -62,18 +60,12 @@ class BotRacers:
         *,
         time_scale: float = 1.0,
     ) -> None:
-        self.run = run
-        self.room_of = room_of
+        super().__init__(run, room_of)
         self.next_deal = next_deal
         self.time_scale = time_scale
         self._executor: ProcessPoolExecutor | None = None
-        self._changed: dict[str, asyncio.Event] = {}
-        """By room code: set whenever a room with a bot commits something."""
-        self._tasks: dict[str, asyncio.Task[None]] = {}
-        """By bot player id."""
         self._rooms: dict[str, str] = {}
         """Room code by bot player id."""
-        self._closed = False
 
     def executor(self) -> ProcessPoolExecutor:
         """The worker process that plans for every bot here, started with the first bot."""
@@ -85,36 +77,21 @@ class BotRacers:
         """Seat a ready bot of ``pace`` in room ``code`` and start driving it; its player id."""
         if pace not in PACES:
             raise ValueError(f"unknown bot pace {pace!r}")
-        if self._closed:
-            raise ProtocolError(ErrorCode.INTERNAL, "the server is stopping")
         bot = BOT_PREFIX + secrets.token_hex(4)
-        name = f"Computer ({pace})"
-        await self.run(code, lambda core, now: core.join(bot, name, False, now))
-        await self.run(code, lambda core, now: core.ready(bot, True, now))
-        self._changed.setdefault(code, asyncio.Event())
+        await self.seat_ready(code, bot, f"Computer ({pace})")
         self._rooms[bot] = code
-        self._tasks[bot] = asyncio.get_running_loop().create_task(self._drive(code, bot, pace), name=bot)
+        self.drive(bot, bot, self._drive(code, bot, pace))
         return bot
-
-    def notice(self, code: str) -> None:
-        """Room ``code`` committed something: its bots look again."""
-        changed = self._changed.get(code)
-        if changed is not None:
-            changed.set()
 
     async def close(self) -> None:
         """Stop every bot (their seats stay in the rooms' logs) and the worker process."""
-        self._closed = True
-        for task in list(self._tasks.values()):
-            task.cancel()
-        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        await super().close()
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)  # a job under way ends by itself
-            self._executor = None
 
     async def _drive(self, code: str, bot: str, pace: str) -> None:
         brain = BotBrain(pace, seed=secrets.randbits(32))
-        changed = self._changed[code]
+        changed = self.changed[code]
         try:
             while True:
                 room = self.room_of(code)
@@ -149,9 +126,9 @@ class BotRacers:
         except ProtocolError:
             return  # the room closed under it
         finally:
-            del self._tasks[bot], self._rooms[bot]
+            del self.tasks[bot], self._rooms[bot]
             if code not in self._rooms.values():
-                self._changed.pop(code, None)
+                self.changed.pop(code, None)
 
 
 def _move(bot: str, move: str) -> Command:

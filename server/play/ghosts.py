@@ -17,13 +17,14 @@ seated it: should that node stop, the seat is an absent racer whose grace period
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
 from protocol.enums import Phase, Status
 from protocol.errors import ErrorCode, ProtocolError
 from server.play.bots import human_present
+from server.play.seats import Run, SeatDrivers
 from server.rooms.history import RacerRecord
 from server.rooms.room import GHOST_PREFIX, Room
 from server.shell.clock import Clock
@@ -31,9 +32,6 @@ from server.shell.held import Command, log_event
 from server.store.base import StoreError
 
 __all__ = ["GhostPlan", "GhostRacers"]
-
-Run = Callable[[str, Command], Awaitable[bool]]
-"""Run a command on a room through the judged path; False if the room is no longer held here."""
 
 STORE_RETRY_MS: Final = 1000
 """How soon a ghost tries a command again that the store failed."""
@@ -56,7 +54,7 @@ class GhostPlan:
         return cls(run.moves, run.status in QUITS)
 
 
-class GhostRacers:
+class GhostRacers(SeatDrivers[tuple[str, str]]):
     """The ghost seats this process plays.
 
     ``run`` runs a command on a room through the room path, ``room_of`` is the room held here
@@ -64,45 +62,20 @@ class GhostRacers:
     """
 
     def __init__(self, run: Run, room_of: Callable[[str], Room | None], clock: Clock) -> None:
-        self.run = run
-        self.room_of = room_of
+        super().__init__(run, room_of)
         self.clock = clock
-        self._changed: dict[str, asyncio.Event] = {}
-        """By room code: set whenever a room with a ghost commits something."""
-        self._tasks: dict[tuple[str, str], asyncio.Task[None]] = {}
-        """By (room code, ghost player id): the same challenge may be raced in several rooms."""
-        self._closed = False
 
     async def seat(self, code: str, challenge: str, run: RacerRecord) -> str:
         """Seat a ready ghost of ``run`` (the run challenge ``challenge`` names) in room ``code``
-        and start playing it; its player id."""
-        if self._closed:
-            raise ProtocolError(ErrorCode.INTERNAL, "the server is stopping")
+        and start playing it; its player id. Its task is kept by (room code, ghost player id): the
+        same challenge may be raced in several rooms."""
         ghost = GHOST_PREFIX + challenge
-        await self.run(code, lambda core, now: core.join(ghost, run.name, False, now))
-        await self.run(code, lambda core, now: core.ready(ghost, True, now))
-        self._changed.setdefault(code, asyncio.Event())
-        key = (code, ghost)
-        self._tasks[key] = asyncio.get_running_loop().create_task(
-            self._drive(code, ghost, GhostPlan.of(run)), name=ghost
-        )
+        await self.seat_ready(code, ghost, run.name)
+        self.drive((code, ghost), ghost, self._drive(code, ghost, GhostPlan.of(run)))
         return ghost
 
-    def notice(self, code: str) -> None:
-        """Room ``code`` committed something: its ghost looks again."""
-        changed = self._changed.get(code)
-        if changed is not None:
-            changed.set()
-
-    async def close(self) -> None:
-        """Stop every ghost (their seats stay in the rooms' logs)."""
-        self._closed = True
-        for task in list(self._tasks.values()):
-            task.cancel()
-        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
-
     async def _drive(self, code: str, ghost: str, plan: GhostPlan) -> None:
-        changed = self._changed[code]
+        changed = self.changed[code]
         step = 0  # the next recorded move to play
         resigns = plan.resigns
         try:
@@ -145,9 +118,9 @@ class GhostRacers:
                 if due is not None:
                     step += 1
         finally:
-            del self._tasks[(code, ghost)]
-            if not any(key[0] == code for key in self._tasks):
-                self._changed.pop(code, None)
+            del self.tasks[(code, ghost)]
+            if not any(key[0] == code for key in self.tasks):
+                self.changed.pop(code, None)
 
     async def _wait(self, changed: asyncio.Event, until: int | None) -> None:
         """Until the room commits something, or the clock reaches ``until`` (None: no time)."""
