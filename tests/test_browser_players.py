@@ -138,6 +138,18 @@ async def test_a_run_challenged_from_the_results_is_raced_as_a_ghost_from_its_li
     assert await js(carol, "window.seahaven.result.standings[0].ghost") is True
     no_errors(carol)
 
+    # A ghost asks for no rematch: racing it again is a new room of the same challenge.
+    assert await carol.locator("#rematch").count() == 0
+    first_room = await js(carol, "window.seahaven.room.room")
+    await carol.click("#race-again")
+    await carol.wait_for_function(
+        "first => window.seahaven.room?.phase === 'waiting' && window.seahaven.room.room !== first",
+        arg=first_room,
+        timeout=WAIT_MS,
+    )
+    racers_again = await js(carol, "window.seahaven.room.racers.map(r => r.player)")
+    assert racers_again[1:] == [f"ghost-{code}"], racers_again
+
     # Once on record, the challenge's page lists Carol's race against the ghost.
     await wait_until(lambda: archived(server, race_id), what="the ghost race archived")
     await carol.goto(link)

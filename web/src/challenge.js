@@ -2,8 +2,8 @@
 // results, "Challenge a friend" makes a challenge of my run and shows its link and code; the page
 // /c/{ID} shows a challenge (GET /api/v1/challenges/{id}: whose run, its rules, deal and time, the
 // races run against it) and races it: the room it opens is raced as any other, the ghost a rival.
-// ``app`` is what the race client lends these views (main.js): conn, render, raceChallenge,
-// enterRoom, name.
+// ``app`` is what the race client lends these views (main.js): conn, render, toast, name,
+// raceChallenge, enterRoom, leave.
 import { h } from "./dom.js";
 import { explain } from "./explain.js";
 import { apiGet, raceDoc } from "./records_api.js";
@@ -14,6 +14,11 @@ const LINK = /^\/c\/([0-9A-HJKMNP-TV-Z]{8})$/;
 
 /** The challenge a path names (/c/ID), or null. */
 export const challengeOfPath = (path) => LINK.exec(path)?.[1] ?? null;
+
+const GHOST = "ghost-"; // a ghost's player id: this and its challenge's id
+
+/** The challenge whose ghost races in ``room``, or null: a room of people (and bots). */
+export const ghostChallenge = (room) => room.racers.find((r) => r.ghost)?.player.slice(GHOST.length) ?? null;
 
 /** The link to share: the challenge's page on this server. */
 export const challengeUrl = (origin, challenge) => `${origin}/c/${challenge}`;
@@ -133,12 +138,25 @@ async function load(app, challenge) {
   app.render();
 }
 
-/** Race the challenge on the open connection: the room it opens replaces the page. */
+/** Race the challenge on the open connection: the room it opens replaces the page. Null, or
+ * why not in words (also on the challenge's page). */
 export async function acceptChallenge(app, challenge) {
   try {
     app.enterRoom(await app.conn.call("accept_challenge", { challenge }));
+    return null;
   } catch (e) {
     Object.assign(page, { raceError: explain(e), busy: false });
     app.render();
+    return page.raceError;
   }
+}
+
+/** A ghost never asks for a rematch: racing it again is a new room of its challenge. */
+export function raceAgainButton(app, challenge) {
+  const again = async () => {
+    await app.leave();
+    const refused = await acceptChallenge(app, challenge);
+    if (refused) app.toast(refused);
+  };
+  return h("button", { id: "race-again", onclick: again }, "Race the ghost again");
 }

@@ -7,7 +7,7 @@ import { renderBoard } from "./board_view.js";
 import { Board, CELL, COLUMN, FOUNDATION, PRESETS, SUITS, moveText, mv, parseMove } from "./rules.js";
 import { h } from "./dom.js";
 import { accountView, openAccount } from "./account.js";
-import { acceptChallenge, challengeOfPath, challengeOffer, challengeView } from "./challenge.js";
+import { acceptChallenge, challengeOfPath, challengeOffer, challengeView, ghostChallenge, raceAgainButton } from "./challenge.js";
 import { racerMarks } from "./marks.js";
 
 const store = window.localStorage;
@@ -122,6 +122,7 @@ const hooks = {
   render: () => render(),
   toast: (text) => toast(text),
   enterRoom: (room) => enterRoom(room),
+  leave: () => leave(),
   name: () => store.getItem(KEY.name) ?? "",
   storedKey: () => store.getItem(KEY.key),
   useKey,
@@ -275,6 +276,7 @@ function leftRoom(why) {
   S.view = "lobby";
   history.replaceState(null, "", "/");
   if (why) toast(why);
+  render(); // the lobby at once; its rooms and today's board follow
   refreshRooms();
 }
 
@@ -880,7 +882,8 @@ function resultsView(room) {
     ),
     recordsLinks(),
     room.role === "racer" && me && S.result?.race_id ? challengeOffer(hooks, S.result.race_id) : null,
-    room.role === "racer" && me
+    room.role === "racer" && me && ghostChallenge(room) ? raceAgainButton(hooks, ghostChallenge(room)) : null,
+    room.role === "racer" && me && !ghostChallenge(room)
       ? h("button", { id: "rematch", onclick: rematch, disabled: room.rematch.includes(room.you) }, room.rematch.includes(room.you) ? "Waiting for the others…" : "Rematch")
       : null,
     h("button", { class: "quiet", onclick: leave }, "Back to the lobby"),
