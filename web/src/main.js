@@ -31,14 +31,15 @@ function loadOpening(deal) {
   }
 }
 
+const CHALLENGE = challengeOfPath(location.pathname);
 const S = {
   conn: null,
   status: "connecting",
   statusDetail: "",
   me: null, // welcome body
   registering: false, // a register request was sent (once per page)
-  challenge: challengeOfPath(location.pathname), // the /c/ID page's challenge
-  view: challengeOfPath(location.pathname) ? "challenge" : store.getItem(KEY.name) ? "lobby" : "name",
+  challenge: CHALLENGE, // the /c/ID page's challenge
+  view: CHALLENGE ? "challenge" : store.getItem(KEY.name) ? "lobby" : "name",
   rooms: [],
   daily: null, // today's daily deal and its board (the server's daily_board reply)
   room: null, // the last room frame, updated by events

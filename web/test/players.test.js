@@ -21,7 +21,7 @@ test("every account and challenge error is said in words, never as its code", ()
 test("a handle's rule and a wait are the server's own words, as sentences", () => {
   assert.equal(explain({ code: "bad-handle", message: "a handle has 3 to 24 characters" }), "That handle cannot be used: a handle has 3 to 24 characters.");
   assert.equal(explain({ code: "rate-limited", message: "too many sign-in attempts: wait 5 minutes" }), "Too many sign-in attempts: wait 5 minutes.");
-  assert.equal(explain({ code: "bad-field", message: "body.password: at least 8 characters." }), "Body.password: at least 8 characters.");
+  assert.equal(explain({ code: "room-full", message: "all 2 seats are taken" }), "All 2 seats are taken.");
   assert.equal(explain({ code: "mystery", message: "" }), "The server refused that request: try again later.");
   assert.equal(explain(undefined), "The server refused that request: try again later.");
 });
