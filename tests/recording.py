@@ -1,7 +1,8 @@
 """A race server with records on, for the tests of what players see of them (the browser's
 records pages, the terminal client's review, page and boards): a RaceServer on the memory store
 and the real clock, archiving finished races into a SQLite file and reading them back (live
-races from its store), as ``seahaven-server`` runs by default."""
+races from its store), as ``seahaven-server`` runs by default; with ``players``, its registered players
+and ghost challenges on the same records too, as ``serve`` wires them."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from pathlib import Path
 
 from server.app import RaceServer
 from server.config import Config
+from server.records.accounts import Accounts
 from server.records.archive import Archive
+from server.records.challenges import ChallengeRecords
 from server.records.database import open_database
 from server.records.migrate import migrate
 from server.records.reader import Reader
@@ -25,20 +28,24 @@ def wall_ms() -> int:
 
 
 @asynccontextmanager
-async def recording_server(folder: Path, *, records: bool = True) -> AsyncIterator[RaceServer]:
+async def recording_server(folder: Path, *, records: bool = True, players: bool = False) -> AsyncIterator[RaceServer]:
     """A started server whose every room races seahaven deal 1, picked by the server as if in
     secret (so a proven win counts on the boards); its records in ``folder``/records.db.
-    ``records`` False: no records (the API answers 503 "records are off")."""
+    ``records`` False: no records (the API answers 503 "records are off"). ``players``: registered
+    players (``register``, ``sign_in``...) and ghost challenges too."""
     db = open_database(f"sqlite:///{folder / 'records.db'}", folder)
     await migrate(db)
     store = MemoryStore()
     config = Config(port=0, countdown_ms=0, rate=10_000, burst=10_000, spectator_delay_ms=0)
+    archive = Archive(db, now=wall_ms) if records else None
     server = RaceServer(
         config,
         store,
         deals=lambda: 1,
-        archive=Archive(db, now=wall_ms) if records else None,
+        archive=archive,
         records=Reader(db, now=wall_ms, live=store) if records else None,
+        challenges=ChallengeRecords(db, archive, live=store) if players and archive is not None else None,
+        accounts=Accounts(db) if players and records else None,
     )
     await server.start()
     try:

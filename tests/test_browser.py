@@ -17,8 +17,9 @@ from playwright.async_api import Browser, Page, async_playwright
 
 from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Progress, Ready, Result, RoomState, Started
 from seahaven import COLUMN, Board, Move, to_board_text
-from seahaven.moves import CELL, CELL_TOKENS, COLUMN_TOKENS, FOUNDATION
+from seahaven.moves import FOUNDATION
 from seahaven.solver import solve
+from tests.browser_pages import key_move
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient, race_of_two
 
@@ -111,21 +112,6 @@ async def board_text(page: Page) -> str:
     text = await js(page, "window.seahaven.board.text()")
     assert isinstance(text, str)
     return text
-
-
-async def key_move(page: Page, move: Move) -> None:
-    """Play ``move`` with the keys of the terminal client: source, run length, destination."""
-    if move.src_area == COLUMN:
-        await page.keyboard.press(COLUMN_TOKENS[move.src])
-    else:
-        assert move.src_area == CELL
-        await page.keyboard.press(CELL_TOKENS[move.src])
-    for _ in range(move.count - 1):
-        await page.keyboard.press("ArrowUp")
-    if move.dst_area == FOUNDATION:
-        await page.keyboard.press(".")
-    else:
-        await page.keyboard.press((COLUMN_TOKENS if move.dst_area == COLUMN else CELL_TOKENS)[move.dst])
 
 
 async def drag(page: Page, source: str, target: str) -> None:

@@ -37,6 +37,8 @@ TRAVERSALS = [
     "/players/..",
     "/players/%2e%2e%2fstatic.py",
     "/players/../static.py",
+    "/c/../../static.py",
+    "/c/%2e%2e%2fstatic",
 ]
 
 
@@ -44,13 +46,13 @@ def _asset_names() -> list[str]:
     return sorted(p.name for p in (WEBROOT / "assets").iterdir())
 
 
-def test_the_app_page_is_served_at_the_root_and_for_room_links() -> None:
+def test_the_app_page_is_served_at_the_root_and_for_room_and_challenge_links() -> None:
     root = static_response("/")
     assert root.status == 200
     assert root.header("Content-Type") == "text/html; charset=utf-8"
     assert root.header("Cache-Control") == "no-cache"
     assert root.body == (WEBROOT / "index.html").read_bytes()
-    for link in ("/r/3R12R9", "/r/3r12r9", "/r/3R12R9?from=chat", "/?x=1"):
+    for link in ("/r/3R12R9", "/r/3r12r9", "/r/3R12R9?from=chat", "/?x=1", "/c/7KQ2M9XD", "/c/00000000?from=chat"):
         page = static_response(link)
         assert page.status == 200 and page.body == root.body, link
 
@@ -118,6 +120,14 @@ def test_the_records_page_is_served_for_replays_players_and_boards() -> None:
         "/players/ann%20b",
         "/boards/",
         "/boards/seahaven",
+        "/c/",
+        "/c/7KQ2M9X",  # a challenge id has 8 characters of the room codes' alphabet
+        "/c/7KQ2M9XDE",
+        "/c/7kq2m9xd",
+        "/c/7KQ2M9XI",  # I, L, O and U are not in it
+        "/c/7KQ2M9XU",
+        "/c/7KQ2M9XD/",
+        "/c/7KQ2M9XD/x",
     ],
 )
 def test_unknown_paths_get_404(path: str) -> None:

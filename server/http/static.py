@@ -3,10 +3,10 @@
 Only files found in ``server/http/webroot`` when the module first serves are ever sent: a
 request names one by a strict pattern and is looked up in that table, never joined to a
 filesystem path, so ``..``, encoded dots, backslashes and absolute paths cannot reach
-anything else. ``/`` and ``/r/CODE`` (a room link) get the app page; ``/races/RACE_ID``,
-``/players/PLAYER`` and ``/boards`` the records page (a replay, a player's page, the
-leaderboards: it reads the rest from ``/api/v1``); hashed assets are cached for a year, the pages
-are revalidated every time so a new build shows at once.
+anything else. ``/``, ``/r/CODE`` (a room link) and ``/c/ID`` (a ghost challenge's) get the app
+page; ``/races/RACE_ID``, ``/players/PLAYER`` and ``/boards`` the records page (a replay, a
+player's page, the leaderboards: it reads the rest from ``/api/v1``); hashed assets are cached for
+a year, the pages are revalidated every time so a new build shows at once.
 """
 
 from __future__ import annotations
@@ -17,12 +17,16 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Final, NamedTuple
 
+from protocol.messages import CHALLENGE_LEN
 from server.http.reply import TEXT, Reply
+from server.shell.names import CODE_ALPHABET
 
 WEBROOT: Final = Path(__file__).parent / "webroot"
 
 _APP_PAGE: Final = "index.html"
 _ROOM_LINK: Final = re.compile(r"/r/[0-9A-Za-z]{4,12}")
+# A ghost challenge's id as the challenge reply gives it (server/play/challenges.py).
+_CHALLENGE_LINK: Final = re.compile(f"/c/[{CODE_ALPHABET}]{{{CHALLENGE_LEN}}}")
 _RECORDS_PAGE: Final = "records.html"
 _RECORDS_LINK: Final = re.compile(
     # A race id as result.race_id gives it: CODE-N-TAG (server/rooms/raceid.py).
@@ -92,7 +96,7 @@ def static_response(path: str) -> Reply:
 
 def _page_of(route: str) -> str | None:
     """The page ``route`` shows (the race client's or the records'), or None: not a page."""
-    if route == "/" or _ROOM_LINK.fullmatch(route):
+    if route == "/" or _ROOM_LINK.fullmatch(route) or _CHALLENGE_LINK.fullmatch(route):
         return _APP_PAGE
     if _RECORDS_LINK.fullmatch(route):
         return _RECORDS_PAGE

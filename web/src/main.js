@@ -6,12 +6,16 @@ import { Connection } from "./net.js";
 import { renderBoard } from "./board_view.js";
 import { Board, CELL, COLUMN, FOUNDATION, PRESETS, SUITS, moveText, mv, parseMove } from "./rules.js";
 import { h } from "./dom.js";
+import { accountView, openAccount } from "./account.js";
+import { acceptChallenge, challengeOfPath, challengeOffer, challengeView, ghostChallenge, raceAgainButton } from "./challenge.js";
+import { racerMarks } from "./marks.js";
 
 const store = window.localStorage;
 const KEY = {
   name: "seahaven.name",
   token: "seahaven.token",
   key: "seahaven.key", // the registered player's secret key (docs/protocol.md, section 21)
+  anonymous: "seahaven.anonymous", // the player deleted their account here: register no more by itself
   four: "seahaven.fourColour",
   opening: "seahaven.opening",
 };
@@ -27,13 +31,15 @@ function loadOpening(deal) {
   }
 }
 
+const CHALLENGE = challengeOfPath(location.pathname);
 const S = {
   conn: null,
   status: "connecting",
   statusDetail: "",
   me: null, // welcome body
   registering: false, // a register request was sent (once per page)
-  view: store.getItem(KEY.name) ? "lobby" : "name",
+  challenge: CHALLENGE, // the /c/ID page's challenge
+  view: CHALLENGE ? "challenge" : store.getItem(KEY.name) ? "lobby" : "name",
   rooms: [],
   daily: null, // today's daily deal and its board (the server's daily_board reply)
   room: null, // the last room frame, updated by events
@@ -74,7 +80,7 @@ function keepKey(key) {
 /** A browser without a key becomes a registered player of this server once: its next session is
  * that player's, so its races follow it. A server that keeps no players is raced anonymously. */
 async function registerOnce() {
-  if (store.getItem(KEY.key) || S.registering) return;
+  if (store.getItem(KEY.key) || store.getItem(KEY.anonymous) || S.registering) return;
   S.registering = true;
   try {
     const identity = await S.conn.call("register");
@@ -86,6 +92,56 @@ async function registerOnce() {
     // records-unavailable, or an older server: stay anonymous
   }
 }
+
+/** Race as the player ``key`` names from now on (signed in, registered: account.js): a new
+ * session, said with the key (a token would resume this one, which is not that player's). */
+function useKey(key) {
+  keepKey(key);
+  store.removeItem(KEY.anonymous);
+  S.conn.retire();
+  store.removeItem(KEY.token);
+  S.me = null;
+  connect();
+  render();
+}
+
+/** The account is deleted: forget its key, and race on anonymously without registering again. */
+function forgetKey() {
+  keepKey(null);
+  store.setItem(KEY.anonymous, "1");
+  S.conn.key = null;
+}
+
+// What the account panel and the challenges (account.js, challenge.js) use of the app.
+const hooks = {
+  get conn() {
+    return S.conn;
+  },
+  get me() {
+    return S.me;
+  },
+  render: () => render(),
+  toast: (text) => toast(text),
+  enterRoom: (room) => enterRoom(room),
+  leave: () => leave(),
+  name: () => store.getItem(KEY.name) ?? "",
+  storedKey: () => store.getItem(KEY.key),
+  useKey,
+  forgetKey,
+  show(view) {
+    S.view = view;
+    if (view === "account") openAccount(hooks);
+    render();
+    refreshRooms();
+  },
+  /** "Race it" on a challenge's page: connect (with this name) if need be, then accept it. */
+  raceChallenge(challenge, name) {
+    store.setItem(KEY.name, name);
+    if (S.conn?.online) return acceptChallenge(hooks, challenge);
+    S.wanted = { challenge };
+    if (!S.conn) connect();
+  },
+};
 
 function onStatus(status, detail = "") {
   S.status = status;
@@ -106,9 +162,10 @@ function onWelcome(body, error) {
   if (S.room?.role === "spectator") S.wanted = { code: S.room.room, watch: true }; // a dropped spectator joins again
   else if (S.room) leftRoom("your seat is gone");
   if (S.wanted) {
-    const { code, watch } = S.wanted;
+    const { code, watch, challenge } = S.wanted;
     S.wanted = null;
-    joinRoom(code, watch);
+    if (challenge) acceptChallenge(hooks, challenge);
+    else joinRoom(code, watch);
   } else {
     refreshRooms();
   }
@@ -220,6 +277,7 @@ function leftRoom(why) {
   S.view = "lobby";
   history.replaceState(null, "", "/");
   if (why) toast(why);
+  render(); // the lobby at once; its rooms and today's board follow
   refreshRooms();
 }
 
@@ -506,10 +564,11 @@ function header() {
     "header",
     { class: "bar" },
     h("h1", {}, "Seahaven race"),
-    h("span", { class: `net ${S.status}`, role: "status" }, online ? `${S.me?.name ?? ""}` : S.statusDetail || S.status),
+    S.conn ? h("span", { class: `net ${S.status}`, role: "status" }, online ? `${S.me?.name ?? ""}` : S.statusDetail || S.status) : null,
     // Closed for good (another tab took the session over): only the player may take it back.
     S.status === "closed" && S.view !== "name" ? h("button", { class: "quiet", onclick: takeBack }, "Play here") : null,
     S.view === "lobby" ? h("button", { class: "quiet", onclick: rename }, "Change name") : null,
+    S.view === "lobby" ? h("button", { class: "quiet", id: "account", onclick: () => hooks.show("account") }, "Account") : null,
     h(
       "label",
       { class: "four" },
@@ -694,7 +753,7 @@ function racersPanel(room) {
       h(
         "li",
         { class: `${r.player === room.you ? "me" : ""} ${r.connected ? "" : "away"}` },
-        h("span", { class: "who" }, r.name + (r.player === room.you ? " (you)" : "")),
+        h("span", { class: "who" }, r.name + (r.player === room.you ? " (you)" : ""), racerMarks(r)),
         h("progress", { max: 52, value: r.progress, "aria-label": `${r.name}: ${r.progress} of 52 cards home` }),
         h("span", { class: "count" }, `${r.progress}/52`),
         h("span", { class: `status ${r.status}` }, r.connected ? r.status : `${r.status}, away`),
@@ -795,7 +854,7 @@ function spectatorView(room) {
       "div",
       { class: "tabs", role: "tablist", "aria-label": "whose board" },
       room.racers.map((r) =>
-        h("button", { role: "tab", "aria-selected": r.player === S.focus ? "true" : "false", onclick: () => ((S.focus = r.player), render()) }, r.name),
+        h("button", { role: "tab", "aria-selected": r.player === S.focus ? "true" : "false", onclick: () => ((S.focus = r.player), render()) }, r.name, racerMarks(r)),
       ),
     ),
     focus ? renderBoard(focus, { label: `${racer?.name ?? "racer"}'s board`, interactive: false }) : h("p", { class: "muted" }, "The boards show once the race starts."),
@@ -818,12 +877,14 @@ function resultsView(room) {
         "tbody",
         {},
         room.standings.map((s) =>
-          h("tr", { class: s.player === room.you ? "me" : "" }, h("td", {}, String(s.place)), h("td", {}, s.name), h("td", {}, s.status), h("td", {}, `${s.progress}/52`), h("td", {}, String(s.moves)), h("td", {}, formatTime(s.time_ms))),
+          h("tr", { class: s.player === room.you ? "me" : "" }, h("td", {}, String(s.place)), h("td", { class: "who" }, s.name, racerMarks(s)), h("td", {}, s.status), h("td", {}, `${s.progress}/52`), h("td", {}, String(s.moves)), h("td", {}, formatTime(s.time_ms))),
         ),
       ),
     ),
     recordsLinks(),
-    room.role === "racer" && me
+    room.role === "racer" && me && S.result?.race_id ? challengeOffer(hooks, S.result.race_id) : null,
+    room.role === "racer" && me && ghostChallenge(room) ? raceAgainButton(hooks, ghostChallenge(room)) : null,
+    room.role === "racer" && me && !ghostChallenge(room)
       ? h("button", { id: "rematch", onclick: rematch, disabled: room.rematch.includes(room.you) }, room.rematch.includes(room.you) ? "Waiting for the others…" : "Rematch")
       : null,
     h("button", { class: "quiet", onclick: leave }, "Back to the lobby"),
@@ -856,7 +917,8 @@ function helpView() {
 
 function render() {
   const app = document.getElementById("app");
-  const view = S.view === "name" ? nameView() : S.view === "room" && S.room ? roomView() : lobbyView();
+  const views = { name: nameView, account: () => accountView(hooks), challenge: () => challengeView(hooks, S.challenge) };
+  const view = S.view === "room" && S.room ? roomView() : (views[S.view] ?? lobbyView)();
   app.replaceChildren(header(), view, S.view === "room" ? helpView() : "");
   tick();
   if (S.view === "name") document.getElementById("name")?.focus();
@@ -888,6 +950,6 @@ document.addEventListener("keydown", onKey);
 setInterval(tick, 250);
 setInterval(refreshRooms, 4000);
 setInterval(() => S.conn?.online && S.conn.call("ping").catch(() => {}), 30000);
-if (S.view !== "name") connect();
+if (S.view === "lobby") connect(); // a challenge's page connects when its challenge is raced
 render();
 export { S, SUITS };

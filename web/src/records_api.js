@@ -9,14 +9,15 @@ export class ApiError extends Error {
 }
 
 /** GET ``path`` under /api/v1 (``query``: an object of parameters, empty ones left out): the JSON
- * document, or an ApiError with the API's own message (docs/api.md, Errors). */
-export async function apiGet(path, query = {}) {
+ * document, or an ApiError with the API's own message (docs/api.md, Errors). ``fresh``: asked of
+ * the server again even while the browser's copy is in date (by its ETag: a 304 costs nothing). */
+export async function apiGet(path, query = {}, { fresh = false } = {}) {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value !== null && value !== undefined && value !== "") params.set(key, String(value));
   const search = params.toString();
   let response;
   try {
-    response = await fetch(`/api/v1${path}${search ? `?${search}` : ""}`, { headers: { Accept: "application/json" } });
+    response = await fetch(`/api/v1${path}${search ? `?${search}` : ""}`, { headers: { Accept: "application/json" }, cache: fresh ? "no-cache" : "default" });
   } catch {
     throw new ApiError(0, "offline", "the server cannot be reached: check the connection and reload");
   }

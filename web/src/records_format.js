@@ -1,5 +1,6 @@
 // How the records pages write times, dates, names and links.
 import { h } from "./dom.js";
+import { racerMarks } from "./marks.js";
 import { PRESETS } from "./rules.js";
 
 /** A race time: m:ss.t (tenths, as the racers' times are close); a dash for none. */
@@ -23,9 +24,8 @@ export const raceLink = (raceId, text = raceId) => h("a", { href: `/races/${race
 /** A player's name linking to their page; bots and ghosts are marked and not linked (a ghost
  * is a recorded run, its racer's page is their own race's). */
 export function playerName(racer) {
-  const marks = [racer.bot ? "bot" : null, racer.ghost ? "ghost" : null].filter(Boolean);
   const name = racer.bot || racer.ghost ? h("span", {}, racer.name) : h("a", { href: `/players/${encodeURIComponent(racer.player)}` }, racer.name);
-  return h("span", { class: "who" }, name, marks.map((m) => h("span", { class: `mark ${m}` }, m)));
+  return h("span", { class: "who" }, name, racerMarks(racer));
 }
 
 export const table = (headings, rows, attrs = {}) =>

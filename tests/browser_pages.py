@@ -1,0 +1,62 @@
+"""What the browser tests share: Debian's Chromium under Playwright, a page that records its
+script errors, and playing a move with the keys (the terminal client's)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from playwright.async_api import Browser, Page, async_playwright
+
+from seahaven import COLUMN, Move
+from seahaven.moves import CELL, CELL_TOKENS, COLUMN_TOKENS, FOUNDATION
+
+CHROMIUM = "/usr/bin/chromium"
+WAIT_MS = 15_000
+
+
+@asynccontextmanager
+async def chromium() -> AsyncIterator[Browser]:
+    """A headless Chromium, closed after use."""
+    assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)"
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM)
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+async def new_page(browser: Browser) -> Page:
+    """A page in a context of its own (its own storage: another device), desktop sized."""
+    page = await (await browser.new_context(viewport={"width": 1200, "height": 900})).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    setattr(page, "errors", errors)  # noqa: B010  # read by no_errors()
+    return page
+
+
+def no_errors(page: Page) -> None:
+    errors: list[str] = getattr(page, "errors")  # noqa: B009
+    assert errors == []
+
+
+async def js(page: Page, expression: str) -> Any:
+    return await page.evaluate(f"() => {expression}")
+
+
+async def key_move(page: Page, move: Move) -> None:
+    """Play ``move`` with the keys of the terminal client: source, run length, destination."""
+    if move.src_area == COLUMN:
+        await page.keyboard.press(COLUMN_TOKENS[move.src])
+    else:
+        assert move.src_area == CELL
+        await page.keyboard.press(CELL_TOKENS[move.src])
+    for _ in range(move.count - 1):
+        await page.keyboard.press("ArrowUp")
+    if move.dst_area == FOUNDATION:
+        await page.keyboard.press(".")
+    else:
+        await page.keyboard.press((COLUMN_TOKENS if move.dst_area == COLUMN else CELL_TOKENS)[move.dst])

@@ -1,0 +1,251 @@
+"""Players that last and ghost challenges in the browser client (Debian's Chromium under
+Playwright), on a real server with records, registered players and challenges
+(tests/recording.py: a RaceServer archiving into a SQLite file, as ``seahaven-server`` wires them).
+
+Every race is on seahaven deal 1, whose solution the engine's solver finds at once; a page plays it
+by keys. Each page is a browser context of its own: its own localStorage, so another device.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, Dialog, Page
+
+from protocol.messages import CreateRoom, Ready, RoomState, Started
+from seahaven import Board, Move
+from seahaven.solver import solve
+from server.app import RaceServer
+from server.shell.names import CODE_ALPHABET
+from tests.browser_pages import WAIT_MS, chromium, js, key_move, new_page, no_errors
+from tests.helpers import url_of, wait_until
+from tests.httpclient import get
+from tests.recording import archived, recording_server
+from tests.wsclient import WsClient
+
+SOLUTION: tuple[Move, ...] = solve(Board.deal("seahaven", 1)).moves
+OPENING_HOME = Board.deal("seahaven", 1).progress
+"""Cards home on deal 1 before any move (the ghost's progress starts there)."""
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[RaceServer]:
+    async with recording_server(tmp_path, players=True) as race:
+        yield race
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with chromium() as launched:
+        yield launched
+
+
+def base(server: RaceServer) -> str:
+    return f"http://127.0.0.1:{server.port}"
+
+
+async def lobby(page: Page, url: str, name: str) -> None:
+    """Open ``url``, say the name, and wait for the server's welcome."""
+    await page.goto(url)
+    await page.fill("#name", name)
+    await page.click("text=Continue")
+    await page.wait_for_function("() => window.seahaven.me !== null", timeout=WAIT_MS)
+
+
+async def rows(page: Page, selector: str) -> list[str]:
+    """Each row's cells (or a list item's parts), read in one go: a render replaces the rows."""
+    read = "sel => [...document.querySelectorAll(sel)].map(r => [...r.children].map(c => c.textContent).join(' '))"
+    return [re.sub(r"\s+", " ", row).strip() for row in await page.evaluate(read, selector)]
+
+
+async def note(page: Page, text: str) -> str:
+    """The account panel's note once it says ``text``; its class (``done`` or ``error``)."""
+    await page.wait_for_function(
+        "text => document.querySelector('#account-note')?.textContent === text", arg=text, timeout=WAIT_MS
+    )
+    return str(await page.get_attribute("#account-note", "class"))
+
+
+async def bob_wins_a_race(server: RaceServer, browser: Browser) -> Page:
+    """Ann (a protocol client) and Bob (a page, by her room's link) race; Bob plays the whole
+    solution by keys and wins. Bob's page, on the results."""
+    ann = await WsClient.open(url_of(server), "Ann")
+    created = await ann.call(CreateRoom())
+    assert isinstance(created, RoomState)
+    bob = await new_page(browser)
+    await lobby(bob, f"{base(server)}/r/{created.room}", "Bob")
+    await bob.wait_for_selector("#ready", timeout=WAIT_MS)
+    await bob.click("#ready")
+    await ann.call(Ready())
+    await ann.expect(Started)
+    await bob.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
+    for move in SOLUTION:
+        await key_move(bob, move)
+    await bob.wait_for_selector("#results-h", timeout=WAIT_MS)
+    await ann.drain()
+    await ann.close()
+    return bob
+
+
+async def test_a_run_challenged_from_the_results_is_raced_as_a_ghost_from_its_link(
+    server: RaceServer, browser: Browser
+) -> None:
+    bob = await bob_wins_a_race(server, browser)
+    assert (await rows(bob, ".results tbody tr"))[0].startswith("1 Bob finished 52/52")
+
+    # Bob challenges a friend to his run: the link and the code to send.
+    await bob.click("#challenge")
+    await bob.wait_for_selector("#challenge-link", timeout=WAIT_MS)
+    code = await bob.inner_text("#challenge-code")
+    assert re.fullmatch(f"[{CODE_ALPHABET}]{{8}}", code)
+    link = await bob.inner_text("#challenge-link")
+    assert link == f"{base(server)}/c/{code}" and await bob.get_attribute("#challenge-link", "href") == link
+    no_errors(bob)
+
+    # Carol opens the link on her own device: whose run, on which deal, nobody has raced it yet.
+    carol = await new_page(browser)
+    await carol.goto(link)
+    await carol.wait_for_selector("#challenge-facts", timeout=WAIT_MS)
+    facts = await carol.inner_text("#challenge-facts")
+    assert re.fullmatch(r"Race Bob's run: Seahaven Towers, deal #1, finished in \d+:\d\d\.\d\.", facts), facts
+    assert await carol.is_visible("#no-results")
+    assert await js(carol, "window.seahaven.conn") is None, "the page connects only to race"
+
+    # Race it: a private room with Bob's ghost, marked as one, ready already.
+    await carol.fill("#name", "Carol")
+    await carol.click("#race-it")
+    await carol.wait_for_selector("#ready", timeout=WAIT_MS)
+    racers = await rows(carol, ".racers li")
+    assert racers[0].startswith("Carol (you)") and racers[1].startswith("Bob ghost"), racers
+    assert await carol.inner_text(".racers li .mark-ghost") == "ghost"
+    assert await js(carol, "window.seahaven.room.racers.map(r => Boolean(r.ghost))") == [False, True]
+    await carol.click("#ready")
+
+    # The ghost's moves arrive as a rival's progress, at Bob's times; it wins, and is marked so.
+    await carol.wait_for_function(
+        "home => window.seahaven.room?.racers.find(r => r.ghost)?.progress > home", arg=OPENING_HOME, timeout=WAIT_MS
+    )
+    await carol.wait_for_selector("#results-h", timeout=30_000)
+    standings = await rows(carol, ".results tbody tr")
+    assert standings[0].startswith(f"1 Bob ghost finished 52/52 {len(SOLUTION)}"), standings
+    assert standings[1].startswith("2 Carol"), standings
+    race_id = await js(carol, "window.seahaven.result.race_id")
+    assert await js(carol, "window.seahaven.result.standings[0].ghost") is True
+    no_errors(carol)
+
+    # A ghost asks for no rematch: racing it again is a new room of the same challenge.
+    assert await carol.locator("#rematch").count() == 0
+    first_room = await js(carol, "window.seahaven.room.room")
+    await carol.click("#race-again")
+    await carol.wait_for_function(
+        "first => window.seahaven.room?.phase === 'waiting' && window.seahaven.room.room !== first",
+        arg=first_room,
+        timeout=WAIT_MS,
+    )
+    racers_again = await js(carol, "window.seahaven.room.racers.map(r => r.player)")
+    assert racers_again[1:] == [f"ghost-{code}"], racers_again
+
+    # Once on record, the challenge's page lists Carol's race against the ghost.
+    await wait_until(lambda: archived(server, race_id), what="the ghost race archived")
+    await carol.goto(link)
+    await carol.wait_for_selector(".challenge-results", timeout=WAIT_MS)
+    results = await rows(carol, ".challenge-results tbody tr")
+    assert len(results) == 1 and results[0].startswith("Carol the ghost won"), results
+    assert await carol.get_attribute(".challenge-results a", "href") == f"/races/{race_id}"
+
+    # A code of no challenge is said so, in words.
+    await carol.goto(f"{base(server)}/c/ZZZZZZZZ")
+    await carol.wait_for_selector("#challenge-error", timeout=WAIT_MS)
+    assert await carol.inner_text("#challenge-error") == "There is no challenge with that code: check the link."
+    no_errors(carol)
+
+
+async def test_an_account_claims_a_handle_signs_in_on_another_device_exports_and_is_deleted(
+    server: RaceServer, browser: Browser
+) -> None:
+    ann = await new_page(browser)
+    await lobby(ann, base(server), "Ann")
+    await ann.wait_for_function("() => localStorage.getItem('seahaven.key') !== null", timeout=WAIT_MS)
+    key = str(await js(ann, "localStorage.getItem('seahaven.key')"))
+    player = key.split(".")[0]
+
+    # The panel races as the registered player (this tab's session began before the key).
+    await ann.click("#account")
+    await ann.wait_for_function("() => window.seahaven.me?.identified === true", timeout=WAIT_MS)
+    assert await js(ann, "window.seahaven.me.player") == player
+    assert await ann.inner_text("#account-player") == player
+    assert await ann.inner_text("#account-handle") == "none yet"
+
+    # A handle: a bad one is refused in words, a good one is mine.
+    await ann.fill("#handle", "ab")
+    await ann.click("#claim")
+    assert await note(ann, "That handle cannot be used: a handle has 3 to 24 characters.") == "error"
+    await ann.fill("#handle", "Annie_B")
+    await ann.click("#claim")
+    assert await note(ann, "Your handle is Annie_B now.") == "done"
+    assert await ann.inner_text("#account-handle") == "Annie_B"
+    assert await ann.get_attribute("#account-page", "href") == "/players/Annie_B"
+    await ann.fill("#new-password", "correct horse")
+    await ann.click("#set-password")
+    await note(ann, "Password set: sign in with your handle and it on another device.")
+    no_errors(ann)
+
+    # Another device signs in with the handle (in any case) and the password: the same player.
+    phone = await new_page(browser)
+    await lobby(phone, base(server), "Ann on the phone")
+    await phone.click("#account")
+    await phone.fill("#sign-in-handle", "annie_b")
+    await phone.fill("#sign-in-password", "wrong horse")
+    await phone.click("#sign-in")
+    assert await note(phone, "No player has that handle, or the password is wrong.") == "error"
+    await phone.fill("#sign-in-password", "correct horse")
+    await phone.click("#sign-in")
+    await phone.wait_for_function(
+        "player => window.seahaven.me?.identified && window.seahaven.me.player === player", arg=player, timeout=WAIT_MS
+    )
+    await note(phone, "Signed in as Annie_B: this device races as that player now.")
+    assert await phone.inner_text("#account-handle") == "Annie_B"
+    phone_key = str(await js(phone, "localStorage.getItem('seahaven.key')"))
+    assert phone_key.startswith(f"{player}.") and phone_key != key
+    # One player, one session: the first device's connection was taken over.
+    await ann.wait_for_function("() => window.seahaven.status === 'closed'", timeout=WAIT_MS)
+
+    # Export my data: a JSON file of the account.
+    async with phone.expect_download() as download_info:
+        await phone.click("#export")
+    download = await download_info.value
+    assert re.fullmatch(rf"seahaven-{player}-\d{{4}}-\d\d-\d\d\.json", download.suggested_filename)
+    exported = json.loads(await asyncio.to_thread(Path(await download.path()).read_text))
+    assert exported["player"]["player"] == player and exported["player"]["handle"] == "Annie_B"
+    assert exported["player"]["devices"] == 2
+    await note(phone, "Your data is downloaded: a JSON file of your account and every race of yours on record.")
+
+    # Delete: asked first (no is no), then gone; the page races on anonymously.
+    async def dismiss(dialog: Dialog) -> None:
+        await dialog.dismiss()
+
+    async def accept(dialog: Dialog) -> None:
+        await dialog.accept()
+
+    phone.once("dialog", dismiss)
+    await phone.click("#delete-account")
+    assert await js(phone, "window.seahaven.me.identified") is True
+    assert (await get(server.port, "/api/v1/players/Annie_B")).status == 200
+    phone.once("dialog", accept)
+    await phone.click("#delete-account")
+    await note(phone, "Your account is deleted: you race on anonymously.")
+    assert await js(phone, "localStorage.getItem('seahaven.key')") is None
+    assert await phone.is_visible("#register")
+    assert (await get(server.port, "/api/v1/players/Annie_B")).status == 404
+
+    # Back another day: still anonymous, not registered again behind the player's back.
+    await phone.reload()
+    await phone.wait_for_function("() => window.seahaven.me !== null", timeout=WAIT_MS)
+    assert await js(phone, "window.seahaven.registering") is False
+    assert await js(phone, "window.seahaven.me.identified ?? false") is False
+    no_errors(phone)

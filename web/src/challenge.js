@@ -1,0 +1,162 @@
+// Ghost challenges in the race client (docs/protocol.md: challenge, accept_challenge). On the
+// results, "Challenge a friend" makes a challenge of my run and shows its link and code; the page
+// /c/{ID} shows a challenge (GET /api/v1/challenges/{id}: whose run, its rules, deal and time, the
+// races run against it) and races it: the room it opens is raced as any other, the ghost a rival.
+// ``app`` is what the race client lends these views (main.js): conn, render, toast, name,
+// raceChallenge, enterRoom, leave.
+import { h } from "./dom.js";
+import { explain } from "./explain.js";
+import { apiGet, raceDoc } from "./records_api.js";
+import { presetTitle, raceLink, raceTime, table, when } from "./records_format.js";
+
+// A challenge id: 8 characters of the room codes' alphabet (server/shell/names.py, CODE_ALPHABET).
+const LINK = /^\/c\/([0-9A-HJKMNP-TV-Z]{8})$/;
+
+/** The challenge a path names (/c/ID), or null. */
+export const challengeOfPath = (path) => LINK.exec(path)?.[1] ?? null;
+
+const GHOST = "ghost-"; // a ghost's player id: this and its challenge's id
+
+/** The challenge whose ghost races in ``room``, or null: a room of people (and bots). */
+export const ghostChallenge = (room) => room.racers.find((r) => r.ghost)?.player.slice(GHOST.length) ?? null;
+
+/** The link to share: the challenge's page on this server. */
+export const challengeUrl = (origin, challenge) => `${origin}/c/${challenge}`;
+
+/** How a run ended, from its racer on record: "finished in 3:03.2", "resigned with 30/52 home", "12/52 home when the race ended". */
+export function runSummary(racer) {
+  if (racer.status === "finished") return `finished in ${raceTime(racer.time_ms)}`;
+  if (racer.status === "racing") return `${racer.progress}/52 home when the race ended`;
+  return `${racer.status} with ${racer.progress}/52 home`;
+}
+
+// -- the results: challenge a friend to race my run ------------------------------------------
+
+const made = new Map(); // race id -> {busy} | {reply} (the challenge frame) | {error}
+
+/** The results' offer to challenge a friend to my run of race ``raceId``. */
+export function challengeOffer(app, raceId) {
+  const state = made.get(raceId) ?? {};
+  if (state.reply) {
+    const { challenge } = state.reply;
+    const link = challengeUrl(location.origin, challenge);
+    const copy = () => navigator.clipboard?.writeText(link).then(() => app.toast("challenge link copied"));
+    return h(
+      "div",
+      { class: "challenge-offer", id: "challenge-made" },
+      h("p", {}, "Send this link: whoever opens it races your run on the same deal. ", h("a", { href: link, id: "challenge-link", target: "_blank", rel: "noopener" }, link), " ", h("button", { class: "quiet", onclick: copy }, "Copy")),
+      h("p", { class: "muted" }, "Or the code, for the terminal client: ", h("span", { class: "code", id: "challenge-code" }, challenge)),
+    );
+  }
+  return h(
+    "div",
+    { class: "challenge-offer" },
+    h("button", { id: "challenge", disabled: Boolean(state.busy), onclick: () => makeChallenge(app, raceId) }, "Challenge a friend"),
+    state.error ? h("p", { class: "error", role: "alert", id: "challenge-error" }, state.error) : null,
+  );
+}
+
+async function makeChallenge(app, raceId) {
+  made.set(raceId, { busy: true });
+  app.render();
+  try {
+    made.set(raceId, { reply: await app.conn.call("challenge", { race_id: raceId }) });
+  } catch (e) {
+    made.set(raceId, { error: explain(e) });
+  }
+  app.render();
+}
+
+// -- the page /c/{ID} -------------------------------------------------------------------------
+
+const page = { challenge: null, doc: null, run: null, error: null, raceError: null, busy: false, name: null };
+
+/** The page of ``challenge``: read once from the API, then shown with its "Race it" button. */
+export function challengeView(app, challenge) {
+  if (page.challenge !== challenge) {
+    Object.assign(page, { challenge, doc: null, run: null, error: null, raceError: null, busy: false });
+    load(app, challenge);
+  }
+  page.name ??= h("input", { id: "name", name: "name", maxlength: 24, required: true, autocomplete: "nickname", value: app.name() });
+  const head = h("h2", { id: "challenge-h" }, "Challenge ", h("span", { class: "code" }, challenge));
+  if (page.error) return h("section", { class: "card-panel challenge-page" }, head, h("p", { class: "error", role: "alert", id: "challenge-error" }, page.error), lobbyLink());
+  if (!page.doc) return h("section", { class: "card-panel challenge-page" }, head, h("p", { class: "muted" }, "Loading…"));
+  const doc = page.doc;
+  return h(
+    "section",
+    { class: "card-panel challenge-page", "aria-labelledby": "challenge-h" },
+    head,
+    h("p", { id: "challenge-facts" }, `Race ${doc.name}'s run: ${presetTitle(doc.preset)}, deal #${doc.deal}, ${page.run ? runSummary(page.run) : `time ${raceTime(doc.time_ms)}`}.`),
+    h("p", { class: "muted" }, `Their moves come in at the times they played them, a ghost beside you. Made ${when(doc.created_at)}, from race `, raceLink(doc.race_id), "."),
+    h(
+      "form",
+      {
+        class: "row",
+        onsubmit: (e) => {
+          e.preventDefault();
+          page.busy = true;
+          page.raceError = null;
+          app.render();
+          app.raceChallenge(challenge, page.name.value.trim() || "player");
+        },
+      },
+      h("label", { for: "name" }, "Your name"),
+      page.name,
+      h("button", { type: "submit", id: "race-it", disabled: page.busy }, "Race it"),
+    ),
+    page.raceError ? h("p", { class: "error", role: "alert", id: "race-error" }, page.raceError) : null,
+    h("h3", {}, "Raced so far"),
+    doc.results.length
+      ? table(
+          ["Racer", "Result", "Time", ""],
+          doc.results.map((r) => h("tr", {}, h("td", {}, r.name), h("td", {}, r.place === 1 ? "beat the ghost" : "the ghost won"), h("td", {}, raceTime(r.time_ms)), h("td", {}, raceLink(r.race_id, "replay")))),
+          { class: "challenge-results" },
+        )
+      : h("p", { class: "muted", id: "no-results" }, "Nobody has raced it yet: be the first."),
+    lobbyLink(),
+  );
+}
+
+const lobbyLink = () => h("p", {}, h("a", { href: "/" }, "To the lobby"));
+
+async function load(app, challenge) {
+  try {
+    // Fresh: a race run against it a moment ago is in its results (the API lets a copy live 10 s).
+    const doc = await apiGet(`/challenges/${challenge}`, {}, { fresh: true });
+    let run = null;
+    try {
+      run = (await raceDoc(doc.race_id)).racers.find((r) => r.player === doc.player) ?? null;
+    } catch {
+      // the run's time is shown without how it ended
+    }
+    if (page.challenge !== challenge) return;
+    Object.assign(page, { doc, run });
+  } catch (e) {
+    if (page.challenge !== challenge) return;
+    page.error = e.status === 404 ? "There is no challenge with that code: check the link." : explain(e);
+  }
+  app.render();
+}
+
+/** Race the challenge on the open connection: the room it opens replaces the page. Null, or
+ * why not in words (also on the challenge's page). */
+export async function acceptChallenge(app, challenge) {
+  try {
+    app.enterRoom(await app.conn.call("accept_challenge", { challenge }));
+    return null;
+  } catch (e) {
+    Object.assign(page, { raceError: explain(e), busy: false });
+    app.render();
+    return page.raceError;
+  }
+}
+
+/** A ghost never asks for a rematch: racing it again is a new room of its challenge. */
+export function raceAgainButton(app, challenge) {
+  const again = async () => {
+    await app.leave();
+    const refused = await acceptChallenge(app, challenge);
+    if (refused) app.toast(refused);
+  };
+  return h("button", { id: "race-again", onclick: again }, "Race the ghost again");
+}

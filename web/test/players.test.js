@@ -1,0 +1,54 @@
+// The account panel's and the ghost challenges' pure parts: errors in words, links, names.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { exportFileName, keyPlayer, myPagePath } from "../src/account.js";
+import { challengeOfPath, challengeUrl, runSummary } from "../src/challenge.js";
+import { explain } from "../src/explain.js";
+import { markNames } from "../src/marks.js";
+
+test("every account and challenge error is said in words, never as its code", () => {
+  const codes = ["records-unavailable", "race-not-found", "challenge-not-found", "bad-key", "handle-taken", "bad-credentials", "not-identified"];
+  const said = codes.map((code) => explain({ code, message: "" }));
+  for (const [i, text] of said.entries()) {
+    assert.ok(!text.includes(codes[i]), `${codes[i]}: ${text}`);
+    assert.match(text, /^[A-Z].*[.]$/, text);
+  }
+  assert.equal(new Set(said).size, codes.length, "each its own words");
+  assert.equal(explain({ code: "bad-credentials", message: "no such handle, or a wrong password" }), "No player has that handle, or the password is wrong.");
+});
+
+test("a handle's rule and a wait are the server's own words, as sentences", () => {
+  assert.equal(explain({ code: "bad-handle", message: "a handle has 3 to 24 characters" }), "That handle cannot be used: a handle has 3 to 24 characters.");
+  assert.equal(explain({ code: "rate-limited", message: "too many sign-in attempts: wait 5 minutes" }), "Too many sign-in attempts: wait 5 minutes.");
+  assert.equal(explain({ code: "room-full", message: "all 2 seats are taken" }), "All 2 seats are taken.");
+  assert.equal(explain({ code: "mystery", message: "" }), "The server refused that request: try again later.");
+  assert.equal(explain(undefined), "The server refused that request: try again later.");
+});
+
+test("a challenge link is /c/ and 8 characters of the room codes' alphabet", () => {
+  assert.equal(challengeOfPath("/c/7KQ2M9XD"), "7KQ2M9XD");
+  for (const path of ["/c/7kq2m9xd", "/c/7KQ2M9X", "/c/7KQ2M9XDE", "/c/7KQ2M9XI", "/c/7KQ2M9XU", "/c/7KQ2M9XD/", "/r/7KQ2M9XD", "/"]) {
+    assert.equal(challengeOfPath(path), null, path);
+  }
+  assert.equal(challengeUrl("http://h:8", "7KQ2M9XD"), "http://h:8/c/7KQ2M9XD");
+});
+
+test("a run is summed up by how it ended", () => {
+  assert.equal(runSummary({ status: "finished", time_ms: 183_204, progress: 52 }), "finished in 3:03.2");
+  assert.equal(runSummary({ status: "resigned", time_ms: 9000, progress: 30 }), "resigned with 30/52 home");
+  assert.equal(runSummary({ status: "racing", time_ms: 9000, progress: 12 }), "12/52 home when the race ended");
+});
+
+test("bots and ghosts are marked, people are not", () => {
+  assert.deepEqual(markNames({ name: "Ann" }), []);
+  assert.deepEqual(markNames({ name: "Ann", ghost: true }), ["ghost"]);
+  assert.deepEqual(markNames({ name: "Bot", bot: true, ghost: false }), ["bot"]);
+});
+
+test("the account's names: the key's player, the export's file, my page by handle", () => {
+  assert.equal(keyPlayer("uQ4T7M0K2ZP9R.h7Vq0c2LxY3nW9sK1mB5tR8pD4fJ6gZ_aE0uN2wC7yQ"), "uQ4T7M0K2ZP9R");
+  assert.equal(exportFileName("uQ4T7M0K2ZP9R", new Date(Date.UTC(2026, 4, 18, 23, 59))), "seahaven-uQ4T7M0K2ZP9R-2026-05-18.json");
+  assert.equal(myPagePath({ player: "uQ4T7M0K2ZP9R", handle: "Élodie" }), "/players/%C3%89lodie");
+  assert.equal(myPagePath({ player: "uQ4T7M0K2ZP9R", handle: null }), "/players/uQ4T7M0K2ZP9R");
+});
