@@ -25,6 +25,7 @@ __all__ = [
     "Listings",
     "Nodes",
     "PlayerCache",
+    "RatingCache",
     "RoomLog",
     "SessionStore",
     "Store",
@@ -281,7 +282,34 @@ class PlayerCache(Protocol):
         ...
 
 
-class Store(RoomLog, Doorbells, Nodes, SessionStore, Listings, DealStore, DailyStore, Archives, PlayerCache, Protocol):
+class RatingCache(Protocol):
+    """Each player's shown rating per preset as the database last said (docs/ratings.md), for what
+    must not wait on the database (the quick match): the archive writes it after each rated race."""
+
+    def put_rating(self, player: str, preset: str, rating: int, ttl: float) -> Awaitable[None]:
+        """Keep ``rating`` (the shown number) for ``player`` on ``preset`` for ``ttl`` seconds,
+        replacing what was there."""
+        ...
+
+    def get_rating(self, player: str, preset: str) -> Awaitable[int | None]:
+        """The player's shown rating on ``preset``; None when none is kept (unrated, or expired:
+        then the database has it)."""
+        ...
+
+
+class Store(
+    RoomLog,
+    Doorbells,
+    Nodes,
+    SessionStore,
+    Listings,
+    DealStore,
+    DailyStore,
+    Archives,
+    PlayerCache,
+    RatingCache,
+    Protocol,
+):
     """A whole backend: every consumer's protocol, and its guard, ping and close."""
 
     def guard(self, breaker: Breaker | None, observer: Observer | None) -> None:
