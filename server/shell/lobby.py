@@ -73,10 +73,10 @@ class Lobby:
             ):
                 with contextlib.suppress(ProtocolError):
                     return await self.path.join(asker, other, spectate=False)
-        if daily is not None:
+        if daily is not None:  # the daily deal is public: its races are never rated
             settings = await self.deals.settings(message.preset, deal, daily=daily)
-        else:
-            settings = await self.deals.settings(message.preset, None, deal_grade=message.deal_grade)
+        else:  # the room quick match opens is rated (docs/ratings.md)
+            settings = await self.deals.settings(message.preset, None, deal_grade=message.deal_grade, rated=True)
         held = await self.create(asker, settings)
         await self.path.join(asker, held, spectate=False)
         if message.bot_after is not None:

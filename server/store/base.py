@@ -23,6 +23,7 @@ __all__ = [
     "Stored",
     "check_count",
     "check_races",
+    "check_rating",
     "check_ttl",
     "room_bell",
     "room_bell_data",
@@ -137,6 +138,13 @@ def check_count(count: int) -> int:
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise ValueError(f"count must be an int >= 1, not {count!r}")
     return count
+
+
+def check_rating(rating: int) -> int:
+    """``rating`` when it is an int (a shown rating: docs/ratings.md); ``ValueError`` otherwise."""
+    if isinstance(rating, bool) or not isinstance(rating, int):
+        raise ValueError(f"a rating is an int, not {rating!r}")
+    return rating
 
 
 def ttl_ms(ttl: float) -> int:

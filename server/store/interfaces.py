@@ -25,6 +25,7 @@ __all__ = [
     "Listings",
     "Nodes",
     "PlayerCache",
+    "RatingCache",
     "RoomLog",
     "SessionStore",
     "Store",
@@ -96,11 +97,12 @@ class RoomLog(Protocol):
 
 
 class Doorbells(Protocol):
-    """Messages to every node: the rooms' appends, session takeovers, wiped logs."""
+    """Messages to every node: the rooms' appends, session takeovers, wiped logs, frames to a player."""
 
-    def ring(self, kind: str, key: str, data: str) -> Awaitable[None]:
+    def ring(self, kind: str, key: str, data: str | bytes) -> Awaitable[None]:
         """Ring a doorbell on every node: ``session`` (data: the node that took the session over;
-        older connections close with 4001) or ``wiped`` (a room's log was written back whole)."""
+        older connections close with 4001), ``wiped`` (a room's log was written back whole) or
+        ``player`` (key: a player id, data: a frame for that player's connection, wherever it is)."""
         ...
 
     async def doorbells(self, ring: Ring) -> None:
@@ -281,7 +283,34 @@ class PlayerCache(Protocol):
         ...
 
 
-class Store(RoomLog, Doorbells, Nodes, SessionStore, Listings, DealStore, DailyStore, Archives, PlayerCache, Protocol):
+class RatingCache(Protocol):
+    """Each player's shown rating per preset as the database last said (docs/ratings.md), for what
+    must not wait on the database (the quick match): the archive writes it after each rated race."""
+
+    def put_rating(self, player: str, preset: str, rating: int, ttl: float) -> Awaitable[None]:
+        """Keep ``rating`` (the shown number) for ``player`` on ``preset`` for ``ttl`` seconds,
+        replacing what was there."""
+        ...
+
+    def get_rating(self, player: str, preset: str) -> Awaitable[int | None]:
+        """The player's shown rating on ``preset``; None when none is kept (unrated, or expired:
+        then the database has it)."""
+        ...
+
+
+class Store(
+    RoomLog,
+    Doorbells,
+    Nodes,
+    SessionStore,
+    Listings,
+    DealStore,
+    DailyStore,
+    Archives,
+    PlayerCache,
+    RatingCache,
+    Protocol,
+):
     """A whole backend: every consumer's protocol, and its guard, ping and close."""
 
     def guard(self, breaker: Breaker | None, observer: Observer | None) -> None:

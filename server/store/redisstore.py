@@ -25,6 +25,8 @@ Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
     P{session:TOKEN}     string  session data; own TTL
     P{player:ID}         string  a registered player as the database last said (PlayerCache); own TTL
     P{player:ID}:session string  the token of that player's live session; own TTL
+    P{player:ID}:rating:PRESET  string  the player's shown rating on PRESET (RatingCache, an integer in
+                                 decimal), written after each rated race; own TTL
     P{attempts:WHAT}     string  a counter of attempts at WHAT (sign-in tries); expires with its window
     P nodes              zset    node -> the deadline of its last beat (unix ms)
     P dealpool:PRESET:GRADE  set deal numbers ready to deal; SPOP hands each to one room only
@@ -88,6 +90,7 @@ from server.store.base import (
     StoreError,
     check_count,
     check_races,
+    check_rating,
     check_ttl,
     ttl_ms,
 )
@@ -522,7 +525,7 @@ class RedisStore:
 
     # -- doorbells -----------------------------------------------------------------------------------
 
-    def ring(self, kind: str, key: str, data: str) -> Awaitable[None]:
+    def ring(self, kind: str, key: str, data: str | bytes) -> Awaitable[None]:
         async def call() -> None:
             await self._redis.publish(self.bell(kind, key), data)
 
@@ -905,3 +908,25 @@ class RedisStore:
 
         # Not resent: a lost reply may have counted the attempt already.
         return self._run("count_attempt", "count an attempt", call, idempotent=False)
+
+    # -- ratings (RatingCache) -----------------------------------------------------------------------
+    # P{player:ID}:rating:PRESET (the module docstring): in the player's own slot, beside their entry.
+
+    def rating_key(self, player: str, preset: str) -> str:
+        return f"{self.prefix}{{player:{player}}}:rating:{preset}"
+
+    def put_rating(self, player: str, preset: str, rating: int, ttl: float) -> Awaitable[None]:
+        ms = ttl_ms(ttl)
+        value = check_rating(rating)
+
+        async def call() -> None:
+            await self._redis.set(self.rating_key(player, preset), value, px=ms)
+
+        return self._run("put_rating", "cache a rating", call)
+
+    def get_rating(self, player: str, preset: str) -> Awaitable[int | None]:
+        async def call() -> int | None:
+            raw = await self._redis.get(self.rating_key(player, preset))
+            return None if raw is None else int(_bytes(raw))
+
+        return self._run("get_rating", "read a rating", call)

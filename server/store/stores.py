@@ -12,7 +12,8 @@ The package's modules:
 - ``base``: :class:`StoreError`, :class:`Request`, the append results (``Stored | Duplicate |
   Behind``), doorbell data, TTL checks, the format versions;
 - ``interfaces``: one protocol per consumer (``RoomLog``, ``Doorbells``, ``Nodes``,
-  ``SessionStore``, ``Listings``, ``DealStore``, ``DailyStore``) and ``Store``, the whole backend;
+  ``SessionStore``, ``Listings``, ``DealStore``, ``DailyStore``, ``Archives``, ``PlayerCache``,
+  ``RatingCache``) and ``Store``, the whole backend;
 - ``guarded``: the one guarded call's parts: the stall :class:`Breaker`, the :class:`Observer`
   the metrics implement, and the :class:`Guard` each backend's chokepoint consults;
 - ``memory``: :class:`MemoryStore`, process memory, for ``seahaven-server`` with no Redis and tests;
