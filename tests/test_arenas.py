@@ -73,7 +73,9 @@ async def playing(racers: list[Racer]) -> AsyncIterator[list[asyncio.Task[None]]
             await r.client.close()
 
 
-async def join_all(urls: list[str], names: list[str], code: str | None) -> tuple[str, list[Racer]]:
+async def join_all(urls: list[str], names: list[str]) -> list[Racer]:
+    """The first player opens an arena, the others join it by its code."""
+    code: str | None = None
     racers = []
     for url, name in zip(urls, names, strict=True):
         client = await WsClient.open(url, name)
@@ -85,8 +87,7 @@ async def join_all(urls: list[str], names: list[str], code: str | None) -> tuple
         code = arena.arena
         assert arena.link_path == f"/a/{code}" and arena.phase == "running"
         racers.append(Racer(client))
-    assert code is not None
-    return code, racers
+    return racers
 
 
 async def test_six_players_over_two_nodes_race_again_and_again_with_the_same_standings(
@@ -95,7 +96,7 @@ async def test_six_players_over_two_nodes_race_again_and_again_with_the_same_sta
     a = await make_redis_server(SystemClock())
     b = await make_redis_server(SystemClock())
     urls = [url_of(a), url_of(b)] * 3
-    code, racers = await join_all(urls, ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"], None)
+    racers = await join_all(urls, ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"])
     async with playing(racers):
         await wait_until(lambda: all(len(r.races) >= 4 for r in racers), 90, what="four races each")
         for r in racers:
@@ -139,15 +140,19 @@ async def test_killing_the_pairing_node_leaves_the_pairing_to_the_other(
     redis = aioredis.Redis.from_url(redis_proc.url)
 
     async def holder() -> bytes | None:
-        return await redis.get("seahaven:arena:lease")  # type: ignore[no-any-return]
+        value = await redis.get("seahaven:arena:lease")
+        return None if value is None else value.encode() if isinstance(value, str) else bytes(value)
 
-    await wait_until(holder, 10, what="the first node holds the pairing lease")
+    async def held() -> bool:
+        return await holder() is not None
+
+    await wait_until(held, 10, what="the first node holds the pairing lease")
     first = await holder()
     second_node = ServerProcess("--redis", redis_proc.url)
     try:
         # Every player on the second node: the first (the lease holder) pairs them from afar.
         urls = [second_node.url] * 4
-        code, racers = await join_all(urls, ["Ann", "Bob", "Cid", "Dee"], None)
+        racers = await join_all(urls, ["Ann", "Bob", "Cid", "Dee"])
         async with playing(racers):
             await wait_until(lambda: all(len(r.races) >= 2 for r in racers), 60, what="two races each")
             assert await holder() == first
