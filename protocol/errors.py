@@ -47,6 +47,9 @@ class ErrorCode(StrEnum):
     # ghost challenges (records-unavailable above)
     RACE_NOT_FOUND = "race-not-found"
     CHALLENGE_NOT_FOUND = "challenge-not-found"
+    # arenas
+    ARENA_NOT_FOUND = "arena-not-found"
+    ARENA_OVER = "arena-over"
 
 
 class CloseCode(IntEnum):

@@ -654,3 +654,80 @@ class Challenge(Message):
 
 REQUESTS.update({m.TYPE: m for m in (ChallengeRequest, AcceptChallenge)})
 SERVER_MESSAGES.update({m.TYPE: m for m in (Challenge,)})
+
+
+# -- arenas (docs/protocol.md, section 23) ----------------------------------------------------------
+
+ARENA_MINUTES: Final = (5, 180)
+"""How long an arena may run, in minutes (shortest, longest)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CreateArena(Message):
+    """Open an arena: a timed event on one preset (and deal grade) that pairs its players race after race."""
+
+    TYPE = "create_arena"
+    preset: str = field_of(Str(1, 32, PRESET_NAMES), "seahaven")
+    deal_grade: str | None = field_of(Opt(Str(1, 16, DEAL_GRADES)), None, omit_default=True)
+    minutes: int = field_of(Int(*ARENA_MINUTES), 30)
+    starts_in: int = field_of(Int(0, 86_400), 0, omit_default=True)
+    """Seconds until it starts (players may join before)."""
+
+
+@dataclass(frozen=True, slots=True)
+class JoinArena(Message):
+    TYPE = "join_arena"
+    arena: str = field_of(_ROOM)
+    """The arena's code, read like a room code."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveArena(Message):
+    TYPE = "leave_arena"
+    arena: str = field_of(_ROOM)
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaStanding(Message):
+    """One player's line in an arena's standings."""
+
+    rank: int = field_of(Int(1, 2**31))
+    player: str = field_of(_PLAYER)
+    name: str = field_of(_NAME)
+    points: int = field_of(Int(0, 2**31))
+    races: int = field_of(Int(0, 2**31))
+    wins: int = field_of(Int(0, 2**31))
+    streak: int = field_of(Int(0, 2**31))
+    """Wins in a row now: from 2 on, the next race's points count double."""
+    active: bool = field_of(Bool())
+    """In the arena now (false: left; their points stay)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Arena(Message):
+    """An arena and its standings: the reply to ``create_arena``, ``join_arena`` and ``leave_arena``,
+    and an event to its players whenever the standings change."""
+
+    TYPE = "arena"
+    arena: str = field_of(_ROOM)
+    preset: str = field_of(Str(1, 32))
+    deal_grade: str | None = field_of(Opt(Str(1, 16)))
+    starts_at: int = field_of(_MS)
+    ends_at: int = field_of(_MS)
+    phase: str = field_of(Str(1, 16, ("waiting", "running", "finished")))
+    link_path: str = field_of(Str(1, 64))
+    """The arena's link: ``/a/{arena}``."""
+    standings: tuple[ArenaStanding, ...] = field_of(ListOf(Obj(ArenaStanding), 100_000))
+
+
+@dataclass(frozen=True, slots=True)
+class Podium(Message):
+    """An arena ended: its first three (fewer when fewer raced), to every player in it."""
+
+    TYPE = "podium"
+    arena: str = field_of(_ROOM)
+    podium: tuple[ArenaStanding, ...] = field_of(ListOf(Obj(ArenaStanding), 3))
+
+
+REQUESTS.update({m.TYPE: m for m in (CreateArena, JoinArena, LeaveArena)})
+SERVER_MESSAGES.update({m.TYPE: m for m in (Arena, Podium)})

@@ -25,13 +25,16 @@ from protocol.messages import (
     AcceptChallenge,
     ChallengeRequest,
     ClaimHandle,
+    CreateArena,
     CreateRoom,
     DailyBoardRequest,
     DeleteAccount,
     ExportData,
     HintRequest,
+    JoinArena,
     JoinRoom,
     Leave,
+    LeaveArena,
     ListRooms,
     MoveRequest,
     Ping,
@@ -49,6 +52,7 @@ from server.config import Config
 from server.http.api import RecordsReader
 from server.http.front import Doors
 from server.http.routes import HttpRoutes
+from server.play.arenas import Arenas
 from server.play.challenges import ChallengeRequests
 from server.play.daily import DailyDeals, DailyTimes
 from server.play.dealing import Dealing
@@ -223,6 +227,22 @@ class RaceServer:
         )
         self.requests.handle(ChallengeRequest, challenge_requests.on_challenge)
         self.requests.handle(AcceptChallenge, challenge_requests.on_accept_challenge)
+
+        # Arenas: timed events pairing their players race after race (one node pairs, by lease).
+        self.arenas = Arenas(
+            self.path,
+            self.table,
+            self.fanout,
+            self.store,
+            self.dealing,
+            self.clock,
+            self.node,
+            self.tasks.spawn,
+            config.session_ttl,
+        )
+        self.requests.handle(CreateArena, self.arenas.on_create_arena)
+        self.requests.handle(JoinArena, self.arenas.on_join_arena)
+        self.requests.handle(LeaveArena, self.arenas.on_leave_arena)
         self.ws: WsServer | None = None
         self.http = HttpRoutes(
             self.store, self.metrics, records, clock=self.clock, trusted_proxies=config.trusted_proxies
@@ -238,9 +258,9 @@ class RaceServer:
         # than it knows) fails the start before any background task holds a connection to it.
         # No doorbell is lost meanwhile: once subscribed, every room held is read again ("*").
         await self.path.recover()
-        # Looked up at each ring, so that a test can listen in on this node's doorbells.
-        self.tasks.spawn(self.store.doorbells(lambda kind, key, data: self.upkeep.ring(kind, key, data)))
+        self.tasks.spawn(self.store.doorbells(self._ring))
         self.tasks.spawn(self.upkeep.heartbeat())
+        self.tasks.spawn(self.arenas.run())
         if self.archiver is not None:
             self.tasks.spawn(self.archiver.run())
         try:
@@ -267,6 +287,13 @@ class RaceServer:
         )
         log_event("server.started", host=self.config.host, port=self.port, store=type(self.store).__name__)
         return self.ws
+
+    def _ring(self, kind: str, key: str, data: bytes) -> None:
+        # upkeep.ring looked up at each ring, so that a test can listen in on this node's doorbells.
+        if kind == "arena":
+            self.arenas.ring(key, data)
+        else:
+            self.upkeep.ring(kind, key, data)
 
     @property
     def port(self) -> int:

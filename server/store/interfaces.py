@@ -19,6 +19,7 @@ from server.store.guarded import Breaker, Observer
 
 __all__ = [
     "Archives",
+    "ArenaStore",
     "DailyStore",
     "DealStore",
     "Doorbells",
@@ -295,6 +296,47 @@ class RatingCache(Protocol):
     def get_rating(self, player: str, preset: str) -> Awaitable[int | None]:
         """The player's shown rating on ``preset``; None when none is kept (unrated, or expired:
         then the database has it)."""
+
+
+# -- arenas (server/play/arenas.py) ------------------------------------------------------------------
+
+
+class ArenaStore(Protocol):
+    """Arenas: each one's definition, its players' entries (opaque bytes, changed only by a
+    compare-and-set), the live arenas' index, and a lease that one node holds at a time."""
+
+    def put_arena(self, code: str, meta: bytes, ttl: float) -> Awaitable[bool]:
+        """Keep a new arena's definition and index it as live (False: the code is taken)."""
+        ...
+
+    def arena(self, code: str) -> Awaitable[tuple[bytes | None, dict[str, bytes]]]:
+        """An arena's definition (None: unknown or expired) and its players' entries, in one read."""
+        ...
+
+    def arena_codes(self) -> Awaitable[set[str]]:
+        """The arenas indexed as live."""
+        ...
+
+    def unlist_arena(self, code: str) -> Awaitable[None]:
+        """Take a finished arena out of the live index (its keys expire by their TTL)."""
+        ...
+
+    def write_arena(
+        self,
+        code: str,
+        expected: dict[str, bytes | None],
+        entries: dict[str, bytes],
+        ttl: float,
+        once: str | None = None,
+    ) -> Awaitable[int]:
+        """Set ``entries`` if every field of ``expected`` holds what it says (None: absent) and the
+        arena has not done ``once`` before (then it has), atomically: 1 written, 0 a field differed
+        (nothing written: read and try again), 2 ``once`` was done before (nothing written)."""
+        ...
+
+    def lease(self, name: str, holder: str, ttl: float) -> Awaitable[bool]:
+        """Take the lease ``name`` for ``ttl`` seconds, or renew it when ``holder`` holds it
+        (False: another holder's lease has not run out)."""
         ...
 
 
@@ -309,6 +351,7 @@ class Store(
     Archives,
     PlayerCache,
     RatingCache,
+    ArenaStore,
     Protocol,
 ):
     """A whole backend: every consumer's protocol, and its guard, ping and close."""

@@ -10,10 +10,12 @@ __all__ = [
     "CLEAR_ARCHIVE",
     "EXPIRE_ROOM",
     "INDEX_ARCHIVE",
+    "LEASE",
     "PRUNE_LISTINGS",
     "READ_FROM",
     "RECORD_DAILY",
     "UNINDEX_ARCHIVE",
+    "WRITE_ARENA",
 ]
 
 # The room's transactions are Lua scripts, not MULTI/EXEC: atomic and one round trip alike, but
@@ -216,4 +218,49 @@ SWAP_PLAYER_ENTRY = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1
+"""
+
+# -- arenas -------------------------------------------------------------------------------------------
+
+# An arena's compare-and-set: every expected field as stated, the once-key not done, then every entry
+# set and the keys' TTL renewed. KEYS[1] = the players' hash, KEYS[2] = the done set, KEYS[3] = the
+# definition; ARGV[1] = TTL in ms, ARGV[2] = the once-key ('' none), ARGV[3] = how many expected
+# fields, then (field, '' absent or '=' .. value) pairs, then (field, value) pairs to set.
+# Returns 1 written, 0 a field differed, 2 the once-key was done before.
+WRITE_ARENA = """
+if ARGV[2] ~= '' and redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 1 then
+  return 2
+end
+local n = tonumber(ARGV[3])
+for i = 0, n - 1 do
+  local current = redis.call('HGET', KEYS[1], ARGV[4 + 2 * i])
+  local want = ARGV[5 + 2 * i]
+  if want == '' then
+    if current then return 0 end
+  elseif current ~= string.sub(want, 2) then
+    return 0
+  end
+end
+for i = 4 + 2 * n, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+end
+if ARGV[2] ~= '' then
+  redis.call('SADD', KEYS[2], ARGV[2])
+end
+local ms = tonumber(ARGV[1])
+for i = 1, 3 do
+  if redis.call('PTTL', KEYS[i]) < ms then redis.call('PEXPIRE', KEYS[i], ms) end
+end
+return 1
+"""
+
+# A lease: taken when free (or run out), renewed by its holder. KEYS[1] = the lease; ARGV[1] = the
+# holder, ARGV[2] = TTL in ms. Returns 1 held, 0 another holder has it.
+LEASE = """
+local current = redis.call('GET', KEYS[1])
+if current == false or current == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+return 0
 """

@@ -1,0 +1,300 @@
+"""Arenas (docs/arenas.md): the requests (``create_arena``, ``join_arena``, ``leave_arena``), the
+pairing loop, and each node's side of the ``arena`` doorbell.
+
+One node at a time pairs (the store's lease ``arena``, renewed every second; a node that dies loses it
+within ``LEASE_SECONDS`` and the next node to ask takes it over). Each second the holder, for each
+live arena: scores the races that ended (the players' entries changed by one compare-and-set keyed by
+the race's room, so a race is scored once whichever node scores it), seats every free player in a new
+race with the free players next to them in the standings (a room made through the room path, its
+racers joined and ready, each seat placed on the node that holds its player's session), and rings
+``arena``: ``seat ROOM PLAYER...`` (the players' nodes put them in the room and send them its state)
+or ``standings`` (every node sends the arena to its players there), and at the end ``end`` (the podium).
+Standings live only in the store: every node sends what it reads there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+from typing import Final, Protocol
+
+from protocol.codec import encode
+from protocol.enums import Phase
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.messages import Arena, CreateArena, JoinArena, LeaveArena, Podium
+from protocol.schema import Message
+from server.play.arena_rules import PODIUM, ArenaMeta, Entry, arena_message, pairings, scored, standings
+from server.shell.clock import Clock
+from server.shell.fanout import Fanout
+from server.shell.held import Asker, Command, HeldRoom, log_event
+from server.shell.names import new_room_code, normalise_room_code
+from server.shell.ports import Deals
+from server.shell.roompath import RoomPath, Spawn
+from server.shell.sessions import SessionTable
+from server.store.base import StoreError
+from server.store.interfaces import ArenaStore, Doorbells, Nodes
+
+LEASE: Final = "arena"
+LEASE_SECONDS: Final = 3.0
+"""How long the pairing lease lasts unrenewed: how soon another node pairs after the holder died."""
+PAIR_SECONDS: Final = 1.0
+"""How often the lease holder scores and pairs."""
+KEEP_SECONDS: Final = 3600.0
+"""How long an arena's keys outlive its end (its standings stay readable)."""
+WRITE_TRIES: Final = 10
+BELL: Final = "arena"
+
+
+class ArenaKeys(ArenaStore, Doorbells, Nodes, Protocol):
+    """What arenas need of the store: the arenas, the doorbells, each race seat's node."""
+
+
+class Arenas:
+    """The arenas' requests, pairing and doorbell on this node."""
+
+    def __init__(
+        self,
+        path: RoomPath,
+        table: SessionTable,
+        fanout: Fanout,
+        store: ArenaKeys,
+        deals: Deals,
+        clock: Clock,
+        node: str,
+        spawn: Spawn,
+        session_ttl: float,
+    ) -> None:
+        self.path = path
+        self.table = table
+        self.fanout = fanout
+        self.store = store
+        self.deals = deals
+        self.clock = clock
+        self.node = node
+        self.spawn = spawn
+        self.session_ttl = session_ttl
+        self.pairing = False
+        """This node holds the lease (as of its last try)."""
+
+    # -- requests ----------------------------------------------------------------------------------
+
+    async def on_create_arena(self, asker: Asker, message: CreateArena) -> Message:
+        now = self.clock.now()
+        starts = now + message.starts_in * 1000
+        meta = await self.open(message.preset, message.deal_grade, starts, message.minutes, asker.session.player)
+        return await self._join(asker, meta.code)
+
+    async def open(self, preset: str, grade: str | None, starts_at: int, minutes: int, by: str) -> ArenaMeta:
+        """A new arena under a free code (also the operator's ``arena schedule``)."""
+        ends = starts_at + minutes * 60_000
+        ttl = max(ends - self.clock.now(), 0) / 1000 + KEEP_SECONDS
+        for _ in range(20):
+            meta = ArenaMeta(new_room_code(), preset, grade, starts_at, ends, by)
+            if await self.store.put_arena(meta.code, meta.dump(), ttl):
+                log_event("arena.created", arena=meta.code, preset=preset, by=by)
+                return meta
+        raise ProtocolError(ErrorCode.INTERNAL, "could not find a free arena code")
+
+    async def on_join_arena(self, asker: Asker, message: JoinArena) -> Message:
+        return await self._join(asker, normalise_room_code(message.arena))
+
+    async def _join(self, asker: Asker, code: str) -> Message:
+        session = asker.session
+        for _ in range(WRITE_TRIES):
+            meta, entries = await self._read(code)
+            if meta.phase(self.clock.now()) == "finished":
+                raise ProtocolError(ErrorCode.ARENA_OVER, f"arena {code} is over")
+            old = entries.get(session.player)
+            entry = (
+                Entry(session.player, session.name, self.node, self.clock.now())
+                if old is None
+                else dataclasses.replace(old, active=True, name=session.name, node=self.node)
+            )
+            if await self._swap(meta, {session.player: old}, {session.player: entry}) == 1:
+                entries[entry.player] = entry
+                await self.store.ring(BELL, code, "standings")
+                return arena_message(meta, list(entries.values()), self.clock.now())
+        raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the arena is busy: try again")
+
+    async def on_leave_arena(self, asker: Asker, message: LeaveArena) -> Message:
+        code = normalise_room_code(message.arena)
+        player = asker.session.player
+        for _ in range(WRITE_TRIES):
+            meta, entries = await self._read(code)
+            old = entries.get(player)
+            if old is None or not old.active:
+                return arena_message(meta, list(entries.values()), self.clock.now())
+            left = dataclasses.replace(old, active=False)
+            if await self._swap(meta, {player: old}, {player: left}) == 1:
+                entries[player] = left
+                await self.store.ring(BELL, code, "standings")
+                return arena_message(meta, list(entries.values()), self.clock.now())
+        raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the arena is busy: try again")
+
+    async def _read(self, code: str) -> tuple[ArenaMeta, dict[str, Entry]]:
+        raw, stored = await self.store.arena(code)
+        if raw is None:
+            raise ProtocolError(ErrorCode.ARENA_NOT_FOUND, f"no arena {code!r}: check the code")
+        return ArenaMeta.load(raw), {player: Entry.load(data) for player, data in stored.items()}
+
+    async def _swap(
+        self, meta: ArenaMeta, old: dict[str, Entry | None], new: dict[str, Entry], once: str | None = None
+    ) -> int:
+        expected = {p: None if e is None else e.dump() for p, e in old.items()}
+        ttl = max(meta.ends_at - self.clock.now(), 0) / 1000 + KEEP_SECONDS
+        return await self.store.write_arena(meta.code, expected, {p: e.dump() for p, e in new.items()}, ttl, once)
+
+    # -- the pairing loop (on the lease holder) ----------------------------------------------------
+
+    async def run(self) -> None:
+        """Forever: take or renew the lease, and while held, score and pair every live arena."""
+        while True:
+            try:
+                held = await self.store.lease(LEASE, self.node, LEASE_SECONDS)
+                if held != self.pairing:
+                    log_event("arena.lease", node=self.node, held=held)
+                self.pairing = held
+                if held:
+                    for code in sorted(await self.store.arena_codes()):
+                        await self.tick(code)
+            except (StoreError, ProtocolError) as exc:
+                log_event("arena.error", error=str(exc))
+            await asyncio.sleep(PAIR_SECONDS)
+
+    async def tick(self, code: str) -> None:
+        """One look at an arena: end it, or score its ended races and pair its free players."""
+        raw, stored = await self.store.arena(code)
+        if raw is None:
+            await self.store.unlist_arena(code)
+            return
+        meta = ArenaMeta.load(raw)
+        entries = {player: Entry.load(data) for player, data in stored.items()}
+        phase = meta.phase(self.clock.now())
+        if phase == "finished":
+            if await self._swap(meta, {}, {}, once="end") == 1:
+                log_event("arena.ended", arena=code, players=len(entries))
+                await self.store.ring(BELL, code, "end")
+            await self.store.unlist_arena(code)
+            return
+        if phase == "waiting":
+            return
+        changed = await self._score(meta, entries)
+        for group in pairings([e for e in entries.values() if e.free]):
+            await self._race(meta, group)
+        if changed:
+            await self.store.ring(BELL, code, "standings")
+
+    async def _score(self, meta: ArenaMeta, entries: dict[str, Entry]) -> bool:
+        """Score every race of the arena that ended; True when any was."""
+        rooms: dict[str, list[Entry]] = {}
+        for entry in entries.values():
+            if entry.room:
+                rooms.setdefault(entry.room, []).append(entry)
+        changed = False
+        for room, racers in sorted(rooms.items()):
+            held = await self.path.get(room)
+            if held is not None and held.room.phase != Phase.FINISHED:
+                continue
+            places = {} if held is None else {s.player: s.place for s in held.room.standings}
+            count = len(places)
+            new = {
+                e.player: scored(e, places[e.player], count) if e.player in places else dataclasses.replace(e, room="")
+                for e in racers
+            }
+            done = await self._swap(meta, {e.player: e for e in racers}, new, once=room)
+            if done == 1:
+                entries.update(new)
+                changed = True
+                log_event("arena.scored", arena=meta.code, room=room)
+            elif done == 2:  # scored before (a node that died before freeing them): free them
+                await self._swap(
+                    meta, {e.player: e for e in racers}, {p: dataclasses.replace(e, room="") for p, e in new.items()}
+                )
+        return changed
+
+    async def _race(self, meta: ArenaMeta, group: list[Entry]) -> None:
+        """A new race for ``group``: the room, its racers claimed, joined and ready, their nodes told."""
+        settings = await self.deals.settings(
+            meta.preset, None, deal_grade=meta.deal_grade, seats=len(group), public=False
+        )
+        held = await self.path.create(settings)
+        code = held.room.code
+        claimed = {e.player: dataclasses.replace(e, room=code) for e in group}
+        if await self._swap(meta, {e.player: e for e in group}, claimed) != 1:
+            await self.path.forget_if_idle(held)  # someone joined, left or raced meanwhile: next second
+            return
+        for entry in group:
+            await self.path.run(held, _join(entry))
+            await self.store.locate(code, entry.player, entry.node, self.session_ttl)
+        for entry in group:
+            await self.path.run(held, _ready(entry.player))
+        log_event("arena.race", arena=meta.code, room=code, players=len(group))
+        await self.store.ring(BELL, meta.code, "seat " + " ".join([code, *(e.player for e in group)]))
+
+    # -- the doorbell (every node) -----------------------------------------------------------------
+
+    def ring(self, key: str, data: bytes) -> None:
+        words = data.decode(errors="replace").split()
+        if not words:
+            return
+        if words[0] == "seat" and len(words) > 2:
+            self.spawn(self._seat(words[1], words[2:]))
+        elif words[0] in ("standings", "end"):
+            self.spawn(self._tell(key, words[0] == "end"))
+
+    async def _seat(self, room: str, players: list[str]) -> None:
+        """Put this node's players of a new arena race in its room and send them its state."""
+        here = [p for p in players if (s := self.table.by_player.get(p)) is not None and s.conn is not None]
+        if not here:
+            return
+        try:
+            held = await self.path.get(room)
+            if held is None:
+                return
+            for player in here:
+                await self._seat_one(held, player)
+        except (StoreError, ProtocolError) as exc:
+            log_event("arena.seat_failed", room=room, error=str(exc))
+
+    async def _seat_one(self, held: HeldRoom, player: str) -> None:
+        session = self.table.by_player.get(player)
+        if session is None or session.conn is None:
+            return
+        before = self.path.rooms.get(session.room) if session.room and session.room != held.room.code else None
+        if before is not None and before.room.has_member(player):  # the last race's room: out of it
+            with contextlib.suppress(ProtocolError, StoreError):
+                await self.path.run(before, lambda core, now: core.leave(player, now))
+            await self.path.forget_if_idle(before)
+        session.room = held.room.code
+        held.visitors.add(player)
+        await self.table.save(session)
+        await self.store.locate(held.room.code, player, self.node, self.session_ttl)
+        self.fanout.write([session.conn], encode(held.core.state_for(player, self.clock.now())))
+
+    async def _tell(self, code: str, ended: bool) -> None:
+        """Send the arena's standings (and at its end the podium) to its players on this node."""
+        try:
+            raw, stored = await self.store.arena(code)
+        except StoreError as exc:
+            log_event("arena.read_failed", arena=code, error=str(exc))
+            return
+        if raw is None:
+            return
+        meta = ArenaMeta.load(raw)
+        entries = [Entry.load(data) for data in stored.values()]
+        conns = self.fanout.connections({e.player for e in entries if e.active})
+        if not conns:
+            return
+        message: Arena | Podium = arena_message(meta, entries, self.clock.now())
+        self.fanout.write(conns, encode(message))
+        if ended:
+            self.fanout.write(conns, encode(Podium(arena=code, podium=standings(entries)[:PODIUM])))
+
+
+def _join(entry: Entry) -> Command:
+    return lambda core, now: core.join(entry.player, entry.name, False, now)
+
+
+def _ready(player: str) -> Command:
+    return lambda core, now: core.ready(player, True, now)

@@ -1,0 +1,171 @@
+"""Arenas over two nodes on one real redis-server, with real WebSocket clients: every free player is
+in a new race within seconds, both nodes send the same standings, and killing the pairing node
+(SIGKILL of a real server process) leaves the pairing to the other node."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+
+import pytest
+import redis.asyncio as aioredis
+
+from protocol.enums import Phase
+from protocol.errors import ErrorCode
+from protocol.messages import Arena, CreateArena, Error, JoinArena, Resign, Result, RoomState, Started
+from server.shell.clock import SystemClock
+from tests.helpers import MakeServer, url_of, wait_until
+from tests.redis_proc import RedisProcess
+from tests.server_proc import ServerProcess
+from tests.wsclient import WsClient
+
+SEATED_WITHIN = 10.0
+"""The most a free player may wait for a race while another arena player is free too."""
+
+
+@dataclass
+class Racer:
+    """A scripted arena player: joins, and resigns each race it is seated in at its start."""
+
+    client: WsClient
+    races: list[str] = field(default_factory=list)
+    waits: list[float] = field(default_factory=list)
+    """Seconds from each race's result to the next race's room state."""
+    arenas: list[Arena] = field(default_factory=list)
+    racing: bool = True
+    """False: stays in its next race without resigning (the arena goes quiet)."""
+
+    async def play(self) -> None:
+        loop = asyncio.get_running_loop()
+        freed_at: float | None = None
+        while True:
+            state = await self.client.expect(RoomState, wait=60)
+            if freed_at is not None:
+                self.waits.append(loop.time() - freed_at)
+            self.races.append(state.room)
+            if not self.racing:
+                return
+            if state.phase != Phase.RACING:
+                await self.client.expect(Started, wait=30)
+            await self.client.send(Resign())
+            await self.client.expect(Result, wait=30)
+            freed_at = loop.time()
+            self.arenas += [e for e in self.client.events if isinstance(e, Arena)]
+
+    async def last_arena(self) -> Arena:
+        """The last standings the server sent (reading what is still unread)."""
+        self.arenas += [e for e in await self.client.drain(0.3) if isinstance(e, Arena)]
+        return self.arenas[-1]
+
+
+@contextlib.asynccontextmanager
+async def playing(racers: list[Racer]) -> AsyncIterator[list[asyncio.Task[None]]]:
+    tasks = [asyncio.create_task(r.play()) for r in racers]
+    try:
+        yield tasks
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for r in racers:
+            await r.client.close()
+
+
+async def join_all(urls: list[str], names: list[str]) -> list[Racer]:
+    """The first player opens an arena, the others join it by its code."""
+    code: str | None = None
+    racers = []
+    for url, name in zip(urls, names, strict=True):
+        client = await WsClient.open(url, name)
+        if code is None:
+            arena = await client.call(CreateArena(preset="seahaven", minutes=5))
+        else:
+            arena = await client.call(JoinArena(arena=code.lower()))  # read like a room code
+        assert isinstance(arena, Arena), arena
+        code = arena.arena
+        assert arena.link_path == f"/a/{code}" and arena.phase == "running"
+        racers.append(Racer(client))
+    return racers
+
+
+async def test_six_players_over_two_nodes_race_again_and_again_with_the_same_standings(
+    make_redis_server: MakeServer,
+) -> None:
+    a = await make_redis_server(SystemClock())
+    b = await make_redis_server(SystemClock())
+    urls = [url_of(a), url_of(b)] * 3
+    racers = await join_all(urls, ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"])
+    async with playing(racers):
+        await wait_until(lambda: all(len(r.races) >= 4 for r in racers), 90, what="four races each")
+        for r in racers:
+            r.racing = False
+        # Every wait for a new race was short: the six are always free together or nearly.
+        waits = [w for r in racers for w in r.waits]
+        assert waits and max(waits) < SEATED_WITHIN, waits
+        # Races of 2-4, all seated from both nodes: rooms hold players of both nodes.
+        assert len({room for r in racers for room in r.races}) >= 8
+        await asyncio.sleep(2.5)  # the last scoring's standings reach everyone
+        finals = [await r.last_arena() for r in racers]
+    assert all(f.standings == finals[0].standings for f in finals), [f.standings for f in finals]
+    standings = finals[0].standings
+    assert [s.rank for s in standings] == [1, 2, 3, 4, 5, 6]
+    assert sum(s.races for s in standings) >= 6 * 3
+    assert [s.points for s in standings] == sorted((s.points for s in standings), reverse=True)
+    # Exactly one node paired.
+    assert [a.arenas.pairing, b.arenas.pairing].count(True) == 1
+
+
+async def test_an_unknown_arena_is_refused_with_its_code(make_redis_server: MakeServer) -> None:
+    server = await make_redis_server()
+    client = await WsClient.open(url_of(server), "Ann")
+    answer = await client.call(JoinArena(arena="ZZZZZZ"))
+    assert isinstance(answer, Error) and answer.code == ErrorCode.ARENA_NOT_FOUND
+    await client.close()
+
+
+@pytest.fixture
+def first_node(redis_proc: RedisProcess) -> Iterator[ServerProcess]:
+    node = ServerProcess("--redis", redis_proc.url)
+    try:
+        yield node
+    finally:
+        node.close()
+
+
+async def test_killing_the_pairing_node_leaves_the_pairing_to_the_other(
+    redis_proc: RedisProcess, first_node: ServerProcess
+) -> None:
+    redis = aioredis.Redis.from_url(redis_proc.url)
+
+    async def holder() -> bytes | None:
+        value = await redis.get("seahaven:arena:lease")
+        return None if value is None else value.encode() if isinstance(value, str) else bytes(value)
+
+    async def held() -> bool:
+        return await holder() is not None
+
+    await wait_until(held, 10, what="the first node holds the pairing lease")
+    first = await holder()
+    second_node = ServerProcess("--redis", redis_proc.url)
+    try:
+        # Every player on the second node: the first (the lease holder) pairs them from afar.
+        urls = [second_node.url] * 4
+        racers = await join_all(urls, ["Ann", "Bob", "Cid", "Dee"])
+        async with playing(racers):
+            await wait_until(lambda: all(len(r.races) >= 2 for r in racers), 60, what="two races each")
+            assert await holder() == first
+            first_node.kill()
+            before = {room for r in racers for room in r.races}
+            await wait_until(lambda: all(len(r.races) >= 5 for r in racers), 60, what="three more races each")
+            after = {room for r in racers for room in r.races} - before
+            assert len(after) >= 3
+            taken = await holder()
+            assert taken is not None and taken != first
+            waits = [w for r in racers for w in r.waits]
+            # The takeover costs at most the lease's life and a pairing round on top of a race's start.
+            assert max(waits) < SEATED_WITHIN, waits
+    finally:
+        second_node.close()
+        await redis.aclose()
