@@ -1,5 +1,5 @@
 """Quick match: racers of a similar rating paired through the store's queues (docs/protocol.md,
-``quick_match``; docs/ratings.md, "Quick match").
+``quick_match``; docs/matchmaking.md).
 
 A racer who asks is paired at once with the waiter the queue lets them race, and joins that
 waiter's room (on whichever node holds it); when nobody fits, they are seated alone in a room of
