@@ -216,3 +216,18 @@ async def test_a_bot_only_when_nobody_else_waits(make_server: MakeServer) -> Non
     await look(server)
     members = await ann.expect(Members, where=lambda m: len(m.racers) == 2)
     assert [r.bot for r in members.racers] == [False, True]
+
+
+async def test_a_waiter_the_queue_lost_is_put_back(make_server: MakeServer) -> None:
+    server = await make_server()
+    ann, bob = await racer(server, "Ann", 1500), await racer(server, "Bob", 1500)
+    first = await wait_alone(ann)
+    mine = server.matches.waiting[ann.player].me
+    assert await server.store.dequeue("seahaven", ann.player, mine.joined)  # as a join that then failed would
+    await look(server)  # missing once: perhaps a join on its way
+    assert not await server.store.dequeue("seahaven", ann.player, mine.joined)
+    await look(server)  # missing twice: put back, with her wait as it was
+    told = await ann.expect(Matching)
+    assert told.waited_ms == 2 * LOOK_EVERY_MS
+    joined = await bob.call(QuickMatch())
+    assert isinstance(joined, RoomState) and joined.room == first.room

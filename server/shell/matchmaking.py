@@ -220,10 +220,14 @@ class Matchmaker:
             await self.path.seat_unasked(session, target)
         except (ProtocolError, StoreError) as exc:  # taken meanwhile: back to their own room
             log_event("match.move_failed", player=session.player, room=target.room.code, error=str(exc))
-            back = await self.path.get(waiting.me.room)
-            if back is None:
+            try:
+                back = await self.path.get(waiting.me.room)
+                if back is None:
+                    return True
+                await self.path.seat_unasked(session, back)
+            except ProtocolError as again:  # their room is gone too: in no room now (their next request says so)
+                log_event("match.move_failed", player=session.player, room=waiting.me.room, error=str(again))
                 return True
-            await self.path.seat_unasked(session, back)
             return False
         log_event("match.paired", player=session.player, partner=partner.player, room=target.room.code)
         return True
