@@ -39,6 +39,7 @@ from protocol.messages import (
     JoinRoom,
     ListRooms,
     QuickMatch,
+    RatingNotice,
     Rooms,
     RoomState,
     RoomSummary,
@@ -54,6 +55,7 @@ from .race import RaceController
 from .race_screen import RaceScreen
 from .records_api import Records, http_base
 from .records_screens import BoardsScreen, PlayerScreen
+from .room_model import rating_line
 from .stats import RaceRecord, Stats
 from .stats_screen import StatsScreen
 from .userdata import PlayerKeys, SavedSession, Settings, data_dir
@@ -128,6 +130,8 @@ class RaceApp(App[None]):
         self._quit_asked_at: float | None = None
         self.conn: RaceConnection | None = None
         self.room: RaceController | None = None
+        self.ratings: dict[str, RatingNotice] = {}
+        """My ratings by preset, as the server's last ``rating`` said (docs/ratings.md)."""
         self.lobby = LobbyScreen(self.server, self.player_name, autoconnect=autoconnect)
         self._entering = False
         self._held: list[Message] = []
@@ -245,6 +249,7 @@ class RaceApp(App[None]):
             deal_asked=deal_asked,
             automove=self.settings.automove,
             grace_ms=welcome.limits.grace_ms if welcome is not None else None,
+            ratings=self.ratings,
         )
         await room.start()
         self.room = room
@@ -328,6 +333,10 @@ class RaceApp(App[None]):
         if event.conn is not self.conn:
             return
         message = event.message
+        if isinstance(message, RatingNotice):  # the player's, not a room's: it comes in a room or not
+            self.ratings[message.preset] = message
+            if self.room is None:
+                self.lobby.show_status(rating_line(message), "good")
         if self._rejoin_held is not None:
             self._rejoin_held.append(message)
         elif self.room is not None:

@@ -92,8 +92,9 @@ def preset_title(name: str) -> str:
 
 
 def room_tags(room: RoomSummary) -> str:
-    """What a public room races besides its rules: the daily deal, a grade, any deal, hints."""
+    """What a public room races besides its rules: rated, the daily deal, a grade, any deal, hints."""
     tags = [
+        "rated" if room.rated else "",
         "daily" if room.daily else "",
         room.deal_grade or "",
         "any deal" if room.any_deal else "",

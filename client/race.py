@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Coroutine, Iterable
+from collections.abc import Coroutine, Iterable, Mapping
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any, Protocol
@@ -47,6 +47,7 @@ from protocol.messages import (
     MoveRequest,
     Ping,
     Progress,
+    RatingNotice,
     Ready,
     Rematch,
     Resign,
@@ -67,7 +68,7 @@ from .race_screen import RaceScreen, RoomView
 from .records_api import Records
 from .results import CHALLENGE, LOBBY, REMATCH, REVIEW
 from .review import ReviewScreen
-from .room_model import RoomModel, ServerClock, now_ms
+from .room_model import RoomModel, ServerClock, now_ms, rating_line
 from .room_text import Seen
 from .spectating import Boards
 from .stats import RaceRecord
@@ -119,10 +120,11 @@ class RaceController:
         deal_asked: str | None = None,
         automove: bool = True,
         grace_ms: int | None = None,
+        ratings: Mapping[str, RatingNotice] | None = None,
     ) -> None:
         self.host = host
         self.conn = conn
-        self.model = RoomModel(state, created=created, deal_asked=deal_asked)
+        self.model = RoomModel(state, created=created, deal_asked=deal_asked, ratings=ratings)
         self.spectate = Boards()
         self.outbox = Outbox(conn, self._answered, self._refused)
         self.grace_ms = grace_ms
@@ -221,6 +223,9 @@ class RaceController:
             model.apply_matching(message)
             if self._match_timer is None:
                 self._match_timer = self.screen.set_interval(1.0, self._render)
+            self._render()
+        elif isinstance(message, RatingNotice):
+            self._say(rating_line(message))
             self._render()
         elif isinstance(message, Lost) and model.racing_now():
             way_out = "u to undo, or R to resign" if model.undo else "R to resign"

@@ -8,6 +8,7 @@ The race controller (client/race.py) feeds it and draws the screen from it.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 
 from protocol.enums import EndReason, Phase, Role, Status
@@ -18,6 +19,7 @@ from protocol.messages import (
     Moved,
     Progress,
     Racer,
+    RatingNotice,
     Result,
     RoomState,
     Standing,
@@ -57,11 +59,20 @@ def deal_label(deal: str | None) -> str:
 class RoomModel:
     """One room on one connection, as the last frames described it."""
 
-    def __init__(self, state: RoomState, *, created: bool = False, deal_asked: str | None = None) -> None:
+    def __init__(
+        self,
+        state: RoomState,
+        *,
+        created: bool = False,
+        deal_asked: str | None = None,
+        ratings: Mapping[str, RatingNotice] | None = None,
+    ) -> None:
         self.created = created
         """This client opened the room (only the creator is asked to pass the code on)."""
         self.deal_asked = deal_asked
         """The deal the creator asked for (the server names it only at the start)."""
+        self.ratings: Mapping[str, RatingNotice] = ratings if ratings is not None else {}
+        """My ratings by preset, as the server's last ``rating`` said (this run of the client)."""
         self.clock = ServerClock()
         self.racers: dict[str, Racer] = {}
         self.rematch: set[str] = set()
@@ -248,6 +259,24 @@ class RoomModel:
             "hints on" if state.hints else "hints off",
             "told when lost" if state.lost_notice else "",
             "public" if state.public else "private",
+            "rated" if state.rated else "unrated",
         ]
         lines.append(" · ".join(filter(None, settings)))
+        mine = self.ratings.get(self.preset)
+        if state.rated and mine is not None:
+            lines.append(f"your rating here: {rating_text(mine)}")
         return lines
+
+
+def rating_text(notice: RatingNotice) -> str:
+    """A rating as players read it: ``1523 +14``, ``1486? -9`` (``?``: provisional, docs/ratings.md)."""
+    return f"{notice.rating}{'?' if notice.provisional else ''} {notice.change:+d}"
+
+
+def rating_line(notice: RatingNotice) -> str:
+    """What a ``rating`` says, in a line: ``Your Seahaven Towers rating: 1523? +14``."""
+    try:
+        rules = preset(notice.preset).title
+    except ValueError:  # a preset this client does not know
+        rules = notice.preset
+    return f"Your {rules} rating: {rating_text(notice)}"

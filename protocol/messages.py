@@ -128,9 +128,15 @@ class CreateRoom(Message):
     """Tell a racer when their position is proven lost."""
     daily: bool = field_of(Bool(), False, omit_default=True)
     """Race today's daily deal of ``preset``; finishing times go on the daily board."""
+    rated: bool = field_of(Bool(), False, omit_default=True)
+    """The room's races count for its racers' ratings (docs/ratings.md)."""
 
     def conflict(self) -> str | None:
         chosen = self.deal_number is not None or self.deal_code is not None
+        if self.rated and self.hints:
+            return "a rated race takes no hints"
+        if self.rated and (chosen or self.daily):
+            return "a rated race takes a deal the server picks in secret: no deal, deal_code or daily"
         if self.deal_number is not None and self.deal_code is not None:
             return "give deal_number or deal_code, not both"
         if chosen and (self.any_deal or self.deal_grade is not None):
@@ -343,6 +349,8 @@ class RoomSummary(Message):
     hints: bool = field_of(Bool(), False, omit_default=True)
     daily: str | None = field_of(Opt(Str(10, 10)), None, omit_default=True)
     """A daily race: the UTC day (YYYY-MM-DD) whose deal it races."""
+    rated: bool = field_of(Bool(), False, omit_default=True)
+    """Its races count for the racers' ratings."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,6 +436,8 @@ class RoomState(Message):
     hints: bool = field_of(Bool(), False, omit_default=True)
     lost_notice: bool = field_of(Bool(), False, omit_default=True)
     daily: str | None = field_of(Opt(Str(10, 10)), None, omit_default=True)
+    rated: bool = field_of(Bool(), False, omit_default=True)
+    """The room's races count for its racers' ratings (docs/ratings.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -557,6 +567,21 @@ class Export(Message):
     data: str = field_of(Str(2, EXPORT_MAX))
 
 
+@dataclass(frozen=True, slots=True)
+class RatingNotice(Message):
+    """Event: a rated race on record changed the receiver's rating on ``preset`` (docs/ratings.md)."""
+
+    TYPE = "rating"
+    preset: str = field_of(Str(1, 32))
+    rating: int = field_of(Int(-(2**31), 2**31))
+    """The shown rating after the race."""
+    change: int = field_of(Int(-(2**31), 2**31))
+    """What the race changed it by (the shown numbers' difference: ``+14`` is 14)."""
+    provisional: bool = field_of(Bool())
+    """Fewer than 10 rated races on ``preset`` so far: the number is a first guess."""
+    race_id: str = field_of(Str(1, 40))
+
+
 SERVER_MESSAGES: Final[dict[str, type[Message]]] = {
     m.TYPE: m
     for m in (
@@ -577,6 +602,7 @@ SERVER_MESSAGES: Final[dict[str, type[Message]]] = {
         DailyBoard,
         Identity,
         Export,
+        RatingNotice,
     )
 }
 

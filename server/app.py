@@ -68,6 +68,7 @@ from server.shell.matchmaking import Matchmaker
 from server.shell.metrics import LiveCounts, Metrics
 from server.shell.nodes import NodeUpkeep
 from server.shell.ports import Accounts, ChallengeBook, RaceArchive
+from server.shell.ratings import RatingNotices
 from server.shell.replies import Replies
 from server.shell.requests import Requests
 from server.shell.room_requests import RoomRequests
@@ -165,6 +166,8 @@ class RaceServer:
             self.archiver = Archiver(self.store, archive, config.finished_ttl)
             self.path.archiving = True
             self.path.ended.append(self.archiver.wake)
+            # What a rated race did to its racers' ratings: into the store, and to each racer.
+            archive.rated.append(RatingNotices(self.store).tell)
 
         rooms = RoomRequests(self.path, self.table, self.guard, self.clock, self.dealing, self.fair, self.fair)
         self.lobby = Lobby(self.store)
@@ -180,7 +183,7 @@ class RaceServer:
             self.tasks.spawn,
         )
         """Quick match: the queues' pairs, and this node's waiters."""
-        self.upkeep = NodeUpkeep(self.path, self.table, self.store, self.tasks.spawn, self.node)
+        self.upkeep = NodeUpkeep(self.path, self.table, self.fanout, self.store, self.tasks.spawn, self.node)
         # Players that last: keys at the door, and the account requests (docs/protocol.md, section 21).
         self.identities = Identities(self.store, self.table, accounts)
         account_requests = AccountRequests(

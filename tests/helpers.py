@@ -44,7 +44,8 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
     daily board, as Redis nodes do); "redis": the store, the deal pool and the daily board are all
     in the test's private redis-server (one key prefix per factory), as ``seahaven-server --redis``
     runs them. Settings: a countdown of 0 starts a race at once, no spectator delay, no rate limit
-    in practice; any ``Config`` field can be given; ``records`` is what the public API reads. The
+    in practice; any ``Config`` field can be given; ``records`` is what the public API reads;
+    ``deals`` picks each deal the server picks (its rooms' deals stay secret, not chosen). The
     servers share one FakeClock unless given a clock, so time passes only when the test advances
     it; bots play without pauses unless given a ``bot_time_scale``.
     """
@@ -61,6 +62,7 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
         accounts: Accounts | None = None,
         records: RecordsReader | None = None,
         challenges: ChallengeBook | None = None,
+        deals: Callable[[], int] | None = None,
         **overrides: Any,
     ) -> RaceServer:
         store: Store
@@ -76,6 +78,7 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
             Config(**settings),
             store,
             clock if clock is not None else shared_clock,
+            deals,
             pool=DealPool(store),
             bot_time_scale=bot_time_scale,
             hint_seconds=HINT_SECONDS,
@@ -162,9 +165,36 @@ class DictRecords:
                 "bests": [
                     {"preset": "seahaven", "time_ms": 61_000, "race_id": "ABCDEF-1-abcdefgh", "deal": 42, "ended_at": 1}
                 ],
+                "ratings": [{"preset": "seahaven", "rating": 1523, "provisional": True, "races": 2}],
                 "recent": summaries,
             }
         }
+        self.rating_changes: dict[str, list[dict[str, Any]]] = {
+            ann: [
+                {
+                    "race_id": race_id,
+                    "preset": "seahaven",
+                    "ended_at": race["ended_at"],
+                    "rating": 1500 + 14 * (2 - n),
+                    "change": 14,
+                    "provisional": True,
+                    "races": 2 - n,
+                    "place": 1,
+                    "racers": 2,
+                }
+                for n, (race_id, race) in enumerate(reversed(self.races.items()))
+            ]
+        }
+        self.rating_entries: list[dict[str, Any]] = [
+            {
+                "rank": rank,
+                "player": f"u{rank:012d}",
+                "name": f"racer {rank}",
+                "rating": 1900 - rank,
+                "races": 10 + rank,
+            }
+            for rank in range(1, 26)
+        ]
         self.player_pages: dict[str, list[dict[str, Any]]] = {ann: summaries * 3}
         self.board: list[dict[str, Any]] = [
             {
@@ -243,6 +273,31 @@ class DictRecords:
         await self._ask("challenge", challenge)
         return self.challenges.get(challenge)
 
+    async def player_ratings(self, player: str, preset: str | None, limit: int, before: str | None) -> dict[str, Any]:
+        await self._ask("player_ratings", player, preset, limit, before)
+        changes = [c for c in self.rating_changes.get(player, []) if preset is None or c["preset"] == preset]
+        start = 0
+        if before is not None:
+            if not (before.startswith("i") and before[1:].isdigit()):
+                raise ValueError(f"not a cursor of this reader: {before!r}")
+            start = int(before[1:])
+        more = start + limit < len(changes)
+        return {
+            "player": player,
+            "preset": preset,
+            "history": changes[start : start + limit],
+            "next": f"i{start + limit}" if more else None,
+        }
+
+    async def rating_board(self, preset: str, limit: int, offset: int) -> dict[str, Any]:
+        await self._ask("rating_board", preset, limit, offset)
+        more = offset + limit < len(self.rating_entries)
+        return {
+            "preset": preset,
+            "entries": self.rating_entries[offset : offset + limit],
+            "next_offset": offset + limit if more else None,
+        }
+
 
 def sample_race(race_id: str, *, archived: bool, players: tuple[str, str]) -> dict[str, Any]:
     """A race document in the API's shape (server/http/openapi.py ``Race``): two racers, one won."""
@@ -263,6 +318,7 @@ def sample_race(race_id: str, *, archived: bool, players: tuple[str, str]) -> di
         "started_at": 1_700_000_000_000,
         "ended_at": 1_700_000_061_000,
         "end_reason": "won",
+        "rated": False,
         "archived": archived,
         "racers": [
             {

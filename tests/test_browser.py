@@ -15,7 +15,22 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page, async_playwright
 
-from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Progress, Ready, Result, RoomState, Started
+from protocol.messages import (
+    CreateRoom,
+    Identity,
+    JoinRoom,
+    Moved,
+    MoveRequest,
+    Ok,
+    Progress,
+    RatingNotice,
+    Ready,
+    Register,
+    Resign,
+    Result,
+    RoomState,
+    Started,
+)
 from seahaven import COLUMN, Board, Move, to_board_text
 from seahaven.moves import CELL, CELL_TOKENS, COLUMN_TOKENS, FOUNDATION
 from seahaven.solver import solve
@@ -444,4 +459,39 @@ async def test_a_browser_registers_once_and_comes_back_as_that_player(browser: B
     await page.wait_for_function("() => window.seahaven.me?.identified === true", timeout=WAIT_MS)
     assert await js(page, "window.seahaven.me.player") == key.partition(".")[0]
     assert await js(page, "localStorage.getItem('seahaven.key')") == key  # registered once, not again
+    no_errors(page)
+
+
+async def test_a_quick_match_says_rated_before_ready_and_the_page_hears_its_rating(
+    browser: Browser, server: ServerProcess
+) -> None:
+    page = await open_page(browser, http(server), "Rae")
+    await page.wait_for_function("() => localStorage.getItem('seahaven.key') !== null", timeout=WAIT_MS)
+    await page.evaluate("() => localStorage.removeItem('seahaven.token')")  # next: the registered session
+    await page.reload()
+    await page.wait_for_function("() => window.seahaven.me?.identified === true", timeout=WAIT_MS)
+    first = await WsClient.open(f"ws://127.0.0.1:{server.port}/", "Sam")  # a registered rival
+    identity = await first.call(Register())
+    assert isinstance(identity, Identity) and identity.key is not None
+    await close(first)
+    sam = await WsClient.open(f"ws://127.0.0.1:{server.port}/", "Sam", key=identity.key)
+
+    await page.click("text=Quick match >> nth=-1")
+    await page.wait_for_selector("#room-code", timeout=WAIT_MS)
+    assert "· rated" in await page.inner_text(".room-head .muted")  # said before anyone is ready
+    assert isinstance(await sam.call(JoinRoom(room=await page.inner_text("#room-code"))), RoomState)
+    assert isinstance(await sam.call(Ready()), Ok)
+    await page.click("#ready")
+    await in_race(page)
+    assert isinstance(await sam.call(Resign()), Ok)
+    for _ in range(2):  # R twice: resign
+        await page.keyboard.press("R")
+    await results(page)
+    told = await sam.expect(RatingNotice)
+    await page.wait_for_function("() => window.seahaven.ratings.seahaven !== undefined", timeout=WAIT_MS)
+    mine = await js(page, "window.seahaven.ratings.seahaven")
+    assert isinstance(mine, dict) and mine["race_id"] == told.race_id and mine["provisional"] is True
+    assert mine["rating"] - mine["change"] == 1500 and mine["change"] == -told.change  # two new players
+    assert "your rating" in await page.inner_text(".room-head .muted")
+    await close(sam)
     no_errors(page)

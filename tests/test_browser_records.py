@@ -210,6 +210,7 @@ async def test_a_race_replays_move_by_move_then_the_winners_page_and_the_boards(
     best = await page.locator(".bests tbody tr").all_inner_texts()
     assert len(best) == 1 and best[0].startswith("Seahaven Towers")
     assert await page.get_attribute(".bests a", "href") == f"/races/{race_id}"
+    assert "No rated race yet" in await page.inner_text("[aria-labelledby=ratings-h]")  # a friends' room
     races = [re.sub(r"\s+", " ", r) for r in await page.locator(".races tbody tr").all_inner_texts()]
     assert len(races) == 1 and "1 of 2 finished" in races[0], races
     assert await page.is_hidden("#more-races")

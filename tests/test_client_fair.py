@@ -182,4 +182,5 @@ def test_public_rooms_name_what_they_race() -> None:
     )
     assert room_tags(plain) == ""
     assert room_tags(replace(plain, deal_grade="gentle", hints=True)) == " · gentle · hints"
+    assert room_tags(replace(plain, rated=True, deal_grade="gentle")) == " · rated · gentle"
     assert room_tags(replace(plain, daily="2026-11-30", any_deal=True)) == " · daily · any deal"

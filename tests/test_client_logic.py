@@ -25,12 +25,12 @@ from client.places import (
     why_not,
 )
 from client.rivals import RacerView, format_ms, status_text
-from client.room_model import RoomModel
+from client.room_model import RoomModel, rating_line, rating_text
 from client.room_text import Seen
 from client.spectating import Boards
 from client.stats import Stats, default_stats_path
 from protocol.enums import Status
-from protocol.messages import Matching, Members, Racer, RoomState, Standing
+from protocol.messages import Matching, Members, Racer, RatingNotice, RoomState, Standing
 from seahaven import CELL, COLUMN, FOUNDATION, Board, Card, Move
 
 # Seahaven deal 1: cells 2H 6H - -; column 7 ends 8H 8C, column 10 ends 7D 9C, column 2 ends 8S.
@@ -248,7 +248,7 @@ def test_waiting_room_says_the_settings_and_only_the_creator_shares_the_code() -
     assert lines is not None and lines[:3] == (
         "Room ABC123",
         "Seahaven Towers · deal #7",
-        "time limit 5 min · undo off · hints off · private",
+        "time limit 5 min · undo off · hints off · private · unrated",
     )
     assert "Share this code: your friend joins with it" in lines
     joined = room_text.cover(RoomModel(room_state()), Boards(), seen)
@@ -284,6 +284,21 @@ def test_a_quick_match_wait_shows_its_window_widening_until_anyone_goes() -> Non
     )
     model.apply_state(room_state(room="XYZ789", racers=alone, seats=2))
     assert model.matching is None
+
+
+def test_a_rated_room_says_so_with_my_rating_on_its_rules_once_the_server_gave_one() -> None:
+    seen = Seen(progress=0, actions=0, won=False, results_open=False, asked_rematch=False)
+    rated = room_state(rated=True)
+    lines = room_text.cover(RoomModel(rated), Boards(), seen)
+    assert lines is not None and lines[3] == "time limit 5 min · undo off · hints off · private · rated"
+    assert not any("your rating" in line for line in lines)  # none heard yet
+    notice = RatingNotice(preset="seahaven", rating=1579, change=79, provisional=True, race_id="ABC123-1-aaaaaaaa")
+    other = replace(notice, preset="freecell", rating=1400, change=-100)
+    lines = room_text.cover(RoomModel(rated, ratings={"seahaven": notice, "freecell": other}), Boards(), seen)
+    assert lines is not None and lines[4] == "your rating here: 1579? +79"
+    assert rating_text(replace(notice, rating=1486, change=-9, provisional=False)) == "1486 -9"
+    assert rating_line(other) == "Your FreeCell rating: 1400? -100"
+    assert rating_line(replace(notice, preset="chess")) == "Your chess rating: 1579? +79"
 
 
 def test_finished_race_time_and_rematch_wishes() -> None:

@@ -166,10 +166,16 @@ def old_entries() -> list[bytes]:
     return [bytes.fromhex(line) for line in OLD_LOG.split()]
 
 
-def newer(entry: bytes) -> bytes:
-    """``entry`` as the next release would write it: the same event, one format version newer."""
+def in_version(entry: bytes, number: int) -> bytes:
+    """``entry`` with the head of format version ``number``: the same event and fields."""
     head, *fields = msgpack.unpackb(entry, raw=False)
-    return bytes(msgpack.packb([head + SPAN, *fields]))
+    return bytes(msgpack.packb([head % SPAN + number * SPAN, *fields]))
+
+
+def newer(entry: bytes) -> bytes:
+    """``entry`` as the next release would write it: the same event, one format version newer
+    than this build's."""
+    return in_version(entry, events.FORMAT + 1)
 
 
 def version(entry: bytes) -> int:
@@ -178,11 +184,26 @@ def version(entry: bytes) -> int:
     return head // SPAN
 
 
-def test_this_build_writes_version_0_the_bytes_entries_had_before_versions() -> None:
-    assert events.FORMAT == 0
-    assert pack(MovedEvent(1100, "p1", "3h")) == msgpack.packb([6, 1100, "p1", "3h"])
+def test_this_build_writes_version_1_and_reads_version_0_as_it_always_was() -> None:
+    assert events.FORMAT == 1  # 1: the rooms' settings gained ``rated``
+    assert pack(MovedEvent(1100, "p1", "3h")) == msgpack.packb([6 + SPAN, 1100, "p1", "3h"])
     entries = old_entries()
-    assert [pack(unpack(entry)) for entry in entries] == entries  # read, written back: the same bytes
+    rewritten = [pack(unpack(entry)) for entry in entries]
+    # Read and written back: every event as it was, in version 1; the room's settings gain
+    # ``rated``, false (a version-0 room is unrated).
+    assert rewritten[1:] == [in_version(entry, 1) for entry in entries[1:]]
+    head, *fields = msgpack.unpackb(entries[0], raw=False)
+    assert msgpack.unpackb(rewritten[0], raw=False) == [head + SPAN, *fields[:-1], {**fields[-1], "rated": False}]
+    assert [unpack(entry) for entry in rewritten] == [unpack(entry) for entry in entries]
+    first = unpack(entries[0])
+    assert isinstance(first, events.Created) and first.settings.rated is False
+
+
+def test_a_rated_room_reads_back_rated() -> None:
+    room, log = Room.create("RATED1", Settings("seahaven", 1, rated=True), 0)
+    (created,) = [unpack(pack(event)) for event in log]
+    assert isinstance(created, events.Created) and created.settings.rated is True
+    assert version(pack(created)) == 1 and room.state_for("p1", 0).rated is True
 
 
 def old_race() -> tuple[Room, list[Event]]:
@@ -265,12 +286,12 @@ async def test_an_older_node_leaves_a_newer_builds_room_alone_while_the_newer_no
     assert isinstance(created, RoomState)
     code = created.room
     written = await stored(redis, code)
-    assert [version(e) for e in written] == [0, 0]  # this build's Created and Joined
+    assert [version(e) for e in written] == [events.FORMAT] * 2  # this build's Created and Joined
 
     # The next release's node seats Bob: its Joined is the room's first newer entry.
     assert isinstance(await bob.call(JoinRoom(room=code)), RoomState)
     before = await stored(redis, code)
-    assert [version(e) for e in before] == [0, 0, 1]
+    assert [version(e) for e in before] == [events.FORMAT, events.FORMAT, events.FORMAT + 1]
 
     # The older node refuses the room (whether a doorbell or the store told it first): Ann hears
     # why, and nothing is written. Then it holds the room no more: a newcomer there is told the same.
@@ -298,7 +319,7 @@ async def test_an_older_node_leaves_a_newer_builds_room_alone_while_the_newer_no
     assert isinstance(moved, Moved) and moved.moves == 1
     after = await stored(redis, code)
     assert after[: len(before)] == before and len(after) > len(before)
-    assert all(version(e) == 1 for e in after[len(before) :])  # the older node wrote none of it
+    assert all(version(e) == events.FORMAT + 1 for e in after[len(before) :])  # the older node wrote none of it
 
     # The doorbells of those appends rang the older node (it loaded the room): it ignored them.
     again = await cy.call(JoinRoom(room=code))

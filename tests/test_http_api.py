@@ -166,6 +166,35 @@ async def test_a_challenge(server: RaceServer, records: DictRecords) -> None:
     assert answer.status == 200 and answer.json() == records.challenges["ch1"]
 
 
+async def test_a_players_rating_history_is_paged_by_the_readers_cursor(
+    server: RaceServer, records: DictRecords
+) -> None:
+    ann = next(iter(records.players))
+    first = await api(server, f"/api/v1/players/{ann}/ratings?limit=1")
+    assert first.status == 200 and first.headers["cache-control"] == "public, max-age=10"
+    page = first.json()
+    assert page["history"] == records.rating_changes[ann][:1] and page["next"] == "i1"
+    rest = (await api(server, f"/api/v1/players/{ann}/ratings?limit=1&cursor=i1&preset=seahaven")).json()
+    assert rest["history"] == records.rating_changes[ann][1:] and rest["next"] is None
+    assert records.asked[-1:] == [("player_ratings", (ann, "seahaven", 1, "i1"))]
+    assert (await api(server, "/api/v1/players/pNOBODY0000/ratings")).status == 404
+    refused = await api(server, f"/api/v1/players/{ann}/ratings?preset=chess")
+    assert refused.status == 400 and "preset must be one of" in refused.json()["error"]["message"]
+    assert (await api(server, f"/api/v1/players/{ann}/ratings?cursor=zz")).status == 400  # not the reader's
+
+
+async def test_the_rating_board_pages_by_offset(server: RaceServer, records: DictRecords) -> None:
+    answer = await api(server, "/api/v1/ratings/seahaven")
+    assert answer.status == 200 and answer.headers["cache-control"] == "public, max-age=30"
+    board = answer.json()
+    assert [e["rank"] for e in board["entries"]] == list(range(1, 21)) and board["next_offset"] == 20
+    rest = (await api(server, "/api/v1/ratings/seahaven-3cells?offset=20&limit=100")).json()
+    assert [e["rank"] for e in rest["entries"]] == list(range(21, 26)) and rest["next_offset"] is None
+    assert records.asked[-1:] == [("rating_board", ("seahaven-3cells", 100, 20))]
+    assert (await api(server, "/api/v1/ratings/chess")).status == 404
+    assert (await api(server, "/api/v1/ratings/seahaven?period=week")).status == 400  # no such parameter
+
+
 async def test_the_openapi_document_is_served_with_the_api(server: RaceServer) -> None:
     answer = await api(server, "/api/v1/openapi.json")
     document = answer.json()
@@ -176,7 +205,9 @@ async def test_the_openapi_document_is_served_with_the_api(server: RaceServer) -
         "/api/v1/races/{race_id}",
         "/api/v1/players/{player}",
         "/api/v1/players/{player}/races",
+        "/api/v1/players/{player}/ratings",
         "/api/v1/leaderboards/{preset}",
+        "/api/v1/ratings/{preset}",
         "/api/v1/challenges/{challenge}",
     }
 

@@ -1,4 +1,4 @@
-"""The public read API under ``/api/v1/``: races, players, leaderboards and challenges as JSON.
+"""The public read API under ``/api/v1/``: races, players, ratings, leaderboards and challenges as JSON.
 
 Every document comes from a ``RecordsReader`` (the records part implements it:
 ``server/records/reader.py``); this module checks the request's parameters, asks the reader once,
@@ -83,6 +83,16 @@ class RecordsReader(Protocol):
 
     async def challenge(self, challenge: str) -> dict[str, Any] | None: ...
 
+    async def player_ratings(self, player: str, preset: str | None, limit: int, before: str | None) -> dict[str, Any]:
+        """``{"player", "preset", "history": [change, ...], "next": cursor | None}``: what rated races
+        did to the player's ratings (on ``preset``; None: every preset), newest first, paged like
+        ``player_races``."""
+        ...
+
+    async def rating_board(self, preset: str, limit: int, offset: int) -> dict[str, Any]:
+        """``{"preset", "entries": [...], "next_offset"}``: the settled ratings of ``preset``, best first."""
+        ...
+
 
 class BadRequest(Exception):
     """A parameter the API cannot take: answered 400 with this message."""
@@ -102,7 +112,9 @@ class Api:
             ("/api/v1/races/{race_id}", self.race),
             ("/api/v1/players/{player}", self.player),
             ("/api/v1/players/{player}/races", self.player_races),
+            ("/api/v1/players/{player}/ratings", self.player_ratings),
             ("/api/v1/leaderboards/{preset}", self.leaderboard),
+            ("/api/v1/ratings/{preset}", self.rating_board),
             ("/api/v1/challenges/{challenge}", self.challenge),
         ):
             router.add(["GET"], pattern, answering(handler))
@@ -145,6 +157,35 @@ class Api:
         except ValueError as exc:  # a cursor of the right form that the reader never gave out
             raise BadRequest(str(exc)) from None
         return document_reply(request, json_body(found), RECENT)
+
+    async def player_ratings(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        player = player_name(params["player"])
+        given = query(request, {"preset", "limit", "cursor"})
+        preset = given.get("preset")
+        if preset is not None and preset not in PRESETS:
+            raise BadRequest(f"preset must be one of {', '.join(PRESETS)}, not {preset!r}")
+        limit = integer(given, "limit", LIMIT_DEFAULT, 1, LIMIT_MAX)
+        cursor = given.get("cursor")
+        if cursor is not None and not _CURSOR.fullmatch(cursor):
+            raise BadRequest(f"cursor {cursor!r} is not one this API gives out")
+        records = self.reader()
+        if await self.read(records.player(player)) is None:
+            return not_found(f"no player {player}")
+        try:
+            found = await self.read(records.player_ratings(player, preset, limit, cursor))
+        except ValueError as exc:  # a cursor of the right form that the reader never gave out
+            raise BadRequest(str(exc)) from None
+        return document_reply(request, json_body(found), RECENT)
+
+    async def rating_board(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        preset = params["preset"]
+        given = query(request, {"limit", "offset"})
+        if preset not in PRESETS:
+            return not_found(f"no preset {preset!r}; presets: {', '.join(PRESETS)}")
+        limit = integer(given, "limit", LIMIT_DEFAULT, 1, LIMIT_MAX)
+        offset = integer(given, "offset", 0, 0, OFFSET_MAX)
+        found = await self.read(self.reader().rating_board(preset, limit, offset))
+        return document_reply(request, json_body(found), BOARD)
 
     async def leaderboard(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         preset = params["preset"]  # preset names need no percent-encoding: none is decoded

@@ -118,6 +118,7 @@ SCHEMAS: Final[dict[str, Any]] = {
             "started_at": _MS,
             "ended_at": _MS,
             "end_reason": {"type": "string", "enum": [r.value for r in EndReason]},
+            "rated": {"type": "boolean", "description": "A rated race: its racers' ratings count it."},
             "archived": {"type": "boolean", "description": "In the database (false: still served from Redis)."},
             "racers": {"type": "array", "items": _ref("Racer"), "description": "In the final standings' order."},
         }
@@ -143,6 +144,63 @@ SCHEMAS: Final[dict[str, Any]] = {
             "time_ms": _OPT_MS,
         }
     ),
+    "Rating": _object(
+        {
+            "preset": _PRESET,
+            "rating": {"type": "integer", "description": "The shown rating (docs/ratings.md): 1500 for a new player."},
+            "provisional": {"type": "boolean", "description": "Fewer than 10 rated races on this preset."},
+            "races": {"type": "integer", "minimum": 1, "description": "Rated races on this preset."},
+        }
+    ),
+    "RatingChange": _object(
+        {
+            "race_id": {"type": "string", "pattern": RACE_ID},
+            "preset": _PRESET,
+            "ended_at": _MS,
+            "rating": {"type": "integer", "description": "The shown rating after this race."},
+            "change": {"type": "integer", "description": "What this race changed it by."},
+            "provisional": {"type": "boolean", "description": "Still provisional after this race."},
+            "races": {"type": "integer", "minimum": 1, "description": "Rated races on the preset, this one counted."},
+            "place": {"type": "integer", "minimum": 1},
+            "racers": {"type": "integer", "minimum": 1},
+        }
+    ),
+    "PlayerRatings": _object(
+        {
+            "player": _STR,
+            "preset": {"type": ["string", "null"], "enum": [*PRESETS, None], "description": "null: every preset."},
+            "history": {"type": "array", "items": _ref("RatingChange"), "description": "Newest first."},
+            "next": {
+                "type": ["string", "null"],
+                "pattern": CURSOR,
+                "description": "The cursor of the next page (null: this is the last).",
+            },
+        }
+    ),
+    "RatingEntry": _object(
+        {
+            "rank": {"type": "integer", "minimum": 1},
+            "player": _STR,
+            "name": _STR,
+            "rating": _INT,
+            "races": {"type": "integer", "minimum": 1},
+        }
+    ),
+    "RatingBoard": _object(
+        {
+            "preset": _PRESET,
+            "entries": {
+                "type": "array",
+                "items": _ref("RatingEntry"),
+                "description": "Best first; provisional ratings are left out.",
+            },
+            "next_offset": {
+                "type": ["integer", "null"],
+                "minimum": 0,
+                "description": "The offset of the next page (null: this is the last).",
+            },
+        }
+    ),
     "Player": _object(
         {
             "player": _STR,
@@ -154,6 +212,11 @@ SCHEMAS: Final[dict[str, Any]] = {
             "current_streak": _COUNT,
             "best_streak": _COUNT,
             "bests": {"type": "array", "items": _ref("Best"), "description": "Personal bests, one per preset."},
+            "ratings": {
+                "type": "array",
+                "items": _ref("Rating"),
+                "description": "The player's rating on each preset they were rated on.",
+            },
             "recent": {"type": "array", "items": _ref("RaceSummary"), "description": "The latest races, newest first."},
         }
     ),
@@ -344,6 +407,44 @@ PATHS: Final[dict[str, Any]] = {
             },
         ],
     ),
+    "/api/v1/players/{player}/ratings": _operation(
+        "getPlayerRatings",
+        "What rated races did to a player's ratings, newest first, a page at a time.",
+        "PlayerRatings",
+        [
+            _path("player", {"type": "string", "minLength": 1, "maxLength": PLAYER_MAX}, "A player id or handle."),
+            {
+                "name": "preset",
+                "in": "query",
+                "required": False,
+                "description": "Only this preset's ratings (absent: every preset).",
+                "schema": _PRESET,
+            },
+            _LIMIT,
+            {
+                "name": "cursor",
+                "in": "query",
+                "required": False,
+                "description": "The `next` of the page before (absent: the newest page).",
+                "schema": {"type": "string", "pattern": CURSOR},
+            },
+        ],
+    ),
+    "/api/v1/ratings/{preset}": _operation(
+        "getRatingBoard",
+        "The best ratings of a preset: registered players with 10 rated races or more.",
+        "RatingBoard",
+        [
+            _path("preset", _PRESET, "The rules preset."),
+            _LIMIT,
+            {
+                "name": "offset",
+                "in": "query",
+                "required": False,
+                "schema": {"type": "integer", "minimum": 0, "maximum": OFFSET_MAX, "default": 0},
+            },
+        ],
+    ),
     "/api/v1/leaderboards/{preset}": _operation(
         "getLeaderboard",
         "The fastest proven wins of a preset: human racers, no hints, deals the server picked.",
@@ -397,7 +498,7 @@ def document() -> dict[str, Any]:
             "title": "Seahaven race server: public read API",
             "version": "1",
             "description": (
-                "Races on record, players, leaderboards and ghost challenges, read-only. JSON (UTF-8); "
+                "Races on record, players, their ratings, leaderboards and ghost challenges, read-only. JSON (UTF-8); "
                 "CORS open to every origin; rate-limited per client address (429 with Retry-After). "
                 "See docs/api.md."
             ),

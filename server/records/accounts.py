@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.records.database import Database
-from server.records.schema import player_keys, players, race_racers, races
+from server.records.schema import player_keys, players, race_racers, races, ratings
 from server.records.views import DELETED_NAME
 
 __all__ = ["EXPORT_RACES", "Account", "Accounts"]
@@ -108,6 +108,8 @@ class Accounts:
             if not (await conn.execute(emptied)).rowcount:
                 return False
             await conn.execute(delete(player_keys).where(player_keys.c.player == player))
+            # Their ratings go (off the rating boards); what each race did to them stays with the race.
+            await conn.execute(delete(ratings).where(ratings.c.player == player))
             await conn.execute(update(race_racers).where(race_racers.c.player == player).values(name=DELETED_NAME))
         return True
 

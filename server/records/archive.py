@@ -6,7 +6,9 @@ written, so a second write of a race (a retry after a lost commit acknowledgemen
 at once, a re-recorded log) changes nothing. Two writers of one race at the same moment serialise
 on the key (PostgreSQL makes the second wait for the first's commit, then do nothing; SQLite
 admits one writer at a time). The racers' rows are written in the same transaction, so a race is
-on record whole or not at all.
+on record whole or not at all. So are its ratings (``server.records.ratings``): a rated race
+updates its racers' ratings in that same transaction, so a race written twice rates once; once it
+committed, the ``rated`` hooks hear what changed (the players are told: ``server/shell/ratings.py``).
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from sqlalchemy import select, update
 
 from protocol.messages import REGISTERED_PREFIX
 from server.records.database import Database
+from server.records.ratings import rate_race
 from server.records.rows import proofs, race_row, racer_rows
 from server.records.schema import players, race_racers, races
 from server.records.views import DELETED_NAME
 from server.rooms.history import RaceRecord
+from server.rooms.rated import Told
 
 __all__ = ["Archive"]
 
@@ -33,6 +37,9 @@ class Archive:
         self.now = now
         # Built once: executed with each race's values as parameters (no statement to build per race).
         self.claim = db.insert(races).on_conflict_do_nothing(index_elements=["race_id"]).returning(races.c.race_id)
+        self.rated: list[Told] = []
+        """Told the rating changes of each race this archive wrote, after its commit (whoever
+        wrote it: the archiver, or a challenge of a race not archived yet)."""
 
     async def write_races(self, records: Sequence[RaceRecord]) -> None:
         """Write each race in its own transaction; one already there is left as it is. Raises
@@ -45,7 +52,8 @@ class Archive:
         """Write one race; False when it was on record already (then nothing was written)."""
         # The engine's replay runs before the transaction: the write lock is held for the writes only.
         racers = racer_rows(record, proofs(record))
-        race = race_row(record, self.now())
+        now = self.now()
+        race = race_row(record, now)
         async with self.db.write() as conn:
             if (await conn.execute(self.claim, race)).first() is None:
                 return False
@@ -63,4 +71,8 @@ class Archive:
                     race_racers.c.race_id == record.race_id, race_racers.c.player.in_(gone)
                 )
                 await conn.execute(renamed.values(name=DELETED_NAME))
+            changes = await rate_race(conn, self.db, record, now)
+        if changes:
+            for hook in self.rated:
+                await hook(changes)
         return True

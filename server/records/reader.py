@@ -1,4 +1,4 @@
-"""The public read API's answers: races, players, their races, leaderboards, challenges.
+"""The public read API's answers: races, players, their races and ratings, leaderboards, challenges.
 
 Every method returns JSON-ready dicts (``server.records.views``) or None for what is not there,
 raises ``ValueError`` (with a message for the asker) for a bad argument and
@@ -30,6 +30,7 @@ from seahaven.rules import PRESETS
 from seahaven.winnable import GRADES
 from server.records.challenge_results import RESULTS, result_view, results_query
 from server.records.database import Database
+from server.records.rating_reads import player_ratings, rating_board, rating_history_page
 from server.records.rows import proofs, record_of
 from server.records.schema import challenges, players, race_racers, races
 from server.records.views import race_view, shown_name, summary_view
@@ -121,6 +122,7 @@ class Reader:
             recent = (await conn.execute(summaries(player).limit(RECENT))).mappings().all()
             current, best = await streaks(conn, player)
             bests = await personal_bests(conn, player)
+            rated = await player_ratings(conn, player)
         name = account["display_name"] if account is not None else (recent[0]["name"] if recent else player)
         return {
             "player": player,
@@ -132,6 +134,7 @@ class Reader:
             "current_streak": current,
             "best_streak": best,
             "bests": bests,
+            "ratings": rated,
             "recent": [summary_view(row) for row in recent],
         }
 
@@ -154,7 +157,41 @@ class Reader:
             "next": cursor(shown[-1]["ended_at"], shown[-1]["race_id"]) if more else None,
         }
 
+    async def player_ratings(
+        self, player: str, preset: str | None = None, limit: int = 20, before: str | None = None
+    ) -> dict[str, Any]:
+        """A page of what rated races did to a player's ratings (an id or a handle; on ``preset``,
+        None: every preset), newest first; ``before``: the ``next`` of the page before."""
+        check_limit(limit)
+        if preset is not None and preset not in PRESETS:
+            raise ValueError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
+        after = read_cursor(before) if before is not None else None
+        async with self.db.read() as conn:
+            player = await resolve(conn, player)
+            history, last = await rating_history_page(conn, player, preset, limit, after)
+        return {
+            "player": player,
+            "preset": preset,
+            "history": history,
+            "next": cursor(*last) if last is not None else None,
+        }
+
     # -- boards -------------------------------------------------------------
+
+    async def rating_board(self, preset: str, limit: int = 50, offset: int = 0) -> dict[str, Any]:
+        """The best settled ratings of ``preset`` (provisional ones are left out)."""
+        if preset not in PRESETS:
+            raise ValueError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
+        check_limit(limit)
+        if offset < 0:
+            raise ValueError(f"offset must be 0 or more, not {offset}")
+        async with self.db.read() as conn:
+            rows = await rating_board(conn, preset, limit, offset)
+        return {
+            "preset": preset,
+            "entries": rows[:limit],
+            "next_offset": offset + limit if len(rows) > limit else None,
+        }
 
     async def leaderboard(
         self,

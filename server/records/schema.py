@@ -14,6 +14,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    Double,
     ForeignKey,
     ForeignKeyConstraint,
     Index,
@@ -23,7 +24,7 @@ from sqlalchemy import (
     Text,
 )
 
-__all__ = ["challenges", "metadata", "player_keys", "players", "race_racers", "races"]
+__all__ = ["challenges", "metadata", "player_keys", "players", "race_racers", "races", "rating_history", "ratings"]
 
 metadata = MetaData(
     # Named constraints, so a later migration can name what it alters on either database.
@@ -124,4 +125,42 @@ player_keys = Table(
     Column("created_at", BigInteger, nullable=False),
     Column("label", Text),
     Index(None, "player"),
+)
+
+# -- ratings (migration 0003_ratings; docs/ratings.md) --
+
+ratings = Table(
+    "ratings",
+    metadata,
+    # A registered player's rating on one preset: the model's belief (mu, sigma), written by the
+    # archive in the transaction of each rated race (its row locked meanwhile).
+    Column("player", Text, ForeignKey("players.player", ondelete="CASCADE"), primary_key=True),
+    Column("preset", Text, primary_key=True),
+    Column("mu", Double, nullable=False),
+    Column("sigma", Double, nullable=False),
+    Column("races", Integer, nullable=False),
+    Column("updated_at", BigInteger, nullable=False),
+    Index(None, "preset", "mu"),  # the rating board
+)
+
+rating_history = Table(
+    "rating_history",
+    metadata,
+    # What one rated race did to one racer's rating: one row per (race, racer), written with the
+    # race (so a race archived twice rates once: the second write writes nothing at all).
+    Column("race_id", Text, primary_key=True),
+    Column("player", Text, primary_key=True),
+    Column("preset", Text, nullable=False),
+    Column("mu_before", Double, nullable=False),
+    Column("sigma_before", Double, nullable=False),
+    Column("mu_after", Double, nullable=False),
+    Column("sigma_after", Double, nullable=False),
+    Column("rating_before", Integer, nullable=False),
+    Column("rating_after", Integer, nullable=False),
+    # Rated races on the preset so far, this one counted.
+    Column("races", Integer, nullable=False),
+    # The race's end, copied here so a player's history pages in index order without a join.
+    Column("ended_at", BigInteger, nullable=False),
+    ForeignKeyConstraint(["race_id", "player"], ["race_racers.race_id", "race_racers.player"], ondelete="CASCADE"),
+    Index(None, "player", "preset", "ended_at", "race_id"),
 )

@@ -43,6 +43,7 @@ def race_view(
         "started_at": record.started_at,
         "ended_at": record.ended_at,
         "end_reason": record.end_reason,
+        "rated": settings.rated,
         "archived": archived,
         "racers": [
             {

@@ -14,6 +14,10 @@ the head's one byte).
 Raise ``FORMAT`` for any change an older build could not read right: a new event kind, a new or
 changed field of an event or of ``Settings`` (an older build would refuse or misread it), a field's
 new meaning. The new build then reads both: the older versions as they were, its own as it writes.
+
+Versions: 0, the first (entries written before versions existed); 1, ``Settings.rated`` (a rated
+room: an older build would refuse the unknown setting). Every other event of version 1 is that of
+version 0 with the new head; a version-0 ``Created`` reads as an unrated room.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import msgpack
 
 from server.rooms.settings import Settings
 
-FORMAT: Final = 0
+FORMAT: Final = 1
 """The newest format version this build reads, and the one it writes."""
 SPAN: Final = 32
 """Kinds one format version may have: the head of an entry is ``version * SPAN + kind``."""

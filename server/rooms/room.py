@@ -262,6 +262,7 @@ class Room:
             hints=self.settings.hints,
             lost_notice=self.settings.lost_notice,
             daily=self.settings.daily,
+            rated=self.settings.rated,
         )
 
     def _board_text(self, board: Board | None) -> str:
@@ -310,6 +311,7 @@ class Room:
             deal=self.deal_code() if self.settings.chosen else None,
             hints=self.settings.hints,
             daily=self.settings.daily,
+            rated=self.settings.rated,
         )
 
     def is_open(self) -> bool:

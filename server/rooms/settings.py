@@ -36,3 +36,6 @@ class Settings:
     """A racer is told when their position is proven lost."""
     daily: str | None = None
     """A daily race: the UTC day (YYYY-MM-DD) whose deal ``deal`` is."""
+    rated: bool = False
+    """Its races count for the racers' ratings (docs/ratings.md; the records rate them). New in
+    the log's format 1: an entry of format 0 has no such field and reads as False."""

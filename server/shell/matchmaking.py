@@ -1,5 +1,5 @@
 """Quick match: racers of a similar rating paired through the store's queues (docs/protocol.md,
-``quick_match``; docs/matchmaking.md).
+``quick_match``; docs/ratings.md, "Quick match").
 
 A racer who asks is paired at once with the waiter the queue lets them race, and joins that
 waiter's room (on whichever node holds it); when nobody fits, they are seated alone in a room of
@@ -152,10 +152,10 @@ class Matchmaker:
                 log_event("match.paired", player=session.player, partner=partner.player, room=held.room.code)
                 return
         # Nobody to race yet: a room of one's own, to wait in.
-        if daily is not None:
+        if daily is not None:  # the daily deal is public: its races are never rated
             settings = await self.deals.settings(message.preset, deal, daily=daily)
-        else:
-            settings = await self.deals.settings(message.preset, None, deal_grade=message.deal_grade)
+        else:  # the room quick match opens is rated (docs/ratings.md)
+            settings = await self.deals.settings(message.preset, None, deal_grade=message.deal_grade, rated=True)
         held = await self.create(asker, settings)
         await self.path.join(asker, held, spectate=False)
         bot_at = now + message.bot_after * 1000 if message.bot_after is not None else None

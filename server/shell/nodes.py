@@ -1,5 +1,6 @@
 """Keeping this node in step with the others on the same store: doorbells (a room's log grew,
-a session was taken over, a log was wiped), the heartbeat, and the members of nodes that died."""
+a session was taken over, a log was wiped, a frame for a player), the heartbeat, and the members
+of nodes that died."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from typing import Final, Protocol
 
 from protocol.errors import CloseCode, ProtocolError
 from server.rooms.room import Room
+from server.shell.fanout import Fanout
 from server.shell.held import Command, HeldRoom, log_event
+from server.shell.ratings import PLAYER_BELL
 from server.shell.roompath import RoomPath, Spawn
 from server.shell.sessions import SessionTable
 from server.store.base import StoreError, room_bell
@@ -37,17 +40,23 @@ class NodeUpkeep:
     """This node's side of a multi-node deployment: the rooms of ``path`` and the sessions of
     ``table`` kept in step with what the other nodes store."""
 
-    def __init__(self, path: RoomPath, table: SessionTable, store: NodeStore, spawn: Spawn, node: str) -> None:
+    def __init__(
+        self, path: RoomPath, table: SessionTable, fanout: Fanout, store: NodeStore, spawn: Spawn, node: str
+    ) -> None:
         self.path = path
         self.table = table
+        self.fanout = fanout
         self.store = store
         self.spawn = spawn
         self.node = node
         self.beats = 0
 
     def ring(self, kind: str, key: str, data: bytes) -> None:
-        """A doorbell: a room's log grew or was written back whole (catch up), or another node took
-        a session over."""
+        """A doorbell: a room's log grew or was written back whole (catch up), another node took
+        a session over, or a frame for a player (sent if their connection is here)."""
+        if kind == PLAYER_BELL:
+            self.fanout.write(self.fanout.connections({key}), data)
+            return
         if kind == "session":
             session = self.table.by_token.get(key)
             if session is None or data.decode(errors="replace") == self.node:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from server.rooms.history import ChallengeRun, RaceRecord
+from server.rooms.rated import Told
 from server.rooms.room import Room
 from server.rooms.settings import Settings
 
@@ -49,7 +50,11 @@ class MoveWatch(Protocol):
 
 
 class RaceArchive(Protocol):
-    """The database's side of archiving: every finished race, written once."""
+    """The database's side of archiving: every finished race, written once (and its ratings
+    updated once, in the same transaction: docs/ratings.md)."""
+
+    rated: list[Told]
+    """Told the rating changes of each rated race written, after its commit."""
 
     async def write_races(self, records: Sequence[RaceRecord]) -> None:
         """Write each race in its own transaction keyed by its id: a race already there is left

@@ -77,6 +77,7 @@ class RoomRequests:
             deal_grade=message.deal_grade,
             hints=message.hints,
             lost_notice=message.lost_notice,
+            rated=message.rated,
         )
         held = await self.create(asker, settings)
         await self.path.join(asker, held, spectate=False)

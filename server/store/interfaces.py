@@ -99,11 +99,12 @@ class RoomLog(Protocol):
 
 
 class Doorbells(Protocol):
-    """Messages to every node: the rooms' appends, session takeovers, wiped logs."""
+    """Messages to every node: the rooms' appends, session takeovers, wiped logs, frames to a player."""
 
-    def ring(self, kind: str, key: str, data: str) -> Awaitable[None]:
+    def ring(self, kind: str, key: str, data: str | bytes) -> Awaitable[None]:
         """Ring a doorbell on every node: ``session`` (data: the node that took the session over;
-        older connections close with 4001) or ``wiped`` (a room's log was written back whole)."""
+        older connections close with 4001), ``wiped`` (a room's log was written back whole) or
+        ``player`` (key: a player id, data: a frame for that player's connection, wherever it is)."""
         ...
 
     async def doorbells(self, ring: Ring) -> None:

@@ -268,8 +268,9 @@ class MemoryStore:
 
     # -- doorbells -----------------------------------------------------------------------------------
 
-    def ring(self, kind: str, key: str, data: str) -> Awaitable[None]:
-        return self._run("ring", lambda: self._ring(kind, key, data.encode()))
+    def ring(self, kind: str, key: str, data: str | bytes) -> Awaitable[None]:
+        raw = data.encode() if isinstance(data, str) else bytes(data)
+        return self._run("ring", lambda: self._ring(kind, key, raw))
 
     def _ring(self, kind: str, key: str, data: bytes) -> None:
         loop = asyncio.get_running_loop()

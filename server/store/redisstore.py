@@ -532,7 +532,7 @@ class RedisStore:
 
     # -- doorbells -----------------------------------------------------------------------------------
 
-    def ring(self, kind: str, key: str, data: str) -> Awaitable[None]:
+    def ring(self, kind: str, key: str, data: str | bytes) -> Awaitable[None]:
         async def call() -> None:
             await self._redis.publish(self.bell(kind, key), data)
 

@@ -48,6 +48,7 @@ const S = {
   gen: 0, // bumps when a room frame replaces the board: late replies to older moves are ignored
   armed: null, // a key pressed once that needs a second press (R resign, l leave)
   toast: "",
+  ratings: {}, // preset -> my last `rating` event's body (docs/ratings.md)
   wanted: roomFromPath(), // {code, watch} from a /r/CODE link
   match: null, // quick match's wait for a partner: the last `matching`, with its room and when it came (local ms)
 };
@@ -116,9 +117,18 @@ function onWelcome(body, error) {
   render();
 }
 
+/** A rating as players read it: "1523 +14", "1486? -9" (?: provisional). */
+const ratingText = (r) => `${r.rating}${r.provisional ? "?" : ""} ${r.change >= 0 ? "+" : ""}${r.change}`;
+
 function onEvent(type, body) {
   const room = S.room;
   if (type === "room") return enterRoom(body);
+  if (type === "rating") {
+    // The player's, not a room's: it comes in a room or in the lobby.
+    S.ratings[body.preset] = body;
+    toast(`Your ${PRESETS[body.preset]?.title ?? body.preset} rating: ${ratingText(body)}`);
+    return render();
+  }
   if (!room) return;
   if (type === "matching") {
     S.match = { ...body, room: room.room, at: Date.now() };
@@ -567,7 +577,7 @@ function lobbyView() {
       "tr",
       {},
       h("td", { class: "code" }, r.room),
-      h("td", {}, PRESETS[r.preset]?.title ?? r.preset, r.daily ? h("span", { class: "tag" }, " daily") : null),
+      h("td", {}, PRESETS[r.preset]?.title ?? r.preset, r.daily ? h("span", { class: "tag" }, " daily") : null, r.rated ? h("span", { class: "tag" }, " rated") : null),
       h("td", {}, r.any_deal ? "any deal" : r.deal ? "chosen" : (r.deal_grade ?? "winnable")),
       h("td", {}, `${r.racers}/${r.seats}`),
       h("td", {}, String(r.spectators)),
@@ -713,7 +723,8 @@ function roomView() {
   const link = `${location.origin}/r/${room.room}`;
   const me = room.racers.find((r) => r.player === room.you);
   const title = PRESETS[room.preset]?.title ?? room.preset;
-  const facts = `${title} · ${room.seats} seats · ${room.time_limit ? formatTime(room.time_limit * 1000) + " limit" : "no time limit"} · undo ${room.undo ? "on" : "off"}`;
+  const mine = room.rated ? S.ratings[room.preset] : null;
+  const facts = `${title} · ${room.seats} seats · ${room.time_limit ? formatTime(room.time_limit * 1000) + " limit" : "no time limit"} · undo ${room.undo ? "on" : "off"} · ${room.rated ? "rated" : "unrated"}${mine ? ` · your rating ${ratingText(mine)}` : ""}`;
   const parts = [
     h(
       "div",

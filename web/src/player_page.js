@@ -1,5 +1,6 @@
 // /players/{player}: a player's page (GET /api/v1/players/{player}): races, wins, streaks, the
-// best time per preset, and their races a page at a time (GET .../races), each linking to its replay.
+// best time per preset, ratings per preset, and their races a page at a time (GET .../races), each
+// linking to its replay.
 import { h } from "./dom.js";
 import { playerDoc, playerRaces } from "./records_api.js";
 import { presetTitle, raceLink, raceTime, table, when } from "./records_format.js";
@@ -54,6 +55,26 @@ export async function showPlayer(main, player, R) {
               { class: "bests" },
             )
           : h("p", { class: "muted" }, "No proven finish yet (a finish without hints)."),
+      ),
+      h(
+        "section",
+        { class: "card-panel", "aria-labelledby": "ratings-h" },
+        h("h2", { id: "ratings-h" }, "Ratings"),
+        doc.ratings.length
+          ? table(
+              ["Rules", "Rating", "Rated races"],
+              doc.ratings.map((r) =>
+                h(
+                  "tr",
+                  {},
+                  h("td", {}, presetTitle(r.preset)),
+                  h("td", { title: r.provisional ? "provisional: fewer than 10 rated races" : "" }, `${r.rating}${r.provisional ? "?" : ""}`),
+                  h("td", {}, String(r.races)),
+                ),
+              ),
+              { class: "ratings" },
+            )
+          : h("p", { class: "muted" }, "No rated race yet (quick match races are rated)."),
       ),
       h(
         "section",
