@@ -157,12 +157,45 @@ class Matchmaker:
         else:  # the room quick match opens is rated (docs/ratings.md)
             settings = await self.deals.settings(message.preset, None, deal_grade=message.deal_grade, rated=True)
         held = await self.create(asker, settings)
-        await self.path.join(asker, held, spectate=False)
         bot_at = now + message.bot_after * 1000 if message.bot_after is not None else None
         waiting = Waiting(session, queue, message.preset, dataclasses.replace(me, room=held.room.code), bot_at)
-        await self._queue_up(waiting)
+        found: list[Waiter] = []
+
+        async def queued() -> None:  # seated, not yet told: in the queue before anyone hears of the room
+            with contextlib.suppress(StoreError):  # (kept as missing: the looks put them in)
+                partner = await self._enter(waiting)
+                if partner is not None:
+                    found.append(partner)
+
+        await self.path.join(asker, held, spectate=False, then=queued)
+        if found:  # came in the same instant: move to them
+            await self._queue_up(waiting, found[0])
+        else:
+            self._waits(waiting)
 
     # -- waiting, and moving to a partner -----------------------------------------------------------
+
+    async def _enter(self, waiting: Waiting) -> Waiter | None:
+        """The waiter waits in the queue; or a partner the queue has for them now is taken out
+        (and returned) and the waiter is no longer one of this node's waiters."""
+        player = waiting.session.player
+        self.waiting[player] = waiting
+        try:
+            partner = await self.store.enqueue(
+                waiting.queue, waiting.me, MATCH_WINDOW, self.clock.now(), await self._alive(), wait=True
+            )
+        except StoreError:
+            self._keep(waiting)
+            raise
+        if partner is not None and self.waiting.get(player) is waiting:
+            del self.waiting[player]
+        return partner
+
+    def _waits(self, waiting: Waiting) -> None:
+        """The waiter is in the queue: told so (unless a look has moved them meanwhile), and looked at."""
+        if self.waiting.get(waiting.session.player) is waiting:
+            self._tell(waiting)
+        self._look_later()
 
     async def _queue_up(self, waiting: Waiting, partner: Waiter | None = None) -> None:
         """The waiter waits in the queue, or moves to ``partner`` (or one the queue has for them
@@ -170,21 +203,10 @@ class Matchmaker:
         player = waiting.session.player
         for _ in range(MAX_TRIES):
             if partner is None:
-                self.waiting[player] = waiting
-                try:
-                    partner = await self.store.enqueue(
-                        waiting.queue, waiting.me, MATCH_WINDOW, self.clock.now(), await self._alive(), wait=True
-                    )
-                except StoreError:
-                    self._keep(waiting)
-                    raise
+                partner = await self._enter(waiting)
                 if partner is None:
-                    if self.waiting.get(player) is waiting:  # (a look may have moved them meanwhile)
-                        self._tell(waiting)
-                    self._look_later()
+                    self._waits(waiting)
                     return
-                if self.waiting.get(player) is waiting:
-                    del self.waiting[player]
             try:
                 if await self._move(waiting, partner):
                     return
@@ -275,25 +297,26 @@ class Matchmaker:
 
     # -- the looks ----------------------------------------------------------------------------------
 
-    def _look_later(self) -> None:
-        if self.timer is None and self.waiting and not self.stopped:
-            self.timer = self.clock.call_at(self.clock.now() + LOOK_EVERY_MS, self._due)
+    def _look_later(self, after: int | None = None) -> None:
+        """The next look, half a second from now (or from ``after``, when the last look was due:
+        a look that took long is followed by the next one at once, keeping the pace)."""
+        if self.timer is None and not self.looking and self.waiting and not self.stopped:
+            start = self.clock.now() if after is None else after
+            self.timer = self.clock.call_at(start + LOOK_EVERY_MS, lambda: self._due(start + LOOK_EVERY_MS))
 
-    def _due(self) -> None:
+    def _due(self, when: int) -> None:
         self.timer = None
-        self.spawn(self._look())
+        self.spawn(self._look(when))
 
-    async def _look(self) -> None:
-        if self.looking:
-            return  # the look under way sets the next one
-        self.looking = True
+    async def _look(self, when: int) -> None:
+        self.looking = True  # (no other look is set meanwhile: this one sets the next)
         try:
             await self._look_now()
         except StoreError as exc:
             log_event("store.error", error=str(exc))
         finally:
             self.looking = False
-            self._look_later()
+            self._look_later(when)
 
     async def _look_now(self) -> None:
         """Drop the waiters who are no longer, take the away ones out of the queue (and put the

@@ -164,12 +164,21 @@ class RoomPath:
         await self.run(held, lambda _core, _now: created)
         return held
 
-    async def join(self, asker: Asker, held: HeldRoom, spectate: bool) -> None:
-        """Seat (or sit as spectator) the asker; the lobby listing shows it before the answer."""
+    async def join(
+        self, asker: Asker, held: HeldRoom, spectate: bool, then: Callable[[], Awaitable[None]] | None = None
+    ) -> None:
+        """Seat (or sit as spectator) the asker; the lobby listing shows it before the answer, and
+        ``then`` runs once the seat is stored and the session is in the room, before the answer."""
         session = asker.session
         join: Command = lambda core, now: core.join(session.player, session.name, spectate, now)  # noqa: E731
+
+        async def seated() -> None:
+            await self._seated(held, session)
+            if then is not None:
+                await then()
+
         try:
-            await self.run(held, join, asker, then=lambda: self._seated(held, session), listed_first=True)
+            await self.run(held, join, asker, then=seated, listed_first=True)
         except ProtocolError:
             await self.forget_if_idle(held)
             raise
