@@ -41,6 +41,7 @@ from protocol.messages import (
     JoinRoom,
     Leave,
     Lost,
+    Matching,
     Members,
     Moved,
     MoveRequest,
@@ -67,7 +68,7 @@ from .race_screen import RaceScreen, RoomView
 from .records_api import Records
 from .results import CHALLENGE, LOBBY, REMATCH, REVIEW
 from .review import ReviewScreen
-from .room_model import RoomModel, ServerClock, rating_line
+from .room_model import RoomModel, ServerClock, now_ms, rating_line
 from .room_text import Seen
 from .spectating import Boards
 from .stats import RaceRecord
@@ -146,6 +147,8 @@ class RaceController:
         """The last ghost challenge made of my run here (shown to the player to pass on)."""
         self._sender: Worker[None] | None = None
         self._away_timer: Timer | None = None
+        self._match_timer: Timer | None = None
+        """Redraws the quick match's widening window each second while we wait alone."""
         self.spectator_delay_s: int | None = None
         """How late a spectator sees the moves (``_measure_lag``; None: not measured yet)."""
         self.screen = RaceScreen(
@@ -177,6 +180,9 @@ class RaceController:
         self.screen.count_down_to(None)
         self.outbox.drop(board_only=False)
         self._stop_away_timer()
+        if self._match_timer is not None:
+            self._match_timer.stop()
+            self._match_timer = None
         if self._sender is not None:
             self._sender.cancel()
 
@@ -213,6 +219,11 @@ class RaceController:
         elif isinstance(message, Result):
             model.apply_result(message)
             self._finished()
+        elif isinstance(message, Matching):
+            model.apply_matching(message)
+            if self._match_timer is None:
+                self._match_timer = self.screen.set_interval(1.0, self._render)
+            self._render()
         elif isinstance(message, RatingNotice):
             self._say(rating_line(message))
             self._render()
@@ -452,7 +463,9 @@ class RaceController:
 
     def _seen(self) -> Seen:
         board = self.screen.board
-        return Seen(board.progress, self.screen.actions, board.is_won(), self.results_open, self.asked_rematch)
+        return Seen(
+            board.progress, self.screen.actions, board.is_won(), self.results_open, self.asked_rematch, now_ms()
+        )
 
     def _title(self) -> str:
         return room_text.title(self.model, self.spectate)
@@ -465,6 +478,9 @@ class RaceController:
         if self.closed:
             return
         model = self.model
+        if self._match_timer is not None and model.match_wait(now_ms()) is None:
+            self._match_timer.stop()  # a partner came (or we left): the window is no news any more
+            self._match_timer = None
         seen = self._seen()
         # The status line stays within 80 columns: the rest goes to the racers panel's title.
         info: list[str] = []

@@ -14,6 +14,7 @@ from dataclasses import replace
 from protocol.enums import EndReason, Phase, Role, Status
 from protocol.messages import (
     Countdown,
+    Matching,
     Members,
     Moved,
     Progress,
@@ -88,6 +89,10 @@ class RoomModel:
         """Every racer's moves at the end of the race (the post-race review)."""
         self.race_id: str | None = None
         """The race just over on record (its ``result``'s): what a challenge names."""
+        self.matching: Matching | None = None
+        """Quick match looks for a partner for us (while we wait alone), since ``matching_at``."""
+        self.matching_at = 0
+        self.code = state.room
         self.apply_state(state)
 
     # -- what the server says -------------------------------------------------------
@@ -96,6 +101,8 @@ class RoomModel:
         """The whole room (join, reconnect, rematch); True if this starts a new race's wait."""
         self.state = state
         self.me = state.you
+        if state.room != self.code:  # quick match moved us to a partner's room: the wait is over
+            self.matching = None
         self.code = state.room
         self.preset = state.preset
         self.role = Role(state.role)
@@ -126,6 +133,21 @@ class RoomModel:
         else:
             self.standings, self.reason, self.histories, self.race_id = (), None, (), None
         return rematch
+
+    def apply_matching(self, matching: Matching) -> None:
+        self.matching, self.matching_at = matching, now_ms()
+
+    def match_wait(self, now: int) -> tuple[int, int | None] | None:
+        """While quick match looks for a partner for us (we wait alone): how long we have waited
+        (ms) and the rating window now (None: anyone may race us now)."""
+        matching = self.matching
+        if matching is None or self.phase != Phase.WAITING or list(self.racers) != [self.me]:
+            return None
+        since = max(0, now - self.matching_at)
+        waited = matching.waited_ms + since
+        if waited >= matching.anyone_after_ms:
+            return waited, None
+        return waited, matching.window + matching.widens * since // 1000
 
     def apply_members(self, members: Members) -> None:
         self.racers = {r.player: r for r in members.racers}

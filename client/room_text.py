@@ -37,6 +37,8 @@ class Seen:
     """The board is solved (the screen shows its own banner)."""
     results_open: bool
     asked_rematch: bool
+    now: int = 0
+    """The local clock (ms), for what widens with time (the quick match's window)."""
 
 
 def lock_reason(model: RoomModel, *, reconnecting: bool) -> str | None:
@@ -112,6 +114,7 @@ def cover(model: RoomModel, spectate: Boards, seen: Seen) -> tuple[str, ...] | N
         else:
             lines.append("Press r when you are ready")
         lines.append(f"{n} of {seats} racers · {ready} ready" + (" · 2 needed" if n < 2 else ""))
+        lines.extend(match_lines(model, seen.now))
         lines.append("l: leave the room")
         return tuple(lines)
     if model.phase == Phase.COUNTDOWN:
@@ -147,6 +150,21 @@ def cover(model: RoomModel, spectate: Boards, seen: Seen) -> tuple[str, ...] | N
             )
         return ("The race is over", "r: rematch · v: review the race · l: back to the lobby")
     return ()
+
+
+def match_lines(model: RoomModel, now: int) -> tuple[str, ...]:
+    """What quick match is doing for a racer waiting alone: the rating window, widening."""
+    wait = model.match_wait(now)
+    if wait is None or model.matching is None:
+        return ()
+    waited, window = wait
+    if window is None:
+        return ("Looking for a racer: anyone now", f"waited {waited // 1000} s")
+    anyone = model.matching.anyone_after_ms // 1000
+    return (
+        f"Looking for a racer near {model.matching.rating} ±{window}",
+        f"waited {waited // 1000} s · anyone from {anyone} s",
+    )
 
 
 def headline(reason: str | None, standings: tuple[Standing, ...], me: str) -> str:

@@ -731,3 +731,28 @@ class Podium(Message):
 
 REQUESTS.update({m.TYPE: m for m in (CreateArena, JoinArena, LeaveArena)})
 SERVER_MESSAGES.update({m.TYPE: m for m in (Arena, Podium)})
+
+
+# -- rating-matched quick match (docs/protocol.md, ``quick_match``) --------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Matching(Message):
+    """To a racer ``quick_match`` seated alone (and again when they are back in that room): the
+    queue looks for a partner of a similar rating, in a window that widens while they wait."""
+
+    TYPE = "matching"
+    preset: str = field_of(Str(1, 32))
+    rating: int = field_of(Int(-(2**31), 2**31))
+    """The rating the queue compares (the shown one; a player without one counts as 1500)."""
+    window: int = field_of(Int(0, 2**31))
+    """Ratings this far either side may race you now."""
+    widens: int = field_of(Int(0, 2**31))
+    """Points the window grows by each second you wait."""
+    anyone_after_ms: int = field_of(_MS)
+    """From this much waiting on, anyone waiting may race you, whatever their rating."""
+    waited_ms: int = field_of(_MS)
+    """How long you have waited so far."""
+
+
+SERVER_MESSAGES.update({m.TYPE: m for m in (Matching,)})

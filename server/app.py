@@ -3,7 +3,7 @@ start and graceful stop. Nothing here judges, stores or sends: each part does it
 
     store (guarded) ─▶ RoomPath ─▶ Requests ◀── Connections ◀── websockets
          ▲              │  ▲          ▲
-         │   Fanout ◀───┘  └─ RoomRequests, Lobby (shell); FairPlay, Dealing (play, through ports)
+         │   Fanout ◀───┘  └─ RoomRequests, Lobby, Matchmaker (shell); FairPlay, Dealing (play, through ports)
          └── NodeUpkeep (doorbells, heartbeat)
 """
 
@@ -68,6 +68,7 @@ from server.shell.guard import Guard, handshake_logger
 from server.shell.held import log_event
 from server.shell.identities import Identities
 from server.shell.lobby import Lobby
+from server.shell.matchmaking import Matchmaker
 from server.shell.metrics import LiveCounts, Metrics
 from server.shell.nodes import NodeUpkeep
 from server.shell.ports import Accounts, ChallengeBook, RaceArchive
@@ -173,7 +174,19 @@ class RaceServer:
             archive.rated.append(RatingNotices(self.store).tell)
 
         rooms = RoomRequests(self.path, self.table, self.guard, self.clock, self.dealing, self.fair, self.fair)
-        self.lobby = Lobby(self.path, self.store, rooms.create, self.dealing, self.fair)
+        self.lobby = Lobby(self.store)
+        self.matches = Matchmaker(
+            self.path,
+            self.store,
+            rooms.create,
+            self.dealing,
+            self.fair,
+            self.fanout,
+            self.clock,
+            self.node,
+            self.tasks.spawn,
+        )
+        """Quick match: the queues' pairs, and this node's waiters."""
         self.upkeep = NodeUpkeep(self.path, self.table, self.fanout, self.store, self.tasks.spawn, self.node)
         # Players that last: keys at the door, and the account requests (docs/protocol.md, section 21).
         self.identities = Identities(self.store, self.table, accounts)
@@ -204,7 +217,7 @@ class RaceServer:
         )
         for kind, handler in (
             (ListRooms, self.lobby.on_list_rooms),
-            (QuickMatch, self.lobby.on_quick_match),
+            (QuickMatch, self.matches.on_quick_match),
             (CreateRoom, rooms.on_create_room),
             (JoinRoom, rooms.on_join_room),
             (Leave, rooms.on_leave),
@@ -306,6 +319,7 @@ class RaceServer:
         """Stop listening, answer the requests in flight, then close every connection with 1012
         (service restart) without counting anyone as dropped: a restart resumes the races."""
         self.stopping = True
+        self.matches.stop()
         if self.ws is not None:
             self.ws.close(close_connections=False)
             self.doors.close()

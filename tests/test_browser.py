@@ -372,7 +372,13 @@ async def test_quick_match_pairs_two_pages_and_the_deck_can_have_four_colours(
         await page.select_option("#quick-preset", "freecell")
         await page.click("text=Quick match >> nth=-1")
         await page.wait_for_selector("#room-code", timeout=WAIT_MS)
+        if page is ann:  # alone: the queue's window for her partner, widening as she waits
+            await ann.wait_for_function(
+                "() => document.getElementById('match')?.textContent.startsWith('Looking for a racer near 1500 ±')",
+                timeout=WAIT_MS,
+            )
     assert await ann.inner_text("#room-code") == await bob.inner_text("#room-code")
+    await ann.wait_for_function("() => document.getElementById('match')?.textContent === ''", timeout=WAIT_MS)
     assert await js(ann, "window.seahaven.room.preset") == "freecell"
     await bob.wait_for_selector("[aria-label='racers'] li:nth-child(2)")
     await ann.check("text=four-colour deck")

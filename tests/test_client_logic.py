@@ -30,7 +30,7 @@ from client.room_text import Seen
 from client.spectating import Boards
 from client.stats import Stats, default_stats_path
 from protocol.enums import Status
-from protocol.messages import Racer, RatingNotice, RoomState, Standing
+from protocol.messages import Matching, Members, Racer, RatingNotice, RoomState, Standing
 from seahaven import CELL, COLUMN, FOUNDATION, Board, Card, Move
 
 # Seahaven deal 1: cells 2H 6H - -; column 7 ends 8H 8C, column 10 ends 7D 9C, column 2 ends 8S.
@@ -256,6 +256,34 @@ def test_waiting_room_says_the_settings_and_only_the_creator_shares_the_code() -
     assert not any("Share" in line for line in joined)
     assert room_text.lock_reason(created, reconnecting=False) == "The race has not started: r when you are ready"
     assert room_text.lock_reason(created, reconnecting=True) == "Connection lost: reconnecting…"
+
+
+def test_a_quick_match_wait_shows_its_window_widening_until_anyone_goes() -> None:
+    alone = (Racer(player="me", name="me", status="waiting", connected=True, progress=0, moves=0, time_ms=None),)
+    model = RoomModel(room_state(racers=alone, seats=2))
+    model.apply_matching(
+        Matching(preset="seahaven", rating=1523, window=150, widens=50, anyone_after_ms=9000, waited_ms=1000)
+    )
+    since = model.matching_at
+
+    def cover(after_ms: int) -> tuple[str, ...]:
+        seen = Seen(progress=0, actions=0, won=False, results_open=False, asked_rematch=False, now=since + after_ms)
+        lines = room_text.cover(model, Boards(), seen)
+        assert lines is not None
+        return lines
+
+    assert cover(0)[-3:-1] == ("Looking for a racer near 1523 ±150", "waited 1 s · anyone from 9 s")
+    assert cover(3000)[-3:-1] == ("Looking for a racer near 1523 ±300", "waited 4 s · anyone from 9 s")
+    assert cover(8000)[-3:-1] == ("Looking for a racer: anyone now", "waited 9 s")
+    # A partner joined: the wait is over, nothing more about it.
+    model.apply_members(Members(racers=room_state().racers, spectators=0))
+    assert model.match_wait(since) is None and not any("Looking" in line for line in cover(0))
+    # Moved into a partner's room: a new room, no wait either.
+    model.apply_matching(
+        Matching(preset="seahaven", rating=1523, window=150, widens=50, anyone_after_ms=9000, waited_ms=0)
+    )
+    model.apply_state(room_state(room="XYZ789", racers=alone, seats=2))
+    assert model.matching is None
 
 
 def test_a_rated_room_says_so_with_my_rating_on_its_rules_once_the_server_gave_one() -> None:

@@ -28,6 +28,7 @@ from protocol.messages import (
     Ping,
     Pong,
     Progress,
+    QuickMatch,
     Racer,
     Ready,
     Rematch,
@@ -276,7 +277,7 @@ async def test_public_rooms_list_quick_match_and_spectate(server: RaceServer) ->
         table = lobby.query_one("#rooms", DataTable)
         assert [r.room for r in lobby.rooms] == [state.room], "private rooms are not listed"
         assert table.get_row_at(0) == [state.room, "1/3", "0", "waiting", "Seahaven Towers"]
-        # Spectate the listed room, then leave and quick-match into it as a racer.
+        # Spectate the listed room, then leave and quick-match: wait alone, until a racer comes.
         await pilot.click("#watch-selected")
         await until(pilot, lambda: app.room is not None, "the spectated room")
         room = room_of(app)
@@ -287,9 +288,15 @@ async def test_public_rooms_list_quick_match_and_spectate(server: RaceServer) ->
         await pilot.click("#quick")
         await until(pilot, lambda: app.room is not None, "the quick match")
         room = room_of(app)
-        assert room.role == "racer" and room.code == state.room
-        assert [v.name for v in shown(room)] == ["alice", "host"]
+        assert room.role == "racer" and room.code != state.room  # a room of her own, to wait in
+        await until(pilot, lambda: "Looking for a racer near 1500 ±100" in room.screen.view.cover, "the window")
+        waiter = await WsClient.open(url_of(server), "waiter")
+        joined = await waiter.call(QuickMatch())
+        assert isinstance(joined, RoomState) and joined.room == room.code
+        await until(pilot, lambda: [v.name for v in shown(room)] == ["alice", "waiter"], "her partner")
+        assert not any("Looking" in line for line in room.screen.view.cover)
     await host.close()
+    await waiter.close()
 
 
 # -- spectators follow the boards ---------------------------------------------------------------

@@ -87,14 +87,17 @@ async def test_a_deal_grade_deals_that_grade_and_rooms_show_it(make_server: Make
     assert isinstance(rooms, Rooms)
     (listed,) = [r for r in rooms.rooms if r.room == state.room]
     assert listed.deal_grade == "fiendish" and listed.deal is None
-    # quick match for another grade does not join it; for this grade it does
+    # quick match pairs only racers asking for the same grade
+    dan = await WsClient.open(url_of(server), "Dan")
+    waiting = await dan.call(QuickMatch(deal_grade="fiendish"))
+    assert isinstance(waiting, RoomState) and waiting.deal_grade == "fiendish" and waiting.room != state.room
     cid = await WsClient.open(url_of(server), "Cid")
     other = await cid.call(QuickMatch(deal_grade="gentle"))
-    assert isinstance(other, RoomState) and other.room != state.room and other.deal_grade == "gentle"
+    assert isinstance(other, RoomState) and other.room != waiting.room and other.deal_grade == "gentle"
     assert deal_of(server, other.room) in deal_list("seahaven").by_grade("gentle")
     joined = await bob.call(QuickMatch(deal_grade="fiendish"))
-    assert isinstance(joined, RoomState) and joined.room == state.room
-    for client in (ann, bob, cid):
+    assert isinstance(joined, RoomState) and joined.room == waiting.room
+    for client in (ann, bob, cid, dan):
         await client.close()
 
 

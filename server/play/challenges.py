@@ -32,8 +32,7 @@ from server.rooms.history import ChallengeRun, RaceRecord, RacerRecord
 from server.rooms.raceid import room_of
 from server.rooms.settings import Settings
 from server.shell.clock import Clock
-from server.shell.held import Asker, log_event
-from server.shell.lobby import Create
+from server.shell.held import Asker, Create, log_event
 from server.shell.names import CODE_ALPHABET, normalise_room_code
 from server.shell.ports import ChallengeBook, Deals
 from server.shell.roompath import RoomPath

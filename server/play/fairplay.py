@@ -165,11 +165,8 @@ class FairPlay:
     def noticed(self, code: str) -> None:
         self.bots.notice(code)
 
-    def offer(self, code: str, player: str, after_ms: int) -> None:
-        """Quick match: a bot takes the free seat after ``after_ms`` if ``player`` still waits alone."""
-        self.clock.call_at(self.clock.now() + after_ms, lambda: self.spawn(self._offer_bot(code, player)))
-
-    async def _offer_bot(self, code: str, player: str) -> None:
+    async def offer(self, code: str, player: str) -> None:
+        """Quick match: a bot takes the free seat now if ``player`` still waits there alone."""
         room = self.room_held(code)
         seat = room.seats.get(player) if room is not None else None
         if room is None or seat is None or not seat.connected or not room.is_open() or len(room.seats) > 1:

@@ -1,11 +1,11 @@
 """What the shell holds: a room held by this process, a request being answered, a room command,
-and the one structured log line."""
+the way a request creates a room, and the one structured log line."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from websockets.asyncio.server import ServerConnection
@@ -13,6 +13,7 @@ from websockets.asyncio.server import ServerConnection
 from protocol.schema import Message
 from server.rooms.core import Outcome, RoomCore
 from server.rooms.room import Room
+from server.rooms.settings import Settings
 from server.shell.clock import Timer
 from server.shell.sessions import Session
 
@@ -68,3 +69,7 @@ class Asker:
     answered: bool = False
     reply: Message | None = None
     """The answer, once sent."""
+
+
+Create = Callable[[Asker, Settings], Awaitable[HeldRoom]]
+"""Creates a room for the asker, within its creation budgets (``RoomRequests.create``)."""

@@ -37,8 +37,9 @@ class Bots(Protocol):
         """Seat a ready bot of ``pace`` in room ``code``; its player id."""
         ...
 
-    def offer(self, code: str, player: str, after_ms: int) -> None:
-        """Quick match: a bot takes the free seat if ``player`` still waits alone after ``after_ms``."""
+    async def offer(self, code: str, player: str) -> None:
+        """Quick match: a bot takes the free seat now if ``player`` still waits there alone (the
+        shell asks once the racer's wait for a bot is over and nobody else waits to race)."""
         ...
 
 

@@ -122,15 +122,7 @@ class RoomRequests:
 
     async def on_leave(self, asker: Asker, message: Leave) -> Message:
         session = asker.session
-        held = self.path.held_by(session)
-
-        async def out_of_the_room() -> None:
-            session.room = None
-            held.visitors.discard(session.player)
-            await self.table.save(session)
-
-        outcome = await self.path.run(held, lambda core, now: core.leave(session.player, now), then=out_of_the_room)
-        await self.path.forget_if_idle(held)  # before the answer: the leaver is out of the room for good
+        outcome = await self.path.leave(session, self.path.held_by(session))
         return outcome.reply
 
     async def on_ready(self, asker: Asker, message: Ready) -> None:

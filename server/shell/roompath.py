@@ -164,15 +164,54 @@ class RoomPath:
         await self.run(held, lambda _core, _now: created)
         return held
 
-    async def join(self, asker: Asker, held: HeldRoom, spectate: bool) -> None:
-        """Seat (or sit as spectator) the asker; the lobby listing shows it before the answer."""
+    async def join(
+        self, asker: Asker, held: HeldRoom, spectate: bool, then: Callable[[], Awaitable[None]] | None = None
+    ) -> None:
+        """Seat (or sit as spectator) the asker; the lobby listing shows it before the answer, and
+        ``then`` runs once the seat is stored and the session is in the room, before the answer."""
         session = asker.session
         join: Command = lambda core, now: core.join(session.player, session.name, spectate, now)  # noqa: E731
+
+        async def seated() -> None:
+            await self._seated(held, session)
+            if then is not None:
+                await then()
+
         try:
-            await self.run(held, join, asker, then=lambda: self._seated(held, session), listed_first=True)
+            await self.run(held, join, asker, then=seated, listed_first=True)
         except ProtocolError:
             await self.forget_if_idle(held)
             raise
+
+    async def seat_unasked(self, session: Session, held: HeldRoom) -> None:
+        """Seat a session that did not ask (quick match brings a waiter to a partner's room): as
+        ``join``, with its room state sent to it as an event, before the frames of the join."""
+        player = session.player
+
+        def join(core: RoomCore, now: int) -> Outcome:
+            outcome = core.join(player, session.name, False, now)
+            outcome.frames.insert(0, (frozenset({player}), encode(outcome.reply)))
+            return outcome
+
+        try:
+            await self.run(held, join, then=lambda: self._seated(held, session), listed_first=True)
+        except ProtocolError:
+            await self.forget_if_idle(held)
+            raise
+
+    async def leave(self, session: Session, held: HeldRoom) -> Outcome:
+        """The session leaves the room for good (its answer is the outcome's reply), and the
+        room is let go once nobody is left in it."""
+
+        async def out_of_the_room() -> None:
+            session.room = None
+            held.visitors.discard(session.player)
+            await self.table.save(session)
+
+        player = session.player
+        outcome = await self.run(held, lambda core, now: core.leave(player, now), then=out_of_the_room)
+        await self.forget_if_idle(held)  # before the answer: the leaver is out of the room for good
+        return outcome
 
     async def _seated(self, held: HeldRoom, session: Session) -> None:
         """A session joined the room (stored, not yet answered): it is in the room, here."""

@@ -11,11 +11,12 @@ coroutine frame of its own (the rooms' appends do); ``doorbells`` is a coroutine
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Collection, Sequence
 from typing import Protocol
 
 from server.store.base import Appended, Request, Ring
 from server.store.guarded import Breaker, Observer
+from server.store.matching import Matched, Waiter, Window
 
 __all__ = [
     "Archives",
@@ -24,6 +25,7 @@ __all__ = [
     "DealStore",
     "Doorbells",
     "Listings",
+    "MatchQueues",
     "Nodes",
     "PlayerCache",
     "RatingCache",
@@ -340,6 +342,36 @@ class ArenaStore(Protocol):
         ...
 
 
+class MatchQueues(Protocol):
+    """The quick match's queues (server/store/matching.py): racers waiting for a partner of a
+    similar rating, one queue per kind of race, shared by every node. Each call is atomic on its
+    queue: a waiter is taken out by one call only, so nobody is matched twice. ``alive``: the
+    nodes alive now; the waiters of any other node are dropped first (their connections died with
+    it). ``now``: server ms, the clock the waits are measured on."""
+
+    def enqueue(
+        self, queue: str, waiter: Waiter, window: Window, now: int, alive: Collection[str], *, wait: bool
+    ) -> Awaitable[Waiter | None]:
+        """Take out the waiter ``waiter`` may race (nearest rating first) and return it; None when
+        there is none, and then, with ``wait``, ``waiter`` waits in the queue. Any earlier entry of
+        ``waiter.player`` is dropped either way."""
+        ...
+
+    def match_waiters(
+        self, queue: str, node: str, alive: Collection[str], mine: Collection[str], window: Window, now: int
+    ) -> Awaitable[Matched]:
+        """Pair the queue's waiters as ``window`` allows at ``now`` (``matching.pair_up``), and take
+        out the pairs with a waiter on ``node`` (the one that moves; when both are, the newer);
+        the other pairs are left for their nodes. Says which players of ``mine`` (``node``'s
+        waiters) the queue did not hold, and how many waiters are left."""
+        ...
+
+    def dequeue(self, queue: str, player: str, joined: int) -> Awaitable[bool]:
+        """Take ``player`` out of the queue if they still wait there since ``joined`` (True: taken
+        out by this call)."""
+        ...
+
+
 class Store(
     RoomLog,
     Doorbells,
@@ -352,6 +384,7 @@ class Store(
     PlayerCache,
     RatingCache,
     ArenaStore,
+    MatchQueues,
     Protocol,
 ):
     """A whole backend: every consumer's protocol, and its guard, ping and close."""

@@ -27,6 +27,9 @@ Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
     P{player:ID}:session string  the token of that player's live session; own TTL
     P{player:ID}:rating:PRESET  string  the player's shown rating on PRESET (RatingCache, an integer in
                                  decimal), written after each rated race; own TTL
+    P{match:QUEUE}       hash    the quick match's waiters of one kind of race (QUEUE: the preset, and
+                                 its grade or daily day): player -> "rating joined node room"
+                                 (server/store/matching.py); PEXPIRE 2 minutes, renewed by every call
     P{attempts:WHAT}     string  a counter of attempts at WHAT (sign-in tries); expires with its window
     P nodes              zset    node -> the deadline of its last beat (unix ms)
     P dealpool:PRESET:GRADE  set deal numbers ready to deal; SPOP hands each to one room only
@@ -70,7 +73,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
@@ -101,13 +104,17 @@ from server.store.base import (
 )
 from server.store.guarded import Breaker, Guard, Observer
 from server.store.link import Link, link_url
+from server.store.matching import QUEUE_TTL_MS, Matched, Waiter, Window
 from server.store.scripts import (
     APPEND,
     APPEND_AT,
     CLEAR_ARCHIVE,
+    DEQUEUE,
+    ENQUEUE,
     EXPIRE_ROOM,
     INDEX_ARCHIVE,
     LEASE,
+    MATCH_WAITERS,
     PRUNE_LISTINGS,
     READ_FROM,
     RECORD_DAILY,
@@ -1022,3 +1029,66 @@ class RedisStore:
             return bool(await self._lease(keys=[f"{self.prefix}{name}:lease"], args=[holder, ms]))
 
         return self._run("lease", f"take the {name} lease", call)
+
+    # -- the quick match's queues (MatchQueues) -------------------------------------------------------
+    # P{match:QUEUE} (the module docstring): one hash per queue, so each call is one script on one slot.
+
+    def queue_key(self, queue: str) -> str:
+        return f"{self.prefix}{{match:{queue}}}"
+
+    @functools.cached_property
+    def _enqueue(self) -> Any:
+        return self._redis.register_script(ENQUEUE)
+
+    @functools.cached_property
+    def _match_waiters(self) -> Any:
+        return self._redis.register_script(MATCH_WAITERS)
+
+    @functools.cached_property
+    def _dequeue(self) -> Any:
+        return self._redis.register_script(DEQUEUE)
+
+    def enqueue(
+        self, queue: str, waiter: Waiter, window: Window, now: int, alive: Collection[str], *, wait: bool
+    ) -> Awaitable[Waiter | None]:
+        nodes = sorted(alive)
+        args = [waiter.player, waiter.entry(), now, *_window_args(window), QUEUE_TTL_MS, int(wait), len(nodes), *nodes]
+
+        async def call() -> Waiter | None:
+            found: list[Any] = await self._enqueue(keys=[self.queue_key(queue)], args=args)
+            return Waiter.read(_text(found[0]), _text(found[1])) if found else None
+
+        # Not resent: a lost reply may have taken a partner out already.
+        return self._run("enqueue", f"enqueue in {queue!r}", call, idempotent=False)
+
+    def match_waiters(
+        self, queue: str, node: str, alive: Collection[str], mine: Collection[str], window: Window, now: int
+    ) -> Awaitable[Matched]:
+        nodes = sorted(alive)
+        args = [node, now, *_window_args(window), QUEUE_TTL_MS, len(nodes), *nodes, *mine]
+
+        async def call() -> Matched:
+            taken, missing, left = await self._match_waiters(keys=[self.queue_key(queue)], args=args)
+            words = [_text(x) for x in taken]
+            pairs = [
+                (Waiter.read(words[i], words[i + 1]), Waiter.read(words[i + 2], words[i + 3]))
+                for i in range(0, len(words), 4)
+            ]
+            return Matched(pairs, [_text(p) for p in missing], int(left))
+
+        # Not resent: a lost reply may have taken pairs out already.
+        return self._run("match_waiters", f"match in {queue!r}", call, idempotent=False)
+
+    def dequeue(self, queue: str, player: str, joined: int) -> Awaitable[bool]:
+        async def call() -> bool:
+            return bool(await self._dequeue(keys=[self.queue_key(queue)], args=[player, joined]))
+
+        return self._run("dequeue", f"dequeue from {queue!r}", call, idempotent=False)
+
+
+def _text(value: bytes | str) -> str:
+    return _bytes(value).decode()
+
+
+def _window_args(window: Window) -> tuple[int, int, int]:
+    return (window.base, window.widens, window.anyone_after_ms)

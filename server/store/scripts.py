@@ -8,9 +8,12 @@ __all__ = [
     "APPEND",
     "APPEND_AT",
     "CLEAR_ARCHIVE",
+    "DEQUEUE",
+    "ENQUEUE",
     "EXPIRE_ROOM",
     "INDEX_ARCHIVE",
     "LEASE",
+    "MATCH_WAITERS",
     "PRUNE_LISTINGS",
     "READ_FROM",
     "RECORD_DAILY",
@@ -262,5 +265,141 @@ if current == false or current == ARGV[1] then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return 1
 end
+return 0
+"""
+
+# -- the quick match's queues (server/store/matching.py: the rule these scripts are the twin of) ----
+# One hash per queue, P{match:QUEUE}: player -> "rating joined node room" (joined: server ms). Every
+# call renews the queue's TTL and first drops the waiters of nodes not alive. Player ids are compared
+# byte by byte (Lua's < on strings follows the server's locale), as Python compares them.
+_QUEUE_RULE = """
+local function parse(player, entry)
+    local rating, joined, node, room = string.match(entry, '^(%S+) (%S+) (%S+) (%S+)$')
+    return {
+        player = player, entry = entry, rating = tonumber(rating), joined = tonumber(joined), node = node, room = room
+    }
+end
+local function bytewise_less(a, b)
+    local n = math.min(#a, #b)
+    for i = 1, n do
+        local x, y = string.byte(a, i), string.byte(b, i)
+        if x ~= y then return x < y end
+    end
+    return #a < #b
+end
+local function allows(a, b, now, base, widens, anyone)
+    local waited = now - math.min(a.joined, b.joined)
+    return waited >= anyone or math.abs(a.rating - b.rating) * 1000 <= base * 1000 + widens * waited
+end
+-- x is a better partner for w than y: nearer in rating, then the longer wait, then the id.
+local function nearer(w, x, y)
+    local dx, dy = math.abs(w.rating - x.rating), math.abs(w.rating - y.rating)
+    if dx ~= dy then return dx < dy end
+    if x.joined ~= y.joined then return x.joined < y.joined end
+    return bytewise_less(x.player, y.player)
+end
+local function best_partner(w, others, now, base, widens, anyone)
+    local best = nil
+    for _, o in ipairs(others) do
+        if o.player ~= w.player and allows(w, o, now, base, widens, anyone) and (best == nil or nearer(w, o, best)) then
+            best = o
+        end
+    end
+    return best
+end
+-- The queue's waiters of live nodes (an array), those of other nodes dropped.
+local function live_waiters(key, alive)
+    local flat = redis.call('HGETALL', key)
+    local waiters, dead = {}, {}
+    for i = 1, #flat, 2 do
+        local w = parse(flat[i], flat[i + 1])
+        if alive[w.node] then waiters[#waiters + 1] = w else dead[#dead + 1] = w.player end
+    end
+    for i = 1, #dead, 1000 do redis.call('HDEL', key, unpack(dead, i, math.min(i + 999, #dead))) end
+    return waiters
+end
+"""
+
+# Takes out the waiter ARGV[1] may race (nearest rating first); none: with ARGV[8] = '1', ARGV[1]
+# waits (ARGV[2] its entry). ARGV[1]'s earlier entry is dropped either way. ARGV[3] = now,
+# ARGV[4..6] = the window (base, widens, anyone_after_ms), ARGV[7] = TTL ms, ARGV[9] = how many live
+# nodes follow. KEYS[1] = the queue. Returns {player, entry} of the partner, or {} (none).
+ENQUEUE = (
+    _QUEUE_RULE
+    + """
+local alive = {}
+for i = 10, 9 + tonumber(ARGV[9]) do alive[ARGV[i]] = true end
+local now, base, widens, anyone = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+redis.call('HDEL', KEYS[1], ARGV[1])
+local me = parse(ARGV[1], ARGV[2])
+local partner = best_partner(me, live_waiters(KEYS[1], alive), now, base, widens, anyone)
+if partner then
+    redis.call('HDEL', KEYS[1], partner.player)
+elseif ARGV[8] == '1' then
+    redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[7]) end
+if partner then return {partner.player, partner.entry} end
+return {}
+"""
+)
+
+# Pairs the queue's waiters (the longest waiter first takes the nearest rating it may race, then the
+# next longest of those left...) and takes out the pairs with a waiter on node ARGV[1]: that one
+# moves (both: the newer). ARGV[2] = now, ARGV[3..5] = the window, ARGV[6] = TTL ms, ARGV[7] = how
+# many live nodes follow, then the players waiting on ARGV[1]. KEYS[1] = the queue. Returns
+# {{mover, entry, stayer, entry, ...}, {those of ARGV[1]'s players the queue lacked}, waiters left}.
+MATCH_WAITERS = (
+    _QUEUE_RULE
+    + """
+local node, now = ARGV[1], tonumber(ARGV[2])
+local base, widens, anyone = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local alive = {}
+local first_mine = 8 + tonumber(ARGV[7])
+for i = 8, first_mine - 1 do alive[ARGV[i]] = true end
+local waiters = live_waiters(KEYS[1], alive)
+local held = {}
+for _, w in ipairs(waiters) do held[w.player] = true end
+local missing = {}
+for i = first_mine, #ARGV do
+    if not held[ARGV[i]] then missing[#missing + 1] = ARGV[i] end
+end
+table.sort(waiters, function(a, b)
+    if a.joined ~= b.joined then return a.joined < b.joined end
+    return bytewise_less(a.player, b.player)
+end)
+local free, taken = {}, {}
+for _, w in ipairs(waiters) do free[w.player] = true end
+local left = #waiters
+for _, w in ipairs(waiters) do
+    if free[w.player] then
+        free[w.player] = nil
+        local others = {}
+        for _, o in ipairs(waiters) do if free[o.player] then others[#others + 1] = o end end
+        local partner = best_partner(w, others, now, base, widens, anyone)
+        if partner then
+            free[partner.player] = nil
+            if partner.node == node or w.node == node then
+                local mover, stayer = w, partner
+                if partner.node == node then mover, stayer = partner, w end
+                redis.call('HDEL', KEYS[1], w.player, partner.player)
+                left = left - 2
+                for _, x in ipairs({mover.player, mover.entry, stayer.player, stayer.entry}) do
+                    taken[#taken + 1] = x
+                end
+            end
+        end
+    end
+end
+if left > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[6]) end
+return {taken, missing, left}
+"""
+)
+
+# Takes player ARGV[1] out of the queue if their entry's wait began at ARGV[2]. KEYS[1] = the queue.
+# Returns 1 when taken out, else 0.
+DEQUEUE = """
+local entry = redis.call('HGET', KEYS[1], ARGV[1])
+if entry and string.match(entry, '^%S+ (%S+) ') == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
 return 0
 """

@@ -56,6 +56,7 @@ const S = {
   toast: "",
   ratings: {}, // preset -> my last `rating` event's body (docs/ratings.md)
   wanted: roomFromPath(), // {code, watch} from a /r/CODE link
+  match: null, // quick match's wait for a partner: the last `matching`, with its room and when it came (local ms)
 };
 window.seahaven = S; // for the browser tests and the curious
 
@@ -186,7 +187,9 @@ function onEvent(type, body) {
     return render();
   }
   if (!room) return;
-  if (type === "members") {
+  if (type === "matching") {
+    S.match = { ...body, room: room.room, at: Date.now() };
+  } else if (type === "members") {
     Object.assign(room, { racers: body.racers, spectators: body.spectators, rematch: body.rematch });
   } else if (type === "countdown") {
     room.starts_at = body.starts_at;
@@ -222,6 +225,7 @@ function onEvent(type, body) {
 
 function enterRoom(body) {
   S.gen++;
+  if (S.match?.room !== body.room) S.match = null; // moved to a partner's room: the wait is over
   S.room = body;
   body.ends_at = body.started_at && body.time_limit ? body.started_at + body.time_limit * 1000 : null;
   S.view = "room";
@@ -802,6 +806,7 @@ function roomView() {
           ? h("button", { id: "ready", class: me?.status === "ready" ? "quiet" : "", onclick: ready }, me?.status === "ready" ? "Not ready" : "Ready")
           : null,
         h("div", { id: "countdown", class: "countdown", "aria-live": "assertive" }, ""),
+        h("p", { id: "match", class: "muted" }, ""),
         h("p", { class: "muted" }, `${room.spectators} watching`),
       ),
     );
@@ -935,11 +940,25 @@ function render() {
   if (S.view === "name") document.getElementById("name")?.focus();
 }
 
+/** Quick match's wait while I am alone in the room: its rating window, widening each second. */
+function matchText(room) {
+  const m = S.match;
+  if (!m || m.room !== room.room || room.phase !== "waiting" || room.racers.length !== 1) return "";
+  const since = Date.now() - m.at;
+  const waited = m.waited_ms + since;
+  const secs = Math.floor(waited / 1000);
+  if (waited >= m.anyone_after_ms) return `Looking for a racer: anyone now · waited ${secs} s`;
+  const window = m.window + Math.floor((m.widens * since) / 1000);
+  return `Looking for a racer near ${m.rating} ±${window} · waited ${secs} s · anyone from ${Math.floor(m.anyone_after_ms / 1000)} s`;
+}
+
 /** The clocks, every few hundred ms, without rebuilding the view. */
 function tick() {
   const room = S.room;
   if (!room || !S.conn) return;
   const now = S.conn.now();
+  const match = document.getElementById("match");
+  if (match) match.textContent = matchText(room);
   const countdown = document.getElementById("countdown");
   if (countdown) countdown.textContent = room.phase === "countdown" && room.starts_at ? `Starting in ${Math.max(0, Math.ceil((room.starts_at - now) / 1000))}…` : "";
   const clock = document.getElementById("clock");
