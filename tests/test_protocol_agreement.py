@@ -99,6 +99,9 @@ async def test_a_cursor_the_server_never_gave_is_a_validation_error(make_memory_
     assert not isinstance(page, Error)
 
 
+SECRET_DEAL = "a rated race takes a deal the server picks in secret: no deal, deal_code or daily"
+
+
 @pytest.mark.parametrize(
     ("message", "text"),
     [
@@ -110,6 +113,9 @@ async def test_a_cursor_the_server_never_gave_is_a_validation_error(make_memory_
         (CreateRoom(deal_number=1, deal_grade="gentle"), "a chosen deal takes neither any_deal nor deal_grade"),
         (CreateRoom(daily=True, any_deal=True), "a daily race takes no deal, any_deal or deal_grade"),
         (QuickMatch(daily=True, deal_grade="fiendish"), "a daily race takes no deal_grade"),
+        (CreateRoom(rated=True, hints=True), "a rated race takes no hints"),
+        *((CreateRoom(rated=True, **chosen), SECRET_DEAL) for chosen in ({"deal_number": 7}, {"daily": True})),
+        (CreateRoom(rated=True, deal_code="SH1-ST-0001G"), SECRET_DEAL),
     ],
 )
 async def test_fields_that_do_not_go_together_are_refused_everywhere(

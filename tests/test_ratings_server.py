@@ -15,6 +15,7 @@ from protocol.messages import (
     Identity,
     JoinRoom,
     Leave,
+    ListRooms,
     Members,
     Moved,
     MoveRequest,
@@ -24,6 +25,7 @@ from protocol.messages import (
     Register,
     Resign,
     Result,
+    Rooms,
     RoomState,
 )
 from server.app import RaceServer
@@ -75,6 +77,8 @@ async def ann_beats_bob(server: RaceServer, ann: WsClient, bob: WsClient) -> str
     Bob a move then resigns. The race's id (both racers still in the room)."""
     opened = await ann.call(QuickMatch())
     assert isinstance(opened, RoomState) and opened.rated is True, opened
+    lobby = await bob.call(ListRooms())
+    assert isinstance(lobby, Rooms) and [r.rated for r in lobby.rooms if r.room == opened.room] == [True]
     joined = await bob.call(QuickMatch())
     assert isinstance(joined, RoomState) and joined.rated is True, joined
     rooms = [opened.room, joined.room]
