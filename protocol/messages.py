@@ -160,11 +160,11 @@ class QuickMatch(Message):
     TYPE = "quick_match"
     preset: str = field_of(Str(1, 32, PRESET_NAMES), "seahaven")
     deal_grade: str | None = field_of(Opt(Str(1, 16, DEAL_GRADES)), None, omit_default=True)
-    """Join or open only a room of this deal grade (default: rooms of any grade)."""
+    """Meet only racers asking for this deal grade, and race a deal of it (default: those asking for none)."""
     bot_after: int | None = field_of(Opt(Int(1, 600)), None, omit_default=True)
-    """When this opens a room and nobody joins within so many seconds, a bot takes the free seat."""
+    """When the racer has waited so many seconds for a partner and nobody else waits, a bot takes the free seat."""
     daily: bool = field_of(Bool(), False, omit_default=True)
-    """Join or open a room racing today's daily deal."""
+    """Meet racers asking for today's daily deal, and race it."""
 
     def conflict(self) -> str | None:
         return "a daily race takes no deal_grade" if self.daily and self.deal_grade is not None else None
