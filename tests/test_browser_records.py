@@ -11,27 +11,24 @@ undo, so that stepping and playback at the recorded speed have something to show
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page
 
 from protocol.messages import CreateRoom, MoveRequest, Ok, Ready, Result, RoomState, Started, Undo
 from seahaven import Board, Move, encode, to_board_text
 from seahaven.cards import Card
 from server.app import RaceServer
+from tests.browser_pages import WAIT_MS, chromium, js, new_page, no_errors
 from tests.helpers import url_of, wait_until
 from tests.racing import solution
 from tests.recording import archived, recording_server
 from tests.wsclient import WsClient
 
-CHROMIUM = "/usr/bin/chromium"
-WAIT_MS = 15_000
 SPACED = 4
 """Ann's first actions, a quarter of a second apart (one of them an undo)."""
 RANK_WORDS = ("ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king")
@@ -46,30 +43,8 @@ async def server(tmp_path: Path) -> AsyncIterator[RaceServer]:
 
 @pytest.fixture
 async def browser() -> AsyncIterator[Browser]:
-    assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)"
-    async with async_playwright() as playwright:
-        chromium = await playwright.chromium.launch(executable_path=CHROMIUM)
-        try:
-            yield chromium
-        finally:
-            await chromium.close()
-
-
-async def new_page(browser: Browser) -> Page:
-    page = await (await browser.new_context(viewport={"width": 1200, "height": 900})).new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    setattr(page, "errors", errors)  # noqa: B010  # read by no_errors()
-    return page
-
-
-def no_errors(page: Page) -> None:
-    errors: list[str] = getattr(page, "errors")  # noqa: B009
-    assert errors == []
-
-
-async def js(page: Page, expression: str) -> Any:
-    return await page.evaluate(f"() => {expression}")
+    async with chromium() as launched:
+        yield launched
 
 
 async def open_records(page: Page, url: str) -> None:
