@@ -70,20 +70,16 @@ def races_of(events: list[Event]) -> list[RaceRecord]:
     """Every race the log holds that ended, in order (replays and judges every move: ValueError
     for a log that does not replay legally)."""
     records: list[RaceRecord] = []
-    number = 0
 
     def seen(room: Room, event: Event) -> None:
-        nonlocal number
-        if isinstance(event, Started):
-            number += 1
-        elif isinstance(event, Ended) and room.started_at is not None:
-            records.append(_record(room, number, event))
+        if isinstance(event, Ended) and room.started_at is not None:
+            records.append(_record(room, event))
 
     Room.replay(events, seen)
     return records
 
 
-def _record(room: Room, number: int, ended: Ended) -> RaceRecord:
+def _record(room: Room, ended: Ended) -> RaceRecord:
     started = room.started_at
     assert started is not None
     racers = []
@@ -104,9 +100,9 @@ def _record(room: Room, number: int, ended: Ended) -> RaceRecord:
             )
         )
     return RaceRecord(
-        race_id=race_id(room.code, room.created_at, number),
+        race_id=room.race_id(),
         room=room.code,
-        number=number,
+        number=room.races,
         settings=room.settings,
         deal_code=room.deal_code(),
         started_at=started,
