@@ -190,7 +190,7 @@ async def test_a_race_replays_move_by_move_then_the_winners_page_and_the_boards(
     assert len(races) == 1 and "1 of 2 finished" in races[0], races
     assert await page.is_hidden("#more-races")
     await page.click(".races a")
-    await page.wait_for_url(f"{base}/races/{race_id}", timeout=WAIT_MS)
+    await page.wait_for_url(f"{base}/races/{race_id}", wait_until="commit", timeout=WAIT_MS)  # the link goes there
     no_errors(page)
 
     # The boards: Ann's win, all time and this week; not on the daily board (not the daily deal).
