@@ -7,15 +7,16 @@ import asyncio
 import contextlib
 import ipaddress
 import logging
-import os
 import signal
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from server.app import RaceServer
 from server.config import Config, default_data_dir
+from server.config_file import SettingsParser
+from server.logs import FORMATS, Logs, configure
 from server.play.dealpool import DealPool, worker_executor
 from server.records.accounts import Accounts
 from server.records.archive import Archive
@@ -72,8 +73,8 @@ def database_url(text: str) -> str | None:
     return text
 
 
-def add_records_args(parser: argparse.ArgumentParser) -> None:
-    env = os.environ
+def add_records_args(parser: SettingsParser) -> None:
+    env = parser.env
     parser.add_argument(
         "--database",
         type=database_url,
@@ -90,13 +91,15 @@ def add_records_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def parse_args(argv: list[str] | None = None) -> tuple[Config, str, int]:
-    env = os.environ
-    parser = argparse.ArgumentParser(
+def command_parser(environ: Mapping[str, str] | None = None) -> SettingsParser:
+    """The server's flags (each reading its SEAHAVEN_* variable, and a key of ``--config FILE``)."""
+    parser = SettingsParser(
+        environ=environ,
         prog="seahaven-server",
         description="Seahaven Towers race server (WebSocket). In-memory store unless a Redis URL is given. "
         "`seahaven-server migrate` upgrades the records' database.",
     )
+    env = parser.env
     parser.add_argument("--host", default=env.get("SEAHAVEN_HOST", "127.0.0.1"), help="address to listen on")
     parser.add_argument(
         "--port", type=at_least(0, int), default=env.get("SEAHAVEN_PORT", "8765"), help="port (0: any free)"
@@ -190,6 +193,17 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str, int]:
     )
     parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)  # set for each worker
     parser.add_argument("--log-level", default=env.get("SEAHAVEN_LOG_LEVEL", "INFO"), help="DEBUG, INFO, WARNING...")
+    parser.add_argument(
+        "--log-format",
+        choices=FORMATS,
+        default=env.get("SEAHAVEN_LOG_FORMAT", "text"),
+        help="text lines, or one JSON object a line with each event=... field its own",
+    )
+    return parser
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[Config, Logs, int]:
+    parser = command_parser()
     args = parser.parse_args(argv)
     if int(args.workers) > 1 and args.redis is None:
         parser.error("--workers above 1 needs --redis: the workers share their rooms through Redis")
@@ -216,12 +230,13 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str, int]:
         data_dir=args.data_dir,
         records=not args.no_records,
     )
-    return config, args.log_level, int(args.workers)
+    return config, Logs(args.log_level, args.log_format), int(args.workers)
 
 
 def migrate_command(argv: list[str]) -> int:
     """``seahaven-server migrate``: upgrade the records' database to this build's schema."""
-    parser = argparse.ArgumentParser(
+    parser = SettingsParser(
+        strict=False,  # the server's file: its other settings are not the migration's
         prog="seahaven-server migrate",
         description="Upgrade the records' database to the schema this build needs (the server's start "
         "migrates an empty database by itself, and refuses one at an older revision).",
@@ -312,8 +327,8 @@ def main(argv: list[str] | None = None) -> None:
     if args[:1] == ["migrate"]:
         logging.basicConfig(level="WARNING")
         raise SystemExit(migrate_command(args[1:]))
-    config, level, workers = parse_args(argv)
-    logging.basicConfig(level=level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    config, logs, workers = parse_args(argv)
+    configure(logs)
     if workers > 1:
         args = sys.argv[1:] if argv is None else argv
         raise SystemExit(supervise(args, workers, config.host, config.port, config.node_name))

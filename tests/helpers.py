@@ -292,6 +292,9 @@ class DictRecords:
             "next": f"i{start + limit}" if more else None,
         }
 
+    async def reachable(self) -> bool:
+        return True
+
     async def rating_board(self, preset: str, limit: int, offset: int) -> dict[str, Any]:
         await self._ask("rating_board", preset, limit, offset)
         more = offset + limit < len(self.rating_entries)

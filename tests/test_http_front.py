@@ -34,7 +34,8 @@ async def test_head_answers_the_get_headers_without_the_body(make_memory_server:
     assert head.headers["content-length"] == str(len(page))
     assert head.headers["cache-control"] == "no-cache" and "date" in head.headers
     health = await request(server.port, "HEAD", "/healthz")
-    assert (health.status, health.headers["content-length"], health.body) == (200, "3", b"")
+    full = await request(server.port, "GET", "/healthz")
+    assert (health.status, health.headers["content-length"], health.body) == (200, str(len(full.body)), b"")
     # On the wire: nothing after the head, and the connection closes when asked to.
     answer = await raw(server.port, b"HEAD /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     assert answer.startswith(b"HTTP/1.1 200 OK\r\n") and answer.endswith(b"\r\n\r\n")
@@ -47,7 +48,7 @@ async def test_a_connection_is_kept_alive_and_answers_in_order(make_memory_serve
     writer.write(get_line("/healthz") + get_line("/nope") + get_line("/metrics", "Connection: close"))
     answers = [await read_response(reader) for _ in range(3)]
     assert [a.status for a in answers] == [200, 404, 200]
-    assert answers[0].body == b"ok\n" and answers[1].body == b"not found\n"
+    assert answers[0].body.startswith(b"ok\n") and answers[1].body == b"not found\n"
     assert b"seahaven_" in answers[2].body and answers[2].headers["connection"] == "close"
     assert await asyncio.wait_for(reader.read(), 5) == b""  # closed, as asked
     writer.close()
@@ -204,7 +205,7 @@ async def test_a_websocket_upgrade_after_plain_requests_on_the_same_connection(m
     server = await make_memory_server()
     reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
     writer.write(get_line("/healthz"))
-    assert (await read_response(reader)).body == b"ok\n"
+    assert (await read_response(reader)).body.startswith(b"ok\n")
     key = base64.b64encode(b"0123456789abcdef").decode()
     writer.write(
         get_line(

@@ -353,7 +353,7 @@ async def test_healthz(make_server: MakeServer) -> None:
         with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/healthz", timeout=5) as response:
             return response.status, response.read()
 
-    assert await asyncio.to_thread(fetch) == (200, b"ok\n")
+    assert await asyncio.to_thread(fetch) == (200, b"ok\nstore: ok\ndatabase: off\narchive backlog: 0\n")
 
 
 async def race_then_resign(server: RaceServer) -> tuple[WsClient, WsClient, RoomState]:

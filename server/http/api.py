@@ -93,6 +93,10 @@ class RecordsReader(Protocol):
         """``{"preset", "entries": [...], "next_offset"}``: the settled ratings of ``preset``, best first."""
         ...
 
+    async def reachable(self) -> bool:
+        """Whether the database answers a trivial query now (``/healthz``): never raises."""
+        ...
+
 
 class BadRequest(Exception):
     """A parameter the API cannot take: answered 400 with this message."""

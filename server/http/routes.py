@@ -15,6 +15,7 @@ raising. Its table (``router.py``): ``/healthz``, ``/metrics``, the public API u
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from http import HTTPStatus
 from typing import Final
@@ -26,7 +27,8 @@ from server.http.reply import HttpRequest, Reply, text_reply
 from server.http.router import Match, NotAllowed, Router
 from server.http.static import static_response
 from server.shell.clock import Clock, SystemClock
-from server.shell.metrics import Metrics
+from server.shell.metrics import BACKLOG_CAP, Metrics
+from server.store.base import StoreError
 from server.store.interfaces import Store
 
 log = logging.getLogger("seahaven.http")
@@ -63,6 +65,7 @@ class HttpRoutes:
     ) -> None:
         self.store = store
         self.metrics = metrics
+        self.records = records
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.client = ClientAddress(trusted_proxies)
         self.limits = limits if limits is not None else AddressLimits()
@@ -137,12 +140,37 @@ class HttpRoutes:
 
     async def healthz(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         """200 while the store answers, 503 when it does not (for load balancers and compose): the
-        guarded ping, answered False at once while the stall breaker is open."""
-        if await self.store.ping():
-            return text_reply(HTTPStatus.OK, "ok\n")
-        return text_reply(HTTPStatus.SERVICE_UNAVAILABLE, "store unavailable\n")
+        guarded ping, answered False at once while the stall breaker is open. The body says more,
+        a line each: the store, the database (``off`` without records; never a 503: racing does
+        not need it, finished races wait in the store) and the archive backlog. Cheap: the three
+        are asked at once, each bounded (the ping and the index read by the store's timeout, the
+        database's ``SELECT 1`` by its probe's)."""
+        store_ok, database, backlog = await asyncio.gather(self.store.ping(), self.database(), self.backlog())
+        lines = [
+            "ok" if store_ok else "store unavailable",
+            f"store: {'ok' if store_ok else 'unavailable'}",
+            f"database: {database}",
+            f"archive backlog: {'unknown' if backlog is None else backlog}",
+        ]
+        status = HTTPStatus.OK if store_ok else HTTPStatus.SERVICE_UNAVAILABLE
+        return text_reply(status, "\n".join(lines) + "\n")
+
+    async def database(self) -> str:
+        if self.records is None:
+            return "off"
+        return "ok" if await self.records.reachable() else "unavailable"
+
+    async def backlog(self) -> int | None:
+        """Rooms waiting for the archivers, up to ``BACKLOG_CAP`` (None: the store did not answer)."""
+        try:
+            return len(await self.store.archive_due(BACKLOG_CAP))
+        except StoreError:
+            return None
 
     async def scrape(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         """This node's metrics in the Prometheus text format."""
+        backlog = await self.backlog()
+        if backlog is not None:
+            self.metrics.archive_backlog.set(backlog)
         body, content_type = self.metrics.exposition()
         return Reply(HTTPStatus.OK, (("Content-Type", content_type), ("Cache-Control", "no-store")), body)

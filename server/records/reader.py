@@ -15,6 +15,7 @@ settings name that day). Each player appears once, with their fastest run; ties 
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import datetime
@@ -43,6 +44,8 @@ __all__ = ["MAX_LIMIT", "PERIODS", "RECENT", "Reader"]
 
 PERIODS = ("day", "week", "all")
 MAX_LIMIT = 100
+PROBE_TIMEOUT = 1.0
+"""Seconds the health probe waits for the database (a load balancer's check waits 2 s)."""
 """The most rows one page holds."""
 RECENT = 10
 """Races a player's page lists."""
@@ -59,6 +62,15 @@ class Reader:
         self.db = db
         self.now = now
         self.live = live
+
+    async def reachable(self) -> bool:
+        """One ``SELECT 1`` within ``PROBE_TIMEOUT`` (``/healthz`` asks every few seconds)."""
+        try:
+            async with asyncio.timeout(PROBE_TIMEOUT), self.db.read() as conn:
+                await conn.execute(select(literal(1)))
+        except (OSError, TimeoutError):
+            return False
+        return True
 
     # -- races --------------------------------------------------------------
 

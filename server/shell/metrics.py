@@ -10,6 +10,8 @@ What the server reports:
   the server gives (:class:`LiveCounts`), so no code path has to keep them in step;
 - every move request: :meth:`Metrics.move_accepted` or :meth:`Metrics.move_refused` with the error code,
   and its latency from the frame's arrival to the reply;
+- the archive backlog (rooms whose finished races wait for the database), read from the store's
+  index at scrape time by the ``/metrics`` route;
 - every store call, told by the store's guarded call (:meth:`Metrics.observe`, the store's
   ``Observer``): latency by operation, and failures by operation.
 """
@@ -26,7 +28,7 @@ from prometheus_client.registry import Collector
 
 from protocol.errors import ErrorCode
 
-__all__ = ["LiveCounts", "Metrics"]
+__all__ = ["BACKLOG_CAP", "LiveCounts", "Metrics"]
 
 # Seconds: a move is a few hundred microseconds in memory and about one Redis round trip on Redis;
 # the top buckets catch a stalled store (its timeout is 2 s).
@@ -38,6 +40,8 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 REFUSAL_REASONS = frozenset(code.value for code in ErrorCode)
 OTHER = "other"
+BACKLOG_CAP = 1000
+"""The archive backlog is counted up to this (a bounded read of the archivers' index, for each scrape)."""
 
 
 class Latencies:
@@ -133,6 +137,12 @@ class Metrics:
             "Store call latency, by operation (failed calls included).",
             ("operation",),
             self.registry,
+        )
+
+        self.archive_backlog = Gauge(
+            "seahaven_archive_backlog",
+            f"Rooms holding finished races not yet in the database (read at each scrape, {BACKLOG_CAP} at most).",
+            registry=self.registry,
         )
 
     def watch(self, live: Callable[[], LiveCounts]) -> None:

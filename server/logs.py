@@ -1,0 +1,71 @@
+"""The command's log lines: text (``time LEVEL logger message``) or JSON, one object a line.
+
+The server's lines are structured already (``event=room.created room=ABCD players=2``, from
+``log_event`` and its kind); in JSON each ``key=value`` of a line that starts with ``event=`` is a
+field of its own, beside ``time`` (UTC, ISO 8601), ``level``, ``logger`` and ``message`` (the
+line as text writes it), so a log store can filter on them without parsing. A line that is not
+of that shape keeps only ``message``; an exception's traceback is ``exception``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shlex
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Final
+
+FORMATS: Final = ("text", "json")
+TEXT_FORMAT: Final = "%(asctime)s %(levelname)s %(name)s %(message)s"
+RESERVED: Final = frozenset({"time", "level", "logger", "message", "exception"})
+
+
+@dataclass(frozen=True, slots=True)
+class Logs:
+    level: str = "INFO"
+    format: str = "text"
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per record."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        line: dict[str, object] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": message,
+        }
+        for key, value in fields(message).items():
+            line[key if key not in RESERVED else f"field.{key}"] = value
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=False, default=str)
+
+
+def fields(message: str) -> dict[str, str]:
+    """The ``key=value`` fields of an ``event=...`` line (values as written, quotes removed);
+    none for any other line, or one that does not split cleanly."""
+    if not message.startswith("event="):
+        return {}
+    try:
+        words = shlex.split(message)
+    except ValueError:
+        return {}
+    found = {}
+    for word in words:
+        key, equals, value = word.partition("=")
+        if not equals or not key:
+            return {}
+        found[key] = value
+    return found
+
+
+def configure(logs: Logs) -> None:
+    """Set up the root logger for the command (stderr)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter() if logs.format == "json" else logging.Formatter(TEXT_FORMAT))
+    logging.basicConfig(level=logs.level.upper(), handlers=[handler], force=True)
