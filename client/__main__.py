@@ -1,6 +1,7 @@
 """``seahaven-client``: race at Seahaven Towers from a terminal, or practise alone.
 
 seahaven-client [ws://host:port] [--name NAME]   (races: the lobby, then rooms; client/app.py)
+seahaven-client --server wss://host:8443 [--ca FILE]   (TLS; FILE: a self-signed server's certificate)
 seahaven-client --solo [--preset P] [--deal N] [--stats FILE]
 seahaven-client --demo                    (the race screen with made-up rivals)
 """
@@ -8,11 +9,14 @@ seahaven-client --demo                    (the race screen with made-up rivals)
 from __future__ import annotations
 
 import argparse
+import ssl
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from seahaven import PRESETS
+
+from .net import tls_context
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
 
@@ -26,7 +30,14 @@ def parser() -> argparse.ArgumentParser:
         "server",
         nargs="?",
         default=None,
-        help=f"race server address (default: the last session's, else {DEFAULT_SERVER})",
+        help=f"race server address, ws:// or wss:// (default: the last session's, else {DEFAULT_SERVER})",
+    )
+    p.add_argument("--server", dest="server_option", default=None, metavar="URL", help="the same as SERVER")
+    p.add_argument(
+        "--ca",
+        default=None,
+        metavar="FILE",
+        help="also trust this certificate (PEM) for wss:// servers: a self-signed one, or a private authority's",
     )
     p.add_argument("--name", default=None, help="your name in races (default: your login name)")
     p.add_argument("--solo", action="store_true", help="offline solo practice, no server needed")
@@ -39,7 +50,16 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
+    if args.server_option is not None:
+        if args.server not in (None, args.server_option):
+            p.error("give the server once: SERVER or --server")
+        args.server = args.server_option
+    try:
+        args.tls = tls_context(args.ca)
+    except (OSError, ssl.SSLError) as error:
+        p.error(f"--ca {args.ca}: not a PEM certificate file: {error}")
     if args.solo:
         return run_solo(args)
     if args.demo:

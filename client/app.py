@@ -21,6 +21,7 @@ import argparse
 import getpass
 import logging
 import os
+import ssl
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -110,11 +111,14 @@ class RaceApp(App[None]):
         data: Path | None = None,
         automove: bool | None = None,
         resume: bool = True,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         """``server`` None: the saved session's server, else the default one. ``data``: the
         directory of the settings, session and statistics (default: the user's data directory);
-        ``automove`` overrides the saved setting; ``resume``: come back to a saved session."""
+        ``automove`` overrides the saved setting; ``resume``: come back to a saved session;
+        ``tls``: how ``wss://`` servers (and their records over https) are checked."""
         super().__init__()
+        self.tls = tls
         self.data = data
         self.saved = SavedSession.load(data) if resume else None
         if self.saved is not None and (server not in (None, self.saved.server) or name not in (None, self.saved.name)):
@@ -166,8 +170,9 @@ class RaceApp(App[None]):
         keys = PlayerKeys.load(self.data)
         # A user who deleted their player on this server races on anonymously: none registered by itself.
         on_key = None if keys.stays_anonymous(url) else (lambda new: self._keep_key(url, new))
+        extra = {"tls": self.tls} if self.tls is not None else {}  # test factories take no tls
         conn = self.connection_factory(
-            url, name, on_event, on_status, token=token, key=keys.key_for(url), on_key=on_key
+            url, name, on_event, on_status, token=token, key=keys.key_for(url), on_key=on_key, **extra
         )
         box.append(conn)
         # A resumed session's room frame may come before connect() returns: be ready for it.
@@ -422,7 +427,7 @@ class RaceApp(App[None]):
 
     def records(self) -> Records:
         """The read API of the server this client races on (its ws:// URL as http://)."""
-        return Records(http_base(self.server))
+        return Records(http_base(self.server), tls=self.tls)
 
     def show_my_page(self) -> None:
         """My page on the server's records: who I am there is the session's player."""
@@ -495,5 +500,5 @@ class PracticeScreen(GameScreen):
 
 def run(args: argparse.Namespace) -> int:
     """The ``seahaven-client [ws://host:port] [--name NAME]`` entry point."""
-    RaceApp(args.server, getattr(args, "name", None)).run()
+    RaceApp(args.server, getattr(args, "name", None), tls=getattr(args, "tls", None)).run()
     return 0

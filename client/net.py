@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import ssl
 from collections.abc import Callable
 from typing import Final
 
@@ -63,6 +64,17 @@ KEY_NOT_NOW: Final = frozenset({ErrorCode.RECORDS_UNAVAILABLE, ErrorCode.RATE_LI
 """A hello's key the server cannot check now: race anonymously this time, keep the key."""
 
 
+def tls_context(ca: str | None) -> ssl.SSLContext | None:
+    """How ``wss://`` servers are checked: against the certificate authority (or self-signed
+    certificate) in the PEM file ``ca`` as well as the system's; None (no file): the system's alone.
+    OSError or ssl.SSLError for a file that cannot be read as one."""
+    if ca is None:
+        return None
+    context = ssl.create_default_context()
+    context.load_verify_locations(cafile=ca)
+    return context
+
+
 class RaceConnection:
     """A session with one server. ``status`` callbacks: connecting, connected, reconnecting,
     retrying (each further attempt), new-session (the server forgot the old one), closed, replaced."""
@@ -80,10 +92,12 @@ class RaceConnection:
         token: str | None = None,
         key: str | None = None,
         on_key: KeyHandler | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         """``token``: a session to resume (a restarted client coming back to its race); ``key``:
         the registered player's key, said in the first hello; ``on_key``: told of a new or
-        refused key (None: never register)."""
+        refused key (None: never register); ``tls``: how a ``wss://`` server is checked (None:
+        against the system's certificate authorities; ``tls_context`` makes one trusting a file)."""
         self.url = url
         self.name = name
         self.on_event = on_event
@@ -100,6 +114,7 @@ class RaceConnection:
         self._closing = False
         self.key = key
         self.on_key = on_key
+        self.tls = tls
         self._registering: asyncio.Task[None] | None = None
 
     @property
@@ -204,12 +219,15 @@ class RaceConnection:
     # -- internals ----------------------------------------------------------
 
     async def _open(self, token: str | None, status: str = "connected", key: str | None = None) -> Welcome:
+        # websockets refuses an ssl= for a ws:// address: only a wss:// one takes the context.
+        tls = {"ssl": self.tls} if self.tls is not None and self.url.lower().startswith("wss:") else {}
         try:
             ws = await connect(
                 self.url,
                 subprotocols=[Subprotocol(SUBPROTOCOL)],
                 open_timeout=self.open_timeout,
                 max_size=2**20,
+                **tls,
             )
         except InvalidURI:
             raise ConnectError(f"{self.url!r} is not a WebSocket address (ws://host:port)") from None

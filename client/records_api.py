@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -46,9 +47,11 @@ class Records:
     """The read API of the server at ``base`` (``http_base``); every call a JSON document (a dict)
     or a RecordsError."""
 
-    def __init__(self, base: str, timeout: float = TIMEOUT_SECONDS) -> None:
+    def __init__(self, base: str, timeout: float = TIMEOUT_SECONDS, tls: ssl.SSLContext | None = None) -> None:
+        """``tls``: how an ``https://`` server is checked (the race connection's; None: the system's trust)."""
         self.base = base.rstrip("/")
         self.timeout = timeout
+        self.tls = tls
 
     async def race(self, race_id: str) -> dict[str, Any]:
         return await self.get(f"/races/{quote(race_id)}")
@@ -79,7 +82,7 @@ class Records:
         """The blocking request (run in a thread by ``get``)."""
         request = urllib.request.Request(url, headers={"Accept": "application/json"})
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as answer:
+            with urllib.request.urlopen(request, timeout=self.timeout, context=self.tls) as answer:
                 document = json.loads(answer.read())
         except urllib.error.HTTPError as refused:
             with refused:

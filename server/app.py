@@ -127,6 +127,7 @@ class RaceServer:
         self.breaker = Breaker()
         """Fails store calls at once while the store is stalled."""
         store.guard(self.breaker, self.metrics)
+        self.metrics.watch_breaker(self.breaker)
         self.store = store
         """Every call through the breaker and into the metrics (the store's one guarded call)."""
         self.pool = pool if pool is not None else DealPool(store)

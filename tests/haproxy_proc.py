@@ -1,5 +1,6 @@
 """HAProxy as a real child process running the deployment's own config (``deploy/haproxy.cfg``),
-pointed at local nodes through the environment variables that config reads."""
+pointed at local nodes through the environment variables that config reads, its TLS frontend on a
+certificate made by compose's own init step (``deploy/make-cert.sh``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,15 @@ import pytest
 from tests.redis_proc import HOST, free_port
 
 CONFIG = Path(__file__).resolve().parent.parent / "deploy" / "haproxy.cfg"
+MAKE_CERT = CONFIG.parent / "make-cert.sh"
+
+
+def make_certificate(directory: Path) -> tuple[Path, Path]:
+    """Run compose's certificate step into ``directory``: HAProxy's PEM (certificate and key),
+    and the certificate alone (what a client trusts), good for 127.0.0.1 and localhost."""
+    env = {"PATH": "/usr/bin:/bin", "SEAHAVEN_CERT_DIR": str(directory)}
+    subprocess.run(["/bin/sh", str(MAKE_CERT)], check=True, capture_output=True, env=env, timeout=60)
+    return directory / "seahaven.pem", directory / "seahaven-ca.pem"
 
 
 def haproxy_binary() -> str:
@@ -26,23 +36,29 @@ def haproxy_binary() -> str:
     return binary
 
 
-def check_config(path: Path = CONFIG) -> subprocess.CompletedProcess[str]:
-    """``haproxy -c`` on a config file, with the environment it gets in compose (no overrides)."""
-    return subprocess.run(
-        [haproxy_binary(), "-c", "-f", str(path)], capture_output=True, text=True, timeout=30, env={"PATH": "/usr/bin"}
-    )
+def check_config(path: Path = CONFIG, cert: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``haproxy -c`` on a config file, with the environment it gets in compose (no overrides but
+    ``cert``, where compose's certs volume would have put it; None: none, as before the first start)."""
+    env = {"PATH": "/usr/bin"} | ({"SEAHAVEN_LB_CERT": str(cert)} if cert is not None else {})
+    return subprocess.run([haproxy_binary(), "-c", "-f", str(path)], capture_output=True, text=True, timeout=30, env=env)
 
 
 class HAProxyProcess:
-    """``haproxy -db`` in front of ``nodes`` (host:port each), listening on a free loopback ``port``."""
+    """``haproxy -db`` in front of ``nodes`` (host:port each), listening on a free loopback ``port``
+    and with TLS on ``tls_port`` (its certificate in ``certs``: ``ca`` is what clients trust)."""
 
     def __init__(self, nodes: list[str], startup_timeout: float = 10.0) -> None:
         assert len(nodes) == 2, "deploy/haproxy.cfg names two nodes"
         self.port = free_port()
+        self.tls_port = free_port()
         self.log = Path(tempfile.mkstemp(prefix="seahaven-haproxy-", suffix=".log")[1])
+        self.certs = Path(tempfile.mkdtemp(prefix="seahaven-certs-"))
+        pem, self.ca = make_certificate(self.certs)
         env = {
             "PATH": "/usr/bin:/usr/sbin",
             "SEAHAVEN_LB_BIND": f"{HOST}:{self.port}",
+            "SEAHAVEN_LB_TLS_BIND": f"{HOST}:{self.tls_port}",
+            "SEAHAVEN_LB_CERT": str(pem),
             "SEAHAVEN_NODE_1": nodes[0],
             "SEAHAVEN_NODE_2": nodes[1],
         }
@@ -55,16 +71,16 @@ class HAProxyProcess:
                 env=env,
             )
         deadline = time.monotonic() + startup_timeout
-        while not self._listening():
+        while not (self._listening(self.port) and self._listening(self.tls_port)):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 log = self.log_text()
                 self.close()
                 pytest.fail(f"haproxy did not start:\n{log}", pytrace=False)
             time.sleep(0.02)
 
-    def _listening(self) -> bool:
+    def _listening(self, port: int) -> bool:
         try:
-            with socket.create_connection((HOST, self.port), timeout=0.5):
+            with socket.create_connection((HOST, port), timeout=0.5):
                 return True
         except OSError:
             return False
@@ -76,6 +92,14 @@ class HAProxyProcess:
     @property
     def http(self) -> str:
         return f"http://{HOST}:{self.port}"
+
+    @property
+    def wss(self) -> str:
+        return f"wss://{HOST}:{self.tls_port}"
+
+    @property
+    def https(self) -> str:
+        return f"https://{HOST}:{self.tls_port}"
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")[-4000:]
@@ -89,3 +113,4 @@ class HAProxyProcess:
                 self.proc.kill()
                 self.proc.wait()
         self.log.unlink(missing_ok=True)
+        shutil.rmtree(self.certs, ignore_errors=True)

@@ -33,6 +33,8 @@ LAYERS = {
     "server.http": {"server.http", "server.shell", "server.store"},
     "server.records": {"server.records", "server.rooms", "server.store", "server.config"},
     "server.config": set(),
+    "server.config_file": set(),
+    "server.logs": set(),
     "server.runtime": set(),
     "server.workers": set(),
 }

@@ -1,11 +1,13 @@
 """The deployment: compose.yaml and deploy/haproxy.cfg are valid, and the same topology (one Redis, two
-server nodes, HAProxy in front) runs here as real processes.
+server nodes, HAProxy in front, plain and with TLS) runs here as real processes.
 
 What holds with two nodes: each node serves hello and /healthz through the balancer, sessions and
 the lobby live in the shared Redis (a racer's token works on either node, a public room created on one
 node is listed on the other), racers on different nodes race in one room to the same standings, and
 when a node is killed its racers reconnect through the balancer to the other node and finish their
-race there. (More multi-node cases, directly on the nodes: tests/test_multinode.py.)
+race there; over TLS (HAProxy's certificate made by compose's own init step), racers race through
+``wss://`` and the terminal client's connection trusts the certificate it is given, and only it.
+(More multi-node cases, directly on the nodes: tests/test_multinode.py.)
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import signal
+import ssl
 import subprocess
 import urllib.error
 import urllib.request
@@ -35,7 +38,8 @@ from protocol.messages import (
 )
 from seahaven import Board
 from seahaven.solver import solve
-from tests.haproxy_proc import CONFIG, HAProxyProcess, check_config
+from client.net import ConnectError, RaceConnection, tls_context
+from tests.haproxy_proc import CONFIG, HAProxyProcess, check_config, make_certificate
 from tests.helpers import wait_until
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
@@ -60,7 +64,10 @@ def test_compose_file_is_valid_and_has_the_topology() -> None:
     checked = compose_config(COMPOSE)
     assert checked.returncode == 0, checked.stderr
     services = compose_config(COMPOSE, "--services")
-    assert set(services.stdout.split()) == {"redis", "postgres", "server-1", "server-2", "balancer"}
+    assert set(services.stdout.split()) == {
+        *("redis", "postgres", "server-1", "server-2", "certs", "balancer"),
+        *("prometheus", "grafana"),  # under the monitoring profile
+    }
     resolved = checked.stdout
     # Redis keeps an append-only file with a stated fsync policy, on a volume.
     assert '- --appendonly\n    - "yes"\n    - --appendfsync\n    - everysec\n' in resolved
@@ -72,6 +79,13 @@ def test_compose_file_is_valid_and_has_the_topology() -> None:
     assert "postgres-data:/var/lib/postgresql/data" in resolved
     assert "published: 8765" in resolved and "target: 8765" in resolved
     assert f"{CONFIG}:/usr/local/etc/haproxy/haproxy.cfg:ro" in resolved
+    # TLS: 8443 published, the certificate from the certs step's volume, which runs first.
+    assert "published: 8443" in resolved and "certs:/usr/local/etc/haproxy/certs:ro" in resolved
+    assert "condition: service_completed_successfully" in resolved
+    # Prometheus and Grafana only with --profile monitoring, on the repository's files.
+    assert resolved.count("- monitoring") == 2
+    assert f"{CONFIG.parent / 'alerts.yml'}:/etc/prometheus/alerts.yml:ro" in resolved
+    assert f"{CONFIG.parent / 'grafana' / 'seahaven-dashboard.json'}:" in resolved
 
 
 def test_the_compose_validator_rejects_a_broken_file(tmp_path: Path) -> None:
@@ -82,12 +96,26 @@ def test_the_compose_validator_rejects_a_broken_file(tmp_path: Path) -> None:
 
 
 def test_haproxy_config_is_valid_and_the_check_can_fail(tmp_path: Path) -> None:
-    checked = check_config()
+    pem, _ = make_certificate(tmp_path / "certs")
+    checked = check_config(cert=pem)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "Configuration file is valid" in checked.stdout + checked.stderr
     broken = tmp_path / "haproxy.cfg"
     broken.write_text(CONFIG.read_text().replace("balance leastconn", "balance fewest"))
-    assert check_config(broken).returncode != 0
+    assert check_config(broken, cert=pem).returncode != 0
+    # The TLS frontend is checked too: without its certificate the config does not load.
+    missing = check_config()
+    assert missing.returncode != 0 and "certs/seahaven.pem" in missing.stdout + missing.stderr
+
+
+def test_the_certificate_step_makes_one_certificate_and_keeps_it(tmp_path: Path) -> None:
+    pem, ca = make_certificate(tmp_path)
+    first = pem.read_bytes()
+    assert b"BEGIN CERTIFICATE" in first and b"PRIVATE KEY" in first and pem.stat().st_mode & 0o077 == 0
+    ssl.create_default_context(cafile=str(ca))  # the client's half is a certificate alone
+    assert b"PRIVATE KEY" not in ca.read_bytes()
+    make_certificate(tmp_path)  # a second start keeps it (a real one put there stays too)
+    assert pem.read_bytes() == first
 
 
 # --------------------------------------------------------------------------------------------------
@@ -288,3 +316,42 @@ async def test_a_stalled_nodes_websockets_are_cut_and_reconnect_to_the_other_nod
     assert back.ws.response is not None and back.ws.response.headers[NODE_HEADER] == "node-2"
     assert back.player == ann.player
     await back.close()
+
+
+async def test_a_race_over_wss_through_haproxy(topology: Topology) -> None:
+    """TLS ends at HAProxy: two racers open ``wss://`` connections trusting the certificate compose's
+    step made, land on both nodes, and race one room to the same standings; /healthz answers over
+    https too."""
+    await healthz_through_the_balancer_reaches(topology, {"node-1", "node-2"})
+    trust = ssl.create_default_context(cafile=str(topology.lb.ca))
+    ann = await WsClient.open(topology.lb.wss, "Ann", tls=trust)
+    bob = await WsClient.open(topology.lb.wss, "Bob", tls=trust)
+    landed = {client.ws.response.headers[NODE_HEADER] for client in (ann, bob) if client.ws.response}
+    assert landed == {"node-1", "node-2"}
+    await race_of_two(ann, bob, CreateRoom(deal_number=1))
+    for move in solve(Board.deal("seahaven", 1)).moves:
+        assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
+    results = [await client.expect(Result) for client in (ann, bob)]
+    assert results[0].standings == results[1].standings
+    assert [s.player for s in results[0].standings] == [ann.player, bob.player]
+    for client in (ann, bob):
+        await client.close()
+
+    def https_healthz() -> bytes:
+        with urllib.request.urlopen(topology.lb.https + "/healthz", timeout=5, context=trust) as response:
+            return bytes(response.read())
+
+    assert (await asyncio.to_thread(https_healthz)).startswith(b"ok\nstore: ok\n")
+
+
+async def test_the_terminal_clients_connection_speaks_wss_with_a_ca_file(topology: Topology) -> None:
+    """``seahaven-client --server wss://... --ca FILE``: the connection trusts that certificate; without
+    it the self-signed server is refused, saying why."""
+    await healthz_through_the_balancer_reaches(topology, {"node-1", "node-2"})
+    trusting = RaceConnection(topology.lb.wss, "Ann", lambda message: None, tls=tls_context(str(topology.lb.ca)))
+    welcome = await trusting.connect()
+    assert welcome.name == "Ann"
+    await trusting.close()
+    doubting = RaceConnection(topology.lb.wss, "Bob", lambda message: None)
+    with pytest.raises(ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+        await doubting.connect()

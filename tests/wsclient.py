@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -25,9 +26,17 @@ class WsClient:
 
     @classmethod
     async def open(
-        cls, url: str, name: str | None = None, token: str | None = None, key: str | None = None
+        cls,
+        url: str,
+        name: str | None = None,
+        token: str | None = None,
+        key: str | None = None,
+        *,
+        tls: ssl.SSLContext | None = None,
     ) -> WsClient:
-        client = cls(await connect(url, subprotocols=[SUBPROTOCOL], open_timeout=TIMEOUT))  # type: ignore[list-item]
+        """``tls``: the context a ``wss://`` URL is opened with (None: the system's trust)."""
+        extra = {"ssl": tls} if tls is not None else {}
+        client = cls(await connect(url, subprotocols=[SUBPROTOCOL], open_timeout=TIMEOUT, **extra))  # type: ignore[list-item]
         if name is not None:
             welcome = await client.call(Hello(name=name, token=token, key=key))
             assert isinstance(welcome, Welcome), welcome

@@ -91,6 +91,7 @@ class HttpRoutes:
         except Exception as exc:  # a bug in a route: one answer and one log line, never a dead server
             log.exception("event=http.error method=%s path=%r error=%r", request.method, request.path, exc)
             reply = self.refusal(HTTPStatus.INTERNAL_SERVER_ERROR, "internal", "internal error", api)
+        self.metrics.http_requests.labels(code=str(int(reply.status))).inc()
         return reply.with_headers(*CORS) if api else reply
 
     async def route(self, request: HttpRequest, *, api: bool) -> Reply:

@@ -12,6 +12,8 @@ What the server reports:
   and its latency from the frame's arrival to the reply;
 - the archive backlog (rooms whose finished races wait for the database), read from the store's
   index at scrape time by the ``/metrics`` route;
+- the store's stall breaker (open or not, and how often it opened), and plain HTTP answers by
+  status code;
 - every store call, told by the store's guarded call (:meth:`Metrics.observe`, the store's
   ``Observer``): latency by operation, and failures by operation.
 """
@@ -27,6 +29,7 @@ from prometheus_client.core import HistogramMetricFamily
 from prometheus_client.registry import Collector
 
 from protocol.errors import ErrorCode
+from server.store.guarded import Breaker
 
 __all__ = ["BACKLOG_CAP", "LiveCounts", "Metrics"]
 
@@ -139,6 +142,23 @@ class Metrics:
             self.registry,
         )
 
+        self._breaker: Breaker | None = None
+        Gauge(
+            "seahaven_store_breaker_open",
+            "1 while the store's stall breaker is open (every store call refused at once, /healthz 503).",
+            registry=self.registry,
+        ).set_function(lambda: float(self._breaker is not None and self._breaker.stalled))
+        Gauge(
+            "seahaven_store_breaker_trips",
+            "Times the stall breaker opened since the node started.",
+            registry=self.registry,
+        ).set_function(lambda: float(self._breaker.trips if self._breaker is not None else 0))
+        self.http_requests = Counter(
+            "seahaven_http_requests",
+            "Plain HTTP requests answered (not WebSocket upgrades), by status code.",
+            ["code"],
+            registry=self.registry,
+        )
         self.archive_backlog = Gauge(
             "seahaven_archive_backlog",
             f"Rooms holding finished races not yet in the database (read at each scrape, {BACKLOG_CAP} at most).",
@@ -148,6 +168,10 @@ class Metrics:
     def watch(self, live: Callable[[], LiveCounts]) -> None:
         """Read the live gauges from ``live`` from now on (for a server made after its metrics)."""
         self._live = live
+
+    def watch_breaker(self, breaker: Breaker) -> None:
+        """Report ``breaker``'s state (the one the store's guard asks)."""
+        self._breaker = breaker
 
     def move_accepted(self, seconds: float) -> None:
         self.moves_accepted.inc()
