@@ -21,7 +21,7 @@ import contextlib
 import logging
 import ssl
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
@@ -220,7 +220,7 @@ class RaceConnection:
 
     async def _open(self, token: str | None, status: str = "connected", key: str | None = None) -> Welcome:
         # websockets refuses an ssl= for a ws:// address: only a wss:// one takes the context.
-        tls = {"ssl": self.tls} if self.tls is not None and self.url.lower().startswith("wss:") else {}
+        tls: dict[str, Any] = {"ssl": self.tls} if self.tls is not None and self.url.lower().startswith("wss:") else {}
         try:
             ws = await connect(
                 self.url,

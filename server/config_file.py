@@ -22,6 +22,7 @@ import sys
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -106,7 +107,8 @@ class SettingsParser(argparse.ArgumentParser):
             if action.help == argparse.SUPPRESS or action.dest in ("help", "config") or not action.option_strings:
                 continue
             flag = max(action.option_strings, key=len)
-            found.append(Setting(flag.lstrip("-"), flag, self.env_of.get(action.dest), action.default, action.help or ""))
+            env = self.env_of.get(action.dest)
+            found.append(Setting(flag.lstrip("-"), flag, env, action.default, action.help or ""))
         return found
 
     def apply(self, path: Path) -> None:
@@ -124,10 +126,13 @@ class SettingsParser(argparse.ArgumentParser):
             env = self.env_of.get(action.dest)
             if env is not None and self.env.is_set(env):
                 continue  # the environment wins over the file
-            self.set_defaults(**{action.dest: as_default(action, value, lambda why: self.fail(path, f"{raw}: {why}"))})
+            self.set_defaults(**{action.dest: as_default(action, value, partial(self.refuse, path, raw))})
 
     def fail(self, path: Path, message: str) -> NoReturn:
         self.error(f"{path}: {message}")
+
+    def refuse(self, path: Path, key: str, why: str) -> NoReturn:
+        self.fail(path, f"{key}: {why}")
 
 
 def config_path(parser: SettingsParser, args: Sequence[str] | None) -> Path | None:

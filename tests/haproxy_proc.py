@@ -40,7 +40,8 @@ def check_config(path: Path = CONFIG, cert: Path | None = None) -> subprocess.Co
     """``haproxy -c`` on a config file, with the environment it gets in compose (no overrides but
     ``cert``, where compose's certs volume would have put it; None: none, as before the first start)."""
     env = {"PATH": "/usr/bin"} | ({"SEAHAVEN_LB_CERT": str(cert)} if cert is not None else {})
-    return subprocess.run([haproxy_binary(), "-c", "-f", str(path)], capture_output=True, text=True, timeout=30, env=env)
+    command = [haproxy_binary(), "-c", "-f", str(path)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=30, env=env)
 
 
 class HAProxyProcess:

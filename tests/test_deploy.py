@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from client.net import ConnectError, RaceConnection, tls_context
 from protocol.messages import (
     CreateRoom,
     Hello,
@@ -38,7 +39,6 @@ from protocol.messages import (
 )
 from seahaven import Board
 from seahaven.solver import solve
-from client.net import ConnectError, RaceConnection, tls_context
 from tests.haproxy_proc import CONFIG, HAProxyProcess, check_config, make_certificate
 from tests.helpers import wait_until
 from tests.redis_proc import RedisProcess

@@ -196,7 +196,8 @@ async def test_a_request_body_is_refused_and_the_connection_closed(
 async def test_http_1_0_is_answered_and_closed(make_memory_server: MakeServer) -> None:
     server = await make_memory_server()
     answer = await raw(server.port, b"GET /healthz HTTP/1.0\r\n\r\n")
-    assert answer.startswith(b"HTTP/1.1 200 OK\r\n") and answer.endswith(b"\r\n\r\nok\nstore: ok\ndatabase: off\narchive backlog: 0\n")
+    assert answer.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert answer.endswith(b"\r\n\r\nok\nstore: ok\ndatabase: off\narchive backlog: 0\n")
 
 
 async def test_a_websocket_upgrade_after_plain_requests_on_the_same_connection(make_memory_server: MakeServer) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -35,7 +35,7 @@ class WsClient:
         tls: ssl.SSLContext | None = None,
     ) -> WsClient:
         """``tls``: the context a ``wss://`` URL is opened with (None: the system's trust)."""
-        extra = {"ssl": tls} if tls is not None else {}
+        extra: dict[str, Any] = {"ssl": tls} if tls is not None else {}
         client = cls(await connect(url, subprotocols=[SUBPROTOCOL], open_timeout=TIMEOUT, **extra))  # type: ignore[list-item]
         if name is not None:
             welcome = await client.call(Hello(name=name, token=token, key=key))
