@@ -20,7 +20,9 @@ calls its ``create_connection`` factory for each accepted connection and hands t
   the answer is on its way (the transport's write buffer under its high-water mark, within
   ``idle_timeout``: a client that sends and never reads holds one answer's bytes); a request that
   announces a body is answered and the connection closed (the body is never read); malformed
-  HTTP gets 400 and a close, logged in one line like websockets' own refused handshakes.
+  HTTP gets 400 and a close, logged in one line like websockets' own refused handshakes; a bug
+  while answering gets 500 (unless an answer had started: then the close ends it), never a
+  connection dropped without a word.
 
 ``Doors.close()`` (a graceful stop) closes every door that is not answering a request at once,
 and the others after their answer. TLS (``ssl=`` to ``serve``; not used today): the door then
@@ -205,8 +207,10 @@ class FrontDoor(asyncio.Protocol):
                     return
         except TimeoutError:  # the client did not read its answer within the idle timeout
             pass
-        except Exception as exc:  # a bug here: this connection goes, the server stays
+        except Exception as exc:  # a bug here: answered 500 if no answer was under way, then closed
             log.exception("event=http.door.error peer=%s error=%r", self.peer, exc)
+            if self.transport is not None and not self.transport.is_closing():
+                self.refuse(500, "internal error", logged=False)
         finally:
             if self.task is not None:
                 self.close()
@@ -283,11 +287,14 @@ class FrontDoor(asyncio.Protocol):
         if close or self.parser.our_state is h11.MUST_CLOSE:
             self.close()
 
-    def refuse(self, status: int, reason: str) -> None:
+    def refuse(self, status: int, reason: str, *, logged: bool = True) -> None:
         """Answer malformed HTTP (400, 431, 505) in plain text, log it in one line (as websockets'
-        refused handshakes are: ``server/shell/guard.py``), and close."""
+        refused handshakes are: ``server/shell/guard.py``; ``logged`` False: said already), and close."""
         phrase = HTTPStatus(status).phrase
-        handshake_logger().warning("event=handshake.rejected peer=%s reason=%r", self.peer, f"{status} {reason}"[:200])
+        if logged:
+            handshake_logger().warning(
+                "event=handshake.rejected peer=%s reason=%r", self.peer, f"{status} {reason}"[:200]
+            )
         body = f"{phrase}: {reason}\n".encode()
         headers = [("Content-Type", TEXT), ("Content-Length", str(len(body))), ("Connection", "close")]
         try:

@@ -79,7 +79,9 @@ class HttpRoutes:
         api = request.path.startswith(API) or request.path == API.rstrip("/")
         try:
             if not api:
-                return await self.route(request, api=False)
+                reply = await self.route(request, api=False)
+                self.metrics.http_requests.labels(code=str(int(reply.status))).inc()
+                return reply
             address = self.client(request.peer, request.all("x-forwarded-for"))
             wait = self.limits.take(address, self.clock.now() / 1000)
             if wait is None:
