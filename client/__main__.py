@@ -49,7 +49,8 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The arguments, ``server`` from SERVER or ``--server``, and ``tls`` the context ``--ca`` makes."""
     p = parser()
     args = p.parse_args(argv)
     if args.server_option is not None:
@@ -60,6 +61,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.tls = tls_context(args.ca)
     except (OSError, ssl.SSLError) as error:
         p.error(f"--ca {args.ca}: not a PEM certificate file: {error}")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse(argv)
     if args.solo:
         return run_solo(args)
     if args.demo:
