@@ -377,8 +377,10 @@ async def test_clearing_keeps_a_ttl_the_room_has(store: Store, later: Later) -> 
 async def test_the_index_hands_out_rooms_oldest_stamp_first(store: Store) -> None:
     rooms = [new_room() for _ in range(3)]
     assert await store.archive_due(10) == []
+    assert await store.archive_backlog() == 0
     for room in rooms:
         await store.index_archive(room)
+    assert await store.archive_backlog() == 3
     due = await store.archive_due(10)
     assert [room for room, _ in due] == rooms
     stamps = [stamp for _, stamp in due]
@@ -387,10 +389,10 @@ async def test_the_index_hands_out_rooms_oldest_stamp_first(store: Store) -> Non
     await store.index_archive(rooms[0])  # indexed again: a new, later stamp, and one entry still
     again = await store.archive_due(10)
     assert [room for room, _ in again] == [rooms[1], rooms[2], rooms[0]]
-    assert again[2][1] > stamps[2]
+    assert again[2][1] > stamps[2] and await store.archive_backlog() == 3
     for room, stamp in again:
         assert await store.unindex_archive(room, stamp) is True
-    assert await store.archive_due(10) == []
+    assert await store.archive_due(10) == [] and await store.archive_backlog() == 0
     assert await store.unindex_archive(rooms[0], again[2][1]) is False  # gone already
 
 

@@ -27,7 +27,7 @@ from server.http.reply import HttpRequest, Reply, text_reply
 from server.http.router import Match, NotAllowed, Router
 from server.http.static import static_response
 from server.shell.clock import Clock, SystemClock
-from server.shell.metrics import BACKLOG_CAP, Metrics
+from server.shell.metrics import Metrics
 from server.store.base import StoreError
 from server.store.interfaces import Store
 
@@ -146,8 +146,8 @@ class HttpRoutes:
         guarded ping, answered False at once while the stall breaker is open. The body says more,
         a line each: the store, the database (``off`` without records; never a 503: racing does
         not need it, finished races wait in the store) and the archive backlog. Cheap: the three
-        are asked at once, each bounded (the ping and the index read by the store's timeout, the
-        database's ``SELECT 1`` by its probe's)."""
+        are asked at once, each bounded (the ping and the index's count, one O(1) command, by the
+        store's timeout; the database's ``SELECT 1`` by its probe's)."""
         store_ok, database, backlog = await asyncio.gather(self.store.ping(), self.database(), self.backlog())
         lines = [
             "ok" if store_ok else "store unavailable",
@@ -164,9 +164,9 @@ class HttpRoutes:
         return "ok" if await self.records.reachable() else "unavailable"
 
     async def backlog(self) -> int | None:
-        """Rooms waiting for the archivers, up to ``BACKLOG_CAP`` (None: the store did not answer)."""
+        """Rooms waiting for the archivers (None: the store did not answer)."""
         try:
-            return len(await self.store.archive_due(BACKLOG_CAP))
+            return await self.store.archive_backlog()
         except StoreError:
             return None
 

@@ -31,7 +31,7 @@ from prometheus_client.registry import Collector
 from protocol.errors import ErrorCode
 from server.store.guarded import Breaker
 
-__all__ = ["BACKLOG_CAP", "LiveCounts", "Metrics"]
+__all__ = ["LiveCounts", "Metrics"]
 
 # Seconds: a move is a few hundred microseconds in memory and about one Redis round trip on Redis;
 # the top buckets catch a stalled store (its timeout is 2 s).
@@ -43,8 +43,6 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 REFUSAL_REASONS = frozenset(code.value for code in ErrorCode)
 OTHER = "other"
-BACKLOG_CAP = 1000
-"""The archive backlog is counted up to this (a bounded read of the archivers' index, for each scrape)."""
 
 
 class Latencies:
@@ -161,7 +159,7 @@ class Metrics:
         )
         self.archive_backlog = Gauge(
             "seahaven_archive_backlog",
-            f"Rooms holding finished races not yet in the database (read at each scrape, {BACKLOG_CAP} at most).",
+            "Rooms holding finished races not yet in the database (read from the store at each scrape).",
             registry=self.registry,
         )
 

@@ -221,6 +221,10 @@ class Archives(Protocol):
         """Up to ``count`` indexed rooms, oldest stamp first: (room, stamp)."""
         ...
 
+    def archive_backlog(self) -> Awaitable[int]:
+        """How many rooms the index holds (one O(1) read: for /healthz and /metrics)."""
+        ...
+
     def archive_marks(self, room: str) -> Awaitable[list[str]]:
         """The race ids marked in ``room``, sorted (``[]`` when none)."""
         ...

@@ -426,6 +426,9 @@ class MemoryStore:
         check_count(count)
         return self._run("archive_due", lambda: sorted(self._due.items(), key=lambda item: item[1])[:count])
 
+    def archive_backlog(self) -> Awaitable[int]:
+        return self._run("archive_backlog", lambda: len(self._due))
+
     def archive_marks(self, room: str) -> Awaitable[list[str]]:
         return self._run("archive_marks", lambda: sorted(self._marks.get(room, ())))
 

@@ -797,6 +797,12 @@ class RedisStore:
 
         return self._run("clear_archive", f"clear room {room!r} archive marks", call)
 
+    def archive_backlog(self) -> Awaitable[int]:
+        async def call() -> int:
+            return int(await self._redis.zcard(self.archive_index_key))
+
+        return self._run("archive_backlog", "count rooms due for archiving", call)
+
     def unindex_archive(self, room: str, stamp: int) -> Awaitable[bool]:
         async def call() -> bool:
             # The marks (the room's slot), then the index (its own): a mark added after the SCARD
