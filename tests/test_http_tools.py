@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import urllib.request
 from http import HTTPStatus
 
 from server.app import RaceServer
@@ -15,6 +16,8 @@ from server.http.reply import HttpRequest, Reply, text_reply
 from server.http.static import WEBROOT
 from tests.helpers import DictRecords, MakeServer
 from tests.httpclient import Answer, raw, request
+from tests.redis_proc import free_port
+from tests.server_proc import ServerProcess
 
 SAMPLE = {"race_id": "r1", "player": "p1", "preset": "seahaven", "challenge": "c1"}
 """A value for each route parameter (any value: HEAD must answer as GET does, found or not)."""
@@ -96,3 +99,27 @@ async def test_a_bug_while_answering_is_a_500_not_a_dropped_connection() -> None
         again = await asyncio.wait_for(raw(port, b"GET /y HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 10)
         assert again.startswith(b"HTTP/1.1 500")
         doors.close()
+
+
+def healthz_of(server: ServerProcess) -> tuple[int, bytes]:
+    with urllib.request.urlopen(f"{server.http}/healthz", timeout=10) as response:
+        return response.status, bytes(response.read())
+
+
+async def test_healthz_of_real_records_on_sqlite_and_on_a_database_that_is_away() -> None:
+    """The probe on the records' real database: a node's own SQLite file answers; a PostgreSQL that
+    refuses connections is said, and the node is still healthy (racing does not need it)."""
+    here = ServerProcess()
+    away = ServerProcess("--database", f"postgresql://seahaven@127.0.0.1:{free_port()}/seahaven")
+    try:
+        assert await asyncio.to_thread(healthz_of, here) == (
+            200,
+            b"ok\nstore: ok\ndatabase: ok\narchive backlog: 0\n",
+        )
+        assert await asyncio.to_thread(healthz_of, away) == (
+            200,
+            b"ok\nstore: ok\ndatabase: unavailable\narchive backlog: 0\n",
+        )
+    finally:
+        here.close()
+        away.close()
