@@ -20,7 +20,7 @@ import argparse
 import os
 import sys
 import tomllib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -87,10 +87,25 @@ class SettingsParser(argparse.ArgumentParser):
         )
 
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
-        action = super().add_argument(*args, **kwargs)
-        # Asked while this call's arguments were evaluated (None: none), since the last call.
+        return self.record(super().add_argument(*args, **kwargs))
+
+    def add_argument_group(self, *args: Any, **kwargs: Any) -> Any:
+        return self.recording(super().add_argument_group(*args, **kwargs))
+
+    def add_mutually_exclusive_group(self, *args: Any, **kwargs: Any) -> Any:
+        return self.recording(super().add_mutually_exclusive_group(*args, **kwargs))
+
+    def record(self, action: argparse.Action) -> argparse.Action:
+        """Note the variable asked while this argument's call was evaluated (None: none)."""
         self.env_of[action.dest], self.env.asked = self.env.asked, None
         return action
+
+    def recording(self, group: Any) -> Any:
+        """``group`` with its ``add_argument`` noting variables too (a group's flags are the
+        parser's, but its ``add_argument`` is argparse's own, not this class's)."""
+        plain = group.add_argument
+        group.add_argument = lambda *args, **kwargs: self.record(plain(*args, **kwargs))
+        return group
 
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
@@ -151,7 +166,7 @@ def config_path(parser: SettingsParser, args: Sequence[str] | None) -> Path | No
     return Path(named) if named else None
 
 
-def read(path: Path, fail: Any) -> dict[str, Any]:
+def read(path: Path, fail: Callable[[Path, str], NoReturn]) -> dict[str, Any]:
     try:
         with path.open("rb") as file:
             return tomllib.load(file)
@@ -159,10 +174,9 @@ def read(path: Path, fail: Any) -> dict[str, Any]:
         fail(path, f"cannot read it: {exc.strerror or exc}")
     except tomllib.TOMLDecodeError as exc:
         fail(path, f"not TOML: {exc}")
-    raise AssertionError("unreachable")
 
 
-def as_default(action: argparse.Action, value: object, fail: Any) -> object:
+def as_default(action: argparse.Action, value: object, fail: Callable[[str], NoReturn]) -> object:
     """A file's value as the flag's default: a switch's bool as it is; anything else as the text
     that would have been typed, which argparse passes through the flag's type."""
     if action.nargs == 0:  # store_true and its kind

@@ -82,13 +82,20 @@ def test_a_flag_added_later_is_a_file_key_and_its_variable_is_known(tmp_path: Pa
     parser = SettingsParser(prog="x", environ={"SEAHAVEN_DRAIN_TIMEOUT": "9"})
     parser.add_argument("--drain-timeout", type=float, default=parser.env.get("SEAHAVEN_DRAIN_TIMEOUT", "60"))
     parser.add_argument("--quiet", action="store_true")
-    assert [(s.key, s.env) for s in parser.settings()] == [("drain-timeout", "SEAHAVEN_DRAIN_TIMEOUT"), ("quiet", None)]
-    file = write(tmp_path / "x.toml", "drain-timeout = 5\nquiet = true\n")
+    admin = parser.add_argument_group("admin")  # a group's flags are settings too
+    admin.add_argument("--admin-port", type=int, default=parser.env.get("SEAHAVEN_ADMIN_PORT", "0"))
+    assert [(s.key, s.env) for s in parser.settings()] == [
+        ("drain-timeout", "SEAHAVEN_DRAIN_TIMEOUT"),
+        ("quiet", None),
+        ("admin-port", "SEAHAVEN_ADMIN_PORT"),
+    ]
+    file = write(tmp_path / "x.toml", "drain-timeout = 5\nquiet = true\nadmin-port = 9000\n")
     args = parser.parse_args(["--config", str(file)])
-    assert (args.drain_timeout, args.quiet) == (9.0, True)  # the environment's 9 over the file's 5
+    assert (args.drain_timeout, args.quiet, args.admin_port) == (9.0, True, 9000)  # the environment's 9 over 5
     plain = SettingsParser(prog="x", environ={})
     plain.add_argument("--drain-timeout", type=float, default=plain.env.get("SEAHAVEN_DRAIN_TIMEOUT", "60"))
     plain.add_argument("--quiet", action="store_true")
+    plain.add_argument("--admin-port", type=int, default=plain.env.get("SEAHAVEN_ADMIN_PORT", "0"))
     assert plain.parse_args(["--config", str(file)]).drain_timeout == 5.0
 
 
