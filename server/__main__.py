@@ -205,6 +205,8 @@ def command_parser(environ: Mapping[str, str] | None = None) -> SettingsParser:
 def parse_args(argv: list[str] | None = None) -> tuple[Config, Logs, int]:
     parser = command_parser()
     args = parser.parse_args(argv)
+    if args.log_format not in FORMATS:  # argparse checks the choices of a typed flag, not of a default
+        parser.error(f"--log-format: one of {', '.join(FORMATS)}, not {args.log_format!r}")
     if int(args.workers) > 1 and args.redis is None:
         parser.error("--workers above 1 needs --redis: the workers share their rooms through Redis")
     config = Config(

@@ -187,4 +187,6 @@ def as_default(action: argparse.Action, value: object, fail: Callable[[str], NoR
         return ",".join(str(v) for v in value)
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         fail(f"a string or a number, not {type(value).__name__}")
+    if action.choices is not None and str(value) not in action.choices:  # argparse checks typed ones only
+        fail(f"one of {', '.join(map(str, action.choices))}, not {value!r}")
     return str(value)

@@ -58,6 +58,7 @@ def test_the_file_fills_in_below_the_environment_and_the_flags(tmp_path: Path, m
         ("port = [1, true]\n", "port: a string or a number, not list"),
         ("reuse-port = true\n", "unknown setting 'reuse-port'"),  # hidden from --help: not a setting
         ("grace = \n", "not TOML"),
+        ('log-format = "yaml"\n', "log-format: one of text, json, not 'yaml'"),
     ],
 )
 def test_a_bad_file_stops_the_start_naming_it(
@@ -167,3 +168,12 @@ async def test_a_server_process_takes_its_settings_from_the_file(tmp_path: Path)
         assert b"database: off\n" in await asyncio.to_thread(health)
     finally:
         server.close()
+
+
+def test_a_log_format_from_the_environment_is_checked(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SEAHAVEN_LOG_FORMAT", "yaml")
+    with pytest.raises(SystemExit):
+        parse_args([])
+    assert "--log-format: one of text, json, not 'yaml'" in capsys.readouterr().err
