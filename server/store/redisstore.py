@@ -9,6 +9,9 @@ Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
     P{room:ID}:log       list    the room's event log, one msgpack event per element; PEXPIRE = room TTL,
                                  none while the room has archive marks (but for the plain ``append``,
                                  which knows no marks: tests and benchmarks use it, the rooms never)
+    P{room:ID}:chain     list    beside the log: element i is the log's chain tip after its first i + 1
+                                 events (``base.chain``); the append checks the caller's tip at the
+                                 index it appends at; same TTL as the log (none while marked)
     P{room:ID}:replies   hash    each player's last stored request: player -> seq, player:r -> reply
                                  frame, player:v -> the memo's format (MEMO_FORMAT; absent = 1)
     P{room:ID}:holders   set     the nodes that read or wrote the room's log: whom its doorbell rings for
@@ -92,6 +95,7 @@ from server.store.base import (
     Appended,
     Behind,
     Duplicate,
+    Forked,
     Request,
     Ring,
     Stored,
@@ -155,7 +159,9 @@ def _appended(reply: list[Any]) -> Appended:
     if reply[0] == -2:
         return Duplicate(int(reply[1]), None if reply[2] is None else _bytes(reply[2]))
     if reply[0] == -1:
-        return Behind(int(reply[1]), [_bytes(e) for e in reply[2]])
+        return Behind(int(reply[1]), [_bytes(e) for e in reply[2]], _bytes(reply[3]).decode())
+    if reply[0] == -3:
+        return Forked(int(reply[1]), [_bytes(e) for e in reply[2]])
     return Stored(int(reply[0]))
 
 
@@ -260,6 +266,9 @@ class RedisStore:
     def listing_key(self, room: str) -> str:
         return f"{self.prefix}{{room:{room}}}:listing"
 
+    def chain_key(self, room: str) -> str:
+        return f"{self.prefix}{{room:{room}}}:chain"
+
     def replies_key(self, room: str) -> str:
         return f"{self.prefix}{{room:{room}}}:replies"
 
@@ -276,6 +285,7 @@ class RedisStore:
         """Every key the room owns (one slot)."""
         return [
             self.log_key(room),
+            self.chain_key(room),
             self.listing_key(room),
             self.replies_key(room),
             self.where_key(room),
@@ -285,10 +295,11 @@ class RedisStore:
 
     def _marked_keys(self, room: str) -> list[str]:
         """The room's keys as EXPIRE_ROOM and CLEAR_ARCHIVE take them: the marks, then the keys kept
-        while marked (log, replies, holders), then the others (listing, where)."""
+        while marked (log, chain, replies, holders), then the others (listing, where)."""
         return [
             self.archive_key(room),
             self.log_key(room),
+            self.chain_key(room),
             self.replies_key(room),
             self.holders_key(room),
             self.listing_key(room),
@@ -419,12 +430,15 @@ class RedisStore:
         request: Request | None = None,
         holder: str | None = None,
         archive: Sequence[str] = (),
+        *,
+        tip: str | None = None,
     ) -> Awaitable[Appended]:
         ms = ttl_ms(ttl)
         races = " ".join(check_races(archive)) if archive else ""
         keys, bell = self._append_keys(room)
         who: tuple[str, int, bytes] = ("", 0, b"") if request is None else (request.player, request.seq, request.reply)
-        args: list[bytes | str | int] = [ms, expected, *who, bell, holder or "", races, *events]
+        named = "*" if tip is None else tip
+        args: list[bytes | str | int] = [ms, expected, *who, bell, holder or "", races, named, *events]
         link = self._link
         call: Callable[[], Awaitable[Appended]]
         if link is not None:
@@ -443,25 +457,31 @@ class RedisStore:
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - the store lives as long as the process
     def _append_keys(self, room: str) -> tuple[list[str], str]:
         """The keys and doorbell channel of a room's appends, built once per live room."""
-        keys = [self.log_key(room), self.replies_key(room), self.holders_key(room), self.archive_key(room)]
+        keys = [
+            self.log_key(room),
+            self.replies_key(room),
+            self.holders_key(room),
+            self.archive_key(room),
+            self.chain_key(room),
+        ]
         return keys, self.bell("room", room)
 
-    def _read(self, room: str, start: int, holder: str | None) -> Callable[[], Awaitable[tuple[int, list[bytes]]]]:
+    def _read(self, room: str, start: int, holder: str | None) -> Callable[[], Awaitable[tuple[int, list[bytes], str]]]:
         """The call reading the room's log from ``start`` (see ``read_from``)."""
-        keys = [self.log_key(room), self.holders_key(room)]
+        keys = [self.log_key(room), self.holders_key(room), self.chain_key(room)]
         args: list[bytes | str | int] = [start, holder or ""]
         link = self._link
 
-        async def call() -> tuple[int, list[bytes]]:
+        async def call() -> tuple[int, list[bytes], str]:
             if link is not None:
-                length, events = await link.script(self._read_from.sha, READ_FROM, keys, args)
+                length, events, tip = await link.script(self._read_from.sha, READ_FROM, keys, args)
             else:
-                length, events = await self._read_from(keys=keys, args=args)
-            return int(length), [_bytes(e) for e in events]
+                length, events, tip = await self._read_from(keys=keys, args=args)
+            return int(length), [_bytes(e) for e in events], _bytes(tip).decode()
 
         return call
 
-    def read_from(self, room: str, start: int, holder: str | None = None) -> Awaitable[tuple[int, list[bytes]]]:
+    def read_from(self, room: str, start: int, holder: str | None = None) -> Awaitable[tuple[int, list[bytes], str]]:
         call = self._read(room, start, holder)
         return self._run("read_from", f"read room {room!r}", call, pooled=self._link is None)
 
