@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import redis.asyncio as aioredis
 
 from protocol.errors import ErrorCode
-from protocol.messages import Error, JoinRoom, Moved, MoveRequest, Result, RoomState
+from protocol.messages import Error, JoinRoom, Moved, MoveRequest, Result, RoomState, Undo
 from server.rooms.core import RoomCore
 from server.rooms.events import Event, unpack
 from server.rooms.events import Moved as MovedEvent
@@ -41,9 +41,9 @@ def snapshot_redis() -> Iterator[RedisProcess]:
 
 
 @pytest.fixture
-async def raw(snapshot_redis: RedisProcess) -> aioredis.Redis:
+async def raw(snapshot_redis: RedisProcess) -> AsyncIterator[aioredis.Redis]:
     client = aioredis.Redis.from_url(snapshot_redis.url)
-    yield client  # type: ignore[misc]
+    yield client
     await client.aclose()
 
 
@@ -62,7 +62,7 @@ def room_key(code: str, part: str) -> str:
 
 
 async def stored(raw: aioredis.Redis, code: str) -> list[Event]:
-    return [unpack(bytes(d)) for d in await raw.lrange(room_key(code, "log"), 0, -1)]  # type: ignore[misc]
+    return [unpack(bytes(d)) for d in await raw.lrange(room_key(code, "log"), 0, -1)]  # type: ignore[arg-type]
 
 
 async def play(client: WsClient, moves: list[str]) -> int:
@@ -107,8 +107,8 @@ async def test_a_lost_tail_and_a_foreign_append_merge_with_nothing_lost(
     assert await raw.llen(room_key(code, "log")) == kept + 5
 
     if loss == "replica":  # the room's keys as a replica promoted before the last writes has them
-        assert dumps["log"] is not None and dumps["chain"] is not None
         for part, dumped in dumps.items():
+            assert dumped is not None, part
             await raw.restore(room_key(code, part), 0, dumped, replace=True)
     else:  # node A stopped through it; redis-server killed and started from its snapshot
         os.kill(a.proc.pid, signal.SIGSTOP)
@@ -145,5 +145,55 @@ async def test_a_lost_tail_and_a_foreign_append_merge_with_nothing_lost(
     # Merged, not written back: Bob's moves on B come first after the snapshot, then Ann's lost ones.
     after = [(e.player, e.move) for e in log[kept:] if isinstance(e, MovedEvent)]
     assert after.index((bob.player, MOVES[3])) < after.index((ann.player, MOVES[3]))
+    for client in (ann, bob, sam, moved, tom):
+        await client.close()
+
+
+async def test_a_lost_tail_that_cannot_merge_gives_way_to_the_stored_history(
+    nodes: list[ServerProcess], raw: aioredis.Redis
+) -> None:
+    """Bob's moves are in both histories (his lost ones on A, new ones on B): no merge. The stored
+    history wins, as documented: node A loads it, its members are sent the room as stored (Ann's
+    board goes back to the snapshot), and the race goes on from there, one history on every node."""
+    a, b = nodes
+    ann = await WsClient.open(a.url, "Ann")
+    bob = await WsClient.open(a.url, "Bob")
+    sam = await WsClient.open(a.url, "Sam")
+    code = await race(ann, bob, sam)
+    await play(ann, MOVES[:3])
+    await play(bob, MOVES[:3])
+    await ann.settle()
+    parts = ("log", "chain", "replies")
+    dumps = {part: await raw.dump(room_key(code, part)) for part in parts}
+    kept = await raw.llen(room_key(code, "log"))
+    await play(ann, MOVES[3:8])
+    await play(bob, MOVES[3:5])
+    for part, dumped in dumps.items():
+        assert dumped is not None, part
+        await raw.restore(room_key(code, part), 0, dumped, replace=True)
+
+    moved = await WsClient.open(b.url, "Bob", token=bob.token)
+    state = await moved.expect(RoomState)
+    assert len(state.history) == 3  # B serves what is stored: Bob's two lost moves are gone
+    tom = await WsClient.open(b.url, "Tom")
+    assert isinstance(await tom.call(JoinRoom(room=code, spectate=True)), RoomState)
+    assert await play(moved, MOVES[3:6]) == 6
+
+    # Ann's next command on A (an undo: legal on either history) finds the other history.
+    await ann.settle()
+    undone = await ann.call(Undo())
+    assert isinstance(undone, Moved) and undone.undo and undone.moves == 4  # judged on the stored history: 3 moves, 1 undo
+    resync = await ann.expect(RoomState)
+    assert list(resync.history) == MOVES[:3]  # the room as stored, sent before the answer
+    assert await play(ann, MOVES[2:]) == 4 + len(MOVES) - 2
+    results = [await client.expect(Result) for client in (ann, sam, moved, tom)]
+    assert results[0].standings == results[1].standings == results[2].standings == results[3].standings
+    assert [s.player for s in results[0].standings] == [ann.player, bob.player]
+
+    log = await stored(raw, code)
+    RoomCore.load(log, 0)  # one history, replayed legally
+    assert moves_of(log, ann.player) == MOVES[:3] + MOVES[2:]  # her five lost moves are the documented loss
+    assert moves_of(log, bob.player) == MOVES[:6]
+    assert len(log) == kept + 1 + 3 + 1 + len(MOVES) - 2 + 1  # Tom, Bob's 3, Ann's undo and moves, the end
     for client in (ann, bob, sam, moved, tom):
         await client.close()

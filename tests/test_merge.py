@@ -115,6 +115,6 @@ def test_moves_merge_only_when_the_merged_log_replays() -> None:
     _, prefix = racing_room()
     mine, _ = fork(prefix)
     ours = mine.move("p1", str(solution()[0]), 1100)
-    bogus = [Moved(1100, "p2", "zz")]
+    bogus: list[Event] = [Moved(1100, "p2", "zz")]
     with pytest.raises(ValueError):
         merged(prefix, ours, bogus)
