@@ -182,7 +182,9 @@ async def test_a_lost_tail_that_cannot_merge_gives_way_to_the_stored_history(
     # Ann's next command on A (an undo: legal on either history) finds the other history.
     await ann.settle()
     undone = await ann.call(Undo())
-    assert isinstance(undone, Moved) and undone.undo and undone.moves == 4  # judged on the stored history: 3 moves, 1 undo
+    assert (
+        isinstance(undone, Moved) and undone.undo and undone.moves == 4
+    )  # judged on the stored history: 3 moves, 1 undo
     resync = await ann.expect(RoomState)
     assert list(resync.history) == MOVES[:3]  # the room as stored, sent before the answer
     assert await play(ann, MOVES[2:]) == 4 + len(MOVES) - 2

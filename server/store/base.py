@@ -28,6 +28,7 @@ __all__ = [
     "check_count",
     "check_races",
     "check_rating",
+    "check_replicas",
     "check_ttl",
     "room_bell",
     "room_bell_data",
@@ -168,6 +169,13 @@ def check_races(races: Sequence[str]) -> list[str]:
         if not isinstance(race, str) or not race or any(ch.isspace() for ch in race):
             raise ValueError(f"a race id is a non-empty string without whitespace, not {race!r}")
     return names
+
+
+def check_replicas(replicas: int) -> int:
+    """``replicas`` when it is an int >= 0 (how many replicas an append waits for); ``ValueError`` otherwise."""
+    if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 0:
+        raise ValueError(f"replicas must be an int >= 0, not {replicas!r}")
+    return replicas
 
 
 def check_count(count: int) -> int:

@@ -74,6 +74,7 @@ Every failure to talk to Redis surfaces as :class:`StoreError`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
@@ -103,11 +104,12 @@ from server.store.base import (
     check_count,
     check_races,
     check_rating,
+    check_replicas,
     check_ttl,
     ttl_ms,
 )
 from server.store.guarded import Breaker, Guard, Observer
-from server.store.link import Link, link_url
+from server.store.link import Link, ReplyError, link_url
 from server.store.matching import QUEUE_TTL_MS, Matched, Waiter, Window
 from server.store.scripts import (
     APPEND,
@@ -205,6 +207,8 @@ class RedisStore:
         timeout: float = 2.0,
         max_connections: int = 32,
         pipelined: bool = True,
+        replicas: int = 0,
+        replica_timeout: float = 1.0,
         **redis_options: Any,
     ) -> None:
         self.prefix = prefix
@@ -222,6 +226,11 @@ class RedisStore:
         }
         options.update(redis_options)
         self.cluster = urlsplit(url).scheme in CLUSTER_SCHEMES
+        if replicas and self.cluster:
+            raise ValueError("waiting for replicas (WAIT) is for one Redis server, not a Redis Cluster")
+        self.replicas = check_replicas(replicas)
+        """A room append is answered Stored only once this many replicas have it (Redis WAIT)."""
+        self._replica_ms = ttl_ms(replica_timeout)
         self._redis: aioredis.Redis | RedisCluster
         if self.cluster:
             seeds, url_options = cluster_seeds(url)
@@ -441,7 +450,9 @@ class RedisStore:
         args: list[bytes | str | int] = [ms, expected, *who, bell, holder or "", races, named, *events]
         link = self._link
         call: Callable[[], Awaitable[Appended]]
-        if link is not None:
+        if self.replicas:
+            call = functools.partial(self._append_replicated, room, keys, args)
+        elif link is not None:
 
             async def call() -> Appended:
                 return _appended(await link.script(self._append_at.sha, APPEND_AT, keys, args))
@@ -453,6 +464,39 @@ class RedisStore:
 
         # Safe to resend: the expected length (and the request) make a second run a no-op.
         return self._run("append", f"append to room {room!r}", call, pooled=link is None)
+
+    async def _append_replicated(self, room: str, keys: list[str], args: list[bytes | str | int]) -> Appended:
+        """The append, then ``WAIT replicas timeout`` on the same connection, sent together (one
+        round trip); a Stored append that fewer replicas confirmed in time fails (StoreError): the
+        move is on the master but not acknowledged (a resend of its request gets its reply once
+        replicated, or is judged again if a failover lost it)."""
+        waiting = (self.replicas, self._replica_ms)
+        link = self._link
+        if link is not None:
+            sent = link.call("EVALSHA", self._append_at.sha, len(keys), *keys, *args)
+            waited = link.call("WAIT", *waiting)  # same event-loop turn: one write with the append
+            try:
+                reply = await sent
+            except ReplyError as exc:
+                with contextlib.suppress(Exception):
+                    await waited
+                if not str(exc).startswith("NOSCRIPT"):
+                    raise
+                reply = await link.call("EVAL", APPEND_AT, len(keys), *keys, *args)
+                waited = link.call("WAIT", *waiting)
+            confirmed = await waited
+        else:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                await self._append_at(keys=keys, args=args, client=pipe)  # type: ignore[arg-type]  # queued in the pipeline
+                pipe.execute_command("WAIT", *waiting)
+                reply, confirmed = await pipe.execute()
+        appended = _appended(reply)
+        if isinstance(appended, Stored) and int(confirmed) < self.replicas:
+            raise StoreError(
+                f"redis store at {self._where}: append to room {room!r} reached {confirmed} of "
+                f"{self.replicas} replica(s) within {self._replica_ms} ms: not acknowledged"
+            )
+        return appended
 
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - the store lives as long as the process
     def _append_keys(self, room: str) -> tuple[list[str], str]:
