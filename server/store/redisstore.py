@@ -84,6 +84,7 @@ from urllib.parse import urlsplit
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisClusterException, RedisError
@@ -129,7 +130,7 @@ from server.store.scripts import (
     UNINDEX_ARCHIVE,
     WRITE_ARENA,
 )
-from server.store.urls import CLUSTER_SCHEMES, cluster_seeds, describe
+from server.store.urls import CLUSTER_SCHEMES, SENTINEL_SCHEME, cluster_seeds, describe, sentinels
 
 __all__ = ["RedisStore"]
 
@@ -232,9 +233,23 @@ class RedisStore:
         """A room append is answered Stored only once this many replicas have it (Redis WAIT)."""
         self._replica_ms = ttl_ms(replica_timeout)
         self._redis: aioredis.Redis | RedisCluster
+        self._sentinel: Sentinel | None = None
+        self._service = ""
+        self._master_options: dict[str, Any] = {}
         if self.cluster:
             seeds, url_options = cluster_seeds(url)
             self._redis = RedisCluster(startup_nodes=seeds, **{**options, **url_options})
+        elif urlsplit(url).scheme == SENTINEL_SCHEME:
+            # The master as the sentinels name it now: every new connection asks them again, so
+            # after a failover the next call (the store resends an idempotent one once) reaches the
+            # promoted replica. No pipelined link (it keeps one fixed address).
+            found = sentinels(url)
+            self._sentinel = Sentinel(  # type: ignore[no-untyped-call]
+                found.hosts, socket_timeout=timeout, socket_connect_timeout=timeout
+            )
+            self._service = found.service
+            self._redis = self._sentinel.master_for(found.service, db=found.db, **{**options, **found.options})
+            self._master_options = {"db": found.db, **found.options}
         else:
             self._redis = aioredis.Redis.from_pool(aioredis.ConnectionPool.from_url(url, **options))
         # At most ``max_connections`` calls at once; a burst waits its turn here instead of failing
@@ -613,6 +628,17 @@ class RedisStore:
         """A plain connection for pub/sub (on a cluster, to a seed: PUBLISH reaches every node).
         No read timeout: a quiet channel is not a dead one (TCP keepalive and the health check are)."""
         url = self._url
+        if self._sentinel is not None:
+            return cast(
+                aioredis.Redis,
+                self._sentinel.master_for(
+                    self._service,
+                    socket_keepalive=True,
+                    health_check_interval=10,
+                    socket_connect_timeout=self._timeout,
+                    **self._master_options,
+                ),
+            )
         if self.cluster:
             seeds, options = cluster_seeds(url)
             return aioredis.Redis(
