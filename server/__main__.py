@@ -110,7 +110,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str, int]:
         metavar="URL",
         help="keep live rooms in Redis at URL, e.g. redis://localhost:6379/0, or in a Redis Cluster given by "
         "seed nodes, e.g. redis+cluster://10.0.0.1:7000,10.0.0.2:7000, or the master Redis Sentinel names, "
-        "followed through failovers, e.g. redis+sentinel://10.0.0.1:26379,10.0.0.2:26379/seahaven (env SEAHAVEN_REDIS_URL)",
+        "followed through failovers, e.g. redis+sentinel://10.0.0.1:26379,10.0.0.2:26379/seahaven "
+        "(env SEAHAVEN_REDIS_URL)",
     )
     parser.add_argument("--prefix", default=env.get("SEAHAVEN_PREFIX", "seahaven:"), help="Redis key prefix")
     parser.add_argument(
