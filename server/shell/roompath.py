@@ -521,8 +521,8 @@ class RoomPath:
             parted += 1
         log = held.core.log
         ours, theirs = log[parted:], [unpack(d) for d in stored[parted:]]
-        if not theirs:  # ours grew on the stored log after all (it changed since it was read)
-            held.stale = True
+        if not theirs:  # the stored log is a prefix of ours after all (it changed since it was read)
+            await self._write_back(held, parted)
             return
         if not ours:
             self._apply(held, stored[len(log) :])
@@ -531,10 +531,10 @@ class RoomPath:
             extra = merge(ours, theirs)
             merged = RoomCore.load([*log[:parted], *theirs, *extra], self.clock.now())  # every move judged again
         except Unmergeable as exc:
-            self._adopt(held, stored, theirs_chain, ours, str(exc))
+            self._adopt(held, stored, theirs_chain, theirs, len(ours), str(exc))
             return
         except ValueError as exc:
-            self._adopt(held, stored, theirs_chain, ours, f"the merged log does not replay: {exc}")
+            self._adopt(held, stored, theirs_chain, theirs, len(ours), f"the merged log does not replay: {exc}")
             return
         packed = [pack(e) for e in extra]
         archive = ended_races(merged.log, len(stored)) if self.archiving else []
@@ -561,18 +561,21 @@ class RoomPath:
         if archive:
             await self._index_archive(code)
 
-    def _adopt(self, held: HeldRoom, stored: list[bytes], tips: list[str], dropped: list[Event], why: str) -> None:
-        """Our lost tail and the stored history cannot be one: the stored history wins (other
-        nodes built on it). The room is loaded from it, and every member connected here is sent
-        the room as it is now (a racer's board goes back to what is stored)."""
+    def _adopt(
+        self, held: HeldRoom, stored: list[bytes], tips: list[str], theirs: list[Event], dropped: int, why: str
+    ) -> None:
+        """Our lost tail (``dropped`` events) and the stored history (``theirs`` after the common
+        prefix) cannot be one: the stored history wins (other nodes built on it). The room is loaded
+        from it, and every member connected here is sent the room as it is now (a racer's board
+        goes back to what is stored)."""
         code = held.room.code
         held.core = RoomCore.load([unpack(d) for d in stored], self.clock.now())
         held.chain = tips
         self._resync(held)
         self._wake_at(held, held.core.next_wake())
-        self._record_back(held, held.core.log)
+        self._record_back(held, theirs)
         self._release_seatless(held)
-        log_event("room.tail_dropped", room=code, dropped=len(dropped), kept=len(stored), reason=why)
+        log_event("room.tail_dropped", room=code, dropped=dropped, kept=len(stored), reason=why)
 
     def _resync(self, held: HeldRoom) -> None:
         """Send every member connected here the room as it is now."""
