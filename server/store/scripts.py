@@ -110,8 +110,10 @@ if player ~= '' and length > 0 then
 end
 local expected = tonumber(ARGV[2])
 heal_chain(KEYS[1], KEYS[5], length)
-if expected <= length and ARGV[9] ~= '*' and tip_at(KEYS[5], expected) ~= ARGV[9] then
-    return {-3, length, redis.call('LRANGE', KEYS[1], 0, -1)}
+local before = ''
+if expected <= length then
+    before = tip_at(KEYS[5], expected)
+    if ARGV[9] ~= '*' and before ~= ARGV[9] then return {-3, length, redis.call('LRANGE', KEYS[1], 0, -1)} end
 end
 if length ~= expected then
     local gap = {}
@@ -127,7 +129,6 @@ if marked then
 else
     marked = redis.call('EXISTS', KEYS[4]) == 1
 end
-local before = tip_at(KEYS[5], length)
 for i = 10, #ARGV, 1000 do
     length = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
