@@ -20,14 +20,41 @@ import pytest
 import redis.asyncio as aioredis
 
 from protocol.errors import ErrorCode
-from protocol.messages import Error, JoinRoom, Moved, MoveRequest, Result, RoomState, Undo
+from protocol.messages import (
+    CreateRoom,
+    Error,
+    JoinRoom,
+    Moved,
+    MoveRequest,
+    Ok,
+    Ready,
+    Result,
+    RoomState,
+    Started,
+    Undo,
+)
 from server.rooms.core import RoomCore
 from server.rooms.events import Event, unpack
 from server.rooms.events import Moved as MovedEvent
+from tests.racing import solution
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
-from tests.test_multinode import MOVES, race
 from tests.wsclient import WsClient
+
+MOVES = [str(move) for move in solution()]
+
+
+async def race(a: WsClient, b: WsClient, watcher: WsClient) -> str:
+    """``a`` creates a room, ``b`` joins it, ``watcher`` watches; both ready; started."""
+    state = await a.call(CreateRoom(deal_number=1))
+    assert isinstance(state, RoomState)
+    assert isinstance(await b.call(JoinRoom(room=state.room)), RoomState)
+    assert isinstance(await watcher.call(JoinRoom(room=state.room, spectate=True)), RoomState)
+    for client in (a, b):
+        assert isinstance(await client.call(Ready()), Ok)
+    for client in (a, b, watcher):
+        await client.expect(Started)
+    return state.room
 
 
 @pytest.fixture

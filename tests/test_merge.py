@@ -12,7 +12,20 @@ from server.rooms.events import Ended, Event, Left, Moved, Presence, Started
 from server.rooms.merge import Unmergeable, merge
 from server.rooms.room import Room
 from server.rooms.settings import Settings
-from tests.test_room import racing_room, solution
+from tests.racing import solution
+
+
+def racing_room() -> tuple[Room, list[Event]]:
+    """A room whose race started at t=1000: racers p1 and p2, spectator s1; and its log."""
+    room, log = Room.create("ROOM01", replace(Settings("seahaven", 1, seats=2), countdown_ms=998), 0)
+    for player in ("p1", "p2"):
+        log += room.join(player, player.upper(), False, 1)
+    log += room.join("s1", "Watcher", True, 1)
+    for player in ("p1", "p2"):
+        log += room.set_ready(player, True, 2)
+    log += room.tick(1000)
+    assert room.phase == "racing"
+    return room, log
 
 
 def fork(log: list[Event]) -> tuple[Room, Room]:
