@@ -63,6 +63,9 @@ Format versions, so that a later change can be rolled out node by node:
   a node of an older build does not know them, and its appends and ``expire`` give a marked room's
   log a TTL again. Run every node on a build that knows marks before archiving counts on them (a
   newer node's next append or ``expire`` of the room takes the TTL off again).
+  The chains (``P{room:ID}:chain``) came the same way: a node of an older build appends without
+  extending the chain, and the next newer node's append or read builds it again from the log (one
+  pass over it) before checking a tip; only nodes that know chains are refused a forked log.
 - Reply memos: each stored request's reply carries its format (``player:v``; absent = 1). A memo
   in a newer format is not served: ``memo`` returns None and a resend of its request is answered
   ``Duplicate`` with no memo (as for one replaced by a later request). What clients receive of a
