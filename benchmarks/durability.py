@@ -7,6 +7,10 @@ reports about its fsyncs, and what one small write + fsync costs on the same dis
 waits for on every write). Figures quoted in docs/durability.md.
 
     .venv/bin/python -m benchmarks.durability [--iterations 3000] [--concurrency 1,16]
+
+Then ``--durability replicated``'s cost: ``RedisStore.append_at`` (the rooms' append, over the pipelined
+link) on a master with one replica (``redis-server --replicaof``, both on this machine, no AOF), without
+and with the WAIT for the replica, one call in flight.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 from redis.asyncio import Redis
 
 from benchmarks.store import add_load_options, concurrencies_of, percentile, report, run, sample_event
+from server.store.base import chain
 from server.store.stores import RedisStore
 from tests.redis_proc import RedisProcess
 
@@ -93,6 +98,36 @@ async def bench(iterations: int, concurrencies: list[int]) -> None:
     print(f"one 55-byte write + fsync on this disk: median {median * 1e6:.1f} µs, p99 {p99 * 1e6:.1f} µs")
 
 
+async def replicated(iterations: int) -> None:
+    """Median and p99 of one room append without and with ``WAIT 1`` (master + one replica)."""
+    with RedisProcess() as master, RedisProcess(extra=("--replicaof", "127.0.0.1", str(master.port))):
+        probe = Redis.from_url(master.url)
+        for _ in range(400):  # the replica's first sync done
+            if "online" in str((await probe.info("replication")).get("slave0", {})):
+                break
+            await asyncio.sleep(0.05)
+        await probe.aclose()
+        event = sample_event()
+        print(f"append_at of one {len(event)}-byte event, master + 1 replica, 1 in flight, {iterations} calls")
+        for replicas in (0, 1):
+            store = RedisStore(master.url, prefix=f"rep{replicas}:", replicas=replicas)
+            try:
+                latencies: list[float] = []
+                tip = ""
+                for n in range(iterations + 200):
+                    started = time.perf_counter()
+                    await store.append_at("R", [event], 60.0, n, None, "node", tip=tip)
+                    if n >= 200:  # warmed up
+                        latencies.append(time.perf_counter() - started)
+                    tip = chain(tip, [event])[-1]
+                latencies.sort()
+                median, p99 = statistics.median(latencies), percentile(latencies, 0.99)
+                label = "WAIT 1" if replicas else "no WAIT"
+                print(f"  {label:<8} median {median * 1e6:8.1f} µs  p99 {p99 * 1e6:8.1f} µs")
+            finally:
+                await store.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_load_options(parser, iterations=3000)
@@ -102,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         print("redis-server is not on the PATH", file=sys.stderr)
         return 1
     asyncio.run(bench(args.iterations, concurrencies))
+    asyncio.run(replicated(args.iterations))
     return 0
 
 

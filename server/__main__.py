@@ -12,6 +12,7 @@ import socket
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from server.app import RaceServer
 from server.config import Config, default_data_dir
@@ -28,6 +29,7 @@ from server.runtime import freeze_heap, run, tune_gc
 from server.shell.clock import SystemClock
 from server.shell.held import log_event
 from server.store.stores import check_url, open_store
+from server.store.urls import CLUSTER_SCHEMES
 from server.workers import supervise
 
 
@@ -110,9 +112,18 @@ def command_parser(environ: Mapping[str, str] | None = None) -> SettingsParser:
         default=env.get("SEAHAVEN_REDIS_URL") or None,
         metavar="URL",
         help="keep live rooms in Redis at URL, e.g. redis://localhost:6379/0, or in a Redis Cluster given by "
-        "seed nodes, e.g. redis+cluster://10.0.0.1:7000,10.0.0.2:7000 (env SEAHAVEN_REDIS_URL)",
+        "seed nodes, e.g. redis+cluster://10.0.0.1:7000,10.0.0.2:7000, or the master Redis Sentinel names, "
+        "followed through failovers, e.g. redis+sentinel://10.0.0.1:26379,10.0.0.2:26379/seahaven "
+        "(env SEAHAVEN_REDIS_URL)",
     )
     parser.add_argument("--prefix", default=env.get("SEAHAVEN_PREFIX", "seahaven:"), help="Redis key prefix")
+    parser.add_argument(
+        "--durability",
+        choices=("local", "replicated"),
+        default=env.get("SEAHAVEN_DURABILITY", "local"),
+        help="replicated: answer a move once a Redis replica has it too (WAIT 1; one Redis server with "
+        "replicas, not a Cluster); docs/durability.md (env SEAHAVEN_DURABILITY)",
+    )
     parser.add_argument(
         "--grace",
         type=at_least(0),
@@ -209,11 +220,14 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, Logs, int]:
         parser.error(f"--log-format: one of {', '.join(FORMATS)}, not {args.log_format!r}")
     if int(args.workers) > 1 and args.redis is None:
         parser.error("--workers above 1 needs --redis: the workers share their rooms through Redis")
+    if args.durability == "replicated" and (args.redis is None or urlsplit(args.redis).scheme in CLUSTER_SCHEMES):
+        parser.error("--durability replicated needs --redis on one Redis server with a replica (not a Cluster)")
     config = Config(
         host=args.host,
         port=int(args.port),
         redis_url=args.redis,
         prefix=args.prefix,
+        durability=args.durability,
         grace_ms=int(args.grace * 1000),
         countdown_ms=int(args.countdown * 1000),
         spectator_delay_ms=int(args.spectator_delay * 1000),
@@ -269,7 +283,7 @@ def migrate_command(argv: list[str]) -> int:
 async def serve(config: Config) -> None:
     # The deal pool and the daily board live in the store, shared by every node of one Redis or
     # Cluster, and go through the server's guarded store like every other store call.
-    store = open_store(config.redis_url, config.prefix)
+    store = open_store(config.redis_url, config.prefix, 1 if config.durability == "replicated" else 0)
     executor = worker_executor(1)  # its process starts only when a pool needs refilling
     db = await open_records(config) if config.records else None
     clock = SystemClock()

@@ -20,6 +20,8 @@ class Config:
     port: int = 8765
     redis_url: str | None = None
     prefix: str = "seahaven:"
+    durability: str = "local"
+    """``replicated``: a room append is acknowledged once a Redis replica has it (WAIT 1)."""
     node_name: str = "node"
     """This node's name in /metrics (the command's default is the host name)."""
     grace_ms: int = 30_000

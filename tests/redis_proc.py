@@ -47,9 +47,17 @@ class RedisProcess:
     """
 
     def __init__(
-        self, *, appendonly: bool = False, port: int | None = None, startup_timeout: float = 10.0, databases: int = 1
+        self,
+        *,
+        appendonly: bool = False,
+        port: int | None = None,
+        startup_timeout: float = 10.0,
+        databases: int = 1,
+        extra: tuple[str, ...] = (),
     ) -> None:
+        """``extra``: more redis-server options (a replica: ``("--replicaof", host, port)``)."""
         self.binary = redis_server_binary()
+        self.extra = extra
         self.appendonly = appendonly
         self.databases = databases
         self._auto_port = port is None
@@ -110,6 +118,7 @@ class RedisProcess:
             str(self.log_path),
             "--databases",
             str(self.databases),
+            *self.extra,
         ]
 
     def start(self) -> RedisProcess:

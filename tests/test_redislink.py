@@ -249,7 +249,7 @@ async def _failures_mapped(redis_proc: RedisProcess) -> None:
         with pytest.raises(StoreError, match="unavailable"):
             await store.read_from("R", 0, "n")
         redis_proc.start()  # no persistence: a blank server
-        assert await store.read_from("R", 0, "n") == (0, [])
+        assert await store.read_from("R", 0, "n") == (0, [], "")
         assert isinstance(await store.append_at("R", [b"a"], 60, 0, None, "n"), Stored)
     finally:
         await store.close()

@@ -766,6 +766,7 @@ async def test_redis_archive_keys_and_ttls(redis_url: str, raw: Any, pipelined: 
             "arc:format",
             "arc:listings",
             "arc:{room:R}:archive",
+            "arc:{room:R}:chain",
             "arc:{room:R}:holders",
             "arc:{room:R}:listing",
             "arc:{room:R}:log",
@@ -776,7 +777,13 @@ async def test_redis_archive_keys_and_ttls(redis_url: str, raw: Any, pipelined: 
         # The stamp is Redis's clock in microseconds.
         assert abs(await raw.zscore("arc:archive:due", "R") - time.time() * 1e6) < 60e6
         assert (store._link is not None) == pipelined
-        kept = ("arc:{room:R}:log", "arc:{room:R}:replies", "arc:{room:R}:holders", "arc:{room:R}:archive")
+        kept = (
+            "arc:{room:R}:log",
+            "arc:{room:R}:replies",
+            "arc:{room:R}:holders",
+            "arc:{room:R}:chain",
+            "arc:{room:R}:archive",
+        )
         for key in kept:
             assert await raw.pttl(key) == -1, key
         await raw.pexpire("arc:{room:R}:log", 30_000)  # what a node that knows no marks would do
@@ -787,7 +794,7 @@ async def test_redis_archive_keys_and_ttls(redis_url: str, raw: Any, pipelined: 
             assert 19_000 < await raw.pttl(key) <= 20_000, key
         assert await store.clear_archive("R", ["R-1-abcdefgh"], 10) == 0
         assert not await raw.exists("arc:{room:R}:archive")
-        for key in kept[:3]:
+        for key in kept[:4]:
             assert 9_000 < await raw.pttl(key) <= 10_000, key
         for key in ("arc:{room:R}:listing", "arc:{room:R}:where"):  # they had a TTL: kept
             assert 19_000 < await raw.pttl(key) <= 20_000, key

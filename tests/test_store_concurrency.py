@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from server.store.base import BELL_EVENTS, Behind, Duplicate, Request, Stored, room_bell
+from server.store.base import BELL_EVENTS, Behind, Duplicate, Forked, Request, Stored, chain, room_bell
 from server.store.interfaces import Store
 
 TTL = 60.0
@@ -23,8 +23,8 @@ async def test_append_at_stores_only_at_the_expected_length(store: Store) -> Non
     assert ahead == Behind(2, [])
     assert await store.load("R1") == [b"a", b"b"]
     assert (await store.append_at("R1", [b"c"], TTL, 2)) == Stored(3)
-    assert await store.read_from("R1", 1) == (3, [b"b", b"c"])
-    assert await store.read_from("R9", 0) == (0, [])
+    assert await store.read_from("R1", 1) == (3, [b"b", b"c"], chain("", [b"a"])[-1])
+    assert await store.read_from("R9", 0) == (0, [], "")
 
 
 async def test_a_request_is_stored_once_and_its_reply_kept(store: Store) -> None:
@@ -66,9 +66,9 @@ async def test_doorbells_ring_for_other_holders_appends_and_rings(store: Store) 
         await store.ring("session", "TOKEN", "node-b")
         assert await asyncio.wait_for(heard.get(), 10) == ("session", "TOKEN", b"node-b")
         # Reading from an index counts the reader too; an unknown room holds nobody.
-        assert await store.read_from("R5", 0, "node-c") == (0, [])
+        assert await store.read_from("R5", 0, "node-c") == (0, [], "")
         assert isinstance(await store.append_at("R5", [b"a"], TTL, 0, holder="node-a"), Stored)
-        assert await store.read_from("R5", 1, "node-c") == (1, [])
+        assert (await store.read_from("R5", 1, "node-c"))[:2] == (1, [])
         assert isinstance(await store.append_at("R5", [b"b"], TTL, 1, holder="node-a"), Stored)
         assert await rung(heard) == ("R5", 2, [b"b"])
         assert heard.empty()
@@ -82,7 +82,8 @@ async def rung(heard: asyncio.Queue[tuple[str, str, bytes]]) -> tuple[str, int, 
     """The next room doorbell: its room, the length it announces, the events it carries."""
     kind, room, data = await asyncio.wait_for(heard.get(), 10)
     assert kind == "room"
-    return (room, *room_bell(data))
+    length, events, _ = room_bell(data)
+    return room, length, events
 
 
 async def test_nodes_beat_and_members_are_located(store: Store) -> None:
@@ -95,3 +96,53 @@ async def test_nodes_beat_and_members_are_located(store: Store) -> None:
     assert await store.located("R4") == {"p1": "node-b", "p2": "node-b"}
     await store.delete("R4")
     assert await store.located("R4") == {}
+
+
+async def test_an_append_names_the_history_it_follows_by_its_chain_tip(store: Store) -> None:
+    """A log that lost its tail and grew again by other events cannot pass for the old one: the
+    tip at the index names every event before it (issue 20)."""
+    ours = [b"created", b"a", b"b"]
+    tips = chain("", ours)
+    assert (await store.append_at("F1", ours[:2], TTL, 0, tip="")) == Stored(2)
+    assert (await store.append_at("F1", ours[2:], TTL, 2, tip=tips[1])) == Stored(3)
+    assert await store.read_from("F1", 3) == (3, [], tips[2])
+    # A node that never saw b"a" and b"b" (the tail a replica lost) wrote its own at index 1.
+    assert (await store.append_at("F2", [b"created", b"x", b"y"], TTL, 0, tip="")) == Stored(3)
+    theirs = chain("", [b"created", b"x", b"y"])
+    # Same length, other history: refused with the whole log, nothing stored.
+    forked = await store.append_at("F2", [b"c"], TTL, 3, Request("p", 1, b"r"), tip=tips[2])
+    assert forked == Forked(3, [b"created", b"x", b"y"])
+    # Ours shorter but not a prefix of the stored log: refused too (at index 2 it holds b"y").
+    assert await store.append_at("F2", [b"c"], TTL, 2, tip=tips[1]) == Forked(3, [b"created", b"x", b"y"])
+    # Ours longer: Behind, with the stored tip at its length, which is not ours there.
+    behind = await store.append_at("F2", [b"c"], TTL, 4, tip="whatever")
+    assert behind == Behind(3, []) and isinstance(behind, Behind) and behind.tip == theirs[2] != tips[2]
+    # Ours a prefix of the stored log: Behind with the events that follow ours.
+    assert await store.append_at("F2", [b"c"], TTL, 1, tip=theirs[0]) == Behind(3, [b"x", b"y"])
+    assert await store.load("F2") == [b"created", b"x", b"y"]
+    assert await store.memo("F2", "p") is None
+    # A reader hears the tip at its index: equal to its own, the events follow its log.
+    assert await store.read_from("F2", 2) == (3, [b"y"], theirs[1])
+    assert (await store.read_from("F2", 5))[2] == theirs[2]  # beyond the log: the tip at its length
+    # The right tip stores, and the chain goes on from it; None checks the length only.
+    assert (await store.append_at("F2", [b"z"], TTL, 3, tip=theirs[2])) == Stored(4)
+    assert await store.read_from("F2", 4) == (4, [], chain(theirs[2], [b"z"])[0])
+    assert (await store.append_at("F2", [b"w"], TTL, 4)) == Stored(5)
+
+
+async def test_a_doorbell_names_the_tip_its_events_follow(store: Store) -> None:
+    heard: asyncio.Queue[tuple[str, str, bytes]] = asyncio.Queue()
+    listening = asyncio.create_task(store.doorbells(lambda kind, key, data: heard.put_nowait((kind, key, data))))
+    try:
+        assert await asyncio.wait_for(heard.get(), 10) == ("*", "", b"")  # listening from here on
+        assert (await store.append_at("F3", [b"created"], TTL, 0, holder="node-a", tip="")) == Stored(1)
+        assert (await store.append_at("F3", [b"m"], TTL, 1, holder="node-b", tip=chain("", [b"created"])[0])) == Stored(
+            2
+        )
+        kind, room, data = await asyncio.wait_for(heard.get(), 10)
+        assert (kind, room) == ("room", "F3")
+        assert room_bell(data) == (2, [b"m"], chain("", [b"created"])[0])
+    finally:
+        listening.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await listening

@@ -46,8 +46,12 @@ class HeldRoom:
     """A doorbell's catch-up is queued."""
     rung: int = 0
     """The longest log length a doorbell announced since the last catch-up."""
-    heard: dict[int, list[bytes]] = field(default_factory=dict)
-    """Events doorbells carried since the last catch-up, by the log index they start at."""
+    heard: dict[int, tuple[str, list[bytes]]] = field(default_factory=dict)
+    """Events doorbells carried since the last catch-up, by the log index they start at, with the
+    chain tip of the log they follow."""
+    chain: list[str] = field(default_factory=list)
+    """The chain tip after each event of the core's log (``store.base.chain`` of the stored bytes):
+    an append names the log it was judged on by the tip at its index."""
     listing: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Held while the room's lobby listing is written: the writes of one room land in order,
     each with the room as it is when it is written (they run outside the room's lock)."""
@@ -55,6 +59,10 @@ class HeldRoom:
     @property
     def room(self) -> Room:
         return self.core.room
+
+    def tip(self, length: int) -> str:
+        """The chain tip after the log's first ``length`` events ("" for none)."""
+        return self.chain[length - 1] if length > 0 else ""
 
 
 @dataclass(slots=True)

@@ -16,7 +16,7 @@ from server.shell.held import Command, HeldRoom, log_event
 from server.shell.ratings import PLAYER_BELL
 from server.shell.roompath import RoomPath, Spawn
 from server.shell.sessions import SessionTable
-from server.store.base import StoreError, room_bell
+from server.store.base import StoreError, chain, room_bell
 from server.store.interfaces import Doorbells, Nodes
 
 
@@ -72,10 +72,10 @@ class NodeUpkeep:
             loading = self.path.loading.get(key) if held is None else None
             if loading is not None:  # rung after its read, before it is held: ring again once held
                 self.spawn(self._ring_when_loaded(loading, key, data))
-            length, events = room_bell(data)
+            length, events, tip = room_bell(data)
             rooms = [held] if held is not None and length > len(held.core.log) else []
             if rooms and events is not None and len(rooms[0].heard) < HEARD_AT_MOST:
-                rooms[0].heard[length - len(events)] = events
+                rooms[0].heard[length - len(events)] = (tip, events)
         elif kind == "wiped":  # read it again: the read makes this node one of its holders again
             self.spawn(self._save_sessions(key))
             held = self.path.rooms.get(key)
@@ -156,17 +156,21 @@ class NodeUpkeep:
         heard, held.heard = held.heard, {}
         if held.rung <= len(held.core.log):
             return []
-        gap = _contiguous(heard, len(held.core.log))
+        length = len(held.core.log)
+        gap = _contiguous(heard, length, held.tip(length))
         reaches = len(held.core.log) + len(gap) >= held.rung
         held.rung = 0
         return gap if reaches else None
 
 
-def _contiguous(heard: dict[int, list[bytes]], start: int) -> list[bytes]:
-    """The events heard from log index ``start`` on, as far as they run without a gap."""
+def _contiguous(heard: dict[int, tuple[str, list[bytes]]], start: int, tip: str) -> list[bytes]:
+    """The events heard from log index ``start`` on (where the log's chain tip is ``tip``), as far
+    as they run without a gap and each follows the history before it (a doorbell of another
+    history, grown on a lost tail, is not applied: the log is read and healed)."""
     gap: list[bytes] = []
-    while (events := heard.get(start + len(gap))) is not None:
-        gap += events
+    while (found := heard.get(start + len(gap))) is not None and found[0] == tip:
+        gap += found[1]
+        tip = chain(tip, found[1])[-1]
     return gap
 
 

@@ -32,6 +32,7 @@ from server.config import Config
 from server.rooms.core import Outcome, RoomCore
 from server.rooms.events import Ended, Event, Left, Moved, NewerFormat, Presence, Undone, pack, unpack
 from server.rooms.history import ended_races
+from server.rooms.merge import RACE_WIDE, Unmergeable, merge
 from server.rooms.settings import Settings
 from server.shell.clock import Clock
 from server.shell.fanout import Fanout
@@ -39,7 +40,7 @@ from server.shell.held import Asker, Command, HeldRoom, log_event
 from server.shell.names import new_room_code
 from server.shell.replies import Replies
 from server.shell.sessions import Session, SessionTable
-from server.store.base import Appended, Behind, Duplicate, Request, Stored, StoreError
+from server.store.base import Appended, Behind, Duplicate, Forked, Request, Stored, StoreError, chain
 from server.store.interfaces import Archives, Doorbells, Listings, Nodes, RoomLog
 
 STORE_RETRY_MS: Final = 1000
@@ -135,7 +136,7 @@ class RoomPath:
         except ValueError as exc:
             log_event("room.corrupt", room=code, error=str(exc))
             return None
-        held = self.rooms[code] = HeldRoom(core)
+        held = self.rooms[code] = HeldRoom(core, chain=chain("", data))
         self._wake_at(held, core.next_wake())
         return held
 
@@ -305,16 +306,18 @@ class RoomPath:
         listed_first: bool,
     ) -> tuple[Outcome, list[Event]]:
         """The path under the lock; the outcome and its lifecycle events (not moves or undos)."""
-        core = held.core
         for _ in range(MAX_CONFLICTS):
+            core = held.core  # a heal may have put another core in its place
             outcome = command(core, self.clock.now())  # judge
             answer = reply if reply is not None else outcome.reply
             frame = encode(answer, asker.seq) if asker is not None else None
             if not outcome.events:
                 core.commit(outcome, None)
                 break
-            match await self._append(held, outcome, asker, frame):  # append, then match its result
+            appended, packed = await self._append(held, outcome, asker, frame)
+            match appended:  # match the append's result
                 case Stored(length=length):
+                    held.chain += chain(held.tip(len(core.log)), packed)
                     core.commit(outcome, length)
                     break
                 case Duplicate(memo=memo):
@@ -325,7 +328,7 @@ class RoomPath:
                             raise ProtocolError(ErrorCode.BAD_SEQ, f"seq {asker.seq} was answered and replaced")
                         self.replies.answer_frame(asker, memo)
                     return Outcome([], Ok()), []
-                case Behind() as behind:  # judged again on the caught-up core
+                case Behind() | Forked() as behind:  # judged again on the caught-up (or healed) core
                     try:
                         await self._caught_up(held, behind)
                     except NewerFormat as exc:
@@ -350,20 +353,24 @@ class RoomPath:
         self._wake_at(held, outcome.wake)
         return outcome, lifecycle
 
-    async def _append(self, held: HeldRoom, outcome: Outcome, asker: Asker | None, frame: bytes | None) -> Appended:
-        """Append the events if the stored log is the one the core holds (one round trip; the
-        asker's request and reply go with them); the core is aborted unless they were stored.
-        When the store failed, the room reads the log back before its next command (a room whose
-        creation failed is let go)."""
+    async def _append(
+        self, held: HeldRoom, outcome: Outcome, asker: Asker | None, frame: bytes | None
+    ) -> tuple[Appended, list[bytes]]:
+        """Append the events if the stored log is the one the core holds, named by its length and
+        chain tip (one round trip; the asker's request and reply go with them); the core is aborted
+        unless they were stored. When the store failed, the room reads the log back before its next
+        command (a room whose creation failed is let go). Also the events as packed."""
         core = held.core
         request = Request(asker.session.player, asker.seq, frame) if asker is not None and frame is not None else None
         events = outcome.events
         # The race's end and its archive mark are stored in one call: no crash can keep one without the other.
         ends = self.archiving and core.room.phase == Phase.FINISHED and _ends(events)
         archive = (core.room.race_id(),) if ends else ()
+        packed = [pack(e) for e in events]
+        length = len(core.log)
         try:
             appended = await self.store.append_at(
-                core.room.code, [pack(e) for e in events], self._ttl(held), len(core.log), request, self.node, archive
+                core.room.code, packed, self._ttl(held), length, request, self.node, archive, tip=held.tip(length)
             )
         except StoreError:
             core.abort()
@@ -377,7 +384,7 @@ class RoomPath:
             if not core.log:
                 self._let_go(held)
                 raise ProtocolError(ErrorCode.INTERNAL, "that room code was just taken: try again")
-        return appended
+        return appended, packed
 
     async def _committed(self, held: HeldRoom, lifecycle: list[Event], listed: bool) -> None:
         """After a commit that stored something, outside the lock and after the answer: the
@@ -409,39 +416,58 @@ class RoomPath:
             elif not read:
                 await self._read_on(held)
 
-    async def _caught_up(self, held: HeldRoom, stored: Behind) -> None:
+    async def _caught_up(self, held: HeldRoom, stored: Behind | Forked) -> None:
         """Bring the room and its stored log together: apply the events other nodes stored after
-        ours, or write back what the log lost (its tail, or all of it) from what we hold."""
-        if stored.length < len(held.core.log):
+        ours, write back what the log lost (its tail, or all of it) from what we hold, or, when
+        the stored log holds another history from some index on, heal the two (``_heal``)."""
+        if isinstance(stored, Forked):
+            await self._heal(held, stored.log)
+        elif stored.length >= len(held.core.log):
+            self._apply(held, stored.gap)  # the script found our tip at our length: they follow ours
+        elif stored.tip == held.tip(stored.length):
             await self._write_back(held, stored.length)
-        else:
-            self._apply(held, stored.gap)
+        else:  # shorter, and not a prefix of ours: another history grew on a lost tail
+            await self._heal(held, await self._read_all(held))
 
     async def _read_on(self, held: HeldRoom) -> None:
         """Read the log from where the core's ends (a doorbell rang, or a store call failed)."""
-        length, gap = await self.store.read_from(held.room.code, len(held.core.log), self.node)
-        await self._caught_up(held, Behind(length, gap))
+        start = len(held.core.log)
+        length, gap, tip = await self.store.read_from(held.room.code, start, self.node)
+        if tip != held.tip(min(start, length)):  # not our history up to there
+            await self._heal(held, await self._read_all(held))
+        elif length < start:
+            await self._write_back(held, length)
+        else:
+            self._apply(held, gap)
+
+    async def _read_all(self, held: HeldRoom) -> list[bytes]:
+        return (await self.store.read_from(held.room.code, 0, self.node))[1]
 
     def _apply(self, held: HeldRoom, gap: list[bytes]) -> None:
         """Events other nodes stored: into the core, their frames to our connections."""
         if not gap:
             return
+        tip = held.tip(len(held.core.log))
         outcome = held.core.apply([unpack(d) for d in gap], self.clock.now())
+        held.chain += chain(tip, gap)
         self.fanout.send(outcome.frames)
         self._wake_at(held, outcome.wake)
+        self._record_back(held, outcome.events)
+        if any(not isinstance(e, Moved | Undone) for e in outcome.events):
+            self._release_seatless(held)
+
+    def _record_back(self, held: HeldRoom, events: list[Event]) -> None:
+        """A member connected here whom the log calls gone (another node restarting, or its
+        sweep counting this node dead through a stall, or a drop recorded after this node took
+        the session over) is recorded back: a racer as reconnected, a spectator as joined again,
+        with the room as it is now."""
         code = held.room.code
         back: list[tuple[Session, Presence | Left]] = []
-        for event in outcome.events:
-            # A member connected here whom the log calls gone (another node restarting, or its
-            # sweep counting this node dead through a stall, or a drop recorded after this node
-            # took the session over) is recorded back: a racer as reconnected, a spectator as
-            # joined again, with the room as it is now.
+        for event in events:
             if isinstance(event, Left) or (isinstance(event, Presence) and not event.connected):
                 session = self.table.by_player.get(event.player)
                 if session is not None and session.conn is not None and session.room == code:
                     back.append((session, event))
-        if any(not isinstance(e, Moved | Undone) for e in outcome.events):
-            self._release_seatless(held)
         for session, event in back:
             if isinstance(event, Presence):
                 self.spawn(self.quietly(self.run(held, _reconnect(event.player))))
@@ -470,7 +496,7 @@ class RoomPath:
         # A lost end is archived again (a second write changes nothing).
         archive = ended_races(log, length) if self.archiving else []
         appended = await self.store.append_at(
-            code, [pack(e) for e in tail], self._ttl(held), length, None, self.node, archive
+            code, [pack(e) for e in tail], self._ttl(held), length, None, self.node, archive, tip=held.tip(length)
         )
         if not isinstance(appended, Stored):
             held.stale = True  # someone wrote meanwhile: read again before the next command
@@ -481,6 +507,84 @@ class RoomPath:
         if length == 0:  # Redis was wiped: every node holding the room writes back its sessions
             await self.store.ring("wiped", code, self.node)
             await self._publish(held)
+
+    async def _heal(self, held: HeldRoom, stored: list[bytes]) -> None:
+        """The stored log holds another history from some index on: it lost a tail this node
+        holds, and a node that never saw the tail appended there. When the two commute
+        (``server.rooms.merge``) our tail is appended after theirs and the log replays with both;
+        otherwise the stored history wins and our tail is dropped (``_adopt``)."""
+        code = held.room.code
+        theirs_chain = chain("", stored)
+        ours_chain = held.chain
+        parted = 0  # the length of the common prefix
+        while parted < min(len(ours_chain), len(theirs_chain)) and ours_chain[parted] == theirs_chain[parted]:
+            parted += 1
+        log = held.core.log
+        ours, theirs = log[parted:], [unpack(d) for d in stored[parted:]]
+        if not theirs:  # the stored log is a prefix of ours after all (it changed since it was read)
+            await self._write_back(held, parted)
+            return
+        if not ours:
+            self._apply(held, stored[len(log) :])
+            return
+        try:
+            extra = merge(ours, theirs)
+            merged = RoomCore.load([*log[:parted], *theirs, *extra], self.clock.now())  # every move judged again
+        except Unmergeable as exc:
+            self._adopt(held, stored, theirs_chain, theirs, len(ours), str(exc))
+            return
+        except ValueError as exc:
+            self._adopt(held, stored, theirs_chain, theirs, len(ours), f"the merged log does not replay: {exc}")
+            return
+        packed = [pack(e) for e in extra]
+        archive = ended_races(merged.log, len(stored)) if self.archiving else []
+        appended = await self.store.append_at(
+            code, packed, self._ttl(held), len(stored), None, self.node, archive, tip=theirs_chain[-1]
+        )
+        if not isinstance(appended, Stored):
+            held.stale = True  # it changed again meanwhile: read it again before the next command
+            return
+        # Their events onto what we hold (our tail commutes with them): their frames to our
+        # connections, spectators' frames scheduled; then the room and the log in the stored order
+        # (the standings of an end in our tail ranked again with their moves in).
+        core = held.core
+        outcome = core.apply(theirs, self.clock.now())
+        core.room, core.log = merged.room, merged.log
+        held.chain = theirs_chain + chain(theirs_chain[-1], packed)
+        self.fanout.send(outcome.frames)
+        if any(isinstance(e, RACE_WIDE) for e in extra):
+            self._resync(held)
+        self._wake_at(held, core.next_wake())
+        self._record_back(held, theirs)
+        self._release_seatless(held)
+        log_event("room.histories_merged", room=code, kept=parted, theirs=len(theirs), ours=len(extra))
+        if archive:
+            await self._index_archive(code)
+
+    def _adopt(
+        self, held: HeldRoom, stored: list[bytes], tips: list[str], theirs: list[Event], dropped: int, why: str
+    ) -> None:
+        """Our lost tail (``dropped`` events) and the stored history (``theirs`` after the common
+        prefix) cannot be one: the stored history wins (other nodes built on it). The room is loaded
+        from it, and every member connected here is sent the room as it is now (a racer's board
+        goes back to what is stored)."""
+        code = held.room.code
+        held.core = RoomCore.load([unpack(d) for d in stored], self.clock.now())
+        held.chain = tips
+        self._resync(held)
+        self._wake_at(held, held.core.next_wake())
+        self._record_back(held, theirs)
+        self._release_seatless(held)
+        log_event("room.tail_dropped", room=code, dropped=dropped, kept=len(stored), reason=why)
+
+    def _resync(self, held: HeldRoom) -> None:
+        """Send every member connected here the room as it is now."""
+        now = self.clock.now()
+        code = held.room.code
+        for player in held.room.members:
+            session = self.table.by_player.get(player)
+            if session is not None and session.conn is not None and session.room == code:
+                self.fanout.send([(frozenset({player}), encode(held.core.state_for(player, now)))])
 
     async def fresh(self, held: HeldRoom) -> None:
         """Under the room's lock: the room is still held here, and read again if it was unsure."""

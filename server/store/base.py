@@ -3,9 +3,10 @@ and the format versions of what a store writes."""
 
 from __future__ import annotations
 
+import hashlib
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 
 import msgpack
 
@@ -14,16 +15,20 @@ __all__ = [
     "DEAD_NODES_KEPT",
     "LAYOUT_FORMAT",
     "MEMO_FORMAT",
+    "TIP_CHARS",
     "Appended",
     "Behind",
     "Duplicate",
+    "Forked",
     "Request",
     "Ring",
     "StoreError",
     "Stored",
+    "chain",
     "check_count",
     "check_races",
     "check_rating",
+    "check_replicas",
     "check_ttl",
     "room_bell",
     "room_bell_data",
@@ -63,14 +68,44 @@ class Duplicate:
 @dataclass(frozen=True, slots=True)
 class Behind:
     """``append_at`` stored nothing: the log was not the expected length but ``length``; ``gap`` holds
-    its events from the expected length on (empty when the log is shorter: it lost its tail or expired)."""
+    its events from the expected length on (empty when the log is shorter: it lost its tail or expired).
+    When longer, its first ``expected`` events are the caller's (their chain tip matched, if one was
+    given); when shorter, ``tip`` is the chain tip of what is stored: the caller's own tip at
+    ``length`` if the log is a prefix of its own (a lost tail), anything else if it is not."""
 
     length: int
     gap: list[bytes]
+    tip: str = field(default="", compare=False)
 
 
-Appended = Stored | Duplicate | Behind
+@dataclass(frozen=True, slots=True)
+class Forked:
+    """``append_at`` stored nothing: the log's first ``expected`` events are not the ones the caller
+    named by its chain tip (the log lost a tail and another node appended at that index). ``log`` is
+    the whole stored log, ``length`` long: find where the histories part, and heal or resync."""
+
+    length: int
+    log: list[bytes]
+
+
+Appended = Stored | Duplicate | Behind | Forked
 """What ``append_at`` did."""
+
+TIP_CHARS = 16
+"""The hex digits kept of each link of a log's chain (64 bits: events are the server's own, the
+chain guards against accidents, not forgery)."""
+
+
+def chain(tip: str, events: Iterable[bytes]) -> list[str]:
+    """The log's chain tips after each of ``events``, from ``tip`` (the tip before them; "" for an
+    empty log): each is SHA-1 of the previous tip and the event, in hex, cut to TIP_CHARS. Two logs
+    with the same tip at one length hold the same events up to it. The Lua scripts compute the same
+    (``redis.sha1hex``), so a log shortened and grown again by other events cannot pass for the old."""
+    tips: list[str] = []
+    for event in events:
+        tip = hashlib.sha1(tip.encode() + event, usedforsecurity=False).hexdigest()[:TIP_CHARS]
+        tips.append(tip)
+    return tips
 
 
 Ring = Callable[[str, str, bytes], None]
@@ -94,24 +129,27 @@ MEMO_FORMAT = 1
 resend of its request is answered as one replaced by a later request)."""
 
 
-def room_bell_data(length: int, events: Sequence[bytes]) -> bytes:
-    """A room doorbell's data: the log's new length, then (if few) the events that made it so."""
+def room_bell_data(length: int, events: Sequence[bytes], tip: str = "") -> bytes:
+    """A room doorbell's data: the log's new length, then (if few) the chain tip of the log before
+    the events that made it so (``-`` for none) and those events."""
     if not 1 <= len(events) <= BELL_EVENTS:
         return str(length).encode()
     packed: bytes = msgpack.packb([bytes(e) for e in events])
-    return str(length).encode() + b" " + packed
+    return b"%d %s %s" % (length, (tip or "-").encode(), packed)
 
 
-def room_bell(data: bytes) -> tuple[int, list[bytes] | None]:
-    """The log length a room's doorbell announces, and the events that made it so (None: read them)."""
-    head, _, tail = data.partition(b" ")
+def room_bell(data: bytes) -> tuple[int, list[bytes] | None, str]:
+    """The log length a room's doorbell announces, the events that made it so (None: read them) and
+    the chain tip of the log they follow ("" for an empty one)."""
+    head, _, rest = data.partition(b" ")
     length = int(head or 0)
+    tip, _, tail = rest.partition(b" ")
     if not tail:
-        return length, None
+        return length, None, ""
     events = msgpack.unpackb(tail, raw=True)
     if not isinstance(events, list) or not all(isinstance(e, bytes) for e in events):
-        return length, None
-    return length, events
+        return length, None, ""
+    return length, events, "" if tip == b"-" else tip.decode()
 
 
 def check_ttl(ttl: float) -> float:
@@ -131,6 +169,13 @@ def check_races(races: Sequence[str]) -> list[str]:
         if not isinstance(race, str) or not race or any(ch.isspace() for ch in race):
             raise ValueError(f"a race id is a non-empty string without whitespace, not {race!r}")
     return names
+
+
+def check_replicas(replicas: int) -> int:
+    """``replicas`` when it is an int >= 0 (how many replicas an append waits for); ``ValueError`` otherwise."""
+    if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 0:
+        raise ValueError(f"replicas must be an int >= 0, not {replicas!r}")
+    return replicas
 
 
 def check_count(count: int) -> int:

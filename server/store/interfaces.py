@@ -59,21 +59,29 @@ class RoomLog(Protocol):
         request: Request | None = None,
         holder: str | None = None,
         archive: Sequence[str] = (),
+        *,
+        tip: str | None = None,
     ) -> Awaitable[Appended]:
-        """Append ``events`` only if the log is ``expected`` long and ``request`` (if any) was not
+        """Append ``events`` only if the log is ``expected`` long, its chain tip there is ``tip``
+        (``base.chain`` of the caller's first ``expected`` events; None: not checked, for callers that
+        keep no chain) and ``request`` (if any) was not
         stored before, in one atomic call; then keep the request's reply with the room, count the
         node ``holder`` among the room's holders and ring the room's doorbell (the new length) for
         the other holders. No other holder, no doorbell: a node alone with its rooms hears nothing.
         ``archive``: ids of races these events end, marked in the same atomic call as due for the
         database (``Archives``); while a room has marks its log and replies keep no TTL (``ttl`` and
         ``expire`` apply again once the marks are cleared).
-        ``Stored``, else ``Duplicate`` (the request was stored before) or ``Behind`` (the log was not
-        ``expected`` long)."""
+        ``Stored``, else ``Duplicate`` (the request was stored before), ``Forked`` (the log's first
+        ``expected`` events are not the caller's: it holds another history from some index on) or
+        ``Behind`` (the log was not ``expected`` long; when shorter, its ``tip`` says whether it is a
+        prefix of the caller's)."""
         ...
 
-    def read_from(self, room: str, start: int, holder: str | None = None) -> Awaitable[tuple[int, list[bytes]]]:
-        """The log's length and its events from index ``start`` on, at one instant; a live room
-        counts ``holder`` among its holders in the same instant (nothing appended later goes unrung)."""
+    def read_from(self, room: str, start: int, holder: str | None = None) -> Awaitable[tuple[int, list[bytes], str]]:
+        """The log's length, its events from index ``start`` on and its chain tip at ``start`` (at its
+        length, when shorter), at one instant: the reader compares the tip with its own to know the
+        events follow its log; a live room counts ``holder`` among its holders in the same instant
+        (nothing appended later goes unrung)."""
         ...
 
     def memo(self, room: str, player: str) -> Awaitable[tuple[int, bytes] | None]:

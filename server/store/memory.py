@@ -17,6 +17,7 @@ from server.store.base import (
     Appended,
     Behind,
     Duplicate,
+    Forked,
     Request,
     Ring,
     Stored,
@@ -26,6 +27,7 @@ from server.store.base import (
     check_ttl,
     room_bell_data,
 )
+from server.store.base import chain as chain_of
 from server.store.guarded import Breaker, Guard, Observer
 from server.store.matching import QUEUE_TTL_MS, Matched, Waiter, Window, best_partner, pair_up
 
@@ -43,8 +45,22 @@ class _Timed:
 @dataclass(slots=True)
 class _Log:
     events: list[bytes] = field(default_factory=list)
+    chain: list[str] = field(default_factory=list)
+    """The chain tip after each event (``base.chain``)."""
     deadline: float = 0.0
     holders: set[str] = field(default_factory=set)
+
+
+def _tip(log: _Log, length: int) -> str:
+    """The log's chain tip after its first ``length`` events ("" for none)."""
+    return log.chain[length - 1] if length > 0 else ""
+
+
+def _extend(log: _Log, events: Sequence[bytes]) -> None:
+    """Append ``events`` to the log and its chain."""
+    added = [bytes(event) for event in events]
+    log.chain.extend(chain_of(_tip(log, len(log.events)), added))
+    log.events.extend(added)
 
 
 async def _answers() -> bool:
@@ -152,7 +168,7 @@ class MemoryStore:
             if not events:
                 return 0
             log = self._logs[room] = _Log()
-        log.events.extend(bytes(event) for event in events)
+        _extend(log, events)
         log.deadline = now + ttl
         return len(log.events)
 
@@ -165,10 +181,12 @@ class MemoryStore:
         request: Request | None = None,
         holder: str | None = None,
         archive: Sequence[str] = (),
+        *,
+        tip: str | None = None,
     ) -> Awaitable[Appended]:
         ttl = check_ttl(ttl)
         races = check_races(archive) if archive else ()
-        return self._run("append", lambda: self._append_at(room, events, ttl, expected, request, holder, races))
+        return self._run("append", lambda: self._append_at(room, events, ttl, expected, request, holder, races, tip))
 
     def _append_at(
         self,
@@ -179,6 +197,7 @@ class MemoryStore:
         request: Request | None,
         holder: str | None,
         archive: Sequence[str],
+        tip: str | None,
     ) -> Appended:
         now = self._now()
         log = self._live_log(room, now)
@@ -187,21 +206,26 @@ class MemoryStore:
         if request is not None and request.player in memos and memos[request.player][0] >= request.seq:
             seq, reply = memos[request.player]
             return Duplicate(length, reply if seq == request.seq else None)
+        if log is not None and tip is not None and expected <= length and _tip(log, expected) != tip:
+            return Forked(length, list(log.events))
         if length != expected:
-            return Behind(length, [] if log is None else list(log.events[expected:]))
+            if log is None:
+                return Behind(length, [])
+            return Behind(length, list(log.events[expected:]), _tip(log, length))
+        before = "" if log is None else _tip(log, length)
         if log is None:
             log = self._logs[room] = _Log()
             self._memos.pop(room, None)
         if archive:
             self._marks.setdefault(room, set()).update(archive)
-        log.events.extend(bytes(event) for event in events)
+        _extend(log, events)
         log.deadline = self._deadline(room, now, ttl)
         if request is not None:
             self._memos.setdefault(room, {})[request.player] = (request.seq, bytes(request.reply))
         if holder is not None:
             log.holders.add(holder)
         if len(log.holders) > (holder in log.holders):
-            self._ring("room", room, room_bell_data(len(log.events), events))
+            self._ring("room", room, room_bell_data(len(log.events), events, before))
         return Stored(len(log.events))
 
     def _deadline(self, room: str, now: float, ttl: float) -> float:
@@ -214,12 +238,14 @@ class MemoryStore:
             log.holders.add(holder)
         return log
 
-    def read_from(self, room: str, start: int, holder: str | None = None) -> Awaitable[tuple[int, list[bytes]]]:
+    def read_from(self, room: str, start: int, holder: str | None = None) -> Awaitable[tuple[int, list[bytes], str]]:
         return self._run("read_from", lambda: self._read_from(room, start, holder))
 
-    def _read_from(self, room: str, start: int, holder: str | None) -> tuple[int, list[bytes]]:
+    def _read_from(self, room: str, start: int, holder: str | None) -> tuple[int, list[bytes], str]:
         log = self._held(room, holder)
-        return (0, []) if log is None else (len(log.events), list(log.events[start:]))
+        if log is None:
+            return 0, [], ""
+        return len(log.events), list(log.events[start:]), _tip(log, min(start, len(log.events)))
 
     def memo(self, room: str, player: str) -> Awaitable[tuple[int, bytes] | None]:
         return self._run("memo", lambda: self._memo(room, player))

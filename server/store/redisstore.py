@@ -9,6 +9,9 @@ Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
     P{room:ID}:log       list    the room's event log, one msgpack event per element; PEXPIRE = room TTL,
                                  none while the room has archive marks (but for the plain ``append``,
                                  which knows no marks: tests and benchmarks use it, the rooms never)
+    P{room:ID}:chain     list    beside the log: element i is the log's chain tip after its first i + 1
+                                 events (``base.chain``); the append checks the caller's tip at the
+                                 index it appends at; same TTL as the log (none while marked)
     P{room:ID}:replies   hash    each player's last stored request: player -> seq, player:r -> reply
                                  frame, player:v -> the memo's format (MEMO_FORMAT; absent = 1)
     P{room:ID}:holders   set     the nodes that read or wrote the room's log: whom its doorbell rings for
@@ -60,6 +63,9 @@ Format versions, so that a later change can be rolled out node by node:
   a node of an older build does not know them, and its appends and ``expire`` give a marked room's
   log a TTL again. Run every node on a build that knows marks before archiving counts on them (a
   newer node's next append or ``expire`` of the room takes the TTL off again).
+  The chains (``P{room:ID}:chain``) came the same way: a node of an older build appends without
+  extending the chain, and the next newer node's append or read builds it again from the log (one
+  pass over it) before checking a tip; only nodes that know chains are refused a forked log.
 - Reply memos: each stored request's reply carries its format (``player:v``; absent = 1). A memo
   in a newer format is not served: ``memo`` returns None and a resend of its request is answered
   ``Duplicate`` with no memo (as for one replaced by a later request). What clients receive of a
@@ -71,6 +77,7 @@ Every failure to talk to Redis surfaces as :class:`StoreError`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
@@ -80,6 +87,7 @@ from urllib.parse import urlsplit
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisClusterException, RedisError
@@ -92,6 +100,7 @@ from server.store.base import (
     Appended,
     Behind,
     Duplicate,
+    Forked,
     Request,
     Ring,
     Stored,
@@ -99,11 +108,12 @@ from server.store.base import (
     check_count,
     check_races,
     check_rating,
+    check_replicas,
     check_ttl,
     ttl_ms,
 )
 from server.store.guarded import Breaker, Guard, Observer
-from server.store.link import Link, link_url
+from server.store.link import Link, ReplyError, link_url
 from server.store.matching import QUEUE_TTL_MS, Matched, Waiter, Window
 from server.store.scripts import (
     APPEND,
@@ -123,7 +133,7 @@ from server.store.scripts import (
     UNINDEX_ARCHIVE,
     WRITE_ARENA,
 )
-from server.store.urls import CLUSTER_SCHEMES, cluster_seeds, describe
+from server.store.urls import CLUSTER_SCHEMES, SENTINEL_SCHEME, cluster_seeds, describe, sentinels
 
 __all__ = ["RedisStore"]
 
@@ -155,7 +165,9 @@ def _appended(reply: list[Any]) -> Appended:
     if reply[0] == -2:
         return Duplicate(int(reply[1]), None if reply[2] is None else _bytes(reply[2]))
     if reply[0] == -1:
-        return Behind(int(reply[1]), [_bytes(e) for e in reply[2]])
+        return Behind(int(reply[1]), [_bytes(e) for e in reply[2]], _bytes(reply[3]).decode())
+    if reply[0] == -3:
+        return Forked(int(reply[1]), [_bytes(e) for e in reply[2]])
     return Stored(int(reply[0]))
 
 
@@ -199,6 +211,8 @@ class RedisStore:
         timeout: float = 2.0,
         max_connections: int = 32,
         pipelined: bool = True,
+        replicas: int = 0,
+        replica_timeout: float = 1.0,
         **redis_options: Any,
     ) -> None:
         self.prefix = prefix
@@ -216,10 +230,29 @@ class RedisStore:
         }
         options.update(redis_options)
         self.cluster = urlsplit(url).scheme in CLUSTER_SCHEMES
+        if replicas and self.cluster:
+            raise ValueError("waiting for replicas (WAIT) is for one Redis server, not a Redis Cluster")
+        self.replicas = check_replicas(replicas)
+        """A room append is answered Stored only once this many replicas have it (Redis WAIT)."""
+        self._replica_ms = ttl_ms(replica_timeout)
         self._redis: aioredis.Redis | RedisCluster
+        self._sentinel: Sentinel | None = None
+        self._service = ""
+        self._master_options: dict[str, Any] = {}
         if self.cluster:
             seeds, url_options = cluster_seeds(url)
             self._redis = RedisCluster(startup_nodes=seeds, **{**options, **url_options})
+        elif urlsplit(url).scheme == SENTINEL_SCHEME:
+            # The master as the sentinels name it now: every new connection asks them again, so
+            # after a failover the next call (the store resends an idempotent one once) reaches the
+            # promoted replica. No pipelined link (it keeps one fixed address).
+            found = sentinels(url)
+            self._sentinel = Sentinel(  # type: ignore[no-untyped-call]
+                found.hosts, socket_timeout=timeout, socket_connect_timeout=timeout
+            )
+            self._service = found.service
+            self._redis = self._sentinel.master_for(found.service, db=found.db, **{**options, **found.options})
+            self._master_options = {"db": found.db, **found.options}
         else:
             self._redis = aioredis.Redis.from_pool(aioredis.ConnectionPool.from_url(url, **options))
         # At most ``max_connections`` calls at once; a burst waits its turn here instead of failing
@@ -260,6 +293,9 @@ class RedisStore:
     def listing_key(self, room: str) -> str:
         return f"{self.prefix}{{room:{room}}}:listing"
 
+    def chain_key(self, room: str) -> str:
+        return f"{self.prefix}{{room:{room}}}:chain"
+
     def replies_key(self, room: str) -> str:
         return f"{self.prefix}{{room:{room}}}:replies"
 
@@ -276,6 +312,7 @@ class RedisStore:
         """Every key the room owns (one slot)."""
         return [
             self.log_key(room),
+            self.chain_key(room),
             self.listing_key(room),
             self.replies_key(room),
             self.where_key(room),
@@ -285,10 +322,11 @@ class RedisStore:
 
     def _marked_keys(self, room: str) -> list[str]:
         """The room's keys as EXPIRE_ROOM and CLEAR_ARCHIVE take them: the marks, then the keys kept
-        while marked (log, replies, holders), then the others (listing, where)."""
+        while marked (log, chain, replies, holders), then the others (listing, where)."""
         return [
             self.archive_key(room),
             self.log_key(room),
+            self.chain_key(room),
             self.replies_key(room),
             self.holders_key(room),
             self.listing_key(room),
@@ -419,15 +457,20 @@ class RedisStore:
         request: Request | None = None,
         holder: str | None = None,
         archive: Sequence[str] = (),
+        *,
+        tip: str | None = None,
     ) -> Awaitable[Appended]:
         ms = ttl_ms(ttl)
         races = " ".join(check_races(archive)) if archive else ""
         keys, bell = self._append_keys(room)
         who: tuple[str, int, bytes] = ("", 0, b"") if request is None else (request.player, request.seq, request.reply)
-        args: list[bytes | str | int] = [ms, expected, *who, bell, holder or "", races, *events]
+        named = "*" if tip is None else tip
+        args: list[bytes | str | int] = [ms, expected, *who, bell, holder or "", races, named, *events]
         link = self._link
         call: Callable[[], Awaitable[Appended]]
-        if link is not None:
+        if self.replicas:
+            call = functools.partial(self._append_replicated, room, keys, args)
+        elif link is not None:
 
             async def call() -> Appended:
                 return _appended(await link.script(self._append_at.sha, APPEND_AT, keys, args))
@@ -440,28 +483,67 @@ class RedisStore:
         # Safe to resend: the expected length (and the request) make a second run a no-op.
         return self._run("append", f"append to room {room!r}", call, pooled=link is None)
 
+    async def _append_replicated(self, room: str, keys: list[str], args: list[bytes | str | int]) -> Appended:
+        """The append, then ``WAIT replicas timeout`` on the same connection, sent together (one
+        round trip); a Stored append that fewer replicas confirmed in time fails (StoreError): the
+        move is on the master but not acknowledged (a resend of its request gets its reply once
+        replicated, or is judged again if a failover lost it)."""
+        waiting = (self.replicas, self._replica_ms)
+        link = self._link
+        if link is not None:
+            sent = link.call("EVALSHA", self._append_at.sha, len(keys), *keys, *args)
+            waited = link.call("WAIT", *waiting)  # same event-loop turn: one write with the append
+            try:
+                reply = await sent
+            except ReplyError as exc:
+                with contextlib.suppress(Exception):
+                    await waited
+                if not str(exc).startswith("NOSCRIPT"):
+                    raise
+                reply = await link.call("EVAL", APPEND_AT, len(keys), *keys, *args)
+                waited = link.call("WAIT", *waiting)
+            confirmed = await waited
+        else:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                await self._append_at(keys=keys, args=args, client=pipe)  # type: ignore[arg-type]  # queued in the pipeline
+                pipe.execute_command("WAIT", *waiting)
+                reply, confirmed = await pipe.execute()
+        appended = _appended(reply)
+        if isinstance(appended, Stored) and int(confirmed) < self.replicas:
+            raise StoreError(
+                f"redis store at {self._where}: append to room {room!r} reached {confirmed} of "
+                f"{self.replicas} replica(s) within {self._replica_ms} ms: not acknowledged"
+            )
+        return appended
+
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - the store lives as long as the process
     def _append_keys(self, room: str) -> tuple[list[str], str]:
         """The keys and doorbell channel of a room's appends, built once per live room."""
-        keys = [self.log_key(room), self.replies_key(room), self.holders_key(room), self.archive_key(room)]
+        keys = [
+            self.log_key(room),
+            self.replies_key(room),
+            self.holders_key(room),
+            self.archive_key(room),
+            self.chain_key(room),
+        ]
         return keys, self.bell("room", room)
 
-    def _read(self, room: str, start: int, holder: str | None) -> Callable[[], Awaitable[tuple[int, list[bytes]]]]:
+    def _read(self, room: str, start: int, holder: str | None) -> Callable[[], Awaitable[tuple[int, list[bytes], str]]]:
         """The call reading the room's log from ``start`` (see ``read_from``)."""
-        keys = [self.log_key(room), self.holders_key(room)]
+        keys = [self.log_key(room), self.holders_key(room), self.chain_key(room)]
         args: list[bytes | str | int] = [start, holder or ""]
         link = self._link
 
-        async def call() -> tuple[int, list[bytes]]:
+        async def call() -> tuple[int, list[bytes], str]:
             if link is not None:
-                length, events = await link.script(self._read_from.sha, READ_FROM, keys, args)
+                length, events, tip = await link.script(self._read_from.sha, READ_FROM, keys, args)
             else:
-                length, events = await self._read_from(keys=keys, args=args)
-            return int(length), [_bytes(e) for e in events]
+                length, events, tip = await self._read_from(keys=keys, args=args)
+            return int(length), [_bytes(e) for e in events], _bytes(tip).decode()
 
         return call
 
-    def read_from(self, room: str, start: int, holder: str | None = None) -> Awaitable[tuple[int, list[bytes]]]:
+    def read_from(self, room: str, start: int, holder: str | None = None) -> Awaitable[tuple[int, list[bytes], str]]:
         call = self._read(room, start, holder)
         return self._run("read_from", f"read room {room!r}", call, pooled=self._link is None)
 
@@ -549,6 +631,17 @@ class RedisStore:
         """A plain connection for pub/sub (on a cluster, to a seed: PUBLISH reaches every node).
         No read timeout: a quiet channel is not a dead one (TCP keepalive and the health check are)."""
         url = self._url
+        if self._sentinel is not None:
+            return cast(
+                aioredis.Redis,
+                self._sentinel.master_for(
+                    self._service,
+                    socket_keepalive=True,
+                    health_check_interval=10,
+                    socket_connect_timeout=self._timeout,
+                    **self._master_options,
+                ),
+            )
         if self.cluster:
             seeds, options = cluster_seeds(url)
             return aioredis.Redis(

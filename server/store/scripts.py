@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.store.base import BELL_EVENTS, MEMO_FORMAT
+from server.store.base import BELL_EVENTS, MEMO_FORMAT, TIP_CHARS
 
 __all__ = [
     "APPEND",
@@ -39,22 +39,60 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return length
 """
 
-# Optimistic concurrency: appends ARGV[9..] only if the log is ARGV[2] long and the request
+# A room's chain ({room:R}:chain, a list beside the log): element i is the tip after the log's first
+# i + 1 events, SHA-1 of the previous tip and the event in hex, cut to TIP_CHARS (server.store.base.chain
+# is the twin). Written in the script that writes the log, so a log that lost its tail lost the same
+# links: the tip at an index names the history up to it, which a log grown again cannot fake. A chain
+# not as long as its log (a log written by the plain APPEND, or by a build before chains, or trimmed by
+# hand) is built again from the log first, with the log's TTL.
+_CHAIN = """
+local function tip_at(chain, n)
+    if n <= 0 then return '' end
+    return redis.call('LINDEX', chain, n - 1) or ''
+end
+local function push_chain(chain, tip, events, first, last)
+    local tips = {}
+    for i = first, last do
+        tip = string.sub(redis.sha1hex(tip .. events[i]), 1, TIP_CHARS)
+        tips[#tips + 1] = tip
+    end
+    for i = 1, #tips, 1000 do redis.call('RPUSH', chain, unpack(tips, i, math.min(i + 999, #tips))) end
+end
+local function heal_chain(log, chain, length)
+    if redis.call('LLEN', chain) == length then return end
+    redis.call('DEL', chain)
+    if length == 0 then return end
+    local events = redis.call('LRANGE', log, 0, -1)
+    push_chain(chain, '', events, 1, #events)
+    local ttl = redis.call('PTTL', log)
+    if ttl > 0 then redis.call('PEXPIRE', chain, ttl) end
+end
+""".replace("TIP_CHARS", str(TIP_CHARS))
+
+# Optimistic concurrency: appends ARGV[10..] only if the log is ARGV[2] long, its chain tip there is
+# ARGV[9] ('*': not checked, for callers that keep no chain) and the request
 # (player ARGV[3], seq ARGV[4]; '' for none) is newer than the player's last stored one; then marks the
 # race ids ARGV[8] (space-separated, '' for none) as due for archiving, keeps the request's reply
 # (ARGV[5]) in the room's replies hash, adds the node ARGV[7] ('' for none) to the room's holders and
-# rings the doorbell (PUBLISH ARGV[6] the new length, and up to BELL_EVENTS events that made it so: see
-# room_bell) if any other node holds the room: a node alone with its rooms pays no PUBLISH and hears
-# none of its own. A Duplicate or Behind returns before anything is written (no mark either).
-# While the room has marks (a finished race not yet in the database), the log, the replies and the
-# holders are PERSISTed instead of given the TTL: the log outlives its TTL until archived. That costs
-# one EXISTS per append of a room without marks (an append that marks needs none).
-# Replies: {length} stored; {-1, length, gap} the log is not as expected (gap: its events
-# from the expected length on); {-2, length, reply or nil} the request was stored before (nil: a later
-# request replaced it, or its memo's format (player..':v', absent = 1) is newer than MEMO_FORMAT).
+# rings the doorbell (PUBLISH ARGV[6] the new length, and up to BELL_EVENTS events that made it so with
+# the tip they follow: see room_bell) if any other node holds the room: a node alone with its rooms pays
+# no PUBLISH and hears none of its own. A Duplicate, Behind or Forked returns before anything is
+# written (no mark either; a chain may be built again).
+# While the room has marks (a finished race not yet in the database), the log, its chain, the replies
+# and the holders are PERSISTed instead of given the TTL: the log outlives its TTL until archived. That
+# costs one EXISTS per append of a room without marks (an append that marks needs none).
+# Replies: {length} stored; {-1, length, gap, tip} the log is not as expected but agrees with the
+# caller's up to the shorter of the two (gap: its events from the expected length on; tip: the chain
+# tip at length, for the caller to compare when the log is shorter); {-3, length, log} the log's first
+# ARGV[2] events are not the caller's (the whole log); {-2, length, reply or nil} the request was stored
+# before (nil: a later request replaced it, or its memo's format (player..':v', absent = 1) is newer
+# than MEMO_FORMAT).
 # KEYS[1] = the room's log, KEYS[2] = its replies (player -> seq, player..':r' -> reply, player..':v' ->
-# the memo's format), KEYS[3] = its holders, KEYS[4] = its archive marks; ARGV[1] = TTL ms.
-APPEND_AT = """
+# the memo's format), KEYS[3] = its holders, KEYS[4] = its archive marks, KEYS[5] = its chain;
+# ARGV[1] = TTL ms.
+APPEND_AT = (
+    _CHAIN
+    + """
 local length = redis.call('LLEN', KEYS[1])
 local player = ARGV[3]
 if player ~= '' and length > 0 then
@@ -71,12 +109,18 @@ if player ~= '' and length > 0 then
     end
 end
 local expected = tonumber(ARGV[2])
+heal_chain(KEYS[1], KEYS[5], length)
+local before = ''
+if expected <= length then
+    before = tip_at(KEYS[5], expected)
+    if ARGV[9] ~= '*' and before ~= ARGV[9] then return {-3, length, redis.call('LRANGE', KEYS[1], 0, -1)} end
+end
 if length ~= expected then
     local gap = {}
     if length > expected then gap = redis.call('LRANGE', KEYS[1], expected, -1) end
-    return {-1, length, gap}
+    return {-1, length, gap, tip_at(KEYS[5], length)}
 end
-if length == 0 then redis.call('DEL', KEYS[2]) end
+if length == 0 then redis.call('DEL', KEYS[2], KEYS[5]) end
 local marked = ARGV[8] ~= ''
 if marked then
     local races = {}
@@ -85,9 +129,10 @@ if marked then
 else
     marked = redis.call('EXISTS', KEYS[4]) == 1
 end
-for i = 9, #ARGV, 1000 do
+for i = 10, #ARGV, 1000 do
     length = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
+push_chain(KEYS[5], before, ARGV, 10, #ARGV)
 if player ~= '' then
     redis.call('HSET', KEYS[2], player, ARGV[4], player .. ':r', ARGV[5], player .. ':v', MEMO_FORMAT)
 end
@@ -95,43 +140,55 @@ local others = redis.call('SCARD', KEYS[3])
 if ARGV[7] ~= '' then others = others - 1 + redis.call('SADD', KEYS[3], ARGV[7]) end
 if marked then
     redis.call('PERSIST', KEYS[1])
+    redis.call('PERSIST', KEYS[5])
     redis.call('PERSIST', KEYS[2])
     redis.call('PERSIST', KEYS[3])
 else
     redis.call('PEXPIRE', KEYS[1], ARGV[1])
+    redis.call('PEXPIRE', KEYS[5], ARGV[1])
     if player ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
     redis.call('PEXPIRE', KEYS[3], ARGV[1])
 end
 if others > 0 then
     local bell = length
-    if #ARGV >= 9 and #ARGV - 8 <= BELL_EVENTS then bell = length .. ' ' .. cmsgpack.pack({unpack(ARGV, 9)}) end
+    if #ARGV >= 10 and #ARGV - 9 <= BELL_EVENTS then
+        if before == '' then before = '-' end
+        bell = length .. ' ' .. before .. ' ' .. cmsgpack.pack({unpack(ARGV, 10)})
+    end
     redis.call('PUBLISH', ARGV[6], bell)
 end
 return {length}
 """.replace("BELL_EVENTS", str(BELL_EVENTS)).replace("MEMO_FORMAT", str(MEMO_FORMAT))
+)
 
-# KEYS[1] = the room's log, KEYS[2] = its holders; ARGV[1] = the first index to read, ARGV[2] = the
-# reading node ('' for none), added to a live room's holders (same TTL as the log) at the instant of
-# the read. Returns {length, events from there}.
-READ_FROM = """
+# KEYS[1] = the room's log, KEYS[2] = its holders, KEYS[3] = its chain; ARGV[1] = the first index to
+# read, ARGV[2] = the reading node ('' for none), added to a live room's holders (same TTL as the log)
+# at the instant of the read. Returns {length, events from there, the chain tip at the first index
+# (at the length, when the log is shorter)}.
+READ_FROM = (
+    _CHAIN
+    + """
 local length = redis.call('LLEN', KEYS[1])
 if length > 0 and ARGV[2] ~= '' then
     redis.call('SADD', KEYS[2], ARGV[2])
     local ttl = redis.call('PTTL', KEYS[1])
     if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) else redis.call('PERSIST', KEYS[2]) end
 end
-return {length, redis.call('LRANGE', KEYS[1], ARGV[1], -1)}
+heal_chain(KEYS[1], KEYS[3], length)
+local start = tonumber(ARGV[1])
+return {length, redis.call('LRANGE', KEYS[1], start, -1), tip_at(KEYS[3], math.min(start, length))}
 """
+)
 
-# The room's keys get the TTL, but for the log, replies and holders while the room has archive marks:
-# those are PERSISTed (as the append does; and healed, should a node that knows no marks have given
-# them a TTL). KEYS[1] = the room's archive marks, KEYS[2..4] = its log, replies and holders, KEYS[5..]
-# = its other keys (listing, where); ARGV[1] = TTL in ms.
+# The room's keys get the TTL, but for the log, chain, replies and holders while the room has archive
+# marks: those are PERSISTed (as the append does; and healed, should a node that knows no marks have
+# given them a TTL). KEYS[1] = the room's archive marks, KEYS[2..5] = its log, chain, replies and
+# holders, KEYS[6..] = its other keys (listing, where); ARGV[1] = TTL in ms.
 EXPIRE_ROOM = """
 local first = 2
 if redis.call('EXISTS', KEYS[1]) == 1 then
-    for i = 2, 4 do redis.call('PERSIST', KEYS[i]) end
-    first = 5
+    for i = 2, 5 do redis.call('PERSIST', KEYS[i]) end
+    first = 6
 end
 for i = first, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
 """

@@ -32,6 +32,7 @@ from server.store.base import (
     Appended,
     Behind,
     Duplicate,
+    Forked,
     Request,
     Ring,
     Stored,
@@ -51,6 +52,7 @@ __all__ = [
     "Behind",
     "Breaker",
     "Duplicate",
+    "Forked",
     "MemoryStore",
     "Observer",
     "RedisStore",
@@ -65,8 +67,9 @@ __all__ = [
 ]
 
 
-def open_store(url: str | None, prefix: str = "seahaven:") -> Store:
-    """A :class:`MemoryStore` when ``url`` is None, else a :class:`RedisStore` on ``url`` (a server or a cluster)."""
+def open_store(url: str | None, prefix: str = "seahaven:", replicas: int = 0) -> Store:
+    """A :class:`MemoryStore` when ``url`` is None, else a :class:`RedisStore` on ``url`` (a server or a
+    cluster) whose room appends wait for ``replicas`` replicas (``--durability replicated``: 1)."""
     if url is None:
         return MemoryStore()
-    return RedisStore(url, prefix=prefix)
+    return RedisStore(url, prefix=prefix, replicas=replicas)
