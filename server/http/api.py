@@ -248,13 +248,18 @@ class Api:
 
     async def arena(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         """A live arena from the store; a finished one from the records (the store's copy until
-        it is on record)."""
+        it is on record, or while the records are out of reach)."""
         code = identifier(params["code"], _ARENA_CODE, "arena code")
         query(request, set())
         live = await self.read(self.arenas.live_arena(code)) if self.arenas is not None else None
         found = live
         if (live is None or live["phase"] == "finished") and self.records is not None:
-            found = await self.read(self.records.arena(code)) or live
+            try:
+                found = await self.read(self.records.arena(code)) or live
+            except Unavailable:
+                if live is None:
+                    raise
+                # The database is away: the store keeps a finished arena until it is on record.
         if found is None:
             return not_found(f"no arena {code}")
         return document_reply(request, json_body(found), ARCHIVED if found["archived"] else RECENT)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, Final, Protocol
 
 from protocol.codec import encode
@@ -184,14 +184,17 @@ class Arenas:
                 if held:
                     codes = await self.store.arena_codes()
                     await self.open_due(codes)
+                    alive = await self.store.alive() if codes else set()
                     for code in sorted(codes):
-                        await self.tick(code)
+                        await self.tick(code, alive)
             except (StoreError, ProtocolError) as exc:
                 log_event("arena.error", error=str(exc))
             await asyncio.sleep(PAIR_SECONDS)
 
-    async def tick(self, code: str) -> None:
-        """One look at an arena: end it, or score its ended races and pair its free players."""
+    async def tick(self, code: str, alive: Collection[str] | None = None) -> None:
+        """One look at an arena: end it, or score its ended races and pair its free players
+        (those whose node is ``alive``, None: all; a dead node's connections died with it, so its
+        players wait unpaired until they join again through a live one)."""
         raw, stored = await self.store.arena(code)
         if raw is None:
             await self.store.unlist_arena(code)
@@ -210,7 +213,8 @@ class Arenas:
             return
         await self._open_next(meta)
         changed = await self._score(meta, entries)
-        for group in pairings([e for e in entries.values() if e.free]):
+        free = [e for e in entries.values() if e.free and (alive is None or e.node in alive)]
+        for group in pairings(free):
             await self._race(meta, group)
         if changed:
             await self.store.ring(BELL, code, "standings")
