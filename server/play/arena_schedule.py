@@ -152,7 +152,9 @@ def load_series(path: Path) -> list[Series]:
     for number, table in enumerate(tables, start=1):
         try:
             found.append(_file_series(table))
-        except (ValueError, TypeError, KeyError) as exc:
+        except KeyError as exc:
+            raise ValueError(f"{path}: arena {number}: it needs {exc.args[0]}") from None
+        except (ValueError, TypeError, AttributeError) as exc:
             raise ValueError(f"{path}: arena {number}: {exc}") from None
     names = [s.name for s in found]
     if len(set(names)) != len(names):
@@ -160,7 +162,9 @@ def load_series(path: Path) -> list[Series]:
     return found
 
 
-def _file_series(table: dict[str, Any]) -> Series:
+def _file_series(table: Any) -> Series:
+    if not isinstance(table, dict):
+        raise ValueError("each arena is a [[arena]] table")
     unknown = set(table) - {"name", "preset", "grade", "minutes", "at", "every"}
     if unknown:
         raise ValueError(f"unknown keys {', '.join(sorted(unknown))}")
