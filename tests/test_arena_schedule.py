@@ -78,7 +78,8 @@ def test_an_arenas_file_is_read_and_refused_when_wrong(tmp_path: Path) -> None:
     good = tmp_path / "arenas.toml"
     good.write_text(
         '[[arena]]\nname = "Hourly"\npreset = "seahaven"\nat = 2026-12-02T12:00:00Z\nevery = "1h"\n\n'
-        '[[arena]]\nname = "Daily tricky"\npreset = "seahaven"\ngrade = "tricky"\nminutes = 60\nat = "2026-12-02T18:00Z"\n'
+        '[[arena]]\nname = "Daily tricky"\npreset = "seahaven"\ngrade = "tricky"\nminutes = 60\n'
+        'at = "2026-12-02T18:00Z"\n'
         'every = "1d"\n'
     )
     hourly, daily = load_series(good)
