@@ -134,7 +134,7 @@ async def test_an_arena_that_ends_while_the_database_is_down_is_written_when_it_
         return found
 
     async def scored() -> bool:
-        return sum(s["races"] for s in (await live())["standings"]) == 2
+        return sum(int(s["races"]) for s in (await live())["standings"]) == 2
 
     await wait_until(scored, 10, what="the race scored")
     listed = (await get(server.port, "/api/v1/arenas")).json()
@@ -145,7 +145,7 @@ async def test_an_arena_that_ends_while_the_database_is_down_is_written_when_it_
     clock.advance(5 * 60_000 + 1000)  # the arena is over
 
     async def ended() -> bool:
-        return (await live())["phase"] == "finished"
+        return str((await live())["phase"]) == "finished"
 
     await wait_until(ended, 10, what="the arena's end")
     await asyncio.sleep(2.5)  # pairing rounds try (and fail) to write it
