@@ -99,6 +99,8 @@ class Arenas:
         """The operator's series from the ``--arenas`` file."""
         self.opened: set[str] = set()
         """The operator's arenas this node put in the store, or found there (put once)."""
+        self.unstarted: dict[str, int] = {}
+        """Arena race rooms seen waiting to start, since when (server ms): ``_stuck``."""
         self.record_after: dict[str, int] = {}
         """Finished arenas whose write failed: when to try again (server ms)."""
         self.pairing = False
@@ -285,8 +287,11 @@ class Arenas:
         changed = False
         for room, racers in sorted(rooms.items()):
             held = await self.path.get(room)
-            if held is not None and held.room.phase != Phase.FINISHED:
+            if held is not None and held.room.phase == Phase.WAITING and self._stuck(room):
+                held = None  # never started: its players are freed unscored
+            elif held is not None and held.room.phase != Phase.FINISHED:
                 continue
+            self.unstarted.pop(room, None)
             places = {} if held is None else {s.player: s.place for s in held.room.standings}
             count = len(places)
             new = {
@@ -303,6 +308,13 @@ class Arenas:
                     meta, {e.player: e for e in racers}, {p: dataclasses.replace(e, room="") for p, e in new.items()}
                 )
         return changed
+
+    def _stuck(self, room: str) -> bool:
+        """Whether an arena race's room has waited to start for ``LEASE_SECONDS``: its racers are
+        joined and ready within the pairing round that made it, so one still waiting is a room
+        whose pairing node died mid-round (its racers claimed, never seated)."""
+        now = self.clock.now()
+        return now - self.unstarted.setdefault(room, now) >= LEASE_SECONDS * 1000
 
     async def _race(self, meta: ArenaMeta, group: list[Entry]) -> None:
         """A new race for ``group``: the room, its racers claimed, joined and ready, their nodes told."""
