@@ -324,7 +324,11 @@ class DictRecords:
 
     async def recent_arenas(self, limit: int) -> list[dict[str, Any]]:
         await self._ask("recent_arenas", limit)
-        return [{k: v for k, v in a.items() if k != "standings"} for a in self.arenas.values()][:limit]
+        return self.recent_arenas_view()[:limit]
+
+    def recent_arenas_view(self) -> list[dict[str, Any]]:
+        """The finished arenas as summaries (without standings)."""
+        return [{k: v for k, v in a.items() if k != "standings"} for a in self.arenas.values()]
 
     async def player_arenas(self, player: str, limit: int, before: str | None) -> dict[str, Any]:
         await self._ask("player_arenas", player, limit, before)
