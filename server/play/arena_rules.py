@@ -39,7 +39,10 @@ class ArenaMeta:
     (``arena_schedule.series_code``), so each is opened once whichever node opens it."""
 
     def dump(self) -> bytes:
-        data: bytes = msgpack.packb(dataclasses.astuple(self))
+        fields = dataclasses.astuple(self)
+        if not (self.name or self.every or self.series):  # a player's arena: as a node before series reads it
+            fields = fields[:6]
+        data: bytes = msgpack.packb(fields)
         return data
 
     @classmethod
