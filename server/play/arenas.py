@@ -115,7 +115,7 @@ class Arenas:
         return await self._join(asker, meta.code)
 
     async def open(self, preset: str, grade: str | None, starts_at: int, minutes: int, by: str) -> ArenaMeta:
-        """A new arena under a free code (also the operator's ``arena schedule``)."""
+        """A new arena under a free code (a player's: the operator's have their series' codes, ``arena_schedule``)."""
         ends = starts_at + minutes * 60_000
         for _ in range(20):
             meta = ArenaMeta(new_room_code(), preset, grade, starts_at, ends, by)
