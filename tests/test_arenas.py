@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 
@@ -16,8 +17,9 @@ import redis.asyncio as aioredis
 from protocol.enums import Phase
 from protocol.errors import ErrorCode
 from protocol.messages import Arena, CreateArena, Error, JoinArena, Resign, Result, RoomState, Started
+from server.play.arena_rules import Entry
 from server.shell.clock import SystemClock
-from tests.helpers import MakeServer, url_of, wait_until
+from tests.helpers import MakeServer, fake, url_of, wait_until
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
@@ -213,3 +215,32 @@ async def test_killing_the_pairing_node_leaves_the_pairing_to_the_others(
         second_node.close()
         third_node.close()
         await redis.aclose()
+
+
+async def test_a_race_its_pairing_node_never_started_frees_its_players(make_memory_server: MakeServer) -> None:
+    """A pairing node killed mid-round leaves its racers claimed by a room that never starts: the
+    next holder frees them (unscored) once it has waited ``LEASE_SECONDS``, and pairs them again."""
+    server = await make_memory_server()
+    clock = fake(server)
+    ann, bob = await WsClient.open(url_of(server), "Ann"), await WsClient.open(url_of(server), "Bob")
+    created = await ann.call(CreateArena(preset="seahaven", minutes=5, starts_in=60))
+    assert isinstance(created, Arena) and created.phase == "waiting"
+    code = created.arena
+    assert isinstance(await bob.call(JoinArena(arena=code)), Arena)
+    # What a dead node's round left: both claimed by a room it made, nobody joined or ready in it.
+    stuck = await server.path.create(await server.dealing.settings("seahaven", None, seats=2, public=False))
+    _, stored = await server.store.arena(code)
+    claimed = {p: dataclasses.replace(Entry.load(e), room=stuck.room.code).dump() for p, e in stored.items()}
+    assert await server.store.write_arena(code, dict(stored), claimed, 3600) == 1
+    clock.advance(60_000)  # the arena starts
+    await asyncio.sleep(2.5)  # pairing rounds see the room waiting: not yet given up
+    _, kept = await server.store.arena(code)
+    assert {Entry.load(e).room for e in kept.values()} == {stuck.room.code}
+    clock.advance(3_000)  # the lease's life
+    state = await ann.expect(RoomState, wait=10)
+    assert state.room != stuck.room.code
+    assert (await bob.expect(RoomState, wait=10)).room == state.room
+    _, now = await server.store.arena(code)
+    assert {(e.room, e.races, e.points) for e in map(Entry.load, now.values())} == {(state.room, 0, 0)}
+    for client in (ann, bob):
+        await client.close()
