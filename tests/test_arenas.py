@@ -51,6 +51,10 @@ class Racer:
         while True:
             state = await self.client.expect(RoomState, wait=60)
             self.free.append((self.since, loop.time()))
+            # A race's `started` may come before its state (then the state says racing): one kept
+            # from an earlier race is not this one's start.
+            self.arenas += [e for e in self.client.events if isinstance(e, Arena)]
+            self.client.events = [e for e in self.client.events if not isinstance(e, (Started, Arena))]
             if freed_at is not None:
                 self.waits.append(loop.time() - freed_at)
             self.races.append(state.room)
