@@ -18,9 +18,12 @@ from server.app import RaceServer
 from server.config import Config, default_data_dir
 from server.config_file import SettingsParser
 from server.logs import FORMATS, Logs, configure
+from server.play.arena_command import arena_command
+from server.play.arena_schedule import Series, load_series
 from server.play.dealpool import DealPool, worker_executor
 from server.records.accounts import Accounts
 from server.records.archive import Archive
+from server.records.arenas import ArenaArchive
 from server.records.challenges import ChallengeRecords
 from server.records.database import Database, DatabaseUnavailable, normalise_url, open_database
 from server.records.migrate import SchemaMismatch, check, migrate
@@ -93,13 +96,21 @@ def add_records_args(parser: SettingsParser) -> None:
     )
 
 
+def arena_file(text: str) -> list[Series]:
+    """An argparse type: the operator's arenas, a TOML file (docs/arenas.md)."""
+    try:
+        return load_series(Path(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def command_parser(environ: Mapping[str, str] | None = None) -> SettingsParser:
     """The server's flags (each reading its SEAHAVEN_* variable, and a key of ``--config FILE``)."""
     parser = SettingsParser(
         environ=environ,
         prog="seahaven-server",
         description="Seahaven Towers race server (WebSocket). In-memory store unless a Redis URL is given. "
-        "`seahaven-server migrate` upgrades the records' database.",
+        "`seahaven-server migrate` upgrades the records' database; `seahaven-server arena` schedules arenas.",
     )
     env = parser.env
     parser.add_argument("--host", default=env.get("SEAHAVEN_HOST", "127.0.0.1"), help="address to listen on")
@@ -202,6 +213,14 @@ def command_parser(environ: Mapping[str, str] | None = None) -> SettingsParser:
         default=env.get("SEAHAVEN_RECORDS", "1") == "0",
         help="keep no records: races are not archived, no database is opened (env SEAHAVEN_RECORDS=0)",
     )
+    parser.add_argument(
+        "--arenas",
+        type=arena_file,
+        default=env.get("SEAHAVEN_ARENAS") or None,
+        metavar="FILE",
+        help="the operator's arenas, e.g. an hourly one: a TOML file of [[arena]] tables (docs/arenas.md; "
+        "env SEAHAVEN_ARENAS)",
+    )
     parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)  # set for each worker
     parser.add_argument("--log-level", default=env.get("SEAHAVEN_LOG_LEVEL", "INFO"), help="DEBUG, INFO, WARNING...")
     parser.add_argument(
@@ -213,7 +232,7 @@ def command_parser(environ: Mapping[str, str] | None = None) -> SettingsParser:
     return parser
 
 
-def parse_args(argv: list[str] | None = None) -> tuple[Config, Logs, int]:
+def parse_args(argv: list[str] | None = None) -> tuple[Config, Logs, int, list[Series]]:
     parser = command_parser()
     args = parser.parse_args(argv)
     if args.log_format not in FORMATS:  # argparse checks the choices of a typed flag, not of a default
@@ -246,7 +265,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, Logs, int]:
         data_dir=args.data_dir,
         records=not args.no_records,
     )
-    return config, Logs(args.log_level, args.log_format), int(args.workers)
+    return config, Logs(args.log_level, args.log_format), int(args.workers), args.arenas or []
 
 
 def migrate_command(argv: list[str]) -> int:
@@ -280,7 +299,7 @@ def migrate_command(argv: list[str]) -> int:
     return 0
 
 
-async def serve(config: Config) -> None:
+async def serve(config: Config, arenas: list[Series]) -> None:
     # The deal pool and the daily board live in the store, shared by every node of one Redis or
     # Cluster, and go through the server's guarded store like every other store call.
     store = open_store(config.redis_url, config.prefix, 1 if config.durability == "replicated" else 0)
@@ -300,6 +319,8 @@ async def serve(config: Config) -> None:
         records=reader,
         challenges=challenges,
         accounts=Accounts(db) if db is not None else None,  # registered players, on the same records
+        arena_archive=ArenaArchive(db, now=clock.now) if db is not None else None,
+        arena_series=arenas,
     )
     # Handlers first: a SIGTERM while starting (a supervisor stopping early) stops gracefully once
     # started, instead of killing the process mid-start.
@@ -343,13 +364,16 @@ def main(argv: list[str] | None = None) -> None:
     if args[:1] == ["migrate"]:
         logging.basicConfig(level="WARNING")
         raise SystemExit(migrate_command(args[1:]))
-    config, logs, workers = parse_args(argv)
+    if args[:1] == ["arena"]:
+        logging.basicConfig(level="WARNING")
+        raise SystemExit(arena_command(args[1:]))
+    config, logs, workers, arenas = parse_args(argv)
     configure(logs)
     if workers > 1:
         args = sys.argv[1:] if argv is None else argv
         raise SystemExit(supervise(args, workers, config.host, config.port, config.node_name))
     tune_gc()
-    run(serve(config), uvloop=config.uvloop)
+    run(serve(config, arenas), uvloop=config.uvloop)
 
 
 if __name__ == "__main__":

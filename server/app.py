@@ -52,6 +52,7 @@ from server.config import Config
 from server.http.api import RecordsReader
 from server.http.front import Doors
 from server.http.routes import HttpRoutes
+from server.play.arena_schedule import Series
 from server.play.arenas import Arenas
 from server.play.challenges import ChallengeRequests
 from server.play.daily import DailyDeals, DailyTimes
@@ -71,7 +72,7 @@ from server.shell.lobby import Lobby
 from server.shell.matchmaking import Matchmaker
 from server.shell.metrics import LiveCounts, Metrics
 from server.shell.nodes import NodeUpkeep
-from server.shell.ports import Accounts, ChallengeBook, RaceArchive
+from server.shell.ports import Accounts, ArenaArchive, ChallengeBook, RaceArchive
 from server.shell.ratings import RatingNotices
 from server.shell.replies import Replies
 from server.shell.requests import Requests
@@ -101,7 +102,9 @@ class RaceServer:
     ``records-unavailable``, and a key is known only while the store's cache holds it);
     ``records`` what the public API reads (None: ``/api/v1`` answers 503, records are off);
     ``archive`` the database finished races go to; ``challenges`` the ghost challenges' records
-    (None: this server answers challenges with records-unavailable)."""
+    (None: this server answers challenges with records-unavailable); ``arena_archive`` the
+    database finished arenas go to (None: they are not kept); ``arena_series`` the operator's
+    arenas of the ``--arenas`` file (docs/arenas.md)."""
 
     def __init__(
         self,
@@ -119,6 +122,8 @@ class RaceServer:
         accounts: Accounts | None = None,
         records: RecordsReader | None = None,
         challenges: ChallengeBook | None = None,
+        arena_archive: ArenaArchive | None = None,
+        arena_series: Sequence[Series] = (),
     ) -> None:
         self.config = config
         self.clock: Clock = clock if clock is not None else SystemClock()
@@ -253,13 +258,20 @@ class RaceServer:
             self.node,
             self.tasks.spawn,
             config.session_ttl,
+            archive=arena_archive,
+            series=arena_series,
         )
         self.requests.handle(CreateArena, self.arenas.on_create_arena)
         self.requests.handle(JoinArena, self.arenas.on_join_arena)
         self.requests.handle(LeaveArena, self.arenas.on_leave_arena)
         self.ws: WsServer | None = None
         self.http = HttpRoutes(
-            self.store, self.metrics, records, clock=self.clock, trusted_proxies=config.trusted_proxies
+            self.store,
+            self.metrics,
+            records,
+            clock=self.clock,
+            trusted_proxies=config.trusted_proxies,
+            arenas=self.arenas,
         )
         """Plain HTTP on the port (``/healthz``, ``/metrics``, ``/api/v1``, the browser client)."""
         self.doors = Doors(self.http)

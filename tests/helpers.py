@@ -22,7 +22,7 @@ from server.http.api import RecordsReader
 from server.play.daily import DailyTimes
 from server.play.dealpool import DealPool
 from server.shell.clock import Clock
-from server.shell.ports import Accounts, ChallengeBook, RaceArchive
+from server.shell.ports import Accounts, ArenaArchive, ChallengeBook, RaceArchive
 from server.store.stores import MemoryStore, RedisStore, Store
 from tests.fakeclock import FakeClock
 
@@ -62,6 +62,7 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
         accounts: Accounts | None = None,
         records: RecordsReader | None = None,
         challenges: ChallengeBook | None = None,
+        arena_archive: ArenaArchive | None = None,
         deals: Callable[[], int] | None = None,
         **overrides: Any,
     ) -> RaceServer:
@@ -90,6 +91,7 @@ async def server_factory(backend: str, request: pytest.FixtureRequest) -> AsyncI
             accounts=accounts,
             records=records,
             challenges=challenges,
+            arena_archive=arena_archive,
         )
         await server.start()
         servers.append(server)
@@ -226,6 +228,30 @@ class DictRecords:
                 ],
             }
         }
+        arena = {
+            "code": "ARENA1",
+            "name": "Hourly",
+            "preset": "seahaven",
+            "deal_grade": None,
+            "created_by": "operator",
+            "starts_at": 1_700_000_000_000,
+            "ends_at": 1_700_001_800_000,
+            "phase": "finished",
+            "link_path": "/a/ARENA1",
+            "player_count": 2,
+            "archived": True,
+        }
+        standing = {"points": 4, "wins": 2, "races": 2}
+        self.arenas: dict[str, dict[str, Any]] = {
+            "ARENA1": {
+                **arena,
+                "standings": [
+                    {"place": 1, "player": ann, "name": "Ann", **standing},
+                    {"place": 2, "player": bob, "name": "Bob", "points": 0, "wins": 0, "races": 2},
+                ],
+            }
+        }
+        self.player_arena_pages: dict[str, list[dict[str, Any]]] = {ann: [{**arena, "place": 1, **standing}] * 3}
         self.failure: OSError | None = None
         self.hang = False
         self.asked: list[tuple[str, tuple[Any, ...]]] = []
@@ -294,6 +320,33 @@ class DictRecords:
 
     async def reachable(self) -> bool:
         return True
+
+    async def arena(self, code: str) -> dict[str, Any] | None:
+        await self._ask("arena", code)
+        return self.arenas.get(code)
+
+    async def recent_arenas(self, limit: int) -> list[dict[str, Any]]:
+        await self._ask("recent_arenas", limit)
+        return self.recent_arenas_view()[:limit]
+
+    def recent_arenas_view(self) -> list[dict[str, Any]]:
+        """The finished arenas as summaries (without standings)."""
+        return [{k: v for k, v in a.items() if k != "standings"} for a in self.arenas.values()]
+
+    async def player_arenas(self, player: str, limit: int, before: str | None) -> dict[str, Any]:
+        await self._ask("player_arenas", player, limit, before)
+        arenas = self.player_arena_pages.get(player, [])
+        start = 0
+        if before is not None:
+            if not (before.startswith("i") and before[1:].isdigit()):
+                raise ValueError(f"not a cursor of this reader: {before!r}")
+            start = int(before[1:])
+        more = start + limit < len(arenas)
+        return {
+            "player": player,
+            "arenas": arenas[start : start + limit],
+            "next": f"i{start + limit}" if more else None,
+        }
 
     async def rating_board(self, preset: str, limit: int, offset: int) -> dict[str, Any]:
         await self._ask("rating_board", preset, limit, offset)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import msgpack
+
 from server.play.arena_rules import ArenaMeta, Entry, pairings, race_points, ranked, scored
 
 
@@ -46,6 +48,9 @@ def test_ties_go_to_more_wins_then_fewer_races_then_who_joined_first() -> None:
 def test_stored_forms_read_back() -> None:
     meta = ArenaMeta("ABCDEF", "seahaven", None, 10, 20, "operator")
     assert ArenaMeta.load(meta.dump()) == meta
+    assert len(msgpack.unpackb(meta.dump())) == 6  # a player's arena: as nodes before series wrote it
+    hourly = ArenaMeta("ABCDEF", "seahaven", "tricky", 10, 20, "operator", "Hourly", 3_600_000, "file:Hourly")
+    assert ArenaMeta.load(hourly.dump()) == hourly
     assert [meta.phase(t) for t in (5, 10, 20)] == ["waiting", "running", "finished"]
     e = scored(entry("ann"), 1, 2)
     assert Entry.load(e.dump()) == e

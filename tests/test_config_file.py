@@ -33,7 +33,7 @@ def test_the_file_fills_in_below_the_environment_and_the_flags(tmp_path: Path, m
         'grace = 45\nspectator_delay = 0\ntrusted-proxy = ["10.0.0.0/8", "127.0.0.1"]\n'
         'no-uvloop = true\nlog-format = "json"\ncountdown = 1.5\n',
     )
-    config, logs, _ = parse_args(["--config", str(file)])
+    config, logs, _, _ = parse_args(["--config", str(file)])
     assert (config.grace_ms, config.spectator_delay_ms, config.countdown_ms) == (45_000, 0, 1_500)
     assert config.trusted_proxies == ("10.0.0.0/8", "127.0.0.1/32") and not config.uvloop
     assert logs.format == "json"

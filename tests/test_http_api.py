@@ -206,10 +206,62 @@ async def test_the_openapi_document_is_served_with_the_api(server: RaceServer) -
         "/api/v1/players/{player}",
         "/api/v1/players/{player}/races",
         "/api/v1/players/{player}/ratings",
+        "/api/v1/players/{player}/arenas",
+        "/api/v1/arenas",
+        "/api/v1/arenas/{code}",
         "/api/v1/leaderboards/{preset}",
         "/api/v1/ratings/{preset}",
         "/api/v1/challenges/{challenge}",
     }
+
+
+async def test_arenas_live_from_the_store_and_finished_from_the_records(
+    server: RaceServer, records: DictRecords
+) -> None:
+    listed = await api(server, "/api/v1/arenas")
+    assert listed.status == 200 and listed.headers["cache-control"] == "public, max-age=10"
+    assert listed.json() == {"live": [], "upcoming": [], "finished": [records.recent_arenas_view()[0]]}
+    finished = await api(server, "/api/v1/arenas/ARENA1")
+    assert finished.status == 200 and finished.json() == records.arenas["ARENA1"]
+    assert finished.headers["cache-control"] == "public, max-age=3600"  # on record: final
+    # A live arena: in the store, with its standings as they stand (the records are not asked).
+    meta = await server.arenas.open("seahaven", None, fake(server).now() + 60_000, 30, ANN)
+    asked = len(records.asked)
+    upcoming = (await api(server, "/api/v1/arenas")).json()["upcoming"]
+    assert [(a["code"], a["phase"], a["archived"], a["created_by"]) for a in upcoming] == [
+        (meta.code, "waiting", False, ANN)
+    ]
+    live = await api(server, f"/api/v1/arenas/{meta.code}")
+    assert (
+        live.status == 200 and live.json()["standings"] == [] and live.headers["cache-control"] == "public, max-age=10"
+    )
+    assert [m for m, _ in records.asked[asked:]] == ["recent_arenas"]
+    unknown = await api(server, "/api/v1/arenas/ZZZZZZ")
+    assert unknown.status == 404 and unknown.error_code() == "not-found"
+    for bad in ("zzzzzz", "ZZZZZ", "ZZZZZI"):  # upper case, six characters of the codes' alphabet
+        assert (await api(server, f"/api/v1/arenas/{bad}")).status == 400, bad
+    records.failure = ConnectionRefusedError("database down")
+    assert (await api(server, "/api/v1/arenas/ARENA1")).status == 503
+    assert (await api(server, f"/api/v1/arenas/{meta.code}")).status == 200  # live: the store's
+
+
+async def test_a_players_arenas_page_on(server: RaceServer, records: DictRecords) -> None:
+    first = (await api(server, f"/api/v1/players/{ANN}/arenas?limit=2")).json()
+    assert [a["code"] for a in first["arenas"]] == ["ARENA1", "ARENA1"] and first["next"] == "i2"
+    rest = (await api(server, f"/api/v1/players/{ANN}/arenas?cursor=i2")).json()
+    assert len(rest["arenas"]) == 1 and rest["next"] is None
+    assert (await api(server, "/api/v1/players/nobody/arenas")).status == 404
+    assert (await api(server, f"/api/v1/players/{ANN}/arenas?cursor=zz")).status == 400
+
+
+async def test_without_records_the_arenas_are_the_stores(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server()  # no records
+    meta = await server.arenas.open("seahaven", None, fake(server).now(), 30, ANN)
+    listed = (await api(server, "/api/v1/arenas")).json()
+    assert [a["code"] for a in listed["live"]] == [meta.code] and listed["finished"] == []
+    assert (await api(server, f"/api/v1/arenas/{meta.code}")).json()["phase"] == "running"
+    assert (await api(server, "/api/v1/arenas/ZZZZZZ")).status == 404
+    assert (await api(server, f"/api/v1/players/{ANN}/arenas")).status == 503
 
 
 async def test_records_off_is_503_and_the_description_still_served(make_memory_server: MakeServer) -> None:

@@ -35,7 +35,7 @@ from tests.helpers import DictRecords, MakeServer, fake, wait_until
 from tests.racing import room_with, solution, start_race
 
 EXAMPLES = 12
-"""Generated requests per operation and round (seven operations, two rounds: seconds in all)."""
+"""Generated requests per operation and round (ten operations, two rounds: seconds in all)."""
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -92,6 +92,8 @@ async def test_every_operation_answers_as_the_served_document_says(make_memory_s
         "getPlayerRatings": {"player": player},
         "getRatingBoard": {"preset": "seahaven"},
         "getChallenge": {"challenge": challenge},
+        "getArena": {"code": next(iter(records.arenas))},
+        "getPlayerArenas": {"player": player},
     }
     loop = asyncio.get_running_loop()
     clock = fake(server)
@@ -102,11 +104,25 @@ async def test_every_operation_answers_as_the_served_document_says(make_memory_s
 
     checked = await asyncio.to_thread(run_every_operation, f"http://127.0.0.1:{server.port}", known, refill)
     answered = {method for method, _ in records.asked}
-    assert answered == {"race", "player", "player_races", "player_ratings", "leaderboard", "rating_board", "challenge"}
+    assert answered == {
+        "race",
+        "player",
+        "player_races",
+        "player_ratings",
+        "leaderboard",
+        "rating_board",
+        "challenge",
+        "arena",
+        "recent_arenas",
+        "player_arenas",
+    }
     assert sorted(checked) == [
+        "getArena",
+        "getArenas",
         "getChallenge",
         "getLeaderboard",
         "getPlayer",
+        "getPlayerArenas",
         "getPlayerRaces",
         "getPlayerRatings",
         "getRace",
@@ -150,7 +166,7 @@ async def test_the_real_records_answer_as_the_served_document_says(
         loop.call_soon_threadsafe(clock.advance, 1000)
 
     checked = await asyncio.to_thread(run_every_operation, f"http://127.0.0.1:{server.port}", known, refill)
-    assert len(checked) == 7
+    assert len(checked) == 10
 
 
 def fake_wall_clock() -> int:

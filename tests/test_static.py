@@ -46,13 +46,23 @@ def _asset_names() -> list[str]:
     return sorted(p.name for p in (WEBROOT / "assets").iterdir())
 
 
-def test_the_app_page_is_served_at_the_root_and_for_room_and_challenge_links() -> None:
+def test_the_app_page_is_served_at_the_root_and_for_room_arena_and_challenge_links() -> None:
     root = static_response("/")
     assert root.status == 200
     assert root.header("Content-Type") == "text/html; charset=utf-8"
     assert root.header("Cache-Control") == "no-cache"
     assert root.body == (WEBROOT / "index.html").read_bytes()
-    for link in ("/r/3R12R9", "/r/3r12r9", "/r/3R12R9?from=chat", "/?x=1", "/c/7KQ2M9XD", "/c/00000000?from=chat"):
+    for link in (
+        "/r/3R12R9",
+        "/r/3r12r9",
+        "/r/3R12R9?from=chat",
+        "/?x=1",
+        "/c/7KQ2M9XD",
+        "/c/00000000?from=chat",
+        "/a/7KQ2M9",
+        "/a/7kq2m9",
+        "/a/7KQ2M9?from=chat",
+    ):
         page = static_response(link)
         assert page.status == 200 and page.body == root.body, link
 
@@ -128,6 +138,10 @@ def test_the_records_page_is_served_for_replays_players_and_boards() -> None:
         "/c/7KQ2M9XU",
         "/c/7KQ2M9XD/",
         "/c/7KQ2M9XD/x",
+        "/a/",
+        "/a/7KQ2M",  # an arena code has 6 characters
+        "/a/7KQ2M9X",
+        "/a/7KQ2M9/",
     ],
 )
 def test_unknown_paths_get_404(path: str) -> None:

@@ -1,7 +1,8 @@
-"""The public read API under ``/api/v1/``: races, players, ratings, leaderboards and challenges as JSON.
+"""The public read API under ``/api/v1/``: races, players, ratings, leaderboards, arenas and challenges as JSON.
 
 Every document comes from a ``RecordsReader`` (the records part implements it:
-``server/records/reader.py``); this module checks the request's parameters, asks the reader once,
+``server/records/reader.py``), the live arenas from ``LiveArenas`` (the arenas' part:
+``server/play/arenas.py``, reading the store); this module checks the request's parameters, asks the reader once,
 and renders the answer: compact UTF-8 JSON, a ``Cache-Control`` by what the document is, an
 ``ETag`` (a hash of the body) honoured by ``If-None-Match`` with 304. The routes, parameters,
 shapes and errors are described exactly in ``openapi.py``, served at ``/api/v1/openapi.json``
@@ -24,6 +25,7 @@ from typing import Any, Final, Protocol, TypeVar
 from seahaven.rules import PRESETS
 from seahaven.winnable import GRADES
 from server.http.openapi import (
+    ARENA_CODE,
     CHALLENGE_ID,
     CURSOR,
     DAY,
@@ -37,6 +39,7 @@ from server.http.openapi import (
 )
 from server.http.reply import HttpRequest, Reply, error_document, json_body, json_reply
 from server.http.router import Handler, Router
+from server.store.base import StoreError
 
 T = TypeVar("T")
 
@@ -57,6 +60,7 @@ NO_STORE: Final = "no-store"
 
 _RACE_ID: Final = re.compile(RACE_ID)
 _CHALLENGE_ID: Final = re.compile(CHALLENGE_ID)
+_ARENA_CODE: Final = re.compile(ARENA_CODE)
 _CURSOR: Final = re.compile(CURSOR)
 _DAY: Final = re.compile(DAY)
 _ENTITY_TAG: Final = re.compile(r'(?:W/)?"[^"]*"')
@@ -97,6 +101,32 @@ class RecordsReader(Protocol):
         """Whether the database answers a trivial query now (``/healthz``): never raises."""
         ...
 
+    async def arena(self, code: str) -> dict[str, Any] | None:
+        """A finished arena on record, with its final standings."""
+        ...
+
+    async def recent_arenas(self, limit: int) -> list[dict[str, Any]]:
+        """The ``limit`` newest finished arenas on record, the last to end first."""
+        ...
+
+    async def player_arenas(self, player: str, limit: int, before: str | None) -> dict[str, Any]:
+        """``{"player", "arenas": [...], "next": cursor | None}``: the finished arenas the player was
+        in, the last to end first, paged like ``player_races``."""
+        ...
+
+
+class LiveArenas(Protocol):
+    """The arenas the store holds (waiting, running, or finished and not yet on record). Each call
+    raises ``StoreError`` when the store is out of reach (answered 503)."""
+
+    async def live_arenas(self) -> list[dict[str, Any]]:
+        """Every live arena as ``ArenaSummary``, by start."""
+        ...
+
+    async def live_arena(self, code: str) -> dict[str, Any] | None:
+        """The arena ``code`` as ``Arena``, its standings as they stand (None: not in the store)."""
+        ...
+
 
 class BadRequest(Exception):
     """A parameter the API cannot take: answered 400 with this message."""
@@ -105,8 +135,12 @@ class BadRequest(Exception):
 class Api:
     """The ``/api/v1`` handlers over a reader (None: records are off, every read is 503)."""
 
-    def __init__(self, records: RecordsReader | None, read_timeout: float = READ_TIMEOUT) -> None:
+    def __init__(
+        self, records: RecordsReader | None, read_timeout: float = READ_TIMEOUT, arenas: LiveArenas | None = None
+    ) -> None:
         self.records = records
+        self.arenas = arenas
+        """The live arenas (None: this server lists none)."""
         self.read_timeout = read_timeout
         self.description = json_body(document())
 
@@ -117,6 +151,9 @@ class Api:
             ("/api/v1/players/{player}", self.player),
             ("/api/v1/players/{player}/races", self.player_races),
             ("/api/v1/players/{player}/ratings", self.player_ratings),
+            ("/api/v1/players/{player}/arenas", self.player_arenas),
+            ("/api/v1/arenas", self.arena_list),
+            ("/api/v1/arenas/{code}", self.arena),
             ("/api/v1/leaderboards/{preset}", self.leaderboard),
             ("/api/v1/ratings/{preset}", self.rating_board),
             ("/api/v1/challenges/{challenge}", self.challenge),
@@ -181,6 +218,56 @@ class Api:
             raise BadRequest(str(exc)) from None
         return document_reply(request, json_body(found), RECENT)
 
+    async def player_arenas(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        player = player_name(params["player"])
+        given = query(request, {"limit", "cursor"})
+        limit = integer(given, "limit", LIMIT_DEFAULT, 1, LIMIT_MAX)
+        cursor = given.get("cursor")
+        if cursor is not None and not _CURSOR.fullmatch(cursor):
+            raise BadRequest(f"cursor {cursor!r} is not one this API gives out")
+        records = self.reader()
+        if await self.read(records.player(player)) is None:
+            return not_found(f"no player {player}")
+        try:
+            found = await self.read(records.player_arenas(player, limit, cursor))
+        except ValueError as exc:  # a cursor of the right form that the reader never gave out
+            raise BadRequest(str(exc)) from None
+        return document_reply(request, json_body(found), RECENT)
+
+    async def arena_list(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        """Live and upcoming from the store; finished from the records (and those the store still
+        holds that are not on record yet). Without records, the store's alone."""
+        limit = integer(query(request, {"limit"}), "limit", LIMIT_DEFAULT, 1, LIMIT_MAX)
+        live = await self.read(self.arenas.live_arenas()) if self.arenas is not None else []
+        recorded = await self.read(self.records.recent_arenas(limit)) if self.records is not None else []
+        codes = {a["code"] for a in recorded}
+        finished = recorded + [a for a in live if a["phase"] == "finished" and a["code"] not in codes]
+        finished.sort(key=lambda a: (a["ends_at"], a["code"]), reverse=True)
+        found = {
+            "live": [a for a in live if a["phase"] == "running"],
+            "upcoming": [a for a in live if a["phase"] == "waiting"],
+            "finished": finished[:limit],
+        }
+        return document_reply(request, json_body(found), RECENT)
+
+    async def arena(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        """A live arena from the store; a finished one from the records (the store's copy until
+        it is on record, or while the records are out of reach)."""
+        code = identifier(params["code"], _ARENA_CODE, "arena code")
+        query(request, set())
+        live = await self.read(self.arenas.live_arena(code)) if self.arenas is not None else None
+        found = live
+        if (live is None or live["phase"] == "finished") and self.records is not None:
+            try:
+                found = await self.read(self.records.arena(code)) or live
+            except Unavailable:
+                if live is None:
+                    raise
+                # The database is away: the store keeps a finished arena until it is on record.
+        if found is None:
+            return not_found(f"no arena {code}")
+        return document_reply(request, json_body(found), ARCHIVED if found["archived"] else RECENT)
+
     async def rating_board(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         preset = params["preset"]
         given = query(request, {"limit", "offset"})
@@ -234,6 +321,8 @@ class Api:
             raise Unavailable("the records did not answer in time", retry=True) from None
         except OSError as exc:
             raise Unavailable(f"the records are out of reach ({type(exc).__name__})", retry=True) from None
+        except StoreError:
+            raise Unavailable("the live store is out of reach", retry=True) from None
 
 
 class Unavailable(Exception):

@@ -17,6 +17,8 @@ from seahaven.winnable import GRADES
 RACE_ID: Final = r"^[0-9A-Z]{4,12}-[1-9][0-9]{0,8}-[a-z2-7]{8}$"
 """``CODE-N-TAG`` (server/rooms/raceid.py)."""
 CHALLENGE_ID: Final = r"^[0-9A-Za-z_-]{1,64}$"
+ARENA_CODE: Final = r"^[0-9A-HJKMNP-TV-Z]{6}$"
+"""Six characters of the room codes' alphabet (server/shell/names.py), upper case."""
 CURSOR: Final = r"^[0-9A-Za-z._~-]{1,200}$"
 """A page cursor as the reader gives it out: URL-safe as it stands."""
 DAY: Final = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
@@ -61,6 +63,20 @@ _MOVE: Final = {
     "items": False,
     "minItems": 2,
     "maxItems": 2,
+}
+
+_ARENA: Final = {
+    "code": {"type": "string", "pattern": ARENA_CODE, "description": "Its link is /a/CODE."},
+    "name": {"type": "string", "description": "The operator's name for it ('' for a player's arena)."},
+    "preset": _PRESET,
+    "deal_grade": _OPT_GRADE,
+    "created_by": {"type": "string", "description": "A player id, or 'operator'."},
+    "starts_at": _MS,
+    "ends_at": _MS,
+    "phase": {"type": "string", "enum": ["waiting", "running", "finished"]},
+    "link_path": _STR,
+    "player_count": _COUNT,
+    "archived": {"type": "boolean", "description": "In the database (false: still served from Redis)."},
 }
 
 SCHEMAS: Final[dict[str, Any]] = {
@@ -255,6 +271,62 @@ SCHEMAS: Final[dict[str, Any]] = {
             },
         }
     ),
+    "ArenaSummary": _object(_ARENA),
+    "ArenaStanding": _object(
+        {
+            "place": {"type": "integer", "minimum": 1},
+            "player": _STR,
+            "name": _STR,
+            "points": _COUNT,
+            "wins": _COUNT,
+            "races": _COUNT,
+        }
+    ),
+    "Arena": _object(
+        {
+            **_ARENA,
+            "standings": {
+                "type": "array",
+                "items": _ref("ArenaStanding"),
+                "description": "Points, then wins, then fewer races, then who joined first (final once finished).",
+            },
+        }
+    ),
+    "Arenas": _object(
+        {
+            "live": {"type": "array", "items": _ref("ArenaSummary"), "description": "Running now, by start."},
+            "upcoming": {"type": "array", "items": _ref("ArenaSummary"), "description": "Not started yet, by start."},
+            "finished": {
+                "type": "array",
+                "items": _ref("ArenaSummary"),
+                "description": "The newest finished arenas (limit at most), the last to end first.",
+            },
+        }
+    ),
+    "PlayerArena": _object(
+        {
+            **_ARENA,
+            "place": {"type": "integer", "minimum": 1},
+            "points": _COUNT,
+            "wins": _COUNT,
+            "races": _COUNT,
+        }
+    ),
+    "PlayerArenas": _object(
+        {
+            "player": _STR,
+            "arenas": {
+                "type": "array",
+                "items": _ref("PlayerArena"),
+                "description": "Finished arenas, the last to end first.",
+            },
+            "next": {
+                "type": ["string", "null"],
+                "pattern": CURSOR,
+                "description": "The cursor of the next page (null: this is the last).",
+            },
+        }
+    ),
     "ChallengeResult": _object(
         {
             "player": _STR,
@@ -302,7 +374,7 @@ _RETRY_AFTER: Final = {"schema": {"type": "string", "pattern": "^[1-9][0-9]*$"},
 RESPONSES: Final[dict[str, Any]] = {
     "NotModified": {"description": "The client's copy (If-None-Match) is current.", "headers": _DOCUMENT_HEADERS},
     "BadRequest": _error("A parameter the API cannot take (the message says which)."),
-    "NotFound": _error("No such race, player, preset or challenge."),
+    "NotFound": _error("No such race, player, preset, arena or challenge."),
     "RateLimited": _error(
         "Too many requests from this address: wait Retry-After seconds.", **{"Retry-After": _RETRY_AFTER}
     ),
@@ -430,6 +502,34 @@ PATHS: Final[dict[str, Any]] = {
             },
         ],
     ),
+    "/api/v1/players/{player}/arenas": _operation(
+        "getPlayerArenas",
+        "The finished arenas a player was in, with their place and points, a page at a time.",
+        "PlayerArenas",
+        [
+            _path("player", {"type": "string", "minLength": 1, "maxLength": PLAYER_MAX}, "A player id or handle."),
+            _LIMIT,
+            {
+                "name": "cursor",
+                "in": "query",
+                "required": False,
+                "description": "The `next` of the page before (absent: the newest page).",
+                "schema": {"type": "string", "pattern": CURSOR},
+            },
+        ],
+    ),
+    "/api/v1/arenas": _operation(
+        "getArenas",
+        "The arenas running now and to come (from the live store) and the newest finished ones.",
+        "Arenas",
+        [_LIMIT],
+    ),
+    "/api/v1/arenas/{code}": _operation(
+        "getArena",
+        "An arena and its standings: live ones as they stand, finished ones final.",
+        "Arena",
+        [_path("code", {"type": "string", "pattern": ARENA_CODE}, "The arena's code (in its link /a/CODE).")],
+    ),
     "/api/v1/ratings/{preset}": _operation(
         "getRatingBoard",
         "The best ratings of a preset: registered players with 10 rated races or more.",
@@ -498,7 +598,8 @@ def document() -> dict[str, Any]:
             "title": "Seahaven race server: public read API",
             "version": "1",
             "description": (
-                "Races on record, players, their ratings, leaderboards and ghost challenges, read-only. JSON (UTF-8); "
+                "Races on record, players, their ratings, leaderboards, arenas and ghost challenges, read-only. "
+                "JSON (UTF-8); "
                 "CORS open to every origin; rate-limited per client address (429 with Retry-After). "
                 "See docs/api.md."
             ),

@@ -20,7 +20,7 @@ import logging
 from http import HTTPStatus
 from typing import Final
 
-from server.http.api import Api, RecordsReader, api_error
+from server.http.api import Api, LiveArenas, RecordsReader, api_error
 from server.http.clients import ClientAddress
 from server.http.ratelimit import AddressLimits
 from server.http.reply import HttpRequest, Reply, text_reply
@@ -62,6 +62,7 @@ class HttpRoutes:
         clock: Clock | None = None,
         trusted_proxies: tuple[str, ...] = (),
         limits: AddressLimits | None = None,
+        arenas: LiveArenas | None = None,
     ) -> None:
         self.store = store
         self.metrics = metrics
@@ -72,7 +73,7 @@ class HttpRoutes:
         self.router = Router()
         self.router.add(["GET"], "/healthz", self.healthz)
         self.router.add(["GET"], "/metrics", self.scrape)
-        self.api = Api(records)
+        self.api = Api(records, arenas=arenas)
         self.api.add_routes(self.router)
 
     async def __call__(self, request: HttpRequest) -> Reply:

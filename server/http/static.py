@@ -3,8 +3,8 @@
 Only files found in ``server/http/webroot`` when the module first serves are ever sent: a
 request names one by a strict pattern and is looked up in that table, never joined to a
 filesystem path, so ``..``, encoded dots, backslashes and absolute paths cannot reach
-anything else. ``/``, ``/r/CODE`` (a room link) and ``/c/ID`` (a ghost challenge's) get the app
-page; ``/races/RACE_ID``, ``/players/PLAYER`` and ``/boards`` the records page (a replay, a
+anything else. ``/``, ``/r/CODE`` (a room link), ``/a/CODE`` (an arena's) and ``/c/ID`` (a ghost
+challenge's) get the app page; ``/races/RACE_ID``, ``/players/PLAYER`` and ``/boards`` the records page (a replay, a
 player's page, the leaderboards: it reads the rest from ``/api/v1``); hashed assets are cached for
 a year, the pages are revalidated every time so a new build shows at once.
 """
@@ -25,6 +25,8 @@ WEBROOT: Final = Path(__file__).parent / "webroot"
 
 _APP_PAGE: Final = "index.html"
 _ROOM_LINK: Final = re.compile(r"/r/[0-9A-Za-z]{4,12}")
+# An arena's code, read like a room code (any case: the page normalises it as join_arena does).
+_ARENA_LINK: Final = re.compile(r"/a/[0-9A-Za-z]{6}")
 # A ghost challenge's id as the challenge reply gives it (server/play/challenges.py).
 _CHALLENGE_LINK: Final = re.compile(f"/c/[{CODE_ALPHABET}]{{{CHALLENGE_LEN}}}")
 _RECORDS_PAGE: Final = "records.html"
@@ -96,7 +98,7 @@ def static_response(path: str) -> Reply:
 
 def _page_of(route: str) -> str | None:
     """The page ``route`` shows (the race client's or the records'), or None: not a page."""
-    if route == "/" or _ROOM_LINK.fullmatch(route) or _CHALLENGE_LINK.fullmatch(route):
+    if route == "/" or any(link.fullmatch(route) for link in (_ROOM_LINK, _ARENA_LINK, _CHALLENGE_LINK)):
         return _APP_PAGE
     if _RECORDS_LINK.fullmatch(route):
         return _RECORDS_PAGE

@@ -31,15 +31,24 @@ class ArenaMeta:
     ends_at: int
     by: str
     """Who made it: a player id, or ``operator``."""
+    name: str = ""
+    every: int = 0
+    """Ms from its start to the next arena of its series (0: it has none)."""
+    series: str = ""
+    """The operator's series it is one of ("": none); its arenas' codes derive from it
+    (``arena_schedule.series_code``), so each is opened once whichever node opens it."""
 
     def dump(self) -> bytes:
-        data: bytes = msgpack.packb(dataclasses.astuple(self))
+        fields = dataclasses.astuple(self)
+        if not (self.name or self.every or self.series):  # a player's arena: as a node before series reads it
+            fields = fields[:6]
+        data: bytes = msgpack.packb(fields)
         return data
 
     @classmethod
     def load(cls, data: bytes) -> ArenaMeta:
-        code, preset, grade, starts, ends, by = msgpack.unpackb(data, raw=False)
-        return cls(code, preset, grade, starts, ends, by)
+        # Six fields before arenas had names and series: the rest take their defaults.
+        return cls(*msgpack.unpackb(data, raw=False))
 
     def phase(self, now: int) -> str:
         return "waiting" if now < self.starts_at else "running" if now < self.ends_at else "finished"

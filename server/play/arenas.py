@@ -9,7 +9,11 @@ race with the free players next to them in the standings (a room made through th
 racers joined and ready, each seat placed on the node that holds its player's session), and rings
 ``arena``: ``seat ROOM PLAYER...`` (the players' nodes put them in the room and send them its state)
 or ``standings`` (every node sends the arena to its players there), and at the end ``end`` (the podium).
-Standings live only in the store: every node sends what it reads there.
+Standings live only in the store: every node sends what it reads there. At its end the holder
+writes the arena to the database (``ArenaArchive``, keyed by its code, so once); until that write
+lands the arena stays in the live index, its keys kept, and the write is tried again. The holder
+also opens the operator's arenas when due (``arena_schedule``), and every node answers the read
+API's live arenas (``live_arenas``, ``live_arena``) from the store.
 """
 
 from __future__ import annotations
@@ -17,19 +21,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from typing import Final, Protocol
+from collections.abc import Collection, Sequence
+from typing import Any, Final, Protocol
 
 from protocol.codec import encode
 from protocol.enums import Phase
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import Arena, CreateArena, JoinArena, LeaveArena, Podium
 from protocol.schema import Message
-from server.play.arena_rules import PODIUM, ArenaMeta, Entry, arena_message, pairings, scored, standings
+from server.play.arena_rules import (
+    PODIUM,
+    ArenaMeta,
+    Entry,
+    arena_message,
+    pairings,
+    ranked,
+    scored,
+    standings,
+)
+from server.play.arena_schedule import KEEP_SECONDS, Series, following, keep_arena
 from server.shell.clock import Clock
 from server.shell.fanout import Fanout
 from server.shell.held import Asker, Command, HeldRoom, log_event
 from server.shell.names import new_room_code, normalise_room_code
-from server.shell.ports import Deals
+from server.shell.ports import ArenaArchive, Deals
 from server.shell.roompath import RoomPath, Spawn
 from server.shell.sessions import SessionTable
 from server.store.base import StoreError
@@ -40,8 +55,10 @@ LEASE_SECONDS: Final = 3.0
 """How long the pairing lease lasts unrenewed: how soon another node pairs after the holder died."""
 PAIR_SECONDS: Final = 1.0
 """How often the lease holder scores and pairs."""
-KEEP_SECONDS: Final = 3600.0
-"""How long an arena's keys outlive its end (its standings stay readable)."""
+RECORD_SECONDS: Final = 10.0
+"""How long a finished arena waits before its write is tried again after the database failed."""
+RECORD_TIMEOUT: Final = 5.0
+"""How long one write of a finished arena may take (the pairing of the others waits on it)."""
 WRITE_TRIES: Final = 10
 BELL: Final = "arena"
 
@@ -64,6 +81,8 @@ class Arenas:
         node: str,
         spawn: Spawn,
         session_ttl: float,
+        archive: ArenaArchive | None = None,
+        series: Sequence[Series] = (),
     ) -> None:
         self.path = path
         self.table = table
@@ -74,6 +93,16 @@ class Arenas:
         self.node = node
         self.spawn = spawn
         self.session_ttl = session_ttl
+        self.archive = archive
+        """Where finished arenas go (None: records are off; a finished arena is just unlisted)."""
+        self.series = tuple(series)
+        """The operator's series from the ``--arenas`` file."""
+        self.opened: set[str] = set()
+        """The operator's arenas this node put in the store, or found there (put once)."""
+        self.unstarted: dict[str, int] = {}
+        """Arena race rooms seen waiting to start, since when (server ms): ``_stuck``."""
+        self.record_after: dict[str, int] = {}
+        """Finished arenas whose write failed: when to try again (server ms)."""
         self.pairing = False
         """This node holds the lease (as of its last try)."""
 
@@ -86,12 +115,11 @@ class Arenas:
         return await self._join(asker, meta.code)
 
     async def open(self, preset: str, grade: str | None, starts_at: int, minutes: int, by: str) -> ArenaMeta:
-        """A new arena under a free code (also the operator's ``arena schedule``)."""
+        """A new arena under a free code (a player's: the operator's have their series' codes, ``arena_schedule``)."""
         ends = starts_at + minutes * 60_000
-        ttl = max(ends - self.clock.now(), 0) / 1000 + KEEP_SECONDS
         for _ in range(20):
             meta = ArenaMeta(new_room_code(), preset, grade, starts_at, ends, by)
-            if await self.store.put_arena(meta.code, meta.dump(), ttl):
+            if await keep_arena(self.store, meta, self.clock.now()):
                 log_event("arena.created", arena=meta.code, preset=preset, by=by)
                 return meta
         raise ProtocolError(ErrorCode.INTERNAL, "could not find a free arena code")
@@ -156,14 +184,19 @@ class Arenas:
                     log_event("arena.lease", node=self.node, held=held)
                 self.pairing = held
                 if held:
-                    for code in sorted(await self.store.arena_codes()):
-                        await self.tick(code)
+                    codes = await self.store.arena_codes()
+                    await self.open_due(codes)
+                    alive = await self.store.alive() if codes else set()
+                    for code in sorted(codes):
+                        await self.tick(code, alive)
             except (StoreError, ProtocolError) as exc:
                 log_event("arena.error", error=str(exc))
             await asyncio.sleep(PAIR_SECONDS)
 
-    async def tick(self, code: str) -> None:
-        """One look at an arena: end it, or score its ended races and pair its free players."""
+    async def tick(self, code: str, alive: Collection[str] | None = None) -> None:
+        """One look at an arena: end it, or score its ended races and pair its free players
+        (those whose node is ``alive``, None: all; a dead node's connections died with it, so its
+        players wait unpaired until they join again through a live one)."""
         raw, stored = await self.store.arena(code)
         if raw is None:
             await self.store.unlist_arena(code)
@@ -175,15 +208,75 @@ class Arenas:
             if await self._swap(meta, {}, {}, once="end") == 1:
                 log_event("arena.ended", arena=code, players=len(entries))
                 await self.store.ring(BELL, code, "end")
-            await self.store.unlist_arena(code)
+            if await self._record(meta, list(entries.values())):
+                await self.store.unlist_arena(code)
             return
         if phase == "waiting":
             return
+        await self._open_next(meta)
         changed = await self._score(meta, entries)
-        for group in pairings([e for e in entries.values() if e.free]):
+        free = [e for e in entries.values() if e.free and (alive is None or e.node in alive)]
+        for group in pairings(free):
             await self._race(meta, group)
         if changed:
             await self.store.ring(BELL, code, "standings")
+
+    async def _record(self, meta: ArenaMeta, entries: list[Entry]) -> bool:
+        """Write the finished arena to the database (True: it is there now, or records are off).
+        When the database fails, its keys are kept another ``KEEP_SECONDS`` and it stays listed:
+        the next try comes ``RECORD_SECONDS`` later, so it is never lost."""
+        if self.archive is None:
+            return True
+        now = self.clock.now()
+        if self.record_after.get(meta.code, 0) > now:
+            return False
+        arena = {
+            "code": meta.code,
+            "name": meta.name,
+            "preset": meta.preset,
+            "deal_grade": meta.deal_grade,
+            "created_by": meta.by,
+            "starts_at": meta.starts_at,
+            "ends_at": meta.ends_at,
+        }
+        rows = [
+            {"player": e.player, "name": e.name, "place": place, "points": e.points, "wins": e.wins, "races": e.races}
+            for place, e in enumerate(ranked(entries), start=1)
+        ]
+        try:
+            async with asyncio.timeout(RECORD_TIMEOUT):
+                written = await self.archive.write_arena(arena, rows)
+        except (OSError, TimeoutError) as exc:  # a timed-out write that landed anyway: the next is a no-op
+            self.record_after[meta.code] = now + int(RECORD_SECONDS * 1000)
+            log_event("arena.record_failed", arena=meta.code, error=str(exc) or type(exc).__name__)
+            await self._swap(meta, {}, {})  # its keys outlive the wait
+            return False
+        self.record_after.pop(meta.code, None)
+        log_event("arena.recorded", arena=meta.code, players=len(rows), written=written)
+        return True
+
+    async def open_due(self, listed: set[str]) -> None:
+        """Open the arena each of the ``--arenas`` file's series has due (running or next)."""
+        now = self.clock.now()
+        for series in self.series:
+            start = series.start_due(now)
+            if start is not None:
+                await self._open_scheduled(series.meta(start), listed)
+
+    async def _open_next(self, meta: ArenaMeta) -> None:
+        """While an arena of a repeating series runs, open the series' next one."""
+        after = following(meta)
+        if after is not None:
+            await self._open_scheduled(after, set())
+
+    async def _open_scheduled(self, meta: ArenaMeta, listed: set[str]) -> None:
+        """Put ``meta`` in the store unless it is there (its code is the series' own: a second
+        put of it changes nothing)."""
+        if meta.code in listed or meta.code in self.opened:
+            return
+        if await keep_arena(self.store, meta, self.clock.now()):
+            log_event("arena.scheduled", arena=meta.code, name=meta.name, starts_at=meta.starts_at)
+        self.opened.add(meta.code)
 
     async def _score(self, meta: ArenaMeta, entries: dict[str, Entry]) -> bool:
         """Score every race of the arena that ended; True when any was."""
@@ -194,8 +287,11 @@ class Arenas:
         changed = False
         for room, racers in sorted(rooms.items()):
             held = await self.path.get(room)
-            if held is not None and held.room.phase != Phase.FINISHED:
+            if held is not None and held.room.phase == Phase.WAITING and self._stuck(room):
+                held = None  # never started: its players are freed unscored
+            elif held is not None and held.room.phase != Phase.FINISHED:
                 continue
+            self.unstarted.pop(room, None)
             places = {} if held is None else {s.player: s.place for s in held.room.standings}
             count = len(places)
             new = {
@@ -212,6 +308,13 @@ class Arenas:
                     meta, {e.player: e for e in racers}, {p: dataclasses.replace(e, room="") for p, e in new.items()}
                 )
         return changed
+
+    def _stuck(self, room: str) -> bool:
+        """Whether an arena race's room has waited to start for ``LEASE_SECONDS``: its racers are
+        joined and ready within the pairing round that made it, so one still waiting is a room
+        whose pairing node died mid-round (its racers claimed, never seated)."""
+        now = self.clock.now()
+        return now - self.unstarted.setdefault(room, now) >= LEASE_SECONDS * 1000
 
     async def _race(self, meta: ArenaMeta, group: list[Entry]) -> None:
         """A new race for ``group``: the room, its racers claimed, joined and ready, their nodes told."""
@@ -231,6 +334,30 @@ class Arenas:
             await self.path.run(held, _ready(entry.player))
         log_event("arena.race", arena=meta.code, room=code, players=len(group))
         await self.store.ring(BELL, meta.code, "seat " + " ".join([code, *(e.player for e in group)]))
+
+    # -- the read API's live arenas (every node) ---------------------------------------------------
+
+    async def live_arenas(self) -> list[dict[str, Any]]:
+        """Every arena in the live index (waiting, running, or finished and not yet in the
+        database), in the read API's shape, by start."""
+        found = []
+        for code in sorted(await self.store.arena_codes()):
+            raw, stored = await self.store.arena(code)
+            if raw is not None:
+                found.append(arena_summary(ArenaMeta.load(raw), len(stored), self.clock.now()))
+        return sorted(found, key=lambda a: (a["starts_at"], a["code"]))
+
+    async def live_arena(self, code: str) -> dict[str, Any] | None:
+        """The arena ``code`` as the store has it, with its standings (None: not there)."""
+        raw, stored = await self.store.arena(code)
+        if raw is None:
+            return None
+        entries = [Entry.load(data) for data in stored.values()]
+        rows = [
+            {"place": p, "player": e.player, "name": e.name, "points": e.points, "wins": e.wins, "races": e.races}
+            for p, e in enumerate(ranked(entries), start=1)
+        ]
+        return {**arena_summary(ArenaMeta.load(raw), len(entries), self.clock.now()), "standings": rows}
 
     # -- the doorbell (every node) -----------------------------------------------------------------
 
@@ -290,6 +417,23 @@ class Arenas:
         self.fanout.write(conns, encode(message))
         if ended:
             self.fanout.write(conns, encode(Podium(arena=code, podium=standings(entries)[:PODIUM])))
+
+
+def arena_summary(meta: ArenaMeta, players: int, now: int) -> dict[str, Any]:
+    """An arena as the read API lists it (``server/records/arenas.py`` the same for finished ones)."""
+    return {
+        "code": meta.code,
+        "name": meta.name,
+        "preset": meta.preset,
+        "deal_grade": meta.deal_grade,
+        "created_by": meta.by,
+        "starts_at": meta.starts_at,
+        "ends_at": meta.ends_at,
+        "phase": meta.phase(now),
+        "link_path": f"/a/{meta.code}",
+        "player_count": players,
+        "archived": False,
+    }
 
 
 def _join(entry: Entry) -> Command:

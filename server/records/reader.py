@@ -29,6 +29,7 @@ from protocol.enums import Status
 from protocol.names import fold
 from seahaven.rules import PRESETS
 from seahaven.winnable import GRADES
+from server.records.arenas import arena_document, player_arenas_page, recent_arenas
 from server.records.challenge_results import RESULTS, result_view, results_query
 from server.records.database import Database
 from server.records.rating_reads import player_ratings, rating_board, rating_history_page
@@ -187,6 +188,29 @@ class Reader:
             "history": history,
             "next": cursor(*last) if last is not None else None,
         }
+
+    # -- arenas -------------------------------------------------------------
+
+    async def arena(self, code: str) -> dict[str, Any] | None:
+        """The finished arena ``code`` and its final standings (None: not on record)."""
+        async with self.db.read() as conn:
+            return await arena_document(conn, code)
+
+    async def recent_arenas(self, limit: int) -> list[dict[str, Any]]:
+        """The ``limit`` newest finished arenas, the last to end first."""
+        check_limit(limit)
+        async with self.db.read() as conn:
+            return await recent_arenas(conn, limit)
+
+    async def player_arenas(self, player: str, limit: int = 20, before: str | None = None) -> dict[str, Any]:
+        """A page of the finished arenas a player (an id or a handle) was in, the last to end
+        first, each with their place and points; ``before``: the ``next`` of the page before."""
+        check_limit(limit)
+        after = read_cursor(before) if before is not None else None
+        async with self.db.read() as conn:
+            player = await resolve(conn, player)
+            page, last = await player_arenas_page(conn, player, limit, after)
+        return {"player": player, "arenas": page, "next": cursor(*last) if last is not None else None}
 
     # -- boards -------------------------------------------------------------
 

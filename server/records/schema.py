@@ -24,7 +24,18 @@ from sqlalchemy import (
     Text,
 )
 
-__all__ = ["challenges", "metadata", "player_keys", "players", "race_racers", "races", "rating_history", "ratings"]
+__all__ = [
+    "arena_players",
+    "arenas",
+    "challenges",
+    "metadata",
+    "player_keys",
+    "players",
+    "race_racers",
+    "races",
+    "rating_history",
+    "ratings",
+]
 
 metadata = MetaData(
     # Named constraints, so a later migration can name what it alters on either database.
@@ -163,4 +174,39 @@ rating_history = Table(
     Column("ended_at", BigInteger, nullable=False),
     ForeignKeyConstraint(["race_id", "player"], ["race_racers.race_id", "race_racers.player"], ondelete="CASCADE"),
     Index(None, "player", "preset", "ended_at", "race_id"),
+)
+
+# -- finished arenas (migration 0004_arenas; docs/arenas.md) --
+
+arenas = Table(
+    "arenas",
+    metadata,
+    # The arena's code (its link /a/CODE): a finished arena is written once, keyed by it.
+    Column("code", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("preset", Text, nullable=False),
+    Column("deal_grade", Text),
+    # Who made it: a player id, or "operator" (scheduled by ``seahaven-server arena``).
+    Column("created_by", Text, nullable=False),
+    Column("starts_at", BigInteger, nullable=False),
+    Column("ends_at", BigInteger, nullable=False),
+    Column("player_count", Integer, nullable=False),
+    Column("archived_at", BigInteger, nullable=False),
+    Index(None, "ends_at", "code"),  # the newest finished arenas
+)
+
+arena_players = Table(
+    "arena_players",
+    metadata,
+    # One player's final standing in a finished arena, written in the arena's transaction.
+    Column("code", Text, ForeignKey("arenas.code", ondelete="CASCADE"), primary_key=True),
+    Column("player", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("place", Integer, nullable=False),
+    Column("points", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+    Column("races", Integer, nullable=False),
+    # The arena's end, copied here so a player's arenas page in index order without a join.
+    Column("ends_at", BigInteger, nullable=False),
+    Index(None, "player", "ends_at", "code"),
 )

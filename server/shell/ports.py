@@ -5,7 +5,7 @@ The shell never imports ``server.play``: ``app.py`` hands it objects that have t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from server.rooms.history import ChallengeRun, RaceRecord
@@ -60,6 +60,18 @@ class RaceArchive(Protocol):
         """Write each race in its own transaction keyed by its id: a race already there is left
         as it is (a second write changes nothing). Raises ``OSError`` when the database cannot be
         reached (then nothing of the race that failed was written): the archiver tries again later."""
+        ...
+
+
+class ArenaArchive(Protocol):
+    """The database's side of finished arenas (server/records/arenas.py): each written once."""
+
+    async def write_arena(self, arena: Mapping[str, Any], standings: Sequence[Mapping[str, Any]]) -> bool:
+        """Write a finished arena (``arena``: code, name, preset, deal_grade, created_by,
+        starts_at, ends_at) and its final ``standings`` (each: player, name, place, points, wins,
+        races) in one transaction keyed by its code: False when it was there already (a second
+        write changes nothing). Raises ``OSError`` when the database cannot be reached (then
+        nothing was written): the pairing node tries again later."""
         ...
 
 
