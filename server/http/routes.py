@@ -16,6 +16,7 @@ raising. Its table (``router.py``): ``/healthz``, ``/metrics``, the public API u
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import Final
 
@@ -60,8 +61,11 @@ class HttpRoutes:
         clock: Clock | None = None,
         trusted_proxies: tuple[str, ...] = (),
         limits: AddressLimits | None = None,
+        refusing: Callable[[], str | None] = lambda: None,
     ) -> None:
         self.store = store
+        self.refusing = refusing
+        """Why this node takes no new connections (a drain): ``/healthz`` then says so with 503."""
         self.metrics = metrics
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.client = ClientAddress(trusted_proxies)
@@ -137,7 +141,11 @@ class HttpRoutes:
 
     async def healthz(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         """200 while the store answers, 503 when it does not (for load balancers and compose): the
-        guarded ping, answered False at once while the stall breaker is open."""
+        guarded ping, answered False at once while the stall breaker is open; 503 too while the node
+        drains (docs/admin.md), so that the balancer sends no new connections here."""
+        refusing = self.refusing()
+        if refusing is not None:
+            return text_reply(HTTPStatus.SERVICE_UNAVAILABLE, f"{refusing}\n")
         if await self.store.ping():
             return text_reply(HTTPStatus.OK, "ok\n")
         return text_reply(HTTPStatus.SERVICE_UNAVAILABLE, "store unavailable\n")
