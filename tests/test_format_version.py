@@ -8,16 +8,19 @@ would (the test cannot run code not yet written; what it checks is this build's 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import typing
 from collections.abc import Iterator
 
 import msgpack
 import pytest
 import redis.asyncio as aioredis
+from websockets.exceptions import ConnectionClosed
 
 from protocol.enums import Phase
-from protocol.errors import ErrorCode
-from protocol.messages import CreateRoom, Error, Hello, JoinRoom, Moved, MoveRequest, Ok, Ready, RoomState, Started
+from protocol.errors import CloseCode
+from protocol.messages import CreateRoom, Hello, JoinRoom, Moved, MoveRequest, Ok, Ready, RoomState, Started
 from seahaven import Board
 from seahaven.solver import solve
 from server.app import RaceServer
@@ -30,6 +33,7 @@ from server.rooms.room import Room
 from server.rooms.settings import Settings
 from server.store.base import LAYOUT_FORMAT, StoreError
 from server.store.redisstore import RedisStore
+from tests import httpclient
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
@@ -276,7 +280,16 @@ async def stored(redis: aioredis.Redis, code: str) -> list[bytes]:
     return [bytes(entry) for entry in await redis.lrange(f"seahaven:{{room:{code}}}:log", 0, -1)]  # type: ignore[arg-type]
 
 
-async def test_an_older_node_leaves_a_newer_builds_room_alone_while_the_newer_node_serves_it(
+async def closed_with(client: WsClient) -> int | None:
+    """The close code the server closed ``client`` with (reading on until it does)."""
+    with contextlib.suppress(ConnectionClosed):
+        async with asyncio.timeout(10):
+            while True:
+                await client.ws.recv()
+    return client.ws.close_code
+
+
+async def test_an_older_node_moves_a_newer_builds_room_to_the_newer_node_and_takes_no_new_connections(
     builds: tuple[ServerProcess, ServerProcess], redis: aioredis.Redis
 ) -> None:
     older, newest = builds
@@ -287,25 +300,23 @@ async def test_an_older_node_leaves_a_newer_builds_room_alone_while_the_newer_no
     code = created.room
     written = await stored(redis, code)
     assert [version(e) for e in written] == [events.FORMAT] * 2  # this build's Created and Joined
+    assert (await httpclient.get(older.port, "/healthz")).status == 200
 
     # The next release's node seats Bob: its Joined is the room's first newer entry.
     assert isinstance(await bob.call(JoinRoom(room=code)), RoomState)
     before = await stored(redis, code)
     assert [version(e) for e in before] == [events.FORMAT, events.FORMAT, events.FORMAT + 1]
 
-    # The older node refuses the room (whether a doorbell or the store told it first): Ann hears
-    # why, and nothing is written. Then it holds the room no more: a newcomer there is told the same.
-    refused = await ann.call(Ready())
-    assert isinstance(refused, Error) and refused.code == ErrorCode.ROOM_UNAVAILABLE, refused
-    assert code in refused.message and "newer server version" in refused.message
-    cy = await WsClient.open(older.url, "Cy")
-    again = await cy.call(JoinRoom(room=code))
-    assert isinstance(again, Error) and again.code == ErrorCode.ROOM_UNAVAILABLE
-    # Resuming Ann's session on the older node is refused too (her session is left as it was).
-    await ann.close()
-    back = await WsClient.open(older.url)
-    resumed = await back.call(Hello(name="Ann", token=ann.token))
-    assert isinstance(resumed, Error) and resumed.code == ErrorCode.ROOM_UNAVAILABLE
+    # The older node lets the room go (whether a doorbell or Ann's next request told it first) and
+    # closes Ann's connection with "try another node"; nothing is written. From then on it is
+    # outdated: /healthz says so (the balancer sends it nobody new) and new connections go elsewhere.
+    with contextlib.suppress(ConnectionClosed):  # closed already if the doorbell came first
+        await ann.send(Ready())
+    assert await closed_with(ann) == CloseCode.TRY_ANOTHER_NODE
+    health = await httpclient.get(older.port, "/healthz")
+    assert health.status == 503 and health.body.startswith(b"outdated")
+    cy = await WsClient.open(older.url)
+    assert await closed_with(cy) == CloseCode.TRY_ANOTHER_NODE
     assert await stored(redis, code) == before  # same length, same bytes: not healed, not dropped
 
     # The newer node serves the room on: Ann resumes there, both ready, the race runs.
@@ -320,13 +331,24 @@ async def test_an_older_node_leaves_a_newer_builds_room_alone_while_the_newer_no
     after = await stored(redis, code)
     assert after[: len(before)] == before and len(after) > len(before)
     assert all(version(e) == events.FORMAT + 1 for e in after[len(before) :])  # the older node wrote none of it
-
-    # The doorbells of those appends rang the older node (it loaded the room): it ignored them.
-    again = await cy.call(JoinRoom(room=code))
-    assert isinstance(again, Error) and again.code == ErrorCode.ROOM_UNAVAILABLE
-    assert await stored(redis, code) == after
-    for client in (ann2, bob, cy, back):
+    for client in (ann2, bob):
         await client.close()
+
+
+async def test_an_older_node_sends_a_racer_resuming_into_a_newer_room_to_another_node(
+    builds: tuple[ServerProcess, ServerProcess], redis: aioredis.Redis
+) -> None:
+    """A hello that resumes into a room the older node cannot read is not refused with an error
+    (a client would give up): it is closed with 4003, and the client reconnects elsewhere."""
+    older, newest = builds
+    ann = await WsClient.open(newest.url, "Ann")
+    created = await ann.call(CreateRoom(deal_number=1))
+    assert isinstance(created, RoomState)
+    await ann.close()
+    back = await WsClient.open(older.url)
+    await back.send(Hello(name="Ann", token=ann.token))
+    assert await closed_with(back) == CloseCode.TRY_ANOTHER_NODE
+    assert {version(e) for e in await stored(redis, created.room)} == {events.FORMAT + 1}  # none written here
 
 
 async def test_a_node_does_not_start_on_a_store_with_a_newer_key_layout(redis_url: str, redis: aioredis.Redis) -> None:

@@ -136,14 +136,14 @@ class Connections:
                     re = seq if seq is not None else exc.seq
                     if exc.code == ErrorCode.ROOM_UNAVAILABLE and session is None:
                         # Resuming into a newer build's room: its nodes serve it, go there.
-                        self.guard.let_go(ws, CloseCode.TRY_ANOTHER_NODE, "your room is served by a newer node")
+                        await self.guard.close(ws, CloseCode.TRY_ANOTHER_NODE, "your room is served by a newer node")
                         break
                     await _send(ws, Error(code=exc.code, message=exc.message), re)
                     if exc.code in (ErrorCode.BANNED, ErrorCode.NAME_RESERVED):
-                        self.guard.let_go(ws, CloseCode.REMOVED, exc.message.encode()[:120].decode(errors="ignore"))
+                        await self.guard.close(ws, CloseCode.REMOVED, exc.message.encode()[:120].decode(errors="ignore"))
                         break
                     if exc.code == ErrorCode.ROOM_UNAVAILABLE:
-                        self.guard.let_go(ws, CloseCode.TRY_ANOTHER_NODE, "that room is served by a newer node")
+                        await self.guard.close(ws, CloseCode.TRY_ANOTHER_NODE, "that room is served by a newer node")
                         break
         except ConnectionClosed:
             pass
