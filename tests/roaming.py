@@ -43,8 +43,9 @@ class Roamer:
     def node(self) -> str:
         return self.nodes[-1]
 
-    async def open(self) -> None:
-        self.client = await WsClient.open(self.url, self.name)
+    async def open(self, url: str | None = None) -> None:
+        """Connect (to ``url``, a node itself, when given; it comes back through ``self.url``)."""
+        self.client = await WsClient.open(url or self.url, self.name)
         self._seen()
 
     def _seen(self) -> None:
