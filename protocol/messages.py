@@ -765,7 +765,7 @@ class Notice(Message):
 
     TYPE = "notice"
     text: str = field_of(Str(1, 300))
-    room: str | None = field_of(Opt(_ROOM))
+    room: str | None = field_of(Opt(_ROOM), None)
     """The room this notice closed (nil: a notice to everyone)."""
 
 

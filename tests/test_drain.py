@@ -128,7 +128,7 @@ async def test_a_drained_node_lets_its_race_finish_takes_nobody_new_then_exits(p
 
 async def test_past_the_drain_limit_racers_move_to_another_node_and_race_on(pair_with_limit: Pair) -> None:
     pair = pair_with_limit
-    ann, bob, code = await race_on(pair.one, pair.lb)
+    ann, bob, _ = await race_on(pair.one, pair.lb)
     drain = await httpclient.request(pair.admin_port, "POST", "/drain", {"Authorization": f"Bearer {TOKEN}"})
     assert drain.status == 202 and drain.json()["began"] is True
 

@@ -136,7 +136,7 @@ async def test_a_race_spans_a_rolling_upgrade_of_both_nodes_and_loses_nothing(
     assert result.standings[0].player == ann.ws.player
 
     # Nothing lost: every move either racer was told was stored is in the log, in order, once.
-    stored = [bytes(e) for e in await redis.lrange(f"seahaven:{{room:{code}}}:log", 0, -1)]  # type: ignore[misc]
+    stored = [bytes(e) for e in await redis.lrange(f"seahaven:{{room:{code}}}:log", 0, -1)]  # type: ignore[arg-type]
     log = read_log(stored, monkeypatch)
     for racer in (ann, bob):
         played = [e.move for e in log if isinstance(e, Moved) and e.player == racer.ws.player]

@@ -30,8 +30,8 @@ from server.http.reply import HttpRequest, Reply, json_reply
 from server.http.router import Match, NotAllowed, Router
 from server.shell.drain import Drain
 from server.shell.guard import Guard
-from server.shell.held import HeldRoom, log_event
-from server.shell.moderation import Moderation
+from server.shell.held import HeldRoom
+from server.shell.moderation import Moderation, audit
 from server.shell.sessions import SessionTable
 from server.store.base import StoreError
 from server.store.interfaces import RoomLog
@@ -71,7 +71,7 @@ class AdminRoutes:
     async def __call__(self, request: HttpRequest) -> Reply:
         given = request.header("authorization") or ""
         if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
-            log_event("admin.refused", peer=request.peer, path=request.path)
+            audit("admin.refused", peer=request.peer, path=request.path)
             return _error(HTTPStatus.UNAUTHORIZED, "unauthorized", "send Authorization: Bearer TOKEN").with_headers(
                 ("WWW-Authenticate", "Bearer")
             )
@@ -145,7 +145,7 @@ class AdminRoutes:
 
     async def start_drain(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         began = self.drain.begin("admin")
-        log_event("admin.drain", began=began)
+        audit("admin.drain", began=began)
         return json_reply(HTTPStatus.ACCEPTED, {"draining": True, "began": began})
 
 

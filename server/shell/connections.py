@@ -23,7 +23,7 @@ from server.shell.guard import Guard
 from server.shell.held import HeldRoom, log_event
 from server.shell.identities import Identities
 from server.shell.limits import TokenBucket
-from server.shell.moderation import BanBook
+from server.shell.moderation import BanBook, close_reason
 from server.shell.requests import Requests
 from server.shell.roompath import RoomPath
 from server.shell.sessions import Session, SessionTable
@@ -140,7 +140,7 @@ class Connections:
                         break
                     await _send(ws, Error(code=exc.code, message=exc.message), re)
                     if exc.code in (ErrorCode.BANNED, ErrorCode.NAME_RESERVED):
-                        await self.guard.close(ws, CloseCode.REMOVED, exc.message.encode()[:120].decode(errors="ignore"))
+                        await self.guard.close(ws, CloseCode.REMOVED, close_reason(exc.message))
                         break
                     if exc.code == ErrorCode.ROOM_UNAVAILABLE:
                         await self.guard.close(ws, CloseCode.TRY_ANOTHER_NODE, "that room is served by a newer node")

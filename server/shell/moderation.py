@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,6 +34,9 @@ from server.shell.names import normalise_room_code
 from server.shell.sessions import Session, SessionTable
 from server.store.base import StoreError
 from server.store.interfaces import BanList, Doorbells
+
+audit_log = logging.getLogger("seahaven.admin")
+"""Every moderator's action, at WARNING: kept whatever the log level (an audit trail)."""
 
 ADMIN_BELL: Final = "admin"
 """The doorbell kind of moderators' actions (key: ``bans``, ``notice``, ``kick`` or ``close``)."""
@@ -193,22 +197,22 @@ class Moderation:
         until = None if seconds is None else self.book.clock.now() + int(seconds * 1000)
         entry = Entry(kind, entry_value(kind, value), until, reason)
         await self.store.put_ban(entry.key, entry.dump())
-        log_event("admin.ban", key=entry.key, until=until, reason=reason)
+        audit("admin.ban", key=entry.key, until=until, reason=reason)
         await self.store.ring(ADMIN_BELL, "bans", b"")
         return entry
 
     async def lift(self, key: str) -> bool:
         lifted = await self.store.lift_ban(key)
-        log_event("admin.lift", key=key, lifted=lifted)
+        audit("admin.lift", key=key, lifted=lifted)
         await self.store.ring(ADMIN_BELL, "bans", b"")
         return lifted
 
     async def notice(self, text: str) -> None:
-        log_event("admin.notice", text=text)
+        audit("admin.notice", text=text)
         await self.store.ring(ADMIN_BELL, "notice", text)
 
     async def kick(self, player: str, reason: str) -> None:
-        log_event("admin.kick", player=player, reason=reason)
+        audit("admin.kick", player=player, reason=reason)
         await self.store.ring(ADMIN_BELL, "kick", f"{player}\t{reason}")
 
     async def close_room(self, code: str, reason: str) -> Entry:
@@ -216,7 +220,7 @@ class Moderation:
         are told and removed (a race under way ends by their forfeits on the room's timers)."""
         entry = Entry("room", entry_value("room", code), self.book.clock.now() + int(self.room_ttl * 1000), reason)
         await self.store.put_ban(entry.key, entry.dump())
-        log_event("admin.close_room", room=entry.value, reason=reason)
+        audit("admin.close_room", room=entry.value, reason=reason)
         await self.store.ring(ADMIN_BELL, "close", f"{entry.value}\t{reason}")
         return entry
 
@@ -267,8 +271,14 @@ class Moderation:
                 self._remove(session, session.conn, why)
 
     def _remove(self, session: Session, conn: ServerConnection, why: str) -> None:
-        log_event("admin.removed", player=session.player, room=session.room, why=why)
-        self.guard.let_go(conn, CloseCode.REMOVED, _close_reason(why))
+        audit("admin.removed", player=session.player, room=session.room, why=why)
+        self.guard.let_go(conn, CloseCode.REMOVED, close_reason(why))
+
+
+def audit(event: str, /, **fields: object) -> None:
+    """One line of the audit log, in the form of the other log lines (``event=admin.ban key=...``)."""
+    parts = (f"{k}={v!r}" if isinstance(v, str) and (not v or " " in v) else f"{k}={v}" for k, v in fields.items())
+    audit_log.warning("event=%s %s", event, " ".join(parts))
 
 
 def _why(what: str, entry: Entry | None = None, reason: str = "") -> str:
@@ -281,7 +291,7 @@ def _why(what: str, entry: Entry | None = None, reason: str = "") -> str:
     return text
 
 
-def _close_reason(text: str) -> str:
+def close_reason(text: str) -> str:
     """A WebSocket close reason holds at most 123 bytes."""
     data = text.encode()[:120]
     return data.decode(errors="ignore")
