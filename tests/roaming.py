@@ -17,6 +17,15 @@ BACK_WITHIN = 30.0
 """Seconds a roamer keeps trying to come back."""
 
 
+async def closed_with(client: WsClient) -> int | None:
+    """The code the server closed ``client`` with (reading on, and dropping frames, until it does)."""
+    with contextlib.suppress(ConnectionClosed):
+        async with asyncio.timeout(10):
+            while True:
+                await client.ws.recv()
+    return client.ws.close_code
+
+
 class Roamer:
     def __init__(self, url: str, name: str, moves: list[str]) -> None:
         self.url = url

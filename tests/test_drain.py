@@ -5,13 +5,10 @@ moves its racers to node 2, where the race goes on), then exits by itself."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import signal
 from collections.abc import Iterator
 
 import pytest
-from websockets.exceptions import ConnectionClosed
 
 from protocol.errors import CloseCode
 from protocol.messages import CreateRoom, JoinRoom, Ok, Ready, RoomState, Started
@@ -21,7 +18,7 @@ from tests import httpclient
 from tests.haproxy_proc import HAProxyProcess
 from tests.helpers import wait_until
 from tests.redis_proc import RedisProcess, free_port
-from tests.roaming import Roamer
+from tests.roaming import Roamer, closed_with
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
 
@@ -61,14 +58,6 @@ def pair_with_limit(redis_proc: RedisProcess) -> Iterator[Pair]:
         yield pair
     finally:
         pair.close()
-
-
-async def closed_with(client: WsClient) -> int | None:
-    with contextlib.suppress(ConnectionClosed):
-        async with asyncio.timeout(10):
-            while True:
-                await client.ws.recv()
-    return client.ws.close_code
 
 
 async def race_on(node: ServerProcess, lb: HAProxyProcess) -> tuple[Roamer, Roamer, str]:

@@ -8,7 +8,6 @@ would (the test cannot run code not yet written; what it checks is this build's 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import typing
 from collections.abc import Iterator
@@ -35,7 +34,8 @@ from server.store.base import LAYOUT_FORMAT, StoreError
 from server.store.redisstore import RedisStore
 from tests import httpclient
 from tests.redis_proc import RedisProcess
-from tests.server_proc import ServerProcess
+from tests.roaming import closed_with
+from tests.server_proc import NEXT_RELEASE, ServerProcess
 from tests.wsclient import WsClient
 
 OLD_LOG = """
@@ -158,12 +158,6 @@ joins, readiness, countdown, moves, an undo, a hint, a drop and return, a specta
 resignation, a forfeit, the end, a rematch and its new deal), one entry in hex per line."""
 
 MOVES = [str(move) for move in solve(Board.deal("seahaven", 1)).moves]
-NEXT = f"{events.FORMAT + 1}"
-NEXT_RELEASE = (
-    "-c",
-    f"import server.rooms.events as e; e.FORMAT = {NEXT}; from server.__main__ import main; main()",
-)
-"""How the next release's server starts: this build with its events' format version raised."""
 
 
 def old_entries() -> list[bytes]:
@@ -278,15 +272,6 @@ def builds(redis_proc: RedisProcess) -> Iterator[tuple[ServerProcess, ServerProc
 async def stored(redis: aioredis.Redis, code: str) -> list[bytes]:
     """The room's log as Redis holds it, byte for byte."""
     return [bytes(entry) for entry in await redis.lrange(f"seahaven:{{room:{code}}}:log", 0, -1)]  # type: ignore[arg-type]
-
-
-async def closed_with(client: WsClient) -> int | None:
-    """The close code the server closed ``client`` with (reading on until it does)."""
-    with contextlib.suppress(ConnectionClosed):
-        async with asyncio.timeout(10):
-            while True:
-                await client.ws.recv()
-    return client.ws.close_code
 
 
 async def test_an_older_node_moves_a_newer_builds_room_to_the_newer_node_and_takes_no_new_connections(

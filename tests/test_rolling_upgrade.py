@@ -28,8 +28,7 @@ from tests.haproxy_proc import HAProxyProcess
 from tests.helpers import wait_until
 from tests.redis_proc import RedisProcess
 from tests.roaming import Roamer
-from tests.server_proc import ServerProcess
-from tests.test_format_version import NEXT_RELEASE
+from tests.server_proc import NEXT_RELEASE, ServerProcess
 
 MOVES = [str(move) for move in solve(Board.deal("seahaven", 1)).moves]
 NODE = ("--spectator-delay", "0", "--grace", "60")
