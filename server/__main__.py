@@ -221,6 +221,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, str, int]:
     args = parser.parse_args(argv)
     if int(args.workers) > 1 and args.redis is None:
         parser.error("--workers above 1 needs --redis: the workers share their rooms through Redis")
+    if args.admin_port is not None and int(args.workers) > 1:
+        parser.error("--admin-port serves one process: run each node with --workers 1 to give it an admin API")
     if args.admin_port is not None and not args.admin_token:
         parser.error("--admin-port needs a token: --admin-token or SEAHAVEN_ADMIN_TOKEN")
     config = Config(
