@@ -60,11 +60,12 @@ from server.play.dealing import Dealing
 from server.play.dealpool import DealPool
 from server.play.fairplay import HINT_SECONDS, FairPlay
 from server.play.ghosts import GhostRacers
+from server.rooms import events
 from server.shell.accounts import AccountRequests
 from server.shell.archiver import Archiver
 from server.shell.clock import Clock, SystemClock
 from server.shell.connections import Connections
-from server.shell.drain import Drain
+from server.shell.drain import Drain, node_name
 from server.shell.fanout import Fanout
 from server.shell.guard import Guard, handshake_logger
 from server.shell.held import log_event
@@ -134,8 +135,8 @@ class RaceServer:
         """Every call through the breaker and into the metrics (the store's one guarded call)."""
         self.pool = pool if pool is not None else DealPool(store)
         self.daily_board = daily_board if daily_board is not None else DailyTimes(store)
-        self.node = secrets.token_hex(4)
-        """This process's name in doorbells and member places."""
+        self.node = node_name(secrets.token_hex(4), events.FORMAT)
+        """This process's name in doorbells and member places (with its build's format version)."""
         self.stopping = False
         self.tasks = Tasks()
         self.guard = Guard(config, self.tasks.spawn)
@@ -206,8 +207,13 @@ class RaceServer:
         ):
             self.requests.handle(account_kind, account_handler)
         # Taking the node out of service (a drain), and the moderators' list and actions (docs/admin.md).
-        self.drain = Drain(self.table, self.path.rooms, self.guard, self.tasks.spawn, config.drain_limit)
+        self.drain = Drain(
+            self.table, self.path.rooms, self.guard, self.tasks.spawn, config.drain_limit, self.store, events.FORMAT
+        )
         self.path.newer.append(self.drain.newer_build)
+        self.requests.unavailable = lambda ws: self.guard.let_go(
+            ws, CloseCode.TRY_ANOTHER_NODE, "that room is served by a newer node"
+        )
         self.bans = BanBook(self.store, self.clock)
         self.path.closed = lambda code: self.bans.closed(code) is not None
         self.moderation = Moderation(

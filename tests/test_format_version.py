@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import typing
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 import msgpack
 import pytest
@@ -18,8 +18,8 @@ import redis.asyncio as aioredis
 from websockets.exceptions import ConnectionClosed
 
 from protocol.enums import Phase
-from protocol.errors import CloseCode
-from protocol.messages import CreateRoom, Hello, JoinRoom, Moved, MoveRequest, Ok, Ready, RoomState, Started
+from protocol.errors import CloseCode, ErrorCode
+from protocol.messages import CreateRoom, Error, Hello, JoinRoom, Moved, MoveRequest, Ok, Ready, RoomState, Started
 from seahaven import Board
 from seahaven.solver import solve
 from server.app import RaceServer
@@ -33,6 +33,7 @@ from server.rooms.settings import Settings
 from server.store.base import LAYOUT_FORMAT, StoreError
 from server.store.redisstore import RedisStore
 from tests import httpclient
+from tests.helpers import wait_until
 from tests.redis_proc import RedisProcess
 from tests.roaming import closed_with
 from tests.server_proc import NEXT_RELEASE, ServerProcess
@@ -274,6 +275,16 @@ async def stored(redis: aioredis.Redis, code: str) -> list[bytes]:
     return [bytes(entry) for entry in await redis.lrange(f"seahaven:{{room:{code}}}:log", 0, -1)]  # type: ignore[arg-type]
 
 
+def outdated(node: ServerProcess) -> Callable[[], Awaitable[bool]]:
+    """Whether ``node`` says it is outdated (a newer build's node is alive: new connections go there)."""
+
+    async def says() -> bool:
+        health = await httpclient.get(node.port, "/healthz")
+        return health.status == 503 and health.body.startswith(b"outdated")
+
+    return says
+
+
 async def test_an_older_node_moves_a_newer_builds_room_to_the_newer_node_and_takes_no_new_connections(
     builds: tuple[ServerProcess, ServerProcess], redis: aioredis.Redis
 ) -> None:
@@ -298,8 +309,7 @@ async def test_an_older_node_moves_a_newer_builds_room_to_the_newer_node_and_tak
     with contextlib.suppress(ConnectionClosed):  # closed already if the doorbell came first
         await ann.send(Ready())
     assert await closed_with(ann) == CloseCode.TRY_ANOTHER_NODE
-    health = await httpclient.get(older.port, "/healthz")
-    assert health.status == 503 and health.body.startswith(b"outdated")
+    await wait_until(outdated(older), what="the older node outdated")
     cy = await WsClient.open(older.url)
     assert await closed_with(cy) == CloseCode.TRY_ANOTHER_NODE
     assert await stored(redis, code) == before  # same length, same bytes: not healed, not dropped
@@ -334,6 +344,33 @@ async def test_an_older_node_sends_a_racer_resuming_into_a_newer_room_to_another
     await back.send(Hello(name="Ann", token=ann.token))
     assert await closed_with(back) == CloseCode.TRY_ANOTHER_NODE
     assert {version(e) for e in await stored(redis, created.room)} == {events.FORMAT + 1}  # none written here
+
+
+async def test_an_older_node_is_outdated_only_while_a_newer_node_is_alive(
+    builds: tuple[ServerProcess, ServerProcess],
+) -> None:
+    """After a rollback (the newer build's nodes gone, its rooms left in the store) the older nodes
+    stay in service: only the newer rooms' racers are sent away."""
+    older, newest = builds
+    bob = await WsClient.open(newest.url, "Bob")
+    created = await bob.call(CreateRoom(deal_number=1))
+    assert isinstance(created, RoomState)
+    ann = await WsClient.open(older.url, "Ann")
+    refused = await ann.call(JoinRoom(room=created.room))
+    assert isinstance(refused, Error) and refused.code == ErrorCode.ROOM_UNAVAILABLE
+    assert await closed_with(ann) == CloseCode.TRY_ANOTHER_NODE
+    await wait_until(outdated(older), what="the older node outdated")
+    await bob.close()
+
+    assert newest.terminate() == 0  # rolled back: the newer build's node leaves the store's node list
+
+    async def in_service() -> bool:
+        return (await httpclient.get(older.port, "/healthz")).status == 200
+
+    await wait_until(in_service, 15, what="the older node back in service")
+    cy = await WsClient.open(older.url, "Cy")
+    assert isinstance(await cy.call(CreateRoom()), RoomState)
+    await cy.close()
 
 
 async def test_a_node_does_not_start_on_a_store_with_a_newer_key_layout(redis_url: str, redis: aioredis.Redis) -> None:

@@ -11,7 +11,7 @@ connections (``/healthz`` 503 ``outdated``), so the balancer sends everyone to t
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 import msgpack
 import pytest
@@ -61,6 +61,15 @@ class Fleet:
             return False
 
         await wait_until(answered_by, 20, what=f"HAProxy sending to {name}", interval=0.2)
+
+    def outdated(self, index: int) -> Callable[[], Awaitable[bool]]:
+        """Whether node ``index`` says it is outdated (503 ``outdated``: a newer build's node is alive)."""
+
+        async def says() -> bool:
+            health = await httpclient.get(self.nodes[index].port, "/healthz")
+            return health.status == 503 and health.body.startswith(b"outdated")
+
+        return says
 
     def close(self) -> None:
         self.lb.close()
@@ -123,8 +132,7 @@ async def test_a_race_spans_a_rolling_upgrade_of_both_nodes_and_loses_nothing(
     # Ann, coming back through the balancer, races on at the newer node.
     await ann.play(5)
     await wait_until(lambda: CloseCode.TRY_ANOTHER_NODE in ann.closes, what="Ann moved off node 1")
-    health = await httpclient.get(fleet.nodes[0].port, "/healthz")
-    assert health.status == 503 and health.body.startswith(b"outdated"), health
+    await wait_until(fleet.outdated(0), what="node 1 outdated")
     assert ann.node == "node-2"
 
     # Node 1 is replaced too; the race runs to its end on the next release.

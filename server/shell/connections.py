@@ -142,9 +142,6 @@ class Connections:
                     if exc.code in (ErrorCode.BANNED, ErrorCode.NAME_RESERVED):
                         await self.guard.close(ws, CloseCode.REMOVED, close_reason(exc.message))
                         break
-                    if exc.code == ErrorCode.ROOM_UNAVAILABLE:
-                        await self.guard.close(ws, CloseCode.TRY_ANOTHER_NODE, "that room is served by a newer node")
-                        break
         except ConnectionClosed:
             pass
         finally:
