@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 import pytest
 from websockets.exceptions import ConnectionClosed
 
 from protocol.errors import CloseCode, ErrorCode
-from protocol.messages import CreateRoom, Error, Hello, JoinRoom, Notice, Ready, RoomState, Welcome
+from protocol.messages import CreateRoom, Error, Hello, JoinRoom, ListRooms, Notice, Ready, Rooms, RoomState, Welcome
 from tests import httpclient
 from tests.helpers import wait_until
 from tests.redis_proc import RedisProcess, free_port
@@ -79,6 +79,13 @@ async def welcomed(url: str, name: str) -> WsClient:
     assert isinstance(answer, Welcome), answer
     client.welcome = answer
     return client
+
+
+def not_(check: Callable[[], Awaitable[bool]]) -> Callable[[], Awaitable[bool]]:
+    async def negated() -> bool:
+        return not await check()
+
+    return negated
 
 
 async def test_the_admin_api_wants_its_token(nodes: Nodes) -> None:
@@ -175,6 +182,14 @@ async def test_closing_a_room_removes_its_members_on_every_node_and_nobody_comes
     listed = (await nodes.admin("GET", "/connections")).json()["connections"]
     assert [(c["name"], c["room"]) for c in listed] == [("Ann", code)]
 
+    dee = await WsClient.open(nodes.two.url, "Dee")
+
+    async def listed_in_the_lobby() -> bool:
+        rooms = await dee.call(ListRooms())
+        assert isinstance(rooms, Rooms)
+        return code in {r.room for r in rooms.rooms}
+
+    assert await listed_in_the_lobby()
     assert (await nodes.act(f"/rooms/{code}/close", reason="cheating"))["closed"] == code
     for client in (ann, bob):
         notice = await client.expect(Notice)
@@ -187,4 +202,6 @@ async def test_closing_a_room_removes_its_members_on_every_node_and_nobody_comes
         error = await back.call(JoinRoom(room=code))
         assert isinstance(error, Error) and error.code == ErrorCode.ROOM_NOT_FOUND
         await back.close()
+    await wait_until(not_(listed_in_the_lobby), what="the closed room unlisted")
     await wait_until(lambda: "event=admin.close_room" in nodes.one.log.read_text())
+    await dee.close()

@@ -597,6 +597,7 @@ class RoomPath:
                 and room.settings.public
                 and room.phase != Phase.FINISHED
                 and not room.is_empty()
+                and not self.closed(room.code)
             )
             summary = msgpack.packb(room.summary().to_body()) if listed else None
             try:
