@@ -5,15 +5,19 @@ moves its racers to node 2, where the race goes on), then exits by itself."""
 
 from __future__ import annotations
 
+import asyncio
 import signal
 from collections.abc import Iterator
 
 import pytest
 
 from protocol.errors import CloseCode
-from protocol.messages import CreateRoom, JoinRoom, Ok, Ready, RoomState, Started
+from protocol.messages import CreateRoom, Hello, JoinRoom, Ok, Ready, RoomState, Started
 from seahaven import Board
 from seahaven.solver import solve
+from server.app import RaceServer
+from server.config import Config
+from server.store.stores import MemoryStore
 from tests import httpclient
 from tests.haproxy_proc import HAProxyProcess
 from tests.helpers import wait_until
@@ -133,3 +137,19 @@ async def test_past_the_drain_limit_racers_move_to_another_node_and_race_on(pair
     assert await exited(pair.one) == 0
     for racer in (ann, bob):
         await racer.close()
+
+
+async def test_a_connection_that_says_hello_after_the_drain_began_is_sent_on() -> None:
+    """In process: a connection accepted before the drain is sent on at its hello (4003), and the
+    drain ends once nobody is left."""
+    server = RaceServer(Config(port=0), MemoryStore())
+    await server.start()
+    try:
+        early = await WsClient.open(f"ws://127.0.0.1:{server.port}")
+        assert server.drain.begin("test") and not server.drain.begin("again")
+        await early.send(Hello(name="Late"))
+        assert await closed_with(early) == CloseCode.TRY_ANOTHER_NODE
+        async with asyncio.timeout(10):
+            await server.drain.done.wait()
+    finally:
+        await server.stop()

@@ -31,6 +31,10 @@ from server.store.base import StoreError
 from server.store.interfaces import Doorbells, Nodes, RoomLog
 
 
+class TryAnotherNode(Exception):
+    """A hello this node does not serve now (it is draining): closed 4003 with this reason."""
+
+
 class ConnectionStore(RoomLog, Doorbells, Nodes, Protocol):
     """What a hello needs of the store: the room's reply memory, the session's doorbell, the
     member's place."""
@@ -132,6 +136,9 @@ class Connections:
                     if isinstance(message, Hello):
                         raise ProtocolError(ErrorCode.BAD_FIELD, "you already said hello on this connection")
                     await self.requests.request(ws, session, seq, message)
+                except TryAnotherNode as exc:
+                    await self.guard.close(ws, CloseCode.TRY_ANOTHER_NODE, str(exc)[:120])
+                    break
                 except ProtocolError as exc:
                     re = seq if seq is not None else exc.seq
                     if exc.code == ErrorCode.ROOM_UNAVAILABLE and session is None:
@@ -195,8 +202,9 @@ class Connections:
         """The session a hello names (or a new one), taken over by ``ws`` at once, and back in
         its room if it still has a place there (with the frames that tells the room). A ``key``
         names a registered player's session in place of a token (``token`` is then not read)."""
-        if self.refusing() is not None:
-            raise ProtocolError(ErrorCode.ROOM_UNAVAILABLE, "this node takes no new sessions")
+        refusing = self.refusing()
+        if refusing is not None:  # a connection accepted before the drain began
+            raise TryAnotherNode(f"this node is {refusing}")
         if hello.key is not None:
             session, new = await self.identities.session_for(hello.key, hello.name, self.guard.address(ws))
             self._check(ws, session.name, session.handle)
