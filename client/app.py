@@ -39,6 +39,7 @@ from protocol.messages import (
     DailyBoardRequest,
     JoinRoom,
     ListRooms,
+    Notice,
     QuickMatch,
     RatingNotice,
     Rooms,
@@ -338,6 +339,9 @@ class RaceApp(App[None]):
         if event.conn is not self.conn:
             return
         message = event.message
+        if isinstance(message, Notice):  # from the server's operators (docs/admin.md): shown wherever we are
+            self.notify(message.text, title="Room closed" if message.room else "Notice", timeout=20)
+            return
         if isinstance(message, RatingNotice):  # the player's, not a room's: it comes in a room or not
             self.ratings[message.preset] = message
             if self.room is None:
@@ -393,9 +397,11 @@ class RaceApp(App[None]):
             room.on_status(status)
         else:
             self.lobby.connection_status(status)
-        if status in ("connected", "closed", "replaced"):
+        if status == "removed" and self.conn is not None:
+            self.notify(self.conn.removed or "removed", title="Removed by a moderator", severity="error", timeout=30)
+        if status in ("connected", "closed", "replaced", "removed"):
             self._reconnecting = False
-        if status in ("closed", "replaced") and self.conn is not None and not self.conn.connected:
+        if status in ("closed", "replaced", "removed") and self.conn is not None and not self.conn.connected:
             self.conn = None
 
     async def action_quit(self) -> None:

@@ -351,10 +351,12 @@ class LobbyScreen(Screen[None]):
                 "Connected again: the server restarted, so this is a new session (its rooms are gone)", "good"
             )
             self.action_refresh()
-        elif status in ("closed", "replaced"):
+        elif status in ("closed", "replaced", "removed"):
             self.reconnecting = False
             self.set_connected(False)
-            if status == "replaced":
+            if status == "removed":
+                self.show_status("The server's moderators closed this session: Connect to try again", "error")
+            elif status == "replaced":
                 self.show_status("This session was opened in another window: Connect to start a new one", "error")
             else:
                 self.show_status(f"Disconnected from the server: trying again every {RETRY_SECONDS:.0f} s", "error")

@@ -77,7 +77,8 @@ def tls_context(ca: str | None) -> ssl.SSLContext | None:
 
 class RaceConnection:
     """A session with one server. ``status`` callbacks: connecting, connected, reconnecting,
-    retrying (each further attempt), new-session (the server forgot the old one), closed, replaced."""
+    retrying (each further attempt), new-session (the server forgot the old one), closed, replaced,
+    removed (by the server's moderators: ``removed`` says why)."""
 
     def __init__(
         self,
@@ -106,6 +107,8 @@ class RaceConnection:
         self.open_timeout = open_timeout
         self.reply_timeout = reply_timeout
         self.welcome: Welcome | None = None
+        self.removed: str | None = None
+        """Why the server's moderators removed this session (close 4004; status ``removed``)."""
         self.resume_token = token
         self.seq = 0
         self._ws: ClientConnection | None = None
@@ -287,6 +290,10 @@ class RaceConnection:
             closed = ws.close_code
             if closed == CloseCode.REPLACED:
                 self.on_status("replaced")
+                return
+            if closed == CloseCode.REMOVED:  # kicked, banned or the room closed: not automatically back
+                self.removed = ws.close_reason or "removed by the server's moderators"
+                self.on_status("removed")
                 return
             if not await self._reconnect():
                 self.on_status("closed")

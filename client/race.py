@@ -287,6 +287,8 @@ class RaceController:
             self.host.back_to_lobby("Lost the connection to the server: the lobby keeps trying", "error")
         elif status == "replaced":
             self.host.back_to_lobby("This session was opened in another window", "error")
+        elif status == "removed":
+            self.host.back_to_lobby("The server's moderators removed you from this room", "error")
 
     def _stop_away_timer(self) -> None:
         if self._away_timer is not None:

@@ -50,6 +50,9 @@ class ErrorCode(StrEnum):
     # arenas
     ARENA_NOT_FOUND = "arena-not-found"
     ARENA_OVER = "arena-over"
+    # moderation (docs/admin.md)
+    BANNED = "banned"
+    NAME_RESERVED = "name-reserved"
 
 
 class CloseCode(IntEnum):
@@ -64,6 +67,12 @@ class CloseCode(IntEnum):
     VERSION_MISMATCH = 4000
     REPLACED = 4001
     HELLO_TIMEOUT = 4002
+    TRY_ANOTHER_NODE = 4003
+    """This node cannot serve you now (draining, or your room is a newer server version's):
+    reconnect with the token at once, through the balancer, which sends you to another node."""
+    REMOVED = 4004
+    """A moderator removed you (kicked, banned, or your room closed): the reason says why; do not
+    reconnect automatically."""
 
 
 class ProtocolError(Exception):

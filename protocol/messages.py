@@ -756,3 +756,17 @@ class Matching(Message):
 
 
 SERVER_MESSAGES.update({m.TYPE: m for m in (Matching,)})
+
+
+@dataclass(frozen=True, slots=True)
+class Notice(Message):
+    """An event from the server's operators to every connection (docs/admin.md): show ``text``
+    to the player (a banner or a toast); ``room`` is set when it says that room was closed."""
+
+    TYPE = "notice"
+    text: str = field_of(Str(1, 300))
+    room: str | None = field_of(Opt(_ROOM), None)
+    """The room this notice closed (nil: a notice to everyone)."""
+
+
+SERVER_MESSAGES.update({m.TYPE: m for m in (Notice,)})

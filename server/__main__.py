@@ -96,6 +96,33 @@ def add_records_args(parser: SettingsParser) -> None:
     )
 
 
+def add_admin_args(parser: SettingsParser) -> None:
+    """The admin API and the drain (docs/admin.md)."""
+    env = parser.env
+    parser.add_argument(
+        "--admin-port",
+        type=at_least(0, int),
+        default=env.get("SEAHAVEN_ADMIN_PORT") or None,
+        help="serve the admin API (HTTP, bearer token) on this port (env SEAHAVEN_ADMIN_PORT; default: none)",
+    )
+    parser.add_argument(
+        "--admin-host",
+        default=env.get("SEAHAVEN_ADMIN_HOST", "127.0.0.1"),
+        help="address the admin API listens on (default 127.0.0.1: never publish it)",
+    )
+    parser.add_argument(
+        "--admin-token",
+        default=env.get("SEAHAVEN_ADMIN_TOKEN") or None,
+        help="the bearer token of the admin API (env SEAHAVEN_ADMIN_TOKEN, better than the flag: ps shows flags)",
+    )
+    parser.add_argument(
+        "--drain-limit",
+        type=at_least(0),
+        default=env.get("SEAHAVEN_DRAIN_LIMIT", "600"),
+        help="seconds a drain (SIGUSR1, POST /drain) lets live races finish before moving their racers",
+    )
+
+
 def arena_file(text: str) -> list[Series]:
     """An argparse type: the operator's arenas, a TOML file (docs/arenas.md)."""
     try:
@@ -221,6 +248,7 @@ def command_parser(environ: Mapping[str, str] | None = None) -> SettingsParser:
         help="the operator's arenas, e.g. an hourly one: a TOML file of [[arena]] tables (docs/arenas.md; "
         "env SEAHAVEN_ARENAS)",
     )
+    add_admin_args(parser)
     parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)  # set for each worker
     parser.add_argument("--log-level", default=env.get("SEAHAVEN_LOG_LEVEL", "INFO"), help="DEBUG, INFO, WARNING...")
     parser.add_argument(
@@ -241,6 +269,10 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, Logs, int, list[S
         parser.error("--workers above 1 needs --redis: the workers share their rooms through Redis")
     if args.durability == "replicated" and (args.redis is None or urlsplit(args.redis).scheme in CLUSTER_SCHEMES):
         parser.error("--durability replicated needs --redis on one Redis server with a replica (not a Cluster)")
+    if args.admin_port is not None and int(args.workers) > 1:
+        parser.error("--admin-port serves one process: run each node with --workers 1 to give it an admin API")
+    if args.admin_port is not None and not args.admin_token:
+        parser.error("--admin-port needs a token: --admin-token or SEAHAVEN_ADMIN_TOKEN")
     config = Config(
         host=args.host,
         port=int(args.port),
@@ -264,6 +296,10 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, Logs, int, list[S
         database_url=args.database,
         data_dir=args.data_dir,
         records=not args.no_records,
+        admin_host=args.admin_host,
+        admin_port=None if args.admin_port is None else int(args.admin_port),
+        admin_token=args.admin_token,
+        drain_limit=float(args.drain_limit),
     )
     return config, Logs(args.log_level, args.log_format), int(args.workers), args.arenas or []
 
@@ -329,13 +365,21 @@ async def serve(config: Config, arenas: list[Series]) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
+    # A drain (SIGUSR1, or the admin API) stops the node once its races are done or moved.
+    with contextlib.suppress(NotImplementedError):
+        loop.add_signal_handler(signal.SIGUSR1, lambda: server.drain.begin("SIGUSR1"))
+    drained = asyncio.ensure_future(server.drain.done.wait())
+    drained.add_done_callback(lambda _: stop.set())
     await server.start()
     log_event("server.loop", loop=type(asyncio.get_running_loop()).__module__)
     freeze_heap()  # start-up and recovered rooms: never walked by a collection again
     # Tests and scripts read this line to learn the port when --port 0 is given.
     print(f"listening on ws://{config.host}:{server.port}", flush=True)
     print(f"records: {db.describe() if db is not None else 'off'}", flush=True)
+    if server.admin is not None:
+        print(f"admin on http://{config.admin_host}:{server.admin_port}", flush=True)
     await stop.wait()
+    drained.cancel()
     await server.stop()
     if db is not None:
         await db.close()

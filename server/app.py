@@ -49,6 +49,7 @@ from protocol.messages import (
 )
 from protocol.schema import Message
 from server.config import Config
+from server.http.admin import AdminRoutes
 from server.http.api import RecordsReader
 from server.http.front import Doors
 from server.http.routes import HttpRoutes
@@ -60,10 +61,12 @@ from server.play.dealing import Dealing
 from server.play.dealpool import DealPool
 from server.play.fairplay import HINT_SECONDS, FairPlay
 from server.play.ghosts import GhostRacers
+from server.rooms import events
 from server.shell.accounts import AccountRequests
 from server.shell.archiver import Archiver
 from server.shell.clock import Clock, SystemClock
 from server.shell.connections import Connections
+from server.shell.drain import Drain, node_name
 from server.shell.fanout import Fanout
 from server.shell.guard import Guard, handshake_logger
 from server.shell.held import log_event
@@ -71,6 +74,7 @@ from server.shell.identities import Identities
 from server.shell.lobby import Lobby
 from server.shell.matchmaking import Matchmaker
 from server.shell.metrics import LiveCounts, Metrics
+from server.shell.moderation import ADMIN_BELL, BanBook, Moderation
 from server.shell.nodes import NodeUpkeep
 from server.shell.ports import Accounts, ArenaArchive, ChallengeBook, RaceArchive
 from server.shell.ratings import RatingNotices
@@ -137,8 +141,8 @@ class RaceServer:
         """Every call through the breaker and into the metrics (the store's one guarded call)."""
         self.pool = pool if pool is not None else DealPool(store)
         self.daily_board = daily_board if daily_board is not None else DailyTimes(store)
-        self.node = secrets.token_hex(4)
-        """This process's name in doorbells and member places."""
+        self.node = node_name(secrets.token_hex(4), events.FORMAT)
+        """This process's name in doorbells and member places (with its build's format version)."""
         self.stopping = False
         self.tasks = Tasks()
         self.guard = Guard(config, self.tasks.spawn)
@@ -208,6 +212,26 @@ class RaceServer:
             (ExportData, account_requests.on_export_data),
         ):
             self.requests.handle(account_kind, account_handler)
+        # Taking the node out of service (a drain), and the moderators' list and actions (docs/admin.md).
+        self.drain = Drain(
+            self.table, self.path.rooms, self.guard, self.tasks.spawn, config.drain_limit, self.store, events.FORMAT
+        )
+        self.path.newer.append(self.drain.newer_build)
+        self.requests.unavailable = lambda ws: self.guard.let_go(
+            ws, CloseCode.TRY_ANOTHER_NODE, "that room is served by a newer node"
+        )
+        self.bans = BanBook(self.store, self.clock)
+        self.path.closed = lambda code: self.bans.closed(code) is not None
+        self.moderation = Moderation(
+            self.store,
+            self.bans,
+            self.table,
+            self.fanout,
+            self.guard,
+            lambda code: set(held.visitors) if (held := self.path.rooms.get(code)) is not None else set(),
+            self.tasks.spawn,
+            config.room_ttl,
+        )
         self.conns = Connections(
             self.requests,
             self.path,
@@ -220,6 +244,8 @@ class RaceServer:
             self.node,
             lambda: self.stopping,
             self.identities,
+            refusing=self.drain.status,
+            book=self.bans,
         )
         for kind, handler in (
             (ListRooms, self.lobby.on_list_rooms),
@@ -272,10 +298,14 @@ class RaceServer:
             clock=self.clock,
             trusted_proxies=config.trusted_proxies,
             arenas=self.arenas,
+            refusing=self.drain.status,
         )
         """Plain HTTP on the port (``/healthz``, ``/metrics``, ``/api/v1``, the browser client)."""
         self.doors = Doors(self.http)
         """Every connection's first request: upgrades go to websockets, the rest to ``http``."""
+        self.admin: WsServer | None = None
+        """The admin API's port (``config.admin_port``), once started."""
+        self.admin_doors: Doors | None = None
 
     # -- lifecycle ----------------------------------------------------------
 
@@ -284,6 +314,8 @@ class RaceServer:
         # than it knows) fails the start before any background task holds a connection to it.
         # No doorbell is lost meanwhile: once subscribed, every room held is read again ("*").
         await self.path.recover()
+        await self.bans.refresh()
+        self.tasks.spawn(self.bans.run())
         self.tasks.spawn(self.store.doorbells(self._ring))
         self.tasks.spawn(self.upkeep.heartbeat())
         self.tasks.spawn(self.arenas.run())
@@ -311,13 +343,42 @@ class RaceServer:
             compression=None,
             reuse_port=self.config.reuse_port or None,
         )
+        if self.config.admin_port is not None:
+            await self._start_admin()
         log_event("server.started", host=self.config.host, port=self.port, store=type(self.store).__name__)
         return self.ws
+
+    async def _start_admin(self) -> None:
+        """The admin API on its own port: plain HTTP through a front door of its own (a WebSocket
+        upgrade there is refused)."""
+        if not self.config.admin_token:
+            raise ValueError("the admin API needs a token (--admin-token or SEAHAVEN_ADMIN_TOKEN)")
+        routes = AdminRoutes(
+            self.config.admin_token, self.moderation, self.drain, self.path.rooms, self.table, self.guard, self.store
+        )
+        self.admin_doors = Doors(routes)
+        self.admin = await serve(
+            _no_websocket,
+            self.config.admin_host,
+            self.config.admin_port,
+            create_connection=self.admin_doors.as_factory(),
+            logger=handshake_logger(),
+        )
+        log_event("admin.listening", host=self.config.admin_host, port=self.admin_port)
+
+    @property
+    def admin_port(self) -> int:
+        assert self.admin is not None
+        for sock in self.admin.sockets:
+            return int(sock.getsockname()[1])
+        return self.config.admin_port or 0
 
     def _ring(self, kind: str, key: str, data: bytes) -> None:
         # upkeep.ring looked up at each ring, so that a test can listen in on this node's doorbells.
         if kind == "arena":
             self.arenas.ring(key, data)
+        elif kind == ADMIN_BELL:
+            self.moderation.ring(key, data)
         else:
             self.upkeep.ring(kind, key, data)
 
@@ -333,6 +394,10 @@ class RaceServer:
         (service restart) without counting anyone as dropped: a restart resumes the races."""
         self.stopping = True
         self.matches.stop()
+        if self.admin is not None:
+            self.admin.close(close_connections=False)
+            if self.admin_doors is not None:
+                self.admin_doors.close()
         if self.ws is not None:
             self.ws.close(close_connections=False)
             self.doors.close()
@@ -348,6 +413,8 @@ class RaceServer:
             ]
             await asyncio.gather(*closing, return_exceptions=True)
             await self.ws.wait_closed()
+        if self.admin is not None:
+            await self.admin.wait_closed()
         await self.tasks.cancel()
         # Gone at once for the other nodes: a node starting next does not take this one's closed
         # connections for live ones.
@@ -381,6 +448,10 @@ class RaceServer:
             racers += sum(1 for seat in held.room.seats.values() if not seat.left)
             spectators += len(held.room.spectators)
         return LiveCounts(len(self.path.rooms), racers, spectators, self.guard.connections)
+
+
+async def _no_websocket(ws: ServerConnection) -> None:
+    await ws.close(CloseCode.POLICY, "the admin port speaks plain HTTP only")
 
 
 def _select_subprotocol(connection: object, offered: Sequence[Subprotocol]) -> Subprotocol | None:

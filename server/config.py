@@ -68,3 +68,11 @@ class Config:
     """The server's own files."""
     records: bool = True
     """Archive finished races into the database (off: no database is opened, no race is marked)."""
+    admin_host: str = "127.0.0.1"
+    """Where the admin API listens (docs/admin.md)."""
+    admin_port: int | None = None
+    """The admin API's port (None: no admin API)."""
+    admin_token: str | None = None
+    """The bearer token every admin request carries (required with ``admin_port``)."""
+    drain_limit: float = 600.0
+    """Seconds a drain lets live races run before moving their racers to other nodes."""

@@ -67,7 +67,8 @@ def _start(command: list[str]) -> subprocess.Popen[bytes]:
 
 
 def supervise(argv: Sequence[str], workers: int, host: str, port: int, node: str) -> int:
-    """Run ``workers`` worker processes until SIGTERM or SIGINT; the exit status (0 after a stop)."""
+    """Run ``workers`` worker processes until SIGTERM or SIGINT (passed on to them), or SIGUSR1 (a
+    drain, passed on; the supervisor exits once they all have); the exit status (0 after a stop)."""
     port = port or free_port(host)
     commands = [worker_command(argv, port, f"{node}-{i}") for i in range(1, workers + 1)]
     procs = [_start(command) for command in commands]
@@ -83,6 +84,8 @@ def supervise(argv: Sequence[str], workers: int, host: str, port: int, node: str
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    # A drain (docs/admin.md): every worker drains, and one that exits after it is not started again.
+    signal.signal(signal.SIGUSR1, stop)
     while not stopping:
         for i, proc in enumerate(procs):
             if proc.poll() is not None and not stopping:

@@ -10,6 +10,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+NEXT_RELEASE = (
+    "-c",
+    "import server.rooms.events as e; e.FORMAT += 1; from server.__main__ import main; main()",
+)
+"""How the next release's server starts (``launch``): this build with its events' format version
+raised by one, as a release that changed the log's form would (tests/test_format_version.py)."""
+
 # Fast test settings: a short countdown, and no rate limit getting in a scripted client's way.
 FAST = ("--countdown", "0.05", "--rate", "10000", "--burst", "10000")
 

@@ -10,11 +10,12 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from client.net import ConnectError, RaceConnection, ServerError
 from protocol.errors import CloseCode
-from protocol.messages import CreateRoom, JoinRoom, Ping, Pong, RoomState
+from protocol.messages import CreateRoom, JoinRoom, Notice, Ping, Pong, RoomState
 from protocol.schema import Message
 from server.app import RaceServer
 from server.config import Config
 from server.store.stores import MemoryStore
+from tests.helpers import wait_until
 
 
 @pytest.fixture
@@ -82,4 +83,26 @@ async def test_a_dropped_socket_reconnects_with_the_token_and_gets_the_room_agai
     again = next(e for e in events if isinstance(e, RoomState))
     assert again.room == state.room and conn.player == player
     assert isinstance(await conn.request(Ping()), Pong)
+    await conn.close()
+
+
+async def test_a_notice_is_an_event_and_a_moderators_removal_is_final(server: RaceServer) -> None:
+    events: list[Message] = []
+    statuses: list[str] = []
+    conn = RaceConnection(url(server), "Ann", events.append, statuses.append)
+    await conn.connect()
+    await server.moderation.notice("Restarting in 5 minutes")
+    await wait_until(lambda: any(isinstance(e, Notice) for e in events))
+    notice = next(e for e in events if isinstance(e, Notice))
+    assert notice.text == "Restarting in 5 minutes" and notice.room is None
+
+    # 4003 (try another node) is a reconnect like any drop; 4004 (removed) is not.
+    session = server.players[conn.player or ""]
+    assert session.conn is not None
+    await session.conn.close(CloseCode.TRY_ANOTHER_NODE, "this node is draining: reconnect")
+    await wait_until(lambda: statuses[-2:] == ["reconnecting", "connected"])
+    await server.moderation.kick(conn.player or "", "spam")
+    await wait_until(lambda: statuses[-1:] == ["removed"])
+    assert conn.removed is not None and "spam" in conn.removed
+    assert not conn.connected
     await conn.close()

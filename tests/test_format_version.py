@@ -8,15 +8,17 @@ would (the test cannot run code not yet written; what it checks is this build's 
 
 from __future__ import annotations
 
+import contextlib
 import typing
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 import msgpack
 import pytest
 import redis.asyncio as aioredis
+from websockets.exceptions import ConnectionClosed
 
 from protocol.enums import Phase
-from protocol.errors import ErrorCode
+from protocol.errors import CloseCode, ErrorCode
 from protocol.messages import CreateRoom, Error, Hello, JoinRoom, Moved, MoveRequest, Ok, Ready, RoomState, Started
 from seahaven import Board
 from seahaven.solver import solve
@@ -30,8 +32,11 @@ from server.rooms.room import Room
 from server.rooms.settings import Settings
 from server.store.base import LAYOUT_FORMAT, StoreError
 from server.store.redisstore import RedisStore
+from tests import httpclient
+from tests.helpers import wait_until
 from tests.redis_proc import RedisProcess
-from tests.server_proc import ServerProcess
+from tests.roaming import closed_with
+from tests.server_proc import NEXT_RELEASE, ServerProcess
 from tests.wsclient import WsClient
 
 OLD_LOG = """
@@ -154,12 +159,6 @@ joins, readiness, countdown, moves, an undo, a hint, a drop and return, a specta
 resignation, a forfeit, the end, a rematch and its new deal), one entry in hex per line."""
 
 MOVES = [str(move) for move in solve(Board.deal("seahaven", 1)).moves]
-NEXT = f"{events.FORMAT + 1}"
-NEXT_RELEASE = (
-    "-c",
-    f"import server.rooms.events as e; e.FORMAT = {NEXT}; from server.__main__ import main; main()",
-)
-"""How the next release's server starts: this build with its events' format version raised."""
 
 
 def old_entries() -> list[bytes]:
@@ -276,7 +275,17 @@ async def stored(redis: aioredis.Redis, code: str) -> list[bytes]:
     return [bytes(entry) for entry in await redis.lrange(f"seahaven:{{room:{code}}}:log", 0, -1)]  # type: ignore[arg-type]
 
 
-async def test_an_older_node_leaves_a_newer_builds_room_alone_while_the_newer_node_serves_it(
+def outdated(node: ServerProcess) -> Callable[[], Awaitable[bool]]:
+    """Whether ``node`` says it is outdated (a newer build's node is alive: new connections go there)."""
+
+    async def says() -> bool:
+        health = await httpclient.get(node.port, "/healthz")
+        return health.status == 503 and health.body.startswith(b"outdated")
+
+    return says
+
+
+async def test_an_older_node_moves_a_newer_builds_room_to_the_newer_node_and_takes_no_new_connections(
     builds: tuple[ServerProcess, ServerProcess], redis: aioredis.Redis
 ) -> None:
     older, newest = builds
@@ -287,25 +296,22 @@ async def test_an_older_node_leaves_a_newer_builds_room_alone_while_the_newer_no
     code = created.room
     written = await stored(redis, code)
     assert [version(e) for e in written] == [events.FORMAT] * 2  # this build's Created and Joined
+    assert (await httpclient.get(older.port, "/healthz")).status == 200
 
     # The next release's node seats Bob: its Joined is the room's first newer entry.
     assert isinstance(await bob.call(JoinRoom(room=code)), RoomState)
     before = await stored(redis, code)
     assert [version(e) for e in before] == [events.FORMAT, events.FORMAT, events.FORMAT + 1]
 
-    # The older node refuses the room (whether a doorbell or the store told it first): Ann hears
-    # why, and nothing is written. Then it holds the room no more: a newcomer there is told the same.
-    refused = await ann.call(Ready())
-    assert isinstance(refused, Error) and refused.code == ErrorCode.ROOM_UNAVAILABLE, refused
-    assert code in refused.message and "newer server version" in refused.message
-    cy = await WsClient.open(older.url, "Cy")
-    again = await cy.call(JoinRoom(room=code))
-    assert isinstance(again, Error) and again.code == ErrorCode.ROOM_UNAVAILABLE
-    # Resuming Ann's session on the older node is refused too (her session is left as it was).
-    await ann.close()
-    back = await WsClient.open(older.url)
-    resumed = await back.call(Hello(name="Ann", token=ann.token))
-    assert isinstance(resumed, Error) and resumed.code == ErrorCode.ROOM_UNAVAILABLE
+    # The older node lets the room go (whether a doorbell or Ann's next request told it first) and
+    # closes Ann's connection with "try another node"; nothing is written. From then on it is
+    # outdated: /healthz says so (the balancer sends it nobody new) and new connections go elsewhere.
+    with contextlib.suppress(ConnectionClosed):  # closed already if the doorbell came first
+        await ann.send(Ready())
+    assert await closed_with(ann) == CloseCode.TRY_ANOTHER_NODE
+    await wait_until(outdated(older), what="the older node outdated")
+    cy = await WsClient.open(older.url)
+    assert await closed_with(cy) == CloseCode.TRY_ANOTHER_NODE
     assert await stored(redis, code) == before  # same length, same bytes: not healed, not dropped
 
     # The newer node serves the room on: Ann resumes there, both ready, the race runs.
@@ -320,13 +326,51 @@ async def test_an_older_node_leaves_a_newer_builds_room_alone_while_the_newer_no
     after = await stored(redis, code)
     assert after[: len(before)] == before and len(after) > len(before)
     assert all(version(e) == events.FORMAT + 1 for e in after[len(before) :])  # the older node wrote none of it
-
-    # The doorbells of those appends rang the older node (it loaded the room): it ignored them.
-    again = await cy.call(JoinRoom(room=code))
-    assert isinstance(again, Error) and again.code == ErrorCode.ROOM_UNAVAILABLE
-    assert await stored(redis, code) == after
-    for client in (ann2, bob, cy, back):
+    for client in (ann2, bob):
         await client.close()
+
+
+async def test_an_older_node_sends_a_racer_resuming_into_a_newer_room_to_another_node(
+    builds: tuple[ServerProcess, ServerProcess], redis: aioredis.Redis
+) -> None:
+    """A hello that resumes into a room the older node cannot read is not refused with an error
+    (a client would give up): it is closed with 4003, and the client reconnects elsewhere."""
+    older, newest = builds
+    ann = await WsClient.open(newest.url, "Ann")
+    created = await ann.call(CreateRoom(deal_number=1))
+    assert isinstance(created, RoomState)
+    await ann.close()
+    back = await WsClient.open(older.url)
+    await back.send(Hello(name="Ann", token=ann.token))
+    assert await closed_with(back) == CloseCode.TRY_ANOTHER_NODE
+    assert {version(e) for e in await stored(redis, created.room)} == {events.FORMAT + 1}  # none written here
+
+
+async def test_an_older_node_is_outdated_only_while_a_newer_node_is_alive(
+    builds: tuple[ServerProcess, ServerProcess],
+) -> None:
+    """After a rollback (the newer build's nodes gone, its rooms left in the store) the older nodes
+    stay in service: only the newer rooms' racers are sent away."""
+    older, newest = builds
+    bob = await WsClient.open(newest.url, "Bob")
+    created = await bob.call(CreateRoom(deal_number=1))
+    assert isinstance(created, RoomState)
+    ann = await WsClient.open(older.url, "Ann")
+    refused = await ann.call(JoinRoom(room=created.room))
+    assert isinstance(refused, Error) and refused.code == ErrorCode.ROOM_UNAVAILABLE
+    assert await closed_with(ann) == CloseCode.TRY_ANOTHER_NODE
+    await wait_until(outdated(older), what="the older node outdated")
+    await bob.close()
+
+    assert newest.terminate() == 0  # rolled back: the newer build's node leaves the store's node list
+
+    async def in_service() -> bool:
+        return (await httpclient.get(older.port, "/healthz")).status == 200
+
+    await wait_until(in_service, 15, what="the older node back in service")
+    cy = await WsClient.open(older.url, "Cy")
+    assert isinstance(await cy.call(CreateRoom()), RoomState)
+    await cy.close()
 
 
 async def test_a_node_does_not_start_on_a_store_with_a_newer_key_layout(redis_url: str, redis: aioredis.Redis) -> None:

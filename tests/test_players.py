@@ -579,7 +579,7 @@ def test_the_contract_documents_every_code_request_and_message() -> None:
     assert [t for t in REQUESTS if f"### `{t}`" not in section(6)] == []
     assert [t for t in SERVER_MESSAGES if f"### `{t}`" not in section(7)] == []
     assert "Twenty-five request types" in section(6) and len(REQUESTS) == 25
-    assert "Twenty-two message types" in section(7) and len(SERVER_MESSAGES) == 22
+    assert "Twenty-three message types" in section(7) and len(SERVER_MESSAGES) == 23
     for field in ("`key` *(optional)*", "`handle` *(optional)*", "`identified` *(optional)*"):
         assert field in section(6) + section(7), field
     assert "## 21. Players that last" in DOC

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import signal
 import subprocess
 import sys
 import urllib.request
@@ -109,3 +110,35 @@ async def test_workers_stop_when_the_supervisor_is_killed(redis_url: str) -> Non
             if alive(pid):
                 os.kill(pid, 9)
         server.close()
+
+
+async def test_a_drain_of_the_supervisor_drains_every_worker_and_none_is_started_again(redis_url: str) -> None:
+    server = ServerProcess("--redis", redis_url, "--workers", "2", "--node-name", "d", "--no-records")
+    workers: set[int] = set()
+    try:
+        workers = children(server.proc.pid)
+        assert len(workers) == 2
+        server.proc.send_signal(signal.SIGUSR1)  # nobody races here: each worker's drain ends at once
+        assert server.proc.wait(30) == 0
+        assert not any(alive(pid) for pid in workers) and children(server.proc.pid) == set()
+    finally:
+        for pid in workers:
+            if alive(pid):
+                os.kill(pid, 9)
+        server.close()
+
+
+def test_the_admin_api_is_one_per_process_and_wants_a_token() -> None:
+    for args, said in (
+        (["--admin-port", "0"], "--admin-port needs a token"),
+        (["--admin-port", "0", "--admin-token", "t", "--workers", "2", "--redis", "redis://h:1"], "one process"),
+    ):
+        run = subprocess.run(
+            [sys.executable, "-m", "server", "--no-records", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env={k: v for k, v in os.environ.items() if not k.startswith("SEAHAVEN_ADMIN")},
+        )
+        assert run.returncode == 2 and said in run.stderr, run.stderr

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import Final
 
@@ -63,8 +64,11 @@ class HttpRoutes:
         trusted_proxies: tuple[str, ...] = (),
         limits: AddressLimits | None = None,
         arenas: LiveArenas | None = None,
+        refusing: Callable[[], str | None] = lambda: None,
     ) -> None:
         self.store = store
+        self.refusing = refusing
+        """Why this node takes no new connections (a drain): ``/healthz`` then says so with 503."""
         self.metrics = metrics
         self.records = records
         self.clock: Clock = clock if clock is not None else SystemClock()
@@ -146,9 +150,14 @@ class HttpRoutes:
         """200 while the store answers, 503 when it does not (for load balancers and compose): the
         guarded ping, answered False at once while the stall breaker is open. The body says more,
         a line each: the store, the database (``off`` without records; never a 503: racing does
-        not need it, finished races wait in the store) and the archive backlog. Cheap: the three
+        not need it, finished races wait in the store) and the archive backlog. While the node takes
+        no new connections (a drain, docs/admin.md) it answers 503 with the reason alone, so that
+        the balancer sends nobody new here. Cheap: the three
         are asked at once, each bounded (the ping and the index's count, one O(1) command, by the
         store's timeout; the database's ``SELECT 1`` by its probe's)."""
+        refusing = self.refusing()
+        if refusing is not None:
+            return text_reply(HTTPStatus.SERVICE_UNAVAILABLE, f"{refusing}\n")
         store_ok, database, backlog = await asyncio.gather(self.store.ping(), self.database(), self.backlog())
         lines = [
             "ok" if store_ok else "store unavailable",

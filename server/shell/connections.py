@@ -23,11 +23,16 @@ from server.shell.guard import Guard
 from server.shell.held import HeldRoom, log_event
 from server.shell.identities import Identities
 from server.shell.limits import TokenBucket
+from server.shell.moderation import BanBook, close_reason
 from server.shell.requests import Requests
 from server.shell.roompath import RoomPath
 from server.shell.sessions import Session, SessionTable
 from server.store.base import StoreError
 from server.store.interfaces import Doorbells, Nodes, RoomLog
+
+
+class TryAnotherNode(Exception):
+    """A hello this node does not serve now (it is draining): closed 4003 with this reason."""
 
 
 class ConnectionStore(RoomLog, Doorbells, Nodes, Protocol):
@@ -52,7 +57,14 @@ class Connections:
         node: str,
         stopping: Callable[[], bool],
         identities: Identities,
+        *,
+        refusing: Callable[[], str | None] = lambda: None,
+        book: BanBook | None = None,
     ) -> None:
+        self.refusing = refusing
+        """Why this node takes no new connections now (None: it takes them): a drain."""
+        self.book = book
+        """The moderators' list a hello is checked against (None: nobody is refused)."""
         self.identities = identities
         """Registered players: a ``hello`` with a key."""
         self.requests = requests
@@ -76,6 +88,10 @@ class Connections:
             await ws.close(CloseCode.VERSION_MISMATCH, f"this server speaks {SUBPROTOCOL}; you offered {offered}"[:120])
             return
         address = self.guard.address(ws)
+        refusing = self.refusing()
+        if refusing is not None:
+            await self.guard.close(ws, CloseCode.TRY_ANOTHER_NODE, f"this node is {refusing}"[:120])
+            return
         if not self.guard.admit(address):
             log_event("connection.refused", peer=address, reason="too many connections")
             await self.guard.close(ws, CloseCode.TRY_AGAIN_LATER, "too many connections from your address")
@@ -120,9 +136,19 @@ class Connections:
                     if isinstance(message, Hello):
                         raise ProtocolError(ErrorCode.BAD_FIELD, "you already said hello on this connection")
                     await self.requests.request(ws, session, seq, message)
+                except TryAnotherNode as exc:
+                    await self.guard.close(ws, CloseCode.TRY_ANOTHER_NODE, str(exc)[:120])
+                    break
                 except ProtocolError as exc:
                     re = seq if seq is not None else exc.seq
+                    if exc.code == ErrorCode.ROOM_UNAVAILABLE and session is None:
+                        # Resuming into a newer build's room: its nodes serve it, go there.
+                        await self.guard.close(ws, CloseCode.TRY_ANOTHER_NODE, "your room is served by a newer node")
+                        break
                     await _send(ws, Error(code=exc.code, message=exc.message), re)
+                    if exc.code in (ErrorCode.BANNED, ErrorCode.NAME_RESERVED):
+                        await self.guard.close(ws, CloseCode.REMOVED, close_reason(exc.message))
+                        break
         except ConnectionClosed:
             pass
         finally:
@@ -176,12 +202,17 @@ class Connections:
         """The session a hello names (or a new one), taken over by ``ws`` at once, and back in
         its room if it still has a place there (with the frames that tells the room). A ``key``
         names a registered player's session in place of a token (``token`` is then not read)."""
+        refusing = self.refusing()
+        if refusing is not None:  # a connection accepted before the drain began
+            raise TryAnotherNode(f"this node is {refusing}")
         if hello.key is not None:
             session, new = await self.identities.session_for(hello.key, hello.name, self.guard.address(ws))
+            self._check(ws, session.name, session.handle)
             if new:
                 self._claim(session, ws)
                 return session, None, []
         elif hello.token is None:
+            self._check(ws, hello.name, None)
             if not self.guard.new_session(self.guard.address(ws), self._seconds()):
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new sessions from your address: resume one")
             session = await self.table.open(hello.name)
@@ -189,6 +220,7 @@ class Connections:
             return session, None, []
         else:
             session = await self.table.find(hello.token)
+            self._check(ws, session.name, session.handle)
         self._claim(session, ws)  # from here on, the old connection's drop is not this player's drop
         frames: list[Frame] = []
         try:
@@ -220,6 +252,14 @@ class Connections:
         if session.conn is not ws:
             raise ProtocolError(ErrorCode.BAD_TOKEN, "a newer connection took this session over")
         return session, held, frames
+
+    def _check(self, ws: ServerConnection, name: str, handle: str | None) -> None:
+        """Refuse a banned player, or a reserved name not theirs (banned, name-reserved)."""
+        if self.book is not None:
+            refused = self.book.refusal(name, self.guard.address(ws), handle)
+            if refused is not None:
+                log_event("session.refused", name=name, peer=self.guard.address(ws), code=refused.code)
+                raise refused
 
     def _claim(self, session: Session, ws: ServerConnection) -> None:
         """Make ``ws`` the session's connection; the one it had is closed (4001)."""

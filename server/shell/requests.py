@@ -42,6 +42,9 @@ class Requests:
         """Requests taken in so far (a graceful stop waits for a quiet moment)."""
         self.idle = asyncio.Event()
         self.idle.set()
+        self.unavailable: Callable[[ServerConnection], None] = lambda ws: None
+        """Told the connection of a request refused ``room-unavailable`` (a newer build's room),
+        once answered: it is sent to another node."""
 
     def handle(self, kind: type[Message], handler: Handler) -> None:
         self.handlers[kind] = handler
@@ -91,6 +94,8 @@ class Requests:
         if not asker.answered:
             self.replies.answer(asker, reply if reply is not None else Ok())
             session.unsure = isinstance(reply, Error) and reply.code == ErrorCode.STORE_UNAVAILABLE
+        if isinstance(reply, Error) and reply.code == ErrorCode.ROOM_UNAVAILABLE:
+            self.unavailable(ws)
         if isinstance(message, MoveRequest):
             if isinstance(asker.reply, Error):
                 self.metrics.move_refused(asker.reply.code, time.perf_counter() - started)

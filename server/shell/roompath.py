@@ -101,11 +101,17 @@ class RoomPath:
         would keep finished logs alive until an archiver cleared them)."""
         self.ended: list[Callable[[str], None]] = []
         """Told the room's code once a race's end is stored and indexed for the archive."""
+        self.newer: list[Callable[[str, set[str]], None]] = []
+        """Told a room's code and its visitors here when its log turned out a newer build's."""
+        self.closed: Callable[[str], bool] = lambda code: False
+        """Whether a moderator closed the room of this code (then it is not found)."""
 
     # -- rooms held here ---------------------------------------------------------------------
 
     async def get(self, code: str) -> HeldRoom | None:
         """The room of this code: held here, or loaded from the store once however many ask."""
+        if self.closed(code):
+            return None
         held = self.rooms.get(code)
         if held is not None:
             return held
@@ -132,7 +138,7 @@ class RoomPath:
         try:
             core = RoomCore.load([unpack(d) for d in data], self.clock.now())
         except NewerFormat as exc:
-            raise _newer(code, exc) from None
+            raise self._newer(code, exc, set()) from None
         except ValueError as exc:
             log_event("room.corrupt", room=code, error=str(exc))
             return None
@@ -332,8 +338,7 @@ class RoomPath:
                     try:
                         await self._caught_up(held, behind)
                     except NewerFormat as exc:
-                        self._let_go(held)
-                        raise _newer(held.room.code, exc) from None
+                        raise self._newer_held(held, exc) from None
                     except ValueError as exc:  # what the others stored does not fit ours
                         raise self._lost(held, exc) from None
         else:
@@ -411,10 +416,13 @@ class RoomPath:
         read = held.stale  # entering the lock reads the log of a stale room
         async with Locked(self, held):
             gap = known(held) if known is not None else None
-            if gap is not None:
-                self._apply(held, gap)
-            elif not read:
-                await self._read_on(held)
+            try:
+                if gap is not None:
+                    self._apply(held, gap)
+                elif not read:
+                    await self._read_on(held)
+            except NewerFormat as exc:
+                raise self._newer_held(held, exc) from None
 
     async def _caught_up(self, held: HeldRoom, stored: Behind | Forked) -> None:
         """Bring the room and its stored log together: apply the events other nodes stored after
@@ -599,10 +607,23 @@ class RoomPath:
                 held.stale = True
                 raise
             except NewerFormat as exc:
-                self._let_go(held)
-                raise _newer(code, exc) from None
+                raise self._newer_held(held, exc) from None
             except ValueError as exc:
                 raise self._lost(held, exc) from None
+
+    def _newer_held(self, held: HeldRoom, exc: NewerFormat) -> ProtocolError:
+        """A room held here whose log a newer build wrote on: let go, its visitors here told."""
+        self._let_go(held)
+        return self._newer(held.room.code, exc, set(held.visitors))
+
+    def _newer(self, code: str, exc: NewerFormat, visitors: set[str]) -> ProtocolError:
+        """A room whose log a newer build wrote: not held here, never written to, not called lost
+        (the newer build's nodes serve it); the hooks move its visitors here to them, and the
+        asker is told so."""
+        log_event("room.newer_format", room=code, error=str(exc))
+        for hook in self.newer:
+            hook(code, visitors)
+        return ProtocolError(ErrorCode.ROOM_UNAVAILABLE, f"room {code} is served by a newer server version: try again")
 
     def _lost(self, held: HeldRoom, exc: ValueError) -> ProtocolError:
         """The stored log does not replay on what this node holds: let the room go (a later
@@ -680,6 +701,7 @@ class RoomPath:
                 and room.settings.public
                 and room.phase != Phase.FINISHED
                 and not room.is_empty()
+                and not self.closed(room.code)
             )
             summary = msgpack.packb(room.summary().to_body()) if listed else None
             try:
@@ -734,13 +756,6 @@ class Locked:
 
     async def __aexit__(self, *exc_info: object) -> None:
         self.held.lock.release()
-
-
-def _newer(code: str, exc: NewerFormat) -> ProtocolError:
-    """A room whose log a newer build wrote: not held here, never written to, not called lost
-    (the newer build's nodes serve it); the asker is told so."""
-    log_event("room.newer_format", room=code, error=str(exc))
-    return ProtocolError(ErrorCode.ROOM_UNAVAILABLE, f"room {code} is served by a newer server version: try again")
 
 
 def _ends(events: list[Event]) -> bool:

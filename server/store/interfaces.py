@@ -384,6 +384,24 @@ class MatchQueues(Protocol):
         ...
 
 
+class BanList(Protocol):
+    """The moderators' list (docs/admin.md): bans of names, addresses and networks, and reserved
+    names, each an opaque entry under its key (``name:FOLD``, ``address:IP``, ``network:CIDR``,
+    ``reserved:FOLD``), shared by every node. Entries say when they end; the reader drops ended ones."""
+
+    def put_ban(self, key: str, entry: bytes) -> Awaitable[None]:
+        """Keep ``entry`` under ``key``, replacing what was there."""
+        ...
+
+    def lift_ban(self, key: str) -> Awaitable[bool]:
+        """Remove the entry under ``key`` (True: there was one)."""
+        ...
+
+    def bans(self) -> Awaitable[dict[str, bytes]]:
+        """Every entry, by key."""
+        ...
+
+
 class Store(
     RoomLog,
     Doorbells,
@@ -397,6 +415,7 @@ class Store(
     RatingCache,
     ArenaStore,
     MatchQueues,
+    BanList,
     Protocol,
 ):
     """A whole backend: every consumer's protocol, and its guard, ping and close."""

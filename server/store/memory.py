@@ -95,6 +95,7 @@ class MemoryStore:
         self._sessions: dict[str, _Timed] = {}
         self._memos: dict[str, dict[str, tuple[int, bytes]]] = {}
         self._bells: list[Ring] = []
+        self._bans: dict[str, bytes] = {}
         self._beats: dict[str, float] = {}
         self._where: dict[str, _Timed] = {}
         self._deals: dict[tuple[str, str], set[int]] = {}
@@ -595,6 +596,17 @@ class MemoryStore:
     @functools.cached_property
     def _ratings(self) -> _RatingTable:
         return _RatingTable()
+
+    # -- the moderators' list (BanList) ------------------------------------------------------------
+
+    def put_ban(self, key: str, entry: bytes) -> Awaitable[None]:
+        return self._run("put_ban", lambda: self._bans.__setitem__(key, bytes(entry)))
+
+    def lift_ban(self, key: str) -> Awaitable[bool]:
+        return self._run("lift_ban", lambda: self._bans.pop(key, None) is not None)
+
+    def bans(self) -> Awaitable[dict[str, bytes]]:
+        return self._run("bans", lambda: dict(self._bans))
 
     def put_rating(self, player: str, preset: str, rating: int, ttl: float) -> Awaitable[None]:
         ttl = check_ttl(ttl)

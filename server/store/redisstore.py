@@ -44,6 +44,8 @@ Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
     P{arena:CODE}:done   set     what the arena did once (the races it scored, its end)
     P arenas             set     the live arenas' codes
     P NAME:lease         string  the holder of a lease (the arenas' pairing: arena); PX its TTL
+    P bans               hash    the moderators' list: name:FOLD, address:IP, network:CIDR,
+                                 reserved:FOLD -> the entry (server/shell/moderation.py); no TTL
 
 The braces are Redis Cluster hash tags: every key of one room hashes to one slot, so each atomic
 update of a room (a Lua script: the append, ``expire``) runs on one node; sessions are spread by their
@@ -1027,6 +1029,31 @@ class RedisStore:
 
     def rating_key(self, player: str, preset: str) -> str:
         return f"{self.prefix}{{player:{player}}}:rating:{preset}"
+
+    # -- the moderators' list (BanList): one hash, P bans ---------------------------------------------
+
+    @property
+    def bans_key(self) -> str:
+        return f"{self.prefix}bans"
+
+    def put_ban(self, key: str, entry: bytes) -> Awaitable[None]:
+        async def call() -> None:
+            await self._redis.hset(self.bans_key, key, entry)
+
+        return self._run("put_ban", "keep a ban", call)
+
+    def lift_ban(self, key: str) -> Awaitable[bool]:
+        async def call() -> bool:
+            return bool(await self._redis.hdel(self.bans_key, key))
+
+        return self._run("lift_ban", "lift a ban", call)
+
+    def bans(self) -> Awaitable[dict[str, bytes]]:
+        async def call() -> dict[str, bytes]:
+            raw: dict[Any, Any] = await self._redis.hgetall(self.bans_key)
+            return {_bytes(k).decode(): _bytes(v) for k, v in raw.items()}
+
+        return self._run("bans", "read the bans", call)
 
     def put_rating(self, player: str, preset: str, rating: int, ttl: float) -> Awaitable[None]:
         ms = ttl_ms(ttl)

@@ -186,6 +186,12 @@ function onEvent(type, body) {
     toast(`Your ${PRESETS[body.preset]?.title ?? body.preset} rating: ${ratingText(body)}`);
     return render();
   }
+  if (type === "notice") {
+    // From the server's operators (docs/admin.md): shown for a while; a closed room takes us to the lobby.
+    if (body.room && room?.room === body.room) leftRoom(body.text);
+    toast(body.text, 15000);
+    return render();
+  }
   if (!room) return;
   if (type === "matching") {
     S.match = { ...body, room: room.room, at: Date.now() };
@@ -548,13 +554,13 @@ async function rematch() {
 // -- views -------------------------------------------------------------------------------------
 
 let toastTimer = null;
-function toast(text) {
+function toast(text, ms = 4000) {
   S.toast = text;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => {
     S.toast = "";
     document.getElementById("toast").textContent = "";
-  }, 4000);
+  }, ms);
   document.getElementById("toast").textContent = text;
 }
 

@@ -7,7 +7,9 @@
 import { decode, encode } from "@msgpack/msgpack";
 
 export const SUBPROTOCOL = "seahaven.v1";
-const FINAL_CLOSES = new Set([4000, 4001]); // wrong version; replaced by another tab or device
+// Wrong version; replaced by another tab or device; removed by the server's moderators (4003, try
+// another node, is a drop like any other: back in a second, through the balancer).
+const FINAL_CLOSES = new Set([4000, 4001, 4004]);
 
 export class ServerError extends Error {
   constructor(body) {
