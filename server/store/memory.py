@@ -184,8 +184,9 @@ class MemoryStore:
         log = self._live_log(room, now)
         length = 0 if log is None else len(log.events)
         memos = self._memos.get(room, {}) if log is not None else {}
-        if request is not None and request.player in memos and memos[request.player][0] >= request.seq:
-            seq, reply = memos[request.player]
+        memo = memos.get(request.player) if request is not None and not request.ends_stay else None
+        if request is not None and memo is not None and memo[0] >= request.seq:
+            seq, reply = memo
             return Duplicate(length, reply if seq == request.seq else None)
         if length != expected:
             return Behind(length, [] if log is None else list(log.events[expected:]))
@@ -196,7 +197,9 @@ class MemoryStore:
             self._marks.setdefault(room, set()).update(archive)
         log.events.extend(bytes(event) for event in events)
         log.deadline = self._deadline(room, now, ttl)
-        if request is not None:
+        if request is not None and request.ends_stay:
+            self._memos.get(room, {}).pop(request.player, None)
+        elif request is not None:
             self._memos.setdefault(room, {})[request.player] = (request.seq, bytes(request.reply))
         if holder is not None:
             log.holders.add(holder)

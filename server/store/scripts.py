@@ -49,6 +49,8 @@ return length
 # While the room has marks (a finished race not yet in the database), the log, the replies and the
 # holders are PERSISTed instead of given the TTL: the log outlives its TTL until archived. That costs
 # one EXISTS per append of a room without marks (an append that marks needs none).
+# An empty reply ARGV[5] (no frame is empty) ends the player's stay (Request.stay_ended, a leave):
+# nothing is checked and the player's memo is deleted, so a later stay starts with none.
 # Replies: {length} stored; {-1, length, gap} the log is not as expected (gap: its events
 # from the expected length on); {-2, length, reply or nil} the request was stored before (nil: a later
 # request replaced it, or its memo's format (player..':v', absent = 1) is newer than MEMO_FORMAT).
@@ -57,7 +59,7 @@ return length
 APPEND_AT = """
 local length = redis.call('LLEN', KEYS[1])
 local player = ARGV[3]
-if player ~= '' and length > 0 then
+if player ~= '' and ARGV[5] ~= '' and length > 0 then
     local seen = tonumber(redis.call('HGET', KEYS[2], player) or '-1')
     if seen >= tonumber(ARGV[4]) then
         local reply = false
@@ -88,7 +90,9 @@ end
 for i = 9, #ARGV, 1000 do
     length = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
-if player ~= '' then
+if player ~= '' and ARGV[5] == '' then
+    redis.call('HDEL', KEYS[2], player, player .. ':r', player .. ':v')
+elseif player ~= '' then
     redis.call('HSET', KEYS[2], player, ARGV[4], player .. ':r', ARGV[5], player .. ':v', MEMO_FORMAT)
 end
 local others = redis.call('SCARD', KEYS[3])
