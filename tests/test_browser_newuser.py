@@ -28,7 +28,7 @@ from protocol.messages import (
     RoomState,
     Started,
 )
-from seahaven import Board, Move, parse_board
+from seahaven import Board, Move, parse_board, to_board_text
 from seahaven.solver import solve
 from tests.browser_pages import AUTO_OFF, WAIT_MS, chromium, js, key_move
 from tests.server_proc import ServerProcess
@@ -272,7 +272,43 @@ async def test_the_deal_is_shown_once_dealt(server: ServerProcess, browser: Brow
     page = await open_page(browser, http(server), "Sol")
     py = await race_against_py(server, page)
     assert await page.inner_text("#deal") == "Deal SH1-ST-0001G · practise it alone"
+    link = await page.get_attribute("#solo-link", "href")
+    assert link == http(server, "/solo/SH1-ST-0001G")
     await py.close()
+    no_errors(page)
+
+
+@pytest.mark.parametrize("phone", [False, True])
+async def test_a_deals_link_opens_it_for_practice_alone_with_auto_move(
+    server: ServerProcess, browser: Browser, phone: bool
+) -> None:
+    """Solo practice on any deal by its link: moves judged on the page, the same auto-move."""
+    page = await open_page(browser, http(server, "/solo/sh1-st-0001g"), None, phone=phone, auto=True)
+    await page.wait_for_selector("#solo-h", timeout=WAIT_MS)
+    assert await js(page, "window.seahaven.board.text()") == to_board_text(Board.deal("seahaven", 1))
+    board = Board.deal("seahaven", 1)
+    for move in SOLUTION:
+        if board.is_legal(move):
+            await key_move(page, move)
+            await page.wait_for_function("() => window.seahaven.pending.length === 0", timeout=WAIT_MS)
+            board = parse_board(str(await js(page, "window.seahaven.board.text()")), "seahaven")
+        if board.is_won():
+            break
+    await page.wait_for_selector("#moment", timeout=WAIT_MS)
+    assert await page.inner_text("#moment") == "You won!"
+    assert await js(page, "document.documentElement.scrollWidth") == (PHONE if phone else DESKTOP)["width"]
+    await page.click("#rematch")  # the deal again
+    await page.wait_for_function("() => window.seahaven.room.phase === 'racing'", timeout=WAIT_MS)
+    assert await js(page, "window.seahaven.board.progress") == 0
+    await page.click("#leave")
+    await page.wait_for_url(http(server, "/"), timeout=WAIT_MS)
+    no_errors(page)
+
+
+async def test_a_mistyped_deal_link_says_why_and_shows_the_lobby(server: ServerProcess, browser: Browser) -> None:
+    page = await open_page(browser, http(server, "/solo/SH1-ST-0001H"), None)
+    await page.wait_for_selector("#name", timeout=WAIT_MS)
+    assert "check character" in await toast(page)
     no_errors(page)
 
 

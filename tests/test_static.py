@@ -52,7 +52,8 @@ def test_the_app_page_is_served_at_the_root_and_for_room_and_challenge_links() -
     assert root.header("Content-Type") == "text/html; charset=utf-8"
     assert root.header("Cache-Control") == "no-cache"
     assert root.body == (WEBROOT / "index.html").read_bytes()
-    for link in ("/r/3R12R9", "/r/3r12r9", "/r/3R12R9?from=chat", "/?x=1", "/c/7KQ2M9XD", "/c/00000000?from=chat"):
+    links = ("/r/3R12R9", "/r/3r12r9", "/r/3R12R9?from=chat", "/?x=1", "/c/7KQ2M9XD", "/c/00000000?from=chat")
+    for link in (*links, "/solo/SH1-ST-0001G", "/solo/sh1-fc-0bpeh"):
         page = static_response(link)
         assert page.status == 200 and page.body == root.body, link
 
@@ -121,6 +122,10 @@ def test_the_records_page_is_served_for_replays_players_and_boards() -> None:
         "/boards/",
         "/boards/seahaven",
         "/c/",
+        "/solo/",
+        "/solo/SH1-ST-01",
+        "/solo/SH1-ST-0001G/x",
+        "/solo/SH2-ST-0001G",
         "/c/7KQ2M9X",  # a challenge id has 8 characters of the room codes' alphabet
         "/c/7KQ2M9XDE",
         "/c/7kq2m9xd",

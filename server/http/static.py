@@ -3,8 +3,9 @@
 Only files found in ``server/http/webroot`` when the module first serves are ever sent: a
 request names one by a strict pattern and is looked up in that table, never joined to a
 filesystem path, so ``..``, encoded dots, backslashes and absolute paths cannot reach
-anything else. ``/``, ``/r/CODE`` (a room link) and ``/c/ID`` (a ghost challenge's) get the app
-page; ``/races/RACE_ID``, ``/players/PLAYER`` and ``/boards`` the records page (a replay, a
+anything else. ``/``, ``/r/CODE`` (a room link), ``/c/ID`` (a ghost challenge's) and
+``/solo/DEALCODE`` (practice alone on a deal) get the app page; ``/races/RACE_ID``,
+``/players/PLAYER`` and ``/boards`` the records page (a replay, a
 player's page, the leaderboards: it reads the rest from ``/api/v1``); hashed assets are cached for
 a year, the pages are revalidated every time so a new build shows at once.
 """
@@ -27,6 +28,9 @@ _APP_PAGE: Final = "index.html"
 _ROOM_LINK: Final = re.compile(r"/r/[0-9A-Za-z]{4,12}")
 # A ghost challenge's id as the challenge reply gives it (server/play/challenges.py).
 _CHALLENGE_LINK: Final = re.compile(f"/c/[{CODE_ALPHABET}]{{{CHALLENGE_LEN}}}")
+# Solo practice on a deal, named by its deal code (docs/deals.md: SH1, a preset tag, 4 to 8 base-32
+# digits and a check character; any case, as people type them).
+_SOLO_LINK: Final = re.compile(r"/solo/[Ss][Hh]1-[0-9A-Za-z]{2}-[0-9A-Za-z]{5,9}")
 _RECORDS_PAGE: Final = "records.html"
 _RECORDS_LINK: Final = re.compile(
     # A race id as result.race_id gives it: CODE-N-TAG (server/rooms/raceid.py).
@@ -96,7 +100,7 @@ def static_response(path: str) -> Reply:
 
 def _page_of(route: str) -> str | None:
     """The page ``route`` shows (the race client's or the records'), or None: not a page."""
-    if route == "/" or _ROOM_LINK.fullmatch(route) or _CHALLENGE_LINK.fullmatch(route):
+    if route == "/" or any(link.fullmatch(route) for link in (_ROOM_LINK, _CHALLENGE_LINK, _SOLO_LINK)):
         return _APP_PAGE
     if _RECORDS_LINK.fullmatch(route):
         return _RECORDS_PAGE

@@ -12,6 +12,7 @@ import { OWN_KEYS, keyAction } from "./keys.js";
 import { patch } from "./patch.js";
 import { applyEvent, initialState, leftRoom, roomOfPath } from "./state.js";
 import { pageParts, tick } from "./views.js";
+import { SoloConnection, soloOfPath } from "./solo.js";
 
 const KEY = {
   name: "seahaven.name",
@@ -232,9 +233,32 @@ export function createApp(win = window) {
     act[name](...args);
   }
 
+  /** Practice alone on the deal a /solo/ link names: a stand-in connection judges the moves. */
+  function solo(code) {
+    try {
+      S.conn = new SoloConnection(code, store.getItem(KEY.name) || "you", { onEvent, onLeave: () => win.location.assign("/") });
+    } catch (e) {
+      S.conn = null;
+      app.url("/");
+      app.say(`That deal link does not work: ${e.message}.`);
+      return false;
+    }
+    S.status = "online";
+    S.me = { player: "solo", name: S.conn.name };
+    S.conn.begin();
+    return true;
+  }
+
   /** Connect (unless a challenge's page, which connects when its challenge is raced) and start the timers. */
   function start() {
     if (store.getItem(KEY.four)) document.body.classList.add("four-colour");
+    const practice = soloOfPath(win.location.pathname);
+    if (practice && solo(practice)) {
+      document.addEventListener("keydown", onKey);
+      setInterval(() => tick(S), 250);
+      return render();
+    }
+    if (practice && S.view === "room") S.view = "lobby";
     document.addEventListener("keydown", onKey);
     setInterval(() => tick(S), 250);
     setInterval(act.refreshRooms, 4000);

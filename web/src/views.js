@@ -263,19 +263,19 @@ function roomView(app) {
     room.rated ? "rated" : "unrated",
     mine ? `your rating ${ratingText(mine)}` : null,
   ].filter(Boolean);
-  const resigns = room.role === "racer" && room.phase === "racing" && ["racing", "stuck"].includes(S.mine?.status);
+  const resigns = !room.solo && room.role === "racer" && room.phase === "racing" && ["racing", "stuck"].includes(S.mine?.status);
   const parts = [
     h(
       "div",
       { class: "room-head" },
-      h("h2", {}, `Room `, h("span", { class: "code", id: "room-code" }, room.room)),
+      room.solo ? h("h2", { id: "solo-h" }, "Practice, alone") : h("h2", {}, `Room `, h("span", { class: "code", id: "room-code" }, room.room)),
       h("span", { class: "muted facts" }, facts.join(" · ")),
       room.role === "spectator" ? h("span", { class: "badge" }, "watching") : null,
       h("span", { class: "clock", id: "clock", "aria-label": "race clock" }, ""),
       h("button", { class: "quiet", id: "leave", onclick: () => (!resigns || confirm("Leaving resigns this race. Leave?")) && act.leave() }, "Leave"),
     ),
   ];
-  if (room.deal && room.phase !== "waiting" && room.phase !== "countdown") parts.push(dealLine(room));
+  if (room.deal && room.phase !== "waiting" && room.phase !== "countdown") parts.push(dealLine(room, location.origin));
   if (room.phase === "waiting" || room.phase === "countdown") {
     const alone = room.role === "racer" && room.racers.length === 1;
     parts.push(
@@ -303,8 +303,9 @@ function roomView(app) {
 }
 
 /** The deal the room races, once it is dealt: its number, and a link to practise it alone. */
-function dealLine(room) {
-  const practice = `/solo/${room.preset}/${room.deal}`;
+function dealLine(room, origin) {
+  const practice = `${origin}/solo/${room.deal}`;
+  if (room.solo) return h("p", { class: "muted deal", id: "deal" }, `Deal ${room.deal} · share it: `, h("a", { href: practice, id: "solo-link" }, practice));
   return h("p", { class: "muted deal", id: "deal" }, `Deal ${room.deal} · `, h("a", { href: practice, id: "solo-link", target: "_blank", rel: "noopener" }, "practise it alone"));
 }
 
@@ -407,7 +408,7 @@ function resultsView(app) {
     room.role === "racer" && me && S.result?.race_id ? challengeOffer(hooks, S.result.race_id) : null,
     room.role === "racer" && me && ghostChallenge(room) ? raceAgainButton(hooks, ghostChallenge(room)) : null,
     room.role === "racer" && me && !ghostChallenge(room)
-      ? h("button", { id: "rematch", onclick: act.rematch, disabled: room.rematch.includes(room.you) }, room.rematch.includes(room.you) ? "Waiting for the others…" : "Rematch")
+      ? h("button", { id: "rematch", onclick: act.rematch, disabled: room.rematch.includes(room.you) }, room.solo ? "Play it again" : room.rematch.includes(room.you) ? "Waiting for the others…" : "Rematch")
       : null,
     h("button", { class: "quiet", onclick: act.leave }, "Back to the lobby"),
   );

@@ -138,3 +138,34 @@ test("auto-finish: once only foundation moves are left, they are the moves", () 
   assert.deepEqual(finishMoves(opening), []);
   assert.equal(parseMove("3c").sa, 0);
 });
+
+test("deal codes read as docs/deals.md defines them, and a mistyped one is refused", async () => {
+  const { dealOfCode, soloOfPath } = await import("../src/solo.js");
+  assert.deepEqual(dealOfCode("SH1-ST-0001G"), { preset: "seahaven", number: 1 });
+  assert.deepEqual(dealOfCode("sh1-fc-0bpeh"), { preset: "freecell", number: 11982 });
+  assert.deepEqual(dealOfCode("SH1-PG-3NQK8NA"), { preset: "penguin", number: 123456789 });
+  assert.throws(() => dealOfCode("SH1-ST-0001H"), /check character/);
+  assert.throws(() => dealOfCode("SH1-XX-0001G"), /unknown preset tag/);
+  assert.equal(soloOfPath("/solo/SH1-ST-0001G"), "SH1-ST-0001G");
+  assert.equal(soloOfPath("/solo/"), null);
+});
+
+test("solo practice judges moves on the page and ends with a result", async () => {
+  const { SoloConnection } = await import("../src/solo.js");
+  const heard = [];
+  const conn = new SoloConnection("SH1-ST-0001G", "Sol", { onEvent: (type, body) => heard.push([type, body]), onLeave: () => heard.push(["left"]) });
+  conn.begin();
+  const S = initialState();
+  S.status = "online";
+  enterRoom(S, heard[0][1]);
+  const opening = FRAMES.ann.find(([type]) => type === "started")[2].board;
+  assert.equal(S.board.text(), opening, "the same deal the server deals as deal 1");
+  const reply = await conn.call("move", { move: "3c" });
+  assert.deepEqual(reply, { progress: 0, moves: 1, status: "racing" });
+  await assert.rejects(conn.call("move", { move: "3c" }), (e) => e.code === "illegal-move");
+  await conn.call("resign");
+  await new Promise((r) => setTimeout(r, 5));
+  assert.equal(heard.at(-1)[0], "result");
+  await conn.call("leave");
+  assert.deepEqual(heard.at(-1), ["left"]);
+});
