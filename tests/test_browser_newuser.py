@@ -388,3 +388,38 @@ async def test_auto_move_plays_safe_cards_home_as_moves_the_server_counts(
     assert await page.inner_text("#moment") == "You won!"
     await py.close()
     no_errors(page)
+
+
+async def test_offline_a_move_is_not_dropped_without_a_word_and_the_phone_header_holds(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Bug 11 at 390x844: offline, moves were dropped silently; the status text broke the header."""
+    page = await open_page(browser, http(server), "Ona", phone=True)
+    py = await race_against_py(server, page)
+    await js(
+        page,
+        "(window.reopen = window.seahaven.conn.open.bind(window.seahaven.conn), window.seahaven.conn.open = () => {})",
+    )
+    await js(page, "window.seahaven.conn.drop()")
+    await page.wait_for_function("() => window.seahaven.status === 'offline'", timeout=WAIT_MS)
+    await page.tap(".col[data-index='2'] .card:last-child")
+    assert (await toast(page)).startswith("Offline")
+    assert await js(page, "document.querySelector('.bar').scrollWidth") <= PHONE["width"]
+    header = await page.locator(".bar").bounding_box()
+    assert header is not None and header["height"] < 120
+    await js(page, "(window.seahaven.conn.open = window.reopen, window.reopen())")
+    await page.wait_for_function("() => window.seahaven.status === 'online'", timeout=WAIT_MS)
+    await page.tap(".col[data-index='2'] .card:last-child")  # back online: it plays again
+    assert await js(page, "window.seahaven.selected?.index") == 2
+    await py.close()
+    no_errors(page)
+
+
+async def test_the_daily_race_alone_says_it_waits_for_a_rival(server: ServerProcess, browser: Browser) -> None:
+    """Bug 13: alone in the daily race, the page waited without a word and did not say it was the daily race."""
+    page = await open_page(browser, http(server), "Dai")
+    await page.click("text=Race today's deal")
+    await page.wait_for_selector("#alone", timeout=WAIT_MS)
+    assert "daily race" in await page.inner_text("#alone")
+    assert "the daily race" in await page.inner_text(".room-head .facts")
+    no_errors(page)

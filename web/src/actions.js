@@ -131,9 +131,16 @@ export function makeActions(app) {
     if (next) play(next);
   }
 
+  /** Offline in a race, a move is not played: say so rather than drop it without a word. */
+  function offline() {
+    const on = S.room?.phase === "racing" && S.room.role === "racer" && S.status !== "online";
+    if (on) app.say("Offline: the board waits until the connection is back.");
+    return on;
+  }
+
   /** Click (or key) on a place: pick the source, or play onto this place. */
   function pick(area, index, depth = null) {
-    if (!racing(S)) return;
+    if (offline() || !racing(S)) return;
     const board = S.board;
     const sel = S.selected;
     if (sel && sel.area === area && sel.index === index) {
@@ -153,7 +160,7 @@ export function makeActions(app) {
 
   /** A drag let go over a place: that move, or the reason it is not one (never a new selection). */
   function drop(from, area, index) {
-    if (!racing(S)) return;
+    if (offline() || !racing(S)) return;
     return play(mv(from.area, from.index, area, area === FOUNDATION ? 0 : index, from.n));
   }
 

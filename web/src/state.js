@@ -180,6 +180,9 @@ export function racing(S) {
   return S.status === "online" && room?.phase === "racing" && room.role === "racer" && S.board !== null && S.mine?.status === "racing";
 }
 
+/** Racing but for the connection: the board takes clicks (offline they are answered in words). */
+export const inRace = (S) => S.room?.phase === "racing" && S.room.role === "racer" && S.board !== null && S.mine?.status === "racing";
+
 /** Undo is offered: a room with undo, racing, and I am still in the race (not resigned or done). */
 export const canUndo = (S) => Boolean(S.room?.undo && S.room.phase === "racing" && S.board && ["racing", "stuck"].includes(S.mine?.status));
 

@@ -8,7 +8,7 @@ import { accountView } from "./account.js";
 import { challengeOffer, challengeView, ghostChallenge, raceAgainButton } from "./challenge.js";
 import { racerMarks } from "./marks.js";
 import { KEYS_HELP } from "./keys.js";
-import { canHint, canUndo, destinations, plural, racing, ratingText, resultLine, standingTime, statusText } from "./state.js";
+import { canHint, canUndo, destinations, inRace, plural, ratingText, resultLine, standingTime, statusText } from "./state.js";
 
 export function formatTime(ms) {
   if (ms === null || ms === undefined) return "–";
@@ -346,7 +346,7 @@ function raceView(app) {
       label: "your board",
       selected: S.selected,
       legal: destinations(S),
-      interactive: racing(S),
+      interactive: inRace(S),
       onPick: act.pick,
       onClear: act.clear,
       onDrop: act.drop,
