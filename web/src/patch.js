@@ -1,4 +1,5 @@
-// Rendering only what changed: the page is a list of parts, each [key, build]. A part whose key
+// Rendering only what changed: the page is a list of parts, each [key, build] or [key, build,
+// inner parts] (a container kept by its key, its own parts patched the same way). A part whose key
 // is the one already shown is kept (inputs keep what is typed, the focus stays); another is built
 // and put in its place. When a rebuilt part held the focus, the same place in the new one (same id,
 // or same board place) takes it back, so a move does not leave the focus on <body>.
@@ -8,14 +9,17 @@ const KEY = Symbol("part key");
 export function patch(root, parts) {
   const focus = whereFocus(root);
   let changed = false;
-  parts.forEach(([key, build], i) => {
-    const old = root.children[i];
-    if (old && old[KEY] === key) return;
-    const el = build();
-    el[KEY] = key;
-    if (old) old.replaceWith(el);
-    else root.append(el);
-    changed = true;
+  parts.forEach(([key, build, inner], i) => {
+    let el = root.children[i];
+    if (!el || el[KEY] !== key) {
+      const made = build();
+      made[KEY] = key;
+      if (el) el.replaceWith(made);
+      else root.append(made);
+      el = made;
+      changed = true;
+    }
+    if (inner && patch(el, inner)) changed = true;
   });
   while (root.children.length > parts.length) root.lastElementChild.remove();
   if (changed && focus && !root.contains(document.activeElement)) refocus(root, focus);

@@ -85,12 +85,13 @@ function nameView(app) {
 
 function lobbyParts(app) {
   const { S } = app;
-  return [
+  const inner = [
     ["lobby-create", () => createForm(app)],
     ["lobby-join", () => joinPanel(app)],
-    [`lobby-rooms:${JSON.stringify(S.rooms)}`, () => roomsPanel(app)],
     [`lobby-daily:${JSON.stringify(S.daily)}`, () => dailyPanel(app)],
+    [`lobby-rooms:${JSON.stringify(S.rooms)}`, () => roomsPanel(app)],
   ];
+  return [["lobby", () => h("div", { class: "lobby" }), inner]];
 }
 
 function roomsPanel(app) {
@@ -115,7 +116,7 @@ function roomsPanel(app) {
   );
   return h(
     "section",
-    { class: "card-panel", "aria-labelledby": "rooms-h" },
+    { class: "card-panel rooms-panel", "aria-labelledby": "rooms-h" },
     h("h2", { id: "rooms-h" }, "Public rooms"),
     rows.length
       ? h(
