@@ -224,6 +224,17 @@ async def test_a_refused_drop_says_why_and_undo_goes_after_resigning(server: Ser
         for d in range(10)
         if s != d and not board.is_legal(Move(0, s, 0, d, 1)) and board.columns[d]
     )
+    # While a card is dragged, the places it may go glow; let go where it started, nothing is played.
+    first = await page.locator(".col[data-index='2'] .card:last-child").bounding_box()
+    assert first is not None
+    await page.mouse.move(first["x"] + first["width"] / 2, first["y"] + 10)
+    await page.mouse.down()
+    await page.mouse.move(first["x"] + first["width"] / 2, first["y"] + 60, steps=4)
+    assert await page.locator(".board.dragging .slot.cell.drop").count() >= 1
+    await page.mouse.move(first["x"] + first["width"] / 2, first["y"] + 10, steps=4)
+    await page.mouse.up()
+    assert await page.locator(".drop").count() == 0
+    assert await js(page, "window.seahaven.pending.length") == 0
     start = await page.locator(f".col[data-index='{source}'] .card:last-child").bounding_box()
     end = await page.locator(f".col[data-index='{target}'] .card:last-child").bounding_box()
     assert start is not None and end is not None

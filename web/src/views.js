@@ -188,6 +188,7 @@ function createForm(app) {
   const grade = h("select", { name: "deal_grade" }, ["any", "gentle", "tricky", "fiendish"].map((g) => h("option", { value: g }, g)));
   const bot = h("select", { name: "bot" }, [["", "no"], ["stroll", "stroll"], ["brisk", "brisk"], ["sprint", "sprint"]].map(([v, t]) => h("option", { value: v }, t)));
   const hints = h("input", { name: "hints", type: "checkbox" });
+  const lost = h("input", { name: "lost_notice", type: "checkbox" });
   return h(
     "form",
     {
@@ -203,6 +204,7 @@ function createForm(app) {
         else if (grade.value !== "any") body.deal_grade = grade.value;
         if (bot.value) body.bot = bot.value;
         if (hints.checked) body.hints = true;
+        if (lost.checked) body.lost_notice = true;
         await act.enterWith("create_room", body);
       },
     },
@@ -216,6 +218,7 @@ function createForm(app) {
     h("label", { class: "check" }, pub, " listed in the lobby"),
     h("label", { class: "check" }, undoBox, " undo allowed"),
     h("label", { class: "check" }, hints, " hints allowed"),
+    h("label", { class: "check" }, lost, " tell racers when their position is lost"),
     h("button", { type: "submit" }, "Create room"),
   );
 }

@@ -169,3 +169,14 @@ test("solo practice judges moves on the page and ends with a result", async () =
   await conn.call("leave");
   assert.deepEqual(heard.at(-1), ["left"]);
 });
+
+test("the lost notice is said, and shown until the next race", () => {
+  const frames = FRAMES.ann;
+  const started = frames.findIndex(([type]) => type === "started");
+  const { S } = replay(frames, { upTo: started + 1 });
+  applyEvent(S, "lost", { moves: 2 });
+  assert.equal(S.lost, true);
+  assert.equal(S.said.at(-1), "No win is left from this position: undo, or resign.");
+  applyEvent(S, "started", frames[started][2]);
+  assert.equal(S.lost, false);
+});
