@@ -95,7 +95,21 @@ def static_response(path: str) -> Reply:
         found = files.get(f"assets/{asset.group(1)}") if asset else None
         if found is not None:
             return _response(HTTPStatus.OK, found, _IMMUTABLE)
+    if _MISTYPED_LINK.match(route):
+        return _response(HTTPStatus.NOT_FOUND, _NO_SUCH_LINK, _REVALIDATE)
     return _response(HTTPStatus.NOT_FOUND, _File(b"not found\n", TEXT), _REVALIDATE)
+
+
+# A link a person followed that is not one (a room link mistyped, cut or pasted with more): a page
+# in words with the way back, not a bare text 404.
+_MISTYPED_LINK: Final = re.compile(r"/(?:r|c|solo)(?:/|$)")
+_NO_SUCH_LINK: Final = _File(
+    b'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+    b'<meta name="viewport" content="width=device-width, initial-scale=1"><title>No such link</title></head>'
+    b"<body><h1>No such link</h1><p>A room link looks like /r/3R12R9 and a deal's like /solo/SH1-ST-0001G:"
+    b' check the one you were sent.</p><p><a href="/">Go to the lobby</a></p></body></html>\n',
+    "text/html; charset=utf-8",
+)
 
 
 def _page_of(route: str) -> str | None:
