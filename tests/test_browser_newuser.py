@@ -360,9 +360,11 @@ async def test_a_name_of_spaces_is_refused_and_create_room_is_above_the_fold(
     await page.click("text=Continue")
     assert await page.locator("#name").count() == 1  # still asked
     assert "name" in (await toast(page)).lower()
-    await page.fill("#name", "Zoë")
+    await page.fill("#name", "Zoë \U0001f469\u200d\U0001f4bb")  # an emoji sequence: woman, joiner, laptop
     await page.click("text=Continue")
     await page.wait_for_function("() => window.seahaven.me !== null", timeout=WAIT_MS)
+    assert await js(page, "window.seahaven.me.name") == "Zoë \U0001f469\u200d\U0001f4bb"  # the joiner kept
+    assert await page.inner_text(".bar .net") == "Zoë \U0001f469\u200d\U0001f4bb"
     button = await page.locator("text=Create room").bounding_box()
     assert button is not None and button["y"] + button["height"] <= DESKTOP["height"]
     # The lobby's refresh (every 4 s) leaves what is typed alone.
