@@ -249,6 +249,10 @@ async def test_a_refused_drop_says_why_and_undo_goes_after_resigning(server: Ser
     await key_move(page, SOLUTION[0])
     await page.wait_for_function("() => window.seahaven.pending.length === 0")
     assert "1 move" in await page.inner_text(".controls .mine") and "1 moves" not in await page.inner_text(".mine")
+    assert (await page.inner_text("#live")).startswith("played ")  # moves in the polite live region
+    await page.keyboard.press("5")
+    assert " selected: " in await js(page, "document.getElementById('live').textContent")
+    await page.keyboard.press("Escape")
     focused = await js(page, "document.activeElement === document.body")
     assert focused is False  # the focus stays on the board, not <body>
     await page.keyboard.press("R")

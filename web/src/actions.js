@@ -3,8 +3,16 @@
 // the state `S`, `render()`, `say(text)`, `url(path)` (the address bar), and the opening board's
 // keeping (`keepOpening`, `openingOf`). Moves are played at once on the local board and rolled
 // back if the server refuses them.
-import { FOUNDATION, COLUMN, moveText, mv } from "./rules.js";
+import { FOUNDATION, COLUMN, CELL, cardName, moveText, mv, placeName } from "./rules.js";
 import { enterRoom, finishMoves, hasCard, leftRoom, racing, runFrom, settled, canUndo, canHint } from "./state.js";
+
+/** The selection and where it may go, in words: "ten of spades selected: 2 places, cell a, column 4". */
+function selectionWords(board, sel) {
+  const card = sel.area === COLUMN ? board.cols[sel.index][board.cols[sel.index].length - sel.n] : sel.area === CELL ? board.cells[sel.index] : board.foundationTop(sel.index);
+  const to = board.legalMoves().filter((m) => m.sa === sel.area && m.s === sel.index && m.n === sel.n);
+  const run = sel.n > 1 ? ` and ${sel.n - 1} below` : "";
+  return `${cardName(card)}${run} selected: ${to.length ? to.map((m) => placeName(m.da, m.d)).join(", ") : "nowhere to go"}`;
+}
 
 export function makeActions(app) {
   const S = app.S;
@@ -85,6 +93,7 @@ export function makeActions(app) {
     }
     S.board.push(move);
     S.hint = null;
+    app.announce?.(`played ${moveText(move)}: ${S.board.progress} of 52 home`);
     await settle({ move, undo: false }, "move", { move: moveText(move) });
   }
 
@@ -155,6 +164,7 @@ export function makeActions(app) {
     }
     if (!hasCard(board, area, index)) return;
     S.selected = { area, index, n: area === COLUMN ? runFrom(board, index, depth) : 1 };
+    app.announce?.(selectionWords(board, S.selected));
     app.render();
   }
 

@@ -53,6 +53,10 @@ export function createApp(win = window) {
       el.textContent = text;
     },
     url: (path) => win.history.replaceState(null, "", path),
+    /** Said politely to screen readers only (the live region): selections, places, moves. */
+    announce(text) {
+      S.heard.push(text);
+    },
     // The last race's opening board: a racer's room state after a reload holds only the current
     // board, and undo needs the moves from the opening.
     openingOf(deal) {
@@ -89,6 +93,8 @@ export function createApp(win = window) {
 
   function render() {
     for (const text of S.said.splice(0)) app.say(text);
+    const heard = S.heard.splice(0);
+    if (heard.length) document.getElementById("live").textContent = heard.join(". ");
     if (S.opening) {
       store.setItem(KEY.opening, JSON.stringify(S.opening));
       S.opening = null;

@@ -35,6 +35,7 @@ export function initialState({ view = "lobby", wanted = null, challenge = null }
     outside: 0, // bumped when state kept outside this one changed (account.js, challenge.js): views rebuild
     autoMove: true, // safe moves to the foundations are played by themselves (a toggle, the key m)
     said: [], // what the page should say (toasts), oldest first; the page empties it
+    heard: [], // what the page announces politely (screen readers: rivals' progress), oldest first
     opening: null, // {deal, board}: the race's opening, for the page to keep (undo after a reload)
   };
 }
@@ -78,6 +79,7 @@ export function applyEvent(S, type, body, now = 0) {
     startBoards(S, body.board, [], room.role === "racer" ? [] : room.racers.map((r) => ({ player: r.player, history: [], actions: 0 })));
   } else if (type === "progress") {
     const racer = room.racers.find((r) => r.player === body.player);
+    if (racer && body.player !== room.you && body.progress !== racer.progress) S.heard.push(`${racer.name}: ${body.progress} of 52 home`);
     if (racer) Object.assign(racer, { progress: body.progress, moves: body.moves, status: body.status, time_ms: body.time_ms });
     if (body.player === room.you && S.mine) Object.assign(S.mine, { status: body.status });
     if (body.move !== null && room.role === "spectator") spectate(S, body);
