@@ -71,10 +71,16 @@ def ws(server: ServerProcess) -> str:
     return f"ws://127.0.0.1:{server.port}/"
 
 
-async def open_page(browser: Browser, url: str, name: str | None, *, phone: bool = False, auto: bool = False) -> Page:
-    """A page at ``url`` (1280x800, or a 390x844 touch phone) that has said ``name`` (unless None),
-    recording its console errors and script errors."""
-    context = await browser.new_context(viewport=PHONE if phone else DESKTOP, has_touch=phone)  # type: ignore[arg-type]
+async def open_page(
+    browser: Browser, url: str, name: str | None, *, phone: bool = False, auto: bool = False, reduced: bool = False
+) -> Page:
+    """A page at ``url`` (1280x800, or a 390x844 touch phone; ``reduced``: asking for reduced
+    motion) that has said ``name`` (unless None), recording its console errors and script errors."""
+    context = await browser.new_context(
+        viewport=PHONE if phone else DESKTOP,  # type: ignore[arg-type]
+        has_touch=phone,
+        reduced_motion="reduce" if reduced else "no-preference",
+    )
     if not auto:
         await context.add_init_script(AUTO_OFF)
     page = await context.new_page()
@@ -248,6 +254,7 @@ async def test_a_refused_drop_says_why_and_undo_goes_after_resigning(server: Ser
 
     await key_move(page, SOLUTION[0])
     await page.wait_for_function("() => window.seahaven.pending.length === 0")
+    assert await js(page, "window.seahaven.slid") >= 1  # the card slid to its place
     assert "1 move" in await page.inner_text(".controls .mine") and "1 moves" not in await page.inner_text(".mine")
     assert (await page.inner_text("#live")).startswith("played ")  # moves in the polite live region
     await page.keyboard.press("5")
@@ -439,4 +446,14 @@ async def test_the_daily_race_alone_says_it_waits_for_a_rival(server: ServerProc
     await page.wait_for_selector("#alone", timeout=WAIT_MS)
     assert "daily race" in await page.inner_text("#alone")
     assert "the daily race" in await page.inner_text(".room-head .facts")
+    no_errors(page)
+
+
+async def test_with_reduced_motion_cards_do_not_slide(server: ServerProcess, browser: Browser) -> None:
+    page = await open_page(browser, http(server, "/solo/SH1-ST-0001G"), None, reduced=True)
+    await page.wait_for_selector("#solo-h", timeout=WAIT_MS)
+    await key_move(page, SOLUTION[0])
+    await page.wait_for_function("() => window.seahaven.pending.length === 0", timeout=WAIT_MS)
+    assert await js(page, "window.seahaven.board.stack.length") == 1
+    assert await js(page, "window.seahaven.slid") == 0
     no_errors(page)

@@ -13,6 +13,7 @@ import { patch } from "./patch.js";
 import { applyEvent, initialState, leftRoom, roomOfPath } from "./state.js";
 import { pageParts, tick } from "./views.js";
 import { SoloConnection, soloOfPath } from "./solo.js";
+import { measure, slide } from "./motion.js";
 
 const KEY = {
   name: "seahaven.name",
@@ -100,7 +101,8 @@ export function createApp(win = window) {
       S.opening = null;
     }
     const root = document.getElementById("app");
-    patch(root, pageParts(app));
+    const before = measure(root);
+    if (patch(root, pageParts(app))) S.slid = slide(root, before, win);
     tick(S);
     if (S.view === "name" && !root.contains(document.activeElement)) document.getElementById("name")?.focus();
   }

@@ -34,6 +34,7 @@ export function initialState({ view = "lobby", wanted = null, challenge = null }
     hint: null, // the last hint's move (text), shown until the next move
     outside: 0, // bumped when state kept outside this one changed (account.js, challenge.js): views rebuild
     autoMove: true, // safe moves to the foundations are played by themselves (a toggle, the key m)
+    slid: 0, // cards the last render slid to their place (motion.js; none with reduced motion)
     said: [], // what the page should say (toasts), oldest first; the page empties it
     heard: [], // what the page announces politely (screen readers: rivals' progress), oldest first
     opening: null, // {deal, board}: the race's opening, for the page to keep (undo after a reload)
