@@ -24,7 +24,7 @@ from seahaven.moves import COLUMN_TOKENS, FOUNDATION
 from seahaven.solver import solve
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-SIZES = {"desktop": {"width": 1200, "height": 800}, "phone": {"width": 390, "height": 844}}
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 
 
 def key_moves(page: Page, moves: list[str]) -> None:
@@ -51,6 +51,8 @@ def main() -> int:
             pages = {size: browser.new_page(viewport=vp, has_touch=size == "phone") for size, vp in SIZES.items()}  # type: ignore[arg-type]
             names = {"desktop": "Ann", "phone": "Bob"}
             for size, page in pages.items():
+                # The solver's moves are played one by one: no auto-move to the foundations.
+                page.add_init_script("localStorage.setItem('seahaven.autoMove', 'off')")
                 page.goto(base + "/")
                 page.fill("#name", names[size])
                 page.click("text=Continue")
@@ -95,6 +97,7 @@ def main() -> int:
             key_moves(ann, solution[30:])
             for page, size in ((ann, "desktop"), (bob, "phone")):
                 page.wait_for_selector("#results-h")
+                page.wait_for_timeout(700)  # the result moment has arrived
                 page.locator("#results-h").scroll_into_view_if_needed()
                 page.screenshot(path=DOCS / f"web-results-{size}.png")
             # The records pages: the race's replay a third of the way through Ann's moves, her page.

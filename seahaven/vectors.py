@@ -92,7 +92,8 @@ def _sources(board: Board) -> list[tuple[int, int]]:
 
 
 def position_vector(board: Board) -> dict[str, Any]:
-    """One position: its text, legal moves in order, each move's result, smart moves."""
+    """One position: its text, legal moves in order, each move's result, smart moves, the safe
+    foundation moves (the browser's auto-move)."""
     results: dict[str, str] = {}
     legal = board.legal_moves()
     for move in legal:
@@ -111,6 +112,7 @@ def position_vector(board: Board) -> dict[str, Any]:
         "legal": [str(m) for m in legal],
         "results": results,
         "smart": smart,
+        "safe": [str(m) for m in board.safe_home_moves()],
     }
 
 

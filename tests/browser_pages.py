@@ -15,6 +15,8 @@ from seahaven.moves import CELL, CELL_TOKENS, COLUMN_TOKENS, FOUNDATION
 
 CHROMIUM = "/usr/bin/chromium"
 WAIT_MS = 15_000
+AUTO_OFF = "localStorage.getItem('seahaven.autoMove') || localStorage.setItem('seahaven.autoMove', 'off')"
+"""A page's first script: auto-move off (unless the page set it), for pages that play given moves."""
 
 
 @asynccontextmanager
@@ -29,9 +31,13 @@ async def chromium() -> AsyncIterator[Browser]:
             await browser.close()
 
 
-async def new_page(browser: Browser) -> Page:
-    """A page in a context of its own (its own storage: another device), desktop sized."""
-    page = await (await browser.new_context(viewport={"width": 1200, "height": 900})).new_page()
+async def new_page(browser: Browser, *, auto: bool = False) -> Page:
+    """A page in a context of its own (its own storage: another device), desktop sized; auto-move
+    off unless ``auto`` (AUTO_OFF)."""
+    context = await browser.new_context(viewport={"width": 1200, "height": 900})
+    if not auto:
+        await context.add_init_script(AUTO_OFF)
+    page = await context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     setattr(page, "errors", errors)  # noqa: B010  # read by no_errors()

@@ -707,3 +707,27 @@ async def test_a_clash_whose_catch_up_does_not_fit_loses_the_room_cleanly(
     assert refused.code == ErrorCode.ROOM_NOT_FOUND
     assert state.room not in server.rooms
     assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+async def test_a_racer_who_left_and_rejoins_with_a_new_count_is_seated_again(make_server: MakeServer) -> None:
+    """A session that left a room and dropped is forgotten (``last_seq`` -1), so its next page
+    counts from 1 again: the room must not answer that count from the earlier stay's memory."""
+    server = await make_server()
+    ann = await WsClient.open(url_of(server), "Ann")
+    created = await ann.call(CreateRoom())
+    assert isinstance(created, RoomState)
+    jo = await WsClient.open(url_of(server), "Jo")
+    joined = await jo.call(JoinRoom(room=created.room), seq=2)
+    assert isinstance(joined, RoomState)
+    assert isinstance(await jo.call(Leave(), seq=3), Ok)
+    await ann.expect(Members, where=lambda m: len(m.racers) == 1)
+    await jo.close()
+
+    back = await WsClient.open(url_of(server), "Jo", token=jo.token)
+    assert back.welcome is not None and back.welcome.last_seq == -1 and back.welcome.room is None
+    again = await back.call(JoinRoom(room=created.room), seq=2)  # the same count as the first join
+    assert isinstance(again, RoomState), again
+    assert [r.name for r in again.racers] == ["Ann", "Jo"]
+    seated = await ann.expect(Members, where=lambda m: len(m.racers) == 2)
+    assert [r.player for r in seated.racers] == [ann.player, back.player]
+    assert isinstance(await back.call(Ready(ready=True), seq=3), Ok)  # Jo is in the room: ready works

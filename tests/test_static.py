@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 
 import pytest
@@ -62,9 +63,19 @@ def test_the_app_page_is_served_at_the_root_and_for_room_arena_and_challenge_lin
         "/a/7KQ2M9",
         "/a/7kq2m9",
         "/a/7KQ2M9?from=chat",
+        "/solo/SH1-ST-0001G",
+        "/solo/sh1-fc-0bpeh",
     ):
         page = static_response(link)
         assert page.status == 200 and page.body == root.body, link
+
+
+def test_a_mistyped_room_link_gets_a_page_with_the_way_back() -> None:
+    for link in ("/r/!!", "/r/", "/solo/SH1", "/c/x"):
+        page = static_response(link)
+        assert page.status == 404 and page.header("Content-Type") == "text/html; charset=utf-8", link
+        assert b"No such link" in page.body and b'href="/"' in page.body
+    assert static_response("/nope").body == b"not found\n"
 
 
 def test_assets_are_served_with_their_type_and_cached_for_long() -> None:
@@ -131,6 +142,10 @@ def test_the_records_page_is_served_for_replays_players_and_boards() -> None:
         "/boards/",
         "/boards/seahaven",
         "/c/",
+        "/solo/",
+        "/solo/SH1-ST-01",
+        "/solo/SH1-ST-0001G/x",
+        "/solo/SH2-ST-0001G",
         "/c/7KQ2M9X",  # a challenge id has 8 characters of the room codes' alphabet
         "/c/7KQ2M9XDE",
         "/c/7kq2m9xd",
@@ -147,7 +162,8 @@ def test_the_records_page_is_served_for_replays_players_and_boards() -> None:
 def test_unknown_paths_get_404(path: str) -> None:
     response = static_response(path)
     assert response.status == 404
-    assert response.body == b"not found\n"
+    # A would-be link (/r/, /c/, /solo/) gets the page in words with the way back; the rest a bare 404.
+    assert b"No such link" in response.body if re.match(r"/(r|c|solo)(/|$)", path) else response.body == b"not found\n"
 
 
 @pytest.mark.parametrize("path", TRAVERSALS)

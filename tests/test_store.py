@@ -434,6 +434,19 @@ async def test_marked_rooms_finds_marks_the_index_lacks(store: Store) -> None:
     assert await store.marked_rooms() == rooms[1:]
 
 
+async def test_an_append_that_ends_a_stay_forgets_the_players_memo(store: Store) -> None:
+    """A leave (Request.stay_ended): nothing is checked, and the player's next stay starts with no
+    memo, so its requests are new whatever their seq (a new page counts from 1 again)."""
+    room = new_room()
+    assert await store.append_at(room, [event(1)], SHORT, 0, Request("p", 1, b"r1")) == Stored(1)
+    assert await store.append_at(room, [event(2)], SHORT, 1, Request("p", 5, b"r5")) == Stored(2)
+    assert await store.append_at(room, [event(3)], SHORT, 2, Request.stay_ended("p")) == Stored(3)
+    assert await store.memo(room, "p") is None
+    assert await store.append_at(room, [event(4)], SHORT, 3, Request("p", 1, b"again")) == Stored(4)
+    assert await store.memo(room, "p") == (1, b"again")
+    assert await store.append_at(room, [event(4)], SHORT, 4, Request("p", 1, b"again")) == Duplicate(4, b"again")
+
+
 async def test_a_refused_append_marks_nothing(store: Store, later: Later) -> None:
     room = new_room()
     assert await store.append_at(room, [event(1)], SHORT, 0, Request("p", 1, b"r1")) == Stored(1)

@@ -3,8 +3,9 @@
 Only files found in ``server/http/webroot`` when the module first serves are ever sent: a
 request names one by a strict pattern and is looked up in that table, never joined to a
 filesystem path, so ``..``, encoded dots, backslashes and absolute paths cannot reach
-anything else. ``/``, ``/r/CODE`` (a room link), ``/a/CODE`` (an arena's) and ``/c/ID`` (a ghost
-challenge's) get the app page; ``/races/RACE_ID``, ``/players/PLAYER`` and ``/boards`` the records page (a replay, a
+anything else. ``/``, ``/r/CODE`` (a room link), ``/a/CODE`` (an arena's), ``/c/ID`` (a ghost
+challenge's) and ``/solo/DEALCODE`` (practice alone on a deal) get the app page; ``/races/RACE_ID``,
+``/players/PLAYER`` and ``/boards`` the records page (a replay, a
 player's page, the leaderboards: it reads the rest from ``/api/v1``); hashed assets are cached for
 a year, the pages are revalidated every time so a new build shows at once.
 """
@@ -29,6 +30,9 @@ _ROOM_LINK: Final = re.compile(r"/r/[0-9A-Za-z]{4,12}")
 _ARENA_LINK: Final = re.compile(r"/a/[0-9A-Za-z]{6}")
 # A ghost challenge's id as the challenge reply gives it (server/play/challenges.py).
 _CHALLENGE_LINK: Final = re.compile(f"/c/[{CODE_ALPHABET}]{{{CHALLENGE_LEN}}}")
+# Solo practice on a deal, named by its deal code (docs/deals.md: SH1, a preset tag, 4 to 8 base-32
+# digits and a check character; any case, as people type them).
+_SOLO_LINK: Final = re.compile(r"/solo/[Ss][Hh]1-[0-9A-Za-z]{2}-[0-9A-Za-z]{5,9}")
 _RECORDS_PAGE: Final = "records.html"
 _RECORDS_LINK: Final = re.compile(
     # A race id as result.race_id gives it: CODE-N-TAG (server/rooms/raceid.py).
@@ -93,12 +97,26 @@ def static_response(path: str) -> Reply:
         found = files.get(f"assets/{asset.group(1)}") if asset else None
         if found is not None:
             return _response(HTTPStatus.OK, found, _IMMUTABLE)
+    if _MISTYPED_LINK.match(route):
+        return _response(HTTPStatus.NOT_FOUND, _NO_SUCH_LINK, _REVALIDATE)
     return _response(HTTPStatus.NOT_FOUND, _File(b"not found\n", TEXT), _REVALIDATE)
+
+
+# A link a person followed that is not one (a room link mistyped, cut or pasted with more): a page
+# in words with the way back, not a bare text 404.
+_MISTYPED_LINK: Final = re.compile(r"/(?:r|c|solo)(?:/|$)")
+_NO_SUCH_LINK: Final = _File(
+    b'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+    b'<meta name="viewport" content="width=device-width, initial-scale=1"><title>No such link</title></head>'
+    b"<body><h1>No such link</h1><p>A room link looks like /r/3R12R9 and a deal's like /solo/SH1-ST-0001G:"
+    b' check the one you were sent.</p><p><a href="/">Go to the lobby</a></p></body></html>\n',
+    "text/html; charset=utf-8",
+)
 
 
 def _page_of(route: str) -> str | None:
     """The page ``route`` shows (the race client's or the records'), or None: not a page."""
-    if route == "/" or any(link.fullmatch(route) for link in (_ROOM_LINK, _ARENA_LINK, _CHALLENGE_LINK)):
+    if route == "/" or any(link.fullmatch(route) for link in (_ROOM_LINK, _ARENA_LINK, _CHALLENGE_LINK, _SOLO_LINK)):
         return _APP_PAGE
     if _RECORDS_LINK.fullmatch(route):
         return _RECORDS_PAGE

@@ -216,7 +216,8 @@ class RoomPath:
             await self.table.save(session)
 
         player = session.player
-        outcome = await self.run(held, lambda core, now: core.leave(player, now), then=out_of_the_room)
+        leave: Command = lambda core, now: core.leave(player, now)  # noqa: E731
+        outcome = await self.run(held, leave, then=out_of_the_room, ends_stay=player)
         await self.forget_if_idle(held)  # before the answer: the leaver is out of the room for good
         return outcome
 
@@ -290,13 +291,17 @@ class RoomPath:
         reply: Message | None = None,
         send: bool = True,
         listed_first: bool = False,
+        ends_stay: str | None = None,
     ) -> Outcome:
         """Run ``command`` on the room: store what it caused, ``then`` (stored, not yet told),
         answer ``asker`` (with ``reply`` in place of the core's, when given), send the room its
         frames (unless the caller sends them later), set its timer; then the hooks, after the
-        lock. ``listed_first``: the lobby listing is written before the answer."""
+        lock. ``listed_first``: the lobby listing is written before the answer. ``ends_stay``: the
+        player the command takes out of the room, whose memo the room then forgets (``Request``)."""
         async with Locked(self, held):
-            outcome, lifecycle = await self._locked_run(held, command, asker, then, reply, send, listed_first)
+            outcome, lifecycle = await self._locked_run(
+                held, command, asker, then, reply, send, listed_first, ends_stay
+            )
         if outcome.events:
             await self._committed(held, lifecycle, listed_first)
         return outcome
@@ -310,6 +315,7 @@ class RoomPath:
         reply: Message | None,
         send: bool,
         listed_first: bool,
+        ends_stay: str | None = None,
     ) -> tuple[Outcome, list[Event]]:
         """The path under the lock; the outcome and its lifecycle events (not moves or undos)."""
         for _ in range(MAX_CONFLICTS):
@@ -320,7 +326,7 @@ class RoomPath:
             if not outcome.events:
                 core.commit(outcome, None)
                 break
-            appended, packed = await self._append(held, outcome, asker, frame)
+            appended, packed = await self._append(held, outcome, asker, frame, ends_stay)
             match appended:  # match the append's result
                 case Stored(length=length):
                     held.chain += chain(held.tip(len(core.log)), packed)
@@ -359,7 +365,7 @@ class RoomPath:
         return outcome, lifecycle
 
     async def _append(
-        self, held: HeldRoom, outcome: Outcome, asker: Asker | None, frame: bytes | None
+        self, held: HeldRoom, outcome: Outcome, asker: Asker | None, frame: bytes | None, ends_stay: str | None = None
     ) -> tuple[Appended, list[bytes]]:
         """Append the events if the stored log is the one the core holds, named by its length and
         chain tip (one round trip; the asker's request and reply go with them); the core is aborted
@@ -367,6 +373,8 @@ class RoomPath:
         command (a room whose creation failed is let go). Also the events as packed."""
         core = held.core
         request = Request(asker.session.player, asker.seq, frame) if asker is not None and frame is not None else None
+        if request is None and ends_stay is not None:
+            request = Request.stay_ended(ends_stay)
         events = outcome.events
         # The race's end and its archive mark are stored in one call: no crash can keep one without the other.
         ends = self.archiving and core.room.phase == Phase.FINISHED and _ends(events)

@@ -42,11 +42,20 @@ class StoreError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """The request a room append answers: the player, their seq, and the reply frame to keep."""
+    """The request a room append answers: the player, their seq, and the reply frame to keep.
+    ``ends_stay`` (``Request.stay_ended``): the events take the player out of the room (``leave``):
+    nothing is checked and the room forgets the player's memo, so that a later stay (a new session
+    counting from 1 again, its ``last_seq`` -1 outside a room) is not answered from the earlier
+    one's memory."""
 
     player: str
     seq: int
     reply: bytes
+    ends_stay: bool = False
+
+    @classmethod
+    def stay_ended(cls, player: str) -> Request:
+        return cls(player, -1, b"", ends_stay=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -204,8 +204,9 @@ class MemoryStore:
         log = self._live_log(room, now)
         length = 0 if log is None else len(log.events)
         memos = self._memos.get(room, {}) if log is not None else {}
-        if request is not None and request.player in memos and memos[request.player][0] >= request.seq:
-            seq, reply = memos[request.player]
+        memo = memos.get(request.player) if request is not None and not request.ends_stay else None
+        if request is not None and memo is not None and memo[0] >= request.seq:
+            seq, reply = memo
             return Duplicate(length, reply if seq == request.seq else None)
         if log is not None and tip is not None and expected <= length and _tip(log, expected) != tip:
             return Forked(length, list(log.events))
@@ -221,7 +222,9 @@ class MemoryStore:
             self._marks.setdefault(room, set()).update(archive)
         _extend(log, events)
         log.deadline = self._deadline(room, now, ttl)
-        if request is not None:
+        if request is not None and request.ends_stay:
+            self._memos.get(room, {}).pop(request.player, None)
+        elif request is not None:
             self._memos.setdefault(room, {})[request.player] = (request.seq, bytes(request.reply))
         if holder is not None:
             log.holders.add(holder)

@@ -465,7 +465,10 @@ class RedisStore:
         ms = ttl_ms(ttl)
         races = " ".join(check_races(archive)) if archive else ""
         keys, bell = self._append_keys(room)
-        who: tuple[str, int, bytes] = ("", 0, b"") if request is None else (request.player, request.seq, request.reply)
+        # An empty reply (no frame is empty) asks the script to forget the player's memo: ends_stay.
+        who: tuple[str, int, bytes] = ("", 0, b"")
+        if request is not None:
+            who = (request.player, request.seq, b"" if request.ends_stay else request.reply)
         named = "*" if tip is None else tip
         args: list[bytes | str | int] = [ms, expected, *who, bell, holder or "", races, named, *events]
         link = self._link

@@ -87,6 +87,8 @@ end
 # ARGV[2] events are not the caller's (the whole log); {-2, length, reply or nil} the request was stored
 # before (nil: a later request replaced it, or its memo's format (player..':v', absent = 1) is newer
 # than MEMO_FORMAT).
+# An empty reply ARGV[5] (no frame is empty) ends the player's stay (Request.stay_ended, a leave):
+# nothing is checked and the player's memo is deleted, so a later stay starts with none.
 # KEYS[1] = the room's log, KEYS[2] = its replies (player -> seq, player..':r' -> reply, player..':v' ->
 # the memo's format), KEYS[3] = its holders, KEYS[4] = its archive marks, KEYS[5] = its chain;
 # ARGV[1] = TTL ms.
@@ -95,7 +97,7 @@ APPEND_AT = (
     + """
 local length = redis.call('LLEN', KEYS[1])
 local player = ARGV[3]
-if player ~= '' and length > 0 then
+if player ~= '' and ARGV[5] ~= '' and length > 0 then
     local seen = tonumber(redis.call('HGET', KEYS[2], player) or '-1')
     if seen >= tonumber(ARGV[4]) then
         local reply = false
@@ -133,7 +135,9 @@ for i = 10, #ARGV, 1000 do
     length = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
 push_chain(KEYS[5], before, ARGV, 10, #ARGV)
-if player ~= '' then
+if player ~= '' and ARGV[5] == '' then
+    redis.call('HDEL', KEYS[2], player, player .. ':r', player .. ':v')
+elseif player ~= '' then
     redis.call('HSET', KEYS[2], player, ARGV[4], player .. ':r', ARGV[5], player .. ':v', MEMO_FORMAT)
 end
 local others = redis.call('SCARD', KEYS[3])

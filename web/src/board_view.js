@@ -98,6 +98,7 @@ function attachPointer(root, board, { onPick, onDrop, onClear }) {
       }
       press.n = n;
       press.ghost = ghostOf(root, press);
+      glowTargets(root, board, press);
       root.setPointerCapture?.(e.pointerId);
     }
     press.ghost.style.transform = `translate(${e.clientX - press.x}px, ${e.clientY - press.y}px)`;
@@ -107,6 +108,7 @@ function attachPointer(root, board, { onPick, onDrop, onClear }) {
     const { ghost } = press;
     if (ghost) {
       ghost.remove();
+      unglow(root);
       dragged = true;
       const target = placeOf(document.elementFromPoint(e.clientX, e.clientY));
       const from = { area: press.area, index: press.index, n: press.n };
@@ -119,6 +121,7 @@ function attachPointer(root, board, { onPick, onDrop, onClear }) {
   root.addEventListener("pointerup", finish);
   root.addEventListener("pointercancel", (e) => {
     press?.ghost?.remove();
+    unglow(root);
     press = null;
   });
   root.addEventListener("click", (e) => {
@@ -130,6 +133,23 @@ function attachPointer(root, board, { onPick, onDrop, onClear }) {
     if (place) onPick(place.area, place.index, place.depth);
     else onClear?.(); // a click on the table drops the selection
   });
+}
+
+/** While a run is dragged, the places it may go glow (class "drop"; the board "dragging"). */
+function glowTargets(root, board, press) {
+  root.classList.add("dragging");
+  const card = press.area === COLUMN ? board.cols[press.index][press.depth] : press.area === CELL ? board.cells[press.index] : board.foundationTop(press.index);
+  for (const m of board.legalMoves()) {
+    if (m.sa !== press.area || m.s !== press.index || m.n !== press.n) continue;
+    const index = m.da === FOUNDATION ? suitOf(card) : m.d;
+    const selector = m.da === COLUMN ? `.col[data-area="${COLUMN}"][data-index="${index}"]` : `.slot[data-area="${m.da}"][data-index="${index}"]`;
+    root.querySelector(selector)?.classList.add("drop");
+  }
+}
+
+function unglow(root) {
+  root.classList.remove("dragging");
+  for (const el of root.querySelectorAll(".drop")) el.classList.remove("drop");
 }
 
 /** Cards a drag from this press carries: the run from the pressed card down; 0 when not a run. */

@@ -167,6 +167,24 @@ export class Board {
     return this.home.reduce((a, b) => a + b, 0);
   }
 
+  /** Foundation moves no later play can regret (seahaven/board.py, safe_home_moves): building by
+   * suit every one; in alternating colours aces, 2s and a card whose two lower cards of the other
+   * colour are home. */
+  safeHomeMoves() {
+    const alternate = this.rules.build !== "suit";
+    const sources = [...this.cols.map((col, i) => [COLUMN, i, col.length ? col[col.length - 1] : null]), ...this.cells.map((c, i) => [CELL, i, c])];
+    const moves = [];
+    for (const [area, index, card] of sources) {
+      if (card === null || this.rel(card) !== this.home[suitOf(card)]) continue;
+      if (alternate && this.rel(card) > 1) {
+        const others = isRed(card) ? [0, 3] : [1, 2];
+        if (Math.min(this.home[others[0]], this.home[others[1]]) < this.rel(card)) continue;
+      }
+      moves.push(mv(area, index, FOUNDATION, 0, 1));
+    }
+    return moves;
+  }
+
   isWon() {
     return this.progress === 52;
   }

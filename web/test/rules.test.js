@@ -67,6 +67,16 @@ test("double-click picks the engine's smart move", () => {
   }
 });
 
+test("auto-move plays the engine's safe foundation moves, in its order", () => {
+  let some = 0;
+  for (const p of vectors.positions) {
+    const safe = Board.parse(p.board, p.preset).safeHomeMoves().map(moveText);
+    assert.deepEqual(safe, p.safe, `${p.preset}: ${p.board}`);
+    some += safe.length;
+  }
+  assert.ok(some > 0, "the vectors hold safe moves");
+});
+
 test("move notation reads and writes canonically", () => {
   assert.equal(moveText(parseMove(" #h5 ")), "#H5");
   assert.equal(moveText(parseMove("37:1")), "37");

@@ -1,0 +1,459 @@
+"""What a new user met in the browser client (issue 21), each at the size where it showed, in Debian's
+Chromium against a real server process, every page's console free of errors.
+
+Second visits (a rejoin after Leave, a link while in an old room, a finished room's link), the
+results of racers who did not finish, refusals and undo after resigning, hints, the deal shown,
+the phone layout (racers' states, long names, the lobby), names, focus, and auto-move.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, Page
+
+from protocol.messages import (
+    CreateRoom,
+    JoinRoom,
+    Members,
+    Moved,
+    MoveRequest,
+    Ok,
+    Ready,
+    Resign,
+    Result,
+    RoomState,
+    Started,
+)
+from seahaven import Board, Move, parse_board, to_board_text
+from seahaven.solver import solve
+from tests.browser_pages import AUTO_OFF, WAIT_MS, chromium, js, key_move
+from tests.server_proc import ServerProcess
+from tests.wsclient import WsClient
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+SOLUTION: tuple[Move, ...] = solve(Board.deal("seahaven", 1)).moves
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProcess]:
+    process = ServerProcess("--spectator-delay", "0")
+    try:
+        yield process
+    finally:
+        process.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    async with chromium() as browser:
+        yield browser
+
+
+@pytest_asyncio.fixture(autouse=True, loop_scope="module")
+async def close_pages(browser: Browser) -> AsyncIterator[None]:
+    yield
+    for context in browser.contexts:
+        await context.close()
+
+
+def http(server: ServerProcess, path: str = "/") -> str:
+    return f"http://127.0.0.1:{server.port}{path}"
+
+
+def ws(server: ServerProcess) -> str:
+    return f"ws://127.0.0.1:{server.port}/"
+
+
+async def open_page(
+    browser: Browser, url: str, name: str | None, *, phone: bool = False, auto: bool = False, reduced: bool = False
+) -> Page:
+    """A page at ``url`` (1280x800, or a 390x844 touch phone; ``reduced``: asking for reduced
+    motion) that has said ``name`` (unless None), recording its console errors and script errors."""
+    context = await browser.new_context(
+        viewport=PHONE if phone else DESKTOP,  # type: ignore[arg-type]
+        has_touch=phone,
+        reduced_motion="reduce" if reduced else "no-preference",
+    )
+    if not auto:
+        await context.add_init_script(AUTO_OFF)
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    setattr(page, "errors", errors)  # noqa: B010
+    await page.goto(url)
+    if name is not None:
+        await page.fill("#name", name)
+        await page.click("text=Continue")
+        await page.wait_for_function("() => window.seahaven.me !== null", timeout=WAIT_MS)
+    return page
+
+
+def no_errors(page: Page) -> None:
+    assert getattr(page, "errors") == []  # noqa: B009
+
+
+async def create_room(page: Page, deal: str = "1", *, hints: bool = False) -> str:
+    await page.fill("input[name=deal]", deal)
+    if hints:
+        await page.check("input[name=hints]")
+    await page.click("text=Create room")
+    await page.wait_for_selector("#room-code", timeout=WAIT_MS)
+    return await page.inner_text("#room-code")
+
+
+async def racers_shown(page: Page) -> list[str]:
+    return [re.sub(r"\s+", " ", t) for t in await page.locator("[aria-label='racers'] li .who").all_inner_texts()]
+
+
+async def toast(page: Page) -> str:
+    return await page.inner_text("#toast")
+
+
+async def test_a_racer_who_left_opens_the_link_again_and_is_seated_for_real(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Bug 1 (and 3: no protocol message): the server once served the new page's join from the
+    room's memory of the first stay, so Jo saw herself seated and Gil did not."""
+    gil = await open_page(browser, http(server), "Gil")
+    code = await create_room(gil)
+    jo = await open_page(browser, http(server, f"/r/{code}"), "Jo")
+    await jo.wait_for_selector("#ready")
+    await jo.click("#ready")  # a few requests in this stay
+    await gil.wait_for_function("() => window.seahaven.room.racers.length === 2", timeout=WAIT_MS)
+    await jo.click("#ready")
+    await jo.click("#leave")
+    await jo.wait_for_selector("#create-h", timeout=WAIT_MS)
+    await gil.wait_for_function("() => window.seahaven.room.racers.length === 1", timeout=WAIT_MS)
+
+    await jo.goto(http(server, f"/r/{code}"))  # the link again: a new page, its count from 1
+    await jo.wait_for_selector("#ready", timeout=WAIT_MS)
+    await gil.wait_for_function("() => window.seahaven.room.racers.length === 2", timeout=WAIT_MS)
+    assert await racers_shown(gil) == ["Gil (you)", "Jo"]
+    assert await racers_shown(jo) == ["Gil", "Jo (you)"]
+    assert "answered" not in await toast(jo)
+    await jo.click("#ready")  # Jo is really in the room: Gil sees her ready
+    await gil.wait_for_function(
+        "() => window.seahaven.room.racers.some((r) => r.name === 'Jo' && r.status === 'ready')", timeout=WAIT_MS
+    )
+    assert "not in a room" not in await toast(jo)
+    no_errors(gil)
+    no_errors(jo)
+
+
+async def test_a_room_link_takes_a_racer_out_of_their_old_room_even_a_finished_one(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Bug 2: the page rewrote the address back to the old room; a link means "take me there"."""
+    jo = await open_page(browser, http(server), "Jo")
+    old = await create_room(jo)
+    other = await WsClient.open(ws(server), "Kim")
+    assert isinstance(await other.call(JoinRoom(room=old)), RoomState)
+    assert isinstance(await other.call(Ready()), Ok)
+    await jo.click("#ready")
+    await other.expect(Started)
+    await jo.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
+    assert isinstance(await other.call(Resign()), Ok)
+    await jo.keyboard.press("R")
+    await jo.keyboard.press("R")
+    await jo.wait_for_selector("#results-h", timeout=WAIT_MS)  # the old room is finished
+
+    host = await WsClient.open(ws(server), "Lee")
+    new = await host.call(CreateRoom())
+    assert isinstance(new, RoomState)
+    await jo.goto(http(server, f"/r/{new.room}"))
+    await jo.wait_for_function(f"() => window.seahaven.room?.room === {new.room!r}", timeout=WAIT_MS)
+    await jo.wait_for_selector("#ready", timeout=WAIT_MS)
+    assert jo.url == http(server, f"/r/{new.room}")
+    seated = await host.expect(Members, where=lambda m: len(m.racers) == 2)
+    assert [r.name for r in seated.racers] == ["Lee", "Jo"]
+    await other.close()
+    await host.close()
+    no_errors(jo)
+
+
+async def test_a_finished_rooms_link_says_the_race_is_over_and_shows_its_results(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Bug 3: a finished room's link said "the race has begun"."""
+    ann = await WsClient.open(ws(server), "Ann")
+    bob = await WsClient.open(ws(server), "Bob")
+    state = await ann.call(CreateRoom(deal_number=1))
+    assert isinstance(state, RoomState)
+    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
+    for client in (ann, bob):
+        assert isinstance(await client.call(Ready()), Ok)
+    for client in (ann, bob):
+        await client.expect(Started)
+    for move in SOLUTION:
+        assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
+    await bob.expect(Result)
+
+    page = await open_page(browser, http(server, f"/r/{state.room}"), "Cy")
+    await page.wait_for_selector("#results-h", timeout=WAIT_MS)
+    assert await toast(page) == "That race is over: here are its results."
+    assert await page.inner_text("#moment") == "Ann won"
+    rows = [re.sub(r"\s+", " ", r) for r in await page.locator(".results tbody tr").all_inner_texts()]
+    assert rows[1].startswith("2 Bob did not finish 0/52 0 –"), rows  # bug 6: not "racing 0:00"
+    await ann.close()
+    await bob.close()
+    no_errors(page)
+
+
+async def race_against_py(server: ServerProcess, page: Page, *, hints: bool = False) -> WsClient:
+    """The page creates a room on deal 1 (with hints?), a protocol client joins, both ready."""
+    code = await create_room(page, hints=hints)
+    py = await WsClient.open(ws(server), "Py")
+    assert isinstance(await py.call(JoinRoom(room=code)), RoomState)
+    assert isinstance(await py.call(Ready()), Ok)
+    await page.click("#ready")
+    await py.expect(Started)
+    await page.wait_for_function("() => window.seahaven.room?.phase === 'racing' && document.querySelector('.board')")
+    return py
+
+
+async def test_a_refused_drop_says_why_and_undo_goes_after_resigning(server: ServerProcess, browser: Browser) -> None:
+    """Bugs 9 and 10, and 14's grammar and focus, at 1280x800."""
+    page = await open_page(browser, http(server), "Dee")
+    py = await race_against_py(server, page)
+    board = Board.deal("seahaven", 1)
+    source, target = next(
+        (s, d)
+        for s in range(10)
+        for d in range(10)
+        if s != d and not board.is_legal(Move(0, s, 0, d, 1)) and board.columns[d]
+    )
+    # While a card is dragged, the places it may go glow; let go where it started, nothing is played.
+    first = await page.locator(".col[data-index='2'] .card:last-child").bounding_box()
+    assert first is not None
+    await page.mouse.move(first["x"] + first["width"] / 2, first["y"] + 10)
+    await page.mouse.down()
+    await page.mouse.move(first["x"] + first["width"] / 2, first["y"] + 60, steps=4)
+    assert await page.locator(".board.dragging .slot.cell.drop").count() >= 1
+    await page.mouse.move(first["x"] + first["width"] / 2, first["y"] + 10, steps=4)
+    await page.mouse.up()
+    assert await page.locator(".drop").count() == 0
+    assert await js(page, "window.seahaven.pending.length") == 0
+    start = await page.locator(f".col[data-index='{source}'] .card:last-child").bounding_box()
+    end = await page.locator(f".col[data-index='{target}'] .card:last-child").bounding_box()
+    assert start is not None and end is not None
+    await page.mouse.move(start["x"] + start["width"] / 2, start["y"] + 10)
+    await page.mouse.down()
+    await page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=8)
+    await page.mouse.up()
+    assert await js(page, "window.seahaven.selected") is None  # the card dropped on is not selected
+    assert len(await toast(page)) > 10  # the reason, in words
+    assert await js(page, "window.seahaven.pending.length") == 0
+
+    await key_move(page, SOLUTION[0])
+    await page.wait_for_function("() => window.seahaven.pending.length === 0")
+    assert await js(page, "window.seahaven.slid") >= 1  # the card slid to its place
+    assert "1 move" in await page.inner_text(".controls .mine") and "1 moves" not in await page.inner_text(".mine")
+    assert (await page.inner_text("#live")).startswith("played ")  # moves in the polite live region
+    await page.keyboard.press("5")
+    assert " selected: " in await js(page, "document.getElementById('live').textContent")
+    await page.keyboard.press("Escape")
+    focused = await js(page, "document.activeElement === document.body")
+    assert focused is False  # the focus stays on the board, not <body>
+    await page.keyboard.press("R")
+    await page.keyboard.press("R")
+    await page.wait_for_function("() => window.seahaven.mine?.status === 'resigned'", timeout=WAIT_MS)
+    assert await page.locator("#undo:not([disabled])").count() == 0  # no undo once resigned
+    await page.keyboard.press("u")
+    assert await js(page, "window.seahaven.pending.length") == 0
+    await py.close()
+    no_errors(page)
+
+
+async def test_a_room_with_hints_has_a_hint_button_and_key(server: ServerProcess, browser: Browser) -> None:
+    """Bug 4: the hints option did nothing in the browser."""
+    page = await open_page(browser, http(server), "Hal")
+    py = await race_against_py(server, page, hints=True)
+    assert "hints on" in await page.inner_text(".room-head .facts")
+    await page.click("#hint")
+    await page.wait_for_function("() => window.seahaven.hint !== null", timeout=WAIT_MS)
+    hint = await js(page, "window.seahaven.hint")
+    assert isinstance(hint, str) and (await toast(page)) == f"Hint: {hint}"
+    await page.keyboard.press("?")  # the key asks too
+    await page.wait_for_function(
+        "() => window.seahaven.room.racers.find((r) => r.name === 'Hal')?.hints === 2", timeout=WAIT_MS
+    )
+    await py.close()
+    no_errors(page)
+
+
+async def test_the_deal_is_shown_once_dealt(server: ServerProcess, browser: Browser) -> None:
+    """Bug 5: the deal was never shown."""
+    page = await open_page(browser, http(server), "Sol")
+    py = await race_against_py(server, page)
+    assert await page.inner_text("#deal") == "Deal SH1-ST-0001G · practise it alone"
+    link = await page.get_attribute("#solo-link", "href")
+    assert link == http(server, "/solo/SH1-ST-0001G")
+    await py.close()
+    no_errors(page)
+
+
+@pytest.mark.parametrize("phone", [False, True])
+async def test_a_deals_link_opens_it_for_practice_alone_with_auto_move(
+    server: ServerProcess, browser: Browser, phone: bool
+) -> None:
+    """Solo practice on any deal by its link: moves judged on the page, the same auto-move."""
+    page = await open_page(browser, http(server, "/solo/sh1-st-0001g"), None, phone=phone, auto=True)
+    await page.wait_for_selector("#solo-h", timeout=WAIT_MS)
+    assert await js(page, "window.seahaven.board.text()") == to_board_text(Board.deal("seahaven", 1))
+    board = Board.deal("seahaven", 1)
+    for move in SOLUTION:
+        if board.is_legal(move):
+            await key_move(page, move)
+            await page.wait_for_function("() => window.seahaven.pending.length === 0", timeout=WAIT_MS)
+            board = parse_board(str(await js(page, "window.seahaven.board.text()")), "seahaven")
+        if board.is_won():
+            break
+    await page.wait_for_selector("#moment", timeout=WAIT_MS)
+    assert await page.inner_text("#moment") == "You won!"
+    assert await js(page, "document.documentElement.scrollWidth") == (PHONE if phone else DESKTOP)["width"]
+    await page.click("#rematch")  # the deal again
+    await page.wait_for_function("() => window.seahaven.room.phase === 'racing'", timeout=WAIT_MS)
+    assert await js(page, "window.seahaven.board.progress") == 0
+    await page.click("#leave")
+    await page.wait_for_url(http(server, "/"), timeout=WAIT_MS)
+    no_errors(page)
+
+
+async def test_a_mistyped_deal_link_says_why_and_shows_the_lobby(server: ServerProcess, browser: Browser) -> None:
+    page = await open_page(browser, http(server, "/solo/SH1-ST-0001H"), None)
+    await page.wait_for_selector("#name", timeout=WAIT_MS)
+    assert "check character" in await toast(page)
+    no_errors(page)
+
+
+async def test_on_a_phone_each_racer_shows_their_state_and_long_names_stay_inside(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Bugs 7, 8, 12 at 390x844: states hidden, long names past the screen, the lobby cut off."""
+    long = "Bartholomew-Maximilian"
+    host = await WsClient.open(ws(server), long)
+    state = await host.call(CreateRoom())
+    assert isinstance(state, RoomState)
+    page = await open_page(browser, http(server), "Pip", phone=True)
+    await page.wait_for_function(f"() => window.seahaven.rooms.some((r) => r.room === {state.room!r})", timeout=WAIT_MS)
+    join = page.locator(f"button[aria-label='join room {state.room}']")
+    box = await join.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= PHONE["width"] and box["height"] >= 44
+    assert await page.locator(".rooms td.seats").first.is_visible()  # free seats shown
+    await join.click()
+    await page.wait_for_selector("#ready", timeout=WAIT_MS)
+    assert isinstance(await host.call(Ready()), Ok)
+    await page.wait_for_function("() => document.querySelector('.racers li .status')?.textContent === 'ready'")
+    assert await page.locator(".racers li .status").first.is_visible()  # bug 7: the state shows
+    width = await js(page, "document.documentElement.scrollWidth")
+    assert width == PHONE["width"], width  # bug 8: nothing wider than the screen
+    who = page.locator(".racers li .who").first
+    who_box = await who.bounding_box()
+    assert who_box is not None and who_box["x"] + who_box["width"] <= PHONE["width"]
+    await host.close()
+    no_errors(page)
+
+
+async def test_a_name_of_spaces_is_refused_and_create_room_is_above_the_fold(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Bug 14: a name of spaces became "player"; Create room was below the fold at 1280x800."""
+    page = await open_page(browser, http(server), None)
+    await page.fill("#name", "   ")
+    await page.click("text=Continue")
+    assert await page.locator("#name").count() == 1  # still asked
+    assert "name" in (await toast(page)).lower()
+    await page.fill("#name", "Zoë \U0001f469\u200d\U0001f4bb")  # an emoji sequence: woman, joiner, laptop
+    await page.click("text=Continue")
+    await page.wait_for_function("() => window.seahaven.me !== null", timeout=WAIT_MS)
+    assert await js(page, "window.seahaven.me.name") == "Zoë \U0001f469\u200d\U0001f4bb"  # the joiner kept
+    assert await page.inner_text(".bar .net") == "Zoë \U0001f469\u200d\U0001f4bb"
+    button = await page.locator("text=Create room").bounding_box()
+    assert button is not None and button["y"] + button["height"] <= DESKTOP["height"]
+    # The lobby's refresh (every 4 s) leaves what is typed alone.
+    await page.fill("#code", "ABCD")
+    await page.focus("#code")
+    await page.wait_for_timeout(4500)
+    assert await page.input_value("#code") == "ABCD"
+    assert await js(page, "document.activeElement.id") == "code"
+    no_errors(page)
+
+
+async def test_auto_move_plays_safe_cards_home_as_moves_the_server_counts(
+    server: ServerProcess, browser: Browser
+) -> None:
+    page = await open_page(browser, http(server), "Otto", auto=True)
+    py = await race_against_py(server, page)
+    assert await page.is_checked("#auto-move")
+    board = Board.deal("seahaven", 1)
+    played = 0
+    for move in SOLUTION:
+        if not board.is_legal(move):
+            continue  # auto-move played it already
+        await key_move(page, move)
+        board.push(move)
+        await page.wait_for_function("() => window.seahaven.pending.length === 0", timeout=WAIT_MS)
+        board = parse_board(str(await js(page, "window.seahaven.board.text()")), "seahaven")
+        played += 1
+        if board.is_won():
+            break
+    result = await py.expect(Result)
+    me = next(s for s in result.standings if s.name == "Otto")
+    assert me.status == "finished" and me.moves > played  # the auto-moves were moves the server counted
+    await page.wait_for_selector("#moment")
+    assert await page.inner_text("#moment") == "You won!"
+    await py.close()
+    no_errors(page)
+
+
+async def test_offline_a_move_is_not_dropped_without_a_word_and_the_phone_header_holds(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Bug 11 at 390x844: offline, moves were dropped silently; the status text broke the header."""
+    page = await open_page(browser, http(server), "Ona", phone=True)
+    py = await race_against_py(server, page)
+    await js(
+        page,
+        "(window.reopen = window.seahaven.conn.open.bind(window.seahaven.conn), window.seahaven.conn.open = () => {})",
+    )
+    await js(page, "window.seahaven.conn.drop()")
+    await page.wait_for_function("() => window.seahaven.status === 'offline'", timeout=WAIT_MS)
+    await page.tap(".col[data-index='2'] .card:last-child")
+    assert (await toast(page)).startswith("Offline")
+    assert await js(page, "document.querySelector('.bar').scrollWidth") <= PHONE["width"]
+    header = await page.locator(".bar").bounding_box()
+    assert header is not None and header["height"] < 120
+    await js(page, "(window.seahaven.conn.open = window.reopen, window.reopen())")
+    await page.wait_for_function("() => window.seahaven.status === 'online'", timeout=WAIT_MS)
+    await page.tap(".col[data-index='2'] .card:last-child")  # back online: it plays again
+    assert await js(page, "window.seahaven.selected?.index") == 2
+    await py.close()
+    no_errors(page)
+
+
+async def test_the_daily_race_alone_says_it_waits_for_a_rival(server: ServerProcess, browser: Browser) -> None:
+    """Bug 13: alone in the daily race, the page waited without a word and did not say it was the daily race."""
+    page = await open_page(browser, http(server), "Dai")
+    await page.click("text=Race today's deal")
+    await page.wait_for_selector("#alone", timeout=WAIT_MS)
+    assert "daily race" in await page.inner_text("#alone")
+    assert "the daily race" in await page.inner_text(".room-head .facts")
+    no_errors(page)
+
+
+async def test_with_reduced_motion_cards_do_not_slide(server: ServerProcess, browser: Browser) -> None:
+    page = await open_page(browser, http(server, "/solo/SH1-ST-0001G"), None, reduced=True)
+    await page.wait_for_selector("#solo-h", timeout=WAIT_MS)
+    await key_move(page, SOLUTION[0])
+    await page.wait_for_function("() => window.seahaven.pending.length === 0", timeout=WAIT_MS)
+    assert await js(page, "window.seahaven.board.stack.length") == 1
+    assert await js(page, "window.seahaven.slid") == 0
+    no_errors(page)

@@ -1,0 +1,234 @@
+// What the player does: requests to the server and moves on the board. Each action changes the
+// state (state.js) and asks the page to render; the page (main.js) hands in what it owns as `app`:
+// the state `S`, `render()`, `say(text)`, `url(path)` (the address bar), and the opening board's
+// keeping (`keepOpening`, `openingOf`). Moves are played at once on the local board and rolled
+// back if the server refuses them.
+import { FOUNDATION, COLUMN, CELL, cardName, moveText, mv, placeName } from "./rules.js";
+import { enterRoom, finishMoves, hasCard, leftRoom, racing, runFrom, settled, canUndo, canHint } from "./state.js";
+
+/** The selection and where it may go, in words: "ten of spades selected: 2 places, cell a, column 4". */
+function selectionWords(board, sel) {
+  const card = sel.area === COLUMN ? board.cols[sel.index][board.cols[sel.index].length - sel.n] : sel.area === CELL ? board.cells[sel.index] : board.foundationTop(sel.index);
+  const to = board.legalMoves().filter((m) => m.sa === sel.area && m.s === sel.index && m.n === sel.n);
+  const run = sel.n > 1 ? ` and ${sel.n - 1} below` : "";
+  return `${cardName(card)}${run} selected: ${to.length ? to.map((m) => placeName(m.da, m.d)).join(", ") : "nowhere to go"}`;
+}
+
+export function makeActions(app) {
+  const S = app.S;
+
+  /** A request whose error is only said: the reply's body, or null after an error. */
+  async function request(type, body = {}) {
+    try {
+      return await S.conn.call(type, body);
+    } catch (e) {
+      app.say(e.message);
+      return null;
+    }
+  }
+
+  /** Show a room frame: the state takes it, the address bar names it. */
+  function showRoom(body) {
+    enterRoom(S, body, app.openingOf(body.deal));
+    app.url(`/r/${body.room}${body.role === "spectator" ? "?watch" : ""}`);
+    app.render();
+  }
+
+  async function enterWith(type, body) {
+    const room = await request(type, body);
+    if (room) showRoom(room);
+  }
+
+  async function refreshRooms() {
+    if (S.view !== "lobby" || !S.conn?.online) return;
+    try {
+      S.rooms = (await S.conn.call("list_rooms", {})).rooms;
+      S.daily = await S.conn.call("daily_board", { preset: "seahaven" });
+      app.render();
+    } catch {
+      // the next refresh tries again
+    }
+  }
+
+  function backToLobby(why) {
+    leftRoom(S);
+    app.url("/");
+    if (why) app.say(why);
+    app.render(); // the lobby at once; its rooms and today's board follow
+    refreshRooms();
+  }
+
+  /** Go to the room ``code`` names (to race, or to watch): out of the one I am in first, since a
+   * link means "take me there". */
+  async function joinRoom(code, spectate) {
+    if (S.room && S.room.room !== code) {
+      await request("leave");
+      leftRoom(S);
+    }
+    try {
+      showRoom(await S.conn.call("join_room", { room: code, spectate }));
+    } catch (e) {
+      if (e.code === "race-in-progress" && !spectate) {
+        app.say(/over/.test(e.message) ? "That race is over: here are its results." : "The race has begun: you are watching it.");
+        return joinRoom(code, true);
+      }
+      app.say(e.message);
+      if (!S.room) app.url("/");
+      app.render();
+    }
+  }
+
+  async function leave() {
+    await request("leave"); // not-in-room means we are out already
+    backToLobby();
+  }
+
+  async function play(move) {
+    S.selected = null;
+    if (!racing(S)) return app.render();
+    const why = S.board.reason(move);
+    if (why !== null) {
+      app.say(why);
+      return app.render();
+    }
+    S.board.push(move);
+    S.hint = null;
+    app.announce?.(`played ${moveText(move)}: ${S.board.progress} of 52 home`);
+    await settle({ move, undo: false }, "move", { move: moveText(move) });
+  }
+
+  async function undo() {
+    S.selected = null;
+    if (!canUndo(S)) return app.render();
+    const move = S.board.pop();
+    if (!move) {
+      app.say("nothing to undo");
+      return app.render();
+    }
+    S.hint = null;
+    await settle({ move, undo: true }, "undo", {});
+  }
+
+  /** Send an action already shown; roll it (and every later one) back if the server refuses it. */
+  async function settle(action, type, body) {
+    S.pending.push(action);
+    app.render();
+    const gen = S.gen;
+    try {
+      const reply = await S.conn.call(type, body);
+      if (gen !== S.gen) return;
+      S.pending.splice(S.pending.indexOf(action), 1);
+      settled(S, reply);
+    } catch (e) {
+      if (gen !== S.gen) return;
+      const at = S.pending.indexOf(action);
+      for (const later of S.pending.splice(at).reverse()) {
+        if (later.undo) S.board.push(later.move);
+        else S.board.pop();
+      }
+      if (e.code === "offline") app.say(`${type === "undo" ? "undo" : moveText(action.move)} not played: the connection was lost`);
+      else app.say(`${type === "undo" ? "undo" : moveText(action.move)} refused: ${e.message}`);
+    }
+    app.render();
+    if (type === "move" && gen === S.gen) autoMove();
+  }
+
+  /** After a move: the safe foundation moves (when on), each an ordinary move the server judges. */
+  function autoMove() {
+    if (!S.autoMove || !racing(S) || S.pending.length) return;
+    const next = S.board.safeHomeMoves()[0] ?? finishMoves(S.board)[0];
+    if (next) play(next);
+  }
+
+  /** Offline in a race, a move is not played: say so rather than drop it without a word. */
+  function offline() {
+    const on = S.room?.phase === "racing" && S.room.role === "racer" && S.status !== "online";
+    if (on) app.say("Offline: the board waits until the connection is back.");
+    return on;
+  }
+
+  /** Click (or key) on a place: pick the source, or play onto this place. */
+  function pick(area, index, depth = null) {
+    if (offline() || !racing(S)) return;
+    const board = S.board;
+    const sel = S.selected;
+    if (sel && sel.area === area && sel.index === index) {
+      const smart = board.smartMove(area, index);
+      if (smart) return play(smart);
+      app.say("that card has nowhere to go");
+      return;
+    }
+    if (sel) {
+      const move = mv(sel.area, sel.index, area, area === FOUNDATION ? 0 : index, sel.n);
+      if (board.isLegal(move) || !hasCard(board, area, index)) return play(move);
+    }
+    if (!hasCard(board, area, index)) return;
+    S.selected = { area, index, n: area === COLUMN ? runFrom(board, index, depth) : 1 };
+    app.announce?.(selectionWords(board, S.selected));
+    app.render();
+  }
+
+  /** A drag let go over a place: that move, or the reason it is not one (never a new selection). */
+  function drop(from, area, index) {
+    if (offline() || !racing(S)) return;
+    return play(mv(from.area, from.index, area, area === FOUNDATION ? 0 : index, from.n));
+  }
+
+  async function ready() {
+    const room = S.room;
+    if (room.role !== "racer" || (room.phase !== "waiting" && room.phase !== "countdown")) return;
+    const me = room.racers.find((r) => r.player === room.you);
+    await request("ready", { ready: me?.status !== "ready" });
+  }
+
+  async function resign() {
+    await request("resign");
+  }
+
+  async function rematch() {
+    if (S.room.role === "racer") await request("rematch");
+  }
+
+  /** Ask the server for a hint (rooms with hints: the standings count it). */
+  async function hint() {
+    if (!canHint(S)) return;
+    const advice = await request("hint");
+    if (!advice) return;
+    if (advice.kind === "hint") {
+      S.hint = advice.move;
+      app.say(`Hint: ${advice.move}`);
+    } else if (advice.kind === "lost") {
+      S.lost = true;
+      app.say("No win is left from this position" + (S.room.undo ? ": undo, or resign." : "."));
+    } else if (advice.kind === "won") {
+      app.say("The board is won already.");
+    } else {
+      app.say("No hint found in time: ask again in a moment.");
+    }
+    app.render();
+  }
+
+  function toggleAuto() {
+    S.autoMove = !S.autoMove;
+    app.keepAuto(S.autoMove);
+    app.say(`auto-move to the foundations ${S.autoMove ? "on" : "off"}`);
+    app.render();
+    autoMove();
+  }
+
+  const clear = () => {
+    S.selected = null;
+    app.render();
+  };
+  const select = (selection) => {
+    S.selected = selection;
+    app.render();
+  };
+  const watch = (player) => {
+    S.focus = player;
+    app.render();
+  };
+  const say = (text) => app.say(text);
+
+  return { request, showRoom, enterWith, refreshRooms, backToLobby, joinRoom, leave, play, undo, pick, drop, ready, resign, rematch, hint, toggleAuto, autoMove, clear, select, watch, say };
+}

@@ -1,0 +1,146 @@
+// Practice alone on any deal: /solo/DEALCODE opens that deal on the page, no server in the loop.
+// A stand-in for the connection (net.js) answers the same requests a race room would (move, undo,
+// resign, rematch: the deal again, leave), judging moves with rules.js, so the race views, keys
+// and auto-move work unchanged. Deal codes as docs/deals.md defines them (seahaven/codes.py).
+import { dealBoard, MAX_DEAL } from "./dealing.js";
+import { PRESETS, parseMove } from "./rules.js";
+
+const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+const ALIASES = { O: "0", I: "1", L: "1" };
+const BY_TAG = Object.fromEntries(Object.values(PRESETS).map((p) => [p.tag, p.name]));
+
+/** The preset and deal number a deal code names ("SH1-ST-0001G": seahaven #1); throws with the reason. */
+export function dealOfCode(code) {
+  const text = [...code.toUpperCase().replace(/\s+/g, "")].map((ch) => ALIASES[ch] ?? ch).join("");
+  const parts = text.split("-");
+  if (parts.length !== 3 || parts[0] !== "SH1") throw new Error("a deal code reads SH1-TAG-DIGITS");
+  const [, tag, rest] = parts;
+  if (!(tag in BY_TAG)) throw new Error(`unknown preset tag ${tag}`);
+  if (rest.length < 5 || rest.length > 9) throw new Error("a deal code has 4 to 8 digits and a check character");
+  const digits = rest.slice(0, -1);
+  for (const ch of rest) if (!ALPHABET.includes(ch)) throw new Error(`${ch} is not a deal code character`);
+  if (checkChar(tag + digits) !== rest.at(-1)) throw new Error("the check character does not match: a mistyped code?");
+  const number = [...digits].reduce((n, ch) => n * 32 + ALPHABET.indexOf(ch), 0);
+  if (number < 1 || number > MAX_DEAL) throw new Error("that deal number is out of range");
+  return { preset: BY_TAG[tag], number };
+}
+
+/** Luhn mod 32 over ``body``: from the right, values times 2, 1, 2, ...; each product's two base-32 digits summed. */
+function checkChar(body) {
+  let total = 0;
+  [...body].reverse().forEach((ch, i) => {
+    const p = ALPHABET.indexOf(ch) * (i % 2 === 0 ? 2 : 1);
+    total += Math.floor(p / 32) + (p % 32);
+  });
+  return ALPHABET[(32 - (total % 32)) % 32];
+}
+
+/** The deal code a /solo/ path names, or null. */
+export const soloOfPath = (path) => /^\/solo\/([0-9A-Za-z-]{10,14})$/.exec(path)?.[1] ?? null;
+
+const ME = "solo";
+
+/** The connection's stand-in for a solo game of ``code`` (a deal code): ``onEvent`` hears the room
+ * and the result as a race's would be heard; ``onLeave`` when the player leaves. */
+export class SoloConnection {
+  constructor(code, name, { onEvent, onLeave }) {
+    const { preset, number } = dealOfCode(code);
+    this.code = code.toUpperCase();
+    this.preset = preset;
+    this.number = number;
+    this.name = name || "you";
+    this.onEvent = onEvent;
+    this.onLeave = onLeave;
+    this.online = true;
+    this.stopped = false;
+    this.key = null;
+  }
+
+  now() {
+    return Date.now();
+  }
+
+  /** The room frame of a new game (the page's `room` event): racing from now. */
+  begin() {
+    this.board = dealBoard(this.preset, this.number);
+    this.moves = 0;
+    this.status = "racing";
+    this.started = Date.now();
+    const opening = this.board.text();
+    this.onEvent("room", {
+      room: "SOLO",
+      solo: true,
+      you: ME,
+      role: "racer",
+      preset: this.preset,
+      seats: 1,
+      public: false,
+      time_limit: null,
+      undo: true,
+      hints: false,
+      phase: "racing",
+      racers: [this.racer()],
+      spectators: 0,
+      server_time: this.started,
+      starts_at: null,
+      started_at: this.started,
+      deal: this.code,
+      board: opening,
+      history: [],
+      standings: [],
+      rematch: [],
+      watching: [],
+    });
+  }
+
+  racer() {
+    return { player: ME, name: this.name, progress: this.board.progress, moves: this.moves, status: this.status, connected: true, time_ms: null };
+  }
+
+  /** As Connection.call: the reply's body, or a rejection with the reason. */
+  async call(type, body = {}) {
+    if (type === "move" || type === "undo") {
+      if (this.status !== "racing" && !(type === "undo" && this.status === "stuck")) throw refusal("not-racing", "this game is over");
+      if (type === "move") {
+        const move = parseMove(body.move);
+        const why = this.board.reason(move);
+        if (why !== null) throw refusal("illegal-move", why);
+        this.board.push(move);
+      } else if (!this.board.pop()) throw refusal("nothing-to-undo", "nothing to undo");
+      this.moves++;
+      this.status = this.board.isWon() ? "finished" : this.board.isStuck() ? "stuck" : "racing";
+      if (this.status === "finished") setTimeout(() => this.finish("won"), 0);
+      return { progress: this.board.progress, moves: this.moves, status: this.status };
+    }
+    if (type === "resign") {
+      this.status = "resigned";
+      setTimeout(() => this.finish("all-done"), 0);
+      return {};
+    }
+    if (type === "rematch") {
+      setTimeout(() => this.begin(), 0);
+      return {};
+    }
+    if (type === "leave") {
+      this.onLeave();
+      return {};
+    }
+    if (type === "ping") return {};
+    throw refusal("solo", "not in solo practice");
+  }
+
+  finish(reason) {
+    const time = Date.now() - this.started;
+    const standing = { place: 1, player: ME, name: this.name, status: this.status, progress: this.board.progress, moves: this.moves, time_ms: time };
+    this.onEvent("progress", { ...this.racer(), time_ms: time, move: null });
+    this.onEvent("result", { reason, standings: [standing] });
+  }
+
+  open() {}
+  retire() {}
+  drop() {}
+}
+
+function refusal(code, message) {
+  return Object.assign(new Error(message), { code });
+}

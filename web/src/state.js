@@ -1,0 +1,273 @@
+// The race client's state, pure: server messages in, state out. No DOM, no timers, no storage:
+// `node --test` drives it with recorded frames (web/test/state.test.js). What the page must do
+// besides (say something, keep the opening board) comes back as the state's `said` and `opening`.
+import { Board, COLUMN, FOUNDATION, CELL, PRESETS, parseMove } from "./rules.js";
+
+/** A fresh state: `view` is where the page starts, `wanted` the room a /r/CODE link names. */
+export function initialState({ view = "lobby", wanted = null, challenge = null } = {}) {
+  return {
+    conn: null,
+    status: "connecting",
+    statusDetail: "",
+    me: null, // welcome body
+    registering: false, // a register request was sent (once per page)
+    challenge, // the /c/ID page's challenge
+    view,
+    rooms: [],
+    daily: null, // today's daily deal and its board (the server's daily_board reply)
+    room: null, // the last room frame, updated by events
+    board: null, // a racer's board (rules.js Board, with its move stack)
+    pending: [], // optimistic actions still waiting for the server: {move, undo}
+    mine: null, // my own progress, moves, status from `moved`
+    boards: new Map(), // spectator: player -> Board
+    actions: new Map(), // spectator: player -> moves and undos applied
+    focus: null, // spectator: whose board is shown
+    selected: null, // {area, index, n}
+    result: null,
+    gen: 0, // bumps when a room frame replaces the board: late replies to older moves are ignored
+    armed: null, // a key pressed once that needs a second press (R resign, l leave)
+    toast: "",
+    ratings: {}, // preset -> my last `rating` event's body (docs/ratings.md)
+    wanted, // {code, watch} from a /r/CODE link
+    match: null, // quick match's wait for a partner: the last `matching`, with its room and when it came (local ms)
+    lost: false, // the server proved my position unwinnable (`lost`, rooms with lost_notice)
+    hint: null, // the last hint's move (text), shown until the next move
+    outside: 0, // bumped when state kept outside this one changed (account.js, challenge.js): views rebuild
+    autoMove: true, // safe moves to the foundations are played by themselves (a toggle, the key m)
+    slid: 0, // cards the last render slid to their place (motion.js; none with reduced motion)
+    said: [], // what the page should say (toasts), oldest first; the page empties it
+    heard: [], // what the page announces politely (screen readers: rivals' progress), oldest first
+    opening: null, // {deal, board}: the race's opening, for the page to keep (undo after a reload)
+  };
+}
+
+/** The room a /r/CODE link names (/r/CODE?watch: to watch it); null for any other path. */
+export function roomOfPath(pathname, search = "") {
+  const m = /^\/r\/([0-9A-Za-z]{4,12})$/.exec(pathname);
+  return m ? { code: m[1].toUpperCase(), watch: new URLSearchParams(search).has("watch") } : null;
+}
+
+/** A rating as players read it: "1523 +14", "1486? -9" (?: provisional). */
+export const ratingText = (r) => `${r.rating}${r.provisional ? "?" : ""} ${r.change >= 0 ? "+" : ""}${r.change}`;
+
+/** An event (a server message with no `re`) applied to the state. `now`: local ms. */
+export function applyEvent(S, type, body, now = 0) {
+  if (type === "room") return enterRoom(S, body);
+  if (type === "rating") {
+    // The player's, not a room's: it comes in a room or in the lobby.
+    S.ratings[body.preset] = body;
+    S.said.push(`Your ${PRESETS[body.preset]?.title ?? body.preset} rating: ${ratingText(body)}`);
+    return S;
+  }
+  const room = S.room;
+  if (!room) return S;
+  if (type === "matching") {
+    S.match = { ...body, room: room.room, at: now };
+  } else if (type === "members") {
+    Object.assign(room, { racers: body.racers, spectators: body.spectators, rematch: body.rematch });
+  } else if (type === "countdown") {
+    room.starts_at = body.starts_at;
+    room.phase = body.starts_at === null ? "waiting" : "countdown";
+  } else if (type === "started") {
+    Object.assign(room, { phase: "racing", deal: body.deal, started_at: body.started_at, ends_at: body.ends_at, starts_at: null, standings: [] });
+    S.result = null;
+    S.mine = null;
+    S.lost = false;
+    S.hint = null;
+    const opening = Board.parse(body.board, room.preset).progress;
+    for (const r of room.racers) Object.assign(r, { status: "racing", progress: opening, moves: 0, time_ms: null });
+    S.opening = { deal: body.deal, board: body.board };
+    startBoards(S, body.board, [], room.role === "racer" ? [] : room.racers.map((r) => ({ player: r.player, history: [], actions: 0 })));
+  } else if (type === "progress") {
+    const racer = room.racers.find((r) => r.player === body.player);
+    if (racer && body.player !== room.you && body.progress !== racer.progress) S.heard.push(`${racer.name}: ${body.progress} of 52 home`);
+    if (racer) Object.assign(racer, { progress: body.progress, moves: body.moves, status: body.status, time_ms: body.time_ms });
+    if (body.player === room.you && S.mine) Object.assign(S.mine, { status: body.status });
+    if (body.move !== null && room.role === "spectator") spectate(S, body);
+  } else if (type === "result") {
+    room.phase = "finished";
+    room.standings = body.standings;
+    S.result = body;
+    S.selected = null;
+  } else if (type === "lost") {
+    S.lost = true;
+    S.said.push("No win is left from this position" + (room.undo ? ": undo, or resign." : "."));
+  }
+  return S;
+}
+
+/** A `room` frame (the reply to create/join, or an event): it replaces the room and its boards.
+ * `opening`: the kept opening board of this deal, if any (a racer's undo after a reload). */
+export function enterRoom(S, body, opening = null) {
+  S.gen++;
+  if (S.match?.room !== body.room) S.match = null; // moved to a partner's room: the wait is over
+  S.room = body;
+  body.ends_at = body.started_at && body.time_limit ? body.started_at + body.time_limit * 1000 : null;
+  S.view = "room";
+  S.pending = [];
+  S.selected = null;
+  S.lost = false;
+  S.hint = null;
+  S.result = body.phase === "finished" ? { reason: null, standings: body.standings } : null;
+  S.board = null;
+  S.boards.clear();
+  if (body.phase === "racing" || body.phase === "finished") {
+    const mine = body.racers.find((r) => r.player === body.you);
+    S.mine = mine ? { progress: mine.progress, moves: mine.moves, status: mine.status } : null;
+    if (body.role === "racer") startBoards(S, opening?.deal === body.deal ? opening.board : null, body.history, [], body.board);
+    else startBoards(S, body.board, [], body.watching);
+  }
+  return S;
+}
+
+/** A racer's board from the opening and history (so undo works after a reload); spectators' boards. */
+function startBoards(S, opening, myHistory, watching, current = null) {
+  const room = S.room;
+  if (room.role === "racer") {
+    let board = null;
+    if (opening) {
+      try {
+        board = Board.parse(opening, room.preset);
+        for (const text of myHistory) board.push(parseMove(text));
+      } catch {
+        board = null;
+      }
+    }
+    if (current !== null && (board === null || board.text() !== current)) board = Board.parse(current, room.preset);
+    S.board = board;
+    S.mine ??= { progress: board.progress, moves: 0, status: "racing" };
+  } else {
+    for (const w of watching) {
+      const board = Board.parse(opening, room.preset);
+      for (const text of w.history) board.push(parseMove(text));
+      S.boards.set(w.player, board);
+      S.actions.set(w.player, w.actions ?? w.history.length);
+    }
+    if (!S.focus || !S.boards.has(S.focus)) S.focus = watching[0]?.player ?? null;
+  }
+}
+
+function spectate(S, body) {
+  const board = S.boards.get(body.player);
+  const done = S.actions.get(body.player) ?? 0;
+  if (!board || body.moves <= done) return;
+  S.actions.set(body.player, done + 1);
+  if (body.move === "undo") board.pop();
+  else board.push(parseMove(body.move));
+}
+
+/** Out of the room, back in the lobby. */
+export function leftRoom(S) {
+  S.room = null;
+  S.board = null;
+  S.result = null;
+  S.selected = null;
+  S.view = "lobby";
+  return S;
+}
+
+/** A move or undo the server answered: my counts from its reply. */
+export function settled(S, reply) {
+  S.mine = { progress: reply.progress, moves: reply.moves, status: reply.status };
+  const me = S.room?.racers.find((r) => r.player === S.room.you);
+  if (me) Object.assign(me, S.mine);
+  return S;
+}
+
+// -- what the state says, for the views and keys ----------------------------------------------
+
+/** May I play now? Offline nothing is played: the room state that comes with the return is the
+ * board to go on from. */
+export function racing(S) {
+  const room = S.room;
+  return S.status === "online" && room?.phase === "racing" && room.role === "racer" && S.board !== null && S.mine?.status === "racing";
+}
+
+/** Racing but for the connection: the board takes clicks (offline they are answered in words). */
+export const inRace = (S) => S.room?.phase === "racing" && S.room.role === "racer" && S.board !== null && S.mine?.status === "racing";
+
+/** Undo is offered: a room with undo, racing, and I am still in the race (not resigned or done). */
+export const canUndo = (S) => Boolean(S.room?.undo && S.room.phase === "racing" && S.board && ["racing", "stuck"].includes(S.mine?.status));
+
+/** A hint may be asked: the room allows hints and I am racing (or stuck with undo). */
+export const canHint = (S) => Boolean(S.room?.hints && S.room.phase === "racing" && S.room.role === "racer" && S.board && canUndoOrRace(S));
+const canUndoOrRace = (S) => S.mine?.status === "racing" || (S.mine?.status === "stuck" && S.room.undo);
+
+/** The moves that finish the race from here by foundation moves alone, or [] when there are none:
+ * the auto-finish plays them once nothing but the foundations is left to do. */
+export function finishMoves(board) {
+  const copy = board.copy();
+  const moves = [];
+  for (let found = true; found && !copy.isWon(); ) {
+    found = false;
+    for (const m of copy.legalMoves()) {
+      if (m.da === FOUNDATION) {
+        copy.push(m);
+        moves.push(m);
+        found = true;
+        break;
+      }
+    }
+  }
+  return copy.isWon() ? moves : [];
+}
+
+/** Does this place hold a card I could pick up? */
+export function hasCard(board, area, index) {
+  if (area === COLUMN) return board.cols[index].length > 0;
+  if (area === CELL) return board.cells[index] !== null;
+  return board.rules.foundation_takeback && board.home[index] > 0;
+}
+
+/** How many cards a click at ``depth`` picks up: the run from there down, else the exposed card. */
+export function runFrom(board, index, depth) {
+  const col = board.cols[index];
+  if (depth === null || depth >= col.length - 1) return 1;
+  for (let i = depth; i < col.length - 1; i++) if (!board.fits(col[i + 1], col[i])) return 1;
+  return col.length - depth;
+}
+
+/** The length of the run at the foot of a column. */
+export function runLength(board, index) {
+  const col = board.cols[index];
+  let run = 1;
+  for (let i = col.length - 1; i > 0 && board.fits(col[i], col[i - 1]); i--) run++;
+  return run;
+}
+
+/** The legal destinations of the selection, as "area:index" keys. */
+export function destinations(S) {
+  const sel = S.selected;
+  if (!sel || !S.board) return new Set();
+  const found = S.board.legalMoves().filter((m) => m.sa === sel.area && m.s === sel.index && m.n === sel.n);
+  return new Set(found.map((m) => `${m.da}:${m.d}`));
+}
+
+/** A racer's state in words ("did not finish" once the race is over and they were still on). */
+export function statusText(status, finished) {
+  if (finished && status === "racing") return "did not finish";
+  return status;
+}
+
+/** "1 move", "2 moves". */
+export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+const ORDINAL = (n) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] ?? "th")}`;
+
+/** The result's moment in words: who won, and my place ("You won!", "Ann won · you are 2nd of 3"). */
+export function resultLine(room) {
+  const standings = room.standings ?? [];
+  const winner = standings.find((s) => s.place === 1 && s.status === "finished");
+  const me = standings.find((s) => s.player === room.you);
+  const of = standings.length;
+  if (me && winner && winner.player === me.player) return "You won!";
+  const head = winner ? `${winner.name} won` : "Nobody finished";
+  return me ? `${head} · you are ${ORDINAL(me.place)} of ${of}` : head;
+}
+
+/** The time a standing shows: a finisher's time, else a dash. */
+export const standingTime = (s) => (s.status === "finished" ? s.time_ms : null);
+
+/** What a spot of a board is called in the page's place keys ("0:3": cell 3). */
+export const placeKey = (area, index) => `${area}:${index}`;
+export { CELL, COLUMN, FOUNDATION };

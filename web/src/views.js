@@ -1,0 +1,472 @@
+// The views: the state (state.js) in, elements out, wired to the actions (actions.js). Each view
+// is cut into parts with a key saying what they show (patch.js): a part whose key did not change
+// is kept as it is, so a refresh never wipes what is being typed nor moves the focus.
+import { renderBoard } from "./board_view.js";
+import { PRESETS } from "./rules.js";
+import { h } from "./dom.js";
+import { accountView } from "./account.js";
+import { challengeOffer, challengeView, ghostChallenge, raceAgainButton } from "./challenge.js";
+import { racerMarks } from "./marks.js";
+import { KEYS_HELP } from "./keys.js";
+import { canHint, canUndo, destinations, inRace, plural, ratingText, resultLine, standingTime, statusText } from "./state.js";
+
+export function formatTime(ms) {
+  if (ms === null || ms === undefined) return "–";
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function presetOptions(selected) {
+  return Object.values(PRESETS).map((p) => h("option", { value: p.name, selected: p.name === selected }, p.title));
+}
+
+// The account panel and a challenge's page keep their own state (account.js, challenge.js; their
+// fields made once): they are rebuilt at every render, as they expect.
+let always = 0;
+
+/** The parts of the page now, each [key, build]: the header, the view's parts, the keys' help. */
+export function pageParts(app) {
+  const { S } = app;
+  const head = [`head:${S.status}:${S.statusDetail}:${S.me?.name}:${S.view}`, () => header(app)];
+  const views = {
+    name: () => [["name", () => nameView(app)]],
+    account: () => [[`account:${++always}`, () => accountView(app.hooks)]],
+    challenge: () => [[`challenge:${++always}`, () => challengeView(app.hooks, S.challenge)]],
+    lobby: () => lobbyParts(app),
+  };
+  const body = S.view === "room" && S.room ? roomParts(app) : (views[S.view] ?? views.lobby)();
+  return [head, ...body, ...(S.view === "room" ? [["help", () => helpView()]] : [])];
+}
+
+function header(app) {
+  const { S } = app;
+  const online = S.status === "online";
+  const takeBack = () => {
+    S.conn.stopped = false;
+    S.conn.open();
+  };
+  return h(
+    "header",
+    { class: "bar" },
+    h("h1", {}, "Seahaven race"),
+    // The status line is cut to the header's width (style.css); all of it is in its title.
+    S.conn ? h("span", { class: `net ${S.status}`, role: "status", title: S.statusDetail || null }, online ? `${S.me?.name ?? ""}` : S.statusDetail || S.status) : null,
+    // Closed for good (another tab took the session over): only the player may take it back.
+    S.status === "closed" && S.view !== "name" ? h("button", { class: "quiet", onclick: takeBack }, "Play here") : null,
+    S.view === "lobby" ? h("button", { class: "quiet", onclick: app.rename }, "Change name") : null,
+    S.view === "lobby" ? h("button", { class: "quiet", id: "account", onclick: () => app.hooks.show("account") }, "Account") : null,
+    h(
+      "label",
+      { class: "four" },
+      h("input", { type: "checkbox", checked: document.body.classList.contains("four-colour"), onchange: (e) => app.fourColour(e.target.checked) }),
+      " four-colour deck",
+    ),
+  );
+}
+
+function nameView(app) {
+  const { S } = app;
+  const input = h("input", { id: "name", name: "name", maxlength: 24, required: true, autocomplete: "nickname", value: app.storedName() });
+  return h(
+    "form",
+    {
+      class: "card-panel name-form",
+      onsubmit: (e) => {
+        e.preventDefault();
+        app.named(input.value);
+      },
+    },
+    h("h2", {}, S.wanted?.code ? `${S.wanted.watch ? "Watch" : "Join"} race ${S.wanted.code}` : "Race a friend at Seahaven Towers"),
+    h("label", { for: "name" }, "Your name"),
+    input,
+    h("button", { type: "submit" }, "Continue"),
+  );
+}
+
+function lobbyParts(app) {
+  const { S } = app;
+  const inner = [
+    ["lobby-create", () => createForm(app)],
+    ["lobby-join", () => joinPanel(app)],
+    [`lobby-daily:${JSON.stringify(S.daily)}`, () => dailyPanel(app)],
+    [`lobby-rooms:${JSON.stringify(S.rooms)}`, () => roomsPanel(app)],
+  ];
+  return [["lobby", () => h("div", { class: "lobby" }), inner]];
+}
+
+function roomsPanel(app) {
+  const { S, act } = app;
+  const rows = S.rooms.map((r) =>
+    h(
+      "tr",
+      {},
+      h("td", { class: "code", "data-label": "Room" }, r.room),
+      h("td", { "data-label": "Rules" }, PRESETS[r.preset]?.title ?? r.preset, r.daily ? h("span", { class: "tag" }, " daily") : null, r.rated ? h("span", { class: "tag" }, " rated") : null),
+      h("td", { "data-label": "Deal" }, r.any_deal ? "any deal" : r.deal ? "chosen" : (r.deal_grade ?? "winnable")),
+      h("td", { class: "seats", "data-label": "Racers" }, `${r.racers}/${r.seats}`),
+      h("td", { "data-label": "Watching" }, String(r.spectators)),
+      h("td", { "data-label": "Phase" }, r.phase),
+      h(
+        "td",
+        { class: "go" },
+        r.phase === "waiting" && r.racers < r.seats ? h("button", { onclick: () => act.joinRoom(r.room, false), "aria-label": `join room ${r.room}` }, "Join") : null,
+        h("button", { class: "quiet", onclick: () => act.joinRoom(r.room, true), "aria-label": `watch room ${r.room}` }, "Watch"),
+      ),
+    ),
+  );
+  return h(
+    "section",
+    { class: "card-panel rooms-panel", "aria-labelledby": "rooms-h" },
+    h("h2", { id: "rooms-h" }, "Public rooms"),
+    rows.length
+      ? h(
+          "table",
+          { class: "rooms" },
+          h("thead", {}, h("tr", {}, ...["Room", "Rules", "Deal", "Racers", "Watching", "Phase", ""].map((t) => h("th", {}, t)))),
+          h("tbody", {}, rows),
+        )
+      : h("p", { class: "muted" }, "No public room right now: create one, or ask for a quick match."),
+  );
+}
+
+function joinPanel(app) {
+  const { act } = app;
+  const code = h("input", { id: "code", maxlength: 12, placeholder: "e.g. 3R12R9", autocomplete: "off", "aria-label": "room code" });
+  const quick = h("select", { id: "quick-preset", "aria-label": "rules for quick match" }, presetOptions("seahaven"));
+  return h(
+    "section",
+    { class: "card-panel", "aria-labelledby": "join-h" },
+    h("h2", { id: "join-h" }, "Join by code"),
+    h(
+      "form",
+      {
+        class: "row",
+        onsubmit: (e) => {
+          e.preventDefault();
+          if (code.value.trim()) act.joinRoom(code.value.trim().toUpperCase(), e.submitter?.value === "watch");
+        },
+      },
+      code,
+      h("button", { type: "submit", value: "race" }, "Join"),
+      h("button", { type: "submit", value: "watch", class: "quiet" }, "Watch"),
+    ),
+    h("h2", {}, "Quick match"),
+    h("div", { class: "row" }, quick, h("button", { onclick: () => act.enterWith("quick_match", { preset: quick.value }) }, "Quick match")),
+  );
+}
+
+function dailyPanel(app) {
+  const { S, act } = app;
+  const d = S.daily;
+  return h(
+    "section",
+    { class: "card-panel", "aria-labelledby": "daily-h" },
+    h("h2", { id: "daily-h" }, "Daily race"),
+    d ? h("p", { class: "muted" }, `${d.date} (UTC): deal ${d.deal}, the same for everyone today.`) : null,
+    h("button", { onclick: () => act.enterWith("quick_match", { preset: "seahaven", daily: true }) }, "Race today's deal"),
+    d && d.entries.length
+      ? h(
+          "table",
+          { class: "rooms daily", "aria-label": "today's best times" },
+          h("thead", {}, h("tr", {}, ...["#", "Racer", "Time"].map((t) => h("th", {}, t)))),
+          h("tbody", {}, d.entries.map((e) => h("tr", {}, h("td", {}, String(e.place)), h("td", { class: "who" }, e.name), h("td", {}, formatTime(e.time_ms))))),
+        )
+      : h("p", { class: "muted" }, "No finish yet today."),
+  );
+}
+
+function createForm(app) {
+  const { act } = app;
+  const field = (label, input) => h("label", { class: "field" }, h("span", {}, label), input);
+  const preset = h("select", { name: "preset" }, presetOptions("seahaven"));
+  const seats = h("input", { name: "seats", type: "number", min: 2, max: 8, value: 2 });
+  const limit = h("input", { name: "time_limit", type: "number", min: 30, max: 7200, placeholder: "none" });
+  const deal = h("input", { name: "deal", placeholder: "a winnable deal", autocomplete: "off" });
+  const pub = h("input", { name: "public", type: "checkbox", checked: true });
+  const undoBox = h("input", { name: "undo", type: "checkbox", checked: true });
+  // Deal difficulty is the solver's grade of a winnable deal, not the easy/medium/hard presets (cell counts).
+  const grade = h("select", { name: "deal_grade" }, ["any", "gentle", "tricky", "fiendish"].map((g) => h("option", { value: g }, g)));
+  const bot = h("select", { name: "bot" }, [["", "no"], ["stroll", "stroll"], ["brisk", "brisk"], ["sprint", "sprint"]].map(([v, t]) => h("option", { value: v }, t)));
+  const hints = h("input", { name: "hints", type: "checkbox" });
+  const lost = h("input", { name: "lost_notice", type: "checkbox" });
+  return h(
+    "form",
+    {
+      class: "card-panel create",
+      "aria-labelledby": "create-h",
+      onsubmit: async (e) => {
+        e.preventDefault();
+        const body = { preset: preset.value, seats: Number(seats.value) || 2, public: pub.checked, undo: undoBox.checked };
+        if (limit.value) body.time_limit = Number(limit.value);
+        const d = deal.value.trim();
+        if (/^\d+$/.test(d)) body.deal_number = Number(d);
+        else if (d) body.deal_code = d;
+        else if (grade.value !== "any") body.deal_grade = grade.value;
+        if (bot.value) body.bot = bot.value;
+        if (hints.checked) body.hints = true;
+        if (lost.checked) body.lost_notice = true;
+        await act.enterWith("create_room", body);
+      },
+    },
+    h("h2", { id: "create-h" }, "New room"),
+    field("Rules", preset),
+    field("Seats", seats),
+    field("Time limit (s)", limit),
+    field("Deal number or code", deal),
+    field("Deal difficulty (winnable deals)", grade),
+    field("Race the computer", bot),
+    h("label", { class: "check" }, pub, " listed in the lobby"),
+    h("label", { class: "check" }, undoBox, " undo allowed"),
+    h("label", { class: "check" }, hints, " hints allowed"),
+    h("label", { class: "check" }, lost, " tell racers when their position is lost"),
+    h("button", { type: "submit" }, "Create room"),
+  );
+}
+
+function racersPanel(room) {
+  const finished = room.phase === "finished";
+  return h(
+    "ol",
+    { class: "racers", "aria-label": "racers" },
+    room.racers.map((r) =>
+      h(
+        "li",
+        { class: `${r.player === room.you ? "me" : ""} ${r.connected ? "" : "away"}` },
+        h("span", { class: "who", title: r.name }, r.name + (r.player === room.you ? " (you)" : ""), racerMarks(r)),
+        h("progress", { max: 52, value: r.progress, "aria-label": `${r.name}: ${r.progress} of 52 cards home` }),
+        h("span", { class: "count" }, `${r.progress}/52`),
+        h("span", { class: `status ${r.status}` }, (r.connected ? statusText(r.status, finished) : `${statusText(r.status, finished)}, away`) + (room.rematch.includes(r.player) ? " · rematch" : "")),
+      ),
+    ),
+  );
+}
+
+/** The room's parts: its head (static for the room), then what the phase shows. */
+function roomParts(app) {
+  const { S } = app;
+  const room = S.room;
+  const board = S.board ? S.board.text() : "";
+  const key = JSON.stringify([room, board, S.selected, S.mine, S.pending.length, S.focus, S.status, S.lost, S.hint, S.autoMove, S.result?.race_id, S.ratings[room.preset], S.outside]);
+  return [[`room:${key}`, () => roomView(app)]];
+}
+
+function roomView(app) {
+  const { S, act } = app;
+  const room = S.room;
+  const link = `${location.origin}/r/${room.room}`;
+  const me = room.racers.find((r) => r.player === room.you);
+  const title = PRESETS[room.preset]?.title ?? room.preset;
+  const mine = room.rated ? S.ratings[room.preset] : null;
+  const facts = [
+    title,
+    room.daily ? "the daily race" : null,
+    `${room.seats} seats`,
+    room.time_limit ? formatTime(room.time_limit * 1000) + " limit" : "no time limit",
+    `undo ${room.undo ? "on" : "off"}`,
+    room.hints ? "hints on" : null,
+    room.rated ? "rated" : "unrated",
+    mine ? `your rating ${ratingText(mine)}` : null,
+  ].filter(Boolean);
+  const resigns = !room.solo && room.role === "racer" && room.phase === "racing" && ["racing", "stuck"].includes(S.mine?.status);
+  const parts = [
+    h(
+      "div",
+      { class: "room-head" },
+      room.solo ? h("h2", { id: "solo-h" }, "Practice, alone") : h("h2", {}, `Room `, h("span", { class: "code", id: "room-code" }, room.room)),
+      h("span", { class: "muted facts" }, facts.join(" · ")),
+      room.role === "spectator" ? h("span", { class: "badge" }, "watching") : null,
+      h("span", { class: "clock", id: "clock", "aria-label": "race clock" }, ""),
+      h("button", { class: "quiet", id: "leave", onclick: () => (!resigns || confirm("Leaving resigns this race. Leave?")) && act.leave() }, "Leave"),
+    ),
+  ];
+  if (room.deal && room.phase !== "waiting" && room.phase !== "countdown") parts.push(dealLine(room, location.origin));
+  if (room.phase === "waiting" || room.phase === "countdown") {
+    const alone = room.role === "racer" && room.racers.length === 1;
+    parts.push(
+      h(
+        "section",
+        { class: "card-panel waiting" },
+        h("p", {}, "Share this link: ", h("a", { href: link, id: "share" }, link), " ", h("button", { class: "quiet", onclick: () => navigator.clipboard?.writeText(link).then(() => act.say("link copied")) }, "Copy")),
+        racersPanel(room),
+        room.role === "racer"
+          ? h("button", { id: "ready", class: me?.status === "ready" ? "quiet" : "", onclick: act.ready }, me?.status === "ready" ? "Not ready" : "Ready")
+          : null,
+        alone ? h("p", { id: "alone", class: "muted" }, room.daily ? "The daily race starts once another racer joins: share the link, or wait for one." : "The race starts once another racer joins and both are ready.") : null,
+        h("div", { id: "countdown", class: "countdown", "aria-live": "assertive" }, ""),
+        h("p", { id: "match", class: "muted" }, ""),
+        h("p", { class: "muted" }, `${room.spectators} watching`),
+      ),
+    );
+  } else if (room.role === "racer" && S.board) {
+    parts.push(raceView(app));
+  } else {
+    parts.push(spectatorView(app));
+  }
+  if (room.phase === "finished" && room.standings.length) parts.push(resultsView(app));
+  return h("div", { class: `room phase-${room.phase}` }, parts);
+}
+
+/** The deal the room races, once it is dealt: its number, and a link to practise it alone. */
+function dealLine(room, origin) {
+  const practice = `${origin}/solo/${room.deal}`;
+  if (room.solo) return h("p", { class: "muted deal", id: "deal" }, `Deal ${room.deal} · share it: `, h("a", { href: practice, id: "solo-link" }, practice));
+  return h("p", { class: "muted deal", id: "deal" }, `Deal ${room.deal} · `, h("a", { href: practice, id: "solo-link", target: "_blank", rel: "noopener" }, "practise it alone"));
+}
+
+function raceView(app) {
+  const { S, act } = app;
+  const room = S.room;
+  const status = S.mine?.status ?? "racing";
+  const live = room.phase === "racing";
+  const note =
+    status === "stuck"
+      ? room.undo
+        ? "Stuck: no legal move. Undo, or resign."
+        : "Stuck: no legal move left."
+      : S.lost && live
+        ? `No win is left from here${room.undo ? ": undo, or resign" : ""}.`
+        : status !== "racing"
+          ? `You are ${statusText(status, room.phase === "finished")}.`
+          : S.hint
+            ? `Hint: ${S.hint}`
+            : "";
+  return h(
+    "div",
+    { class: "race" },
+    h(
+      "div",
+      { class: "controls" },
+      h("span", { class: "mine" }, `${S.board.progress}/52 home · ${plural(S.mine?.moves ?? 0, "move")}`),
+      room.undo && live ? h("button", { id: "undo", onclick: act.undo, disabled: !canUndo(S) || !S.board.stack.length }, "Undo") : null,
+      room.hints && live ? h("button", { id: "hint", onclick: act.hint, disabled: !canHint(S) }, "Hint") : null,
+      live && (status === "racing" || status === "stuck") ? h("button", { class: "quiet", onclick: () => confirm("Resign this race?") && act.resign() }, "Resign") : null,
+      live
+        ? h("label", { class: "check auto" }, h("input", { type: "checkbox", id: "auto-move", checked: S.autoMove, onchange: act.toggleAuto }), " auto-move")
+        : null,
+      h("span", { class: `note ${status}`, role: "status" }, note),
+    ),
+    racersPanel(room),
+    renderBoard(S.board, {
+      label: "your board",
+      selected: S.selected,
+      legal: destinations(S),
+      interactive: inRace(S),
+      onPick: act.pick,
+      onClear: act.clear,
+      onDrop: act.drop,
+    }),
+  );
+}
+
+function spectatorView(app) {
+  const { S, act } = app;
+  const room = S.room;
+  const focus = S.boards.get(S.focus);
+  const racer = room.racers.find((r) => r.player === S.focus);
+  return h(
+    "div",
+    { class: "race spectating" },
+    racersPanel(room),
+    h(
+      "div",
+      { class: "tabs", role: "tablist", "aria-label": "whose board" },
+      room.racers.map((r) => h("button", { role: "tab", "aria-selected": r.player === S.focus ? "true" : "false", onclick: () => act.watch(r.player) }, r.name, racerMarks(r))),
+    ),
+    focus ? renderBoard(focus, { label: `${racer?.name ?? "racer"}'s board`, interactive: false }) : h("p", { class: "muted" }, "The boards show once the race starts."),
+  );
+}
+
+function resultsView(app) {
+  const { S, act, hooks } = app;
+  const room = S.room;
+  const reasons = { won: "a racer put all 52 cards home", "all-done": "every racer is done", "time-limit": "time ran out", abandoned: "nobody is left" };
+  const me = room.racers.find((r) => r.player === room.you);
+  return h(
+    "section",
+    { class: "card-panel results", "aria-labelledby": "results-h" },
+    h("h2", { id: "results-h" }, "Results"),
+    h("p", { class: "moment", id: "moment", role: "status" }, resultLine(room)),
+    S.result?.reason ? h("p", { class: "muted" }, `The race is over: ${reasons[S.result.reason] ?? S.result.reason}.`) : null,
+    h(
+      "table",
+      {},
+      h("thead", {}, h("tr", {}, ...["Place", "Racer", "Status", "Home", "Moves", "Time"].map((t) => h("th", {}, t)))),
+      h(
+        "tbody",
+        {},
+        room.standings.map((s) =>
+          h(
+            "tr",
+            { class: s.player === room.you ? "me" : "" },
+            h("td", {}, String(s.place)),
+            h("td", { class: "who", title: s.name }, s.name, racerMarks(s)),
+            h("td", {}, statusText(s.status, true)),
+            h("td", {}, `${s.progress}/52`),
+            h("td", {}, String(s.moves)),
+            h("td", {}, formatTime(standingTime(s))),
+          ),
+        ),
+      ),
+    ),
+    recordsLinks(S),
+    room.role === "racer" && me && S.result?.race_id ? challengeOffer(hooks, S.result.race_id) : null,
+    room.role === "racer" && me && ghostChallenge(room) ? raceAgainButton(hooks, ghostChallenge(room)) : null,
+    room.role === "racer" && me && !ghostChallenge(room)
+      ? h("button", { id: "rematch", onclick: act.rematch, disabled: room.rematch.includes(room.you) }, room.solo ? "Play it again" : room.rematch.includes(room.you) ? "Waiting for the others…" : "Rematch")
+      : null,
+    h("button", { class: "quiet", onclick: act.leave }, "Back to the lobby"),
+  );
+}
+
+/** The race on record, the boards and my page (the records pages), each in a tab of its own so
+ * the room stays open here for a rematch. */
+function recordsLinks(S) {
+  const raceId = S.result?.race_id;
+  if (!raceId) return null;
+  const link = (href, id, text) => h("a", { href, id, target: "_blank", rel: "noopener" }, text);
+  return h(
+    "p",
+    { class: "row" },
+    link(`/races/${raceId}`, "replay-link", "Replay this race"),
+    link("/boards", "boards-link", "Leaderboards"),
+    S.me ? link(`/players/${encodeURIComponent(S.me.player)}`, "my-page-link", "My page") : null,
+  );
+}
+
+function helpView() {
+  return h("details", { class: "help" }, h("summary", {}, "Keys"), h("dl", {}, KEYS_HELP.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
+}
+
+/** Quick match's wait while I am alone in the room: its rating window, widening each second. */
+export function matchText(S, now) {
+  const room = S.room;
+  const m = S.match;
+  if (!m || m.room !== room.room || room.phase !== "waiting" || room.racers.length !== 1) return "";
+  const since = now - m.at;
+  const waited = m.waited_ms + since;
+  const secs = Math.floor(waited / 1000);
+  if (waited >= m.anyone_after_ms) return `Looking for a racer: anyone now · waited ${secs} s`;
+  const window = m.window + Math.floor((m.widens * since) / 1000);
+  return `Looking for a racer near ${m.rating} ±${window} · waited ${secs} s · anyone from ${Math.floor(m.anyone_after_ms / 1000)} s`;
+}
+
+/** The clocks, every few hundred ms, without rebuilding the view. */
+export function tick(S) {
+  const room = S.room;
+  if (!room || !S.conn) return;
+  const now = S.conn.now();
+  const match = document.getElementById("match");
+  if (match) match.textContent = matchText(S, Date.now());
+  const countdown = document.getElementById("countdown");
+  if (countdown) countdown.textContent = room.phase === "countdown" && room.starts_at ? `Starting in ${Math.max(0, Math.ceil((room.starts_at - now) / 1000))}…` : "";
+  const clock = document.getElementById("clock");
+  if (clock && room.started_at) {
+    if (room.phase === "finished") {
+      const me = room.standings.find((s) => s.player === room.you);
+      clock.textContent = me && standingTime(me) !== null ? formatTime(me.time_ms) : "";
+    } else {
+      const left = room.ends_at ? ` · ${formatTime(room.ends_at - now)} left` : "";
+      clock.textContent = formatTime(now - room.started_at) + left;
+    }
+  }
+}
