@@ -9,6 +9,8 @@ import { h } from "./dom.js";
 import { accountView, openAccount } from "./account.js";
 import { acceptChallenge, challengeOfPath, challengeOffer, challengeView, ghostChallenge, raceAgainButton } from "./challenge.js";
 import { racerMarks } from "./marks.js";
+import { A, arenaLobby, arenaOfPath, arenaPanel, joinArena, onArenaMessage, tickArena } from "./arena.js";
+import { ratingBadge, ratingsChanged } from "./ratings_view.js";
 
 const store = window.localStorage;
 const KEY = {
@@ -57,7 +59,9 @@ const S = {
   ratings: {}, // preset -> my last `rating` event's body (docs/ratings.md)
   wanted: roomFromPath(), // {code, watch} from a /r/CODE link
   match: null, // quick match's wait for a partner: the last `matching`, with its room and when it came (local ms)
+  arena: A, // the arena I am in (arena.js)
 };
+if (arenaOfPath(location.pathname)) S.wanted = { arena: arenaOfPath(location.pathname) }; // an /a/CODE link
 window.seahaven = S; // for the browser tests and the curious
 
 /** The room a /r/CODE link names (/r/CODE?watch: to watch it). */
@@ -164,9 +168,10 @@ function onWelcome(body, error) {
   if (S.room?.role === "spectator") S.wanted = { code: S.room.room, watch: true }; // a dropped spectator joins again
   else if (S.room) leftRoom("your seat is gone");
   if (S.wanted) {
-    const { code, watch, challenge } = S.wanted;
+    const { code, watch, challenge, arena } = S.wanted;
     S.wanted = null;
     if (challenge) acceptChallenge(hooks, challenge);
+    else if (arena) joinArena(hooks, arena);
     else joinRoom(code, watch);
   } else {
     refreshRooms();
@@ -183,9 +188,11 @@ function onEvent(type, body) {
   if (type === "rating") {
     // The player's, not a room's: it comes in a room or in the lobby.
     S.ratings[body.preset] = body;
+    if (room) ratingsChanged(room.racers.map((r) => r.player)); // theirs changed too: ask again
     toast(`Your ${PRESETS[body.preset]?.title ?? body.preset} rating: ${ratingText(body)}`);
     return render();
   }
+  if (onArenaMessage(type, body)) return render();
   if (!room) return;
   if (type === "matching") {
     S.match = { ...body, room: room.room, at: Date.now() };
@@ -621,7 +628,7 @@ function nameView() {
         render();
       },
     },
-    h("h2", {}, S.wanted ? `${S.wanted.watch ? "Watch" : "Join"} race ${S.wanted.code}` : "Race a friend at Seahaven Towers"),
+    h("h2", {}, S.wanted?.code ? `${S.wanted.watch ? "Watch" : "Join"} race ${S.wanted.code}` : "Race a friend at Seahaven Towers"),
     h("label", { for: "name" }, "Your name"),
     input,
     h("button", { type: "submit" }, "Continue"),
@@ -691,6 +698,7 @@ function lobbyView() {
       ),
     ),
     dailyPanel(),
+    arenaLobby(hooks),
     createForm(),
   );
 }
@@ -767,7 +775,7 @@ function racersPanel(room) {
       h(
         "li",
         { class: `${r.player === room.you ? "me" : ""} ${r.connected ? "" : "away"}` },
-        h("span", { class: "who" }, r.name + (r.player === room.you ? " (you)" : ""), racerMarks(r)),
+        h("span", { class: "who" }, r.name + (r.player === room.you ? " (you)" : ""), racerMarks(r), ratingBadge(r, room.preset, room.you, S.ratings, render)),
         h("progress", { max: 52, value: r.progress, "aria-label": `${r.name}: ${r.progress} of 52 cards home` }),
         h("span", { class: "count" }, `${r.progress}/52`),
         h("span", { class: `status ${r.status}` }, r.connected ? r.status : `${r.status}, away`),
@@ -816,6 +824,7 @@ function roomView() {
     parts.push(spectatorView(room));
   }
   if (room.phase === "finished" && room.standings.length) parts.push(resultsView(room));
+  parts.push(arenaPanel(hooks, true)); // between races, the arena's standings (null outside one)
   return h("div", { class: `room phase-${room.phase}` }, parts);
 }
 
@@ -893,7 +902,7 @@ function resultsView(room) {
         "tbody",
         {},
         room.standings.map((s) =>
-          h("tr", { class: s.player === room.you ? "me" : "" }, h("td", {}, String(s.place)), h("td", { class: "who" }, s.name, racerMarks(s)), h("td", {}, s.status), h("td", {}, `${s.progress}/52`), h("td", {}, String(s.moves)), h("td", {}, formatTime(s.time_ms))),
+          h("tr", { class: s.player === room.you ? "me" : "" }, h("td", {}, String(s.place)), h("td", { class: "who" }, s.name, racerMarks(s), ratingBadge(s, room.preset, room.you, S.ratings, render)), h("td", {}, s.status), h("td", {}, `${s.progress}/52`), h("td", {}, String(s.moves)), h("td", {}, formatTime(s.time_ms))),
         ),
       ),
     ),
@@ -978,6 +987,7 @@ function tick() {
 if (store.getItem(KEY.four)) document.body.classList.add("four-colour");
 document.addEventListener("keydown", onKey);
 setInterval(tick, 250);
+setInterval(() => tickArena(hooks), 500);
 setInterval(refreshRooms, 4000);
 setInterval(() => S.conn?.online && S.conn.call("ping").catch(() => {}), 30000);
 if (S.view === "lobby") connect(); // a challenge's page connects when its challenge is raced

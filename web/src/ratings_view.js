@@ -1,0 +1,64 @@
+// Ratings beside racers' names (docs/ratings.md, "The shown number"): the shown number, "?" while
+// provisional, and after a rated race its change ("1523 +14"). My own come from the server's
+// `rating` events (fresher, with the change); other racers' from the read API's player page, asked
+// once per player and page (an anonymous racer has none: nothing is shown).
+import { h } from "./dom.js";
+import { playerDoc } from "./records_api.js";
+
+/** The shown number: "1500", "1579?" (provisional). */
+export const shownRating = (r) => `${r.rating}${r.provisional ? "?" : ""}`;
+
+/** The number and the last race's change, when there was one: "1523 +14", "1486? -9". */
+export const ratingWithChange = (r) => (typeof r.change === "number" ? `${shownRating(r)} ${r.change >= 0 ? "+" : ""}${r.change}` : shownRating(r));
+
+/** A racer's rating on ``preset`` as the read API's player page lists it (null: none). */
+export function ratingFromDoc(doc, preset) {
+  const row = (doc?.ratings ?? []).find((r) => r.preset === preset);
+  return row ? { rating: row.rating, provisional: Boolean(row.provisional) } : null;
+}
+
+/** Ratings of the racers met on this page, asked of the read API once each. */
+export class RatingBook {
+  constructor(fetchDoc = playerDoc) {
+    this.fetchDoc = fetchDoc;
+    this.docs = new Map(); // player -> the page's doc, null (none / not asked yet)
+    this.asked = new Set();
+  }
+
+  /** ``player``'s rating on ``preset`` if known; asks for it (once), calling ``onLoad`` when it came. */
+  get(player, preset, onLoad) {
+    if (!this.asked.has(player)) {
+      this.asked.add(player);
+      this.fetchDoc(player).then(
+        (doc) => {
+          this.docs.set(player, doc);
+          onLoad?.();
+        },
+        () => this.docs.set(player, null), // anonymous, or no records on this server
+      );
+    }
+    return ratingFromDoc(this.docs.get(player), preset);
+  }
+
+  /** Ask again for ``players`` (after a rated race their numbers changed). */
+  forget(players) {
+    for (const p of players) {
+      this.asked.delete(p);
+      this.docs.delete(p);
+    }
+  }
+}
+
+const book = new RatingBook();
+
+/** The rating shown beside a racer's name, or null: bots and ghosts are never rated; my own is the
+ * last `rating` event's (``mine``: preset -> its body) when there was one this page. */
+export function ratingBadge(racer, preset, me, mine, onLoad) {
+  if (racer.bot || racer.ghost) return null;
+  const own = racer.player === me ? mine?.[preset] : null;
+  const r = own ?? book.get(racer.player, preset, onLoad);
+  return r ? h("span", { class: "rating", title: r.provisional ? "provisional rating: fewer than 10 rated races" : "rating" }, ` ${own ? ratingWithChange(r) : shownRating(r)}`) : null;
+}
+
+/** A rated race is over: its racers' numbers on the read API have changed. */
+export const ratingsChanged = (players) => book.forget(players);
