@@ -65,6 +65,7 @@ from .net import ConnectionLost, ServerError
 from .outbox import Outbox, Requester
 from .places import with_symbols
 from .race_screen import RaceScreen, RoomView
+from .rating_text import beside_my_name
 from .records_api import Records
 from .results import CHALLENGE, LOBBY, REMATCH, REVIEW
 from .review import ReviewScreen
@@ -554,7 +555,7 @@ class RaceController:
             return
         self._record()
         self.screen.show_results(
-            room_text.result_rows(model.standings, model.me),
+            room_text.result_rows(model.standings, model.me, beside_my_name(model.ratings, model.preset)),
             room_text.headline(model.reason, model.standings, model.me),
             self.choose,
             can_rematch=model.role == Role.RACER,

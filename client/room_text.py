@@ -12,6 +12,7 @@ from protocol.enums import EndReason, Phase, Status
 from protocol.messages import Standing
 from seahaven import preset
 
+from .rating_text import beside_my_name
 from .results import ResultRow
 from .rivals import RacerView
 from .room_model import RoomModel
@@ -80,6 +81,7 @@ def racer_views(model: RoomModel, spectate: Boards, seen: Seen) -> list[RacerVie
             racer.bot,
             racer.hints,
             racer.ghost,
+            beside_my_name(model.ratings, model.preset) if you else "",
         )
         if you:
             views.insert(0, view)
@@ -182,8 +184,8 @@ def headline(reason: str | None, standings: tuple[Standing, ...], me: str) -> st
     return "Race abandoned"
 
 
-def result_rows(standings: Iterable[Standing], me: str) -> list[ResultRow]:
-    """The standings for the results view: a time only for those who finished."""
+def result_rows(standings: Iterable[Standing], me: str, mine: str = "") -> list[ResultRow]:
+    """The standings for the results view: a time only for those who finished; ``mine``: my rating."""
     return [
         ResultRow(
             s.place,
@@ -196,6 +198,7 @@ def result_rows(standings: Iterable[Standing], me: str) -> list[ResultRow]:
             s.bot,
             s.hints,
             s.ghost,
+            mine if s.player == me else "",
         )
         for s in standings
     ]

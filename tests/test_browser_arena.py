@@ -90,9 +90,7 @@ async def test_an_arena_of_two_pages_shows_its_standings_between_races_and_its_p
         ann,
         f"(async () => {{ for (const m of {SOLUTION!r}) await window.seahaven.conn.call('move', {{ move: m }}); }})()",
     )
-    await bob.wait_for_function(
-        "() => window.seahaven.arena.arena.standings[0]?.points === 2", timeout=WAIT_MS
-    )
+    await bob.wait_for_function("() => window.seahaven.arena.arena.standings[0]?.points === 2", timeout=WAIT_MS)
     table = await rows(bob, "#arena-standings tbody tr")
     assert table == ["1 Ann 2 1 1 1", "2 Bob (you) 0 0 1"], table
     assert await bob.inner_text("#arena-place") == "You are 2nd of 2 · 0 points"
