@@ -72,8 +72,9 @@ async def test_an_arena_from_the_lobby_races_by_itself_and_ends_on_its_podium(
         # The lobby's Arena entry: a code prompt, or a new arena's rules and minutes.
         await pilot.click("#arena")
         await until(pilot, lambda: isinstance(app.screen, ArenaScreen), "the arena screen")
-        screen = app.screen
-        assert isinstance(screen, ArenaScreen)
+        top = app.screen
+        assert isinstance(top, ArenaScreen)
+        screen: ArenaScreen = top
         assert screen.query_one("#arena-code", Input).has_focus
         screen.query_one("#arena-minutes", Select).value = 5
         await pilot.click("#arena-create")
