@@ -3,7 +3,7 @@
 // `rating` events (fresher, with the change); other racers' from the read API's player page, asked
 // once per player and page (an anonymous racer has none: nothing is shown).
 import { h } from "./dom.js";
-import { playerDoc } from "./records_api.js";
+import { apiGet } from "./records_api.js";
 
 /** The shown number: "1500", "1579?" (provisional). */
 export const shownRating = (r) => `${r.rating}${r.provisional ? "?" : ""}`;
@@ -18,18 +18,23 @@ export function ratingFromDoc(doc, preset) {
 }
 
 /** Ratings of the racers met on this page, asked of the read API once each. */
+// ``fresh``: past the browser's cached copy (the page is cached for seconds; a rating just changed).
+const playerPage = (player, fresh) => apiGet(`/players/${encodeURIComponent(player)}`, {}, { fresh });
+
 export class RatingBook {
-  constructor(fetchDoc = playerDoc) {
+  constructor(fetchDoc = playerPage) {
     this.fetchDoc = fetchDoc;
     this.docs = new Map(); // player -> the page's doc, null (none / not asked yet)
     this.asked = new Set();
+    this.stale = new Set(); // players whose number changed since the last ask
   }
 
   /** ``player``'s rating on ``preset`` if known; asks for it (once), calling ``onLoad`` when it came. */
   get(player, preset, onLoad) {
     if (!this.asked.has(player)) {
       this.asked.add(player);
-      this.fetchDoc(player).then(
+      const fresh = this.stale.delete(player);
+      this.fetchDoc(player, fresh).then(
         (doc) => {
           this.docs.set(player, doc);
           onLoad?.();
@@ -44,7 +49,7 @@ export class RatingBook {
   forget(players) {
     for (const p of players) {
       this.asked.delete(p);
-      this.docs.delete(p);
+      this.stale.add(p);
     }
   }
 }

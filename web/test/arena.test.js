@@ -77,8 +77,8 @@ test("a rating is shown with ? while provisional, and its change after a race", 
 test("other racers' ratings come from their player page, asked once each", async () => {
   const asked = [];
   const docs = { ann: { ratings: [{ preset: "seahaven", rating: 1579, provisional: true, races: 1 }, { preset: "freecell", rating: 1400, provisional: false, races: 12 }] } };
-  const book = new RatingBook(async (player) => {
-    asked.push(player);
+  const book = new RatingBook(async (player, fresh) => {
+    asked.push(fresh ? `${player} again` : player);
     if (!(player in docs)) throw new Error("not found");
     return docs[player];
   });
@@ -95,7 +95,7 @@ test("other racers' ratings come from their player page, asked once each", async
   assert.deepEqual(asked, ["ann", "anon"]);
   assert.equal(loads, 1);
   book.forget(["ann"]);
-  book.get("ann", "seahaven");
-  assert.deepEqual(asked, ["ann", "anon", "ann"]);
+  assert.deepEqual(book.get("ann", "seahaven"), { rating: 1579, provisional: true }, "the old number until the new one comes");
+  assert.deepEqual(asked, ["ann", "anon", "ann again"]);
   assert.equal(ratingFromDoc(null, "seahaven"), null);
 });
