@@ -68,6 +68,8 @@ async def test_an_arena_of_two_pages_shows_its_standings_between_races_and_its_p
     await ann.click("#create-arena")
     await ann.wait_for_selector("#arena-standings", timeout=WAIT_MS)
     code = str(await js(ann, "window.seahaven.arena.arena.arena"))
+    arena = await js(ann, "window.seahaven.arena.arena")
+    assert isinstance(arena, dict) and arena["ends_at"] - arena["starts_at"] == 5 * 60_000
     assert re.fullmatch(r"[0-9A-Z]{6}", code)
     assert await ann.inner_text("#arena-link") == f"{base}/a/{code}"
     assert await rows(ann, "#arena-standings tbody tr") == ["1 Ann (you) 0 0 0"]

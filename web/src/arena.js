@@ -16,7 +16,8 @@ export function arenaOfPath(pathname) {
 }
 
 /** The arena I am in (its last `arena` frame) and its podium once it ended. */
-export const A = { arena: null, podium: null, busy: false };
+export const A = { arena: null, podium: null, busy: false, form: { code: "", preset: "seahaven", minutes: 30 } };
+// (the form's fields are kept here as they are typed: the lobby is rebuilt every few seconds)
 
 /** An `arena` or `podium` event (or reply): true when it was one. */
 export function onArenaMessage(type, body) {
@@ -158,9 +159,14 @@ export function arenaPanel(hooks, inRoom = false) {
 export function arenaLobby(hooks) {
   if (A.arena) return arenaPanel(hooks);
   const field = (label, input) => h("label", { class: "field" }, h("span", {}, label), input);
-  const code = h("input", { id: "arena-code", maxlength: 12, placeholder: "e.g. 7KQ2M9", autocomplete: "off", "aria-label": "arena code" });
-  const preset = h("select", { id: "arena-preset", "aria-label": "arena rules" }, Object.values(PRESETS).map((p) => h("option", { value: p.name }, p.title)));
-  const minutes = h("input", { id: "arena-minutes", type: "number", min: ARENA_MINUTES[0], max: ARENA_MINUTES[1], value: 30, "aria-label": "arena minutes" });
+  const F = A.form;
+  const code = h("input", { id: "arena-code", maxlength: 12, placeholder: "e.g. 7KQ2M9", autocomplete: "off", "aria-label": "arena code", value: F.code, oninput: (e) => (F.code = e.target.value) });
+  const preset = h(
+    "select",
+    { id: "arena-preset", "aria-label": "arena rules", onchange: (e) => (F.preset = e.target.value) },
+    Object.values(PRESETS).map((p) => h("option", { value: p.name, selected: p.name === F.preset }, p.title)),
+  );
+  const minutes = h("input", { id: "arena-minutes", type: "number", min: ARENA_MINUTES[0], max: ARENA_MINUTES[1], value: F.minutes, "aria-label": "arena minutes", oninput: (e) => (F.minutes = e.target.value) });
   return h(
     "section",
     { class: "card-panel", "aria-labelledby": "arena-lobby-h", id: "arena-lobby" },
