@@ -12,11 +12,13 @@ from collections.abc import AsyncIterator
 import pytest
 from playwright.async_api import Browser, Page
 
+from protocol.messages import Arena, CreateArena
 from seahaven import Board
 from seahaven.solver import solve
 from server.app import RaceServer
 from tests.browser_pages import WAIT_MS, chromium, js, new_page, no_errors
-from tests.helpers import MakeServer, fake
+from tests.helpers import MakeServer, fake, url_of
+from tests.wsclient import WsClient
 
 SOLUTION = [str(m) for m in solve(Board.deal("seahaven", 1)).moves]
 
@@ -120,3 +122,25 @@ async def test_an_arena_of_two_pages_shows_its_standings_between_races_and_its_p
     await bob.wait_for_selector("#create-arena", timeout=WAIT_MS)
     no_errors(ann)
     no_errors(bob)
+
+
+async def test_an_arena_link_joins_its_arena_after_the_name(server: RaceServer, browser: Browser) -> None:
+    """/a/CODE: the page says its name and joins that arena (the server's page for the path is the
+    race client's, as for /r/CODE; until this server serves it, the test asks the server for / instead)."""
+    base = f"http://127.0.0.1:{server.port}"
+    ann = await WsClient.open(url_of(server), "Ann")
+    opened = await ann.call(CreateArena(minutes=5))
+    assert isinstance(opened, Arena)
+    cid = await new_page(browser)
+    await cid.route(re.compile(r".*/a/[0-9A-Za-z]+$"), lambda route: route.continue_(url=f"{base}/"))
+    await cid.goto(f"{base}/a/{opened.arena.lower()}")
+    await cid.fill("#name", "Cid")
+    await cid.click("text=Continue")
+    await cid.wait_for_function("() => window.seahaven.arena.arena !== null", timeout=WAIT_MS)
+    assert await js(cid, "window.seahaven.arena.arena.arena") == opened.arena
+    names = await js(cid, "window.seahaven.arena.arena.standings.map(s => s.name).sort()")
+    assert names == ["Ann", "Cid"]
+    # Both free: the server seats them in a race, which the page enters by itself.
+    await racing_in(cid)
+    await ann.close()
+    no_errors(cid)
