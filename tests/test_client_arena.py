@@ -7,6 +7,7 @@ The server's clock is the tests' fake one, so the arena ends when the test says.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from textual.widgets import Input, Select
@@ -14,14 +15,36 @@ from textual.widgets import Input, Select
 from client.app import RaceApp
 from client.arena_screen import ArenaScreen, clock_line, place_line, streak_text
 from client.race_screen import RaceScreen
-from client.rating_text import beside_my_name, shown, with_change
+from client.rating_text import RatingBook, beside_my_name, shown, with_change
 from protocol.enums import Phase
-from protocol.messages import Arena, ArenaStanding, JoinArena, MoveRequest, RatingNotice, RoomState, Started
+from protocol.messages import (
+    Arena,
+    ArenaStanding,
+    CreateRoom,
+    Identity,
+    JoinArena,
+    JoinRoom,
+    Leave,
+    MoveRequest,
+    Ok,
+    RatingNotice,
+    Register,
+    Resign,
+    RoomState,
+    Started,
+)
 from seahaven import Board
 from seahaven.solver import solve
-from tests.client_driver import SIZE, connect, data_home, room_of, until
+from server.app import RaceServer
+from server.records.accounts import Accounts
+from server.records.archive import Archive
+from server.records.database import open_database
+from server.records.migrate import migrate
+from server.records.reader import Reader
+from tests.client_driver import SIZE, connect, create_deal_1, data_home, room_of, until
 from tests.client_driver import shown as panel
 from tests.helpers import MakeServer, fake, url_of
+from tests.racing import start_race
 from tests.wsclient import WsClient
 
 __all__ = ["data_home"]
@@ -59,6 +82,14 @@ def test_the_arena_lines_and_the_rating_beside_my_name() -> None:
     assert with_change(RatingNotice("seahaven", 1523, 14, False, "r2")) == "1523 +14"
     assert beside_my_name({"seahaven": notice}, "seahaven") == "1486? -9"
     assert beside_my_name({"seahaven": notice}, "freecell") == ""
+    book = RatingBook()
+    assert book.to_ask(["bob", "cid"]) == ["bob", "cid"] and book.to_ask(["bob"]) == []
+    book.learn("bob", {"ratings": [{"preset": "seahaven", "rating": 1421, "provisional": True, "races": 1}]})
+    assert book.text("bob", "seahaven") == "1421?" and book.text("bob", "freecell") == ""
+    assert book.text("cid", "seahaven") == ""
+    book.forget(["bob"])
+    assert book.text("bob", "seahaven") == "1421?", "shown until the new number comes"
+    assert book.to_ask(["bob", "cid"]) == ["bob"]
 
 
 async def test_an_arena_from_the_lobby_races_by_itself_and_ends_on_its_podium(
@@ -131,3 +162,52 @@ async def test_an_arena_from_the_lobby_races_by_itself_and_ends_on_its_podium(
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is app.lobby, "the lobby")
     await bob.close()
+
+
+async def test_a_rated_rivals_number_shows_beside_their_name_from_the_records(
+    make_memory_server: MakeServer, tmp_path: Path, data_home: Path
+) -> None:
+    """Bob's rating on the server's records (after a rated race he lost to Ann) beside his name in
+    Cid's rivals panel, as ``1421?`` (provisional)."""
+    db = open_database(f"sqlite:///{tmp_path / 'records.db'}", tmp_path)
+    await migrate(db)
+    try:
+        server = await make_memory_server(
+            accounts=Accounts(db), archive=Archive(db, now=wall_ms), records=Reader(db, now=wall_ms), deals=lambda: 1
+        )
+        ann, bob = await registered(server, "Ann"), await registered(server, "Bob")
+        opened = await ann.call(CreateRoom(rated=True))
+        assert isinstance(opened, RoomState) and opened.rated
+        assert isinstance(await bob.call(JoinRoom(room=opened.room)), RoomState)
+        await start_race([ann, bob])
+        assert isinstance(await bob.call(Resign()), Ok)
+        for move in SOLUTION:
+            await ann.call(MoveRequest(move=move))
+        told = await bob.expect(RatingNotice, wait=20)  # archived and rated
+        assert told.provisional and told.change < 0
+        assert isinstance(await bob.call(Leave()), Ok)
+
+        app = RaceApp(url_of(server), "cid", autoconnect=False, automove=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await connect(app, pilot)
+            room = await create_deal_1(app, pilot)
+            assert isinstance(await bob.call(JoinRoom(room=room.code)), RoomState)
+            want = f"{told.rating}?"
+            await until(pilot, lambda: [v.rating for v in panel(room)] == ["", want], f"Bob's {want}", 10)
+        for client in (ann, bob):
+            await client.close()
+    finally:
+        await db.close()
+
+
+async def registered(server: RaceServer, name: str) -> WsClient:
+    """A registered player's connection (registered, then a hello with the key)."""
+    first = await WsClient.open(url_of(server), name)
+    identity = await first.call(Register())
+    assert isinstance(identity, Identity) and identity.key is not None
+    await first.close()
+    return await WsClient.open(url_of(server), name, key=identity.key)
+
+
+def wall_ms() -> int:
+    return time.time_ns() // 1_000_000
