@@ -659,6 +659,7 @@ function lobbyView() {
   return h(
     "div",
     { class: "lobby" },
+    A.arena ? arenaLobby(hooks) : null, // the arena I am in, first
     h(
       "section",
       { class: "card-panel", "aria-labelledby": "rooms-h" },
@@ -698,7 +699,7 @@ function lobbyView() {
       ),
     ),
     dailyPanel(),
-    arenaLobby(hooks),
+    A.arena ? null : arenaLobby(hooks),
     createForm(),
   );
 }
