@@ -776,7 +776,7 @@ function racersPanel(room) {
       h(
         "li",
         { class: `${r.player === room.you ? "me" : ""} ${r.connected ? "" : "away"}` },
-        h("span", { class: "who" }, r.name + (r.player === room.you ? " (you)" : ""), racerMarks(r), ratingBadge(r, room.preset, room.you, S.ratings, render)),
+        h("span", { class: "who" }, r.name + (r.player === room.you ? " (you)" : ""), racerMarks(r), ratingBadge(r, room.preset, room.you, S.ratings)),
         h("progress", { max: 52, value: r.progress, "aria-label": `${r.name}: ${r.progress} of 52 cards home` }),
         h("span", { class: "count" }, `${r.progress}/52`),
         h("span", { class: `status ${r.status}` }, r.connected ? r.status : `${r.status}, away`),
@@ -903,7 +903,7 @@ function resultsView(room) {
         "tbody",
         {},
         room.standings.map((s) =>
-          h("tr", { class: s.player === room.you ? "me" : "" }, h("td", {}, String(s.place)), h("td", { class: "who" }, s.name, racerMarks(s), ratingBadge(s, room.preset, room.you, S.ratings, render)), h("td", {}, s.status), h("td", {}, `${s.progress}/52`), h("td", {}, String(s.moves)), h("td", {}, formatTime(s.time_ms))),
+          h("tr", { class: s.player === room.you ? "me" : "" }, h("td", {}, String(s.place)), h("td", { class: "who" }, s.name, racerMarks(s), ratingBadge(s, room.preset, room.you, S.ratings)), h("td", {}, s.status), h("td", {}, `${s.progress}/52`), h("td", {}, String(s.moves)), h("td", {}, formatTime(s.time_ms))),
         ),
       ),
     ),

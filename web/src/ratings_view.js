@@ -1,7 +1,9 @@
 // Ratings beside racers' names (docs/ratings.md, "The shown number"): the shown number, "?" while
 // provisional, and after a rated race its change ("1523 +14"). My own come from the server's
 // `rating` events (fresher, with the change); other racers' from the read API's player page, asked
-// once per player and page (an anonymous racer has none: nothing is shown).
+// once per player and page (an anonymous racer has none: nothing is shown). A page that comes is
+// written into the badges already shown, not by rebuilding the view: a rebuild mid-race would
+// drop a card being dragged.
 import { h } from "./dom.js";
 import { apiGet } from "./records_api.js";
 
@@ -56,13 +58,23 @@ export class RatingBook {
 
 const book = new RatingBook();
 
-/** The rating shown beside a racer's name, or null: bots and ghosts are never rated; my own is the
- * last `rating` event's (``mine``: preset -> its body) when there was one this page. */
-export function ratingBadge(racer, preset, me, mine, onLoad) {
+const badgeText = (r, own) => (r ? ` ${own ? ratingWithChange(r) : shownRating(r)}` : "");
+
+/** Fill in ``player``'s badges now shown, from their page (just come). */
+function fillBadges(player) {
+  for (const el of document.querySelectorAll("span.rating[data-player]")) {
+    if (el.dataset.player === player && !("own" in el.dataset)) el.textContent = badgeText(book.get(player, el.dataset.preset), false);
+  }
+}
+
+/** The rating shown beside a racer's name (empty until their page comes), or null: bots and ghosts
+ * are never rated; my own is the last `rating` event's (``mine``: preset -> its body) when there
+ * was one this page. */
+export function ratingBadge(racer, preset, me, mine) {
   if (racer.bot || racer.ghost) return null;
   const own = racer.player === me ? mine?.[preset] : null;
-  const r = own ?? book.get(racer.player, preset, onLoad);
-  return r ? h("span", { class: "rating", title: r.provisional ? "provisional rating: fewer than 10 rated races" : "rating" }, ` ${own ? ratingWithChange(r) : shownRating(r)}`) : null;
+  const r = own ?? book.get(racer.player, preset, () => fillBadges(racer.player));
+  return h("span", { class: "rating", "data-player": racer.player, "data-preset": preset, "data-own": Boolean(own), title: "rating (? provisional: fewer than 10 rated races)" }, badgeText(r, Boolean(own)));
 }
 
 /** A rated race is over: its racers' numbers on the read API have changed. */
