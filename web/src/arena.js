@@ -143,7 +143,7 @@ export function arenaPanel(hooks, inRoom = false) {
   const waiting = !inRoom && arena.phase === "running" ? h("p", { class: "muted", id: "arena-wait" }, "Waiting for the next race: the server seats you as soon as another player is free.") : null;
   return h(
     "section",
-    { class: `card-panel arena phase-${arena.phase}`, "aria-labelledby": "arena-h", id: "arena" },
+    { class: `card-panel arena phase-${arena.phase}`, "aria-labelledby": "arena-h", id: "arena", "data-in-room": inRoom },
     h("h2", { id: "arena-h" }, "Arena ", h("span", { class: "code" }, arena.arena)),
     h("p", { class: "muted" }, `${title}${arena.deal_grade ? ` · ${arena.deal_grade} deals` : ""} · `, h("span", { id: "arena-clock" }, arenaClock(arena, hooks.conn?.now() ?? Date.now())), " · ", h("span", { id: "arena-place" }, myPlace(arena, me))),
     inRoom ? null : h("p", {}, "Share this link: ", h("a", { href: link, id: "arena-link" }, link)),
@@ -199,6 +199,14 @@ export function arenaLobby(hooks) {
       h("button", { type: "submit", id: "create-arena" }, "New arena"),
     ),
   );
+}
+
+/** Show the arena's news: beside a race, its panel alone is replaced (a rebuild of the whole view
+ * mid-race would drop a card being dragged); anywhere else the view is rebuilt. */
+export function showArena(hooks) {
+  const panel = document.getElementById("arena");
+  if (panel && "inRoom" in panel.dataset && A.arena) panel.replaceWith(arenaPanel(hooks, true));
+  else hooks.render();
 }
 
 /** The arena's clock, every half second, without rebuilding the view. */

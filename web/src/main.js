@@ -9,7 +9,7 @@ import { h } from "./dom.js";
 import { accountView, openAccount } from "./account.js";
 import { acceptChallenge, challengeOfPath, challengeOffer, challengeView, ghostChallenge, raceAgainButton } from "./challenge.js";
 import { racerMarks } from "./marks.js";
-import { A, arenaLobby, arenaOfPath, arenaPanel, joinArena, onArenaMessage, tickArena } from "./arena.js";
+import { A, arenaLobby, arenaOfPath, arenaPanel, joinArena, onArenaMessage, showArena, tickArena } from "./arena.js";
 import { ratingBadge, ratingsChanged } from "./ratings_view.js";
 
 const store = window.localStorage;
@@ -192,7 +192,7 @@ function onEvent(type, body) {
     toast(`Your ${PRESETS[body.preset]?.title ?? body.preset} rating: ${ratingText(body)}`);
     return render();
   }
-  if (onArenaMessage(type, body)) return render();
+  if (onArenaMessage(type, body)) return showArena(hooks);
   if (!room) return;
   if (type === "matching") {
     S.match = { ...body, room: room.room, at: Date.now() };
