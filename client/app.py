@@ -34,12 +34,14 @@ from textual.message import Message as TextualMessage
 from protocol.enums import Role
 from protocol.messages import (
     AcceptChallenge,
+    Arena,
     CreateRoom,
     DailyBoard,
     DailyBoardRequest,
     JoinRoom,
     ListRooms,
     Notice,
+    Podium,
     QuickMatch,
     RatingNotice,
     Rooms,
@@ -50,6 +52,7 @@ from protocol.schema import Message
 from seahaven import Board, decode
 
 from .account_screen import Account, AccountScreen
+from .arena_screen import ArenaDesk, ArenaScreen
 from .game_screen import GameScreen
 from .lobby import LobbyScreen
 from .net import ConnectError, ConnectionLost, RaceConnection, ServerError
@@ -137,6 +140,8 @@ class RaceApp(App[None]):
         self.room: RaceController | None = None
         self.ratings: dict[str, RatingNotice] = {}
         """My ratings by preset, as the server's last ``rating`` said (docs/ratings.md)."""
+        self.arena_desk = ArenaDesk()
+        """The arena I am in (client/arena_screen.py)."""
         self.lobby = LobbyScreen(self.server, self.player_name, autoconnect=autoconnect)
         self._entering = False
         self._held: list[Message] = []
@@ -185,6 +190,7 @@ class RaceApp(App[None]):
             self._resuming, self.conn = False, None
             raise
         self.server, self.player_name = url, name
+        self.arena_desk.me = welcome.player
         self._remember(welcome.room)
         if welcome.room is not None:
             return f"Welcome back, {welcome.name}: returning to room {welcome.room}…"
@@ -326,7 +332,7 @@ class RaceApp(App[None]):
         room, self.room = self.room, None
         if room is not None:
             room.stop()
-        while len(self.screen_stack) > 1 and self.screen is not self.lobby:
+        while len(self.screen_stack) > 1 and self.screen not in (self.lobby, self.arena_desk.screen):
             self.pop_screen()
         if message:
             self.lobby.show_status(message, kind)
@@ -342,6 +348,18 @@ class RaceApp(App[None]):
         if isinstance(message, Notice):  # from the server's operators (docs/admin.md): shown wherever we are
             self.notify(message.text, title="Room closed" if message.room else "Notice", timeout=20)
             return
+        if isinstance(message, Arena | Podium):  # the player's arena, in a room or not
+            said = self.arena_desk.hear(message)
+            if said and self.room is not None:
+                self.notify(said, title=f"Arena {message.arena}")
+            return
+        if (
+            isinstance(message, RoomState)
+            and not self._entering
+            and self.arena_desk.seats(message, self.room.code if self.room is not None else None)
+        ):
+            self.run_worker(self.seated(message), group="race", exit_on_error=False)  # the arena's next race
+            return
         if isinstance(message, RatingNotice):  # the player's, not a room's: it comes in a room or not
             self.ratings[message.preset] = message
             if self.room is None:
@@ -355,6 +373,18 @@ class RaceApp(App[None]):
         elif self._resuming and isinstance(message, RoomState):
             self._resuming = False
             self.run_worker(self._resume(message), group="race", exit_on_error=False)
+
+    async def seated(self, state: RoomState) -> None:
+        """The server seated us in a room nobody asked for here (an arena's next race): the last
+        race's screens close (back to the arena's screen) and this room opens."""
+        self.back_to_lobby()
+        self._entering = True
+        try:
+            await self._open_room(state)
+            for message in self._held:
+                self._room_event(message)
+        finally:
+            self._entering, self._held = False, []
 
     async def _resume(self, state: RoomState) -> None:
         """Back in the room a restarted client was in (its seat kept by the server)."""
@@ -442,6 +472,12 @@ class RaceApp(App[None]):
             self.notify("Connect first: your page is your player's on that server", severity="warning")
             return
         self.push_screen(PlayerScreen(self.records(), welcome.player))
+
+    def show_arena(self) -> None:
+        self.push_screen(ArenaScreen())
+
+    async def arena_request(self, message: Message) -> Message:
+        return await self._request(message)
 
     def show_boards(self) -> None:
         self.push_screen(BoardsScreen(self.records()))

@@ -132,6 +132,9 @@ class LobbyHost(Protocol):
     def show_account(self) -> None:
         """My account: my player id and handle, and what I may do with them."""
 
+    def show_arena(self) -> None:
+        """The arena screen: join one by its code, open one, its standings."""
+
 
 class LobbyScreen(Screen[None]):
     """Server and name at the top; a new room on the left; joining on the right."""
@@ -151,6 +154,7 @@ class LobbyScreen(Screen[None]):
         Binding("f6", "boards", "Leaderboards"),
         # My player on the server (client/account_screen.py).
         Binding("f7", "account", "Account"),
+        Binding("f8", "arena", "Arena"),  # client/arena_screen.py
     ]
 
     def __init__(self, server: str, name: str, *, autoconnect: bool = True) -> None:
@@ -230,6 +234,7 @@ class LobbyScreen(Screen[None]):
                         yield Button("Join", id="join", variant="success", compact=True)
                         yield Button("Spectate", id="spectate", compact=True)
                         yield Button("Ghost", id="ghost", compact=True)
+                        yield Button("Arena", id="arena", compact=True)
                 with Vertical(id="quick-box", classes="box") as quick:
                     quick.border_title = "Quick match"
                     with Horizontal(classes="buttons"):
@@ -620,6 +625,10 @@ class LobbyScreen(Screen[None]):
 
     def action_account(self) -> None:
         self.host.show_account()
+
+    @on(Button.Pressed, "#arena")
+    def action_arena(self) -> None:
+        self.host.show_arena()
 
 
 class TickBox(Checkbox):

@@ -65,7 +65,8 @@ from .net import ConnectionLost, ServerError
 from .outbox import Outbox, Requester
 from .places import with_symbols
 from .race_screen import RaceScreen, RoomView
-from .records_api import Records
+from .rating_text import RatingBook
+from .records_api import Records, RecordsError
 from .results import CHALLENGE, LOBBY, REMATCH, REVIEW
 from .review import ReviewScreen
 from .room_model import RoomModel, ServerClock, now_ms, rating_line
@@ -149,6 +150,8 @@ class RaceController:
         self._away_timer: Timer | None = None
         self._match_timer: Timer | None = None
         """Redraws the quick match's widening window each second while we wait alone."""
+        self.book = RatingBook()
+        """The other racers' ratings (client/rating_text.py), from the server's records."""
         self.spectator_delay_s: int | None = None
         """How late a spectator sees the moves (``_measure_lag``; None: not measured yet)."""
         self.screen = RaceScreen(
@@ -225,6 +228,7 @@ class RaceController:
                 self._match_timer = self.screen.set_interval(1.0, self._render)
             self._render()
         elif isinstance(message, RatingNotice):
+            self.book.forget(model.racers)  # the others' numbers changed too
             self._say(rating_line(message))
             self._render()
         elif isinstance(message, Lost) and model.racing_now():
@@ -475,6 +479,20 @@ class RaceController:
     def _say(self, text: str, kind: str = "info") -> None:
         self.screen.flash(with_symbols(text), kind)
 
+    def _ask_ratings(self) -> None:
+        """Ask the records for the ratings of racers not asked for yet (people only)."""
+        people = [p for p, r in self.model.racers.items() if p != self.model.me and not r.bot and not r.ghost]
+        for player in self.book.to_ask(people):
+            self.host.start_task(self._learn_rating(player), "rating")
+
+    async def _learn_rating(self, player: str) -> None:
+        try:
+            page = await self.host.records().player(player)
+        except RecordsError:
+            return  # anonymous, or a server without records: no number
+        self.book.learn(player, page)
+        self._render()
+
     def _render(self) -> None:
         """Bring the screen in line with the model."""
         if self.closed:
@@ -483,6 +501,7 @@ class RaceController:
         if self._match_timer is not None and model.match_wait(now_ms()) is None:
             self._match_timer.stop()  # a partner came (or we left): the window is no news any more
             self._match_timer = None
+        self._ask_ratings()
         seen = self._seen()
         # The status line stays within 80 columns: the rest goes to the racers panel's title.
         info: list[str] = []
@@ -506,7 +525,7 @@ class RaceController:
                 between_races=model.phase in (Phase.WAITING, Phase.COUNTDOWN),
                 starts_at=model.starts_at if model.phase == Phase.COUNTDOWN else None,
                 info=" · ".join(info),
-                racers=tuple(room_text.racer_views(model, self.spectate, seen)),
+                racers=tuple(room_text.racer_views(model, self.spectate, seen, self.book)),
                 racers_title=title,
                 spectator_delay_s=self.spectator_delay_s,
             )
@@ -556,7 +575,11 @@ class RaceController:
             return
         self._record()
         self.screen.show_results(
-            room_text.result_rows(model.standings, model.me),
+            room_text.result_rows(
+                model.standings,
+                model.me,
+                {s.player: room_text.ratings_beside(model, s.player, self.book) for s in model.standings},
+            ),
             room_text.headline(model.reason, model.standings, model.me),
             self.choose,
             can_rematch=model.role == Role.RACER,

@@ -40,6 +40,8 @@ class ResultRow:
     hints: int = 0
     """Hints the server gave this racer."""
     ghost: bool = False
+    rating: str = ""
+    """The rating shown beside the name (client/rating_text.py)."""
 
 
 def standings_table(rows: Sequence[ResultRow]) -> Table:
@@ -61,7 +63,8 @@ def standings_table(rows: Sequence[ResultRow]) -> Table:
             row.name
             + (" (you)" if row.you else "")
             + (" (bot)" if row.bot else "")
-            + (" (ghost)" if row.ghost else ""),
+            + (" (ghost)" if row.ghost else "")
+            + (f" {row.rating}" if row.rating else ""),
             f"{row.progress}/52",
             str(row.moves),
             format_ms(row.time_ms),

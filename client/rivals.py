@@ -43,6 +43,8 @@ class RacerView:
     """Hints the server gave this racer this race."""
     ghost: bool = False
     """A ghost: a recorded run the server plays again (a challenge)."""
+    rating: str = ""
+    """The rating shown beside the name (client/rating_text.py; empty: none known)."""
 
 
 def plural(n: int, word: str) -> str:
@@ -190,6 +192,8 @@ def _name(racer: RacerView, width: int) -> Text:
         mark, note, colour = "", "", None
     if racer.bot or racer.ghost:
         note = (" (bot)" if racer.bot else " (ghost)") + note
+    if racer.rating:
+        note += f" {racer.rating}"
     if len(racer.name) + len(mark) + len(note) > width:
         note = ""
     text = Text(mark + racer.name[: max(1, width - 2 - len(note))])

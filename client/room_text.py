@@ -4,7 +4,7 @@ boards (``Boards``) and a few facts about the screen; no Textual."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -12,6 +12,7 @@ from protocol.enums import EndReason, Phase, Status
 from protocol.messages import Standing
 from seahaven import preset
 
+from .rating_text import RatingBook, beside_my_name
 from .results import ResultRow
 from .rivals import RacerView
 from .room_model import RoomModel
@@ -59,8 +60,8 @@ def lock_reason(model: RoomModel, *, reconnecting: bool) -> str | None:
     return None
 
 
-def racer_views(model: RoomModel, spectate: Boards, seen: Seen) -> list[RacerView]:
-    """You first, then the others in seat order."""
+def racer_views(model: RoomModel, spectate: Boards, seen: Seen, book: RatingBook | None = None) -> list[RacerView]:
+    """You first, then the others in seat order (``book``: the others' ratings)."""
     views: list[RacerView] = []
     for player, racer in model.racers.items():
         progress, moves = racer.progress, racer.moves
@@ -80,6 +81,7 @@ def racer_views(model: RoomModel, spectate: Boards, seen: Seen) -> list[RacerVie
             racer.bot,
             racer.hints,
             racer.ghost,
+            ratings_beside(model, player, book),
         )
         if you:
             views.insert(0, view)
@@ -182,8 +184,16 @@ def headline(reason: str | None, standings: tuple[Standing, ...], me: str) -> st
     return "Race abandoned"
 
 
-def result_rows(standings: Iterable[Standing], me: str) -> list[ResultRow]:
-    """The standings for the results view: a time only for those who finished."""
+def ratings_beside(model: RoomModel, player: str, book: RatingBook | None) -> str:
+    """The rating beside ``player``'s name: mine from the ``rating`` event, the others' from ``book``."""
+    if player == model.me:
+        return beside_my_name(model.ratings, model.preset)
+    return book.text(player, model.preset) if book is not None else ""
+
+
+def result_rows(standings: Iterable[Standing], me: str, shown: Mapping[str, str] | None = None) -> list[ResultRow]:
+    """The standings for the results view: a time only for those who finished; ``shown``: the
+    ratings beside the names, by player."""
     return [
         ResultRow(
             s.place,
@@ -196,6 +206,7 @@ def result_rows(standings: Iterable[Standing], me: str) -> list[ResultRow]:
             s.bot,
             s.hints,
             s.ghost,
+            (shown or {}).get(s.player, ""),
         )
         for s in standings
     ]

@@ -7,6 +7,7 @@ checked against the Python engine's.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import AsyncIterator, Iterator
@@ -483,5 +484,12 @@ async def test_a_quick_match_says_rated_before_ready_and_the_page_hears_its_rati
     assert isinstance(mine, dict) and mine["race_id"] == told.race_id and mine["provisional"] is True
     assert mine["rating"] - mine["change"] == 1500 and mine["change"] == -told.change  # two new players
     assert "your rating" in await page.inner_text(".room-head .muted")
+    # Beside the names on the results: mine with its change, Sam's as his player page has it now.
+    sign = "+" if mine["change"] >= 0 else ""
+    expected = sorted([f"{mine['rating']}? {sign}{mine['change']}", f"{told.rating}?"])
+    shown = "[...document.querySelectorAll('.results .rating')].map(e => e.textContent.trim()).sort()"
+    await page.wait_for_function(
+        f"want => JSON.stringify({shown}) === want", arg=json.dumps(expected, separators=(",", ":")), timeout=WAIT_MS
+    )
     await close(sam)
     no_errors(page)

@@ -14,6 +14,8 @@ import { applyEvent, initialState, leftRoom, roomOfPath } from "./state.js";
 import { pageParts, tick } from "./views.js";
 import { SoloConnection, soloOfPath } from "./solo.js";
 import { measure, slide } from "./motion.js";
+import { A, arenaOfPath, joinArena, onArenaMessage, showArena, tickArena } from "./arena.js";
+import { ratingsChanged } from "./ratings_view.js";
 
 const KEY = {
   name: "seahaven.name",
@@ -37,6 +39,9 @@ export function createApp(win = window) {
     wanted: roomOfPath(win.location.pathname, win.location.search),
     challenge,
   });
+  const arena = arenaOfPath(win.location.pathname);
+  if (arena) S.wanted = { arena }; // an /a/CODE link
+  S.arena = A; // the arena I am in: arena.js keeps it, seen here by the tests
   S.autoMove = store.getItem(KEY.auto) !== "off";
   let toastTimer = null;
 
@@ -212,9 +217,10 @@ export function createApp(win = window) {
   /** The room a link named, or the lobby's rooms. */
   function goWanted() {
     if (!S.wanted) return act.refreshRooms();
-    const { code, watch, challenge } = S.wanted;
+    const { code, watch, challenge, arena } = S.wanted;
     S.wanted = null;
     if (challenge) acceptChallenge(hooks, challenge);
+    else if (arena) joinArena(hooks, arena);
     else act.joinRoom(code, watch);
   }
 
@@ -228,6 +234,8 @@ export function createApp(win = window) {
       if (S.wanted?.code === body.room) S.wanted = null;
       return act.showRoom(body);
     }
+    if (type === "rating" && S.room) ratingsChanged(S.room.racers.map((r) => r.player)); // theirs changed too: ask again
+    if (onArenaMessage(type, body)) return showArena(hooks);
     if (type === "notice") {
       // From the server's operators (docs/admin.md): shown for a while; a closed room takes us to the lobby.
       if (body.room && S.room?.room === body.room) {
@@ -280,6 +288,7 @@ export function createApp(win = window) {
     document.addEventListener("keydown", onKey);
     setInterval(() => tick(S), 250);
     setInterval(act.refreshRooms, 4000);
+    setInterval(() => tickArena(hooks), 500);
     setInterval(() => S.conn?.online && S.conn.call("ping").catch(() => {}), 30000);
     if (S.view === "lobby") connect();
     render();

@@ -7,6 +7,8 @@ import { h } from "./dom.js";
 import { accountView } from "./account.js";
 import { challengeOffer, challengeView, ghostChallenge, raceAgainButton } from "./challenge.js";
 import { racerMarks } from "./marks.js";
+import { A, arenaLobby, arenaPanel } from "./arena.js";
+import { ratingBadge } from "./ratings_view.js";
 import { KEYS_HELP } from "./keys.js";
 import { canHint, canUndo, destinations, inRace, plural, ratingText, resultLine, standingTime, statusText } from "./state.js";
 
@@ -91,6 +93,10 @@ function lobbyParts(app) {
     [`lobby-daily:${JSON.stringify(S.daily)}`, () => dailyPanel(app)],
     [`lobby-rooms:${JSON.stringify(S.rooms)}`, () => roomsPanel(app)],
   ];
+  // The arena I am in comes first; else the arena panel (create or join one) after the daily race.
+  const arena = [`lobby-arena:${arenaKey(S)}`, () => arenaLobby(app.hooks)];
+  if (A.arena) inner.unshift(arena);
+  else inner.splice(3, 0, arena);
   return [["lobby", () => h("div", { class: "lobby" }), inner]];
 }
 
@@ -223,7 +229,7 @@ function createForm(app) {
   );
 }
 
-function racersPanel(room) {
+function racersPanel(room, ratings) {
   const finished = room.phase === "finished";
   return h(
     "ol",
@@ -232,7 +238,7 @@ function racersPanel(room) {
       h(
         "li",
         { class: `${r.player === room.you ? "me" : ""} ${r.connected ? "" : "away"}` },
-        h("span", { class: "who", title: r.name }, r.name + (r.player === room.you ? " (you)" : ""), racerMarks(r)),
+        h("span", { class: "who", title: r.name }, r.name + (r.player === room.you ? " (you)" : ""), racerMarks(r), ratingBadge(r, room.preset, room.you, ratings)),
         h("progress", { max: 52, value: r.progress, "aria-label": `${r.name}: ${r.progress} of 52 cards home` }),
         h("span", { class: "count" }, `${r.progress}/52`),
         h("span", { class: `status ${r.status}` }, (r.connected ? statusText(r.status, finished) : `${statusText(r.status, finished)}, away`) + (room.rematch.includes(r.player) ? " · rematch" : "")),
@@ -247,7 +253,17 @@ function roomParts(app) {
   const room = S.room;
   const board = S.board ? S.board.text() : "";
   const key = JSON.stringify([room, board, S.selected, S.mine, S.pending.length, S.focus, S.status, S.lost, S.hint, S.autoMove, S.result?.race_id, S.ratings[room.preset], S.outside]);
-  return [[`room:${key}`, () => roomView(app)]];
+  // Between races, the arena's standings (a placeholder outside one); arena.js also replaces the
+  // panel by itself mid-race, so that a rebuild of the room does not drop a card being dragged.
+  return [
+    [`room:${key}`, () => roomView(app)],
+    [`room-arena:${arenaKey(S)}`, () => arenaPanel(app.hooks, true) ?? h("span", { hidden: true })],
+  ];
+}
+
+/** What the arena panels show (arena.js keeps its own state, `A`): a part rebuilt when it changes. */
+function arenaKey(S) {
+  return JSON.stringify([A.arena, A.podium, A.busy, S.me?.player, S.outside]);
 }
 
 function roomView(app) {
@@ -287,7 +303,7 @@ function roomView(app) {
         "section",
         { class: "card-panel waiting" },
         h("p", {}, "Share this link: ", h("a", { href: link, id: "share" }, link), " ", h("button", { class: "quiet", onclick: () => navigator.clipboard?.writeText(link).then(() => act.say("link copied")) }, "Copy")),
-        racersPanel(room),
+        racersPanel(room, S.ratings),
         room.role === "racer"
           ? h("button", { id: "ready", class: me?.status === "ready" ? "quiet" : "", onclick: act.ready }, me?.status === "ready" ? "Not ready" : "Ready")
           : null,
@@ -345,7 +361,7 @@ function raceView(app) {
         : null,
       h("span", { class: `note ${status}`, role: "status" }, note),
     ),
-    racersPanel(room),
+    racersPanel(room, app.S.ratings),
     renderBoard(S.board, {
       label: "your board",
       selected: S.selected,
@@ -366,7 +382,7 @@ function spectatorView(app) {
   return h(
     "div",
     { class: "race spectating" },
-    racersPanel(room),
+    racersPanel(room, app.S.ratings),
     h(
       "div",
       { class: "tabs", role: "tablist", "aria-label": "whose board" },
@@ -399,7 +415,7 @@ function resultsView(app) {
             "tr",
             { class: s.player === room.you ? "me" : "" },
             h("td", {}, String(s.place)),
-            h("td", { class: "who", title: s.name }, s.name, racerMarks(s)),
+            h("td", { class: "who", title: s.name }, s.name, racerMarks(s), ratingBadge(s, room.preset, room.you, S.ratings)),
             h("td", {}, statusText(s.status, true)),
             h("td", {}, `${s.progress}/52`),
             h("td", {}, String(s.moves)),

@@ -1,0 +1,319 @@
+"""Arenas in the terminal client (docs/arenas.md, docs/protocol.md section 23).
+
+``ArenaDesk`` is what the App knows of the arena the player is in: its last ``arena`` frame and, at
+its end, its ``podium``. ``ArenaScreen`` (the lobby's F8, "Arena") opens a new arena (rules and
+minutes) or joins one by its code; once in one it shows the arena's clock, its live standings (points,
+wins, streak fire, place; mine highlighted) and, at the end, the podium. The races come by
+themselves: the server seats the player in the next race and sends its ``room`` unasked, which the
+App opens over this screen (``ArenaDesk.seats``); the race's results go back to this screen.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar, Final, Protocol, cast
+
+from rich.style import Style
+from rich.table import Table
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Button, Footer, Input, Label, Select, Static
+
+from protocol.messages import ARENA_MINUTES, Arena, ArenaStanding, CreateArena, JoinArena, LeaveArena, Podium, RoomState
+from protocol.schema import Message
+
+from .lobby import preset_select, preset_title
+from .net import ConnectionLost, ServerError
+from .room_model import now_ms
+
+MINUTE_CHOICES: Final = tuple(m for m in (5, 10, 15, 30, 60, 90, 180) if ARENA_MINUTES[0] <= m <= ARENA_MINUTES[1])
+MEDALS: Final = ("1st", "2nd", "3rd")
+
+
+def streak_text(streak: int) -> str:
+    """Wins in a row; from 2 on (the next race's points count double) with fire."""
+    return f"🔥{streak}" if streak >= 2 else str(streak) if streak else ""
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def place_line(arena: Arena, me: str) -> str:
+    """My place in words: ``You are 2nd of 4 · 3 points`` (empty when I am not in the standings)."""
+    for s in arena.standings:
+        if s.player == me:
+            points = f"{s.points} point{'' if s.points == 1 else 's'}"
+            return f"You are {ordinal(s.rank)} of {len(arena.standings)} · {points}"
+    return ""
+
+
+def clock_line(arena: Arena, now: int) -> str:
+    """The arena's clock at server time ``now``."""
+    if arena.phase == "finished" or now >= arena.ends_at:
+        return "the arena is over"
+
+    def mmss(ms: int) -> str:
+        s = max(0, ms // 1000)
+        return f"{s // 60}:{s % 60:02d}"
+
+    if now < arena.starts_at:
+        return f"starts in {mmss(arena.starts_at - now)}"
+    return f"{mmss(arena.ends_at - now)} left"
+
+
+def standings_table(standings: tuple[ArenaStanding, ...], me: str) -> Table:
+    table = Table(box=None, padding=(0, 1), expand=True, header_style=Style(bold=True, color="#a9d3b9"))
+    table.add_column("#", justify="right")
+    table.add_column("player", ratio=1, no_wrap=True, overflow="ellipsis")
+    for name in ("points", "wins", "races", "streak"):
+        table.add_column(name, justify="right")
+    for s in standings:
+        name = s.name + (" (you)" if s.player == me else "") + ("" if s.active else " (left)")
+        style = Style(bold=True, color="#fde047") if s.player == me else None
+        table.add_row(f"{s.rank}.", name, str(s.points), str(s.wins), str(s.races), streak_text(s.streak), style=style)
+    return table
+
+
+def podium_lines(podium: Podium, me: str) -> list[str]:
+    return [
+        f"{MEDALS[i]}  {s.name}{' (you)' if s.player == me else ''} · {s.points} points · {s.wins} wins"
+        for i, s in enumerate(podium.podium)
+    ]
+
+
+class ArenaHost(Protocol):
+    """What the arena screen needs of the App."""
+
+    @property
+    def connected(self) -> bool: ...
+
+    @property
+    def arena_desk(self) -> ArenaDesk: ...
+
+    async def arena_request(self, message: Message) -> Message:
+        """A request's reply (ServerError / ConnectionLost / TimeoutError)."""
+
+
+class ArenaDesk:
+    """The arena this player is in, as the server last said; its screen while one is shown."""
+
+    def __init__(self) -> None:
+        self.arena: Arena | None = None
+        self.podium: Podium | None = None
+        self.me = ""
+        """My player id (the session's)."""
+        self.screen: ArenaScreen | None = None
+
+    @property
+    def active(self) -> bool:
+        """In an arena that has not ended: its races come by themselves."""
+        return self.arena is not None and self.podium is None and self.arena.phase != "finished"
+
+    def hear(self, message: Arena | Podium) -> str:
+        """An ``arena`` or ``podium`` frame; a line to tell the player (empty: nothing to say)."""
+        if isinstance(message, Arena):
+            if self.arena is not None and self.arena.arena != message.arena:
+                self.podium = None
+            self.arena = message
+            said = place_line(message, self.me)
+        else:
+            self.podium = message
+            winner = message.podium[0].name if message.podium else "nobody"
+            said = f"The arena is over: {winner} won it"
+        if self.screen is not None:
+            self.screen.refresh_arena()
+        return said
+
+    def seats(self, state: RoomState, room: str | None) -> bool:
+        """A ``room`` frame nobody asked for here is the arena's next race (not the room we are in)."""
+        return self.active and state.room != room
+
+    def leave(self) -> None:
+        self.arena, self.podium = None, None
+        if self.screen is not None:
+            self.screen.refresh_arena()
+
+
+class ArenaScreen(Screen[None]):
+    """Join or open an arena; then its standings, clock and podium. Escape: the lobby."""
+
+    CSS_PATH = Path(__file__).with_name("arena.tcss")
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Lobby"),
+        Binding("ctrl+l", "leave", "Leave the arena"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._clock: Timer | None = None
+        self.busy = False
+
+    @property
+    def host(self) -> ArenaHost:
+        return cast(ArenaHost, self.app)
+
+    @property
+    def desk(self) -> ArenaDesk:
+        return self.host.arena_desk
+
+    def compose(self) -> ComposeResult:
+        yield Static("♠ ♥  Arena · race after race against the players nearest you  ♦ ♣", id="arena-banner")
+        yield Static("", id="arena-status")
+        with Vertical(id="arena-form", classes="box") as form:
+            form.border_title = "Join or open an arena"
+            with Horizontal(classes="row"):
+                yield Input(placeholder="arena code", id="arena-code", max_length=12, compact=True)
+                yield Button("Join arena", id="arena-join", variant="success", compact=True)
+            with Horizontal(classes="row"):
+                yield Label("Rules", classes="label")
+                yield preset_select("arena-preset")
+                yield Select(
+                    [(f"{m} minutes", m) for m in MINUTE_CHOICES],
+                    value=30,
+                    allow_blank=False,
+                    id="arena-minutes",
+                    compact=True,
+                )
+                yield Button("New arena", id="arena-create", variant="warning", compact=True)
+        with Vertical(id="arena-box", classes="box") as box:
+            box.border_title = "Standings"
+            yield Static("", id="arena-info")
+            yield Static("", id="arena-podium")
+            yield Static("", id="arena-standings")
+            with Horizontal(classes="row"):
+                yield Button("Leave the arena", id="arena-leave", compact=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.desk.screen = self
+        self._clock = self.set_interval(1.0, self._tick)
+        self.refresh_arena()
+        if self.desk.arena is None:
+            self.query_one("#arena-code", Input).focus()
+
+    def on_unmount(self) -> None:
+        if self.desk.screen is self:
+            self.desk.screen = None
+
+    # -- what it shows -------------------------------------------------------------------------
+
+    def say(self, text: str, kind: str = "info") -> None:
+        status = self.query_one("#arena-status", Static)
+        status.update(Content(text))
+        status.set_class(kind == "error", "error")
+
+    @property
+    def status_text(self) -> str:
+        return str(self.query_one("#arena-status", Static).content)
+
+    def refresh_arena(self) -> None:
+        """Show the arena as the desk has it (or the form, in none)."""
+        arena, podium, me = self.desk.arena, self.desk.podium, self.desk.me
+        self.query_one("#arena-form").display = arena is None
+        self.query_one("#arena-box").display = arena is not None
+        if arena is None:
+            return
+        self.query_one("#arena-box").border_title = f"Arena {arena.arena} · {preset_title(arena.preset)}"
+        self._tick()
+        self.query_one("#arena-podium", Static).update(
+            Content("Podium\n" + "\n".join(podium_lines(podium, me)) + "\n") if podium is not None else Content("")
+        )
+        self.query_one("#arena-standings", Static).update(standings_table(arena.standings, me))
+        self.query_one("#arena-leave", Button).label = "Close" if not self.desk.active else "Leave the arena"
+
+    def _tick(self) -> None:
+        arena = self.desk.arena
+        if arena is None:
+            return
+        lines = [
+            f"code {arena.arena} · link {arena.link_path} · {clock_line(arena, now_ms())}",
+            place_line(arena, self.desk.me),
+        ]
+        if self.desk.active and arena.phase == "running":
+            lines.append("The server seats you in the next race as soon as another player is free.")
+        self.query_one("#arena-info", Static).update(Content("\n".join(lines)))
+
+    @property
+    def standings_text(self) -> str:
+        """The standings as plain text (for tests and screen readers' logs)."""
+        arena = self.desk.arena
+        if arena is None:
+            return ""
+        return "\n".join(
+            f"{s.rank}. {s.name}{' (you)' if s.player == self.desk.me else ''} {s.points} {s.wins} {s.races} "
+            f"{streak_text(s.streak)}".rstrip()
+            for s in arena.standings
+        )
+
+    @property
+    def podium_text(self) -> str:
+        return str(self.query_one("#arena-podium", Static).content)
+
+    # -- actions --------------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#arena-join")
+    @on(Input.Submitted, "#arena-code")
+    def _join(self) -> None:
+        code = "".join(self.query_one("#arena-code", Input).value.split()).upper()
+        if not 4 <= len(code) <= 12 or not code.isalnum():
+            self.say("Type the arena's code (letters and digits, as your friend sent it)", "error")
+            return
+        self._ask(JoinArena(arena=code), f"Joining arena {code}…")
+
+    @on(Button.Pressed, "#arena-create")
+    def _create(self) -> None:
+        preset = str(self.query_one("#arena-preset", Select).value)
+        minutes = cast(int, self.query_one("#arena-minutes", Select).value)
+        self._ask(CreateArena(preset=preset, minutes=minutes), "Opening an arena…")
+
+    @on(Button.Pressed, "#arena-leave")
+    def _leave_pressed(self) -> None:
+        self.action_leave()
+
+    def action_leave(self) -> None:
+        arena = self.desk.arena
+        if arena is None:
+            return
+        if not self.desk.active:
+            self.desk.leave()
+            return
+        self._ask(LeaveArena(arena=arena.arena), "Leaving the arena…", leaving=True)
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def _ask(self, message: Message, doing: str, *, leaving: bool = False) -> None:
+        if not self.host.connected:
+            self.say("Not connected: connect in the lobby first", "error")
+            return
+        if self.busy:
+            return
+        self.say(doing)
+        self.run_worker(self._do_ask(message, leaving), group="arena", exclusive=True, exit_on_error=False)
+
+    async def _do_ask(self, message: Message, leaving: bool) -> None:
+        self.busy = True
+        try:
+            reply = await self.host.arena_request(message)
+        except ServerError as error:
+            self.say(f"Refused: {error.message}", "error")
+            return
+        except (ConnectionLost, TimeoutError):
+            self.say("The server did not answer: try again", "error")
+            return
+        finally:
+            self.busy = False
+        if leaving:
+            self.desk.leave()
+            self.say("You left the arena: your points stay in its standings")
+        elif isinstance(reply, Arena):
+            self.desk.hear(reply)
+            self.say(f"In arena {reply.arena}: share its code. The races start by themselves.")

@@ -1,0 +1,146 @@
+"""The browser client's arena, in Debian's headless Chromium (Playwright) against a real server on
+loopback: Ann opens an arena from the lobby, Bob joins it by its code, the server seats them in a
+race by itself, Ann wins it, the standings show her points between races (each page marking its
+own line), the next race starts with nobody asking, and when the arena's time is up both pages show
+the podium. The server's clock is the tests' fake one, so the arena's end comes when the test says."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+
+import pytest
+from playwright.async_api import Browser, Page
+
+from protocol.messages import Arena, CreateArena
+from seahaven import Board
+from seahaven.solver import solve
+from server.app import RaceServer
+from tests.browser_pages import WAIT_MS, chromium, js, new_page, no_errors
+from tests.helpers import MakeServer, fake, url_of
+from tests.wsclient import WsClient
+
+SOLUTION = [str(m) for m in solve(Board.deal("seahaven", 1)).moves]
+
+
+@pytest.fixture
+async def server(make_memory_server: MakeServer) -> RaceServer:
+    return await make_memory_server(deals=lambda: 1)
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with chromium() as launched:
+        yield launched
+
+
+async def lobby(page: Page, url: str, name: str) -> None:
+    await page.goto(url)
+    await page.fill("#name", name)
+    await page.click("text=Continue")
+    await page.wait_for_function("() => window.seahaven.me !== null", timeout=WAIT_MS)
+
+
+async def rows(page: Page, selector: str) -> list[str]:
+    read = "sel => [...document.querySelectorAll(sel)].map(r => [...r.children].map(c => c.textContent).join(' '))"
+    return [re.sub(r"\s+", " ", row).strip() for row in await page.evaluate(read, selector)]
+
+
+async def racing_in(page: Page, not_room: str | None = None) -> str:
+    """The page is racing in a room the server seated it in (not ``not_room``): its code."""
+    await page.wait_for_function(
+        "old => window.seahaven.room?.phase === 'racing' && window.seahaven.room.room !== old",
+        arg=not_room,
+        timeout=WAIT_MS,
+    )
+    return str(await js(page, "window.seahaven.room.room"))
+
+
+async def test_an_arena_of_two_pages_shows_its_standings_between_races_and_its_podium(
+    server: RaceServer, browser: Browser
+) -> None:
+    base = f"http://127.0.0.1:{server.port}"
+    ann, bob = await new_page(browser), await new_page(browser)
+    await lobby(ann, base, "Ann")
+    await lobby(bob, base, "Bob")
+
+    # Ann opens a 5-minute arena from the lobby: its code and link, her alone in its standings.
+    await ann.select_option("#arena-preset", "seahaven")
+    await ann.fill("#arena-minutes", "5")
+    await ann.click("#create-arena")
+    await ann.wait_for_selector("#arena-standings", timeout=WAIT_MS)
+    code = str(await js(ann, "window.seahaven.arena.arena.arena"))
+    arena = await js(ann, "window.seahaven.arena.arena")
+    assert isinstance(arena, dict) and arena["ends_at"] - arena["starts_at"] == 5 * 60_000
+    assert re.fullmatch(r"[0-9A-Z]{6}", code)
+    assert await ann.inner_text("#arena-link") == f"{base}/a/{code}"
+    assert await rows(ann, "#arena-standings tbody tr") == ["1 Ann (you) 0 0 0"]
+
+    # Bob joins by the code (read like a room code: lower case will do).
+    await bob.fill("#arena-code", code.lower())
+    await bob.click("#join-arena")
+    # Nobody asks for a race: the server seats both in one, ready at once, which starts.
+    first = await racing_in(ann)
+    assert await racing_in(bob) == first
+    # Beside the race, the arena: both in its standings, my own line marked.
+    await bob.wait_for_function(
+        "() => document.querySelectorAll('#arena-standings tbody tr').length === 2", timeout=WAIT_MS
+    )
+    # (equal so far: who is first is the tie-break's, on a fake clock that has not moved)
+    assert re.fullmatch(r"[12]\tBob \(you\)\t0\t0\t0\t", await bob.inner_text("#arena-standings tr.me"))
+
+    # Ann wins the race (the solution, sent as her moves); Bob's page shows her points and win.
+    await js(
+        ann,
+        f"(async () => {{ for (const m of {SOLUTION!r}) await window.seahaven.conn.call('move', {{ move: m }}); }})()",
+    )
+    await bob.wait_for_function("() => window.seahaven.arena.arena.standings[0]?.points === 2", timeout=WAIT_MS)
+    table = await rows(bob, "#arena-standings tbody tr")
+    assert table == ["1 Ann 2 1 1 1", "2 Bob (you) 0 0 1"], table
+    assert await bob.inner_text("#arena-place") == "You are 2nd of 2 · 0 points"
+    # ...and the next race starts by itself: a new room, seated and started by the server.
+    second = await racing_in(ann, first)
+    assert await racing_in(bob, first) == second
+    assert await ann.inner_text("#arena-standings tr.me") == "1\tAnn (you)\t2\t1\t1\t1"
+
+    # Time is up: the race still running is not scored, and both pages show the podium.
+    fake(server).advance(5 * 60_000 + 1000)
+    for page in (ann, bob):
+        await page.wait_for_selector("#podium li", timeout=WAIT_MS)
+        assert await js(page, "window.seahaven.arena.arena.phase") == "finished"
+        assert await page.inner_text("#arena-clock") == "The arena is over"
+    podium_ann = await ann.eval_on_selector_all("#podium li", "items => items.map(i => i.textContent)")
+    podium_bob = await bob.eval_on_selector_all("#podium li", "items => items.map(i => i.textContent)")
+    assert podium_ann == ["🥇 Ann (you) · 2 pts · 1 wins", "🥈 Bob · 0 pts · 0 wins"], podium_ann
+    assert podium_bob == ["🥇 Ann · 2 pts · 1 wins", "🥈 Bob (you) · 0 pts · 0 wins"], podium_bob
+
+    # Bob closes the arena and goes back to the lobby: the arena's form is back.
+    await bob.click("#leave-arena")
+    await bob.wait_for_function("() => window.seahaven.arena.arena === null", timeout=WAIT_MS)
+    bob.once("dialog", lambda dialog: dialog.accept())  # leaving resigns the race still running
+    await bob.click(".room-head button.quiet")
+    await bob.wait_for_selector("#create-arena", timeout=WAIT_MS)
+    no_errors(ann)
+    no_errors(bob)
+
+
+async def test_an_arena_link_joins_its_arena_after_the_name(server: RaceServer, browser: Browser) -> None:
+    """/a/CODE: the page says its name and joins that arena (the server's page for the path is the
+    race client's, as for /r/CODE; until this server serves it, the test asks the server for / instead)."""
+    base = f"http://127.0.0.1:{server.port}"
+    ann = await WsClient.open(url_of(server), "Ann")
+    opened = await ann.call(CreateArena(minutes=5))
+    assert isinstance(opened, Arena)
+    cid = await new_page(browser)
+    await cid.route(re.compile(r".*/a/[0-9A-Za-z]+$"), lambda route: route.continue_(url=f"{base}/"))
+    await cid.goto(f"{base}/a/{opened.arena.lower()}")
+    await cid.fill("#name", "Cid")
+    await cid.click("text=Continue")
+    await cid.wait_for_function("() => window.seahaven.arena.arena !== null", timeout=WAIT_MS)
+    assert await js(cid, "window.seahaven.arena.arena.arena") == opened.arena
+    names = await js(cid, "window.seahaven.arena.arena.standings.map(s => s.name).sort()")
+    assert names == ["Ann", "Cid"]
+    # Both free: the server seats them in a race, which the page enters by itself.
+    await racing_in(cid)
+    await ann.close()
+    no_errors(cid)

@@ -1,0 +1,216 @@
+// Arenas (docs/arenas.md, docs/protocol.md section 23): the arena lobby (a new arena with its rules
+// and minutes, or join one by its code or its link /a/CODE), the live standings while it runs
+// (beside each race: the server seats me in the next race by itself, a `room` the app enters), and
+// the podium at its end. The app (main.js) passes `hooks` (conn, me, render, toast) and sends the
+// `arena` and `podium` events here.
+import { h } from "./dom.js";
+import { explain } from "./explain.js";
+import { PRESETS } from "./rules.js";
+
+export const ARENA_MINUTES = [5, 180];
+
+/** The arena a /a/CODE link names (read like a room code: case does not matter), or null. */
+export function arenaOfPath(pathname) {
+  const m = /^\/a\/([0-9A-Za-z]{4,12})$/.exec(pathname);
+  return m ? m[1].toUpperCase() : null;
+}
+
+/** The arena I am in (its last `arena` frame) and its podium once it ended. */
+export const A = { arena: null, podium: null, busy: false, form: { code: "", preset: "seahaven", minutes: 30 } };
+// (the form's fields are kept here as they are typed: the lobby is rebuilt every few seconds)
+
+/** An `arena` or `podium` event (or reply): true when it was one. */
+export function onArenaMessage(type, body) {
+  if (type === "arena") {
+    if (A.arena && A.arena.arena !== body.arena) A.podium = null;
+    A.arena = body;
+  } else if (type === "podium") {
+    if (A.arena?.arena === body.arena) A.arena = { ...A.arena, phase: "finished" };
+    A.podium = body;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/** Wins in a row as fire: from 2 on the next race's points count double. */
+export const streakText = (streak) => (streak >= 2 ? `🔥${streak}` : streak === 1 ? "1" : "");
+
+/** The standings' rows as shown: mine marked. */
+export function standingRows(arena, me) {
+  return (arena?.standings ?? []).map((s) => ({
+    rank: s.rank,
+    name: s.name + (s.player === me ? " (you)" : "") + (s.active ? "" : " (left)"),
+    points: s.points,
+    wins: s.wins,
+    races: s.races,
+    streak: streakText(s.streak),
+    me: s.player === me,
+  }));
+}
+
+/** "m:ss" of a span in ms (never below zero). */
+export function clockText(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+/** What the arena's clock says at server time ``now``. */
+export function arenaClock(arena, now) {
+  if (!arena) return "";
+  if (arena.phase === "finished" || now >= arena.ends_at) return "The arena is over";
+  if (now < arena.starts_at) return `Starts in ${clockText(arena.starts_at - now)}`;
+  return `${clockText(arena.ends_at - now)} left`;
+}
+
+/** My place in words: "You are 2nd of 4 · 3 points". */
+export function myPlace(arena, me) {
+  const mine = arena?.standings.find((s) => s.player === me);
+  if (!mine) return "";
+  const n = mine.rank;
+  const suffix = n % 100 >= 11 && n % 100 <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] ?? "th");
+  return `You are ${n}${suffix} of ${arena.standings.length} · ${mine.points} point${mine.points === 1 ? "" : "s"}`;
+}
+
+// -- requests --------------------------------------------------------------------------------
+
+async function ask(hooks, type, body) {
+  if (A.busy) return;
+  A.busy = true;
+  try {
+    onArenaMessage("arena", await hooks.conn.call(type, body));
+  } catch (e) {
+    hooks.toast(explain(e));
+  } finally {
+    A.busy = false;
+  }
+  hooks.render();
+}
+
+export const joinArena = (hooks, code) => ask(hooks, "join_arena", { arena: code });
+export const createArena = (hooks, preset, minutes) => ask(hooks, "create_arena", { preset, minutes });
+
+async function leaveArena(hooks) {
+  const code = A.arena?.arena;
+  if (!code) return;
+  if (A.arena.phase !== "finished") {
+    try {
+      await hooks.conn.call("leave_arena", { arena: code });
+    } catch (e) {
+      hooks.toast(explain(e));
+    }
+  }
+  A.arena = null;
+  A.podium = null;
+  if (location.pathname.startsWith("/a/")) history.replaceState(null, "", "/");
+  hooks.render();
+}
+
+// -- views -----------------------------------------------------------------------------------
+
+function standingsTable(arena, me) {
+  return h(
+    "table",
+    { class: "rooms arena-standings", id: "arena-standings", "aria-label": "arena standings" },
+    h("thead", {}, h("tr", {}, ...["#", "Player", "Points", "Wins", "Races", "Streak"].map((t) => h("th", {}, t)))),
+    h(
+      "tbody",
+      {},
+      standingRows(arena, me).map((r) =>
+        h("tr", { class: r.me ? "me" : "" }, h("td", {}, String(r.rank)), h("td", { class: "who" }, r.name), h("td", {}, String(r.points)), h("td", {}, String(r.wins)), h("td", {}, String(r.races)), h("td", { class: "streak" }, r.streak)),
+      ),
+    ),
+  );
+}
+
+function podiumView(podium, me) {
+  const medals = ["🥇", "🥈", "🥉"];
+  return h(
+    "ol",
+    { class: "podium", id: "podium", "aria-label": "podium" },
+    podium.podium.map((s, i) => h("li", { class: s.player === me ? "me" : "" }, `${medals[i] ?? ""} ${s.name}${s.player === me ? " (you)" : ""} · ${s.points} pts · ${s.wins} wins`)),
+  );
+}
+
+/** The arena I am in: its clock, link, standings (me highlighted), podium, and leaving it; null when
+ * in none. ``inRoom``: shown beside a race (compact: no link). */
+export function arenaPanel(hooks, inRoom = false) {
+  const arena = A.arena;
+  if (!arena) return null;
+  const me = hooks.me?.player;
+  const link = `${location.origin}${arena.link_path}`;
+  const title = PRESETS[arena.preset]?.title ?? arena.preset;
+  const waiting = !inRoom && arena.phase === "running" ? h("p", { class: "muted", id: "arena-wait" }, "Waiting for the next race: the server seats you as soon as another player is free.") : null;
+  return h(
+    "section",
+    { class: `card-panel arena phase-${arena.phase}`, "aria-labelledby": "arena-h", id: "arena", "data-in-room": inRoom },
+    h("h2", { id: "arena-h" }, "Arena ", h("span", { class: "code" }, arena.arena)),
+    h("p", { class: "muted" }, `${title}${arena.deal_grade ? ` · ${arena.deal_grade} deals` : ""} · `, h("span", { id: "arena-clock" }, arenaClock(arena, hooks.conn?.now() ?? Date.now())), " · ", h("span", { id: "arena-place" }, myPlace(arena, me))),
+    inRoom ? null : h("p", {}, "Share this link: ", h("a", { href: link, id: "arena-link" }, link)),
+    A.podium ? h("h3", {}, "Podium") : null,
+    A.podium ? podiumView(A.podium, me) : null,
+    waiting,
+    standingsTable(arena, me),
+    h("button", { class: "quiet", id: "leave-arena", onclick: () => leaveArena(hooks) }, arena.phase === "finished" ? "Close the arena" : "Leave the arena"),
+  );
+}
+
+/** The lobby's arena section: the arena I am in, else a new one and joining one by its code. */
+export function arenaLobby(hooks) {
+  if (A.arena) return arenaPanel(hooks);
+  const field = (label, input) => h("label", { class: "field" }, h("span", {}, label), input);
+  const F = A.form;
+  const code = h("input", { id: "arena-code", maxlength: 12, placeholder: "e.g. 7KQ2M9", autocomplete: "off", "aria-label": "arena code", value: F.code, oninput: (e) => (F.code = e.target.value) });
+  const preset = h(
+    "select",
+    { id: "arena-preset", "aria-label": "arena rules", onchange: (e) => (F.preset = e.target.value) },
+    Object.values(PRESETS).map((p) => h("option", { value: p.name, selected: p.name === F.preset }, p.title)),
+  );
+  const minutes = h("input", { id: "arena-minutes", type: "number", min: ARENA_MINUTES[0], max: ARENA_MINUTES[1], value: F.minutes, "aria-label": "arena minutes", oninput: (e) => (F.minutes = e.target.value) });
+  return h(
+    "section",
+    { class: "card-panel", "aria-labelledby": "arena-lobby-h", id: "arena-lobby" },
+    h("h2", { id: "arena-lobby-h" }, "Arena"),
+    h("p", { class: "muted" }, "A timed event: race after race against the players nearest you in the standings."),
+    h(
+      "form",
+      {
+        class: "row",
+        onsubmit: (e) => {
+          e.preventDefault();
+          if (code.value.trim()) joinArena(hooks, code.value.trim());
+        },
+      },
+      code,
+      h("button", { type: "submit", id: "join-arena" }, "Join arena"),
+    ),
+    h(
+      "form",
+      {
+        class: "row",
+        onsubmit: (e) => {
+          e.preventDefault();
+          const m = Math.min(ARENA_MINUTES[1], Math.max(ARENA_MINUTES[0], Number(minutes.value) || 30));
+          createArena(hooks, preset.value, m);
+        },
+      },
+      field("Rules", preset),
+      field("Minutes", minutes),
+      h("button", { type: "submit", id: "create-arena" }, "New arena"),
+    ),
+  );
+}
+
+/** Show the arena's news: beside a race, its panel alone is replaced (a rebuild of the whole view
+ * mid-race would drop a card being dragged); anywhere else the view is rebuilt. */
+export function showArena(hooks) {
+  const panel = document.getElementById("arena");
+  if (panel && "inRoom" in panel.dataset && A.arena) panel.replaceWith(arenaPanel(hooks, true));
+  else hooks.render();
+}
+
+/** The arena's clock, every half second, without rebuilding the view. */
+export function tickArena(hooks) {
+  const clock = document.getElementById("arena-clock");
+  if (clock && A.arena) clock.textContent = arenaClock(A.arena, hooks.conn?.now() ?? Date.now());
+}
