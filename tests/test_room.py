@@ -64,6 +64,33 @@ def refused(code: ErrorCode, call: object) -> RoomError:
     return info.value
 
 
+def test_a_room_everyone_left_before_its_race_takes_no_one_again() -> None:
+    room, log = Room.create("ROOM01", Settings("seahaven", DEAL, seats=2), 0)
+    log += room.join("a", "A", False, 1)
+    log += room.join("s", "S", True, 1)
+    log += room.leave("a", 2)
+    room.join("b", "B", False, 3)  # a spectator was still there: the room lives on
+    log += room.leave("s", 4)
+    room, log = Room.create("ROOM02", Settings("seahaven", DEAL, seats=2), 0)
+    log += room.join("a", "A", False, 1)
+    log += room.leave("a", 2)
+    error = refused(ErrorCode.ROOM_NOT_FOUND, lambda: room.join("b", "B", False, 3))
+    assert "everyone left" in str(error)
+    refused(ErrorCode.ROOM_NOT_FOUND, lambda: room.join("c", "C", True, 3))
+    assert Room.replay(log).abandoned  # the stored log says so too, on any node
+
+
+def test_a_finished_room_everyone_left_may_still_be_watched() -> None:
+    room, log = racing_room()
+    for player in ("p1", "p2"):
+        log += room.resign(player, 2000)
+    assert room.phase == "finished"
+    for player in ("p1", "p2", "s1"):
+        log += room.leave(player, 3000)
+    assert not room.abandoned
+    room.join("s2", "Late", True, 3001)
+
+
 def test_seats_fill_then_room_full_but_spectators_still_welcome() -> None:
     room, _ = Room.create("ROOM01", Settings("seahaven", DEAL, seats=2), 0)
     room.join("a", "A", False, 1)

@@ -444,16 +444,26 @@ async def test_a_room_whose_stored_log_expired_under_it_writes_it_again(make_ser
 async def test_concurrent_joins_of_a_room_loaded_from_the_store_respect_its_seats(
     make_redis_server: MakeServer,
 ) -> None:
-    server = await make_redis_server()
-    (ann,), state = await room_with(server, "Ann")
-    await ann.call(Leave())  # nobody left: the process lets go of the room, the store keeps it
-    assert state.room not in server.rooms and await server.store.load(state.room)
+    first = await make_redis_server()
+    _, state = await room_with(first, "Ann")
+    server = await make_redis_server()  # a second node on the same Redis: it loads the room from the store
+    assert await server.store.load(state.room)
     clients = [await WsClient.open(url_of(server), f"P{i}") for i in range(4)]
     answers = await asyncio.gather(*(c.call(JoinRoom(room=state.room)) for c in clients))
-    assert sorted(type(a).__name__ for a in answers) == ["Error", "Error", "RoomState", "RoomState"]
+    assert sorted(type(a).__name__ for a in answers) == ["Error", "Error", "Error", "RoomState"]
     assert {a.code for a in answers if isinstance(a, Error)} == {ErrorCode.ROOM_FULL}
     stored = Room.replay([unpack(d) for d in await server.store.load(state.room)])
     assert len(stored.seats) == 2
+
+
+async def test_a_room_its_only_racer_left_before_the_race_takes_no_newcomer(make_server: MakeServer) -> None:
+    server = await make_server()
+    (gil,), state = await room_with(server, "Gil")
+    await gil.call(Leave())
+    jo = await WsClient.open(url_of(server), "Jo")
+    refused = await jo.error(JoinRoom(room=state.room))
+    assert refused.code == ErrorCode.ROOM_NOT_FOUND and "everyone left" in refused.message
+    assert not any(r.room == state.room for r in (await jo.call(ListRooms())).rooms)
 
 
 async def test_a_bad_room_log_does_not_stop_the_server_starting(make_redis_server: MakeServer) -> None:

@@ -134,6 +134,9 @@ class Room:
     """Someone has joined: the creator's first seat is not counted in ``changes``."""
     races: int = 0
     """Races started in this room: the current one's number (its id: ``server.rooms.raceid``)."""
+    abandoned: bool = False
+    """Everyone left before a race began: the room takes no one again (a link to it would seat a
+    newcomer in a room its creator gave up, alone, with nobody to race)."""
 
     # -- construction -------------------------------------------------------
 
@@ -327,6 +330,8 @@ class Room:
         if player in self.members:
             raise RoomError(ErrorCode.ALREADY_IN_ROOM, f"you are already in room {self.code}")
         self._may_change(player)
+        if self.abandoned:
+            raise RoomError(ErrorCode.ROOM_NOT_FOUND, f"room {self.code} is closed: everyone left it before its race")
         if not spectate:
             if self.phase == Phase.FINISHED:
                 raise RoomError(ErrorCode.RACE_IN_PROGRESS, "the race is over: join as a spectator")
@@ -567,6 +572,8 @@ class Room:
                         seat.dropped_at = None
                         seat.left = True
                 self.rematch.discard(player)
+                if self.phase in (Phase.WAITING, Phase.COUNTDOWN) and not self.seats and not self.spectators:
+                    self.abandoned = True
             case ReadySet(_, player, ready):
                 self.changes[player] = self.changes.get(player, 0) + 1
                 seat = self.seats[player]
