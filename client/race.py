@@ -68,6 +68,7 @@ from .race_screen import RaceScreen, RoomView
 from .records_api import Records
 from .results import CHALLENGE, LOBBY, REMATCH, REVIEW
 from .review import ReviewScreen
+from .rivals import DID_NOT_FINISH
 from .room_model import RoomModel, ServerClock, now_ms, rating_line
 from .room_text import Seen
 from .spectating import Boards
@@ -543,7 +544,7 @@ class RaceController:
     def _finished(self) -> None:
         model = self.model
         self.screen.count_down_to(None)
-        final = model.final_ms()
+        final = model.final_ms(live=self.screen.clock_running)
         if self.screen.clock_running or final is not None:
             self.screen.stop_clock(final)
         show = self.results_for != model.race_number
@@ -577,7 +578,7 @@ class RaceController:
                 deal=model.deal,
                 place=mine.place,
                 racers=len(model.standings),
-                status=mine.status,
+                status=DID_NOT_FINISH if mine.status == Status.RACING else mine.status,
                 moves=mine.moves,
                 progress=mine.progress,
                 time_ms=mine.time_ms if mine.status == Status.FINISHED else None,

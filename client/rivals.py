@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from rich.style import Style
 from rich.text import Text
@@ -43,6 +44,11 @@ class RacerView:
     """Hints the server gave this racer this race."""
     ghost: bool = False
     """A ghost: a recorded run the server plays again (a challenge)."""
+
+
+DID_NOT_FINISH: Final = "did not finish"
+"""A racer still racing when the race ended (time up, or the others done): what every screen
+says after the race, never "racing"."""
 
 
 def plural(n: int, word: str) -> str:

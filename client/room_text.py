@@ -13,7 +13,7 @@ from protocol.messages import Standing
 from seahaven import preset
 
 from .results import ResultRow
-from .rivals import RacerView
+from .rivals import DID_NOT_FINISH, RacerView
 from .room_model import RoomModel
 from .spectating import Boards
 
@@ -68,11 +68,12 @@ def racer_views(model: RoomModel, spectate: Boards, seen: Seen) -> list[RacerVie
         if you and model.phase == Phase.RACING:
             progress, moves = seen.progress, seen.actions  # optimistic
         watched = player == spectate.watched and player in spectate.boards
+        over = model.phase == Phase.FINISHED and racer.status == Status.RACING
         view = RacerView(
             racer.name,
             progress,
             moves,
-            racer.status,
+            DID_NOT_FINISH if over else racer.status,
             racer.time_ms,
             racer.connected,
             you,
@@ -188,7 +189,7 @@ def result_rows(standings: Iterable[Standing], me: str) -> list[ResultRow]:
         ResultRow(
             s.place,
             s.name,
-            "did not finish" if s.status == Status.RACING else s.status,
+            DID_NOT_FINISH if s.status == Status.RACING else s.status,
             s.progress,
             s.moves,
             s.time_ms if s.status == Status.FINISHED else None,

@@ -13,14 +13,23 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label
 
+from protocol.enums import Status
 from seahaven import PRESETS
 
-from .rivals import format_ms
-from .stats import Stats
+from .rivals import DID_NOT_FINISH, format_ms
+from .stats import RaceRecord, Stats
 
 
 def _percent(value: int | None) -> str:
     return "—" if value is None else f"{value}%"
+
+
+def race_result(race: RaceRecord) -> str:
+    """A race's outcome for the history: finished, or how far a racer got who did not finish
+    (older files say "racing" for them)."""
+    if race.status in (Status.RACING, DID_NOT_FINISH):
+        return f"{DID_NOT_FINISH} {race.progress}/52"
+    return race.status
 
 
 class StatsScreen(Screen[str | None]):
@@ -74,7 +83,7 @@ class StatsScreen(Screen[str | None]):
                 race.room,
                 PRESETS[race.preset].title if race.preset in PRESETS else race.preset,
                 f"{race.place} of {race.racers}",
-                race.status if race.status != "racing" else f"{race.progress}/52",
+                race_result(race),
                 format_ms(race.time_ms),
                 race.deal,
             )
