@@ -202,6 +202,8 @@ class GameScreen(Screen[None]):
         """The one risky-key confirmation of this screen: any other key cancels it."""
         self.actions = len(board.move_stack)
         """Moves and undos played (what the server counts as a racer's moves)."""
+        self.touched = False
+        """The player has moved on this board (not only auto-move at the deal)."""
         self.show_progress = True
         """Whether the status line shows cards home and moves (not between races)."""
         self.automove = automove
@@ -247,6 +249,7 @@ class GameScreen(Screen[None]):
         ``actions``: the moves and undos that led there (default: the board's moves)."""
         self.game.reset(board)
         self.actions = len(board.move_stack) if actions is None else actions
+        self.touched = bool(self.actions)
         if title is not None:
             self.title_text = title
         self._won_posted = False
@@ -552,8 +555,10 @@ class GameScreen(Screen[None]):
         self.flash(what + (f" · {plural(home, 'card')} home by itself" if home else ""))
         self._after_change()
 
-    def _apply(self, move: Move) -> bool:
-        """Play ``move`` on the board, send it (race) or keep it (solo); False if illegal."""
+    def _apply(self, move: Move, *, opening: bool = False) -> bool:
+        """Play ``move`` on the board, send it (race) or keep it (solo); False if illegal.
+        ``opening``: auto-move at the deal, before the player's first move: in solo it neither
+        starts the clock nor counts the game as played (the player has not begun)."""
         board = self.board
         try:
             seq = self.game.play(move)
@@ -563,21 +568,34 @@ class GameScreen(Screen[None]):
         self.actions += 1
         if self.sink is None:
             self.game.confirm(seq)
+            if opening:
+                return True
             if not self.clock.running and not board.is_won():
                 self.clock.start()
         else:
             self.sink.submit(seq, move)
+        self.touched = True
         self.post_message(self.MovePlayed(move, seq))
         return True
 
-    def _auto_moves(self) -> int:
+    def _auto_moves(self, *, opening: bool = False) -> int:
         """Send safe cards home, and finish the game once only foundation moves are left:
         ordinary moves, sent and judged like the player's own. How many cards went home."""
         moves = finishing_moves(self.board) or safe_moves(self.board)
         for move in moves:
-            if not self._apply(move):
+            if not self._apply(move, opening=opening):
                 break
         return len(moves)
+
+    def play_opening(self) -> None:
+        """At the start of a game, the safe cards the deal already offers go home (auto-move
+        otherwise waits for the player's first move): an ace on a column or in a cell."""
+        if not self.automove or self.locked or self.has_class("counting") or self.touched:
+            return
+        home = self._auto_moves(opening=True)
+        if home:
+            self._redraw()
+            self.flash(f"{plural(home, 'card')} home by itself · {idle_hint(self.board.rules)}")
 
     def action_automove(self) -> None:
         """Turn auto-move on or off (the App keeps the setting: ``AutomoveChanged``)."""

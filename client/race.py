@@ -538,6 +538,7 @@ class RaceController:
         self._render()
         if model.role == Role.RACER:
             self.screen.flash("Go! First to bring all 52 cards home wins", "good")
+            self.screen.play_opening()
         elif self.can_watch():
             self._flash_watching("The race is on")
 

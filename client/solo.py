@@ -58,6 +58,7 @@ class SoloApp(App[None]):
         self.stats = Stats.load(stats_path)
         self.data = data
         self.settings = Settings.load(data)
+        self._dealt = board is None
         board = board if board is not None else Board.deal(self.preset_name, self.deal)
         self._started = False
         self._counted = False
@@ -75,6 +76,8 @@ class SoloApp(App[None]):
     def on_mount(self) -> None:
         self.push_screen(self.game_screen)
         self._show_stats()
+        if self._dealt:  # a position given to study is left as it is
+            self.game_screen.play_opening()
 
     def _show_stats(self) -> None:
         entry = self.stats.of(self.preset_name)
@@ -83,8 +86,8 @@ class SoloApp(App[None]):
 
     def in_progress(self) -> bool:
         """A game under way: moves played and not won."""
-        board = self.game_screen.board
-        return bool(board.move_stack) and not board.is_won()
+        screen = self.game_screen
+        return screen.touched and bool(screen.board.move_stack) and not screen.board.is_won()
 
     def action_new_game(self) -> None:
         if self.in_progress() and not self.game_screen.press_twice("n"):
@@ -126,6 +129,7 @@ class SoloApp(App[None]):
         self.game_screen.clock.reset()
         self.game_screen.set_board(Board.deal(self.preset_name, deal), title=self._title())
         self._show_stats()
+        self.game_screen.play_opening()
 
     def on_game_screen_move_played(self, event: GameScreen.MovePlayed) -> None:
         if not self._started:
