@@ -201,7 +201,9 @@ class RaceController:
             model.apply_members(message)
             new = [name for name in model.rematch_wanted_by() if name not in wanted]
             if new and model.phase == Phase.FINISHED:
-                self._say(f"{', '.join(new)} {'wants' if len(new) == 1 else 'want'} a rematch: r to race again")
+                # Only a racer who has not asked yet can answer with r (spectators do not vote).
+                answer = ": r to race again" if self.can_rematch() else ""
+                self._say(f"{', '.join(new)} {'wants' if len(new) == 1 else 'want'} a rematch{answer}")
             self._render()
         elif isinstance(message, Countdown):
             model.apply_countdown(message)
@@ -440,10 +442,19 @@ class RaceController:
         return self.model.clock
 
     def can_ready(self) -> bool:
-        """``r`` does something now: ready (or not) before a race, a rematch after one."""
+        """``r`` is ready (or not) now: a racer before the race."""
+        return self.model.can_ready() and not self.reconnecting
+
+    def can_rematch(self) -> bool:
+        """``r`` asks for a rematch now: a racer after the race who has not asked yet."""
         model = self.model
-        rematch = model.phase == Phase.FINISHED and model.role == Role.RACER and not self.asked_rematch
-        return (model.can_ready() and not self.reconnecting) or rematch
+        return model.phase == Phase.FINISHED and model.role == Role.RACER and not self.asked_rematch
+
+    def undo_allowed(self) -> bool:
+        return self.model.undo
+
+    def hints_allowed(self) -> bool:
+        return self.model.hints
 
     def can_hint(self) -> bool:
         return self.model.hints and self.model.racing_now()

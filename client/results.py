@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Footer, Label, Static
 
 from protocol.enums import Status
 
@@ -120,6 +120,7 @@ class ResultsScreen(ModalScreen[str]):
                 if self.can_challenge:
                     yield Button("Challenge (c)", id=CHALLENGE)
                 yield Button("Back to lobby (l)", id=LOBBY, variant="primary")
+        yield Footer()  # this view's keys, over the race screen's
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -69,6 +69,10 @@ class SoloApp(App[None]):
             automove=self.settings.automove if automove is None else automove,
         )
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The game's keys belong to the game: not shown (nor working) over the statistics."""
+        return action not in ("new_game", "restart", "stats") or self.screen is self.game_screen
+
     def _title(self) -> str:
         rules = preset(self.preset_name)
         return f"{rules.title} #{self.deal}"

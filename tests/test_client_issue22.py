@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input
 
 from client.app import RaceApp
@@ -17,11 +18,24 @@ from client.race_screen import RaceScreen
 from client.results import ResultsScreen
 from client.rivals import DID_NOT_FINISH, status_text
 from client.solo import SoloApp
+from client.stats_screen import StatsScreen
 from protocol.enums import Phase
-from protocol.messages import CreateRoom, Ready, Resign, RoomState
+from protocol.messages import CreateRoom, Ready, Rematch, Resign, RoomState
 from seahaven import Board
 from server.app import RaceServer
-from tests.client_driver import SIZE, connect, data_home, room_of, shown, top, until
+from tests.client_driver import (
+    SIZE,
+    connect,
+    data_home,
+    play,
+    race_bots,
+    room_of,
+    shown,
+    spectate,
+    top,
+    two_bots,
+    until,
+)
 from tests.helpers import MakeServer, fake, url_of
 from tests.racing import solution
 from tests.wsclient import WsClient
@@ -131,3 +145,66 @@ async def test_bug5_race_the_deals_safe_cards_go_home_at_the_start(make_memory_s
         assert room.screen.board.progress == room.model.racers[room.model.me].progress >= opening
         assert not room.screen.game.pending
     await bob.close()
+
+
+# -- bugs 2, 6 and 10: keys that work say so in the footer, and those that do not say why --------
+
+
+def footer(screen: Screen[object]) -> dict[str, str]:
+    """The keys the screen's footer shows now, with their words."""
+    return {key: b.binding.description for key, b in screen.active_bindings.items() if b.binding.show}
+
+
+async def test_bug2_bug10_keys_off_in_a_room_say_so_and_the_footer_shows_only_working_keys(
+    make_memory_server: MakeServer,
+) -> None:
+    server = await make_memory_server()
+    app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        bob, room = await join_bobs_room(app, pilot, server, undo=False, hints=False)
+        keys = footer(room.screen)
+        assert "u" not in keys and "H" not in keys and "r" not in keys, keys
+        assert keys.get("R") == "Resign"
+        await pilot.press("H")
+        assert room.screen.message_text == "Hints are off in this race", "bug 2: H says why it does nothing"
+        await pilot.press("u")
+        assert room.screen.message_text == "Undo is off in this race"
+        await bob.call(Resign())
+        await pilot.press("R", "R")
+        await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
+        results = top(app)
+        assert footer(results).get("r") == "Rematch" and "Ready" not in footer(results).values()
+        assert footer(room.screen).get("r") == "Rematch", "the race screen's r after the race is the rematch"
+        await pilot.press("r")
+        await until(pilot, lambda: room.asked_rematch, "the rematch asked")
+        assert "r" not in footer(room.screen), "asked once: r does nothing more"
+    await bob.close()
+
+
+async def test_bug6_a_spectator_is_not_told_to_press_r_for_a_rematch(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server()
+    ann, ben, code = await two_bots(server)
+    app = RaceApp(url_of(server), "sam", autoconnect=False, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        room = await spectate(app, pilot, code)
+        await race_bots(ann, ben)
+        await play(ann, *solution())
+        await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
+        await ben.call(Rematch())
+        await until(pilot, lambda: "ben wants a rematch" in room.screen.message_text, "ben's wish")
+        assert "r to race" not in room.screen.message_text
+        assert "r" not in footer(room.screen)
+    for bot in (ann, ben):
+        await bot.close()
+
+
+async def test_bug10_the_statistics_screen_shows_its_own_keys_not_the_games(tmp_path: Path) -> None:
+    app = SoloApp("seahaven", 1, stats_path=tmp_path / "s.json", automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        assert {"n", "S"} <= set(footer(app.screen))
+        await pilot.press("S")
+        assert isinstance(app.screen, StatsScreen)
+        keys = footer(app.screen)
+        assert "n" not in keys and "S" not in keys and keys.get("escape") == "Back", keys
+        await pilot.press("n")
+        assert isinstance(app.screen, StatsScreen) and app.deal == 1
