@@ -47,6 +47,7 @@ from protocol.messages import (
 from protocol.schema import Message
 from seahaven import Board, decode
 
+from . import room_text
 from .account_screen import Account, AccountScreen
 from .game_screen import GameScreen
 from .lobby import LobbyScreen
@@ -357,7 +358,7 @@ class RaceApp(App[None]):
         finally:
             self._entering, self._held = False, []
         if self.room is not None:
-            self.room.screen.flash(f"Welcome back to room {state.room}", "good")
+            self.room.screen.flash(*room_text.welcome_back(self.room.model))
 
     def on_race_app_net_status(self, event: NetStatus) -> None:
         status = event.status

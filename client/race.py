@@ -262,7 +262,9 @@ class RaceController:
         if model.phase == Phase.FINISHED and state.standings:
             self._finished()
         self._render()
-        if was_reconnecting:
+        if was_reconnecting and model.my_status() == Status.FORFEIT:
+            self.screen.flash(*room_text.welcome_back(model))
+        elif was_reconnecting:
             self.screen.flash("Reconnected: the board is in sync with the server again", "good")
         elif self.can_watch():
             self._flash_watching()

@@ -59,6 +59,16 @@ def lock_reason(model: RoomModel, *, reconnecting: bool) -> str | None:
     return None
 
 
+def welcome_back(model: RoomModel) -> tuple[str, str]:
+    """What a restarted client says back in its room, and how (``flash``'s kind): a seat the
+    server gave up while we were away is said to be lost, not welcomed back to."""
+    if model.my_status() == Status.FORFEIT:
+        after = "you watch the race to its end" if model.phase == Phase.RACING else "the race is over"
+        text = f"Back in room {model.code}, but you were away too long: you lost your seat in this race ({after})"
+        return text, "error"
+    return f"Welcome back to room {model.code}", "good"
+
+
 def racer_views(model: RoomModel, spectate: Boards, seen: Seen) -> list[RacerView]:
     """You first, then the others in seat order."""
     views: list[RacerView] = []

@@ -208,3 +208,25 @@ async def test_bug10_the_statistics_screen_shows_its_own_keys_not_the_games(tmp_
         assert "n" not in keys and "S" not in keys and keys.get("escape") == "Back", keys
         await pilot.press("n")
         assert isinstance(app.screen, StatsScreen) and app.deal == 1
+
+
+# -- bug 4: a forfeited seat is said to be lost -------------------------------------------------------
+
+
+async def test_bug4_back_after_the_grace_period_the_lost_seat_is_said(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server(grace_ms=2000)
+    clock = fake(server)
+    app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        bob, room = await join_bobs_room(app, pilot, server)
+        await pilot.press("ctrl+q", "ctrl+q")
+    clock.advance(2001)
+    again = RaceApp(None, None, automove=False)
+    async with again.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: again.room is not None and again.room.model.my_status() is not None, "back")
+        room = room_of(again)
+        await pilot.pause(0.2)
+        assert room.model.my_status() == "forfeit", room.model.my_status()
+        text = room.screen.message_text
+        assert "lost your seat" in text and "Welcome back" not in text, text
+    await bob.close()
