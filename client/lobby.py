@@ -319,7 +319,13 @@ class LobbyScreen(Screen[None]):
             who = await self.host.connect(url, name)
         except ConnectError as error:
             self.set_connected(False)
-            self.show_status(f"Cannot connect: {error}. Is the server running there? (seahaven-server)", "error")
+            if not error.unreachable:
+                self.show_status(f"Cannot connect: {error}", "error")
+                return
+            # Nothing answered: the server may be starting; try again as after a lost connection.
+            again = f"trying again every {RETRY_SECONDS:.0f} s"
+            self.show_status(f"Cannot connect: {error}. Is the server running there? {again}", "error")
+            self._retry_later()
             return
         except ServerError as error:
             self.set_connected(False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import socket
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -23,6 +24,8 @@ from protocol.enums import Phase
 from protocol.messages import CreateRoom, Ready, Rematch, Resign, RoomState
 from seahaven import Board
 from server.app import RaceServer
+from server.config import Config
+from server.store.stores import MemoryStore
 from tests.client_driver import (
     SIZE,
     connect,
@@ -230,3 +233,24 @@ async def test_bug4_back_after_the_grace_period_the_lost_seat_is_said(make_memor
         text = room.screen.message_text
         assert "lost your seat" in text and "Welcome back" not in text, text
     await bob.close()
+
+
+# -- bug 9: the lobby keeps trying after a failed first attempt, in words ----------------------------
+
+
+async def test_bug9_a_first_attempt_that_fails_is_tried_again_and_said_in_words() -> None:
+    with socket.socket() as probe:  # a port nothing listens on (yet)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app = RaceApp(f"ws://127.0.0.1:{port}", "ann", autoconnect=True, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        lobby = app.lobby
+        await until(pilot, lambda: "Cannot connect" in lobby.status_text, "the failed first attempt")
+        assert "nothing answers on that port" in lobby.status_text and "trying again every 5 s" in lobby.status_text
+        assert "Errno" not in lobby.status_text and "Connect call failed" not in lobby.status_text
+        later = RaceServer(Config(port=port, countdown_ms=0, rate=10_000, burst=10_000), MemoryStore())
+        await later.start()
+        try:
+            await until(pilot, lambda: app.connected and "Connected to" in lobby.status_text, "by itself", wait=15)
+        finally:
+            await later.stop()
