@@ -47,8 +47,10 @@ class StatsScreen(Screen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="stats-body"):
-            yield Label("Statistics", id="stats-title")
+            yield Label("Solo games", id="stats-title")
             yield DataTable(id="presets", cursor_type="none", zebra_stripes=True)
+            yield Label("Races", id="race-stats-title")
+            yield DataTable(id="race-stats", cursor_type="none", zebra_stripes=True)
             yield Label("Races (Enter: play the deal again in solo)", id="races-title")
             yield DataTable(id="races", cursor_type="row", zebra_stripes=True)
             yield Label("no races yet", id="no-races")
@@ -56,25 +58,35 @@ class StatsScreen(Screen[str | None]):
 
     def on_mount(self) -> None:
         presets: DataTable[str] = self.query_one("#presets", DataTable)
-        presets.add_columns("rules", "games", "wins", "win %", "streak", "best", "best time", "fewest", "races", "1st")
+        presets.add_columns("rules", "games", "wins", "win %", "streak", "best", "best time", "fewest")
+        race_stats: DataTable[str] = self.query_one("#race-stats", DataTable)
+        race_stats.add_columns("rules", "races", "wins", "win %", "streak", "best", "1st 2nd 3rd", "best time")
         for name, rules in PRESETS.items():
-            entry = self.stats.presets.get(name)
-            races, won, _ = self.stats.race_summary(name)
-            if entry is None and not races:
-                continue
-            solo = entry or self.stats.of(name)
-            presets.add_row(
-                rules.title.split(",")[0] if name == "seahaven" else rules.title,
-                str(solo.played),
-                str(solo.won),
-                _percent(solo.win_percent),
-                str(solo.streak),
-                str(solo.best_streak),
-                format_ms(solo.best_ms),
-                "—" if solo.best_moves is None else str(solo.best_moves),
-                str(races),
-                str(won),
-            )
+            title = rules.title.split(",")[0] if name == "seahaven" else rules.title
+            solo = self.stats.presets.get(name)
+            if solo is not None and solo.played:
+                presets.add_row(
+                    title,
+                    str(solo.played),
+                    str(solo.won),
+                    _percent(solo.win_percent),
+                    str(solo.streak),
+                    str(solo.best_streak),
+                    format_ms(solo.best_ms),
+                    "—" if solo.best_moves is None else str(solo.best_moves),
+                )
+            raced = self.stats.race_stats(name)
+            if raced.races:
+                race_stats.add_row(
+                    title,
+                    str(raced.races),
+                    str(raced.won),
+                    _percent(raced.win_percent),
+                    str(raced.streak),
+                    str(raced.best_streak),
+                    " ".join(f"{n:>3}" for n in raced.places),
+                    format_ms(raced.best_ms),
+                )
         races_table: DataTable[str] = self.query_one("#races", DataTable)
         races_table.add_columns("when", "room", "rules", "place", "result", "time", "deal")
         for race in reversed(self.stats.races):
@@ -90,7 +102,9 @@ class StatsScreen(Screen[str | None]):
         races_table.display = bool(self.stats.races)
         self.query_one("#no-races").display = not self.stats.races
         if not presets.row_count:
-            presets.add_row("no games yet", *[""] * 9)
+            presets.add_row("no solo games yet", *[""] * 7)
+        race_stats.display = bool(race_stats.row_count)
+        self.query_one("#race-stats-title").display = bool(race_stats.row_count)
 
     @on(DataTable.RowSelected, "#races")
     def _replay(self, event: DataTable.RowSelected) -> None:

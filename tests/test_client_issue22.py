@@ -10,7 +10,7 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 
 from client.app import RaceApp
 from client.places import safe_moves
@@ -19,10 +19,11 @@ from client.race_screen import RaceScreen
 from client.results import ResultsScreen
 from client.rivals import DID_NOT_FINISH, status_text
 from client.solo import SoloApp
+from client.stats import RaceRecord, Stats
 from client.stats_screen import StatsScreen
 from protocol.enums import Phase
 from protocol.messages import CreateRoom, Ready, Rematch, Resign, RoomState
-from seahaven import Board
+from seahaven import Board, encode
 from server.app import RaceServer
 from server.config import Config
 from server.store.stores import MemoryStore
@@ -254,3 +255,31 @@ async def test_bug9_a_first_attempt_that_fails_is_tried_again_and_said_in_words(
             await until(pilot, lambda: app.connected and "Connected to" in lobby.status_text, "by itself", wait=15)
         finally:
             await later.stop()
+
+
+# -- bug 15 and the race statistics: won races count, with streaks and places --------------------------
+
+
+async def test_bug15_won_races_count_in_the_statistics_with_streaks_and_places(data_home: Path) -> None:
+    stats = Stats.load(data_home / "stats.json")
+    code = encode("seahaven", 5)
+    for n, (place, status) in enumerate([(1, "finished"), (2, DID_NOT_FINISH), (1, "finished"), (1, "finished")]):
+        time_ms = 90_000 + n if status == "finished" else None
+        stats.record_race(
+            RaceRecord(f"2026-11-30T15:0{n}:00", "ABC123", "seahaven", code, place, 2, status, 9, 52, time_ms)
+        )
+    app = RaceApp("ws://127.0.0.1:9", "ann", autoconnect=False, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        screen = top(app)
+        assert isinstance(screen, StatsScreen)
+        races: DataTable[str] = screen.query_one("#race-stats", DataTable)
+        assert races.display and races.row_count == 1
+        row = [str(cell) for cell in races.get_row_at(0)]
+        assert row[:6] == ["Seahaven Towers", "4", "3", "75%", "2", "2"], row
+        assert row[6].split() == ["3", "1", "0"] and row[7] == "1:30.0"
+        solo: DataTable[str] = screen.query_one("#presets", DataTable)
+        assert str(solo.get_row_at(0)[0]) == "no solo games yet", "no 'games 0 wins 0' beside won races"
+        history: DataTable[str] = screen.query_one("#races", DataTable)
+        assert str(history.get_row_at(2)[4]) == f"{DID_NOT_FINISH} 52/52"
