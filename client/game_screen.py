@@ -204,6 +204,8 @@ class GameScreen(Screen[None]):
         """Moves and undos played (what the server counts as a racer's moves)."""
         self.touched = False
         """The player has moved on this board (not only auto-move at the deal)."""
+        self.new_deal_key: str | None = None
+        """The key that deals a new game here, if any (solo's ``n``), for the "cannot be won" notice."""
         self.show_progress = True
         """Whether the status line shows cards home and moves (not between races)."""
         self.automove = automove
@@ -694,13 +696,20 @@ class GameScreen(Screen[None]):
             return  # the player moved on
         self.hint_result = found
         if found.status == "unsolvable":
-            self.flash("This position can no longer be won: u to undo, or start again", "error")
+            self.flash(self._unwinnable_text(), "error")
         elif not ask:
             return
         elif found.moves:
             self.show_hint(found.moves[0])
         else:
             self.flash("No hint: the search gave up on this position")
+
+    def _unwinnable_text(self) -> str:
+        """What to do about a position the solver proved lost: before any move, the deal itself."""
+        new_deal = f"{self.new_deal_key} for a new deal" if self.new_deal_key else "try another deal"
+        if not self.board.move_stack:
+            return f"This position cannot be won, and there is nothing to undo: {new_deal}"
+        return f"This position can no longer be won: u to undo, or {new_deal}"
 
     def show_hint(self, move: Move) -> None:
         """Select the cards ``move`` plays and name it; a move that does not fit the board on

@@ -11,6 +11,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from seahaven import Board, decode, encode, preset
+from seahaven.winnable import deal_list
 
 from .game_screen import GameScreen
 from .rivals import format_ms, plural
@@ -19,10 +20,18 @@ from .stats_screen import StatsScreen
 from .userdata import Settings
 
 
-def random_deal(preset_name: str, rng: random.Random | None = None) -> int:
-    """A deal number in the Microsoft-compatible range, which every preset shares."""
+def random_deal(preset_name: str, rng: random.Random | None = None, *, any_deal: bool = False) -> int:
+    """A deal the solver has won (the shipped list, seahaven/winnable.py); ``any_deal`` (or a
+    preset without a list): any number in the Microsoft-compatible range, which may be unwinnable."""
+    rng = rng or random.Random()
+    if not any_deal:
+        try:
+            number, _ = rng.choice(deal_list(preset_name).deals)
+            return number
+        except (ValueError, IndexError):
+            pass  # no list for these rules: any deal
     rules = preset(preset_name)
-    return (rng or random.Random()).randint(1, min(rules.ms_deal_limit, 32000) - 1)
+    return rng.randint(1, min(rules.ms_deal_limit, 32000) - 1)
 
 
 class SoloApp(App[None]):
@@ -47,14 +56,17 @@ class SoloApp(App[None]):
         rng: random.Random | None = None,
         data: Path | None = None,
         automove: bool | None = None,
+        any_deal: bool = False,
     ) -> None:
         """``board`` starts from a given position instead of a deal (tests, puzzles); ``data``
         is the directory of the settings (default: the user's data directory); ``automove``
-        overrides the saved setting."""
+        overrides the saved setting; ``any_deal``: new deals may be unwinnable (by default only
+        deals the solver has won)."""
         super().__init__()
+        self.any_deal = any_deal
         self.preset_name = preset(preset_name).name
         self.rng = rng or random.Random()
-        self.deal = deal if deal is not None else random_deal(self.preset_name, self.rng)
+        self.deal = deal if deal is not None else random_deal(self.preset_name, self.rng, any_deal=self.any_deal)
         self.stats = Stats.load(stats_path)
         self.data = data
         self.settings = Settings.load(data)
@@ -68,6 +80,7 @@ class SoloApp(App[None]):
             hints=True,
             automove=self.settings.automove if automove is None else automove,
         )
+        self.game_screen.new_deal_key = "n"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The game's keys belong to the game: not shown (nor working) over the statistics."""
@@ -97,7 +110,7 @@ class SoloApp(App[None]):
         if self.in_progress() and not self.game_screen.press_twice("n"):
             self.game_screen.flash("Press n again to abandon this game for a new deal", "error")
             return
-        self.start(random_deal(self.preset_name, self.rng))
+        self.start(random_deal(self.preset_name, self.rng, any_deal=self.any_deal))
 
     def action_restart(self) -> None:
         if self.in_progress() and not self.game_screen.press_twice("r"):

@@ -18,12 +18,14 @@ from client.race import RaceController
 from client.race_screen import RaceScreen
 from client.results import ResultsScreen
 from client.rivals import DID_NOT_FINISH, status_text
-from client.solo import SoloApp
+from client.solo import SoloApp, random_deal
 from client.stats import RaceRecord, Stats
 from client.stats_screen import StatsScreen
 from protocol.enums import Phase
 from protocol.messages import CreateRoom, Ready, Rematch, Resign, RoomState
 from seahaven import Board, encode
+from seahaven.solver import solve
+from seahaven.winnable import deal_list
 from server.app import RaceServer
 from server.config import Config
 from server.store.stores import MemoryStore
@@ -283,3 +285,23 @@ async def test_bug15_won_races_count_in_the_statistics_with_streaks_and_places(d
         assert str(solo.get_row_at(0)[0]) == "no solo games yet", "no 'games 0 wins 0' beside won races"
         history: DataTable[str] = screen.query_one("#races", DataTable)
         assert str(history.get_row_at(2)[4]) == f"{DID_NOT_FINISH} 52/52"
+
+
+# -- bug 16 and winnable solo deals ----------------------------------------------------------------------
+
+
+async def test_bug16_an_unwinnable_deal_at_move_0_says_so_without_an_undo(tmp_path: Path) -> None:
+    assert solve(Board.deal("seahaven", 21)).status == "unsolvable"
+    app = SoloApp("seahaven", 21, stats_path=tmp_path / "s.json", automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("H")
+        screen = app.game_screen
+        await until(pilot, lambda: screen.hint_result is not None, "the solver's answer", wait=30)
+        assert screen.message_text == "This position cannot be won, and there is nothing to undo: n for a new deal"
+
+
+def test_solo_deals_only_winnable_ones_unless_asked() -> None:
+    listed = {n for n, _ in deal_list("seahaven").deals}
+    rng = random.Random(7)
+    assert all(random_deal("seahaven", rng) in listed for _ in range(200))
+    assert any(random_deal("seahaven", rng, any_deal=True) not in listed for _ in range(200))

@@ -157,7 +157,7 @@ async def test_a_lost_position_is_announced_in_solo() -> None:
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.hint_result is not None and screen.hint_result.status == "unsolvable"
-        assert "can no longer be won" in screen.message_text
+        assert "cannot be won, and there is nothing to undo" in screen.message_text  # issue 22, bug 16
 
 
 # -- the rules in the help ----------------------------------------------------------------------
