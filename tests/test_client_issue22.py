@@ -7,6 +7,7 @@ import json
 import random
 import socket
 from pathlib import Path
+from typing import Any
 
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -156,7 +157,7 @@ async def test_bug5_race_the_deals_safe_cards_go_home_at_the_start(make_memory_s
 # -- bugs 2, 6 and 10: keys that work say so in the footer, and those that do not say why --------
 
 
-def footer(screen: Screen[object]) -> dict[str, str]:
+def footer(screen: Screen[Any]) -> dict[str, str]:
     """The keys the screen's footer shows now, with their words."""
     return {key: b.binding.description for key, b in screen.active_bindings.items() if b.binding.show}
 
