@@ -215,6 +215,21 @@ class BoardView(Widget):
         longest = max((len(c) for c in self.board.columns), default=0)
         return geometry(rules.columns, rules.cells, self.size.width, self.size.height, longest)
 
+    def needed(self) -> tuple[int, int]:
+        """The smallest size (columns, lines) the board fits in: 3-character cards, one line a card."""
+        rules = self.board.rules
+        longest = max((len(c) for c in self.board.columns), default=0)
+        return max(rules.columns, rules.cells + 4) * 4 - 1, 3 + max(longest, 1)
+
+    @property
+    def too_small(self) -> str | None:
+        """Why the board cannot be drawn whole here (None: it fits, or the size is not known yet)."""
+        width, height = self.size.width, self.size.height
+        need_w, need_h = self.needed()
+        if not width or not height or (width >= need_w and height >= need_h):
+            return None
+        return f"The terminal is too small for the board (it needs {need_w}×{need_h}, it has {width}×{height})"
+
     def hit_test(self, x: int, y: int) -> Hit | None:
         """The clickable thing at content offset (x, y), if any."""
         for hit in self._hits:
@@ -246,7 +261,12 @@ class BoardView(Widget):
         canvas = _Canvas(width, height)
         self._hits = []
         if self.cover:
-            self._draw_cover(canvas)
+            self._draw_cover(canvas, self.cover)
+            return canvas
+        if self.too_small is not None:  # a board cut off would mislead: say so instead
+            need_w, need_h = self.needed()
+            size = f"it needs {need_w}×{need_h}, it has {width}×{height}"
+            self._draw_cover(canvas, ("Too small for the board", size, "make the terminal bigger"))
             return canvas
         board = self.board
         geo = self.geometry()
@@ -325,9 +345,9 @@ class BoardView(Widget):
             else:
                 canvas.put(x, y + line, (empty if line == middle else "").center(face), HOLE)
 
-    def _draw_cover(self, canvas: _Canvas) -> None:
-        top = max(0, (canvas.height - len(self.cover)) // 2)
-        for n, line in enumerate(self.cover):
+    def _draw_cover(self, canvas: _Canvas, lines: tuple[str, ...]) -> None:
+        top = max(0, (canvas.height - len(lines)) // 2)
+        for n, line in enumerate(lines):
             style = COVER if n == 0 else COVER_SUB
             canvas.put(max(0, (canvas.width - len(line)) // 2), top + n, line, style)
 

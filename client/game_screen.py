@@ -392,6 +392,10 @@ class GameScreen(Screen[None]):
         if self.locked:
             self.flash(self.locked, "error")
             return True
+        small = self.view.too_small
+        if small is not None:  # the cards cannot be seen whole: no move played blind
+            self.flash(f"{small}: make it bigger", "error")
+            return True
         return False
 
     def action_pick(self, key: str) -> None:

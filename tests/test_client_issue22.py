@@ -9,11 +9,13 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import DataTable, Input
 
 from client.app import RaceApp
+from client.game_screen import GameScreen
 from client.places import safe_moves
 from client.race import RaceController
 from client.race_screen import RaceScreen
@@ -24,7 +26,7 @@ from client.stats import RaceRecord, Stats
 from client.stats_screen import StatsScreen
 from protocol.enums import Phase
 from protocol.messages import CreateRoom, Ready, Rematch, Resign, RoomState
-from seahaven import Board, encode
+from seahaven import Board, Move, encode
 from seahaven.solver import solve
 from seahaven.winnable import deal_list
 from server.app import RaceServer
@@ -306,3 +308,42 @@ def test_solo_deals_only_winnable_ones_unless_asked() -> None:
     rng = random.Random(7)
     assert all(random_deal("seahaven", rng) in listed for _ in range(200))
     assert any(random_deal("seahaven", rng, any_deal=True) not in listed for _ in range(200))
+
+
+# -- bug 7: a terminal too small for the board says so ------------------------------------------------
+
+
+class RaceScreenApp(App[None]):
+    """A race's game screen alone (its moves go nowhere): what the board shows at a terminal size."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.game_screen = GameScreen(Board.deal("seahaven", 1), sink=NoSink(), race=True)
+
+    def on_mount(self) -> None:
+        self.push_screen(self.game_screen)
+
+
+class NoSink:
+    def submit(self, seq: int, move: Move) -> None: ...
+
+    def undo(self, seq: int) -> None: ...
+
+    def resign(self) -> None: ...
+
+
+async def test_bug7_a_terminal_too_small_for_the_board_says_so_instead_of_cutting_it() -> None:
+    small = RaceScreenApp()
+    async with small.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        view = small.game_screen.view
+        assert view.too_small is not None
+        assert "Too small for the board" in str(view.render()) and "make the terminal bigger" in str(view.render())
+        await pilot.press("7", "0")
+        assert small.game_screen.board.move_stack == [], "no move played on a board out of sight"
+        assert "too small" in small.game_screen.message_text
+    fits = RaceScreenApp()
+    async with fits.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert fits.game_screen.view.too_small is None
+        assert "Too small" not in str(fits.game_screen.view.render())
