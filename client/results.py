@@ -17,7 +17,7 @@ from textual.widgets import Button, Footer, Label, Static
 
 from protocol.enums import Status
 
-from .rivals import format_ms, plural
+from .rivals import format_ms, plural, says_what
 
 REMATCH: Final = "rematch"
 LOBBY: Final = "lobby"
@@ -60,8 +60,8 @@ def standings_table(rows: Sequence[ResultRow]) -> Table:
             f"{row.place}.",
             row.name
             + (" (you)" if row.you else "")
-            + (" (bot)" if row.bot else "")
-            + (" (ghost)" if row.ghost else ""),
+            + (" (bot)" if row.bot and not says_what(row.name, bot=True) else "")
+            + (" (ghost)" if row.ghost and not says_what(row.name, bot=False) else ""),
             f"{row.progress}/52",
             str(row.moves),
             format_ms(row.time_ms),

@@ -172,11 +172,12 @@ class RivalsPanel(Widget):
             if lines > 2:
                 out.append("\n")
                 hinted = f" · {plural(racer.hints, 'hint')}" if racer.hints else ""
+                # Cut words, never letters that read as units ("16m 1h" looked like a time).
                 moves = _fit(
                     width - len(text) - 3,
                     plural(racer.moves, "move") + hinted,
-                    f"{racer.moves}m" + (f" {racer.hints}h" if racer.hints else ""),
-                    f"{racer.moves}m",
+                    plural(racer.moves, "move"),
+                    f"{racer.moves} mv",
                     "",
                 )
                 if moves:
@@ -194,7 +195,7 @@ def _name(racer: RacerView, width: int) -> Text:
         mark, note, colour = "» ", " (watching)", WATCHED_COLOUR
     else:
         mark, note, colour = "", "", None
-    if racer.bot or racer.ghost:
+    if (racer.bot or racer.ghost) and not says_what(racer.name, bot=racer.bot):
         note = (" (bot)" if racer.bot else " (ghost)") + note
     if len(racer.name) + len(mark) + len(note) > width:
         note = ""
@@ -202,6 +203,12 @@ def _name(racer: RacerView, width: int) -> Text:
     text.stylize(Style(bold=True, color=colour))
     text.append(note, Style(color="#9ca3af"))
     return text
+
+
+def says_what(name: str, *, bot: bool) -> bool:
+    """The name already says it is a bot ("Computer (brisk)") or a ghost: no mark to add."""
+    words = ("computer", "bot") if bot else ("ghost",)
+    return any(word in name.lower() for word in words)
 
 
 def _fit(width: int, *choices: str) -> str:

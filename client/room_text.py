@@ -47,7 +47,11 @@ def lock_reason(model: RoomModel, *, reconnecting: bool) -> str | None:
         return "Connection lost: reconnecting…"
     if model.spectating:
         return "Spectating: only racers move"
-    if model.phase in (Phase.WAITING, Phase.COUNTDOWN):
+    if model.phase == Phase.COUNTDOWN:
+        return "The race starts in a moment: the cards show at the start"
+    if model.phase == Phase.WAITING and model.my_status() == Status.READY:
+        return "The race has not started: you are ready, waiting for the others"
+    if model.phase == Phase.WAITING:
         return "The race has not started: r when you are ready"
     if model.phase == Phase.FINISHED:
         return "The race is over"
@@ -114,7 +118,7 @@ def cover(model: RoomModel, spectate: Boards, seen: Seen) -> tuple[str, ...] | N
     ready = sum(1 for r in model.racers.values() if r.status == Status.READY)
     if model.phase == Phase.WAITING:
         lines = [f"Room {model.code}", *model.settings_lines()]
-        if model.created:
+        if model.created and n < seats:  # a full room needs nobody else
             lines.append("Share this code: your friend joins with it")
         lines.append("")
         if model.spectating:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import socket
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from client.places import safe_moves
 from client.race import RaceController
 from client.race_screen import RaceScreen
 from client.results import ResultsScreen
-from client.rivals import DID_NOT_FINISH, status_text
+from client.rivals import DID_NOT_FINISH, RacerView, status_text
 from client.solo import SoloApp, random_deal
 from client.stats import RaceRecord, Stats
 from client.stats_screen import StatsScreen
@@ -316,9 +317,9 @@ def test_solo_deals_only_winnable_ones_unless_asked() -> None:
 class RaceScreenApp(App[None]):
     """A race's game screen alone (its moves go nowhere): what the board shows at a terminal size."""
 
-    def __init__(self) -> None:
+    def __init__(self, racers: Sequence[RacerView] = ()) -> None:
         super().__init__()
-        self.game_screen = GameScreen(Board.deal("seahaven", 1), sink=NoSink(), race=True)
+        self.game_screen = GameScreen(Board.deal("seahaven", 1), sink=NoSink(), race=True, racers=racers)
 
     def on_mount(self) -> None:
         self.push_screen(self.game_screen)
@@ -347,3 +348,38 @@ async def test_bug7_a_terminal_too_small_for_the_board_says_so_instead_of_cuttin
         await pilot.pause()
         assert fits.game_screen.view.too_small is None
         assert "Too small" not in str(fits.game_screen.view.render())
+
+
+# -- bug 14: the labels ---------------------------------------------------------------------------------
+
+
+async def test_bug14_a_full_room_a_named_bot_and_the_countdown_say_the_right_things(
+    make_memory_server: MakeServer,
+) -> None:
+    server = await make_memory_server(countdown_ms=60_000)  # the fake clock holds the countdown
+    app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await connect(app, pilot)
+        await app.enter(CreateRoom(deal_number=1, bot="brisk"))  # what the form's "race the computer" sends
+        room = room_of(app)
+        await until(pilot, lambda: len(room.model.racers) == 2, "the bot seated")
+        cover = " ".join(room.screen.view.cover)
+        assert "Share this code" not in cover, "a full room needs nobody else"
+        (bot,) = [v for v in shown(room) if not v.you]
+        assert bot.bot and bot.name == "Computer (brisk)"
+        assert room.screen.rivals is not None
+        assert "(bot)" not in str(room.screen.rivals.render()), "not 'Computer (brisk) (bot)'"
+        await pilot.press("r")
+        await until(pilot, lambda: room.model.phase == Phase.COUNTDOWN, "the countdown")
+        assert room.screen.locked is not None and "r when you are ready" not in room.screen.locked
+
+
+async def test_bug14_moves_and_hints_at_80_columns_read_as_words() -> None:
+    racers = [RacerView("ann", 30, 16, "finished", 83_000, hints=1, you=True), RacerView("bob", 20, 16, hints=1)]
+    app = RaceScreenApp(racers)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.game_screen.rivals is not None
+        text = str(app.game_screen.rivals.render())
+        assert "16m" not in text and "1h" not in text, text
+        assert "16 mv · finished" in text and "16 moves · racing" in text, text
