@@ -53,8 +53,11 @@ class RaceScreen(GameScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "ready", "Ready"),
         Binding("r", "rematch", "Rematch"),
-        # Shown only where they work; pressed where they do not, they say why.
+        # Shown only where they work; pressed where they do not, they say why. (A subclass's
+        # binding of a key replaces the base class's, so both of each key are here.)
+        Binding("u", "undo", "Undo"),
         Binding("u", "undo_off", "Undo", show=False),
+        Binding("H", "hint", "Hint"),
         Binding("H", "hint_off", "Hint", show=False),
         Binding("l", "leave", "Leave room"),
         Binding("left_square_bracket", "watch(-1)", "Previous racer", key_display="["),

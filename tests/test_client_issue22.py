@@ -383,3 +383,20 @@ async def test_bug14_moves_and_hints_at_80_columns_read_as_words() -> None:
         text = str(app.game_screen.rivals.render())
         assert "16m" not in text and "1h" not in text, text
         assert "16 mv · finished" in text and "16 moves · racing" in text, text
+
+
+async def test_bug2_in_a_room_with_undo_and_hints_u_and_h_work_and_show(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server()
+    app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        bob, room = await join_bobs_room(app, pilot, server, undo=True, hints=True)
+        keys = footer(room.screen)
+        assert keys.get("u") == "Undo" and keys.get("H") == "Hint", keys
+        first = str(solution()[0]).split(":")[0]
+        room.screen.action_pick(first[0])
+        room.screen.action_pick(first[-1])
+        await pilot.press("u")
+        assert room.screen.board.move_stack == [] and room.screen.message_text.startswith("Undid")
+        await pilot.press("H")
+        assert room.hint_asked_at == room.screen.actions, "H asked the server for a hint"
+    await bob.close()
