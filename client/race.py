@@ -47,6 +47,7 @@ from protocol.messages import (
     MoveRequest,
     Ping,
     Progress,
+    Racer,
     RatingNotice,
     Ready,
     Rematch,
@@ -198,7 +199,9 @@ class RaceController:
             self.apply_state(message)
         elif isinstance(message, Members):
             wanted = set(model.rematch_wanted_by())
+            before = dict(model.racers)
             model.apply_members(message)
+            self._tell_rivals(before)
             new = [name for name in model.rematch_wanted_by() if name not in wanted]
             if new and model.phase == Phase.FINISHED:
                 # Only a racer who has not asked yet can answer with r (spectators do not vote).
@@ -213,7 +216,9 @@ class RaceController:
         elif isinstance(message, Started):
             self._started(message)
         elif isinstance(message, Progress):
+            before = dict(model.racers)
             model.apply_progress(message)
+            self._tell_rivals(before)
             if model.spectating and message.move is not None:
                 self._measure_lag(message.elapsed_ms)
                 self._watch_move(message)
@@ -233,6 +238,12 @@ class RaceController:
         elif isinstance(message, Lost) and model.racing_now():
             way_out = "u to undo, or R to resign" if model.undo else "R to resign"
             self.screen.flash(f"Your position is lost: no win exists from here ({way_out})", "error")
+
+    def _tell_rivals(self, before: Mapping[str, Racer]) -> None:
+        """Say when a rival resigns, forfeits or leaves (the panel alone is easy to miss)."""
+        news = room_text.rival_news(before, self.model)
+        if news:
+            self._say(news)
 
     def apply_state(self, state: RoomState) -> None:
         """The whole room (after joining, a reconnect, a resync or a rematch): show exactly this."""

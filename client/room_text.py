@@ -4,12 +4,12 @@ boards (``Boards``) and a few facts about the screen; no Textual."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
 from protocol.enums import EndReason, Phase, Status
-from protocol.messages import Standing
+from protocol.messages import Racer, Standing
 from seahaven import preset
 
 from .results import ResultRow
@@ -71,6 +71,27 @@ def welcome_back(model: RoomModel) -> tuple[str, str]:
         text = f"Back in room {model.code}, but you were away too long: you lost your seat in this race ({after})"
         return text, "error"
     return f"Welcome back to room {model.code}", "good"
+
+
+RIVAL_NEWS: Final = {
+    Status.RESIGNED: "{name} resigned",
+    Status.FORFEIT: "{name} was away too long and forfeited",
+}
+
+
+def rival_news(before: Mapping[str, Racer], model: RoomModel) -> str:
+    """What happened to the other racers since ``before`` that a player wants told: a rival
+    who resigned or forfeited during the race, or left the room ("" when nothing did)."""
+    news: list[str] = []
+    for player, racer in before.items():
+        if player == model.me:
+            continue
+        now = model.racers.get(player)
+        if now is None:
+            news.append(f"{racer.name} left the room")
+        elif now.status != racer.status and now.status in RIVAL_NEWS and model.phase == Phase.RACING:
+            news.append(RIVAL_NEWS[Status(now.status)].format(name=now.name))
+    return " · ".join(news)
 
 
 def racer_views(model: RoomModel, spectate: Boards, seen: Seen) -> list[RacerView]:

@@ -26,7 +26,7 @@ from client.solo import SoloApp, random_deal
 from client.stats import RaceRecord, Stats
 from client.stats_screen import StatsScreen
 from protocol.enums import Phase
-from protocol.messages import CreateRoom, Ready, Rematch, Resign, RoomState
+from protocol.messages import CreateRoom, JoinRoom, Leave, Ready, Rematch, Resign, RoomState
 from seahaven import Board, Move, encode
 from seahaven.solver import solve
 from seahaven.winnable import deal_list
@@ -400,3 +400,34 @@ async def test_bug2_in_a_room_with_undo_and_hints_u_and_h_work_and_show(make_mem
         await pilot.press("H")
         assert room.hint_asked_at == room.screen.actions, "H asked the server for a hint"
     await bob.close()
+
+
+# -- what players expect: a rival who resigns, forfeits or leaves is said --------------------------------
+
+
+async def test_a_rival_who_resigns_or_leaves_is_said(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server()
+    app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
+    cid = await WsClient.open(url_of(server), "cid")
+    async with app.run_test(size=SIZE) as pilot:
+        bob = await WsClient.open(url_of(server), "bob")
+        state = await bob.call(CreateRoom(deal_number=1, seats=3))
+        assert isinstance(state, RoomState)
+        await connect(app, pilot)
+        app.lobby.query_one("#code", Input).value = state.room
+        await pilot.click("#join")
+        await until(pilot, lambda: app.room is not None, "the room")
+        room = room_of(app)
+        assert isinstance(await cid.call(JoinRoom(room=state.room)), RoomState)
+        await until(pilot, lambda: len(room.model.racers) == 3, "three racers")
+        await bob.call(Ready(ready=True))
+        await cid.call(Ready(ready=True))
+        await pilot.press("r")
+        await until(pilot, lambda: room.model.phase == Phase.RACING, "the start")
+        await bob.call(Resign())
+        await until(pilot, lambda: "bob resigned" in room.screen.message_text, "bob's resignation said")
+        await cid.call(Leave())
+        await until(pilot, lambda: "cid" in room.screen.message_text, "cid's leaving said")
+        assert "cid resigned" in room.screen.message_text or "cid left the room" in room.screen.message_text
+    for client in (bob, cid):
+        await client.close()
