@@ -178,6 +178,15 @@ class BoardView(Widget):
             self.depth = depth
             self.chain = chain
 
+    class Dropped(Message):
+        """The player dragged from ``source`` (``depth``: which card of a column) onto ``target``."""
+
+        def __init__(self, source: Place, depth: int | None, target: Place) -> None:
+            super().__init__()
+            self.source = source
+            self.depth = depth
+            self.target = target
+
     def __init__(self, board: Board, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.board = board
@@ -186,6 +195,8 @@ class BoardView(Widget):
         self.dests: frozenset[Place] = frozenset()
         self.cover: tuple[str, ...] = ()
         self._hits: list[Hit] = []
+        self._down: Hit | None = None
+        """Where the mouse button went down (the start of a drag)."""
 
     # -- what to show ---------------------------------------------------------
 
@@ -353,11 +364,27 @@ class BoardView(Widget):
 
     # -- input ----------------------------------------------------------------
 
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        offset = event.get_content_offset(self)
+        self._down = self.hit_test(offset.x, offset.y) if offset is not None else None
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        """Drag and drop: a button pressed on one place and let go over another moves from the
+        first to the second (the cards from the one pressed on, in a column)."""
+        offset = event.get_content_offset(self)
+        down = self._down
+        up = self.hit_test(offset.x, offset.y) if offset is not None else None
+        if down is not None and up is not None and up.place != down.place:
+            self.post_message(self.Dropped(down.place, down.depth, up.place))
+
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is None:
             return
         hit = self.hit_test(offset.x, offset.y)
+        down, self._down = self._down, None
+        if down is not None and (hit is None or hit.place != down.place):
+            return  # the click Textual makes of a drag's button release: the drop was the move
         if hit is None:
             self.post_message(self.Picked(None, None, event.chain))
         else:

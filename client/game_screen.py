@@ -410,6 +410,16 @@ class GameScreen(Screen[None]):
         event.stop()
         self.pick(event.place, event.depth, event.chain)
 
+    def on_board_view_dropped(self, event: BoardView.Dropped) -> None:
+        """Drag and drop: the source picked afresh, then the place it was dropped on."""
+        event.stop()
+        if self.refuse_input():
+            return
+        self._clear_selection()
+        self._select(event.source, event.depth)
+        if self.selected is not None:
+            self.pick(event.target)
+
     def pick(self, place: Place | None, depth: int | None = None, chain: int = 1) -> None:
         """A key press or click on ``place`` (None: the bare table)."""
         if self.refuse_input():

@@ -16,8 +16,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input
 
 from client.app import RaceApp
+from client.board_view import BoardView
 from client.game_screen import GameScreen
-from client.places import safe_moves
+from client.places import Place, safe_moves
 from client.race import RaceController
 from client.race_screen import RaceScreen
 from client.results import ResultsScreen
@@ -27,7 +28,7 @@ from client.stats import RaceRecord, Stats
 from client.stats_screen import StatsScreen
 from protocol.enums import Phase
 from protocol.messages import CreateRoom, JoinRoom, Leave, Ready, Rematch, Resign, RoomState
-from seahaven import Board, Move, encode
+from seahaven import CELL, COLUMN, Board, Move, encode
 from seahaven.solver import solve
 from seahaven.winnable import deal_list
 from server.app import RaceServer
@@ -431,3 +432,28 @@ async def test_a_rival_who_resigns_or_leaves_is_said(make_memory_server: MakeSer
         assert "cid resigned" in room.screen.message_text or "cid left the room" in room.screen.message_text
     for client in (bob, cid):
         await client.close()
+
+
+# -- what players expect: drag and drop with the mouse ---------------------------------------------------
+
+
+async def test_drag_and_drop_moves_a_card_and_clicks_still_work(tmp_path: Path) -> None:
+    app = SoloApp("seahaven", 1, stats_path=tmp_path / "s.json", automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.game_screen
+        view = screen.view
+        await pilot.mouse_down(BoardView, offset=view.point_of(Place(COLUMN, 6)))
+        await pilot.hover(BoardView, offset=view.point_of(Place(COLUMN, 9)))
+        await pilot.mouse_up(BoardView, offset=view.point_of(Place(COLUMN, 9)))
+        await pilot.pause()
+        assert screen.board.move_stack == [Move.parse("70")], "column 7's card dropped on column 10"
+        assert screen.selected is None
+        # A drop onto a place that does not take the card moves nothing and says why.
+        await pilot.mouse_down(BoardView, offset=view.point_of(Place(COLUMN, 2)))
+        await pilot.mouse_up(BoardView, offset=view.point_of(Place(COLUMN, 0)))
+        await pilot.pause()
+        assert screen.board.move_stack == [Move.parse("70")] and screen.selected is None
+        # Clicks as before: source, then destination.
+        await pilot.click(BoardView, offset=view.point_of(Place(COLUMN, 2)))
+        await pilot.click(BoardView, offset=view.point_of(Place(CELL, 2)))
+        assert screen.board.move_stack == [Move.parse("70"), Move.parse("3c")]
