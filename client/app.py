@@ -45,7 +45,7 @@ from protocol.messages import (
     RoomSummary,
 )
 from protocol.schema import Message
-from seahaven import Board, decode
+from seahaven import Board
 
 from . import room_text
 from .account_screen import Account, AccountScreen
@@ -56,7 +56,7 @@ from .race import RaceController
 from .race_screen import RaceScreen
 from .records_api import Records, http_base
 from .records_screens import BoardsScreen, PlayerScreen
-from .room_model import rating_line
+from .room_model import deal_code, deal_label, rating_line
 from .stats import RaceRecord, Stats
 from .stats_screen import StatsScreen
 from .userdata import PlayerKeys, SavedSession, Settings, data_dir
@@ -230,9 +230,9 @@ class RaceApp(App[None]):
             assert self.conn is not None
             deal_asked = None
             if isinstance(request, CreateRoom) and request.deal_number is not None:
-                deal_asked = f"deal #{request.deal_number}"
+                deal_asked = deal_label(deal_code(request.preset, request.deal_number))
             elif isinstance(request, CreateRoom) and request.deal_code is not None:
-                deal_asked = f"deal #{decode(request.deal_code)[1]}"
+                deal_asked = deal_label(request.deal_code)
             await self._open_room(reply, created=isinstance(request, CreateRoom), deal_asked=deal_asked)
             for message in self._held:
                 self._room_event(message)

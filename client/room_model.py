@@ -26,7 +26,7 @@ from protocol.messages import (
     Started,
     Watched,
 )
-from seahaven import decode, preset
+from seahaven import encode, preset
 
 
 def now_ms() -> int:
@@ -47,13 +47,18 @@ class ServerClock:
 
 
 def deal_label(deal: str | None) -> str:
-    """A deal code as people say it: ``deal #1`` (the code when it does not decode)."""
-    if deal is None:
-        return "deal chosen at start"
+    """A deal as every screen writes it: its code, ``deal SH1-ST-0001K`` (what ``--code`` and the
+    lobby's deal box take, and it names the rules too); one way everywhere, never ``#1`` here and
+    the code there."""
+    return "deal chosen at start" if deal is None else f"deal {deal}"
+
+
+def deal_code(preset_name: str, number: int) -> str:
+    """A deal number of ``preset_name`` written as its code (``#N`` for rules the codes do not know)."""
     try:
-        return f"deal #{decode(deal)[1]}"
+        return encode(preset_name, number)
     except ValueError:
-        return deal
+        return f"#{number}"
 
 
 class RoomModel:

@@ -88,7 +88,7 @@ class SoloApp(App[None]):
 
     def _title(self) -> str:
         rules = preset(self.preset_name)
-        return f"{rules.title} #{self.deal}"
+        return f"{rules.title} · deal {encode(self.preset_name, self.deal)}"
 
     def on_mount(self) -> None:
         self.push_screen(self.game_screen)

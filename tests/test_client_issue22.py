@@ -23,6 +23,7 @@ from client.race import RaceController
 from client.race_screen import RaceScreen
 from client.results import ResultsScreen
 from client.rivals import DID_NOT_FINISH, RacerView, status_text
+from client.room_model import RoomModel, deal_code, deal_label
 from client.solo import SoloApp, random_deal
 from client.stats import RaceRecord, Stats
 from client.stats_screen import StatsScreen
@@ -457,3 +458,22 @@ async def test_drag_and_drop_moves_a_card_and_clicks_still_work(tmp_path: Path) 
         await pilot.click(BoardView, offset=view.point_of(Place(COLUMN, 2)))
         await pilot.click(BoardView, offset=view.point_of(Place(CELL, 2)))
         assert screen.board.move_stack == [Move.parse("70"), Move.parse("3c")]
+
+
+# -- what players expect: the deal written one way everywhere ----------------------------------------------
+
+
+async def test_the_deal_is_written_by_its_code_in_the_room_and_in_solo(tmp_path: Path) -> None:
+    big = encode("seahaven", 1032435129674)  # a daily deal's number: long, so the code is what people read
+    assert big == "SH1-ST-Y1GYVQAAX"
+    state = RoomState(
+        room="ABCDEF", you="me", role="racer", preset="seahaven", seats=2, public=False, time_limit=None,
+        undo=True, phase="waiting", racers=(), spectators=0, server_time=0, deal=big,
+    )  # fmt: skip
+    model = RoomModel(state)
+    assert model.settings_lines()[0] == f"Seahaven Towers · deal {big}"
+    asked = RoomModel(state, deal_asked=deal_label(deal_code("seahaven", 1032435129674)))
+    assert asked.settings_lines()[0] == f"Seahaven Towers · deal {big}", "asked by number, written by code"
+    solo = SoloApp("seahaven", 1, stats_path=tmp_path / "s.json", automove=False)
+    async with solo.run_test(size=SIZE):
+        assert solo.game_screen.title_text.endswith(f"deal {encode('seahaven', 1)}")

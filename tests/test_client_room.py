@@ -89,7 +89,9 @@ async def test_results_review_rematch_and_the_race_in_the_statistics(data_home: 
         await connect(app, pilot)
         room = await create_deal_1(app, pilot)
         cover = " ".join(room.screen.view.cover)
-        assert "Seahaven Towers · deal #1" in cover, "feature 5: the room's settings"
+        assert "Seahaven Towers · deal SH1-ST-0001G" in cover, (
+            "feature 5: the room's settings (issue 22: the deal by its code)"
+        )
         assert "no time limit · undo on · hints off · public" in cover
         assert "Share this code" in cover, "the creator passes the code on"
         await start_race(app, pilot, bob, room)
