@@ -310,6 +310,14 @@ class RaceApp(App[None]):
         except OSError as error:
             self.notify(f"Could not save the settings: {error}", severity="warning")
 
+    def on_game_screen_deck_changed(self, event: GameScreen.DeckChanged) -> None:
+        """Keep the card colours for the next rooms and runs."""
+        self.settings.deck = event.deck
+        try:
+            self.settings.save(self.data)
+        except OSError as error:
+            self.notify(f"Could not save the settings: {error}", severity="warning")
+
     def race_over(self, record: RaceRecord) -> None:
         try:
             self.stats.record_race(record)

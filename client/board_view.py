@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Final
 
 from rich.style import Style
 from rich.text import Text
@@ -38,8 +39,17 @@ COVER = Style(color="#ffffff", bold=True)
 COVER_SUB = Style(color="#d1fae5")
 
 
-def card_style(card: Card, bg: str = CARD_BG) -> Style:
-    return Style(color=RED if card.is_red else BLACK, bgcolor=bg, bold=True)
+SUIT_COLOURS: Final[dict[str, tuple[str, str, str, str]]] = {
+    "two": (BLACK, RED, RED, BLACK),
+    "four": ("#0a7d2c", "#1d4ed8", RED, BLACK),  # the browser client's four-colour deck
+    "safe": ("#009e73", "#0072b2", "#d55e00", BLACK),  # Okabe-Ito: told apart with any colour vision
+}
+"""Each deck's (userdata.DECKS) colours for clubs, diamonds, hearts and spades."""
+DECK_NAMES: Final = {"two": "red and black", "four": "four colours", "safe": "four colour-blind-safe colours"}
+
+
+def card_style(card: Card, bg: str = CARD_BG, deck: str = "two") -> Style:
+    return Style(color=SUIT_COLOURS.get(deck, SUIT_COLOURS["two"])[card.suit], bgcolor=bg, bold=True)
 
 
 def card_face(card: Card, width: int, line: int = 0, height: int = 3) -> str:
@@ -195,6 +205,8 @@ class BoardView(Widget):
         self.dests: frozenset[Place] = frozenset()
         self.cover: tuple[str, ...] = ()
         self._hits: list[Hit] = []
+        self.deck = "two"
+        """The card colours (``SUIT_COLOURS``)."""
         self._down: Hit | None = None
         """Where the mouse button went down (the start of a drag)."""
 
@@ -323,11 +335,11 @@ class BoardView(Widget):
             for depth in range(hidden, len(col)):
                 card = col[depth]
                 if depth >= selected_from:
-                    style = card_style(card, SELECTED_BG)
+                    style = card_style(card, SELECTED_BG, self.deck)
                 elif depth == len(col) - 1 and place in self.dests:
-                    style = card_style(card, DEST_BG)
+                    style = card_style(card, DEST_BG, self.deck)
                 else:
-                    style = card_style(card)
+                    style = card_style(card, deck=self.deck)
                 lines = tall if depth == len(col) - 1 else geo.step
                 for line in range(lines):
                     canvas.put(x, y + line, card_face(card, face, line, max(tall, lines)), style)
@@ -345,11 +357,11 @@ class BoardView(Widget):
         for line in range(lines):
             if card is not None:
                 if place == self.selected:
-                    style = card_style(card, SELECTED_BG)
+                    style = card_style(card, SELECTED_BG, self.deck)
                 elif place in self.dests:
-                    style = card_style(card, DEST_BG)
+                    style = card_style(card, DEST_BG, self.deck)
                 else:
-                    style = card_style(card)
+                    style = card_style(card, deck=self.deck)
                 canvas.put(x, y + line, card_face(card, face, line, lines), style)
             elif place in self.dests:
                 canvas.put(x, y + line, ("▼" if line == middle else "").center(face), HOLE_DEST)

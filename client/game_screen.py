@@ -28,7 +28,7 @@ from textual.widgets import Footer, Static
 from seahaven import COLUMN, FOUNDATION, Board, IllegalMoveError, Move, Rules
 from seahaven.solver import Solution, solve
 
-from .board_view import BoardView
+from .board_view import DECK_NAMES, BoardView
 from .help import HelpScreen
 from .optimistic import OptimisticBoard
 from .places import (
@@ -51,6 +51,7 @@ from .places import (
 )
 from .results import ResultRow, ResultsScreen
 from .rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms, plural
+from .userdata import DECKS, Settings
 
 PLACE_KEYS = "1234567890abcdefgh" + FOUNDATION_KEYS
 CONFIRM_SECONDS = 3.0
@@ -123,6 +124,7 @@ class GameScreen(Screen[None]):
         Binding("R", "resign", "Resign"),
         Binding("H", "hint", "Hint"),
         Binding("A", "automove", "Auto-move", show=False),
+        Binding("C", "deck", "Card colours", show=False),
         *(Binding(key, f"pick({key!r})", show=False) for key in PLACE_KEYS),
     ]
 
@@ -151,6 +153,13 @@ class GameScreen(Screen[None]):
         def __init__(self, on: bool) -> None:
             super().__init__()
             self.on = on
+
+    class DeckChanged(Message):
+        """The player chose other card colours (``userdata.DECKS``)."""
+
+        def __init__(self, deck: str) -> None:
+            super().__init__()
+            self.deck = deck
 
     class Stuck(Message):
         """No legal move is left on the local board."""
@@ -618,6 +627,23 @@ class GameScreen(Screen[None]):
         self.automove = not self.automove
         self.flash("Safe cards go home by themselves" if self.automove else "Auto-move is off: every card by hand")
         self.post_message(self.AutomoveChanged(self.automove))
+
+    def on_mount(self) -> None:
+        """The deck colours the player chose (kept in the App's settings, where it has them)."""
+        settings = getattr(self.app, "settings", None)
+        if isinstance(settings, Settings):
+            self.set_deck(settings.deck)
+
+    def set_deck(self, deck: str) -> None:
+        self.view.deck = deck if deck in DECKS else DECKS[0]
+        self.view.refresh()
+
+    def action_deck(self) -> None:
+        """Change the card colours: red and black, four colours, four colour-blind-safe ones."""
+        deck = DECKS[(DECKS.index(self.view.deck) + 1) % len(DECKS)]
+        self.set_deck(deck)
+        self.flash(f"Cards in {DECK_NAMES[deck]} (C: change)")
+        self.post_message(self.DeckChanged(deck))
 
     def action_undo(self) -> None:
         if self.refuse_input():

@@ -153,6 +153,10 @@ class SoloApp(App[None]):
             self._started = True
             self._save(lambda: self.stats.record_start(self.preset_name))
 
+    def on_game_screen_deck_changed(self, event: GameScreen.DeckChanged) -> None:
+        self.settings.deck = event.deck
+        self._save(lambda: self.settings.save(self.data))
+
     def on_game_screen_automove_changed(self, event: GameScreen.AutomoveChanged) -> None:
         self.settings.automove = event.on
         self._save(lambda: self.settings.save(self.data))

@@ -10,13 +10,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rich.style import Style
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import DataTable, Input
 
 from client.app import RaceApp
-from client.board_view import BoardView
+from client.board_view import BoardView, card_style
 from client.game_screen import GameScreen
 from client.places import Place, safe_moves
 from client.race import RaceController
@@ -27,9 +28,10 @@ from client.room_model import RoomModel, deal_code, deal_label
 from client.solo import SoloApp, random_deal
 from client.stats import RaceRecord, Stats
 from client.stats_screen import StatsScreen
+from client.userdata import Settings
 from protocol.enums import Phase
 from protocol.messages import CreateRoom, JoinRoom, Leave, Ready, Rematch, Resign, RoomState
-from seahaven import CELL, COLUMN, Board, Move, encode
+from seahaven import CELL, COLUMN, Board, Card, Move, encode
 from seahaven.solver import solve
 from seahaven.winnable import deal_list
 from server.app import RaceServer
@@ -477,3 +479,31 @@ async def test_the_deal_is_written_by_its_code_in_the_room_and_in_solo(tmp_path:
     solo = SoloApp("seahaven", 1, stats_path=tmp_path / "s.json", automove=False)
     async with solo.run_test(size=SIZE):
         assert solo.game_screen.title_text.endswith(f"deal {encode('seahaven', 1)}")
+
+
+# -- what players expect: the four-colour deck and a colour-blind-safe one ----------------------------------
+
+
+def colours_drawn(view: BoardView) -> set[str]:
+    """The text colours the board is drawn in."""
+    text = view.render()
+    return {span.style.color.name for span in text.spans if isinstance(span.style, Style) and span.style.color}
+
+
+async def test_C_changes_the_card_colours_and_the_choice_is_kept(data_home: Path, tmp_path: Path) -> None:
+    app = SoloApp("seahaven", 1, stats_path=tmp_path / "s.json", automove=False, data=data_home)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.game_screen.view
+        assert view.deck == "two" and "#009e73" not in colours_drawn(view)
+        await pilot.press("C")
+        assert view.deck == "four" and "four colours" in app.game_screen.message_text
+        assert {"#0a7d2c", "#1d4ed8"} <= colours_drawn(view), "clubs green and diamonds blue, as in the browser"
+        await pilot.press("C")
+        assert view.deck == "safe" and "colour-blind-safe" in app.game_screen.message_text
+        assert {"#009e73", "#0072b2", "#d55e00"} <= colours_drawn(view)
+        assert len({card_style(Card.parse(f"A{suit}"), deck="safe").color for suit in "CDHS"}) == 4
+    assert Settings.load(data_home).deck == "safe"
+    again = SoloApp("seahaven", 1, stats_path=tmp_path / "s.json", automove=False, data=data_home)
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert again.game_screen.view.deck == "safe", "the choice is kept"
