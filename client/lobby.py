@@ -141,16 +141,17 @@ class LobbyScreen(Screen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (78, "-wide")]  # noqa: RUF012 (Textual declares it so)
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f5", "refresh", "Refresh rooms"),
-        Binding("ctrl+n", "focus_create", "New room"),
-        Binding("ctrl+j", "focus_code", "Join by code"),
-        Binding("f2", "stats", "Statistics"),
-        Binding("f3", "daily", "Daily race"),
+        # Short words: every key fits the footer at 80 columns (the help and README say more).
+        Binding("f5", "refresh", "List"),
+        Binding("ctrl+n", "focus_create", "New"),
+        Binding("ctrl+j", "focus_code", "Join"),
+        Binding("f2", "stats", "Stats"),
+        Binding("f3", "daily", "Daily"),
         # The server's records (client/records_screens.py).
-        Binding("f4", "my_page", "My page"),
-        Binding("f6", "boards", "Leaderboards"),
+        Binding("f4", "my_page", "Me"),
+        Binding("f6", "boards", "Best"),
         # My player on the server (client/account_screen.py).
-        Binding("f7", "account", "Account"),
+        Binding("f7", "account", "Acct"),
     ]
 
     def __init__(self, server: str, name: str, *, autoconnect: bool = True) -> None:
@@ -239,7 +240,7 @@ class LobbyScreen(Screen[None]):
                     rooms.border_title = "Public rooms"
                     table: DataTable[str] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
                     yield table
-                    yield Label("no public rooms yet: create one", id="no-rooms")
+                    yield Label("none yet: create one", id="no-rooms")
                     with Horizontal(classes="buttons"):
                         yield Button("Join", id="join-selected", variant="success", compact=True)
                         yield Button("Spectate", id="watch-selected", compact=True)

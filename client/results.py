@@ -75,6 +75,8 @@ class ResultsScreen(ModalScreen[str]):
     """Standings over the race screen; dismisses with ``"rematch"`` or ``"lobby"``."""
 
     CSS_PATH = Path(__file__).with_name("results.tcss")
+    # Narrow: the box covers the racers panel, so the screen behind is hidden, not half shown.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012 (Textual declares it so)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "choose('rematch')", "Rematch"),

@@ -91,7 +91,7 @@ class StatsScreen(Screen[str | None]):
         races_table.add_columns("when", "room", "rules", "place", "result", "time", "deal")
         for race in reversed(self.stats.races):
             races_table.add_row(
-                race.when[:16].replace("T", " "),
+                race.when[5:16].replace("T", " "),  # no year: the columns fit 80
                 race.room,
                 PRESETS[race.preset].title if race.preset in PRESETS else race.preset,
                 f"{race.place} of {race.racers}",

@@ -14,7 +14,8 @@ from rich.style import Style
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, Label
+from textual.widgets._footer import FooterKey
 
 from client.app import RaceApp
 from client.board_view import BoardView, card_style
@@ -22,7 +23,7 @@ from client.game_screen import GameScreen
 from client.places import Place, safe_moves
 from client.race import RaceController
 from client.race_screen import RaceScreen
-from client.results import ResultsScreen
+from client.results import ResultRow, ResultsScreen
 from client.rivals import DID_NOT_FINISH, RacerView, status_text
 from client.room_model import RoomModel, deal_code, deal_label
 from client.solo import SoloApp, random_deal
@@ -507,3 +508,20 @@ async def test_C_changes_the_card_colours_and_the_choice_is_kept(data_home: Path
     async with again.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert again.game_screen.view.deck == "safe", "the choice is kept"
+
+
+# -- bugs 11 and 12: the results and the lobby at 80x24 -----------------------------------------------------
+
+
+async def test_bug11_bug12_at_80x24_the_results_hide_the_panel_and_the_lobby_footer_fits() -> None:
+    app = RaceApp("ws://127.0.0.1:9", "ann", autoconnect=False, automove=False, resume=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        keys = list(app.lobby.query(FooterKey))
+        assert keys and all(key.region.right <= 80 for key in keys), [(k.key, k.region.x, k.region.right) for k in keys]
+        assert {key.key for key in keys} >= {"f5", "f2", "f3", "ctrl+q"}
+        assert app.lobby.query_one("#no-rooms", Label).region.right <= 80
+        app.push_screen(ResultsScreen([ResultRow(1, "ann", "finished", 52, 90, 100_000, you=True)], "You win!"))
+        await pilot.pause()
+        assert app.screen.has_class("-narrow"), "at 80 columns the results cover the racers panel wholly"
+        assert {key.key for key in app.screen.query(FooterKey)} >= {"r", "l"}
