@@ -673,7 +673,7 @@ class RaceController:
         assert progress.move is not None
         spectate, model = self.spectate, self.model
         if progress.player not in spectate.boards and model.deal is not None and model.phase == Phase.RACING:
-            spectate.add(progress.player, Board.from_code(model.deal))  # missed the start: none yet
+            spectate.add(progress.player, Board.from_code(model.deal), model.racers)  # missed the start: none yet
         if spectate.play(progress.player, progress.move, progress.moves, progress.progress):
             if progress.player == spectate.watched:
                 self._show_watched()
@@ -718,4 +718,6 @@ class RaceController:
         watched = self.spectate.watched
         racer = self.model.racers.get(watched) if watched is not None else None
         if racer is not None:
-            self.screen.flash(f"{prefix}: {racer.name}'s board · [ and ] switch racer · only racers move")
+            # The boards lag by the server's spectator delay: say so, or a switch looks stale.
+            late = f" ({self.spectator_delay_s} s late)" if self.spectator_delay_s else ""
+            self.screen.flash(f"{prefix}: {racer.name}'s board{late} · [ and ] switch racer · only racers move")

@@ -27,11 +27,12 @@ from client.results import ResultRow, ResultsScreen
 from client.rivals import DID_NOT_FINISH, RacerView, status_text
 from client.room_model import RoomModel, deal_code, deal_label
 from client.solo import SoloApp, random_deal
+from client.spectating import Boards
 from client.stats import RaceRecord, Stats
 from client.stats_screen import StatsScreen
 from client.userdata import Settings
 from protocol.enums import Phase
-from protocol.messages import CreateRoom, JoinRoom, Leave, Ready, Rematch, Resign, RoomState
+from protocol.messages import CreateRoom, JoinRoom, Leave, Racer, Ready, Rematch, Resign, RoomState, Watched
 from seahaven import CELL, COLUMN, Board, Card, Move, encode
 from seahaven.solver import solve
 from seahaven.winnable import deal_list
@@ -525,3 +526,22 @@ async def test_bug11_bug12_at_80x24_the_results_hide_the_panel_and_the_lobby_foo
         await pilot.pause()
         assert app.screen.has_class("-narrow"), "at 80 columns the results cover the racers panel wholly"
         assert {key.key for key in app.screen.query(FooterKey)} >= {"r", "l"}
+
+
+# -- bug 8: an arriving spectator watches the leader ---------------------------------------------------------
+
+
+def test_bug8_an_arriving_spectator_watches_the_leader_the_server_names_even_if_the_boards_lag() -> None:
+    opening = Board.deal("seahaven", 1)
+    racers = {
+        p: Racer(player=p, name=p, status="racing", connected=True, progress=n, moves=n, time_ms=None)
+        for p, n in (("ann", 2), ("ben", 9), ("cid", 4))
+    }
+    boards = Boards()  # the spectator's boards are a delay behind: nobody has moved on them yet
+    boards.reset(opening, [Watched(player=p, history=()) for p in racers], racers)
+    assert boards.watched == "ben", "the leader, not the first (or last) seat"
+    late = Boards()  # joined before any move reached them: the first move seen names no one
+    late.add("cid", opening.copy(), racers)
+    assert late.watched == "cid", "cid's board is the only one there is"
+    late.add("ben", opening.copy(), racers)
+    assert late.watched == "cid", "the watched board stays put once chosen"
