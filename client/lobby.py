@@ -142,7 +142,7 @@ class LobbyScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # Short words: every key fits the footer at 80 columns (the help and README say more).
-        Binding("f5", "refresh", "List"),
+        Binding("f5", "list", "List"),
         Binding("ctrl+n", "focus_create", "New"),
         Binding("ctrl+j", "focus_code", "Join"),
         Binding("f2", "stats", "Stats"),
@@ -397,6 +397,12 @@ class LobbyScreen(Screen[None]):
             return
         self.run_worker(self._load_rooms(), group="rooms", exclusive=True, exit_on_error=False)
 
+    def action_list(self) -> None:
+        """F5: the public rooms, fresh, with the focus on them (the form's fields come first in
+        the tab order: many Tabs away)."""
+        self.query_one("#rooms", DataTable).focus()
+        self.action_refresh()
+
     @on(Button.Pressed, "#refresh")
     def _refresh_pressed(self) -> None:
         self.action_refresh()
@@ -609,7 +615,8 @@ class LobbyScreen(Screen[None]):
         self._enter(QuickMatch(preset=DAILY_PRESET, daily=True), "")
 
     def action_focus_create(self) -> None:
-        self.query_one("#create", Button).focus()
+        """ctrl+n: the new-room form, from its first field (Create room is Tabs away, in order)."""
+        self.query_one("#preset", Select).focus()
 
     def action_focus_code(self) -> None:
         self.query_one("#code", Input).focus()

@@ -14,7 +14,7 @@ from rich.style import Style
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import DataTable, Input, Label
+from textual.widgets import DataTable, Input, Label, Select
 from textual.widgets._footer import FooterKey
 
 from client.app import RaceApp
@@ -545,3 +545,23 @@ def test_bug8_an_arriving_spectator_watches_the_leader_the_server_names_even_if_
     assert late.watched == "cid", "cid's board is the only one there is"
     late.add("ben", opening.copy(), racers)
     assert late.watched == "cid", "the watched board stays put once chosen"
+
+
+# -- bug 13: the lobby by keyboard ---------------------------------------------------------------------------
+
+
+async def test_bug13_the_lobby_by_keyboard_one_key_to_the_rooms_and_the_focus_shows(
+    make_memory_server: MakeServer,
+) -> None:
+    server = await make_memory_server()
+    app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await connect(app, pilot)
+        await pilot.press("f5")
+        rooms = app.lobby.query_one("#rooms", DataTable)
+        assert app.focused is rooms, "F5: the public rooms list, not 19 Tabs away"
+        assert rooms.styles.outline_top[0] != "", "the focus is outlined"
+        await pilot.press("ctrl+n")
+        assert app.focused is app.lobby.query_one("#preset", Select), "ctrl+n: the form's first field"
+        await pilot.press("ctrl+j")
+        assert app.focused is app.lobby.query_one("#code", Input)
