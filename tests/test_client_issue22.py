@@ -550,6 +550,11 @@ def test_bug8_an_arriving_spectator_watches_the_leader_the_server_names_even_if_
 # -- bug 13: the lobby by keyboard ---------------------------------------------------------------------------
 
 
+def focused(app: RaceApp) -> object:
+    """The focused widget, read afresh each time."""
+    return app.focused
+
+
 async def test_bug13_the_lobby_by_keyboard_one_key_to_the_rooms_and_the_focus_shows(
     make_memory_server: MakeServer,
 ) -> None:
@@ -559,9 +564,9 @@ async def test_bug13_the_lobby_by_keyboard_one_key_to_the_rooms_and_the_focus_sh
         await connect(app, pilot)
         await pilot.press("f5")
         rooms = app.lobby.query_one("#rooms", DataTable)
-        assert app.focused is rooms, "F5: the public rooms list, not 19 Tabs away"
+        assert focused(app) is rooms, "F5: the public rooms list, not 19 Tabs away"
         assert rooms.styles.outline_top[0] != "", "the focus is outlined"
         await pilot.press("ctrl+n")
-        assert app.focused is app.lobby.query_one("#preset", Select), "ctrl+n: the form's first field"
+        assert focused(app) is app.lobby.query_one("#preset", Select), "ctrl+n: the form's first field"
         await pilot.press("ctrl+j")
-        assert app.focused is app.lobby.query_one("#code", Input)
+        assert focused(app) is app.lobby.query_one("#code", Input)
