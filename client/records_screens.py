@@ -22,7 +22,7 @@ from seahaven import preset
 
 from .records_api import Records, RecordsError
 from .review import ReviewScreen
-from .rivals import format_ms, plural
+from .rivals import DID_NOT_FINISH, format_ms, plural
 from .room_model import deal_code
 
 PERIODS: Final = {"day": "the daily deal", "week": "this week", "all": "all time"}
@@ -136,7 +136,7 @@ class PlayerScreen(RecordsScreen):
                 title_of(race["preset"]),
                 deal_code(race["preset"], race["deal"]),
                 f"{race['place']} of {race['racers']}",
-                race["status"],
+                DID_NOT_FINISH if race["status"] == "racing" else race["status"],
                 format_ms(race["time_ms"]),
                 key=race["race_id"],
             )
