@@ -2,7 +2,7 @@
 
 seahaven-client [ws://host:port] [--name NAME]   (races: the lobby, then rooms; client/app.py)
 seahaven-client --server wss://host:8443 [--ca FILE]   (TLS; FILE: a self-signed server's certificate)
-seahaven-client --solo [--preset P] [--deal N] [--stats FILE]
+seahaven-client --solo [--preset P] [--deal N | --any-deal] [--stats FILE]
 seahaven-client --demo                    (the race screen with made-up rivals)
 """
 
@@ -44,6 +44,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true", help="show the race screen with made-up rivals (no server)")
     p.add_argument("--preset", default="seahaven", choices=sorted(PRESETS), help="rules for solo play")
     p.add_argument("--deal", type=int, default=None, help="deal number for solo play (default: a random one)")
+    p.add_argument(
+        "--any-deal",
+        action="store_true",
+        help="solo: random deals may be unwinnable (default: only deals the solver has won)",
+    )
     p.add_argument("--code", default=None, help="a deal code such as SH1-ST-0001K for solo play")
     p.add_argument("--stats", type=Path, default=None, help="solo statistics file (default: under XDG_DATA_HOME)")
     return p
@@ -91,7 +96,7 @@ def run_solo(args: argparse.Namespace) -> int:
     if deal is not None and deal < 1:
         print("seahaven-client: deal numbers start at 1", file=sys.stderr)
         return 2
-    SoloApp(preset_name, deal, stats_path=args.stats).run()
+    SoloApp(preset_name, deal, stats_path=args.stats, any_deal=args.any_deal).run()
     return 0
 
 

@@ -49,8 +49,9 @@ from protocol.messages import (
     RoomSummary,
 )
 from protocol.schema import Message
-from seahaven import Board, decode
+from seahaven import Board
 
+from . import room_text
 from .account_screen import Account, AccountScreen
 from .arena_screen import ArenaDesk, ArenaScreen
 from .game_screen import GameScreen
@@ -60,7 +61,7 @@ from .race import RaceController
 from .race_screen import RaceScreen
 from .records_api import Records, http_base
 from .records_screens import BoardsScreen, PlayerScreen
-from .room_model import rating_line
+from .room_model import deal_code, deal_label, rating_line
 from .stats import RaceRecord, Stats
 from .stats_screen import StatsScreen
 from .userdata import PlayerKeys, SavedSession, Settings, data_dir
@@ -241,9 +242,9 @@ class RaceApp(App[None]):
             assert self.conn is not None
             deal_asked = None
             if isinstance(request, CreateRoom) and request.deal_number is not None:
-                deal_asked = f"deal #{request.deal_number}"
+                deal_asked = deal_label(deal_code(request.preset, request.deal_number))
             elif isinstance(request, CreateRoom) and request.deal_code is not None:
-                deal_asked = f"deal #{decode(request.deal_code)[1]}"
+                deal_asked = deal_label(request.deal_code)
             await self._open_room(reply, created=isinstance(request, CreateRoom), deal_asked=deal_asked)
             for message in self._held:
                 self._room_event(message)
@@ -316,6 +317,14 @@ class RaceApp(App[None]):
     def on_game_screen_automove_changed(self, event: GameScreen.AutomoveChanged) -> None:
         """Keep the player's auto-move choice for the next rooms and runs."""
         self.settings.automove = event.on
+        try:
+            self.settings.save(self.data)
+        except OSError as error:
+            self.notify(f"Could not save the settings: {error}", severity="warning")
+
+    def on_game_screen_deck_changed(self, event: GameScreen.DeckChanged) -> None:
+        """Keep the card colours for the next rooms and runs."""
+        self.settings.deck = event.deck
         try:
             self.settings.save(self.data)
         except OSError as error:
@@ -396,7 +405,7 @@ class RaceApp(App[None]):
         finally:
             self._entering, self._held = False, []
         if self.room is not None:
-            self.room.screen.flash(f"Welcome back to room {state.room}", "good")
+            self.room.screen.flash(*room_text.welcome_back(self.room.model))
 
     def on_race_app_net_status(self, event: NetStatus) -> None:
         status = event.status

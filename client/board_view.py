@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Final
 
 from rich.style import Style
 from rich.text import Text
@@ -38,8 +39,17 @@ COVER = Style(color="#ffffff", bold=True)
 COVER_SUB = Style(color="#d1fae5")
 
 
-def card_style(card: Card, bg: str = CARD_BG) -> Style:
-    return Style(color=RED if card.is_red else BLACK, bgcolor=bg, bold=True)
+SUIT_COLOURS: Final[dict[str, tuple[str, str, str, str]]] = {
+    "two": (BLACK, RED, RED, BLACK),
+    "four": ("#0a7d2c", "#1d4ed8", RED, BLACK),  # the browser client's four-colour deck
+    "safe": ("#009e73", "#0072b2", "#d55e00", BLACK),  # Okabe-Ito: told apart with any colour vision
+}
+"""Each deck's (userdata.DECKS) colours for clubs, diamonds, hearts and spades."""
+DECK_NAMES: Final = {"two": "red and black", "four": "four colours", "safe": "four colour-blind-safe colours"}
+
+
+def card_style(card: Card, bg: str = CARD_BG, deck: str = "two") -> Style:
+    return Style(color=SUIT_COLOURS.get(deck, SUIT_COLOURS["two"])[card.suit], bgcolor=bg, bold=True)
 
 
 def card_face(card: Card, width: int, line: int = 0, height: int = 3) -> str:
@@ -178,6 +188,15 @@ class BoardView(Widget):
             self.depth = depth
             self.chain = chain
 
+    class Dropped(Message):
+        """The player dragged from ``source`` (``depth``: which card of a column) onto ``target``."""
+
+        def __init__(self, source: Place, depth: int | None, target: Place) -> None:
+            super().__init__()
+            self.source = source
+            self.depth = depth
+            self.target = target
+
     def __init__(self, board: Board, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.board = board
@@ -186,6 +205,10 @@ class BoardView(Widget):
         self.dests: frozenset[Place] = frozenset()
         self.cover: tuple[str, ...] = ()
         self._hits: list[Hit] = []
+        self.deck = "two"
+        """The card colours (``SUIT_COLOURS``)."""
+        self._down: Hit | None = None
+        """Where the mouse button went down (the start of a drag)."""
 
     # -- what to show ---------------------------------------------------------
 
@@ -214,6 +237,21 @@ class BoardView(Widget):
         rules = self.board.rules
         longest = max((len(c) for c in self.board.columns), default=0)
         return geometry(rules.columns, rules.cells, self.size.width, self.size.height, longest)
+
+    def needed(self) -> tuple[int, int]:
+        """The smallest size (columns, lines) the board fits in: 3-character cards, one line a card."""
+        rules = self.board.rules
+        longest = max((len(c) for c in self.board.columns), default=0)
+        return max(rules.columns, rules.cells + 4) * 4 - 1, 3 + max(longest, 1)
+
+    @property
+    def too_small(self) -> str | None:
+        """Why the board cannot be drawn whole here (None: it fits, or the size is not known yet)."""
+        width, height = self.size.width, self.size.height
+        need_w, need_h = self.needed()
+        if not width or not height or (width >= need_w and height >= need_h):
+            return None
+        return f"The terminal is too small for the board (it needs {need_w}×{need_h}, it has {width}×{height})"
 
     def hit_test(self, x: int, y: int) -> Hit | None:
         """The clickable thing at content offset (x, y), if any."""
@@ -246,7 +284,12 @@ class BoardView(Widget):
         canvas = _Canvas(width, height)
         self._hits = []
         if self.cover:
-            self._draw_cover(canvas)
+            self._draw_cover(canvas, self.cover)
+            return canvas
+        if self.too_small is not None:  # a board cut off would mislead: say so instead
+            need_w, need_h = self.needed()
+            size = f"it needs {need_w}×{need_h}, it has {width}×{height}"
+            self._draw_cover(canvas, ("Too small for the board", size, "make the terminal bigger"))
             return canvas
         board = self.board
         geo = self.geometry()
@@ -292,11 +335,11 @@ class BoardView(Widget):
             for depth in range(hidden, len(col)):
                 card = col[depth]
                 if depth >= selected_from:
-                    style = card_style(card, SELECTED_BG)
+                    style = card_style(card, SELECTED_BG, self.deck)
                 elif depth == len(col) - 1 and place in self.dests:
-                    style = card_style(card, DEST_BG)
+                    style = card_style(card, DEST_BG, self.deck)
                 else:
-                    style = card_style(card)
+                    style = card_style(card, deck=self.deck)
                 lines = tall if depth == len(col) - 1 else geo.step
                 for line in range(lines):
                     canvas.put(x, y + line, card_face(card, face, line, max(tall, lines)), style)
@@ -314,30 +357,46 @@ class BoardView(Widget):
         for line in range(lines):
             if card is not None:
                 if place == self.selected:
-                    style = card_style(card, SELECTED_BG)
+                    style = card_style(card, SELECTED_BG, self.deck)
                 elif place in self.dests:
-                    style = card_style(card, DEST_BG)
+                    style = card_style(card, DEST_BG, self.deck)
                 else:
-                    style = card_style(card)
+                    style = card_style(card, deck=self.deck)
                 canvas.put(x, y + line, card_face(card, face, line, lines), style)
             elif place in self.dests:
                 canvas.put(x, y + line, ("▼" if line == middle else "").center(face), HOLE_DEST)
             else:
                 canvas.put(x, y + line, (empty if line == middle else "").center(face), HOLE)
 
-    def _draw_cover(self, canvas: _Canvas) -> None:
-        top = max(0, (canvas.height - len(self.cover)) // 2)
-        for n, line in enumerate(self.cover):
+    def _draw_cover(self, canvas: _Canvas, lines: tuple[str, ...]) -> None:
+        top = max(0, (canvas.height - len(lines)) // 2)
+        for n, line in enumerate(lines):
             style = COVER if n == 0 else COVER_SUB
             canvas.put(max(0, (canvas.width - len(line)) // 2), top + n, line, style)
 
     # -- input ----------------------------------------------------------------
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        offset = event.get_content_offset(self)
+        self._down = self.hit_test(offset.x, offset.y) if offset is not None else None
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        """Drag and drop: a button pressed on one place and let go over another moves from the
+        first to the second (the cards from the one pressed on, in a column)."""
+        offset = event.get_content_offset(self)
+        down = self._down
+        up = self.hit_test(offset.x, offset.y) if offset is not None else None
+        if down is not None and up is not None and up.place != down.place:
+            self.post_message(self.Dropped(down.place, down.depth, up.place))
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is None:
             return
         hit = self.hit_test(offset.x, offset.y)
+        down, self._down = self._down, None
+        if down is not None and (hit is None or hit.place != down.place):
+            return  # the click Textual makes of a drag's button release: the drop was the move
         if hit is None:
             self.post_message(self.Picked(None, None, event.chain))
         else:

@@ -28,7 +28,7 @@ from textual.widgets import Footer, Static
 from seahaven import COLUMN, FOUNDATION, Board, IllegalMoveError, Move, Rules
 from seahaven.solver import Solution, solve
 
-from .board_view import BoardView
+from .board_view import DECK_NAMES, BoardView
 from .help import HelpScreen
 from .optimistic import OptimisticBoard
 from .places import (
@@ -51,6 +51,7 @@ from .places import (
 )
 from .results import ResultRow, ResultsScreen
 from .rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms, plural
+from .userdata import DECKS, Settings
 
 PLACE_KEYS = "1234567890abcdefgh" + FOUNDATION_KEYS
 CONFIRM_SECONDS = 3.0
@@ -123,6 +124,7 @@ class GameScreen(Screen[None]):
         Binding("R", "resign", "Resign"),
         Binding("H", "hint", "Hint"),
         Binding("A", "automove", "Auto-move", show=False),
+        Binding("C", "deck", "Card colours", show=False),
         *(Binding(key, f"pick({key!r})", show=False) for key in PLACE_KEYS),
     ]
 
@@ -151,6 +153,13 @@ class GameScreen(Screen[None]):
         def __init__(self, on: bool) -> None:
             super().__init__()
             self.on = on
+
+    class DeckChanged(Message):
+        """The player chose other card colours (``userdata.DECKS``)."""
+
+        def __init__(self, deck: str) -> None:
+            super().__init__()
+            self.deck = deck
 
     class Stuck(Message):
         """No legal move is left on the local board."""
@@ -202,6 +211,10 @@ class GameScreen(Screen[None]):
         """The one risky-key confirmation of this screen: any other key cancels it."""
         self.actions = len(board.move_stack)
         """Moves and undos played (what the server counts as a racer's moves)."""
+        self.touched = False
+        """The player has moved on this board (not only auto-move at the deal)."""
+        self.new_deal_key: str | None = None
+        """The key that deals a new game here, if any (solo's ``n``), for the "cannot be won" notice."""
         self.show_progress = True
         """Whether the status line shows cards home and moves (not between races)."""
         self.automove = automove
@@ -247,6 +260,7 @@ class GameScreen(Screen[None]):
         ``actions``: the moves and undos that led there (default: the board's moves)."""
         self.game.reset(board)
         self.actions = len(board.move_stack) if actions is None else actions
+        self.touched = bool(self.actions)
         if title is not None:
             self.title_text = title
         self._won_posted = False
@@ -387,6 +401,10 @@ class GameScreen(Screen[None]):
         if self.locked:
             self.flash(self.locked, "error")
             return True
+        small = self.view.too_small
+        if small is not None:  # the cards cannot be seen whole: no move played blind
+            self.flash(f"{small}: make it bigger", "error")
+            return True
         return False
 
     def action_pick(self, key: str) -> None:
@@ -400,6 +418,16 @@ class GameScreen(Screen[None]):
     def on_board_view_picked(self, event: BoardView.Picked) -> None:
         event.stop()
         self.pick(event.place, event.depth, event.chain)
+
+    def on_board_view_dropped(self, event: BoardView.Dropped) -> None:
+        """Drag and drop: the source picked afresh, then the place it was dropped on."""
+        event.stop()
+        if self.refuse_input():
+            return
+        self._clear_selection()
+        self._select(event.source, event.depth)
+        if self.selected is not None:
+            self.pick(event.target)
 
     def pick(self, place: Place | None, depth: int | None = None, chain: int = 1) -> None:
         """A key press or click on ``place`` (None: the bare table)."""
@@ -552,8 +580,10 @@ class GameScreen(Screen[None]):
         self.flash(what + (f" · {plural(home, 'card')} home by itself" if home else ""))
         self._after_change()
 
-    def _apply(self, move: Move) -> bool:
-        """Play ``move`` on the board, send it (race) or keep it (solo); False if illegal."""
+    def _apply(self, move: Move, *, opening: bool = False) -> bool:
+        """Play ``move`` on the board, send it (race) or keep it (solo); False if illegal.
+        ``opening``: auto-move at the deal, before the player's first move: in solo it neither
+        starts the clock nor counts the game as played (the player has not begun)."""
         board = self.board
         try:
             seq = self.game.play(move)
@@ -563,27 +593,57 @@ class GameScreen(Screen[None]):
         self.actions += 1
         if self.sink is None:
             self.game.confirm(seq)
+            if opening:
+                return True
             if not self.clock.running and not board.is_won():
                 self.clock.start()
         else:
             self.sink.submit(seq, move)
+        self.touched = True
         self.post_message(self.MovePlayed(move, seq))
         return True
 
-    def _auto_moves(self) -> int:
+    def _auto_moves(self, *, opening: bool = False) -> int:
         """Send safe cards home, and finish the game once only foundation moves are left:
         ordinary moves, sent and judged like the player's own. How many cards went home."""
         moves = finishing_moves(self.board) or safe_moves(self.board)
         for move in moves:
-            if not self._apply(move):
+            if not self._apply(move, opening=opening):
                 break
         return len(moves)
+
+    def play_opening(self) -> None:
+        """At the start of a game, the safe cards the deal already offers go home (auto-move
+        otherwise waits for the player's first move): an ace on a column or in a cell."""
+        if not self.automove or self.locked or self.has_class("counting") or self.touched:
+            return
+        home = self._auto_moves(opening=True)
+        if home:
+            self._redraw()
+            self.flash(f"{plural(home, 'card')} home by itself · {idle_hint(self.board.rules)}")
 
     def action_automove(self) -> None:
         """Turn auto-move on or off (the App keeps the setting: ``AutomoveChanged``)."""
         self.automove = not self.automove
         self.flash("Safe cards go home by themselves" if self.automove else "Auto-move is off: every card by hand")
         self.post_message(self.AutomoveChanged(self.automove))
+
+    def on_mount(self) -> None:
+        """The deck colours the player chose (kept in the App's settings, where it has them)."""
+        settings = getattr(self.app, "settings", None)
+        if isinstance(settings, Settings):
+            self.set_deck(settings.deck)
+
+    def set_deck(self, deck: str) -> None:
+        self.view.deck = deck if deck in DECKS else DECKS[0]
+        self.view.refresh()
+
+    def action_deck(self) -> None:
+        """Change the card colours: red and black, four colours, four colour-blind-safe ones."""
+        deck = DECKS[(DECKS.index(self.view.deck) + 1) % len(DECKS)]
+        self.set_deck(deck)
+        self.flash(f"Cards in {DECK_NAMES[deck]} (C: change)")
+        self.post_message(self.DeckChanged(deck))
 
     def action_undo(self) -> None:
         if self.refuse_input():
@@ -676,13 +736,20 @@ class GameScreen(Screen[None]):
             return  # the player moved on
         self.hint_result = found
         if found.status == "unsolvable":
-            self.flash("This position can no longer be won: u to undo, or start again", "error")
+            self.flash(self._unwinnable_text(), "error")
         elif not ask:
             return
         elif found.moves:
             self.show_hint(found.moves[0])
         else:
             self.flash("No hint: the search gave up on this position")
+
+    def _unwinnable_text(self) -> str:
+        """What to do about a position the solver proved lost: before any move, the deal itself."""
+        new_deal = f"{self.new_deal_key} for a new deal" if self.new_deal_key else "try another deal"
+        if not self.board.move_stack:
+            return f"This position cannot be won, and there is nothing to undo: {new_deal}"
+        return f"This position can no longer be won: u to undo, or {new_deal}"
 
     def show_hint(self, move: Move) -> None:
         """Select the cards ``move`` plays and name it; a move that does not fit the board on

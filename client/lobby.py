@@ -144,17 +144,19 @@ class LobbyScreen(Screen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (78, "-wide")]  # noqa: RUF012 (Textual declares it so)
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f5", "refresh", "Refresh rooms"),
-        Binding("ctrl+n", "focus_create", "New room"),
-        Binding("ctrl+j", "focus_code", "Join by code"),
-        Binding("f2", "stats", "Statistics"),
-        Binding("f3", "daily", "Daily race"),
+        # Short words: every key fits the footer at 80 columns (the help and README say more).
+        Binding("f5", "list", "List"),
+        Binding("ctrl+n", "focus_create", "New"),
+        Binding("ctrl+j", "focus_code", "Join"),
+        Binding("f2", "stats", "Stats"),
+        Binding("f3", "daily", "Daily"),
         # The server's records (client/records_screens.py).
-        Binding("f4", "my_page", "My page"),
-        Binding("f6", "boards", "Leaderboards"),
+        Binding("f4", "my_page", "Me"),
+        Binding("f6", "boards", "Best"),
         # My player on the server (client/account_screen.py).
-        Binding("f7", "account", "Account"),
-        Binding("f8", "arena", "Arena"),  # client/arena_screen.py
+        Binding("f7", "account", "Acct"),
+        # Past the 80 columns the footer has: the lobby's "Arena" button says it (client/arena_screen.py).
+        Binding("f8", "arena", "Arena", show=False),
     ]
 
     def __init__(self, server: str, name: str, *, autoconnect: bool = True) -> None:
@@ -244,7 +246,7 @@ class LobbyScreen(Screen[None]):
                     rooms.border_title = "Public rooms"
                     table: DataTable[str] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
                     yield table
-                    yield Label("no public rooms yet: create one", id="no-rooms")
+                    yield Label("none yet: create one", id="no-rooms")
                     with Horizontal(classes="buttons"):
                         yield Button("Join", id="join-selected", variant="success", compact=True)
                         yield Button("Spectate", id="watch-selected", compact=True)
@@ -324,7 +326,13 @@ class LobbyScreen(Screen[None]):
             who = await self.host.connect(url, name)
         except ConnectError as error:
             self.set_connected(False)
-            self.show_status(f"Cannot connect: {error}. Is the server running there? (seahaven-server)", "error")
+            if not error.unreachable:
+                self.show_status(f"Cannot connect: {error}", "error")
+                return
+            # Nothing answered: the server may be starting; try again as after a lost connection.
+            again = f"trying again every {RETRY_SECONDS:.0f} s"
+            self.show_status(f"Cannot connect: {error}. Is the server running there? {again}", "error")
+            self._retry_later()
             return
         except ServerError as error:
             self.set_connected(False)
@@ -396,6 +404,12 @@ class LobbyScreen(Screen[None]):
             self.show_status("Connect first", "error")
             return
         self.run_worker(self._load_rooms(), group="rooms", exclusive=True, exit_on_error=False)
+
+    def action_list(self) -> None:
+        """F5: the public rooms, fresh, with the focus on them (the form's fields come first in
+        the tab order: many Tabs away)."""
+        self.query_one("#rooms", DataTable).focus()
+        self.action_refresh()
 
     @on(Button.Pressed, "#refresh")
     def _refresh_pressed(self) -> None:
@@ -609,7 +623,8 @@ class LobbyScreen(Screen[None]):
         self._enter(QuickMatch(preset=DAILY_PRESET, daily=True), "")
 
     def action_focus_create(self) -> None:
-        self.query_one("#create", Button).focus()
+        """ctrl+n: the new-room form, from its first field (Create room is Tabs away, in order)."""
+        self.query_one("#preset", Select).focus()
 
     def action_focus_code(self) -> None:
         self.query_one("#code", Input).focus()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 import ssl
 from collections.abc import Callable
 from typing import Any, Final
@@ -39,7 +40,27 @@ RETRY_DELAYS: Final = (0.2, 0.5, 1.0, 2.0, 3.0)
 
 
 class ConnectError(Exception):
-    """The server cannot be reached or will not talk to us; the message says why, for people."""
+    """The server cannot be reached or will not talk to us; the message says why, for people.
+    ``unreachable``: nothing answered (trying again later may work; a wrong address will not)."""
+
+    def __init__(self, message: str, *, unreachable: bool = False) -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
+
+
+def unreachable_why(error: BaseException) -> str:
+    """Why a connection could not be opened, in words (not ``[Errno 111] Connect call failed``)."""
+    if isinstance(error, ConnectionRefusedError):
+        return "nothing answers on that port"
+    if isinstance(error, socket.gaierror):
+        return "no such host name"
+    if isinstance(error, TimeoutError):
+        return "no answer in time"
+    if isinstance(error, InvalidHandshake):
+        return "it is not a Seahaven server (the WebSocket handshake failed)"
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror.lower()
+    return type(error).__name__
 
 
 class ServerError(Exception):
@@ -235,7 +256,7 @@ class RaceConnection:
         except InvalidURI:
             raise ConnectError(f"{self.url!r} is not a WebSocket address (ws://host:port)") from None
         except (OSError, InvalidHandshake, TimeoutError) as exc:
-            raise ConnectError(f"cannot reach {self.url}: {exc or type(exc).__name__}") from None
+            raise ConnectError(f"cannot reach {self.url}: {unreachable_why(exc)}", unreachable=True) from None
         try:
             self.seq = max(self.seq, 0)
             await ws.send(encode_request(Hello(name=self.name, token=token, key=key), 0))

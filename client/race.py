@@ -47,6 +47,7 @@ from protocol.messages import (
     MoveRequest,
     Ping,
     Progress,
+    Racer,
     RatingNotice,
     Ready,
     Rematch,
@@ -69,6 +70,7 @@ from .rating_text import RatingBook
 from .records_api import Records, RecordsError
 from .results import CHALLENGE, LOBBY, REMATCH, REVIEW
 from .review import ReviewScreen
+from .rivals import DID_NOT_FINISH
 from .room_model import RoomModel, ServerClock, now_ms, rating_line
 from .room_text import Seen
 from .spectating import Boards
@@ -200,10 +202,14 @@ class RaceController:
             self.apply_state(message)
         elif isinstance(message, Members):
             wanted = set(model.rematch_wanted_by())
+            before = dict(model.racers)
             model.apply_members(message)
+            self._tell_rivals(before)
             new = [name for name in model.rematch_wanted_by() if name not in wanted]
             if new and model.phase == Phase.FINISHED:
-                self._say(f"{', '.join(new)} {'wants' if len(new) == 1 else 'want'} a rematch: r to race again")
+                # Only a racer who has not asked yet can answer with r (spectators do not vote).
+                answer = ": r to race again" if self.can_rematch() else ""
+                self._say(f"{', '.join(new)} {'wants' if len(new) == 1 else 'want'} a rematch{answer}")
             self._render()
         elif isinstance(message, Countdown):
             model.apply_countdown(message)
@@ -213,7 +219,9 @@ class RaceController:
         elif isinstance(message, Started):
             self._started(message)
         elif isinstance(message, Progress):
+            before = dict(model.racers)
             model.apply_progress(message)
+            self._tell_rivals(before)
             if model.spectating and message.move is not None:
                 self._measure_lag(message.elapsed_ms)
                 self._watch_move(message)
@@ -234,6 +242,12 @@ class RaceController:
         elif isinstance(message, Lost) and model.racing_now():
             way_out = "u to undo, or R to resign" if model.undo else "R to resign"
             self.screen.flash(f"Your position is lost: no win exists from here ({way_out})", "error")
+
+    def _tell_rivals(self, before: Mapping[str, Racer]) -> None:
+        """Say when a rival resigns, forfeits or leaves (the panel alone is easy to miss)."""
+        news = room_text.rival_news(before, self.model)
+        if news:
+            self._say(news)
 
     def apply_state(self, state: RoomState) -> None:
         """The whole room (after joining, a reconnect, a resync or a rematch): show exactly this."""
@@ -263,7 +277,9 @@ class RaceController:
         if model.phase == Phase.FINISHED and state.standings:
             self._finished()
         self._render()
-        if was_reconnecting:
+        if was_reconnecting and model.my_status() == Status.FORFEIT:
+            self.screen.flash(*room_text.welcome_back(model))
+        elif was_reconnecting:
             self.screen.flash("Reconnected: the board is in sync with the server again", "good")
         elif self.can_watch():
             self._flash_watching()
@@ -445,10 +461,19 @@ class RaceController:
         return self.model.clock
 
     def can_ready(self) -> bool:
-        """``r`` does something now: ready (or not) before a race, a rematch after one."""
+        """``r`` is ready (or not) now: a racer before the race."""
+        return self.model.can_ready() and not self.reconnecting
+
+    def can_rematch(self) -> bool:
+        """``r`` asks for a rematch now: a racer after the race who has not asked yet."""
         model = self.model
-        rematch = model.phase == Phase.FINISHED and model.role == Role.RACER and not self.asked_rematch
-        return (model.can_ready() and not self.reconnecting) or rematch
+        return model.phase == Phase.FINISHED and model.role == Role.RACER and not self.asked_rematch
+
+    def undo_allowed(self) -> bool:
+        return self.model.undo
+
+    def hints_allowed(self) -> bool:
+        return self.model.hints
 
     def can_hint(self) -> bool:
         return self.model.hints and self.model.racing_now()
@@ -558,13 +583,14 @@ class RaceController:
         self._render()
         if model.role == Role.RACER:
             self.screen.flash("Go! First to bring all 52 cards home wins", "good")
+            self.screen.play_opening()
         elif self.can_watch():
             self._flash_watching("The race is on")
 
     def _finished(self) -> None:
         model = self.model
         self.screen.count_down_to(None)
-        final = model.final_ms()
+        final = model.final_ms(live=self.screen.clock_running)
         if self.screen.clock_running or final is not None:
             self.screen.stop_clock(final)
         show = self.results_for != model.race_number
@@ -602,7 +628,7 @@ class RaceController:
                 deal=model.deal,
                 place=mine.place,
                 racers=len(model.standings),
-                status=mine.status,
+                status=DID_NOT_FINISH if mine.status == Status.RACING else mine.status,
                 moves=mine.moves,
                 progress=mine.progress,
                 time_ms=mine.time_ms if mine.status == Status.FINISHED else None,
@@ -672,7 +698,7 @@ class RaceController:
         assert progress.move is not None
         spectate, model = self.spectate, self.model
         if progress.player not in spectate.boards and model.deal is not None and model.phase == Phase.RACING:
-            spectate.add(progress.player, Board.from_code(model.deal))  # missed the start: none yet
+            spectate.add(progress.player, Board.from_code(model.deal), model.racers)  # missed the start: none yet
         if spectate.play(progress.player, progress.move, progress.moves, progress.progress):
             if progress.player == spectate.watched:
                 self._show_watched()
@@ -717,4 +743,6 @@ class RaceController:
         watched = self.spectate.watched
         racer = self.model.racers.get(watched) if watched is not None else None
         if racer is not None:
-            self.screen.flash(f"{prefix}: {racer.name}'s board · [ and ] switch racer · only racers move")
+            # The boards lag by the server's spectator delay: say so, or a switch looks stale.
+            late = f" ({self.spectator_delay_s} s late)" if self.spectator_delay_s else ""
+            self.screen.flash(f"{prefix}: {racer.name}'s board{late} · [ and ] switch racer · only racers move")

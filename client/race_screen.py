@@ -52,6 +52,13 @@ class RaceScreen(GameScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "ready", "Ready"),
+        Binding("r", "rematch", "Rematch"),
+        # Shown only where they work; pressed where they do not, they say why. (A subclass's
+        # binding of a key replaces the base class's, so both of each key are here.)
+        Binding("u", "undo", "Undo"),
+        Binding("u", "undo_off", "Undo", show=False),
+        Binding("H", "hint", "Hint"),
+        Binding("H", "hint_off", "Hint", show=False),
         Binding("l", "leave", "Leave room"),
         Binding("left_square_bracket", "watch(-1)", "Previous racer", key_display="["),
         Binding("right_square_bracket", "watch(1)", "Next racer", key_display="]"),
@@ -136,6 +143,15 @@ class RaceScreen(GameScreen):
     def action_ready(self) -> None:
         self.room.toggle_ready()
 
+    def action_rematch(self) -> None:
+        self.room.toggle_ready()
+
+    def action_undo_off(self) -> None:
+        self.flash("Undo is off in this race", "error")
+
+    def action_hint_off(self) -> None:
+        self.flash("Hints are off in this race", "error")
+
     def action_leave(self) -> None:
         self.room.ask_leave()
 
@@ -151,13 +167,18 @@ class RaceScreen(GameScreen):
         room = self.room
         if action == "hint":
             return room.can_hint()
+        if action == "hint_off":
+            return room.could_play() and not room.hints_allowed()
         if action == "ready":
             return room.can_ready()
+        if action == "rematch":
+            return room.can_rematch()
         if action == "resign":
             return room.racing_now()
         if action == "undo":
-            # Shown whenever a racer could play: pressed in a room without undo, it says so.
-            return room.could_play()
+            return room.could_play() and room.undo_allowed()
+        if action == "undo_off":
+            return room.could_play() and not room.undo_allowed()
         if action == "smart":
             return room.racing_now()
         if action == "watch":

@@ -22,7 +22,8 @@ from seahaven import preset
 
 from .records_api import Records, RecordsError
 from .review import ReviewScreen
-from .rivals import format_ms, plural
+from .rivals import DID_NOT_FINISH, format_ms, plural
+from .room_model import deal_code
 
 PERIODS: Final = {"day": "the daily deal", "week": "this week", "all": "all time"}
 CSS: Final = Path(__file__).with_name("records.tcss")
@@ -121,7 +122,7 @@ class PlayerScreen(RecordsScreen):
             bests.add_row(
                 title_of(best["preset"]),
                 format_ms(best["time_ms"]),
-                f"#{best['deal']}",
+                deal_code(best["preset"], best["deal"]),
                 when(best["ended_at"]),
                 key=best["race_id"],
             )
@@ -133,9 +134,9 @@ class PlayerScreen(RecordsScreen):
             table.add_row(
                 when(race["ended_at"]),
                 title_of(race["preset"]),
-                f"#{race['deal']}",
+                deal_code(race["preset"], race["deal"]),
                 f"{race['place']} of {race['racers']}",
-                race["status"],
+                DID_NOT_FINISH if race["status"] == "racing" else race["status"],
                 format_ms(race["time_ms"]),
                 key=race["race_id"],
             )
@@ -211,7 +212,7 @@ class BoardsScreen(RecordsScreen):
                 str(entry["rank"]),
                 entry["name"],
                 format_ms(entry["time_ms"]),
-                f"#{entry['deal']}",
+                deal_code(preset_name, entry["deal"]),
                 when(entry["ended_at"]),
                 key=entry["race_id"],
             )

@@ -13,11 +13,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Footer, Label, Static
 
 from protocol.enums import Status
 
-from .rivals import format_ms, plural
+from .rivals import format_ms, plural, says_what
 
 REMATCH: Final = "rematch"
 LOBBY: Final = "lobby"
@@ -62,8 +62,8 @@ def standings_table(rows: Sequence[ResultRow]) -> Table:
             f"{row.place}.",
             row.name
             + (" (you)" if row.you else "")
-            + (" (bot)" if row.bot else "")
-            + (" (ghost)" if row.ghost else "")
+            + (" (bot)" if row.bot and not says_what(row.name, bot=True) else "")
+            + (" (ghost)" if row.ghost and not says_what(row.name, bot=False) else "")
             + (f" {row.rating}" if row.rating else ""),
             f"{row.progress}/52",
             str(row.moves),
@@ -78,6 +78,8 @@ class ResultsScreen(ModalScreen[str]):
     """Standings over the race screen; dismisses with ``"rematch"`` or ``"lobby"``."""
 
     CSS_PATH = Path(__file__).with_name("results.tcss")
+    # Narrow: the box covers the racers panel, so the screen behind is hidden, not half shown.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012 (Textual declares it so)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "choose('rematch')", "Rematch"),
@@ -123,6 +125,7 @@ class ResultsScreen(ModalScreen[str]):
                 if self.can_challenge:
                     yield Button("Challenge (c)", id=CHALLENGE)
                 yield Button("Back to lobby (l)", id=LOBBY, variant="primary")
+        yield Footer()  # this view's keys, over the race screen's
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from rich.style import Style
 from rich.text import Text
@@ -45,6 +46,11 @@ class RacerView:
     """A ghost: a recorded run the server plays again (a challenge)."""
     rating: str = ""
     """The rating shown beside the name (client/rating_text.py; empty: none known)."""
+
+
+DID_NOT_FINISH: Final = "did not finish"
+"""A racer still racing when the race ended (time up, or the others done): what every screen
+says after the race, never "racing"."""
 
 
 def plural(n: int, word: str) -> str:
@@ -168,11 +174,12 @@ class RivalsPanel(Widget):
             if lines > 2:
                 out.append("\n")
                 hinted = f" · {plural(racer.hints, 'hint')}" if racer.hints else ""
+                # Cut words, never letters that read as units ("16m 1h" looked like a time).
                 moves = _fit(
                     width - len(text) - 3,
                     plural(racer.moves, "move") + hinted,
-                    f"{racer.moves}m" + (f" {racer.hints}h" if racer.hints else ""),
-                    f"{racer.moves}m",
+                    plural(racer.moves, "move"),
+                    f"{racer.moves} mv",
                     "",
                 )
                 if moves:
@@ -190,7 +197,7 @@ def _name(racer: RacerView, width: int) -> Text:
         mark, note, colour = "» ", " (watching)", WATCHED_COLOUR
     else:
         mark, note, colour = "", "", None
-    if racer.bot or racer.ghost:
+    if (racer.bot or racer.ghost) and not says_what(racer.name, bot=racer.bot):
         note = (" (bot)" if racer.bot else " (ghost)") + note
     if racer.rating:
         note += f" {racer.rating}"
@@ -200,6 +207,12 @@ def _name(racer: RacerView, width: int) -> Text:
     text.stylize(Style(bold=True, color=colour))
     text.append(note, Style(color="#9ca3af"))
     return text
+
+
+def says_what(name: str, *, bot: bool) -> bool:
+    """The name already says it is a bot ("Computer (brisk)") or a ghost: no mark to add."""
+    words = ("computer", "bot") if bot else ("ghost",)
+    return any(word in name.lower() for word in words)
 
 
 def _fit(width: int, *choices: str) -> str:

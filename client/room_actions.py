@@ -39,7 +39,19 @@ class RoomActions(MoveSink, Protocol):
     # -- which keys work now -----------------------------------------------------------
 
     def can_ready(self) -> bool:
-        """``r`` does something now: ready (or not) before a race, a rematch after one."""
+        """``r`` is ready (or not) now: a racer before the race."""
+        ...
+
+    def can_rematch(self) -> bool:
+        """``r`` asks for a rematch now: a racer after the race who has not asked yet."""
+        ...
+
+    def undo_allowed(self) -> bool:
+        """The room allows undo."""
+        ...
+
+    def hints_allowed(self) -> bool:
+        """The room gives hints."""
         ...
 
     def can_hint(self) -> bool:

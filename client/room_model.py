@@ -26,7 +26,7 @@ from protocol.messages import (
     Started,
     Watched,
 )
-from seahaven import decode, preset
+from seahaven import encode, preset
 
 
 def now_ms() -> int:
@@ -47,13 +47,18 @@ class ServerClock:
 
 
 def deal_label(deal: str | None) -> str:
-    """A deal code as people say it: ``deal #1`` (the code when it does not decode)."""
-    if deal is None:
-        return "deal chosen at start"
+    """A deal as every screen writes it: its code, ``deal SH1-ST-0001K`` (what ``--code`` and the
+    lobby's deal box take, and it names the rules too); one way everywhere, never ``#1`` here and
+    the code there."""
+    return "deal chosen at start" if deal is None else f"deal {deal}"
+
+
+def deal_code(preset_name: str, number: int) -> str:
+    """A deal number of ``preset_name`` written as its code (``#N`` for rules the codes do not know)."""
     try:
-        return f"deal #{decode(deal)[1]}"
+        return encode(preset_name, number)
     except ValueError:
-        return deal
+        return f"#{number}"
 
 
 class RoomModel:
@@ -127,7 +132,7 @@ class RoomModel:
             self.deal = state.deal
         if phase == Phase.FINISHED:
             self.standings = state.standings
-            self.reason = EndReason.WON if any(s.status == Status.FINISHED for s in state.standings) else None
+            self.reason = end_reason(state)
             if state.watching:
                 self.histories = state.watching
         else:
@@ -234,11 +239,21 @@ class RoomModel:
         """The names of the others who asked for a rematch."""
         return [r.name for p, r in self.racers.items() if p in self.rematch and p != self.me]
 
-    def final_ms(self) -> int | None:
-        """The race's length on the clock once it is over: the winner's time, else the longest."""
-        times = [s.time_ms for s in self.standings if s.time_ms is not None]
+    def final_ms(self, *, live: bool = False) -> int | None:
+        """The race's length on the clock once it is over: the winner's time; at the time limit,
+        the limit. With no finisher (all resigned or stuck) the race ended when the result came:
+        ``live`` (it just came) the race time now on the server's clock, else (a room frame
+        afterwards says no more) the longest time on record. A non-finisher's ``time_ms`` is
+        their last move's, never the end of the race."""
         if self.reason == EndReason.WON and self.standings and self.standings[0].time_ms is not None:
             return self.standings[0].time_ms
+        limit = self.limit_ms
+        if self.reason == EndReason.TIME_LIMIT and limit is not None:
+            return limit
+        if live and self.started_at is not None:
+            now = max(0, self.clock.now() - self.started_at)
+            return min(now, limit) if limit is not None else now
+        times = [s.time_ms for s in self.standings if s.time_ms is not None]
         return max(times, default=None)
 
     def settings_lines(self) -> list[str]:
@@ -266,6 +281,17 @@ class RoomModel:
         if state.rated and mine is not None:
             lines.append(f"your rating here: {rating_text(mine)}")
         return lines
+
+
+def end_reason(state: RoomState) -> EndReason | None:
+    """Why a finished room's race ended, as far as its frame tells (it does not say): a finisher
+    won it; a racer still racing at the end was stopped by the time limit; else all were done."""
+    statuses = {s.status for s in state.standings}
+    if Status.FINISHED in statuses:
+        return EndReason.WON
+    if Status.RACING in statuses:
+        return EndReason.TIME_LIMIT if state.time_limit else None
+    return EndReason.ALL_DONE if statuses else None
 
 
 def rating_text(notice: RatingNotice) -> str:

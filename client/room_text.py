@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from typing import Final
 
 from protocol.enums import EndReason, Phase, Status
-from protocol.messages import Standing
+from protocol.messages import Racer, Standing
 from seahaven import preset
 
 from .rating_text import RatingBook, beside_my_name
 from .results import ResultRow
-from .rivals import RacerView
+from .rivals import DID_NOT_FINISH, RacerView
 from .room_model import RoomModel
 from .spectating import Boards
 
@@ -48,7 +48,11 @@ def lock_reason(model: RoomModel, *, reconnecting: bool) -> str | None:
         return "Connection lost: reconnecting…"
     if model.spectating:
         return "Spectating: only racers move"
-    if model.phase in (Phase.WAITING, Phase.COUNTDOWN):
+    if model.phase == Phase.COUNTDOWN:
+        return "The race starts in a moment: the cards show at the start"
+    if model.phase == Phase.WAITING and model.my_status() == Status.READY:
+        return "The race has not started: you are ready, waiting for the others"
+    if model.phase == Phase.WAITING:
         return "The race has not started: r when you are ready"
     if model.phase == Phase.FINISHED:
         return "The race is over"
@@ -60,6 +64,37 @@ def lock_reason(model: RoomModel, *, reconnecting: bool) -> str | None:
     return None
 
 
+def welcome_back(model: RoomModel) -> tuple[str, str]:
+    """What a restarted client says back in its room, and how (``flash``'s kind): a seat the
+    server gave up while we were away is said to be lost, not welcomed back to."""
+    if model.my_status() == Status.FORFEIT:
+        after = "you watch the race to its end" if model.phase == Phase.RACING else "the race is over"
+        text = f"Back in room {model.code}, but you were away too long: you lost your seat in this race ({after})"
+        return text, "error"
+    return f"Welcome back to room {model.code}", "good"
+
+
+RIVAL_NEWS: Final = {
+    Status.RESIGNED: "{name} resigned",
+    Status.FORFEIT: "{name} was away too long and forfeited",
+}
+
+
+def rival_news(before: Mapping[str, Racer], model: RoomModel) -> str:
+    """What happened to the other racers since ``before`` that a player wants told: a rival
+    who resigned or forfeited during the race, or left the room ("" when nothing did)."""
+    news: list[str] = []
+    for player, racer in before.items():
+        if player == model.me:
+            continue
+        now = model.racers.get(player)
+        if now is None:
+            news.append(f"{racer.name} left the room")
+        elif now.status != racer.status and now.status in RIVAL_NEWS and model.phase == Phase.RACING:
+            news.append(RIVAL_NEWS[Status(now.status)].format(name=now.name))
+    return " · ".join(news)
+
+
 def racer_views(model: RoomModel, spectate: Boards, seen: Seen, book: RatingBook | None = None) -> list[RacerView]:
     """You first, then the others in seat order (``book``: the others' ratings)."""
     views: list[RacerView] = []
@@ -69,11 +104,12 @@ def racer_views(model: RoomModel, spectate: Boards, seen: Seen, book: RatingBook
         if you and model.phase == Phase.RACING:
             progress, moves = seen.progress, seen.actions  # optimistic
         watched = player == spectate.watched and player in spectate.boards
+        over = model.phase == Phase.FINISHED and racer.status == Status.RACING
         view = RacerView(
             racer.name,
             progress,
             moves,
-            racer.status,
+            DID_NOT_FINISH if over else racer.status,
             racer.time_ms,
             racer.connected,
             you,
@@ -105,7 +141,7 @@ def cover(model: RoomModel, spectate: Boards, seen: Seen) -> tuple[str, ...] | N
     ready = sum(1 for r in model.racers.values() if r.status == Status.READY)
     if model.phase == Phase.WAITING:
         lines = [f"Room {model.code}", *model.settings_lines()]
-        if model.created:
+        if model.created and n < seats:  # a full room needs nobody else
             lines.append("Share this code: your friend joins with it")
         lines.append("")
         if model.spectating:
@@ -198,7 +234,7 @@ def result_rows(standings: Iterable[Standing], me: str, shown: Mapping[str, str]
         ResultRow(
             s.place,
             s.name,
-            "did not finish" if s.status == Status.RACING else s.status,
+            DID_NOT_FINISH if s.status == Status.RACING else s.status,
             s.progress,
             s.moves,
             s.time_ms if s.status == Status.FINISHED else None,

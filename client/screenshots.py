@@ -2,8 +2,8 @@
 
     python -m client.screenshots docs
 
-race-80x24.svg and race-160x50.svg (the race screen), results.svg, stats.svg, review.svg and
-lobby-80x24.svg. client/README.md shows them.
+The lobby, the race screen, the results and the statistics at 80x24 and at 160x50
+(``lobby-80x24.svg``, ``race-160x50.svg``, ...), and review.svg. client/README.md shows them.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from .app import RaceApp
 from .demo import RaceDemoApp
 from .results import ResultRow
 from .review import ReviewScreen
+from .rivals import DID_NOT_FINISH
 from .stats import RaceRecord, Stats
 from .stats_screen import StatsScreen
 
@@ -65,7 +66,7 @@ def sample_stats(path: Path) -> Stats:
     races = (
         ("2026-11-28T20:14:03", "K7Q2MA", "seahaven", 1, 1, 2, "finished", 98, 52, 192_400),
         ("2026-11-29T18:40:51", "P3XW9D", "seahaven", 617, 2, 3, "finished", 121, 52, 260_900),
-        ("2026-11-30T09:02:17", "B8NE4R", "freecell", 11982, 2, 2, "racing", 64, 31, None),
+        ("2026-11-30T09:02:17", "B8NE4R", "freecell", 11982, 2, 2, DID_NOT_FINISH, 64, 31, None),
     )
     for when, room, preset, deal, place, racers, status, moves, progress, time_ms in races:
         stats.races.append(
@@ -92,36 +93,42 @@ async def save_all(directory: Path) -> list[Path]:
         await _shoot(app, size, path, title, keys)
         written.append(path)
 
-    await shoot(RaceDemoApp(live=False), (80, 24), "race-80x24.svg", "Seahaven race, 80x24")
-    await shoot(RaceDemoApp(live=False), (160, 50), "race-160x50.svg", "Seahaven race, 160x50")
-    results = RaceDemoApp(live=False)
+    sizes = ((80, 24), (160, 50))
+    for width, height in sizes:
+        size = f"{width}x{height}"
+        await shoot(RaceDemoApp(live=False), (width, height), f"race-{size}.svg", f"Seahaven race, {size}")
     rows = [
         ResultRow(1, "tomasz", Status.FINISHED, 52, 96, 192_400),
         ResultRow(2, "alice", Status.FINISHED, 52, 104, 201_900, you=True),
-        ResultRow(3, "marguerite", "did not finish", 23, 41),
+        ResultRow(3, "marguerite", DID_NOT_FINISH, 23, 41),
         ResultRow(4, "ines", Status.STUCK, 9, 30),
     ]
 
-    async def with_results() -> None:
-        async with results.run_test(size=(100, 30)) as pilot:
+    async def with_results(size: tuple[int, int]) -> None:
+        results = RaceDemoApp(live=False)
+        async with results.run_test(size=size) as pilot:
             await pilot.pause()
             results.game_screen.stop_clock(192_400)
             results.game_screen.show_results(rows, "tomasz wins", can_review=True)
             await pilot.pause()
-            svg = results.export_screenshot(title="Seahaven race: results")
-        path = directory / "results.svg"
+            svg = results.export_screenshot(title=f"Seahaven race: results, {size[0]}x{size[1]}")
+        path = directory / f"results-{size[0]}x{size[1]}.svg"
         await asyncio.to_thread(path.write_text, svg, encoding="utf-8")
         written.append(path)
 
-    await with_results()
-    with tempfile.TemporaryDirectory() as tmp:
-        stats = sample_stats(Path(tmp) / "stats.json")
-        await shoot(ShowApp(StatsScreen(stats)), (100, 30), "stats.svg", "Seahaven: statistics")
+    for width, height in sizes:
+        size = f"{width}x{height}"
+        await with_results((width, height))
+        with tempfile.TemporaryDirectory() as tmp:
+            stats = sample_stats(Path(tmp) / "stats.json")
+            await shoot(
+                ShowApp(StatsScreen(stats)), (width, height), f"stats-{size}.svg", f"Seahaven: statistics, {size}"
+            )
+        lobby = RaceApp("ws://127.0.0.1:8765", "alice", autoconnect=False, resume=False)
+        await shoot(lobby, (width, height), f"lobby-{size}.svg", f"Seahaven lobby, {size}")
     names = {"p1": "tomasz", "p2": "alice"}
     review = ReviewScreen(encode("seahaven", 1), sample_histories(), names, first="p2")
     await shoot(ShowApp(review), (100, 30), "review.svg", "Seahaven race: review", ["end", "left", "left"])
-    lobby = RaceApp("ws://127.0.0.1:8765", "alice", autoconnect=False, resume=False)
-    await shoot(lobby, (80, 24), "lobby-80x24.svg", "Seahaven lobby, 80x24")
     return written
 
 

@@ -11,6 +11,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from seahaven import Board, decode, encode, preset
+from seahaven.winnable import deal_list
 
 from .game_screen import GameScreen
 from .rivals import format_ms, plural
@@ -19,10 +20,18 @@ from .stats_screen import StatsScreen
 from .userdata import Settings
 
 
-def random_deal(preset_name: str, rng: random.Random | None = None) -> int:
-    """A deal number in the Microsoft-compatible range, which every preset shares."""
+def random_deal(preset_name: str, rng: random.Random | None = None, *, any_deal: bool = False) -> int:
+    """A deal the solver has won (the shipped list, seahaven/winnable.py); ``any_deal`` (or a
+    preset without a list): any number in the Microsoft-compatible range, which may be unwinnable."""
+    rng = rng or random.Random()
+    if not any_deal:
+        try:
+            number, _ = rng.choice(deal_list(preset_name).deals)
+            return number
+        except (ValueError, IndexError):
+            pass  # no list for these rules: any deal
     rules = preset(preset_name)
-    return (rng or random.Random()).randint(1, min(rules.ms_deal_limit, 32000) - 1)
+    return rng.randint(1, min(rules.ms_deal_limit, 32000) - 1)
 
 
 class SoloApp(App[None]):
@@ -47,17 +56,21 @@ class SoloApp(App[None]):
         rng: random.Random | None = None,
         data: Path | None = None,
         automove: bool | None = None,
+        any_deal: bool = False,
     ) -> None:
         """``board`` starts from a given position instead of a deal (tests, puzzles); ``data``
         is the directory of the settings (default: the user's data directory); ``automove``
-        overrides the saved setting."""
+        overrides the saved setting; ``any_deal``: new deals may be unwinnable (by default only
+        deals the solver has won)."""
         super().__init__()
+        self.any_deal = any_deal
         self.preset_name = preset(preset_name).name
         self.rng = rng or random.Random()
-        self.deal = deal if deal is not None else random_deal(self.preset_name, self.rng)
+        self.deal = deal if deal is not None else random_deal(self.preset_name, self.rng, any_deal=self.any_deal)
         self.stats = Stats.load(stats_path)
         self.data = data
         self.settings = Settings.load(data)
+        self._dealt = board is None
         board = board if board is not None else Board.deal(self.preset_name, self.deal)
         self._started = False
         self._counted = False
@@ -67,14 +80,21 @@ class SoloApp(App[None]):
             hints=True,
             automove=self.settings.automove if automove is None else automove,
         )
+        self.game_screen.new_deal_key = "n"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The game's keys belong to the game: not shown (nor working) over the statistics."""
+        return action not in ("new_game", "restart", "stats") or self.screen is self.game_screen
 
     def _title(self) -> str:
         rules = preset(self.preset_name)
-        return f"{rules.title} #{self.deal}"
+        return f"{rules.title} · deal {encode(self.preset_name, self.deal)}"
 
     def on_mount(self) -> None:
         self.push_screen(self.game_screen)
         self._show_stats()
+        if self._dealt:  # a position given to study is left as it is
+            self.game_screen.play_opening()
 
     def _show_stats(self) -> None:
         entry = self.stats.of(self.preset_name)
@@ -83,14 +103,14 @@ class SoloApp(App[None]):
 
     def in_progress(self) -> bool:
         """A game under way: moves played and not won."""
-        board = self.game_screen.board
-        return bool(board.move_stack) and not board.is_won()
+        screen = self.game_screen
+        return screen.touched and bool(screen.board.move_stack) and not screen.board.is_won()
 
     def action_new_game(self) -> None:
         if self.in_progress() and not self.game_screen.press_twice("n"):
             self.game_screen.flash("Press n again to abandon this game for a new deal", "error")
             return
-        self.start(random_deal(self.preset_name, self.rng))
+        self.start(random_deal(self.preset_name, self.rng, any_deal=self.any_deal))
 
     def action_restart(self) -> None:
         if self.in_progress() and not self.game_screen.press_twice("r"):
@@ -126,11 +146,16 @@ class SoloApp(App[None]):
         self.game_screen.clock.reset()
         self.game_screen.set_board(Board.deal(self.preset_name, deal), title=self._title())
         self._show_stats()
+        self.game_screen.play_opening()
 
     def on_game_screen_move_played(self, event: GameScreen.MovePlayed) -> None:
         if not self._started:
             self._started = True
             self._save(lambda: self.stats.record_start(self.preset_name))
+
+    def on_game_screen_deck_changed(self, event: GameScreen.DeckChanged) -> None:
+        self.settings.deck = event.deck
+        self._save(lambda: self.settings.save(self.data))
 
     def on_game_screen_automove_changed(self, event: GameScreen.AutomoveChanged) -> None:
         self.settings.automove = event.on

@@ -60,12 +60,14 @@ class Boards:
         if self.watched not in self.boards:
             self.watched = self.leader(racers)
 
-    def add(self, player: str, opening: Board) -> None:
-        """A racer whose moves start now (the spectator missed the start): the opening position."""
+    def add(self, player: str, opening: Board, racers: Mapping[str, Racer] | None = None) -> None:
+        """A racer whose moves start now (the spectator missed the start): the opening position.
+        With nobody watched yet, the leader is (``racers``: as the server says), not whoever
+        moved first."""
         self.boards[player] = opening
         self.actions[player] = 0
         if self.watched is None:
-            self.watched = player
+            self.watched = self.leader(racers or {}) or player
 
     def play(self, player: str, move: str, actions: int, progress: int) -> bool:
         """A racer's move (or ``undo``) reached the spectator: False if that board is (now) out
@@ -103,8 +105,15 @@ class Boards:
         return seated + [p for p in self.boards if p not in seated]
 
     def leader(self, racers: Mapping[str, Racer]) -> str | None:
-        """The racer with the most cards home (the first in seat order on a tie)."""
-        return max(self.order(racers), key=lambda p: self.boards[p].progress, default=None)
+        """The racer with the most cards home as the server says (the racers panel), else as
+        their board here has it (a board may lag behind: the spectator delay); the first in
+        seat order on a tie."""
+
+        def home(player: str) -> int:
+            racer = racers.get(player)
+            return max(racer.progress, self.boards[player].progress) if racer else self.boards[player].progress
+
+        return max(self.order(racers), key=home, default=None)
 
     def step(self, by: int, seats: Iterable[str]) -> str | None:
         """Watch the next (``by`` 1) or previous (-1) racer in seat order."""

@@ -65,6 +65,28 @@ class RaceRecord:
     time_ms: int | None = None
 
 
+@dataclass(frozen=True)
+class RaceStats:
+    """Races of one preset, from the race history: won is first place with every card home."""
+
+    races: int = 0
+    won: int = 0
+    streak: int = 0
+    """Races won in a row up to the last one."""
+    best_streak: int = 0
+    places: tuple[int, int, int] = (0, 0, 0)
+    """How often this player came first, second and third."""
+    best_ms: int | None = None
+
+    @property
+    def win_percent(self) -> int | None:
+        return round(100 * self.won / self.races) if self.races else None
+
+
+def race_won(race: RaceRecord) -> bool:
+    return race.place == 1 and race.status == "finished"
+
+
 def _int(value: Any) -> int | None:
     return None if value is None else int(value)
 
@@ -135,10 +157,26 @@ class Stats:
 
     def race_summary(self, preset: str) -> tuple[int, int, int | None]:
         """Races of ``preset``: how many, how many won (first place, all home), the best time."""
+        of = self.race_stats(preset)
+        return of.races, of.won, of.best_ms
+
+    def race_stats(self, preset: str) -> RaceStats:
+        """Races of ``preset`` in the history (the newest ``RACES_KEPT``): wins, streaks, places."""
         mine = [r for r in self.races if r.preset == preset]
-        won = [r for r in mine if r.place == 1 and r.status == "finished"]
+        streak = best = 0
+        for race in mine:
+            streak = streak + 1 if race_won(race) else 0
+            best = max(best, streak)
         times = [r.time_ms for r in mine if r.status == "finished" and r.time_ms is not None]
-        return len(mine), len(won), min(times, default=None)
+        first, second, third = (sum(1 for r in mine if r.place == n) for n in (1, 2, 3))
+        return RaceStats(
+            races=len(mine),
+            won=sum(1 for r in mine if race_won(r)),
+            streak=streak,
+            best_streak=best,
+            places=(first, second, third),
+            best_ms=min(times, default=None),
+        )
 
     def save(self) -> None:
         """Write atomically (a temporary file, then a rename); errors are left to the caller."""

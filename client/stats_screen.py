@@ -13,14 +13,23 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label
 
+from protocol.enums import Status
 from seahaven import PRESETS
 
-from .rivals import format_ms
-from .stats import Stats
+from .rivals import DID_NOT_FINISH, format_ms
+from .stats import RaceRecord, Stats
 
 
 def _percent(value: int | None) -> str:
     return "—" if value is None else f"{value}%"
+
+
+def race_result(race: RaceRecord) -> str:
+    """A race's outcome for the history: finished, or how far a racer got who did not finish
+    (older files say "racing" for them)."""
+    if race.status in (Status.RACING, DID_NOT_FINISH):
+        return f"{DID_NOT_FINISH} {race.progress}/52"
+    return race.status
 
 
 class StatsScreen(Screen[str | None]):
@@ -38,8 +47,10 @@ class StatsScreen(Screen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="stats-body"):
-            yield Label("Statistics", id="stats-title")
+            yield Label("Solo games", id="stats-title")
             yield DataTable(id="presets", cursor_type="none", zebra_stripes=True)
+            yield Label("Races", id="race-stats-title")
+            yield DataTable(id="race-stats", cursor_type="none", zebra_stripes=True)
             yield Label("Races (Enter: play the deal again in solo)", id="races-title")
             yield DataTable(id="races", cursor_type="row", zebra_stripes=True)
             yield Label("no races yet", id="no-races")
@@ -47,41 +58,53 @@ class StatsScreen(Screen[str | None]):
 
     def on_mount(self) -> None:
         presets: DataTable[str] = self.query_one("#presets", DataTable)
-        presets.add_columns("rules", "games", "wins", "win %", "streak", "best", "best time", "fewest", "races", "1st")
+        presets.add_columns("rules", "games", "wins", "win %", "streak", "best", "best time", "fewest")
+        race_stats: DataTable[str] = self.query_one("#race-stats", DataTable)
+        race_stats.add_columns("rules", "races", "wins", "win %", "streak", "best", "1st 2nd 3rd", "best time")
         for name, rules in PRESETS.items():
-            entry = self.stats.presets.get(name)
-            races, won, _ = self.stats.race_summary(name)
-            if entry is None and not races:
-                continue
-            solo = entry or self.stats.of(name)
-            presets.add_row(
-                rules.title.split(",")[0] if name == "seahaven" else rules.title,
-                str(solo.played),
-                str(solo.won),
-                _percent(solo.win_percent),
-                str(solo.streak),
-                str(solo.best_streak),
-                format_ms(solo.best_ms),
-                "—" if solo.best_moves is None else str(solo.best_moves),
-                str(races),
-                str(won),
-            )
+            title = rules.title.split(",")[0] if name == "seahaven" else rules.title
+            solo = self.stats.presets.get(name)
+            if solo is not None and solo.played:
+                presets.add_row(
+                    title,
+                    str(solo.played),
+                    str(solo.won),
+                    _percent(solo.win_percent),
+                    str(solo.streak),
+                    str(solo.best_streak),
+                    format_ms(solo.best_ms),
+                    "—" if solo.best_moves is None else str(solo.best_moves),
+                )
+            raced = self.stats.race_stats(name)
+            if raced.races:
+                race_stats.add_row(
+                    title,
+                    str(raced.races),
+                    str(raced.won),
+                    _percent(raced.win_percent),
+                    str(raced.streak),
+                    str(raced.best_streak),
+                    " ".join(f"{n:>3}" for n in raced.places),
+                    format_ms(raced.best_ms),
+                )
         races_table: DataTable[str] = self.query_one("#races", DataTable)
         races_table.add_columns("when", "room", "rules", "place", "result", "time", "deal")
         for race in reversed(self.stats.races):
             races_table.add_row(
-                race.when[:16].replace("T", " "),
+                race.when[5:16].replace("T", " "),  # no year: the columns fit 80
                 race.room,
                 PRESETS[race.preset].title if race.preset in PRESETS else race.preset,
                 f"{race.place} of {race.racers}",
-                race.status if race.status != "racing" else f"{race.progress}/52",
+                race_result(race),
                 format_ms(race.time_ms),
                 race.deal,
             )
         races_table.display = bool(self.stats.races)
         self.query_one("#no-races").display = not self.stats.races
         if not presets.row_count:
-            presets.add_row("no games yet", *[""] * 9)
+            presets.add_row("no solo games yet", *[""] * 7)
+        race_stats.display = bool(race_stats.row_count)
+        self.query_one("#race-stats-title").display = bool(race_stats.row_count)
 
     @on(DataTable.RowSelected, "#races")
     def _replay(self, event: DataTable.RowSelected) -> None:

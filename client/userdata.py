@@ -13,7 +13,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 SETTINGS_FILE = "settings.json"
 SESSION_FILE = "session.json"
@@ -43,16 +43,23 @@ def write_json(path: Path, data: Mapping[str, Any]) -> None:
     tmp.replace(path)
 
 
+DECKS: Final = ("two", "four", "safe")
+"""The card colours: red and black; the browser's four colours (clubs green, diamonds blue);
+four colours safe for colour-blind eyes (Okabe and Ito's palette)."""
+
+
 @dataclass
 class Settings:
-    """The player's choices: auto-move (safe cards home by themselves, auto-finish)."""
+    """The player's choices: auto-move (safe cards home by themselves, auto-finish), the deck's colours."""
 
     automove: bool = True
+    deck: str = "two"
 
     @classmethod
     def load(cls, directory: Path | None = None) -> Settings:
         data = read_json((directory or data_dir()) / SETTINGS_FILE)
-        return cls(automove=data.get("automove", True) is not False)
+        deck = data.get("deck")
+        return cls(automove=data.get("automove", True) is not False, deck=deck if deck in DECKS else "two")
 
     def save(self, directory: Path | None = None) -> None:
         write_json((directory or data_dir()) / SETTINGS_FILE, asdict(self))

@@ -117,7 +117,8 @@ async def test_without_hints_H_asks_nothing(server: RaceServer) -> None:
         assert not room.screen.check_action("hint", ())
         await pilot.press("H")
         await pilot.pause()
-        assert room.outbox.idle and not room.screen.message_text.startswith("Hint")
+        assert room.outbox.idle and not room.screen.message_text.startswith("Hint:")
+        assert room.screen.message_text == "Hints are off in this race", "issue 22, bug 2: H says why"
         assert shown(room)[0].hints == 0
     await bob.close()
 

@@ -19,8 +19,9 @@ from client.records_api import Records, RecordsError, http_base
 from client.records_screens import BoardsScreen, PlayerScreen
 from client.results import ResultsScreen
 from client.review import ReviewScreen
+from client.rivals import DID_NOT_FINISH
 from protocol.messages import JoinRoom, MoveRequest, Ready, Result, RoomState, Undo
-from seahaven import Board, Move
+from seahaven import Board, Move, encode
 from server.app import RaceServer
 from tests.client_driver import SIZE, connect, data_home, settle, top, until
 from tests.helpers import url_of, wait_until
@@ -130,7 +131,7 @@ async def test_the_review_reads_the_race_on_record_then_my_page_and_the_boards(s
         assert str(page.summary.content).startswith("1 race · 0 wins (0%) · 0 finished · win streak 0")
         assert rows(page, "#bests") == []
         [race] = rows(page, "#player-races")
-        assert race[1:5] == ["Seahaven Towers", "#1", "2 of 2", "racing"], race
+        assert race[1:5] == ["Seahaven Towers", encode("seahaven", 1), "2 of 2", DID_NOT_FINISH], race  # issue 22
         assert page.status_text == "1 race shown"
         await pilot.press("escape")
 
@@ -141,7 +142,7 @@ async def test_the_review_reads_the_race_on_record_then_my_page_and_the_boards(s
         assert isinstance(boards, BoardsScreen)
         await until(pilot, lambda: boards.board is not None, "the board read")
         [entry] = rows(boards, "#board-entries")
-        assert entry[:2] == ["1", "ben"] and entry[3] == "#1", entry
+        assert entry[:2] == ["1", "ben"] and entry[3] == encode("seahaven", 1), entry
         assert "Seahaven Towers · all time" in str(boards.heading.content)
         await pilot.press("w")
         await until(pilot, lambda: boards.board is not None and boards.board["period"] == "week", "this week")
