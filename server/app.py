@@ -303,6 +303,8 @@ class RaceServer:
 
     def _ring(self, kind: str, key: str, data: bytes) -> None:
         # upkeep.ring looked up at each ring, so that a test can listen in on this node's doorbells.
+        if kind != "*":  # "*" is no doorbell: the subscription came back, every room is read again
+            self.metrics.doorbell(kind)
         if kind == "arena":
             self.arenas.ring(key, data)
         else:

@@ -11,7 +11,9 @@ What the server reports:
 - every move request: :meth:`Metrics.move_accepted` or :meth:`Metrics.move_refused` with the error code,
   and its latency from the frame's arrival to the reply;
 - every store call, told by the store's guarded call (:meth:`Metrics.observe`, the store's
-  ``Observer``): latency by operation, and failures by operation.
+  ``Observer``): latency by operation, and failures by operation;
+- every doorbell this node heard, by kind (:meth:`Metrics.doorbell`): a node hears only the rooms,
+  sessions and players it holds, so a node holding none of a room hears none of its moves.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 REFUSAL_REASONS = frozenset(code.value for code in ErrorCode)
 OTHER = "other"
+DOORBELL_KINDS = frozenset({"room", "wiped", "session", "player", "arena"})
 
 
 class Latencies:
@@ -128,12 +131,20 @@ class Metrics:
         self.store_errors = Counter(
             "seahaven_store_errors", "Store calls that failed, by operation.", ["operation"], registry=self.registry
         )
+        self.doorbells = Counter(
+            "seahaven_doorbells_received", "Doorbells this node heard, by kind.", ["kind"], registry=self.registry
+        )
         self.store_latency = LatencyHistogram(
             "seahaven_store_latency_seconds",
             "Store call latency, by operation (failed calls included).",
             ("operation",),
             self.registry,
         )
+
+    def doorbell(self, kind: str) -> None:
+        """A doorbell heard (``room``, ``wiped``, ``session``, ``player``, ``arena``; any other kind
+        counts as "other")."""
+        self.doorbells.labels(kind=kind if kind in DOORBELL_KINDS else OTHER).inc()
 
     def watch(self, live: Callable[[], LiveCounts]) -> None:
         """Read the live gauges from ``live`` from now on (for a server made after its metrics)."""

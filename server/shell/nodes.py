@@ -14,8 +14,8 @@ from server.rooms.room import Room
 from server.shell.fanout import Fanout
 from server.shell.held import Command, HeldRoom, log_event
 from server.shell.ratings import PLAYER_BELL
-from server.shell.roompath import RoomPath, Spawn
-from server.shell.sessions import SessionTable
+from server.shell.roompath import ROOM_BELL, RoomPath, Spawn
+from server.shell.sessions import SESSION_BELL, SessionTable
 from server.store.base import StoreError, room_bell
 from server.store.interfaces import Doorbells, Nodes
 
@@ -57,17 +57,18 @@ class NodeUpkeep:
         if kind == PLAYER_BELL:
             self.fanout.write(self.fanout.connections({key}), data)
             return
-        if kind == "session":
+        if kind == SESSION_BELL:
             session = self.table.by_token.get(key)
             if session is None or data.decode(errors="replace") == self.node:
                 return
             old, session.conn = session.conn, None  # not a drop: the player is connected elsewhere
+            self.store.unlisten(((SESSION_BELL, key), (PLAYER_BELL, session.player)))
             self.table.forget(session)  # a later hello here reads it from the store again
             if old is not None:
                 self.spawn(old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token"))
             return
         length = 0
-        if kind == "room":
+        if kind == ROOM_BELL:
             held = self.path.rooms.get(key)
             loading = self.path.loading.get(key) if held is None else None
             if loading is not None:  # rung after its read, before it is held: ring again once held
@@ -83,7 +84,7 @@ class NodeUpkeep:
         else:  # doorbells may have been missed
             rooms = list(self.path.rooms.values())
         for held in rooms:
-            held.rung = max(held.rung, length) if kind == "room" else ANY_LENGTH
+            held.rung = max(held.rung, length) if kind == ROOM_BELL else ANY_LENGTH
             if not held.ringing:
                 held.ringing = True
                 self.spawn(self._catch_up(held))

@@ -42,6 +42,8 @@ from server.shell.sessions import Session, SessionTable
 from server.store.base import Appended, Behind, Duplicate, Request, Stored, StoreError
 from server.store.interfaces import Archives, Doorbells, Listings, Nodes, RoomLog
 
+ROOM_BELL: Final = "room"
+"""The doorbell kind of a room's appends (key: the room's code), heard while the room is held here."""
 STORE_RETRY_MS: Final = 1000
 """How soon a room's timer tries again when the store failed it."""
 MAX_CONFLICTS: Final = 20
@@ -125,14 +127,24 @@ class RoomPath:
             del self.loading[code]
 
     async def _load(self, code: str) -> HeldRoom | None:
-        data = await self.store.load(code, self.node)  # from here on, other nodes' appends ring here
+        # Listening before the read: an append after it (which sees this node among the holders
+        # the read joins) rings a channel this node already hears.
+        await self.store.listen(((ROOM_BELL, code),))
+        try:
+            data = await self.store.load(code, self.node)  # from here on, other nodes' appends ring here
+        except BaseException:
+            self.store.unlisten(((ROOM_BELL, code),))
+            raise
         if not data:
+            self.store.unlisten(((ROOM_BELL, code),))
             return None
         try:
             core = RoomCore.load([unpack(d) for d in data], self.clock.now())
         except NewerFormat as exc:
+            self.store.unlisten(((ROOM_BELL, code),))
             raise _newer(code, exc) from None
         except ValueError as exc:
+            self.store.unlisten(((ROOM_BELL, code),))
             log_event("room.corrupt", room=code, error=str(exc))
             return None
         held = self.rooms[code] = HeldRoom(core)
@@ -160,6 +172,7 @@ class RoomPath:
         else:
             raise ProtocolError(ErrorCode.INTERNAL, "could not find a free room code")
         core, created = RoomCore.create(code, settings, self.clock.now())
+        await self.store.listen(((ROOM_BELL, code),))  # before its first append: a joiner's node may ring
         held = self.rooms[code] = HeldRoom(core)
         await self.run(held, lambda _core, _now: created)
         return held
@@ -560,6 +573,7 @@ class RoomPath:
             held.timer = None
         if self.rooms.get(held.room.code) is held:
             del self.rooms[held.room.code]
+            self.store.unlisten(((ROOM_BELL, held.room.code),))
         for player in held.visitors:
             session = self.table.by_player.get(player)
             if session is not None and session.conn is None:

@@ -100,12 +100,26 @@ class RoomLog(Protocol):
 
 
 class Doorbells(Protocol):
-    """Messages to every node: the rooms' appends, session takeovers, wiped logs, frames to a player."""
+    """Messages between nodes: the rooms' appends, session takeovers, wiped logs, frames to a player,
+    the arenas'. A node hears a room's, a session's or a player's doorbells only while it listens to
+    them (``listen``: a room while it holds it, a session and its player while their connection is
+    here); the arenas' it always hears. The memory store (one process) rings every doorbell everywhere."""
+
+    def listen(self, bells: Collection[tuple[str, str]]) -> Awaitable[None]:
+        """Hear the doorbells ``bells`` (kind, key: ``room``/code, ``session``/token, ``player``/id)
+        from now on; returns once nothing rung later can be missed (or, while the store's doorbells
+        are down, at once: their return rings ``*``). A room's ``wiped`` comes with ``room``."""
+        ...
+
+    def unlisten(self, bells: Collection[tuple[str, str]]) -> None:
+        """Stop hearing ``bells`` (in the background: a ``listen`` after it wins)."""
+        ...
 
     def ring(self, kind: str, key: str, data: str | bytes) -> Awaitable[None]:
-        """Ring a doorbell on every node: ``session`` (data: the node that took the session over;
+        """Ring a doorbell for the nodes listening to it: ``session`` (data: the node that took the session over;
         older connections close with 4001), ``wiped`` (a room's log was written back whole) or
-        ``player`` (key: a player id, data: a frame for that player's connection, wherever it is)."""
+        ``player`` (key: a player id, data: a frame for that player's connection, wherever it is) or
+        ``arena`` (key: an arena's code; every node hears it)."""
         ...
 
     async def doorbells(self, ring: Ring) -> None:

@@ -268,6 +268,12 @@ class MemoryStore:
 
     # -- doorbells -----------------------------------------------------------------------------------
 
+    async def listen(self, bells: Collection[tuple[str, str]]) -> None:
+        return  # one process: every doorbell rings everywhere, as soon as it is rung
+
+    def unlisten(self, bells: Collection[tuple[str, str]]) -> None:
+        return
+
     def ring(self, kind: str, key: str, data: str | bytes) -> Awaitable[None]:
         raw = data.encode() if isinstance(data, str) else bytes(data)
         return self._run("ring", lambda: self._ring(kind, key, raw))
