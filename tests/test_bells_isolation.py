@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 import redis.asyncio as aioredis
@@ -32,6 +32,10 @@ def four(redis_proc: RedisProcess) -> Iterator[list[ServerProcess]]:
     finally:
         for node in started:
             node.close()
+
+
+def moved(racer: WsClient, moves: int) -> Callable[[Progress], bool]:
+    return lambda p: p.player == racer.player and p.moves == moves
 
 
 def doorbells(node: ServerProcess) -> dict[str, float]:
@@ -66,9 +70,9 @@ async def test_nodes_that_hold_no_room_hear_none_of_its_doorbells(
             await racer.expect(Started)
         for i in range(MOVES_EACH):
             assert isinstance(await ann.call(MoveRequest(move=MOVES[i])), Moved)
-            await bob.expect(Progress, where=lambda p, i=i: p.player == ann.player and p.moves == i + 1)
+            await bob.expect(Progress, where=moved(ann, i + 1))
             assert isinstance(await bob.call(MoveRequest(move=MOVES[i])), Moved)
-            await ann.expect(Progress, where=lambda p, i=i: p.player == bob.player and p.moves == i + 1)
+            await ann.expect(Progress, where=moved(bob, i + 1))
 
     heard = await asyncio.to_thread(lambda: [doorbells(node) for node in four])
     # Each move of a racer on one node rang the other's: the room's doorbells reached nodes 1 and 2...
@@ -80,12 +84,24 @@ async def test_nodes_that_hold_no_room_hear_none_of_its_doorbells(
 
     redis = aioredis.Redis.from_url(redis_proc.url)
     try:
-        assert await redis.execute_command("PUBSUB", "NUMPAT") == 0
+        assert (
+            await redis.execute_command(  # type: ignore[no-untyped-call]
+                "PUBSUB", "NUMPAT"
+            )
+            == 0
+        )
         # Every node listens to the arenas' one channel; a room's channel only nodes 1 and 2 hear.
-        channels = [c.decode() for c in await redis.execute_command("PUBSUB", "CHANNELS", "*")]
+        channels = [
+            c.decode()
+            for c in await redis.execute_command(  # type: ignore[no-untyped-call]
+                "PUBSUB", "CHANNELS", "*"
+            )
+        ]
         rooms = [c for c in channels if "{room:" in c]
         assert len(rooms) == ROOMS
-        counts = await redis.execute_command("PUBSUB", "NUMSUB", *rooms)
+        counts = await redis.execute_command(  # type: ignore[no-untyped-call]
+            "PUBSUB", "NUMSUB", *rooms
+        )
         assert counts[1::2] == [2] * ROOMS
     finally:
         await redis.aclose()

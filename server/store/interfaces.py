@@ -157,6 +157,22 @@ class Nodes(Protocol):
         """Player -> the node their connection to ``room`` was last on."""
         ...
 
+    def set_due(self, room: str, at: int | None) -> Awaitable[None]:
+        """Say when ``room`` next needs a node (unix ms: a countdown's end, a grace period's, the time
+        limit), whether or not any node holds it then; None: never (unlisted)."""
+        ...
+
+    def claim_due(self, now: int, lease: int, count: int) -> Awaitable[list[str]]:
+        """At most ``count`` rooms due by ``now`` (unix ms), each put off by ``lease`` ms so that the
+        other nodes' polls pass it over while this one loads it (a claimer that dies, it comes back)."""
+        ...
+
+    def hand_over(self, node: str, now: int) -> Awaitable[int]:
+        """The rooms ``node`` located members in (``locate``) become due at ``now`` at the latest,
+        and ``node`` is forgotten there: how many. For a node that died or restarted: whichever node
+        claims each then records its members' drops."""
+        ...
+
 
 class SessionStore(Protocol):
     """Sessions by token (opaque bytes), each with its own TTL."""

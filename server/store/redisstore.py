@@ -32,6 +32,10 @@ Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
                                  (server/store/matching.py); PEXPIRE 2 minutes, renewed by every call
     P{attempts:WHAT}     string  a counter of attempts at WHAT (sign-in tries); expires with its window
     P nodes              zset    node -> the deadline of its last beat (unix ms)
+    P{node:NAME}:rooms   set     the rooms NAME located members in (``locate``), until a survivor hands
+                                 them over (``hand_over``) once NAME stopped beating; the sessions' TTL
+    P rooms:due          zset    room -> when it next needs a node (unix ms: countdown, grace, time limit),
+                                 polled by every node (``claim_due``), which loads what is due; no TTL
     P dealpool:PRESET:GRADE  set deal numbers ready to deal; SPOP hands each to one room only
     P daily:PRESET:DAY   zset    member: player id + TAB + name, score: best time (ms); DAY is
                                  YYYY-MM-DD; expires a week after its first entry
@@ -665,14 +669,24 @@ class RedisStore:
 
         return self._run("dead", "list dead nodes", call)
 
+    def placed_key(self, node: str) -> str:
+        return f"{self.prefix}{{node:{node}}}:rooms"
+
+    @property
+    def due_key(self) -> str:
+        return f"{self.prefix}rooms:due"
+
     def locate(self, room: str, player: str, node: str, ttl: float) -> Awaitable[None]:
         ms = ttl_ms(ttl)
         key = self.where_key(room)
+        placed = self.placed_key(node)
 
         async def call() -> None:
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.hset(key, player, node)
                 pipe.pexpire(key, ms)
+                pipe.sadd(placed, room)  # the node's own slot: a separate command of the pipeline
+                pipe.pexpire(placed, ms)
                 await pipe.execute()
 
         return self._run("locate", f"locate in room {room!r}", call)
@@ -683,6 +697,39 @@ class RedisStore:
             return {_bytes(k).decode(): _bytes(v).decode() for k, v in found.items()}
 
         return self._run("located", f"read room {room!r} locations", call)
+
+    def set_due(self, room: str, at: int | None) -> Awaitable[None]:
+        async def call() -> None:
+            if at is None:
+                await self._redis.zrem(self.due_key, room)
+            else:
+                await self._redis.zadd(self.due_key, {room: at})
+
+        return self._run("set_due", f"set room {room!r} due", call)
+
+    def claim_due(self, now: int, lease: int, count: int) -> Awaitable[list[str]]:
+        check_count(count)
+
+        async def call() -> list[str]:
+            found: list[Any] = await self._redis.zrangebyscore(self.due_key, "-inf", now, start=0, num=count)
+            rooms = [_text(room) for room in found]
+            if rooms:  # not atomic with the read: two nodes may claim a room at once, and both load it
+                await self._redis.zadd(self.due_key, dict.fromkeys(rooms, now + lease), xx=True)
+            return rooms
+
+        return self._run("claim_due", "claim due rooms", call)
+
+    def hand_over(self, node: str, now: int) -> Awaitable[int]:
+        placed = self.placed_key(node)
+
+        async def call() -> int:
+            rooms = [_text(room) for room in await self._redis.smembers(placed)]
+            if rooms:
+                await self._redis.zadd(self.due_key, dict.fromkeys(rooms, now), lt=True)  # new ones added too
+            await self._redis.delete(placed)
+            return len(rooms)
+
+        return self._run("hand_over", f"hand node {node!r}'s rooms over", call)
 
     # -- lobby ---------------------------------------------------------------------------------------
 
