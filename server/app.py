@@ -267,12 +267,14 @@ class RaceServer:
     # -- lifecycle ----------------------------------------------------------
 
     async def start(self) -> WsServer:
-        # The store's live rooms first: a store this node cannot use (down, or a key layout newer
-        # than it knows) fails the start before any background task holds a connection to it.
-        # No doorbell is lost meanwhile: once subscribed, every room held is read again ("*").
+        # The store first: a store this node cannot use (down, or a key layout newer than it
+        # knows) fails the start before any background task holds a connection to it. No room is
+        # loaded here yet (lazily, when someone needs one); every room loaded listens to its
+        # doorbell before it reads its log.
         await self.path.recover()
         self.tasks.spawn(self.store.doorbells(self._ring))
         self.tasks.spawn(self.upkeep.heartbeat())
+        self.tasks.spawn(self.upkeep.due_rooms())
         self.tasks.spawn(self.arenas.run())
         if self.archiver is not None:
             self.tasks.spawn(self.archiver.run())
