@@ -110,7 +110,11 @@ def run(url: str, codes: list[str], length: int, pythonpath: str) -> tuple[float
         return listening, time.perf_counter() - started
     finally:
         proc.terminate()
-        proc.wait(30)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def main(argv: list[str] | None = None) -> int:

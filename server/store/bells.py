@@ -35,6 +35,8 @@ ARENA: Final = "arena"
 BROADCAST: Final = ""
 """The route of the channel every node hears (a plain channel, on the first seed of a cluster)."""
 
+CLOSE_TIMEOUT: Final = 1.0
+"""Seconds a pub/sub connection's close may take (a dead peer's is abandoned)."""
 Connect = Callable[[str], aioredis.Redis]
 """A pub/sub client for a route: ``BROADCAST``, or a cluster master's name (``host:port``)."""
 Route = Callable[[str], str]
@@ -92,9 +94,9 @@ class _Shard:
                 waiting.set_result(None)  # the resubscription's "*" covers it
         self.waiting.clear()
         with contextlib.suppress(Exception):
-            await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+            await asyncio.wait_for(self.pubsub.aclose(), CLOSE_TIMEOUT)  # type: ignore[no-untyped-call]
         with contextlib.suppress(Exception):
-            await self.client.aclose()
+            await asyncio.wait_for(self.client.aclose(), CLOSE_TIMEOUT)
 
 
 class Subscriptions:
@@ -208,6 +210,7 @@ class Subscriptions:
     async def run(self, ring: Ring) -> None:
         """Hear the doorbells, forever (cancel to stop), subscribing again after any failure."""
         self._ring = ring
+        current = asyncio.current_task()
         while True:
             self._broken.clear()
             try:
@@ -227,10 +230,16 @@ class Subscriptions:
             finally:
                 self._live = False
                 shards, self._shards = list(self._shards.values()), {}
-                for reader in list(self._readers):
-                    reader.cancel()
+                readers = list(self._readers) + list(self._pending)
+                for task in readers:
+                    task.cancel()
+                await asyncio.gather(*readers, return_exceptions=True)
                 for shard in shards:
                     await shard.close()
+            # redis-py may turn a cancellation inside a call into a connection error: a stop
+            # that reached us is honoured all the same.
+            if current is not None and current.cancelling():
+                raise asyncio.CancelledError
             await asyncio.sleep(0.5)
 
     def routes(self) -> int:
