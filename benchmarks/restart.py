@@ -93,8 +93,24 @@ async def all_dropped(url: str, codes: list[str], length: int) -> bool:
         await redis.aclose()
 
 
-def run(url: str, codes: list[str], length: int, pythonpath: str) -> tuple[float, float]:
-    """Start a server on the seeded store: seconds to listening, and to every drop recorded."""
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def used_memory(url: str) -> int:
+    redis = aioredis.Redis.from_url(url)
+    try:
+        return int((await redis.info("memory"))["used_memory"])
+    finally:
+        await redis.aclose()
+
+
+def run(url: str, codes: list[str], length: int, pythonpath: str) -> tuple[float, float, float, float]:
+    """Start a server on the seeded store: seconds to listening and to every drop recorded, and the
+    server's RSS (MiB) at each."""
     env = {**os.environ, "PYTHONPATH": pythonpath, "SEAHAVEN_LOG_LEVEL": "WARNING"}
     args = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--redis", url, "--no-records"]
     started = time.perf_counter()
@@ -105,9 +121,10 @@ def run(url: str, codes: list[str], length: int, pythonpath: str) -> tuple[float
         if not line.startswith("listening on"):
             raise SystemExit(f"server did not start: {line!r}")
         listening = time.perf_counter() - started
+        rss = rss_mib(proc.pid)
         while not asyncio.run(all_dropped(url, codes, length)):
             time.sleep(0.25)
-        return listening, time.perf_counter() - started
+        return listening, time.perf_counter() - started, rss, rss_mib(proc.pid)
     finally:
         proc.terminate()
         try:
@@ -131,10 +148,17 @@ def main(argv: list[str] | None = None) -> int:
         with RedisProcess() as redis:
             redis.start()
             seeded = time.perf_counter()
+            empty = asyncio.run(used_memory(redis.url))
             codes, length = asyncio.run(seed(redis.url, options.rooms))
-            print(f"  seeded in {time.perf_counter() - seeded:.1f} s ({length} events a room)")
-            listening, dropped = run(redis.url, codes, length, path)
-            print(f"  {name}: listening after {listening:.2f} s, every drop recorded after {dropped:.1f} s")
+            per_room = (asyncio.run(used_memory(redis.url)) - empty) / options.rooms
+            print(
+                f"  seeded in {time.perf_counter() - seeded:.1f} s ({length} events, {per_room:.0f} B of Redis a room)"
+            )
+            listening, dropped, rss, rss_end = run(redis.url, codes, length, path)
+            print(
+                f"  {name}: listening after {listening:.2f} s (RSS {rss:.0f} MiB), "
+                f"every drop recorded after {dropped:.1f} s (RSS {rss_end:.0f} MiB)"
+            )
     return 0
 
 
