@@ -154,3 +154,24 @@ async def test_a_node_hears_only_what_it_listens_to(redis_store: RedisStore) -> 
         listening.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await listening
+
+
+async def test_rooms_fall_due_are_claimed_once_a_lease_and_a_dead_nodes_rooms_are_handed_over(store: Store) -> None:
+    await store.set_due("D1", 1_000)
+    await store.set_due("D2", 5_000)
+    await store.set_due("D3", 2_000)
+    await store.set_due("D3", None)  # nothing to time any more
+    assert await store.claim_due(900, 10_000, 10) == []
+    assert await store.claim_due(6_000, 10_000, 1) == ["D1"]  # the earliest first, at most ``count``
+    assert await store.claim_due(6_000, 10_000, 10) == ["D2"]  # D1 is put off while it is loaded
+    assert await store.claim_due(16_000, 10_000, 10) == ["D1", "D2"]  # its claimer died: it comes back
+    await store.set_due("D1", None)
+    await store.set_due("D2", None)
+    # A node's rooms (where it located members) become due once it is handed over, once.
+    await store.locate("D4", "p1", "node-x", TTL)
+    await store.locate("D5", "p2", "node-x", TTL)
+    await store.locate("D5", "p3", "node-y", TTL)
+    await store.set_due("D5", 100)  # due earlier already: kept earlier
+    assert await store.hand_over("node-x", 30_000) == 2
+    assert await store.hand_over("node-x", 30_000) == 0
+    assert sorted(await store.claim_due(30_000, 1_000, 10)) == ["D4", "D5"]
