@@ -38,13 +38,13 @@ async def race(a: WsClient, b: WsClient) -> str:
 
 
 async def stored(redis: aioredis.Redis, code: str) -> list[Event]:
-    data = await redis.lrange(f"seahaven:{{room:{code}}}:log", 0, -1)  # type: ignore[misc]
-    return [unpack(bytes(d)) for d in data]
+    data = await redis.lrange(f"seahaven:{{room:{code}}}:log", 0, -1)
+    return [unpack(d.encode() if isinstance(d, str) else bytes(d)) for d in data]
 
 
 async def holders(redis: aioredis.Redis, code: str) -> set[str]:
-    members = await redis.smembers(f"seahaven:{{room:{code}}}:holders")  # type: ignore[misc]
-    return {bytes(m).decode() for m in members}
+    members = await redis.smembers(f"seahaven:{{room:{code}}}:holders")
+    return {m if isinstance(m, str) else bytes(m).decode() for m in members}
 
 
 async def test_a_started_node_loads_rooms_when_needed_and_a_dead_nodes_racers_still_forfeit(
