@@ -242,10 +242,6 @@ class Subscriptions:
                 raise asyncio.CancelledError
             await asyncio.sleep(0.5)
 
-    def routes(self) -> int:
-        """How many pub/sub connections are open (one per master with a subscription)."""
-        return len(self._shards)
-
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
