@@ -310,14 +310,16 @@ class RaceServer:
     # -- lifecycle ----------------------------------------------------------
 
     async def start(self) -> WsServer:
-        # The store's live rooms first: a store this node cannot use (down, or a key layout newer
-        # than it knows) fails the start before any background task holds a connection to it.
-        # No doorbell is lost meanwhile: once subscribed, every room held is read again ("*").
+        # The store first: a store this node cannot use (down, or a key layout newer than it
+        # knows) fails the start before any background task holds a connection to it. No room is
+        # loaded here yet (lazily, when someone needs one); every room loaded listens to its
+        # doorbell before it reads its log.
         await self.path.recover()
         await self.bans.refresh()
         self.tasks.spawn(self.bans.run())
         self.tasks.spawn(self.store.doorbells(self._ring))
         self.tasks.spawn(self.upkeep.heartbeat())
+        self.tasks.spawn(self.upkeep.due_rooms())
         self.tasks.spawn(self.arenas.run())
         if self.archiver is not None:
             self.tasks.spawn(self.archiver.run())
@@ -375,6 +377,8 @@ class RaceServer:
 
     def _ring(self, kind: str, key: str, data: bytes) -> None:
         # upkeep.ring looked up at each ring, so that a test can listen in on this node's doorbells.
+        if kind != "*":  # "*" is no doorbell: the subscription came back, every room is read again
+            self.metrics.doorbell(kind)
         if kind == "arena":
             self.arenas.ring(key, data)
         elif kind == ADMIN_BELL:

@@ -24,7 +24,12 @@ def test_a_fresh_node_exposes_every_metric_at_zero() -> None:
     assert samples[("seahaven_move_latency_seconds_bucket", (("le", "+Inf"),))] == 0
     # Labelled families appear once a label value is used; their help and type are there already.
     body = metrics.exposition()[0].decode()
-    for family in ("seahaven_moves_refused", "seahaven_store_errors", "seahaven_store_latency_seconds"):
+    for family in (
+        "seahaven_moves_refused",
+        "seahaven_store_errors",
+        "seahaven_store_latency_seconds",
+        "seahaven_doorbells_received",
+    ):
         assert f"# HELP {family}" in body and f"# TYPE {family}" in body
 
 
@@ -120,3 +125,12 @@ async def test_a_guarded_store_counts_failures_of_a_dead_redis() -> None:
     finally:
         await store.close()
         nowhere.close()
+
+
+def test_doorbells_are_counted_by_kind_and_unknown_kinds_as_other() -> None:
+    metrics = Metrics("n")
+    for kind in ("room", "room", "player", "no-such-kind"):
+        metrics.doorbell(kind)
+    assert value(metrics, "seahaven_doorbells_received_total", kind="room") == 2
+    assert value(metrics, "seahaven_doorbells_received_total", kind="player") == 1
+    assert value(metrics, "seahaven_doorbells_received_total", kind="other") == 1

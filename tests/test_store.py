@@ -778,6 +778,7 @@ async def test_redis_archive_keys_and_ttls(redis_url: str, raw: Any, pipelined: 
             "arc:archive:due",
             "arc:format",
             "arc:listings",
+            "arc:{node:node}:rooms",  # the node's rooms, for a hand-over once it stops
             "arc:{room:R}:archive",
             "arc:{room:R}:chain",
             "arc:{room:R}:holders",

@@ -6,9 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
 
 from server.store.base import BELL_EVENTS, Behind, Duplicate, Forked, Request, Stored, chain, room_bell
 from server.store.interfaces import Store
+from server.store.redisstore import RedisStore
+from tests.redis_cluster import LocalCluster
 
 TTL = 60.0
 
@@ -49,7 +55,9 @@ async def test_doorbells_ring_for_other_holders_appends_and_rings(store: Store) 
     heard: asyncio.Queue[tuple[str, str, bytes]] = asyncio.Queue()
     listening = asyncio.get_running_loop().create_task(store.doorbells(lambda *bell: heard.put_nowait(bell)))
     try:
-        assert await asyncio.wait_for(heard.get(), 10) == ("*", "", b"")  # listening from here on
+        assert await asyncio.wait_for(heard.get(), 10) == ("*", "", b"")  # subscribed from here on
+        # A node hears the rooms and sessions it listens to (Redis: their own channels).
+        await store.listen([("room", "R3"), ("room", "R5"), ("session", "TOKEN"), ("player", "p9")])
         # A node alone with its room hears no doorbell of its own appends...
         assert isinstance(await store.append_at("R3", [b"a"], TTL, 0, holder="node-a"), Stored)
         assert isinstance(await store.append_at("R3", [b"b"], TTL, 1, holder="node-a"), Stored)
@@ -71,6 +79,12 @@ async def test_doorbells_ring_for_other_holders_appends_and_rings(store: Store) 
         assert (await store.read_from("R5", 1, "node-c"))[:2] == (1, [])
         assert isinstance(await store.append_at("R5", [b"b"], TTL, 1, holder="node-a"), Stored)
         assert await rung(heard) == ("R5", 2, [b"b"])
+        await store.ring("player", "p9", b"frame")
+        assert await asyncio.wait_for(heard.get(), 10) == ("player", "p9", b"frame")
+        await store.ring("wiped", "R5", "node-a")
+        assert await asyncio.wait_for(heard.get(), 10) == ("wiped", "R5", b"node-a")
+        await store.ring("arena", "ARENA1", "standings")  # every node hears the arenas
+        assert await asyncio.wait_for(heard.get(), 10) == ("arena", "ARENA1", b"standings")
         assert heard.empty()
     finally:
         listening.cancel()
@@ -135,6 +149,7 @@ async def test_a_doorbell_names_the_tip_its_events_follow(store: Store) -> None:
     listening = asyncio.create_task(store.doorbells(lambda kind, key, data: heard.put_nowait((kind, key, data))))
     try:
         assert await asyncio.wait_for(heard.get(), 10) == ("*", "", b"")  # listening from here on
+        await store.listen([("room", "F3")])
         assert (await store.append_at("F3", [b"created"], TTL, 0, holder="node-a", tip="")) == Stored(1)
         assert (await store.append_at("F3", [b"m"], TTL, 1, holder="node-b", tip=chain("", [b"created"])[0])) == Stored(
             2
@@ -146,3 +161,69 @@ async def test_a_doorbell_names_the_tip_its_events_follow(store: Store) -> None:
         listening.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await listening
+
+
+@pytest.fixture(params=["redis", "cluster"])
+async def redis_store(request: pytest.FixtureRequest) -> AsyncIterator[RedisStore]:
+    """A RedisStore (unique prefix) on one redis-server or on the session's Redis Cluster."""
+    if request.param == "redis":
+        url: str = request.getfixturevalue("redis_url")
+    else:
+        cluster: LocalCluster = request.getfixturevalue("redis_cluster")
+        url = cluster.url
+    backend = RedisStore(url, prefix=f"test-{uuid.uuid4().hex[:8]}:")
+    try:
+        yield backend
+    finally:
+        await backend.close()
+
+
+async def test_a_node_hears_only_what_it_listens_to(redis_store: RedisStore) -> None:
+    """On Redis (one server or a cluster: shard channels) a room's doorbell reaches only the nodes
+    listening to its channel, and stops once they let go of it."""
+    store = redis_store
+    heard: asyncio.Queue[tuple[str, str, bytes]] = asyncio.Queue()
+    listening = asyncio.get_running_loop().create_task(store.doorbells(lambda *bell: heard.put_nowait(bell)))
+    try:
+        assert await asyncio.wait_for(heard.get(), 10) == ("*", "", b"")
+        await store.listen([("room", "H1")])
+        assert isinstance(await store.append_at("H1", [b"a"], TTL, 0, holder="node-a"), Stored)
+        assert isinstance(await store.append_at("H2", [b"a"], TTL, 0, holder="node-a"), Stored)
+        for room in ("H1", "H2"):
+            assert await store.load(room, "node-b") == [b"a"]
+            assert isinstance(await store.append_at(room, [b"b"], TTL, 1, holder="node-a"), Stored)
+        await store.ring("session", "NOT-HERE", "node-b")
+        await store.ring("player", "nobody-here", b"frame")
+        assert await rung(heard) == ("H1", 2, [b"b"])  # H2 rang too, on a channel nobody here hears
+        store.unlisten([("room", "H1")])
+        await asyncio.sleep(0.2)  # the unsubscription goes out in the background
+        assert isinstance(await store.append_at("H1", [b"c"], TTL, 2, holder="node-a"), Stored)
+        await store.listen([("room", "H2")])
+        assert isinstance(await store.append_at("H2", [b"c"], TTL, 2, holder="node-a"), Stored)
+        assert await rung(heard) == ("H2", 3, [b"c"])
+        assert heard.empty()
+    finally:
+        listening.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await listening
+
+
+async def test_rooms_fall_due_are_claimed_once_a_lease_and_a_dead_nodes_rooms_are_handed_over(store: Store) -> None:
+    await store.set_due("D1", 1_000)
+    await store.set_due("D2", 5_000)
+    await store.set_due("D3", 2_000)
+    await store.set_due("D3", None)  # nothing to time any more
+    assert await store.claim_due(900, 10_000, 10) == []
+    assert await store.claim_due(6_000, 10_000, 1) == ["D1"]  # the earliest first, at most ``count``
+    assert await store.claim_due(6_000, 10_000, 10) == ["D2"]  # D1 is put off while it is loaded
+    assert await store.claim_due(16_000, 10_000, 10) == ["D1", "D2"]  # its claimer died: it comes back
+    await store.set_due("D1", None)
+    await store.set_due("D2", None)
+    # A node's rooms (where it located members) become due once it is handed over, once.
+    await store.locate("D4", "p1", "node-x", TTL)
+    await store.locate("D5", "p2", "node-x", TTL)
+    await store.locate("D5", "p3", "node-y", TTL)
+    await store.set_due("D5", 100)  # due earlier already: kept earlier
+    assert await store.hand_over("node-x", 30_000) == 2
+    assert await store.hand_over("node-x", 30_000) == 0
+    assert sorted(await store.claim_due(30_000, 1_000, 10)) == ["D4", "D5"]

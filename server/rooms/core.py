@@ -198,21 +198,6 @@ class RoomCore:
     def reconnect(self, player: str, now: int) -> Outcome:
         return self._outcome(self.room.reconnect(player, now), now)
 
-    def restart(self, now: int, elsewhere: frozenset[str] = frozenset()) -> Outcome:
-        """The process restarted and nobody is connected here: racers' grace periods start now,
-        spectators are gone; but not the members connected through another node that is alive
-        (``elsewhere``): their connections never dropped."""
-        room = self.room
-        events: list[Event] = []
-        for player in [*room.seats, *room.spectators]:
-            if player in elsewhere:
-                continue
-            seat = room.seats.get(player)
-            if seat is not None and not seat.connected:
-                events += room.reconnect(player, now)
-            events += room.disconnect(player, now)
-        return self._outcome(events, now)
-
     def tick(self, now: int) -> Outcome:
         """What the clock caused by ``now``: the start, the time limit, forfeits."""
         return self._outcome(self.room.tick(now), now)

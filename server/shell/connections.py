@@ -24,9 +24,10 @@ from server.shell.held import HeldRoom, log_event
 from server.shell.identities import Identities
 from server.shell.limits import TokenBucket
 from server.shell.moderation import BanBook, close_reason
+from server.shell.ratings import PLAYER_BELL
 from server.shell.requests import Requests
 from server.shell.roompath import RoomPath
-from server.shell.sessions import Session, SessionTable
+from server.shell.sessions import SESSION_BELL, Session, SessionTable
 from server.store.base import StoreError
 from server.store.interfaces import Doorbells, Nodes, RoomLog
 
@@ -155,6 +156,7 @@ class Connections:
             deadline.cancel()
             if session is not None and session.conn is ws:
                 session.conn = None
+                self.store.unlisten(_bells(session))
                 if not self.stopping():
                     await self.path.dropped(session)
                 if session.room is None:
@@ -209,14 +211,14 @@ class Connections:
             session, new = await self.identities.session_for(hello.key, hello.name, self.guard.address(ws))
             self._check(ws, session.name, session.handle)
             if new:
-                self._claim(session, ws)
+                await self._claim_heard(session, ws)
                 return session, None, []
         elif hello.token is None:
             self._check(ws, hello.name, None)
             if not self.guard.new_session(self.guard.address(ws), self._seconds()):
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new sessions from your address: resume one")
             session = await self.table.open(hello.name)
-            self._claim(session, ws)
+            await self._claim_heard(session, ws)
             return session, None, []
         else:
             session = await self.table.find(hello.token)
@@ -224,7 +226,9 @@ class Connections:
         self._claim(session, ws)  # from here on, the old connection's drop is not this player's drop
         frames: list[Frame] = []
         try:
-            await self.store.ring("session", session.token, self.node)  # a connection on another node: 4001
+            # Heard before the takeover rings: a later hello of this token elsewhere reaches us.
+            await self.store.listen(_bells(session))
+            await self.store.ring(SESSION_BELL, session.token, self.node)  # a connection on another node: 4001
             held = await self.path.get(session.room) if session.room is not None else None
             if held is not None and not held.room.has_member(session.player):
                 await self.path.forget_if_idle(held)
@@ -248,6 +252,7 @@ class Connections:
         except BaseException:
             if session.conn is ws:
                 session.conn = None
+                self.store.unlisten(_bells(session))
             raise
         if session.conn is not ws:
             raise ProtocolError(ErrorCode.BAD_TOKEN, "a newer connection took this session over")
@@ -261,11 +266,27 @@ class Connections:
                 log_event("session.refused", name=name, peer=self.guard.address(ws), code=refused.code)
                 raise refused
 
+    async def _claim_heard(self, session: Session, ws: ServerConnection) -> None:
+        """A new session: claimed by ``ws``, and its doorbells heard here."""
+        self._claim(session, ws)
+        try:
+            await self.store.listen(_bells(session))
+        except BaseException:
+            if session.conn is ws:
+                session.conn = None
+                self.store.unlisten(_bells(session))
+            raise
+
     def _claim(self, session: Session, ws: ServerConnection) -> None:
         """Make ``ws`` the session's connection; the one it had is closed (4001)."""
         old = self.table.claim(session, ws)
         if old is not None:
             self.guard.let_go(old, CloseCode.REPLACED, "replaced by a newer connection with the same token")
+
+
+def _bells(session: Session) -> tuple[tuple[str, str], ...]:
+    """The doorbells of a session whose connection is here: its takeover elsewhere, its player's frames."""
+    return ((SESSION_BELL, session.token), (PLAYER_BELL, session.player))
 
 
 async def _send(ws: ServerConnection, message: Message, re: int | None) -> None:

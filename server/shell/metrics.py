@@ -15,7 +15,9 @@ What the server reports:
 - the store's stall breaker (open or not, and how often it opened), and plain HTTP answers by
   status code;
 - every store call, told by the store's guarded call (:meth:`Metrics.observe`, the store's
-  ``Observer``): latency by operation, and failures by operation.
+  ``Observer``): latency by operation, and failures by operation;
+- every doorbell this node heard, by kind (:meth:`Metrics.doorbell`): a node hears only the rooms,
+  sessions and players it holds, so a node holding none of a room hears none of its moves.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 REFUSAL_REASONS = frozenset(code.value for code in ErrorCode)
 OTHER = "other"
+DOORBELL_KINDS = frozenset({"room", "wiped", "session", "player", "arena"})
 
 
 class Latencies:
@@ -133,6 +136,9 @@ class Metrics:
         self.store_errors = Counter(
             "seahaven_store_errors", "Store calls that failed, by operation.", ["operation"], registry=self.registry
         )
+        self.doorbells = Counter(
+            "seahaven_doorbells_received", "Doorbells this node heard, by kind.", ["kind"], registry=self.registry
+        )
         self.store_latency = LatencyHistogram(
             "seahaven_store_latency_seconds",
             "Store call latency, by operation (failed calls included).",
@@ -162,6 +168,11 @@ class Metrics:
             "Rooms holding finished races not yet in the database (read from the store at each scrape).",
             registry=self.registry,
         )
+
+    def doorbell(self, kind: str) -> None:
+        """A doorbell heard (``room``, ``wiped``, ``session``, ``player``, ``arena``; any other kind
+        counts as "other")."""
+        self.doorbells.labels(kind=kind if kind in DOORBELL_KINDS else OTHER).inc()
 
     def watch(self, live: Callable[[], LiveCounts]) -> None:
         """Read the live gauges from ``live`` from now on (for a server made after its metrics)."""

@@ -10,12 +10,11 @@ import sys
 from typing import Final, Protocol
 
 from protocol.errors import CloseCode, ProtocolError
-from server.rooms.room import Room
 from server.shell.fanout import Fanout
-from server.shell.held import Command, HeldRoom, log_event
+from server.shell.held import HeldRoom, log_event
 from server.shell.ratings import PLAYER_BELL
-from server.shell.roompath import RoomPath, Spawn
-from server.shell.sessions import SessionTable
+from server.shell.roompath import ROOM_BELL, RoomPath, Spawn
+from server.shell.sessions import SESSION_BELL, SessionTable
 from server.store.base import StoreError, chain, room_bell
 from server.store.interfaces import Doorbells, Nodes
 
@@ -32,6 +31,13 @@ SWEEP_EVERY: Final = 15
 """Beats between two looks at every room's members even though no node is listed dead."""
 HEARD_AT_MOST: Final = 64
 """Doorbells' events kept per room until its catch-up runs (more: the catch-up reads the log)."""
+DUE_SLACK_MS: Final = 2000
+"""How late a room's due time must be before a node that does not hold it claims it (its holders'
+own timers act on time and say when it is due next)."""
+DUE_LEASE_MS: Final = 10_000
+"""How long a claimed due room is passed over by the other nodes' polls."""
+DUE_AT_ONCE: Final = 200
+"""Due rooms claimed and loaded at once (a dead node's ten thousand rooms load in batches)."""
 ANY_LENGTH: Final = sys.maxsize
 """What a room's log may have grown to when doorbells may have been missed."""
 
@@ -57,17 +63,18 @@ class NodeUpkeep:
         if kind == PLAYER_BELL:
             self.fanout.write(self.fanout.connections({key}), data)
             return
-        if kind == "session":
+        if kind == SESSION_BELL:
             session = self.table.by_token.get(key)
             if session is None or data.decode(errors="replace") == self.node:
                 return
             old, session.conn = session.conn, None  # not a drop: the player is connected elsewhere
+            self.store.unlisten(((SESSION_BELL, key), (PLAYER_BELL, session.player)))
             self.table.forget(session)  # a later hello here reads it from the store again
             if old is not None:
                 self.spawn(old.close(CloseCode.REPLACED, "replaced by a newer connection with the same token"))
             return
         length = 0
-        if kind == "room":
+        if kind == ROOM_BELL:
             held = self.path.rooms.get(key)
             loading = self.path.loading.get(key) if held is None else None
             if loading is not None:  # rung after its read, before it is held: ring again once held
@@ -83,7 +90,7 @@ class NodeUpkeep:
         else:  # doorbells may have been missed
             rooms = list(self.path.rooms.values())
         for held in rooms:
-            held.rung = max(held.rung, length) if kind == "room" else ANY_LENGTH
+            held.rung = max(held.rung, length) if kind == ROOM_BELL else ANY_LENGTH
             if not held.ringing:
                 held.ringing = True
                 self.spawn(self._catch_up(held))
@@ -96,7 +103,8 @@ class NodeUpkeep:
 
     async def heartbeat(self) -> None:
         """Say this node is alive; members whose connection was on a node that stopped saying so
-        are dropped (their grace period starts), as if that node had recorded the drop."""
+        are dropped (their grace period starts), as if that node had recorded the drop; and the
+        rooms whose time came with no node holding them are loaded here (``RoomPath.due``)."""
         while True:
             try:
                 await self.store.beat(self.node, BEAT_SECONDS * BEAT_LIFE)
@@ -105,26 +113,39 @@ class NodeUpkeep:
                 log_event("store.error", error=str(exc))
             await asyncio.sleep(BEAT_SECONDS)
 
+    async def due_rooms(self) -> None:
+        """Every beat, load the rooms whose time came a while ago with no node acting on it (a
+        node holding a room acts on its own timer, on time, and says when it is due next): a batch
+        at a time, each batch done before the next is claimed, until none is left."""
+        while True:
+            try:
+                while len(await self._claim_due()) == DUE_AT_ONCE:
+                    pass
+            except StoreError as exc:
+                log_event("store.error", error=str(exc))
+            await asyncio.sleep(BEAT_SECONDS)
+
     async def _drop_the_dead_nodes_members(self) -> None:
         # Looking each room's members up costs a store call per room: only while some node has
         # stopped beating lately, and every SWEEP_EVERY beats anyway (a node that died unlisted).
         self.beats += 1
-        if self.beats % SWEEP_EVERY and not await self.store.dead():
+        dead = await self.store.dead()
+        for node in sorted(dead):
+            # The rooms a dead node had members in become due (every survivor may hand them over:
+            # a second finds nothing left), and whoever loads one records the drops.
+            await self.store.hand_over(node, self.path.clock.now())
+        if self.beats % SWEEP_EVERY and not dead:
             return
-        alive: set[str] | None = None
+        alive = await self.store.alive()
         for held in list(self.path.rooms.values()):
-            room = held.room
-            elsewhere = [p for p in room.members if p not in self.table.by_player and _connected(room, p)]
-            if not elsewhere:
-                continue
-            if alive is None:
-                alive = await self.store.alive()
-            where = await self.store.located(room.code)
-            for player in elsewhere:
-                node = where.get(player)
-                if node is not None and node != self.node and node not in alive:
-                    log_event("session.node_lost", player=player, room=room.code, node=node)
-                    await RoomPath.quietly(self.path.run(held, _disconnect(player)))
+            await self.path.drop_lost(held, alive)
+
+    async def _claim_due(self) -> list[str]:
+        """One batch of due rooms, claimed and loaded (those held here run their own timers)."""
+        now = self.path.clock.now()
+        claimed = await self.store.claim_due(now - DUE_SLACK_MS, DUE_LEASE_MS, DUE_AT_ONCE)
+        await asyncio.gather(*(RoomPath.quietly(self.path.due(c)) for c in claimed if c not in self.path.rooms))
+        return claimed
 
     async def _save_sessions(self, code: str) -> None:
         """Write back the sessions held here of the room whose log was wiped."""
@@ -172,13 +193,3 @@ def _contiguous(heard: dict[int, tuple[str, list[bytes]]], start: int, tip: str)
         gap += found[1]
         tip = chain(tip, found[1])[-1]
     return gap
-
-
-def _disconnect(player: str) -> Command:
-    return lambda core, now: core.disconnect(player, now)
-
-
-def _connected(room: Room, player: str) -> bool:
-    """A spectator, or a racer whose seat is connected."""
-    seat = room.seats.get(player)
-    return seat.connected if seat is not None else player in room.spectators

@@ -33,6 +33,7 @@ from server.rooms.core import Outcome, RoomCore
 from server.rooms.events import Ended, Event, Left, Moved, NewerFormat, Presence, Undone, pack, unpack
 from server.rooms.history import ended_races
 from server.rooms.merge import RACE_WIDE, Unmergeable, merge
+from server.rooms.room import Seat
 from server.rooms.settings import Settings
 from server.shell.clock import Clock
 from server.shell.fanout import Fanout
@@ -43,6 +44,8 @@ from server.shell.sessions import Session, SessionTable
 from server.store.base import Appended, Behind, Duplicate, Forked, Request, Stored, StoreError, chain
 from server.store.interfaces import Archives, Doorbells, Listings, Nodes, RoomLog
 
+ROOM_BELL: Final = "room"
+"""The doorbell kind of a room's appends (key: the room's code), heard while the room is held here."""
 STORE_RETRY_MS: Final = 1000
 """How soon a room's timer tries again when the store failed it."""
 MAX_CONFLICTS: Final = 20
@@ -132,19 +135,49 @@ class RoomPath:
             del self.loading[code]
 
     async def _load(self, code: str) -> HeldRoom | None:
-        data = await self.store.load(code, self.node)  # from here on, other nodes' appends ring here
+        # Listening before the read: an append after it (which sees this node among the holders
+        # the read joins) rings a channel this node already hears.
+        await self.store.listen(((ROOM_BELL, code),))
+        try:
+            data = await self.store.load(code, self.node)  # from here on, other nodes' appends ring here
+        except BaseException:
+            self.store.unlisten(((ROOM_BELL, code),))
+            raise
         if not data:
+            self.store.unlisten(((ROOM_BELL, code),))
             return None
         try:
             core = RoomCore.load([unpack(d) for d in data], self.clock.now())
         except NewerFormat as exc:
+            self.store.unlisten(((ROOM_BELL, code),))
             raise self._newer(code, exc, set()) from None
         except ValueError as exc:
+            self.store.unlisten(((ROOM_BELL, code),))
             log_event("room.corrupt", room=code, error=str(exc))
             return None
         held = self.rooms[code] = HeldRoom(core, chain=chain("", data))
         self._wake_at(held, core.next_wake())
+        # Loaded lazily (a resume, a join, a spectator, a due timer): members whose node is gone
+        # (it died or restarted) get their drops recorded now, and their grace periods run.
+        await self.quietly(self.drop_lost(held))
         return held
+
+    async def drop_lost(self, held: HeldRoom, alive: set[str] | None = None) -> None:
+        """Record the drop of every member the log calls connected whose connection was on a node
+        that stopped beating (``alive``: the live nodes, when known): as if that node had recorded it."""
+        room = held.room
+        here = self.table.by_player
+        elsewhere = [p for p in room.members if p not in here and _connected(room.seats.get(p), p in room.spectators)]
+        if not elsewhere:
+            return
+        if alive is None:
+            alive = await self.store.alive()
+        where = await self.store.located(room.code)
+        for player in elsewhere:
+            node = where.get(player)
+            if node is not None and node != self.node and node not in alive:
+                log_event("session.node_lost", player=player, room=room.code, node=node)
+                await self.quietly(self.run(held, _disconnect(player)))
 
     def held_by(self, session: Session) -> HeldRoom:
         """The room the session has a place in (not-in-room otherwise)."""
@@ -167,6 +200,7 @@ class RoomPath:
         else:
             raise ProtocolError(ErrorCode.INTERNAL, "could not find a free room code")
         core, created = RoomCore.create(code, settings, self.clock.now())
+        await self.store.listen(((ROOM_BELL, code),))  # before its first append: a joiner's node may ring
         held = self.rooms[code] = HeldRoom(core)
         await self.run(held, lambda _core, _now: created)
         return held
@@ -256,23 +290,27 @@ class RoomPath:
             await self.store.expire(room.code, self.config.finished_ttl)
 
     async def recover(self) -> None:
-        """Rebuild the store's live rooms. Nobody is connected yet: racers get their grace
-        period from now, spectators are gone."""
-        alive = await self.store.alive()
-        for code in await self.store.room_ids():
-            try:
-                held = await self.get(code)
-            except ProtocolError:  # a newer build's room: left to its nodes
-                continue
-            if held is None:
-                continue
-            # Members connected through another live node stay (spectators are never recorded
-            # back by their node, so a restart here must not evict them from every node's view).
-            where = await self.store.located(code)
-            elsewhere = frozenset(p for p, node in where.items() if node != self.node and node in alive)
-            await self.run(held, _restart(elsewhere))
-            log_event("room.recovered", room=code, phase=held.room.phase)
-            await self.forget_if_idle(held)
+        """Start lazily: no room is loaded here until someone needs it (a resume, a join, a
+        spectator, a due timer: ``due``). The members of a node that died or restarted get their
+        drops recorded by whichever node loads their room (``drop_lost``), and the nodes' beats
+        make every such room due (``NodeUpkeep``). One store call: a node that cannot use its store
+        (down, or a key layout newer than it knows) fails to start."""
+        await self.store.alive()
+
+    async def due(self, code: str) -> None:
+        """A room whose time came with no node holding it (its countdown, a grace period, its time
+        limit; or its members' node died): loaded here, told the time, and let go once idle."""
+        try:
+            held = await self.get(code)
+        except ProtocolError:  # a newer build's room: left to its nodes
+            return
+        if held is None:
+            await self.store.set_due(code, None)
+            return
+        await self.quietly(self.run(held, _tick))
+        await self.store.set_due(code, held.room.next_deadline())
+        log_event("room.due", room=code, phase=held.room.phase)
+        await self.forget_if_idle(held)
 
     def stop_timers(self) -> None:
         for held in self.rooms.values():
@@ -408,6 +446,7 @@ class RoomPath:
             notice(code)
         if not lifecycle:
             return
+        await self._set_due(held)
         if self.archiving and _ends(lifecycle):
             await self._index_archive(code)
         for event in lifecycle:
@@ -693,6 +732,7 @@ class RoomPath:
             held.timer = None
         if self.rooms.get(held.room.code) is held:
             del self.rooms[held.room.code]
+            self.store.unlisten(((ROOM_BELL, held.room.code),))
         for player in held.visitors:
             session = self.table.by_player.get(player)
             if session is not None and session.conn is None:
@@ -716,6 +756,14 @@ class RoomPath:
                 await self.store.set_listing(room.code, summary, self.config.room_ttl)
             except StoreError as exc:
                 log_event("store.error", room=room.code, error=str(exc))
+
+    async def _set_due(self, held: HeldRoom) -> None:
+        """Say when the room next needs a node, for when none holds it then (best effort: a room a
+        node holds runs its own timer; one nobody holds waits for a load or a node's sweep)."""
+        try:
+            await self.store.set_due(held.room.code, held.room.next_deadline())
+        except StoreError as exc:
+            log_event("store.error", room=held.room.code, error=str(exc))
 
     async def _index_archive(self, code: str) -> None:
         """Tell the archivers of a room with a race to archive: best effort, the mark is stored
@@ -775,8 +823,13 @@ def _tick(core: RoomCore, now: int) -> Outcome:
     return core.tick(now)
 
 
-def _restart(elsewhere: frozenset[str]) -> Command:
-    return lambda core, now: core.restart(now, elsewhere)
+def _disconnect(player: str) -> Command:
+    return lambda core, now: core.disconnect(player, now)
+
+
+def _connected(seat: Seat | None, spectating: bool) -> bool:
+    """A spectator, or a racer whose seat is connected."""
+    return seat.connected if seat is not None else spectating
 
 
 def _reconnect(player: str) -> Command:

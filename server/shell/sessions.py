@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import Final
 
 import msgpack
 from websockets.asyncio.server import ServerConnection
@@ -13,6 +14,10 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.names import sanitise_name
 from server.shell.names import new_player_id, new_token
 from server.store.interfaces import SessionStore
+
+SESSION_BELL: Final = "session"
+"""The doorbell kind of a session taken over on another node (key: its token, data: that node),
+heard while the session's connection is here."""
 
 
 @dataclass(slots=True)

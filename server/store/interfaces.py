@@ -108,12 +108,26 @@ class RoomLog(Protocol):
 
 
 class Doorbells(Protocol):
-    """Messages to every node: the rooms' appends, session takeovers, wiped logs, frames to a player."""
+    """Messages between nodes: the rooms' appends, session takeovers, wiped logs, frames to a player,
+    the arenas'. A node hears a room's, a session's or a player's doorbells only while it listens to
+    them (``listen``: a room while it holds it, a session and its player while their connection is
+    here); the arenas' it always hears. The memory store (one process) rings every doorbell everywhere."""
+
+    def listen(self, bells: Collection[tuple[str, str]]) -> Awaitable[None]:
+        """Hear the doorbells ``bells`` (kind, key: ``room``/code, ``session``/token, ``player``/id)
+        from now on; returns once nothing rung later can be missed (or, while the store's doorbells
+        are down, at once: their return rings ``*``). A room's ``wiped`` comes with ``room``."""
+        ...
+
+    def unlisten(self, bells: Collection[tuple[str, str]]) -> None:
+        """Stop hearing ``bells`` (in the background: a ``listen`` after it wins)."""
+        ...
 
     def ring(self, kind: str, key: str, data: str | bytes) -> Awaitable[None]:
-        """Ring a doorbell on every node: ``session`` (data: the node that took the session over;
+        """Ring a doorbell for the nodes listening to it: ``session`` (data: the node that took the session over;
         older connections close with 4001), ``wiped`` (a room's log was written back whole) or
-        ``player`` (key: a player id, data: a frame for that player's connection, wherever it is)."""
+        ``player`` (key: a player id, data: a frame for that player's connection, wherever it is) or
+        ``arena`` (key: an arena's code; every node hears it)."""
         ...
 
     async def doorbells(self, ring: Ring) -> None:
@@ -149,6 +163,22 @@ class Nodes(Protocol):
 
     def located(self, room: str) -> Awaitable[dict[str, str]]:
         """Player -> the node their connection to ``room`` was last on."""
+        ...
+
+    def set_due(self, room: str, at: int | None) -> Awaitable[None]:
+        """Say when ``room`` next needs a node (unix ms: a countdown's end, a grace period's, the time
+        limit), whether or not any node holds it then; None: never (unlisted)."""
+        ...
+
+    def claim_due(self, now: int, lease: int, count: int) -> Awaitable[list[str]]:
+        """At most ``count`` rooms due by ``now`` (unix ms), each put off by ``lease`` ms so that the
+        other nodes' polls pass it over while this one loads it (a claimer that dies, it comes back)."""
+        ...
+
+    def hand_over(self, node: str, now: int) -> Awaitable[int]:
+        """The rooms ``node`` located members in (``locate``) become due at ``now`` at the latest,
+        and ``node`` is forgotten there: how many. For a node that died or restarted: whichever node
+        claims each then records its members' drops."""
         ...
 
 

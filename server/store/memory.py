@@ -98,6 +98,10 @@ class MemoryStore:
         self._bans: dict[str, bytes] = {}
         self._beats: dict[str, float] = {}
         self._where: dict[str, _Timed] = {}
+        self._rooms_due: dict[str, int] = {}
+        """Room -> when it next needs a node (``set_due``)."""
+        self._placed: dict[str, set[str]] = {}
+        """Node -> the rooms it located members in (until ``hand_over``)."""
         self._deals: dict[tuple[str, str], set[int]] = {}
         self._boards: dict[tuple[str, str], _Timed] = {}
         """(preset, day) -> {(player, name): best ms}."""
@@ -298,6 +302,12 @@ class MemoryStore:
 
     # -- doorbells -----------------------------------------------------------------------------------
 
+    async def listen(self, bells: Collection[tuple[str, str]]) -> None:
+        return  # one process: every doorbell rings everywhere, as soon as it is rung
+
+    def unlisten(self, bells: Collection[tuple[str, str]]) -> None:
+        return
+
     def ring(self, kind: str, key: str, data: str | bytes) -> Awaitable[None]:
         raw = data.encode() if isinstance(data, str) else bytes(data)
         return self._run("ring", lambda: self._ring(kind, key, raw))
@@ -352,6 +362,35 @@ class MemoryStore:
         where: dict[str, str] = {} if entry is None else entry.value
         where[player] = node
         self._where[room] = _Timed(where, now + ttl)
+        self._placed.setdefault(node, set()).add(room)
+
+    def set_due(self, room: str, at: int | None) -> Awaitable[None]:
+        return self._run("set_due", lambda: self._set_due(room, at))
+
+    def _set_due(self, room: str, at: int | None) -> None:
+        if at is None:
+            self._rooms_due.pop(room, None)
+        else:
+            self._rooms_due[room] = at
+
+    def claim_due(self, now: int, lease: int, count: int) -> Awaitable[list[str]]:
+        check_count(count)
+        return self._run("claim_due", lambda: self._claim_due(now, lease, count))
+
+    def _claim_due(self, now: int, lease: int, count: int) -> list[str]:
+        due = sorted((at, room) for room, at in self._rooms_due.items() if at <= now)[:count]
+        for _, room in due:
+            self._rooms_due[room] = now + lease
+        return [room for _, room in due]
+
+    def hand_over(self, node: str, now: int) -> Awaitable[int]:
+        return self._run("hand_over", lambda: self._hand_over(node, now))
+
+    def _hand_over(self, node: str, now: int) -> int:
+        rooms = self._placed.pop(node, set())
+        for room in rooms:
+            self._rooms_due[room] = min(self._rooms_due.get(room, now), now)
+        return len(rooms)
 
     def located(self, room: str) -> Awaitable[dict[str, str]]:
         return self._run("located", lambda: self._located(room))

@@ -35,10 +35,19 @@ Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
                                  (server/store/matching.py); PEXPIRE 2 minutes, renewed by every call
     P{attempts:WHAT}     string  a counter of attempts at WHAT (sign-in tries); expires with its window
     P nodes              zset    node -> the deadline of its last beat (unix ms)
+    P{node:NAME}:rooms   set     the rooms NAME located members in (``locate``), until a survivor hands
+                                 them over (``hand_over``) once NAME stopped beating; the sessions' TTL
+    P rooms:due          zset    room -> when it next needs a node (unix ms: countdown, grace, time limit),
+                                 polled by every node (``claim_due``), which loads what is due; no TTL
     P dealpool:PRESET:GRADE  set deal numbers ready to deal; SPOP hands each to one room only
     P daily:PRESET:DAY   zset    member: player id + TAB + name, score: best time (ms); DAY is
                                  YYYY-MM-DD; expires a week after its first entry
-    P bell:KIND:ID       (pub/sub channel, not a key) a doorbell
+    P{room:ID}:bell      (pub/sub channel, not a key) the room's doorbell: its appends, ``wiped``
+    P{session:TOKEN}:bell  (channel) the session's doorbell (taken over on another node)
+    P{player:ID}:bell    (channel) frames for the player's connection, wherever it is
+    P bell:arena         (channel) the arenas' doorbells, heard by every node (the arena's code
+                         begins the data); the only channel not in a slot of its own
+                         (server/store/bells.py: shard channels on a cluster, plain ones on one Redis)
     P{arena:CODE}:meta   string  an arena's definition (server/play/arenas.py); the arena's TTL
     P{arena:CODE}:players hash   player -> the player's entry in the arena (points, streak, race)
     P{arena:CODE}:done   set     what the arena did once (the races it scored, its end)
@@ -114,6 +123,7 @@ from server.store.base import (
     check_ttl,
     ttl_ms,
 )
+from server.store.bells import ARENA, BROADCAST, Subscriptions
 from server.store.guarded import Breaker, Guard, Observer
 from server.store.link import Link, ReplyError, link_url
 from server.store.matching import QUEUE_TTL_MS, Matched, Waiter, Window
@@ -271,7 +281,8 @@ class RedisStore:
         self._index = f"{prefix}listings"
         self._append = self._redis.register_script(APPEND)
         self._expire_room = self._redis.register_script(EXPIRE_ROOM)
-        self._append_at = self._redis.register_script(APPEND_AT)
+        self._append_at_text = _sharded(APPEND_AT) if self.cluster else APPEND_AT
+        self._append_at = self._redis.register_script(self._append_at_text)
         self._read_from = self._redis.register_script(READ_FROM)
         self._prune = self._redis.register_script(PRUNE_LISTINGS)
         self._record_daily = self._redis.register_script(RECORD_DAILY)
@@ -284,6 +295,15 @@ class RedisStore:
         # it can speak to the server; redis-py's client costs more CPU per call than the move.
         self._link = Link(url, timeout=timeout) if pipelined and link_url(url) else None
         self._guard = Guard(self._ping)
+        self._bells = Subscriptions(
+            self._subscriber,
+            self._route,
+            self._doorbell,
+            self.bell(ARENA, ""),
+            self._learn_slots,
+            sharded=self.cluster,
+            timeout=timeout,
+        )
 
     # -- keys ----------------------------------------------------------------------------------------
 
@@ -344,8 +364,26 @@ class RedisStore:
         return f"{self.prefix}format"
 
     def bell(self, kind: str, key: str) -> str:
-        """A doorbell's pub/sub channel (not a key: PUBLISH reaches every node of a cluster)."""
-        return f"{self.prefix}bell:{kind}:{key}"
+        """A doorbell's pub/sub channel: its room's, session's or player's own, in that one's slot
+        (a shard channel on a cluster), or for the arenas the one every node hears."""
+        if kind == ARENA:
+            return f"{self.prefix}bell:{ARENA}"
+        if kind == "wiped":
+            kind = "room"
+        return f"{self.prefix}{{{kind}:{key}}}:bell"
+
+    def _doorbell(self, channel: str, data: bytes) -> tuple[str, str, bytes] | None:
+        """The doorbell (kind, key, data) a message on ``channel`` is; None if none of ours."""
+        if channel == self.bell(ARENA, ""):
+            code, _, rest = data.partition(b" ")
+            return ARENA, code.decode(errors="replace"), rest
+        head, tail = f"{self.prefix}{{", "}:bell"
+        if not (channel.startswith(head) and channel.endswith(tail)):
+            return None
+        kind, _, key = channel[len(head) : -len(tail)].partition(":")
+        if kind == "room" and data.startswith(b"wiped "):  # a log length never starts with a letter
+            return "wiped", key, data[len(b"wiped ") :]
+        return kind, key, data
 
     def session_key(self, token: str) -> str:
         return f"{self.prefix}{{session:{token}}}"
@@ -478,7 +516,7 @@ class RedisStore:
         elif link is not None:
 
             async def call() -> Appended:
-                return _appended(await link.script(self._append_at.sha, APPEND_AT, keys, args))
+                return _appended(await link.script(self._append_at.sha, self._append_at_text, keys, args))
 
         else:
 
@@ -627,14 +665,41 @@ class RedisStore:
     # -- doorbells -----------------------------------------------------------------------------------
 
     def ring(self, kind: str, key: str, data: str | bytes) -> Awaitable[None]:
+        channel = self.bell(kind, key)
+        raw = data.encode() if isinstance(data, str) else bytes(data)
+        if kind == ARENA:
+            raw = key.encode() + b" " + raw
+        elif kind == "wiped":
+            raw = b"wiped " + raw
+        command = "SPUBLISH" if self.cluster and kind != ARENA else "PUBLISH"
+
         async def call() -> None:
-            await self._redis.publish(self.bell(kind, key), data)
+            await self._redis.execute_command(command, channel, raw)
 
         return self._run("ring", f"ring {kind}", call)
 
-    def _subscriber(self) -> aioredis.Redis:
-        """A plain connection for pub/sub (on a cluster, to a seed: PUBLISH reaches every node).
-        No read timeout: a quiet channel is not a dead one (TCP keepalive and the health check are)."""
+    def listen(self, bells: Collection[tuple[str, str]]) -> Awaitable[None]:
+        return self._bells.listen([self.bell(kind, key) for kind, key in bells])
+
+    def unlisten(self, bells: Collection[tuple[str, str]]) -> None:
+        self._bells.unlisten([self.bell(kind, key) for kind, key in bells])
+
+    def _route(self, channel: str) -> str:
+        """The master of a shard channel's slot (one Redis: its one connection)."""
+        if isinstance(self._redis, RedisCluster):
+            node = self._redis.get_node_from_key(channel)
+            if node is not None:
+                return str(node.name)
+        return BROADCAST
+
+    async def _learn_slots(self) -> None:
+        if isinstance(self._redis, RedisCluster):
+            await self._redis.initialize()
+
+    def _subscriber(self, route: str) -> aioredis.Redis:
+        """A plain connection for pub/sub: on a cluster, to the master ``route`` names (or for the
+        arenas' channel, to a seed: PUBLISH reaches every node). No read timeout: a quiet channel is
+        not a dead one (TCP keepalive and the health check are)."""
         url = self._url
         if self._sentinel is not None:
             return cast(
@@ -649,9 +714,13 @@ class RedisStore:
             )
         if self.cluster:
             seeds, options = cluster_seeds(url)
+            host, port = (seeds[0].host, int(seeds[0].port))
+            if route != BROADCAST:
+                name, _, number = route.rpartition(":")
+                host, port = name, int(number)
             return aioredis.Redis(
-                host=seeds[0].host,
-                port=int(seeds[0].port),
+                host=host,
+                port=port,
                 socket_keepalive=True,
                 health_check_interval=10,
                 socket_connect_timeout=self._timeout,
@@ -662,26 +731,7 @@ class RedisStore:
         )
 
     async def doorbells(self, ring: Ring) -> None:
-        pattern = _glob_escape(f"{self.prefix}bell:") + "*"
-        head = len(f"{self.prefix}bell:")
-        while True:
-            client = self._subscriber()
-            try:
-                async with client.pubsub() as pubsub:
-                    await pubsub.psubscribe(pattern)
-                    async for message in pubsub.listen():
-                        if message["type"] == "psubscribe":
-                            # Subscribed now (Redis confirmed it): anything rung before is read from
-                            # the logs. Not before the confirmation: reads go over other connections.
-                            ring("*", "", b"")
-                        if message["type"] != "pmessage":
-                            continue
-                        kind, _, key = _bytes(message["channel"]).decode()[head:].partition(":")
-                        ring(kind, key, _bytes(message["data"]))
-            except (RedisError, OSError):
-                await asyncio.sleep(0.5)
-            finally:
-                await client.aclose()
+        await self._bells.run(ring)
 
     # -- nodes ---------------------------------------------------------------------------------------
 
@@ -717,14 +767,24 @@ class RedisStore:
 
         return self._run("dead", "list dead nodes", call)
 
+    def placed_key(self, node: str) -> str:
+        return f"{self.prefix}{{node:{node}}}:rooms"
+
+    @property
+    def due_key(self) -> str:
+        return f"{self.prefix}rooms:due"
+
     def locate(self, room: str, player: str, node: str, ttl: float) -> Awaitable[None]:
         ms = ttl_ms(ttl)
         key = self.where_key(room)
+        placed = self.placed_key(node)
 
         async def call() -> None:
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.hset(key, player, node)
                 pipe.pexpire(key, ms)
+                pipe.sadd(placed, room)  # the node's own slot: a separate command of the pipeline
+                pipe.pexpire(placed, ms)
                 await pipe.execute()
 
         return self._run("locate", f"locate in room {room!r}", call)
@@ -735,6 +795,39 @@ class RedisStore:
             return {_bytes(k).decode(): _bytes(v).decode() for k, v in found.items()}
 
         return self._run("located", f"read room {room!r} locations", call)
+
+    def set_due(self, room: str, at: int | None) -> Awaitable[None]:
+        async def call() -> None:
+            if at is None:
+                await self._redis.zrem(self.due_key, room)
+            else:
+                await self._redis.zadd(self.due_key, {room: at})
+
+        return self._run("set_due", f"set room {room!r} due", call)
+
+    def claim_due(self, now: int, lease: int, count: int) -> Awaitable[list[str]]:
+        check_count(count)
+
+        async def call() -> list[str]:
+            found: list[Any] = await self._redis.zrangebyscore(self.due_key, "-inf", now, start=0, num=count)
+            rooms = [_text(room) for room in found]
+            if rooms:  # not atomic with the read: two nodes may claim a room at once, and both load it
+                await self._redis.zadd(self.due_key, dict.fromkeys(rooms, now + lease), xx=True)
+            return rooms
+
+        return self._run("claim_due", "claim due rooms", call)
+
+    def hand_over(self, node: str, now: int) -> Awaitable[int]:
+        placed = self.placed_key(node)
+
+        async def call() -> int:
+            rooms = [_text(room) for room in await self._redis.smembers(placed)]
+            if rooms:
+                await self._redis.zadd(self.due_key, dict.fromkeys(rooms, now), lt=True)  # new ones added too
+            await self._redis.delete(placed)
+            return len(rooms)
+
+        return self._run("hand_over", f"hand node {node!r}'s rooms over", call)
 
     # -- lobby ---------------------------------------------------------------------------------------
 
@@ -1213,6 +1306,13 @@ class RedisStore:
             return bool(await self._dequeue(keys=[self.queue_key(queue)], args=[player, joined]))
 
         return self._run("dequeue", f"dequeue from {queue!r}", call, idempotent=False)
+
+
+def _sharded(script: str) -> str:
+    """The append script ringing its room's shard channel (``SPUBLISH``, in the slot it writes)."""
+    plain = "redis.call('PUBLISH', "
+    assert script.count(plain) == 1, "the append script rings its doorbell with one PUBLISH"
+    return script.replace(plain, "redis.call('SPUBLISH', ")
 
 
 def _text(value: bytes | str) -> str:

@@ -69,10 +69,12 @@ function fillBadges(player) {
 
 /** The rating shown beside a racer's name (empty until their page comes), or null: bots and ghosts
  * are never rated; my own is the last `rating` event's (``mine``: preset -> its body) when there
- * was one this page. */
-export function ratingBadge(racer, preset, me, mine) {
+ * was one this page. Others' pages are asked for in rated rooms only (``rated``), where every racer
+ * is a registered player: an anonymous racer's page is a 404, which the console reports. */
+export function ratingBadge(racer, preset, me, mine, rated = true) {
   if (racer.bot || racer.ghost) return null;
   const own = racer.player === me ? mine?.[preset] : null;
+  if (!own && !rated) return null;
   const r = own ?? book.get(racer.player, preset, () => fillBadges(racer.player));
   return h("span", { class: "rating", "data-player": racer.player, "data-preset": preset, "data-own": Boolean(own), title: "rating (? provisional: fewer than 10 rated races)" }, badgeText(r, Boolean(own)));
 }

@@ -238,7 +238,7 @@ function racersPanel(room, ratings) {
       h(
         "li",
         { class: `${r.player === room.you ? "me" : ""} ${r.connected ? "" : "away"}` },
-        h("span", { class: "who", title: r.name }, r.name + (r.player === room.you ? " (you)" : ""), racerMarks(r), ratingBadge(r, room.preset, room.you, ratings)),
+        h("span", { class: "who", title: r.name }, r.name + (r.player === room.you ? " (you)" : ""), racerMarks(r), ratingBadge(r, room.preset, room.you, ratings, Boolean(room.rated))),
         h("progress", { max: 52, value: r.progress, "aria-label": `${r.name}: ${r.progress} of 52 cards home` }),
         h("span", { class: "count" }, `${r.progress}/52`),
         h("span", { class: `status ${r.status}` }, (r.connected ? statusText(r.status, finished) : `${statusText(r.status, finished)}, away`) + (room.rematch.includes(r.player) ? " · rematch" : "")),
@@ -415,7 +415,7 @@ function resultsView(app) {
             "tr",
             { class: s.player === room.you ? "me" : "" },
             h("td", {}, String(s.place)),
-            h("td", { class: "who", title: s.name }, s.name, racerMarks(s), ratingBadge(s, room.preset, room.you, S.ratings)),
+            h("td", { class: "who", title: s.name }, s.name, racerMarks(s), ratingBadge(s, room.preset, room.you, S.ratings, Boolean(room.rated))),
             h("td", {}, statusText(s.status, true)),
             h("td", {}, `${s.progress}/52`),
             h("td", {}, String(s.moves)),
