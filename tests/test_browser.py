@@ -493,3 +493,10 @@ async def test_a_quick_match_says_rated_before_ready_and_the_page_hears_its_rati
     )
     await close(sam)
     no_errors(page)
+    # My page: the rating history, the race's change in it; no arena yet.
+    me = await js(page, "window.seahaven.me.player")
+    await page.goto(http(server, f"/players/{me}"))
+    await page.wait_for_selector(".rating-history tbody tr", timeout=WAIT_MS)
+    history = await page.locator(".rating-history tbody tr").all_inner_texts()
+    assert len(history) == 1 and f"{mine['rating']}?" in history[0] and f"{sign}{mine['change']}" in history[0]
+    assert "No arena on record yet" in await page.inner_text("[aria-labelledby=arenas-h]")

@@ -1,13 +1,14 @@
 // /players/{player}: a player's page (GET /api/v1/players/{player}): races, wins, streaks, the
-// best time per preset, ratings per preset, and their races a page at a time (GET .../races), each
+// best time per preset, ratings per preset and what each rated race did to them (GET .../ratings),
+// the arenas they played (GET .../arenas), and their races a page at a time (GET .../races), each
 // linking to its replay.
 import { h } from "./dom.js";
-import { playerDoc, playerRaces } from "./records_api.js";
+import { playerArenas, playerDoc, playerRaces, playerRatings } from "./records_api.js";
 import { presetTitle, raceLink, raceTime, table, when } from "./records_format.js";
 
 export async function showPlayer(main, player, R) {
-  const [doc, first] = await Promise.all([playerDoc(player), playerRaces(player)]);
-  Object.assign(R, { player: doc, races: [...first.races], next: first.next });
+  const [doc, first, rated, arenas] = await Promise.all([playerDoc(player), playerRaces(player), playerRatings(player), playerArenas(player)]);
+  Object.assign(R, { player: doc, races: [...first.races], next: first.next, ratingHistory: rated.history, arenas: arenas.arenas });
   document.title = `${doc.name} · Seahaven race`;
   const body = h("tbody", {});
   const more = h("button", { id: "more-races", class: "quiet", onclick: () => loadMore() }, "Older races");
@@ -75,6 +76,47 @@ export async function showPlayer(main, player, R) {
               { class: "ratings" },
             )
           : h("p", { class: "muted" }, "No rated race yet (quick match races are rated)."),
+        rated.history.length
+          ? table(
+              ["When", "Rules", "Place", "Rating", "Change"],
+              rated.history.map((c) =>
+                h(
+                  "tr",
+                  {},
+                  h("td", {}, raceLink(c.race_id, when(c.ended_at))),
+                  h("td", {}, presetTitle(c.preset)),
+                  h("td", {}, `${c.place} of ${c.racers}`),
+                  h("td", {}, `${c.rating}${c.provisional ? "?" : ""}`),
+                  h("td", {}, `${c.change >= 0 ? "+" : ""}${c.change}`),
+                ),
+              ),
+              { class: "rating-history" },
+            )
+          : null,
+      ),
+      h(
+        "section",
+        { class: "card-panel", "aria-labelledby": "arenas-h" },
+        h("h2", { id: "arenas-h" }, "Arenas"),
+        arenas.arenas.length
+          ? table(
+              ["When", "Arena", "Rules", "Place", "Points", "Wins", "Races"],
+              arenas.arenas.map((a) =>
+                h(
+                  "tr",
+                  {},
+                  h("td", {}, when(a.ends_at)),
+                  h("td", {}, a.name || a.code),
+                  h("td", {}, presetTitle(a.preset)),
+                  h("td", {}, `${a.place} of ${a.player_count}`),
+                  h("td", {}, String(a.points)),
+                  h("td", {}, String(a.wins)),
+                  h("td", {}, String(a.races)),
+                ),
+              ),
+              { class: "arenas" },
+            )
+          : h("p", { class: "muted" }, "No arena on record yet."),
       ),
       h(
         "section",

@@ -35,5 +35,7 @@ export async function apiGet(path, query = {}, { fresh = false } = {}) {
 export const raceDoc = (raceId) => apiGet(`/races/${encodeURIComponent(raceId)}`);
 export const playerDoc = (player) => apiGet(`/players/${encodeURIComponent(player)}`);
 export const playerRaces = (player, cursor = null, limit = 20) => apiGet(`/players/${encodeURIComponent(player)}/races`, { limit, cursor });
+export const playerRatings = (player, limit = 20) => apiGet(`/players/${encodeURIComponent(player)}/ratings`, { limit });
+export const playerArenas = (player, limit = 20) => apiGet(`/players/${encodeURIComponent(player)}/arenas`, { limit });
 export const boardDoc = (preset, { period = "all", day = null, grade = null, offset = 0, limit = 50 } = {}) =>
   apiGet(`/leaderboards/${encodeURIComponent(preset)}`, { period, day, grade, offset: offset || null, limit });
