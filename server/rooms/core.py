@@ -239,6 +239,9 @@ class RoomCore:
     def release(self, now: int) -> list[Frame]:
         """The spectator frames due by ``now``, in event order, for the spectators there now."""
         # The schedule is in due order: the frames due are its head (most moves find none).
+        if not self.schedule or self.schedule[0].due > now:
+            self.watermark = max(self.watermark, now)
+            return []
         split = bisect.bisect_right(self.schedule, now, key=_due)
         due = self.schedule[:split]
         del self.schedule[:split]
@@ -300,12 +303,14 @@ class RoomCore:
                 else:
                     audience = frozenset(room.members) if out.audience is None else out.audience
                     outcome.frames.append((audience, encode(out.message)))
-        # The schedule is in due order: its head, or else the first new frame, is the earliest.
-        due = [d.due for d in ([] if outcome.new_race else self.schedule[:1]) + outcome.delayed[:1]]
-        if not room.spectators:
-            due = []
-        deadline = room.next_deadline()
-        outcome.wake = min([*due, deadline] if deadline is not None else due, default=None)
+        wake = room.next_deadline()
+        if room.spectators:
+            # The schedule is in due order: its head, or else the first new frame, is the earliest.
+            heads = outcome.delayed[:1] if outcome.new_race else self.schedule[:1] + outcome.delayed[:1]
+            for head in heads:
+                if wake is None or head.due < wake:
+                    wake = head.due
+        outcome.wake = wake
         return outcome
 
     def _unwatched(self, now: int) -> list[Delayed]:
