@@ -130,27 +130,32 @@ _SCALARS: Final = frozenset({int, float, bool, type(None)})
 
 def _plain(value: dict[object, object]) -> bool:
     """A map of ASCII-keyed scalars and such maps, nothing else: almost every request (a move,
-    ready, a join), which then needs no walk. False says only "walk it", never "refuse it"."""
+    ready, a join), which then needs no walk. False says only "walk it", never "refuse it".
+
+    Types are compared with ``is``, not ``isinstance``: msgpack decodes to the exact built-in
+    types, and a subclass would only be walked (the walk's checks are the ones that decide)."""
     if len(value) > MAX_MAP:
         return False
     for key, item in value.items():
-        if not isinstance(key, str) or not key.isascii():
+        if type(key) is not str or not key.isascii():
             return False
-        if isinstance(item, dict):
+        kind = type(item)
+        if kind is dict:
             if len(item) > MAX_MAP:
                 return False
             for inner_key, inner in item.items():
-                if not isinstance(inner_key, str) or not inner_key.isascii():
+                if type(inner_key) is not str or not inner_key.isascii():
                     return False
-                if isinstance(inner, str):
+                inner_kind = type(inner)
+                if inner_kind is str:
                     if not inner.isascii():
                         return False
-                elif type(inner) not in _SCALARS:
+                elif inner_kind not in _SCALARS:
                     return False
-        elif isinstance(item, str):
+        elif kind is str:
             if not item.isascii():
                 return False
-        elif type(item) not in _SCALARS:
+        elif kind not in _SCALARS:
             return False
     return True
 

@@ -194,7 +194,7 @@ class Message:
     TYPE: ClassVar[str] = ""
 
     def to_body(self) -> dict[str, object]:
-        shape = _shape(type(self))
+        shape = _SHAPES.get(type(self)) or _shape(type(self))
         body = dict(zip(shape.order, shape.values(self), strict=True))
         for f in shape.fixes:  # in place: the keys keep the fields' order
             if f.omit and body[f.name] == f.default:
@@ -208,7 +208,7 @@ class Message:
         """Validate a decoded body; ``strict`` refuses unknown keys, else they are ignored."""
         if not isinstance(body, dict):
             raise _bad(where, "a map", body)
-        shape = _shape(cls)
+        shape = _SHAPES.get(cls) or _shape(cls)
         if strict and not body.keys() <= shape.names:  # a set comparison in C: no loop in the common case
             for key in body:
                 if key not in shape.names:
