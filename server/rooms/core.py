@@ -28,6 +28,10 @@ from server.rooms.events import Moved as MovedEvent
 from server.rooms.room import Room
 from server.rooms.settings import Settings
 
+_NEW_RACE = (Started, NewDeal)
+"""Events after which the older race's spectator frames are stale (a tuple: isinstance is
+cheaper with one than with a union, and this is asked of every event)."""
+
 Frame = tuple[frozenset[str], bytes]
 """Who gets a frame, and the frame."""
 
@@ -258,7 +262,8 @@ class RoomCore:
         self._takeback = None
         self.log.extend(outcome.events)
         for event in outcome.events:
-            self.latest = max(self.latest, event.at)
+            if event.at > self.latest:
+                self.latest = event.at
         if outcome.new_race:
             self.schedule = []
         self.schedule += outcome.delayed
@@ -293,8 +298,9 @@ class RoomCore:
         outcome = Outcome(events, self._reply(events, mover))
         latest = self.latest
         for event in events:
-            latest = max(latest, event.at)
-            outcome.new_race = outcome.new_race or isinstance(event, Started | NewDeal)
+            if event.at > latest:
+                latest = event.at
+            outcome.new_race = outcome.new_race or isinstance(event, _NEW_RACE)
             for out in room.messages(event, spectators=watched):
                 if out.delay_ms:
                     # Nobody watches: no frame. A first spectator's join rebuilds them from the log.

@@ -407,7 +407,9 @@ class Room:
         verdict = seat.board.is_legal(move)
         if not verdict:
             raise RoomError(ErrorCode.ILLEGAL_MOVE, str(verdict.reason))
-        return self._emit(Moved(now, player, _notation(move)), judged=True) + self._after_change(now)
+        moved = Moved(now, player, _notation(move))
+        self.apply(moved, judged=True)
+        return [moved, *self._after_change(now)]
 
     def undo(self, player: str, now: int) -> list[Event]:
         seat = self._playing(player, also_stuck=True)
@@ -676,8 +678,11 @@ class Room:
         if isinstance(event, Moved | Undone):  # racers' moves first: almost every event is one
             player = event.player
             progress = self._progress(player, event.at)
-            rivals = frozenset([p for p, s in self.seats.items() if not s.left and p != player])
-            sent = [Outbound(rivals, progress)]
+            rivals = []  # a loop, not a comprehension: that is a function call per move
+            for other, seat in self.seats.items():
+                if not seat.left and other != player:
+                    rivals.append(other)
+            sent = [Outbound(frozenset(rivals), progress)]
             if spectators and (self.spectators or delay):  # with a delay, someone may join before it falls due
                 move = event.move if isinstance(event, Moved) else "undo"
                 sent.append(Outbound(frozenset(self.spectators), replace(progress, move=move), delay))
