@@ -79,7 +79,8 @@ def _unpack_request(data: bytes | str) -> dict[str, object]:
         raise ProtocolError(ErrorCode.BAD_FRAME, f"maps and arrays nest at most {MAX_DEPTH} deep") from None
     except (ValueError, msgpack.UnpackException, TypeError):
         raise ProtocolError(ErrorCode.BAD_FRAME, "not valid msgpack") from None
-    problem = problem or _problem(value)
+    if problem is None and not (type(value) is dict and _plain(value)):  # a plain map needs no walk
+        problem = _problem(value)
     if problem is not None:
         error = ProtocolError(ErrorCode.BAD_FRAME, problem)
         error.seq = _seq_of(value)
@@ -90,10 +91,11 @@ def _unpack_request(data: bytes | str) -> dict[str, object]:
 
 def _problem(value: object) -> str | None:
     """What makes a decoded client frame unacceptable whatever its type, or None. Walks the
-    value without recursion, so no nesting depth can exhaust the stack."""
+    value without recursion, so no nesting depth can exhaust the stack (``_plain`` maps need no
+    walk: the caller asks that first)."""
     if not isinstance(value, dict):
         return "a frame is one msgpack map with type, seq and body"
-    return None if _plain(value) else _walk(value)
+    return _walk(value)
 
 
 def _walk(value: dict[object, object]) -> str | None:

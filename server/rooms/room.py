@@ -530,22 +530,23 @@ class Room:
         match event:  # racers' moves first: almost every event is one
             case Moved(at, player, text):
                 seat = self.seats[player]
-                assert seat.board is not None
-                before = seat.board.progress
+                board = seat.board
+                assert board is not None
+                before = board.progress
                 move = read_move(text)
                 if judged:
-                    seat.board.push_legal(move)
+                    board.push_legal(move)
                 else:
-                    seat.board.push(move)
+                    board.push(move)
                 seat.timeline.append((at, text))
                 seat.moves += 1
                 seat.undos = 0
-                if seat.board.progress != before:
+                if board.progress != before:
                     seat.reached_at = at
-                if seat.board.is_won():
+                if board.is_won():
                     seat.status = Status.FINISHED
                     seat.finished_at = at
-                elif not seat.board.has_legal_move():  # stuck (``is_stuck``, whose is_won was just asked)
+                elif not board.has_legal_move():  # stuck (``is_stuck``, whose is_won was just asked)
                     seat.status = Status.STUCK
             case Undone(at, player):
                 seat = self.seats[player]
