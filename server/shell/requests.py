@@ -47,60 +47,55 @@ class Requests:
         self.handlers[kind] = handler
 
     async def request(self, ws: ServerConnection, session: Session, seq: int, message: Message) -> None:
-        """Answer one request on ``ws``; a repeated seq gets the same answer again, unreplayed.
-        (One coroutine for a new request: a second per move showed in its instruction count.)"""
+        """Answer one request on ``ws``; a repeated seq gets the same answer again, unreplayed."""
         self.inflight += 1
         self.started += 1
         self.idle.clear()
         try:
-            if seq == session.last_seq and await self._answered_again(ws, session, seq):
-                return
-            if seq < session.last_seq:
-                raise ProtocolError(ErrorCode.BAD_SEQ, f"seq {seq} is older than your last request {session.last_seq}")
-            session.last_seq = seq
-            started = time.perf_counter()
-            session.unsure = False
-            asker = Asker(ws, session, seq, asyncio.get_running_loop().create_future())
-            session.pending = asker.pending
-            reply: Message | None
-            try:
-                reply = await self.handlers[type(message)](asker, message)
-            except StoreError as exc:
-                log_event("store.error", error=str(exc))
-                reply = Error(code=ErrorCode.STORE_UNAVAILABLE, message="the game store is unavailable; try again")
-            except ProtocolError as exc:
-                reply = Error(code=exc.code, message=exc.message)
-            except Exception:
-                # A bug must cost one request, not the connection or the room.
-                log.exception("event=request.failed player=%s type=%s", session.player, message.TYPE)
-                reply = Error(code=ErrorCode.INTERNAL, message="the server failed on this request")
-            if not asker.answered:
-                self.replies.answer(asker, reply if reply is not None else Ok())
-                session.unsure = isinstance(reply, Error) and reply.code == ErrorCode.STORE_UNAVAILABLE
-            if isinstance(message, MoveRequest):
-                if isinstance(asker.reply, Error):
-                    self.metrics.move_refused(asker.reply.code, time.perf_counter() - started)
-                else:
-                    self.metrics.move_accepted(time.perf_counter() - started)
+            await self._request(ws, session, seq, message)
         finally:
             self.inflight -= 1
             if not self.inflight:
                 self.idle.set()
 
-    async def _answered_again(self, ws: ServerConnection, session: Session, seq: int) -> bool:
-        """``seq`` is the session's last: send its answer again (True), or False when it was answered
-        store-unavailable and its change did not land after all (it is judged again)."""
+    async def _request(self, ws: ServerConnection, session: Session, seq: int, message: Message) -> None:
         late = None
-        if session.unsure and session.pending is None:
+        if seq == session.last_seq and session.unsure and session.pending is None:
             late = await self._settle_unsure(session, seq)
-        if seq != session.last_seq:
-            return False
-        frames = await asyncio.shield(session.pending) if session.pending else session.last_reply
-        for frame in frames:
-            await ws.send(frame)
-        if late is not None:  # the reply first, then what the change caused (section 4)
-            await RoomPath.quietly(self.path.catch_up(late))
-        return True
+        if seq == session.last_seq:
+            frames = await asyncio.shield(session.pending) if session.pending else session.last_reply
+            for frame in frames:
+                await ws.send(frame)
+            if late is not None:  # the reply first, then what the change caused (section 4)
+                await RoomPath.quietly(self.path.catch_up(late))
+            return
+        if seq < session.last_seq:
+            raise ProtocolError(ErrorCode.BAD_SEQ, f"seq {seq} is older than your last request {session.last_seq}")
+        session.last_seq = seq
+        started = time.perf_counter()
+        session.unsure = False
+        asker = Asker(ws, session, seq, asyncio.get_running_loop().create_future())
+        session.pending = asker.pending
+        reply: Message | None
+        try:
+            reply = await self.handlers[type(message)](asker, message)
+        except StoreError as exc:
+            log_event("store.error", error=str(exc))
+            reply = Error(code=ErrorCode.STORE_UNAVAILABLE, message="the game store is unavailable; try again")
+        except ProtocolError as exc:
+            reply = Error(code=exc.code, message=exc.message)
+        except Exception:
+            # A bug must cost one request, not the connection or the room.
+            log.exception("event=request.failed player=%s type=%s", session.player, message.TYPE)
+            reply = Error(code=ErrorCode.INTERNAL, message="the server failed on this request")
+        if not asker.answered:
+            self.replies.answer(asker, reply if reply is not None else Ok())
+            session.unsure = isinstance(reply, Error) and reply.code == ErrorCode.STORE_UNAVAILABLE
+        if isinstance(message, MoveRequest):
+            if isinstance(asker.reply, Error):
+                self.metrics.move_refused(asker.reply.code, time.perf_counter() - started)
+            else:
+                self.metrics.move_accepted(time.perf_counter() - started)
 
     async def _settle_unsure(self, session: Session, seq: int) -> HeldRoom | None:
         """``seq`` was answered store-unavailable: its change may have landed after all. If it
