@@ -404,9 +404,9 @@ class Room:
             raise RoomError(ErrorCode.BAD_FIELD, f"body.move: {exc}") from None
         if seat.moves >= MAX_MOVES:
             raise RoomError(ErrorCode.MOVE_LIMIT, f"{MAX_MOVES} moves is the most one race allows: resign or wait")
-        verdict = seat.board.is_legal(move)
-        if not verdict:
-            raise RoomError(ErrorCode.ILLEGAL_MOVE, str(verdict.reason))
+        reason = seat.board.why_illegal(move)
+        if reason is not None:
+            raise RoomError(ErrorCode.ILLEGAL_MOVE, reason)
         moved = Moved(now, player, _notation(move))
         self.apply(moved, judged=True)
         return [moved, *self._after_change(now)]
@@ -486,7 +486,9 @@ class Room:
         return seat
 
     def _playing(self, player: str, *, also_stuck: bool = False) -> Seat:
-        seat = self._racer(player)
+        seat = self.seats.get(player)
+        if seat is None or seat.left:
+            seat = self._racer(player)  # raises: not in the room, or not a racer
         if self.phase in (Phase.WAITING, Phase.COUNTDOWN):
             raise RoomError(ErrorCode.NOT_STARTED, "the race has not started yet")
         if self.phase == Phase.FINISHED:
