@@ -141,23 +141,21 @@ def _plain(value: dict[object, object]) -> bool:
     for key, item in value.items():
         if type(key) is not str or not key.isascii():
             return False
-        kind = type(item)
-        if kind is dict:
+        if type(item) is dict:
             if len(item) > MAX_MAP:
                 return False
             for inner_key, inner in item.items():
                 if type(inner_key) is not str or not inner_key.isascii():
                     return False
-                inner_kind = type(inner)
-                if inner_kind is str:
+                if type(inner) is str:
                     if not inner.isascii():
                         return False
-                elif inner_kind not in _SCALARS:
+                elif type(inner) not in _SCALARS:
                     return False
-        elif kind is str:
+        elif type(item) is str:
             if not item.isascii():
                 return False
-        elif kind not in _SCALARS:
+        elif type(item) not in _SCALARS:
             return False
     return True
 

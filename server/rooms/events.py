@@ -184,8 +184,7 @@ _KINDS: Final[tuple[type, ...]] = (
     NewDeal,
     Hinted,
 )
-_HEADS: Final = {kind: i + FORMAT * SPAN for i, kind in enumerate(_KINDS)}
-"""Each kind's entry head in the format this build writes."""
+_INDEX: Final = {kind: i for i, kind in enumerate(_KINDS)}
 
 
 def _values_of(kind: type) -> Callable[[object], tuple[object, ...]]:
@@ -207,10 +206,10 @@ _pack = msgpack.Packer().pack
 def pack(event: Event) -> bytes:
     """The log entry of ``event``."""
     kind = type(event)
-    values = [_HEADS[kind], *_VALUES[kind](event)]
-    if kind is Created:
+    values = [_INDEX[kind] + FORMAT * SPAN, *_VALUES[kind](event)]
+    if isinstance(event, Created):
         # Its settings are a map: a build with new settings fields reads older logs.
-        values[3] = dataclasses.asdict(values[3])
+        values[3] = dataclasses.asdict(event.settings)
     data: bytes = _pack(values)
     return data
 
