@@ -95,8 +95,9 @@ class LatencyHistogram(Collector):
 
 class Tally(Collector):
     """A counter without labels, exposed like prometheus_client's ``Counter`` (``_total`` and
-    ``_created``). Ours for the reason ``LatencyHistogram`` is: the move path counts every move, and
-    that one's ``inc`` is a lock and three calls; one event loop counts these."""
+    ``_created``), counted by adding to ``value``. Ours for the reason ``LatencyHistogram`` is: the
+    move path counts every move, and that one's ``inc`` is a lock and three calls; one event loop
+    counts these."""
 
     def __init__(self, name: str, doc: str, registry: CollectorRegistry) -> None:
         self.name = name
@@ -104,9 +105,6 @@ class Tally(Collector):
         self.value = 0
         self.created = time.time()
         registry.register(self)
-
-    def inc(self) -> None:
-        self.value += 1
 
     def collect(self) -> Iterator[CounterMetricFamily]:
         yield CounterMetricFamily(self.name, self.doc, value=float(self.value), created=self.created)
@@ -192,7 +190,7 @@ class Metrics:
         self._breaker = breaker
 
     def move_accepted(self, seconds: float) -> None:
-        self.moves_accepted.value += 1  # ``inc`` without its call: this is every move
+        self.moves_accepted.value += 1
         self.move_latency.observe(seconds)
 
     def move_refused(self, reason: str, seconds: float) -> None:
