@@ -48,7 +48,7 @@ class _Cursor(Str):
         super().__init__(1, 32)
 
     def check(self, value: object, where: str, strict: bool = True) -> object:
-        super().check(value, where, strict)
+        Str.check(self, value, where, strict)  # not super(): no super object per move
         assert isinstance(value, str)
         if LOBBY_CURSOR.fullmatch(value) is None:
             raise ProtocolError(ErrorCode.BAD_FIELD, f"{where}: not a cursor this server gave")
@@ -63,7 +63,7 @@ class _Notation(Str):
         super().__init__(2, 8)
 
     def check(self, value: object, where: str, strict: bool = True) -> object:
-        super().check(value, where, strict)
+        Str.check(self, value, where, strict)  # not super(): no super object per move
         assert isinstance(value, str)
         try:
             read_move(value)

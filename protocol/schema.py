@@ -9,7 +9,8 @@ the field's path, so the server never acts on a value it has not checked.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import operator
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Self
 
 from .errors import ErrorCode, ProtocolError
@@ -150,16 +151,39 @@ def _plain(spec: Spec) -> bool:
     return type(spec).dump is Spec.dump
 
 
-_FIELDS: dict[type[Message], tuple[tuple[_Field, ...], frozenset[str]]] = {}
-"""Each message class's fields and their names, read on its first encode or decode
-(``dataclasses.fields`` per message showed on the move path's profile)."""
+class _Shape:
+    """A message class's fields as the codec needs them, read once per class on its first encode
+    or decode (``dataclasses.fields`` per message showed on the move path's profile)."""
+
+    __slots__ = ("fields", "fixes", "names", "order", "values")
+
+    def __init__(self, cls: type[Message]) -> None:
+        self.fields = tuple(_Field(f) for f in dataclasses.fields(cls))
+        self.names = frozenset(f.name for f in self.fields)
+        self.order = tuple(f.name for f in self.fields)
+        self.values = _values_of(self.order)
+        self.fixes = tuple(f for f in self.fields if f.omit or f.dump is not None)
+        """The fields whose value does not go on the wire as it is (left out at their default, or
+        dumped): the only ones ``to_body`` looks at one by one."""
 
 
-def _fields(cls: type[Message]) -> tuple[tuple[_Field, ...], frozenset[str]]:
-    found = _FIELDS.get(cls)
+def _values_of(names: tuple[str, ...]) -> Callable[[object], tuple[object, ...]]:
+    """Reads the named attributes of a message into a tuple, in one C call (``attrgetter``)."""
+    if not names:
+        return lambda _message: ()
+    getter = operator.attrgetter(*names)
+    if len(names) == 1:  # attrgetter of one name gives the value, not a tuple of it
+        return lambda message: (getter(message),)
+    return getter
+
+
+_SHAPES: dict[type[Message], _Shape] = {}
+
+
+def _shape(cls: type[Message]) -> _Shape:
+    found = _SHAPES.get(cls)
     if found is None:
-        fields = tuple(_Field(f) for f in dataclasses.fields(cls))
-        found = _FIELDS[cls] = fields, frozenset(f.name for f in fields)
+        found = _SHAPES[cls] = _Shape(cls)
     return found
 
 
@@ -170,12 +194,13 @@ class Message:
     TYPE: ClassVar[str] = ""
 
     def to_body(self) -> dict[str, object]:
-        body: dict[str, object] = {}
-        for f in _fields(type(self))[0]:
-            value = getattr(self, f.name)
-            if f.omit and value == f.default:
-                continue
-            body[f.name] = value if f.dump is None else f.dump(value)
+        shape = _SHAPES.get(type(self)) or _shape(type(self))
+        body = dict(zip(shape.order, shape.values(self), strict=True))
+        for f in shape.fixes:  # in place: the keys keep the fields' order
+            if f.omit and body[f.name] == f.default:
+                del body[f.name]
+            elif f.dump is not None:
+                body[f.name] = f.dump(body[f.name])
         return body
 
     @classmethod
@@ -183,13 +208,13 @@ class Message:
         """Validate a decoded body; ``strict`` refuses unknown keys, else they are ignored."""
         if not isinstance(body, dict):
             raise _bad(where, "a map", body)
-        fields, known = _fields(cls)
-        if strict:
+        shape = _SHAPES.get(cls) or _shape(cls)
+        if strict and not body.keys() <= shape.names:  # a set comparison in C: no loop in the common case
             for key in body:
-                if key not in known:
+                if key not in shape.names:
                     raise ProtocolError(ErrorCode.BAD_FIELD, f"{where}: unknown field {_shown(key)}")
         values: dict[str, object] = {}
-        for f in fields:
+        for f in shape.fields:
             name = f.name
             if name in body:
                 path = f.path if where == "body" else f"{where}.{name}"

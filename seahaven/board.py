@@ -387,6 +387,10 @@ class Board:
         reason = self._reason(move)
         return _LEGAL if reason is None else Verdict(reason)
 
+    why_illegal = _reason
+    """Why ``move`` is illegal here, or None when it is legal: ``is_legal`` without the Verdict,
+    in one call (the server asks it of every move; the Verdict and its ``__bool__`` were two more)."""
+
     def legal_moves(self) -> list[Move]:
         """Every legal move in this position.
 

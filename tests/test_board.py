@@ -72,6 +72,24 @@ def test_reasons_on_deal_1(name: str, text: str, reason: str) -> None:
     assert not verdict
     assert verdict.reason == reason
     assert repr(verdict) == f"Verdict({reason!r})"
+    assert board.why_illegal(m(text)) == reason  # the server's one-call judgement says the same
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_why_illegal_is_none_for_exactly_the_legal_moves(name: str) -> None:
+    board = Board.deal(name, 1)
+    legal = set(board.legal_moves())
+    every = [
+        Move(sa, s, da, d, n)
+        for sa in (COLUMN, CELL, FOUNDATION)
+        for s in range(10)
+        for da in (COLUMN, CELL, FOUNDATION)
+        for d in range(10)
+        for n in (1, 2)
+    ]
+    assert legal and any(move not in legal for move in every)
+    for move in every:
+        assert (board.why_illegal(move) is None) == (move in legal) == bool(board.is_legal(move)), move
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,11 @@ from server.rooms.events import Moved as MovedEvent
 from server.rooms.room import Room
 from server.rooms.settings import Settings
 
+# Tuples, not unions: isinstance is cheaper with one, and these are asked on every move.
+_NEW_RACE = (Started, NewDeal)
+"""Events after which the older race's spectator frames are stale."""
+_RACER_MOVES = (MovedEvent, Undone)
+
 Frame = tuple[frozenset[str], bytes]
 """Who gets a frame, and the frame."""
 
@@ -224,6 +229,9 @@ class RoomCore:
     def release(self, now: int) -> list[Frame]:
         """The spectator frames due by ``now``, in event order, for the spectators there now."""
         # The schedule is in due order: the frames due are its head (most moves find none).
+        if not self.schedule or self.schedule[0].due > now:
+            self.watermark = max(self.watermark, now)
+            return []
         split = bisect.bisect_right(self.schedule, now, key=_due)
         due = self.schedule[:split]
         del self.schedule[:split]
@@ -240,7 +248,8 @@ class RoomCore:
         self._takeback = None
         self.log.extend(outcome.events)
         for event in outcome.events:
-            self.latest = max(self.latest, event.at)
+            if event.at > self.latest:
+                self.latest = event.at
         if outcome.new_race:
             self.schedule = []
         self.schedule += outcome.delayed
@@ -267,7 +276,7 @@ class RoomCore:
     ) -> Outcome:
         # A move or undo that caused nothing else (such as the end of the race) is taken back alone.
         lone = events[0] if len(events) == 1 else None
-        self._takeback = (before, lone) if before is not None and isinstance(lone, MovedEvent | Undone) else None
+        self._takeback = (before, lone) if before is not None and isinstance(lone, _RACER_MOVES) else None
         room = self.room
         watched = bool(room.spectators)
         if not watched:
@@ -275,8 +284,9 @@ class RoomCore:
         outcome = Outcome(events, self._reply(events, mover))
         latest = self.latest
         for event in events:
-            latest = max(latest, event.at)
-            outcome.new_race = outcome.new_race or isinstance(event, Started | NewDeal)
+            if event.at > latest:
+                latest = event.at
+            outcome.new_race = outcome.new_race or isinstance(event, _NEW_RACE)
             for out in room.messages(event, spectators=watched):
                 if out.delay_ms:
                     # Nobody watches: no frame. A first spectator's join rebuilds them from the log.
@@ -285,12 +295,14 @@ class RoomCore:
                 else:
                     audience = frozenset(room.members) if out.audience is None else out.audience
                     outcome.frames.append((audience, encode(out.message)))
-        # The schedule is in due order: its head, or else the first new frame, is the earliest.
-        due = [d.due for d in ([] if outcome.new_race else self.schedule[:1]) + outcome.delayed[:1]]
-        if not room.spectators:
-            due = []
-        deadline = room.next_deadline()
-        outcome.wake = min([*due, deadline] if deadline is not None else due, default=None)
+        wake = room.next_deadline()
+        if room.spectators:
+            # The schedule is in due order: its head, or else the first new frame, is the earliest.
+            heads = outcome.delayed[:1] if outcome.new_race else self.schedule[:1] + outcome.delayed[:1]
+            for head in heads:
+                if wake is None or head.due < wake:
+                    wake = head.due
+        outcome.wake = wake
         return outcome
 
     def _unwatched(self, now: int) -> list[Delayed]:
@@ -303,7 +315,7 @@ class RoomCore:
     def _reply(self, events: list[Event], mover: str | None) -> Message:
         """``moved`` for the mover's own move or undo, ``ok`` for anything else."""
         for event in events:
-            if mover is not None and isinstance(event, MovedEvent | Undone) and event.player == mover:
+            if mover is not None and isinstance(event, _RACER_MOVES) and event.player == mover:
                 seat = self.room.seats[mover]
                 assert seat.board is not None
                 return Moved(

@@ -64,6 +64,8 @@ GHOST_PREFIX: Final = "ghost-"
 """Player ids of ghost racers (a recorded run raced again: ``server/play/ghosts.py``) start so,
 followed by the challenge's id: the room shows them as ghosts, the records find a challenge's races."""
 DONE: Final = frozenset({Status.FINISHED, Status.STUCK, Status.RESIGNED, Status.FORFEIT})
+DONE_WITH_UNDO: Final = DONE - {Status.STUCK}
+"""Done where undo is on: a stuck racer can still undo their way out."""
 MAX_MOVES: Final = 5000
 """Moves and undos one racer may make in one race (a solution takes about 90): bounds the log."""
 MAX_CHANGES: Final = 50
@@ -186,14 +188,19 @@ class Room:
         return max(0, now - self.started_at) if self.started_at is not None else 0
 
     def next_deadline(self) -> int | None:
-        """The earliest time ``tick`` has something to do, or None."""
-        times: list[int] = []
-        if self.phase == Phase.COUNTDOWN and self.starts_at is not None:
-            times.append(self.starts_at)
-        if self.phase == Phase.RACING and self.started_at is not None and self.settings.time_limit_ms:
-            times.append(self.started_at + self.settings.time_limit_ms)
-        times += [(s.dropped_at or 0) + self.settings.grace_ms for s in self.seats.values() if self._grace_matters(s)]
-        return min(times, default=None)
+        """The earliest time ``tick`` has something to do, or None (asked after every command:
+        no list is built for it)."""
+        soonest = None
+        if self.phase == Phase.COUNTDOWN:
+            soonest = self.starts_at
+        elif self.phase == Phase.RACING and self.started_at is not None and self.settings.time_limit_ms:
+            soonest = self.started_at + self.settings.time_limit_ms
+        for seat in self.seats.values():
+            if seat.dropped_at is not None and self._grace_matters(seat):
+                due = seat.dropped_at + self.settings.grace_ms
+                if soonest is None or due < soonest:
+                    soonest = due
+        return soonest
 
     def _grace_matters(self, seat: Seat) -> bool:
         """A dropped racer's grace period can still cost them something: a seat or a race."""
@@ -402,10 +409,12 @@ class Room:
             raise RoomError(ErrorCode.BAD_FIELD, f"body.move: {exc}") from None
         if seat.moves >= MAX_MOVES:
             raise RoomError(ErrorCode.MOVE_LIMIT, f"{MAX_MOVES} moves is the most one race allows: resign or wait")
-        verdict = seat.board.is_legal(move)
-        if not verdict:
-            raise RoomError(ErrorCode.ILLEGAL_MOVE, str(verdict.reason))
-        return self._emit(Moved(now, player, _notation(move)), judged=True) + self._after_change(now)
+        reason = seat.board.why_illegal(move)
+        if reason is not None:
+            raise RoomError(ErrorCode.ILLEGAL_MOVE, reason)
+        moved = Moved(now, player, _notation(move))
+        self.apply(moved, judged=True)
+        return [moved, *self._after_change(now)]
 
     def undo(self, player: str, now: int) -> list[Event]:
         seat = self._playing(player, also_stuck=True)
@@ -475,14 +484,16 @@ class Room:
             raise RoomError(ErrorCode.NOT_IN_ROOM, f"you are not in room {self.code}")
 
     def _racer(self, player: str) -> Seat:
-        self._member(player)
         seat = self.seats.get(player)
         if seat is None or seat.left:
+            self._member(player)  # not in the room at all comes first
             raise RoomError(ErrorCode.NOT_A_RACER, "spectators watch; only racers play")
         return seat
 
     def _playing(self, player: str, *, also_stuck: bool = False) -> Seat:
-        seat = self._racer(player)
+        seat = self.seats.get(player)
+        if seat is None or seat.left:
+            seat = self._racer(player)  # raises: not in the room, or not a racer
         if self.phase in (Phase.WAITING, Phase.COUNTDOWN):
             raise RoomError(ErrorCode.NOT_STARTED, "the race has not started yet")
         if self.phase == Phase.FINISHED:
@@ -501,11 +512,14 @@ class Room:
             if len(self.seats) < 2 or not all(s.ready and s.connected for s in self.seats.values()):
                 return self._emit(CountdownSet(now, None))
         elif self.phase == Phase.RACING:
-            if any(s.status == Status.FINISHED for s in self.seats.values()):
-                return self._emit(Ended(now, EndReason.WON))
             # With undo on, a stuck racer can still undo their way out: not done yet.
-            done = DONE - {Status.STUCK} if self.settings.undo else DONE
-            if all(s.status in done for s in self.seats.values()):
+            done = DONE_WITH_UNDO if self.settings.undo else DONE
+            all_done = True
+            for seat in self.seats.values():  # one pass, no generator: this runs after every move
+                if seat.status == Status.FINISHED:
+                    return self._emit(Ended(now, EndReason.WON))
+                all_done = all_done and seat.status in done
+            if all_done:
                 return self._emit(Ended(now, EndReason.ALL_DONE if self.seats else EndReason.ABANDONED))
         return []
 
@@ -523,22 +537,23 @@ class Room:
         match event:  # racers' moves first: almost every event is one
             case Moved(at, player, text):
                 seat = self.seats[player]
-                assert seat.board is not None
-                before = seat.board.progress
+                board = seat.board
+                assert board is not None
+                before = board.progress
                 move = read_move(text)
                 if judged:
-                    seat.board.push_legal(move)
+                    board.push_legal(move)
                 else:
-                    seat.board.push(move)
+                    board.push(move)
                 seat.timeline.append((at, text))
                 seat.moves += 1
                 seat.undos = 0
-                if seat.board.progress != before:
+                if board.progress != before:
                     seat.reached_at = at
-                if seat.board.is_won():
+                if board.is_won():
                     seat.status = Status.FINISHED
                     seat.finished_at = at
-                elif seat.board.is_stuck():
+                elif not board.has_legal_move():  # stuck (``is_stuck``, whose is_won was just asked)
                     seat.status = Status.STUCK
             case Undone(at, player):
                 seat = self.seats[player]
@@ -669,17 +684,22 @@ class Room:
         a clock's, so every node that applies the event, now or on a later load, sends the same
         bytes (a node that heard of a move a millisecond later must not date it later).
         """
+        delay = self.settings.spectator_delay_ms
+        if isinstance(event, Moved | Undone):  # racers' moves first: almost every event is one
+            player = event.player
+            progress = self._progress(player, event.at)
+            rivals = []  # a loop, not a comprehension: that is a function call per move
+            for other, seat in self.seats.items():
+                if not seat.left and other != player:
+                    rivals.append(other)
+            sent = [Outbound(frozenset(rivals), progress)]
+            if spectators and (self.spectators or delay):  # with a delay, someone may join before it falls due
+                move = event.move if isinstance(event, Moved) else "undo"
+                sent.append(Outbound(frozenset(self.spectators), replace(progress, move=move), delay))
+            return sent
         racers = frozenset(p for p, s in self.seats.items() if not s.left)
         watchers = frozenset(self.spectators)
-        delay = self.settings.spectator_delay_ms
-        match event:  # racers' moves first: almost every event is one
-            case Moved(at, player) | Undone(at, player):
-                progress = self._progress(player, at)
-                sent = [Outbound(racers - {player}, progress)]
-                if spectators and (watchers or delay):  # with a delay, someone may join before it falls due
-                    move = event.move if isinstance(event, Moved) else "undo"
-                    sent.append(Outbound(watchers, replace(progress, move=move), delay))
-                return sent
+        match event:
             case Joined() | Left() | ReadySet() | Presence() | RematchVoted() | Hinted():
                 return [Outbound(None, self._members_message())]
             case CountdownSet(at, starts_at):

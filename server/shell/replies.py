@@ -22,8 +22,9 @@ class Replies:
     def answer_frame(self, asker: Asker, frame: bytes) -> None:
         asker.answered = True
         session = asker.session
-        session.last_reply = [frame]
+        frames = [frame]  # one list for both: neither is ever changed, only replaced
+        session.last_reply = frames
         if session.pending is asker.pending:
             session.pending = None
-        asker.pending.set_result([frame])
+        asker.pending.set_result(frames)
         self.fanout.write([asker.ws], frame)
