@@ -28,10 +28,13 @@ from redis.exceptions import RedisError
 
 from server.store.base import Ring
 
-__all__ = ["ARENA", "BROADCAST", "Subscriptions"]
+__all__ = ["ARENA", "BROADCAST", "EVERY_NODE", "Subscriptions"]
 
 ARENA: Final = "arena"
-"""The one doorbell kind on the channel every node hears (its key travels in the data)."""
+"""The arenas' doorbell kind: on the channel every node hears (a few rings a race, never a move)."""
+EVERY_NODE: Final = frozenset({ARENA, "admin"})
+"""The kinds on the channel every node hears, their kind and key in the data: the arenas' and the
+moderators' (a ban, a notice, a kick: every node must act on it, whatever it holds)."""
 BROADCAST: Final = ""
 """The route of the channel every node hears (a plain channel, on the first seed of a cluster)."""
 

@@ -45,8 +45,9 @@ Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
     P{room:ID}:bell      (pub/sub channel, not a key) the room's doorbell: its appends, ``wiped``
     P{session:TOKEN}:bell  (channel) the session's doorbell (taken over on another node)
     P{player:ID}:bell    (channel) frames for the player's connection, wherever it is
-    P bell:arena         (channel) the arenas' doorbells, heard by every node (the arena's code
-                         begins the data); the only channel not in a slot of its own
+    P bell:arena         (channel) the arenas' and the moderators' doorbells, heard by every node
+                         (the data begins with the kind and the key: "arena CODE ...", "admin bans");
+                         the only channel not in a slot of its own
                          (server/store/bells.py: shard channels on a cluster, plain ones on one Redis)
     P{arena:CODE}:meta   string  an arena's definition (server/play/arenas.py); the arena's TTL
     P{arena:CODE}:players hash   player -> the player's entry in the arena (points, streak, race)
@@ -123,7 +124,7 @@ from server.store.base import (
     check_ttl,
     ttl_ms,
 )
-from server.store.bells import ARENA, BROADCAST, Subscriptions
+from server.store.bells import ARENA, BROADCAST, EVERY_NODE, Subscriptions
 from server.store.guarded import Breaker, Guard, Observer
 from server.store.link import Link, ReplyError, link_url
 from server.store.matching import QUEUE_TTL_MS, Matched, Waiter, Window
@@ -365,8 +366,9 @@ class RedisStore:
 
     def bell(self, kind: str, key: str) -> str:
         """A doorbell's pub/sub channel: its room's, session's or player's own, in that one's slot
-        (a shard channel on a cluster), or for the arenas the one every node hears."""
-        if kind == ARENA:
+        (a shard channel on a cluster), or for the arenas and the moderators the one every node
+        hears (``EVERY_NODE``)."""
+        if kind in EVERY_NODE:
             return f"{self.prefix}bell:{ARENA}"
         if kind == "wiped":
             kind = "room"
@@ -374,9 +376,10 @@ class RedisStore:
 
     def _doorbell(self, channel: str, data: bytes) -> tuple[str, str, bytes] | None:
         """The doorbell (kind, key, data) a message on ``channel`` is; None if none of ours."""
-        if channel == self.bell(ARENA, ""):
-            code, _, rest = data.partition(b" ")
-            return ARENA, code.decode(errors="replace"), rest
+        if channel == self.bell(ARENA, ""):  # "kind key data"
+            kind, _, rest = data.partition(b" ")
+            key, _, rest = rest.partition(b" ")
+            return kind.decode(errors="replace"), key.decode(errors="replace"), rest
         head, tail = f"{self.prefix}{{", "}:bell"
         if not (channel.startswith(head) and channel.endswith(tail)):
             return None
@@ -667,11 +670,11 @@ class RedisStore:
     def ring(self, kind: str, key: str, data: str | bytes) -> Awaitable[None]:
         channel = self.bell(kind, key)
         raw = data.encode() if isinstance(data, str) else bytes(data)
-        if kind == ARENA:
-            raw = key.encode() + b" " + raw
+        if kind in EVERY_NODE:
+            raw = kind.encode() + b" " + key.encode() + b" " + raw
         elif kind == "wiped":
             raw = b"wiped " + raw
-        command = "SPUBLISH" if self.cluster and kind != ARENA else "PUBLISH"
+        command = "SPUBLISH" if self.cluster and kind not in EVERY_NODE else "PUBLISH"
 
         async def call() -> None:
             await self._redis.execute_command(command, channel, raw)
