@@ -83,8 +83,11 @@ from tests.redis_proc import RedisProcess
 TARGETS = ("memory", "redis", "aof", "two-nodes", "floor-redis", "floor-judged")
 FLOORS = ("floor-redis", "floor-judged")
 """Targets that are the floor itself, storing (and judging) each move."""
-LEVERS = ("gc-log", "gc-threshold", "gc-freeze", "gc-off", "uvloop")
+LEVERS = ("gc-log", "gc-threshold", "gc-freeze", "gc-off", "uvloop", "no-group-commit")
 SWEEP_STEP = 1.5
+SWEEP_RESOLUTION = 1.1
+"""The sweep narrows the highest passing rate until the next failing one is at most this much above
+it, so that 0.9x of the floor can be told from 0.82x."""
 MAX_CONNECTIONS = 4000
 MAX_RATE = 50_000.0
 MAX_SECONDS = 300.0
@@ -286,10 +289,11 @@ class Bench:
         )
 
     async def _sweep(self, sides: list[tuple[Result, Side, Generator]]) -> None:
-        """Each side: raise the rate by SWEEP_STEP until a step fails, then try once between the last
-        pass and that failure. The two sides take turns at each step. A failed step runs once more
-        and the better of the two counts: a burst of other processes should not end the sweep. A
-        step where the generator ran out of CPU ends that side's sweep (its rate is a lower bound)."""
+        """Each side: raise the rate by SWEEP_STEP until a step fails, then halve the gap (on a log
+        scale) between the highest pass and the lowest failure until it is at most SWEEP_RESOLUTION.
+        The two sides take turns at each step. A failed step runs once more and the better of the two
+        counts: a burst of other processes should not end the sweep. A step where the generator ran
+        out of CPU ends that side's sweep (its rate is a lower bound)."""
         args = self.args
         turn = 0
         while True:
@@ -316,9 +320,12 @@ class Bench:
         if not failed:
             rate = steps[-1].offered * SWEEP_STEP
             return rate if rate <= MAX_RATE else None
-        if len(failed) == 1 and passed and steps[-1].offered == failed[0]:
-            return float(round(math.sqrt(max(passed) * failed[0])))
-        return None
+        if not passed:
+            return None  # the first rate failed: below it, the sweep says nothing useful
+        low, high = max(passed), min(failed)
+        if high <= low * SWEEP_RESOLUTION:
+            return None
+        return float(round(math.sqrt(low * high)))
 
 
 def lever_env(levers: list[str], extras: str | None) -> dict[str, str]:

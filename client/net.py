@@ -60,7 +60,8 @@ def unreachable_why(error: BaseException) -> str:
         return "it is not a Seahaven server (the WebSocket handshake failed)"
     if isinstance(error, ssl.SSLCertVerificationError):
         # The OpenSSL code stays as it is: it is what a player searches for.
-        return f"its certificate is not trusted: {error.verify_message} (CERTIFICATE_VERIFY_FAILED; --ca FILE trusts it)"
+        why = error.verify_message
+        return f"its certificate is not trusted: {why} (CERTIFICATE_VERIFY_FAILED; --ca FILE trusts it)"
     if isinstance(error, OSError) and error.strerror:
         return error.strerror.lower()
     return type(error).__name__

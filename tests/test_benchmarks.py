@@ -80,6 +80,24 @@ def test_a_sweep_that_failed_where_the_generator_ran_out_of_cpu_gives_a_lower_bo
     assert Result("floor", sweep=[step(1000, 0.002, 0.95)]).rate_is_a_floor
 
 
+def test_a_sweep_narrows_the_gap_between_a_pass_and_a_failure_to_a_tenth() -> None:
+    def step(rate: float, passes: bool) -> Phase:
+        rival = 0.002 if passes else 0.200
+        window = Window(0, 1, sent=int(rate), ack=[0.001] * int(rate), rival=[rival] * int(rate))
+        window.sent_with_rival = int(rate)
+        return Phase(rate, 1.0, window, server_cpu=0.5, gen_cpu=0.3)
+
+    bench = Bench(argparse.Namespace(sweep_from=1000.0, server_cpu=0), [])
+    steps = [step(1000, True), step(1500, True), step(2250, False)]
+    rates = []
+    while (rate := bench._next(steps)) is not None:
+        rates.append(rate)
+        steps.append(step(rate, rate < 1900))
+    assert rates == [1837, 2033, 1933]  # each the geometric middle of the gap left, until it is <= 1.1x
+    assert Result("floor", sweep=steps).best_rate == 1837
+    assert bench._next([step(1000, False)]) is None  # nothing passed: no gap to narrow
+
+
 def test_profile_lines_are_charged_to_the_innermost_frame(tmp_path: Path) -> None:
     raw = tmp_path / "raw.txt"
     raw.write_text(

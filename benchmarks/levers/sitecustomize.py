@@ -9,7 +9,9 @@ the server's PYTHONPATH and names the levers in SEAHAVEN_BENCH_LEVERS (comma-sep
 - ``gc-freeze``: on SIGUSR1 (sent once every room has started) collect, then ``gc.freeze()``: the
   heap that exists then is never walked again;
 - ``gc-off``: no automatic collection at all (an upper bound for GC levers, not a deployment);
-- ``uvloop``: run asyncio on uvloop (it must be importable, e.g. from SEAHAVEN_BENCH_EXTRAS).
+- ``uvloop``: run asyncio on uvloop (it must be importable, e.g. from SEAHAVEN_BENCH_EXTRAS);
+- ``no-group-commit``: the Redis link writes each command the moment it is issued instead of every
+  command of one loop turn in one write (server/store/link.py), to measure what the group commit buys.
 
 SEAHAVEN_BENCH_EXTRAS: a folder added to the path (packages installed with ``pip --target``), so
 the baseline's virtual environment stays without them.
@@ -43,6 +45,21 @@ if "gc-freeze" in _LEVERS:
     signal.signal(signal.SIGUSR1, _freeze)
 if "uvloop" in _LEVERS:
     importlib.import_module("uvloop").install()
+
+if "no-group-commit" in _LEVERS:
+    # An experiment from outside the code, so it reaches into the link's private connection class:
+    # after a call is queued, flush at once (the flush the link schedules for the loop's next turn
+    # then finds nothing left to write).
+    from server.store import link
+
+    _queue = link._Pipe.call
+
+    def _call_and_write(pipe: link._Pipe, frame: bytes) -> object:
+        future = _queue(pipe, frame)
+        pipe.flush()
+        return future
+
+    link._Pipe.call = _call_and_write  # type: ignore[method-assign,assignment]
 
 if "gc-log" in _LEVERS:
     _pauses: list[tuple[float, int, float]] = []

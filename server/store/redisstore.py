@@ -377,9 +377,9 @@ class RedisStore:
     def _doorbell(self, channel: str, data: bytes) -> tuple[str, str, bytes] | None:
         """The doorbell (kind, key, data) a message on ``channel`` is; None if none of ours."""
         if channel == self.bell(ARENA, ""):  # "kind key data"
-            kind, _, rest = data.partition(b" ")
-            key, _, rest = rest.partition(b" ")
-            return kind.decode(errors="replace"), key.decode(errors="replace"), rest
+            said, _, rest = data.partition(b" ")
+            about, _, rest = rest.partition(b" ")
+            return said.decode(errors="replace"), about.decode(errors="replace"), rest
         head, tail = f"{self.prefix}{{", "}:bell"
         if not (channel.startswith(head) and channel.endswith(tail)):
             return None
