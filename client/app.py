@@ -317,14 +317,15 @@ class RaceApp(App[None]):
     def on_game_screen_automove_changed(self, event: GameScreen.AutomoveChanged) -> None:
         """Keep the player's auto-move choice for the next rooms and runs."""
         self.settings.automove = event.on
-        try:
-            self.settings.save(self.data)
-        except OSError as error:
-            self.notify(f"Could not save the settings: {error}", severity="warning")
+        self._save_settings()
 
     def on_game_screen_deck_changed(self, event: GameScreen.DeckChanged) -> None:
         """Keep the card colours for the next rooms and runs."""
         self.settings.deck = event.deck
+        self._save_settings()
+
+    def _save_settings(self) -> None:
+        """Write the settings; a disk that refuses costs a warning, not the race."""
         try:
             self.settings.save(self.data)
         except OSError as error:
