@@ -26,11 +26,8 @@ from protocol.messages import (
     JoinRoom,
     Moved,
     MoveRequest,
-    Ok,
-    Ready,
     Result,
     RoomState,
-    Started,
     Undo,
 )
 from server.rooms.core import RoomCore
@@ -39,22 +36,9 @@ from server.rooms.events import Moved as MovedEvent
 from tests.racing import solution
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
-from tests.wsclient import WsClient
+from tests.wsclient import WsClient, race_of_two
 
 MOVES = [str(move) for move in solution()]
-
-
-async def race(a: WsClient, b: WsClient, watcher: WsClient) -> str:
-    """``a`` creates a room, ``b`` joins it, ``watcher`` watches; both ready; started."""
-    state = await a.call(CreateRoom(deal_number=1))
-    assert isinstance(state, RoomState)
-    assert isinstance(await b.call(JoinRoom(room=state.room)), RoomState)
-    assert isinstance(await watcher.call(JoinRoom(room=state.room, spectate=True)), RoomState)
-    for client in (a, b):
-        assert isinstance(await client.call(Ready()), Ok)
-    for client in (a, b, watcher):
-        await client.expect(Started)
-    return state.room
 
 
 @pytest.fixture
@@ -117,7 +101,7 @@ async def three_moves_each(node: ServerProcess) -> tuple[WsClient, WsClient, WsC
     ann = await WsClient.open(node.url, "Ann")
     bob = await WsClient.open(node.url, "Bob")
     sam = await WsClient.open(node.url, "Sam")
-    code = await race(ann, bob, sam)
+    code = (await race_of_two(ann, bob, CreateRoom(deal_number=1), (sam,))).room
     await play(ann, MOVES[:3])
     await play(bob, MOVES[:3])
     await ann.settle()

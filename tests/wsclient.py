@@ -112,13 +112,18 @@ class WsClient:
         await self.ws.close()
 
 
-async def race_of_two(ann: WsClient, bob: WsClient, create: CreateRoom) -> RoomState:
-    """``ann`` creates a room, ``bob`` joins it, both ready; the room once both have seen the start."""
+async def race_of_two(
+    ann: WsClient, bob: WsClient, create: CreateRoom, watchers: tuple[WsClient, ...] = ()
+) -> RoomState:
+    """``ann`` creates a room, ``bob`` joins it (each on any node), ``watchers`` watch it, both
+    ready; the room once all of them have seen the start."""
     state = await ann.call(create)
     assert isinstance(state, RoomState)
     assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
+    for watcher in watchers:
+        assert isinstance(await watcher.call(JoinRoom(room=state.room, spectate=True)), RoomState)
     for client in (ann, bob):
         assert isinstance(await client.call(Ready()), Ok)
-    for client in (ann, bob):
+    for client in (ann, bob, *watchers):
         await client.expect(Started)
     return state
