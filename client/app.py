@@ -388,16 +388,17 @@ class RaceApp(App[None]):
         """The server seated us in a room nobody asked for here (an arena's next race): the last
         race's screens close (back to the arena's screen) and this room opens."""
         self.back_to_lobby()
-        self._entering = True
-        try:
-            await self._open_room(state)
-            for message in self._held:
-                self._room_event(message)
-        finally:
-            self._entering, self._held = False, []
+        await self._open_unasked(state)
 
     async def _resume(self, state: RoomState) -> None:
         """Back in the room a restarted client was in (its seat kept by the server)."""
+        await self._open_unasked(state)
+        if self.room is not None:
+            self.room.screen.flash(*room_text.welcome_back(self.room.model))
+
+    async def _open_unasked(self, state: RoomState) -> None:
+        """Open a room no request of ours answered; its events that arrive meanwhile are held,
+        then replayed on it in order, as ``enter`` does."""
         self._entering = True
         try:
             await self._open_room(state)
@@ -405,8 +406,6 @@ class RaceApp(App[None]):
                 self._room_event(message)
         finally:
             self._entering, self._held = False, []
-        if self.room is not None:
-            self.room.screen.flash(*room_text.welcome_back(self.room.model))
 
     def on_race_app_net_status(self, event: NetStatus) -> None:
         status = event.status
