@@ -317,14 +317,15 @@ class RaceApp(App[None]):
     def on_game_screen_automove_changed(self, event: GameScreen.AutomoveChanged) -> None:
         """Keep the player's auto-move choice for the next rooms and runs."""
         self.settings.automove = event.on
-        try:
-            self.settings.save(self.data)
-        except OSError as error:
-            self.notify(f"Could not save the settings: {error}", severity="warning")
+        self._save_settings()
 
     def on_game_screen_deck_changed(self, event: GameScreen.DeckChanged) -> None:
         """Keep the card colours for the next rooms and runs."""
         self.settings.deck = event.deck
+        self._save_settings()
+
+    def _save_settings(self) -> None:
+        """Write the settings; a disk that refuses costs a warning, not the race."""
         try:
             self.settings.save(self.data)
         except OSError as error:
@@ -387,16 +388,17 @@ class RaceApp(App[None]):
         """The server seated us in a room nobody asked for here (an arena's next race): the last
         race's screens close (back to the arena's screen) and this room opens."""
         self.back_to_lobby()
-        self._entering = True
-        try:
-            await self._open_room(state)
-            for message in self._held:
-                self._room_event(message)
-        finally:
-            self._entering, self._held = False, []
+        await self._open_unasked(state)
 
     async def _resume(self, state: RoomState) -> None:
         """Back in the room a restarted client was in (its seat kept by the server)."""
+        await self._open_unasked(state)
+        if self.room is not None:
+            self.room.screen.flash(*room_text.welcome_back(self.room.model))
+
+    async def _open_unasked(self, state: RoomState) -> None:
+        """Open a room no request of ours answered; its events that arrive meanwhile are held,
+        then replayed on it in order, as ``enter`` does."""
         self._entering = True
         try:
             await self._open_room(state)
@@ -404,8 +406,6 @@ class RaceApp(App[None]):
                 self._room_event(message)
         finally:
             self._entering, self._held = False, []
-        if self.room is not None:
-            self.room.screen.flash(*room_text.welcome_back(self.room.model))
 
     def on_race_app_net_status(self, event: NetStatus) -> None:
         status = event.status

@@ -1,9 +1,11 @@
 """What the browser tests share: Debian's Chromium under Playwright, a page that records its
-script errors, and playing a move with the keys (the terminal client's)."""
+script errors, the lobby entered by name, rows read off a page, and playing a move with the keys
+(the terminal client's)."""
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -51,6 +53,20 @@ def no_errors(page: Page) -> None:
 
 async def js(page: Page, expression: str) -> Any:
     return await page.evaluate(f"() => {expression}")
+
+
+async def lobby(page: Page, url: str, name: str) -> None:
+    """Open ``url``, say the name, and wait for the server's welcome."""
+    await page.goto(url)
+    await page.fill("#name", name)
+    await page.click("text=Continue")
+    await page.wait_for_function("() => window.seahaven.me !== null", timeout=WAIT_MS)
+
+
+async def rows(page: Page, selector: str) -> list[str]:
+    """Each row's cells (or a list item's parts), read in one go: a render replaces the rows."""
+    read = "sel => [...document.querySelectorAll(sel)].map(r => [...r.children].map(c => c.textContent).join(' '))"
+    return [re.sub(r"\s+", " ", row).strip() for row in await page.evaluate(read, selector)]
 
 
 async def key_move(page: Page, move: Move) -> None:

@@ -140,6 +140,19 @@ async def wait_until(
         await asyncio.sleep(interval)
 
 
+def cursor_page(items: list[dict[str, Any]], limit: int, before: str | None) -> tuple[list[dict[str, Any]], str | None]:
+    """``DictRecords``' paging: the ``limit`` items from the cursor ``before`` on (its cursors are
+    ``i`` and an index; another is a ValueError, as the real reader's), and the next page's cursor
+    (None: this is the last page)."""
+    start = 0
+    if before is not None:
+        if not (before.startswith("i") and before[1:].isdigit()):
+            raise ValueError(f"not a cursor of this reader: {before!r}")
+        start = int(before[1:])
+    more = start + limit < len(items)
+    return items[start : start + limit], f"i{start + limit}" if more else None
+
+
 class DictRecords:
     """``RecordsReader`` (server/http/api.py) over plain dicts, for the HTTP side's own tests:
     routing, parameter checks, caching, errors and rate limits, which do not depend on where the
@@ -273,15 +286,8 @@ class DictRecords:
 
     async def player_races(self, player: str, limit: int, before: str | None) -> dict[str, Any]:
         await self._ask("player_races", player, limit, before)
-        races = self.player_pages.get(player, [])
-        start = 0
-        if before is not None:
-            if not (before.startswith("i") and before[1:].isdigit()):
-                raise ValueError(f"not a cursor of this reader: {before!r}")
-            start = int(before[1:])
-        page = races[start : start + limit]
-        more = start + limit < len(races)
-        return {"races": page, "next": f"i{start + limit}" if more else None}
+        page, after = cursor_page(self.player_pages.get(player, []), limit, before)
+        return {"races": page, "next": after}
 
     async def leaderboard(
         self, preset: str, period: str, grade: str | None, day: str | None, limit: int, offset: int
@@ -305,18 +311,8 @@ class DictRecords:
     async def player_ratings(self, player: str, preset: str | None, limit: int, before: str | None) -> dict[str, Any]:
         await self._ask("player_ratings", player, preset, limit, before)
         changes = [c for c in self.rating_changes.get(player, []) if preset is None or c["preset"] == preset]
-        start = 0
-        if before is not None:
-            if not (before.startswith("i") and before[1:].isdigit()):
-                raise ValueError(f"not a cursor of this reader: {before!r}")
-            start = int(before[1:])
-        more = start + limit < len(changes)
-        return {
-            "player": player,
-            "preset": preset,
-            "history": changes[start : start + limit],
-            "next": f"i{start + limit}" if more else None,
-        }
+        page, after = cursor_page(changes, limit, before)
+        return {"player": player, "preset": preset, "history": page, "next": after}
 
     async def reachable(self) -> bool:
         return True
@@ -335,18 +331,8 @@ class DictRecords:
 
     async def player_arenas(self, player: str, limit: int, before: str | None) -> dict[str, Any]:
         await self._ask("player_arenas", player, limit, before)
-        arenas = self.player_arena_pages.get(player, [])
-        start = 0
-        if before is not None:
-            if not (before.startswith("i") and before[1:].isdigit()):
-                raise ValueError(f"not a cursor of this reader: {before!r}")
-            start = int(before[1:])
-        more = start + limit < len(arenas)
-        return {
-            "player": player,
-            "arenas": arenas[start : start + limit],
-            "next": f"i{start + limit}" if more else None,
-        }
+        page, after = cursor_page(self.player_arena_pages.get(player, []), limit, before)
+        return {"player": player, "arenas": page, "next": after}
 
     async def rating_board(self, preset: str, limit: int, offset: int) -> dict[str, Any]:
         await self._ask("rating_board", preset, limit, offset)

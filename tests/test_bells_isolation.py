@@ -12,12 +12,12 @@ import pytest
 import redis.asyncio as aioredis
 from prometheus_client.parser import text_string_to_metric_families
 
-from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Progress, Ready, RoomState, Started
+from protocol.messages import CreateRoom, Moved, MoveRequest, Progress
 from seahaven import Board
 from seahaven.solver import solve
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
-from tests.wsclient import WsClient
+from tests.wsclient import WsClient, race_of_two
 
 MOVES = [str(move) for move in solve(Board.deal("seahaven", 1)).moves]
 ROOMS = 3
@@ -61,13 +61,7 @@ async def test_nodes_that_hold_no_room_hear_none_of_its_doorbells(
         ann = await WsClient.open(one.url, f"Ann{n}")
         bob = await WsClient.open(two.url, f"Bob{n}")
         clients += [ann, bob]
-        state = await ann.call(CreateRoom(deal_number=1))
-        assert isinstance(state, RoomState)
-        assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
-        for racer in (ann, bob):
-            assert isinstance(await racer.call(Ready()), Ok)
-        for racer in (ann, bob):
-            await racer.expect(Started)
+        await race_of_two(ann, bob, CreateRoom(deal_number=1))
         for i in range(MOVES_EACH):
             assert isinstance(await ann.call(MoveRequest(move=MOVES[i])), Moved)
             await bob.expect(Progress, where=moved(ann, i + 1))

@@ -16,7 +16,7 @@ from protocol.messages import Arena, CreateArena
 from seahaven import Board
 from seahaven.solver import solve
 from server.app import RaceServer
-from tests.browser_pages import WAIT_MS, chromium, js, new_page, no_errors
+from tests.browser_pages import WAIT_MS, chromium, js, lobby, new_page, no_errors, rows
 from tests.helpers import MakeServer, fake, url_of
 from tests.wsclient import WsClient
 
@@ -32,18 +32,6 @@ async def server(make_memory_server: MakeServer) -> RaceServer:
 async def browser() -> AsyncIterator[Browser]:
     async with chromium() as launched:
         yield launched
-
-
-async def lobby(page: Page, url: str, name: str) -> None:
-    await page.goto(url)
-    await page.fill("#name", name)
-    await page.click("text=Continue")
-    await page.wait_for_function("() => window.seahaven.me !== null", timeout=WAIT_MS)
-
-
-async def rows(page: Page, selector: str) -> list[str]:
-    read = "sel => [...document.querySelectorAll(sel)].map(r => [...r.children].map(c => c.textContent).join(' '))"
-    return [re.sub(r"\s+", " ", row).strip() for row in await page.evaluate(read, selector)]
 
 
 async def racing_in(page: Page, not_room: str | None = None) -> str:

@@ -32,7 +32,7 @@ from seahaven import Board, Move, parse_board, to_board_text
 from seahaven.solver import solve
 from tests.browser_pages import AUTO_OFF, WAIT_MS, chromium, js, key_move
 from tests.server_proc import ServerProcess
-from tests.wsclient import WsClient
+from tests.wsclient import WsClient, race_of_two
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -185,13 +185,7 @@ async def test_a_finished_rooms_link_says_the_race_is_over_and_shows_its_results
     """Bug 3: a finished room's link said "the race has begun"."""
     ann = await WsClient.open(ws(server), "Ann")
     bob = await WsClient.open(ws(server), "Bob")
-    state = await ann.call(CreateRoom(deal_number=1))
-    assert isinstance(state, RoomState)
-    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
-    for client in (ann, bob):
-        assert isinstance(await client.call(Ready()), Ok)
-    for client in (ann, bob):
-        await client.expect(Started)
+    state = await race_of_two(ann, bob, CreateRoom(deal_number=1))
     for move in SOLUTION:
         assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
     await bob.expect(Result)

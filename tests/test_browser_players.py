@@ -22,7 +22,7 @@ from seahaven import Board, Move
 from seahaven.solver import solve
 from server.app import RaceServer
 from server.shell.names import CODE_ALPHABET
-from tests.browser_pages import WAIT_MS, chromium, js, key_move, new_page, no_errors
+from tests.browser_pages import WAIT_MS, chromium, js, key_move, lobby, new_page, no_errors, rows
 from tests.helpers import url_of, wait_until
 from tests.httpclient import get
 from tests.recording import archived, recording_server
@@ -47,20 +47,6 @@ async def browser() -> AsyncIterator[Browser]:
 
 def base(server: RaceServer) -> str:
     return f"http://127.0.0.1:{server.port}"
-
-
-async def lobby(page: Page, url: str, name: str) -> None:
-    """Open ``url``, say the name, and wait for the server's welcome."""
-    await page.goto(url)
-    await page.fill("#name", name)
-    await page.click("text=Continue")
-    await page.wait_for_function("() => window.seahaven.me !== null", timeout=WAIT_MS)
-
-
-async def rows(page: Page, selector: str) -> list[str]:
-    """Each row's cells (or a list item's parts), read in one go: a render replaces the rows."""
-    read = "sel => [...document.querySelectorAll(sel)].map(r => [...r.children].map(c => c.textContent).join(' '))"
-    return [re.sub(r"\s+", " ", row).strip() for row in await page.evaluate(read, selector)]
 
 
 async def note(page: Page, text: str) -> str:

@@ -21,21 +21,18 @@ from protocol.messages import (
     Arena,
     ArenaStanding,
     CreateRoom,
-    Identity,
     JoinArena,
     JoinRoom,
     Leave,
     MoveRequest,
     Ok,
     RatingNotice,
-    Register,
     Resign,
     RoomState,
     Started,
 )
 from seahaven import Board
 from seahaven.solver import solve
-from server.app import RaceServer
 from server.records.accounts import Accounts
 from server.records.archive import Archive
 from server.records.database import open_database
@@ -45,7 +42,7 @@ from tests.client_driver import SIZE, connect, create_deal_1, data_home, room_of
 from tests.client_driver import shown as panel
 from tests.helpers import MakeServer, fake, url_of
 from tests.racing import start_race
-from tests.wsclient import WsClient
+from tests.wsclient import WsClient, registered
 
 __all__ = ["data_home"]
 
@@ -175,7 +172,7 @@ async def test_a_rated_rivals_number_shows_beside_their_name_from_the_records(
         server = await make_memory_server(
             accounts=Accounts(db), archive=Archive(db, now=wall_ms), records=Reader(db, now=wall_ms), deals=lambda: 1
         )
-        ann, bob = await registered(server, "Ann"), await registered(server, "Bob")
+        ann, bob = await registered(url_of(server), "Ann"), await registered(url_of(server), "Bob")
         opened = await ann.call(CreateRoom(rated=True))
         assert isinstance(opened, RoomState) and opened.rated
         assert isinstance(await bob.call(JoinRoom(room=opened.room)), RoomState)
@@ -198,15 +195,6 @@ async def test_a_rated_rivals_number_shows_beside_their_name_from_the_records(
             await client.close()
     finally:
         await db.close()
-
-
-async def registered(server: RaceServer, name: str) -> WsClient:
-    """A registered player's connection (registered, then a hello with the key)."""
-    first = await WsClient.open(url_of(server), name)
-    identity = await first.call(Register())
-    assert isinstance(identity, Identity) and identity.key is not None
-    await first.close()
-    return await WsClient.open(url_of(server), name, key=identity.key)
 
 
 def wall_ms() -> int:

@@ -19,7 +19,7 @@ import ssl
 import subprocess
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -37,7 +37,7 @@ from protocol.messages import (
     RoomState,
     Welcome,
 )
-from seahaven import Board
+from seahaven import Board, Move
 from seahaven.solver import solve
 from tests.haproxy_proc import CONFIG, HAProxyProcess, check_config, make_certificate
 from tests.helpers import wait_until
@@ -204,6 +204,17 @@ async def open_on(topology: Topology, node: str, name: str, token: str | None = 
     raise AssertionError(f"no connection landed on {node}")
 
 
+async def ann_wins(ann: WsClient, bob: WsClient, moves: Sequence[Move]) -> None:
+    """Ann plays ``moves``, a win: both racers hear the same standings, Ann's first; both closed."""
+    for move in moves:
+        assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
+    results = [await client.expect(Result) for client in (ann, bob)]
+    assert results[0].standings == results[1].standings
+    assert [s.player for s in results[0].standings] == [ann.player, bob.player]
+    for client in (ann, bob):
+        await client.close()
+
+
 async def test_two_nodes_behind_haproxy(topology: Topology) -> None:
     # /healthz on each node directly, then through the balancer, which reaches both.
     for node in topology.nodes:
@@ -290,13 +301,7 @@ async def test_racers_on_both_nodes_behind_haproxy_race_in_one_room(topology: To
         assert isinstance(await bob.call(MoveRequest(move=str(move))), Moved)
     heard = await ann.expect(Progress, where=lambda p: p.player == bob.player and p.moves == 3)
     assert heard.moves == 3
-    for move in moves:
-        assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
-    results = [await client.expect(Result) for client in (ann, bob)]
-    assert results[0].standings == results[1].standings
-    assert [s.player for s in results[0].standings] == [ann.player, bob.player]
-    for client in (ann, bob):
-        await client.close()
+    await ann_wins(ann, bob, moves)
 
 
 async def test_a_stalled_nodes_websockets_are_cut_and_reconnect_to_the_other_node(topology: Topology) -> None:
@@ -329,13 +334,7 @@ async def test_a_race_over_wss_through_haproxy(topology: Topology) -> None:
     landed = {client.ws.response.headers[NODE_HEADER] for client in (ann, bob) if client.ws.response}
     assert landed == {"node-1", "node-2"}
     await race_of_two(ann, bob, CreateRoom(deal_number=1))
-    for move in solve(Board.deal("seahaven", 1)).moves:
-        assert isinstance(await ann.call(MoveRequest(move=str(move))), Moved)
-    results = [await client.expect(Result) for client in (ann, bob)]
-    assert results[0].standings == results[1].standings
-    assert [s.player for s in results[0].standings] == [ann.player, bob.player]
-    for client in (ann, bob):
-        await client.close()
+    await ann_wins(ann, bob, solve(Board.deal("seahaven", 1)).moves)
 
     def https_healthz() -> bytes:
         with urllib.request.urlopen(topology.lb.https + "/healthz", timeout=5, context=trust) as response:

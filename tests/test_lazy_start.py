@@ -12,27 +12,21 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Progress, Ready, RoomState, Started
+from protocol.messages import CreateRoom, Moved, MoveRequest, Progress, RoomState
 from seahaven import Board
 from seahaven.solver import solve
 from server.rooms.events import Ended, Event, unpack
 from tests.helpers import wait_until
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
-from tests.wsclient import WsClient
+from tests.wsclient import WsClient, race_of_two
 
 MOVES = [str(move) for move in solve(Board.deal("seahaven", 1)).moves]
 ROOMS_ON_A = 3
 
 
 async def race(a: WsClient, b: WsClient) -> str:
-    state = await a.call(CreateRoom(deal_number=1))
-    assert isinstance(state, RoomState)
-    assert isinstance(await b.call(JoinRoom(room=state.room)), RoomState)
-    for client in (a, b):
-        assert isinstance(await client.call(Ready()), Ok)
-    for client in (a, b):
-        await client.expect(Started)
+    state = await race_of_two(a, b, CreateRoom(deal_number=1))
     assert isinstance(await a.call(MoveRequest(move=MOVES[0])), Moved)
     return state.room
 

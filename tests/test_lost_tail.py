@@ -26,11 +26,8 @@ from protocol.messages import (
     JoinRoom,
     Moved,
     MoveRequest,
-    Ok,
-    Ready,
     Result,
     RoomState,
-    Started,
     Undo,
 )
 from server.rooms.core import RoomCore
@@ -39,22 +36,9 @@ from server.rooms.events import Moved as MovedEvent
 from tests.racing import solution
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
-from tests.wsclient import WsClient
+from tests.wsclient import WsClient, race_of_two
 
 MOVES = [str(move) for move in solution()]
-
-
-async def race(a: WsClient, b: WsClient, watcher: WsClient) -> str:
-    """``a`` creates a room, ``b`` joins it, ``watcher`` watches; both ready; started."""
-    state = await a.call(CreateRoom(deal_number=1))
-    assert isinstance(state, RoomState)
-    assert isinstance(await b.call(JoinRoom(room=state.room)), RoomState)
-    assert isinstance(await watcher.call(JoinRoom(room=state.room, spectate=True)), RoomState)
-    for client in (a, b):
-        assert isinstance(await client.call(Ready()), Ok)
-    for client in (a, b, watcher):
-        await client.expect(Started)
-    return state.room
 
 
 @pytest.fixture
@@ -84,6 +68,10 @@ def nodes(snapshot_redis: RedisProcess) -> Iterator[list[ServerProcess]]:
             node.close()
 
 
+ROOM_PARTS = ("log", "chain", "replies")
+"""The keys of a room that hold its history."""
+
+
 def room_key(code: str, part: str) -> str:
     return f"seahaven:{{room:{code}}}:{part}"
 
@@ -108,6 +96,39 @@ async def play(client: WsClient, moves: list[str]) -> int:
     return count
 
 
+async def three_moves_each(node: ServerProcess) -> tuple[WsClient, WsClient, WsClient, str]:
+    """Ann and Bob racing on ``node`` with Sam watching there, three moves each, all heard."""
+    ann = await WsClient.open(node.url, "Ann")
+    bob = await WsClient.open(node.url, "Bob")
+    sam = await WsClient.open(node.url, "Sam")
+    code = (await race_of_two(ann, bob, CreateRoom(deal_number=1), (sam,))).room
+    await play(ann, MOVES[:3])
+    await play(bob, MOVES[:3])
+    await ann.settle()
+    return ann, bob, sam, code
+
+
+async def dump_room(raw: aioredis.Redis, code: str) -> dict[str, bytes | None]:
+    """The room's keys (log, hash chain, replies) as DUMP gives them, to be put back later."""
+    return {part: await raw.dump(room_key(code, part)) for part in ROOM_PARTS}
+
+
+async def restore_room(raw: aioredis.Redis, code: str, dumps: dict[str, bytes | None]) -> None:
+    """The room's keys rolled back to ``dumps``: whatever was written since is lost."""
+    for part, dumped in dumps.items():
+        assert dumped is not None, part
+        await raw.restore(room_key(code, part), 0, dumped, replace=True)
+
+
+async def bob_and_tom_on(node: ServerProcess, bob: WsClient, code: str) -> tuple[WsClient, RoomState, WsClient]:
+    """Bob's session taken to ``node`` (the room as that node loads it), and Tom watching there."""
+    moved = await WsClient.open(node.url, "Bob", token=bob.token)
+    state = await moved.expect(RoomState)
+    tom = await WsClient.open(node.url, "Tom")
+    assert isinstance(await tom.call(JoinRoom(room=code, spectate=True)), RoomState)
+    return moved, state, tom
+
+
 def moves_of(log: list[Event], player: str) -> list[str]:
     return [e.move for e in log if isinstance(e, MovedEvent) and e.player == player]
 
@@ -117,26 +138,17 @@ async def test_a_lost_tail_and_a_foreign_append_merge_with_nothing_lost(
     loss: str, nodes: list[ServerProcess], snapshot_redis: RedisProcess, raw: aioredis.Redis
 ) -> None:
     a, b = nodes
-    ann = await WsClient.open(a.url, "Ann")
-    bob = await WsClient.open(a.url, "Bob")
-    sam = await WsClient.open(a.url, "Sam")
-    code = await race(ann, bob, sam)
-    await play(ann, MOVES[:3])
-    await play(bob, MOVES[:3])
-    await ann.settle()
+    ann, bob, sam, code = await three_moves_each(a)
 
     # The snapshot, then Ann's acknowledged moves that Redis will lose.
-    parts = ("log", "chain", "replies")
-    dumps = {part: await raw.dump(room_key(code, part)) for part in parts}
+    dumps = await dump_room(raw, code)
     await raw.save()
     kept = await raw.llen(room_key(code, "log"))
     assert await play(ann, MOVES[3:8]) == 8
     assert await raw.llen(room_key(code, "log")) == kept + 5
 
     if loss == "replica":  # the room's keys as a replica promoted before the last writes has them
-        for part, dumped in dumps.items():
-            assert dumped is not None, part
-            await raw.restore(room_key(code, part), 0, dumped, replace=True)
+        await restore_room(raw, code, dumps)
     else:  # node A stopped through it; redis-server killed and started from its snapshot
         os.kill(a.proc.pid, signal.SIGSTOP)
         os.kill(snapshot_redis.pid, signal.SIGKILL)
@@ -147,11 +159,8 @@ async def test_a_lost_tail_and_a_foreign_append_merge_with_nothing_lost(
 
     try:
         # Node B never saw Ann's last moves: it loads the room as stored and appends at that index.
-        moved = await WsClient.open(b.url, "Bob", token=bob.token)
-        state = await moved.expect(RoomState)
+        moved, state, tom = await bob_and_tom_on(b, bob, code)
         assert state.room == code
-        tom = await WsClient.open(b.url, "Tom")
-        assert isinstance(await tom.call(JoinRoom(room=code, spectate=True)), RoomState)
         assert await play(moved, MOVES[3:9]) == 9
     finally:
         if loss == "restart":
@@ -183,27 +192,15 @@ async def test_a_lost_tail_that_cannot_merge_gives_way_to_the_stored_history(
     history wins, as documented: node A loads it, its members are sent the room as stored (Ann's
     board goes back to the snapshot), and the race goes on from there, one history on every node."""
     a, b = nodes
-    ann = await WsClient.open(a.url, "Ann")
-    bob = await WsClient.open(a.url, "Bob")
-    sam = await WsClient.open(a.url, "Sam")
-    code = await race(ann, bob, sam)
-    await play(ann, MOVES[:3])
-    await play(bob, MOVES[:3])
-    await ann.settle()
-    parts = ("log", "chain", "replies")
-    dumps = {part: await raw.dump(room_key(code, part)) for part in parts}
+    ann, bob, sam, code = await three_moves_each(a)
+    dumps = await dump_room(raw, code)
     kept = await raw.llen(room_key(code, "log"))
     await play(ann, MOVES[3:8])
     await play(bob, MOVES[3:5])
-    for part, dumped in dumps.items():
-        assert dumped is not None, part
-        await raw.restore(room_key(code, part), 0, dumped, replace=True)
+    await restore_room(raw, code, dumps)
 
-    moved = await WsClient.open(b.url, "Bob", token=bob.token)
-    state = await moved.expect(RoomState)
+    moved, state, tom = await bob_and_tom_on(b, bob, code)
     assert len(state.history) == 3  # B serves what is stored: Bob's two lost moves are gone
-    tom = await WsClient.open(b.url, "Tom")
-    assert isinstance(await tom.call(JoinRoom(room=code, spectate=True)), RoomState)
     assert await play(moved, MOVES[3:6]) == 6
 
     # Ann's next command on A (an undo: legal on either history) finds the other history.

@@ -22,16 +22,12 @@ from protocol.errors import CloseCode, ErrorCode
 from protocol.messages import (
     CreateRoom,
     Error,
-    JoinRoom,
     Moved,
     MoveRequest,
-    Ok,
     Progress,
     QuickMatch,
-    Ready,
     Result,
     RoomState,
-    Started,
     Undo,
 )
 from seahaven import Board
@@ -41,7 +37,7 @@ from server.rooms.events import Moved as MovedEvent
 from tests.helpers import wait_until
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
-from tests.wsclient import WsClient
+from tests.wsclient import WsClient, race_of_two
 
 MOVES = [str(move) for move in solve(Board.deal("seahaven", 1)).moves]
 
@@ -68,16 +64,7 @@ async def stored(redis: aioredis.Redis, code: str) -> list[Event]:
 
 async def race(a: WsClient, b: WsClient, *watchers: WsClient) -> str:
     """``a`` creates a room on its node, ``b`` joins it from its own; both ready; started."""
-    state = await a.call(CreateRoom(deal_number=1))
-    assert isinstance(state, RoomState)
-    assert isinstance(await b.call(JoinRoom(room=state.room)), RoomState)
-    for watcher in watchers:
-        assert isinstance(await watcher.call(JoinRoom(room=state.room, spectate=True)), RoomState)
-    for client in (a, b):
-        assert isinstance(await client.call(Ready()), Ok)
-    for client in (a, b, *watchers):
-        await client.expect(Started)
-    return state.room
+    return (await race_of_two(a, b, CreateRoom(deal_number=1), watchers)).room
 
 
 async def play(client: WsClient, moves: list[str]) -> int:

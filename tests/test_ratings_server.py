@@ -12,7 +12,6 @@ import sqlalchemy as sa
 
 from protocol.messages import (
     CreateRoom,
-    Identity,
     JoinRoom,
     Leave,
     ListRooms,
@@ -22,7 +21,6 @@ from protocol.messages import (
     Ok,
     QuickMatch,
     RatingNotice,
-    Register,
     Resign,
     Result,
     Rooms,
@@ -41,7 +39,7 @@ from server.shell.matchmaking import LOOK_EVERY_MS
 from tests.helpers import MakeServer, fake, url_of, wait_until
 from tests.httpclient import get
 from tests.racing import DEAL, solution, start_race
-from tests.wsclient import WsClient
+from tests.wsclient import WsClient, registered
 
 
 def wall_ms() -> int:
@@ -51,15 +49,6 @@ def wall_ms() -> int:
 def deal_one() -> int:
     """Every deal the servers pick is Seahaven #1 (secret all the same: not chosen), so Ann can win it."""
     return DEAL
-
-
-async def racer(server: RaceServer, name: str) -> WsClient:
-    """A registered player's connection (registered first, then a hello with the key)."""
-    first = await WsClient.open(url_of(server), name)
-    identity = await first.call(Register())
-    assert isinstance(identity, Identity) and identity.key is not None
-    await first.close()
-    return await WsClient.open(url_of(server), name, key=identity.key)
 
 
 async def counts(db: Database) -> tuple[int, int, dict[str, int]]:
@@ -106,7 +95,7 @@ async def test_three_rated_races_ann_beats_bob_each_counted_once(
     server = await make_memory_server(
         accounts=Accounts(database), archive=archive, records=Reader(database, now=wall_ms), deals=deal_one
     )
-    ann, bob = await racer(server, "Ann"), await racer(server, "Bob")
+    ann, bob = await registered(url_of(server), "Ann"), await registered(url_of(server), "Bob")
     heard: dict[str, list[RatingNotice]] = {ann.player: [], bob.player: []}
     race_ids = []
     for _ in range(3):
@@ -162,7 +151,7 @@ async def test_the_rating_reaches_a_racer_connected_to_another_node(
     first = await make_redis_server(accounts=accounts, archive=Archive(database, now=wall_ms), deals=deal_one)
     second = await make_redis_server(accounts=accounts, deals=deal_one)
     assert second.archiver is None
-    ann, bob = await racer(first, "Ann"), await racer(second, "Bob")
+    ann, bob = await registered(url_of(first), "Ann"), await registered(url_of(second), "Bob")
     race = await ann_beats_bob(first, ann, bob)
     told = await bob.expect(RatingNotice)
     assert told.race_id == race and told.rating < 1500 and told.change == told.rating - 1500
@@ -175,7 +164,7 @@ async def test_unrated_rooms_and_bot_races_rate_nobody(make_memory_server: MakeS
     server = await make_memory_server(
         accounts=Accounts(database), archive=Archive(database, now=wall_ms), deals=deal_one
     )
-    ann, bob = await racer(server, "Ann"), await racer(server, "Bob")
+    ann, bob = await registered(url_of(server), "Ann"), await registered(url_of(server), "Bob")
 
     # A friends' room (create_room: unrated by default), two registered racers.
     state = await ann.call(CreateRoom())

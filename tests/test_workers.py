@@ -9,6 +9,8 @@ import signal
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from protocol.messages import CreateRoom, Moved, MoveRequest, Result
@@ -41,6 +43,23 @@ def alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+@contextmanager
+def two_workers(*flags: str) -> Iterator[tuple[ServerProcess, set[int]]]:
+    """A supervisor with ``--workers 2`` (and ``flags``) and its two workers' pids; a worker still
+    running at the end is killed, so none outlives the test."""
+    server = ServerProcess("--workers", "2", *flags)
+    workers: set[int] = set()
+    try:
+        workers = children(server.proc.pid)
+        assert len(workers) == 2
+        yield server, workers
+    finally:
+        for pid in workers:
+            if alive(pid):
+                os.kill(pid, 9)
+        server.close()
+
+
 def nodes_answering(url: str) -> set[str]:
     body = urllib.request.urlopen(url + "/metrics", timeout=5).read().decode()
     return set(re.findall(r'seahaven_node_info\{node="([^"]+)"\}', body))
@@ -61,11 +80,7 @@ async def test_two_workers_share_the_port_and_the_rooms(redis_url: str) -> None:
     # Without records: two workers' graceful stop on one SQLite file once took over 10 s in CI (an
     # archive waiting on the other worker's write lock, it seems); that is the records' question, not
     # this test's (sharing the port and the rooms).
-    server = ServerProcess("--redis", redis_url, "--workers", "2", "--node-name", "w", "--no-records")
-    workers: set[int] = set()
-    try:
-        workers = children(server.proc.pid)
-        assert len(workers) == 2
+    with two_workers("--redis", redis_url, "--node-name", "w", "--no-records") as (server, workers):
         # Both workers answer on the one port (each names itself in /metrics); new connections come
         # from new client ports, which the kernel spreads over the listeners.
         seen: set[str] = set()
@@ -88,44 +103,21 @@ async def test_two_workers_share_the_port_and_the_rooms(redis_url: str) -> None:
         # A graceful stop reaches every worker, and none is left behind.
         assert server.terminate() == 0
         assert not any(alive(pid) for pid in workers)
-    finally:
-        for pid in workers:
-            if alive(pid):
-                os.kill(pid, 9)
-        server.close()
 
 
 async def test_workers_stop_when_the_supervisor_is_killed(redis_url: str) -> None:
-    server = ServerProcess("--redis", redis_url, "--workers", "2", "--node-name", "k")
-    workers: set[int] = set()
-    try:
-        workers = children(server.proc.pid)
-        assert len(workers) == 2
+    with two_workers("--redis", redis_url, "--node-name", "k") as (server, workers):
         server.kill()  # SIGKILL: the supervisor cannot pass anything on
         await wait_until(
             lambda: not any(alive(pid) for pid in workers), 15, what="a worker outlived its supervisor", interval=0.1
         )
-    finally:
-        for pid in workers:
-            if alive(pid):
-                os.kill(pid, 9)
-        server.close()
 
 
 async def test_a_drain_of_the_supervisor_drains_every_worker_and_none_is_started_again(redis_url: str) -> None:
-    server = ServerProcess("--redis", redis_url, "--workers", "2", "--node-name", "d", "--no-records")
-    workers: set[int] = set()
-    try:
-        workers = children(server.proc.pid)
-        assert len(workers) == 2
+    with two_workers("--redis", redis_url, "--node-name", "d", "--no-records") as (server, workers):
         server.proc.send_signal(signal.SIGUSR1)  # nobody races here: each worker's drain ends at once
         assert server.proc.wait(30) == 0
         assert not any(alive(pid) for pid in workers) and children(server.proc.pid) == set()
-    finally:
-        for pid in workers:
-            if alive(pid):
-                os.kill(pid, 9)
-        server.close()
 
 
 def test_the_admin_api_is_one_per_process_and_wants_a_token() -> None:

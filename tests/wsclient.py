@@ -1,4 +1,5 @@
-"""A bare test client: real WebSocket, protocol frames, replies matched by seq; and a two-racer start."""
+"""A bare test client: real WebSocket, protocol frames, replies matched by seq; a two-racer start;
+a registered player."""
 
 from __future__ import annotations
 
@@ -10,7 +11,21 @@ from typing import Any, TypeVar
 from websockets.asyncio.client import ClientConnection, connect
 
 from protocol.codec import SUBPROTOCOL, decode_server, encode_request
-from protocol.messages import CreateRoom, Error, Hello, JoinRoom, Ok, Ping, Pong, Ready, RoomState, Started, Welcome
+from protocol.messages import (
+    CreateRoom,
+    Error,
+    Hello,
+    Identity,
+    JoinRoom,
+    Ok,
+    Ping,
+    Pong,
+    Ready,
+    Register,
+    RoomState,
+    Started,
+    Welcome,
+)
 from protocol.schema import Message
 
 M = TypeVar("M", bound=Message)
@@ -112,13 +127,27 @@ class WsClient:
         await self.ws.close()
 
 
-async def race_of_two(ann: WsClient, bob: WsClient, create: CreateRoom) -> RoomState:
-    """``ann`` creates a room, ``bob`` joins it, both ready; the room once both have seen the start."""
+async def race_of_two(
+    ann: WsClient, bob: WsClient, create: CreateRoom, watchers: tuple[WsClient, ...] = ()
+) -> RoomState:
+    """``ann`` creates a room, ``bob`` joins it (each on any node), ``watchers`` watch it, both
+    ready; the room once all of them have seen the start."""
     state = await ann.call(create)
     assert isinstance(state, RoomState)
     assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
+    for watcher in watchers:
+        assert isinstance(await watcher.call(JoinRoom(room=state.room, spectate=True)), RoomState)
     for client in (ann, bob):
         assert isinstance(await client.call(Ready()), Ok)
-    for client in (ann, bob):
+    for client in (ann, bob, *watchers):
         await client.expect(Started)
     return state
+
+
+async def registered(url: str, name: str) -> WsClient:
+    """A registered player's connection: registered on a first connection, then a hello with the key."""
+    first = await WsClient.open(url, name)
+    identity = await first.call(Register())
+    assert isinstance(identity, Identity) and identity.key is not None
+    await first.close()
+    return await WsClient.open(url, name, key=identity.key)

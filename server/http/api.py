@@ -18,7 +18,7 @@ import hashlib
 import re
 import unicodedata
 import urllib.parse
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any, Final, Protocol, TypeVar
 
@@ -128,6 +128,10 @@ class LiveArenas(Protocol):
         ...
 
 
+Page = Callable[[RecordsReader, int, str | None], Awaitable[dict[str, Any]]]
+"""A reader's call for one page of a player's list: the records, ``limit`` and the cursor."""
+
+
 class BadRequest(Exception):
     """A parameter the API cannot take: answered 400 with this message."""
 
@@ -186,18 +190,9 @@ class Api:
     async def player_races(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         player = player_name(params["player"])
         given = query(request, {"limit", "cursor"})
-        limit = integer(given, "limit", LIMIT_DEFAULT, 1, LIMIT_MAX)
-        cursor = given.get("cursor")
-        if cursor is not None and not _CURSOR.fullmatch(cursor):
-            raise BadRequest(f"cursor {cursor!r} is not one this API gives out")
-        records = self.reader()
-        if await self.read(records.player(player)) is None:
-            return not_found(f"no player {player}")
-        try:
-            found = await self.read(records.player_races(player, limit, cursor))
-        except ValueError as exc:  # a cursor of the right form that the reader never gave out
-            raise BadRequest(str(exc)) from None
-        return document_reply(request, json_body(found), RECENT)
+        return await self.player_page(
+            request, player, given, lambda records, limit, cursor: records.player_races(player, limit, cursor)
+        )
 
     async def player_ratings(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         player = player_name(params["player"])
@@ -205,22 +200,21 @@ class Api:
         preset = given.get("preset")
         if preset is not None and preset not in PRESETS:
             raise BadRequest(f"preset must be one of {', '.join(PRESETS)}, not {preset!r}")
-        limit = integer(given, "limit", LIMIT_DEFAULT, 1, LIMIT_MAX)
-        cursor = given.get("cursor")
-        if cursor is not None and not _CURSOR.fullmatch(cursor):
-            raise BadRequest(f"cursor {cursor!r} is not one this API gives out")
-        records = self.reader()
-        if await self.read(records.player(player)) is None:
-            return not_found(f"no player {player}")
-        try:
-            found = await self.read(records.player_ratings(player, preset, limit, cursor))
-        except ValueError as exc:  # a cursor of the right form that the reader never gave out
-            raise BadRequest(str(exc)) from None
-        return document_reply(request, json_body(found), RECENT)
+        return await self.player_page(
+            request, player, given, lambda records, limit, cursor: records.player_ratings(player, preset, limit, cursor)
+        )
 
     async def player_arenas(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         player = player_name(params["player"])
         given = query(request, {"limit", "cursor"})
+        return await self.player_page(
+            request, player, given, lambda records, limit, cursor: records.player_arenas(player, limit, cursor)
+        )
+
+    async def player_page(self, request: HttpRequest, player: str, given: dict[str, str], page: Page) -> Reply:
+        """One page of a player's list (races, rating changes, arenas), newest first: ``limit`` and
+        ``cursor`` checked, then 404 for a player the records do not know (rather than the empty
+        page the reader would give), then the page the reader gives from the cursor on."""
         limit = integer(given, "limit", LIMIT_DEFAULT, 1, LIMIT_MAX)
         cursor = given.get("cursor")
         if cursor is not None and not _CURSOR.fullmatch(cursor):
@@ -229,7 +223,7 @@ class Api:
         if await self.read(records.player(player)) is None:
             return not_found(f"no player {player}")
         try:
-            found = await self.read(records.player_arenas(player, limit, cursor))
+            found = await self.read(page(records, limit, cursor))
         except ValueError as exc:  # a cursor of the right form that the reader never gave out
             raise BadRequest(str(exc)) from None
         return document_reply(request, json_body(found), RECENT)

@@ -432,6 +432,16 @@ def _path(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]
 
 
 _LIMIT: Final = {"$ref": "#/components/parameters/Limit"}
+_PLAYER: Final = _path("player", {"type": "string", "minLength": 1, "maxLength": PLAYER_MAX}, "A player id or handle.")
+"""The player of every ``/players/{player}`` route."""
+_CURSOR: Final = {
+    "name": "cursor",
+    "in": "query",
+    "required": False,
+    "description": "The `next` of the page before (absent: the newest page).",
+    "schema": {"type": "string", "pattern": CURSOR},
+}
+"""The cursor of a player's paged lists (races, ratings, arenas)."""
 
 PATHS: Final[dict[str, Any]] = {
     "/api/v1/openapi.json": {
@@ -461,22 +471,16 @@ PATHS: Final[dict[str, Any]] = {
         "getPlayer",
         "A player's page: races, wins, streaks, personal bests and the latest races.",
         "Player",
-        [_path("player", {"type": "string", "minLength": 1, "maxLength": PLAYER_MAX}, "A player id or handle.")],
+        [_PLAYER],
     ),
     "/api/v1/players/{player}/races": _operation(
         "getPlayerRaces",
         "A player's races, newest first, a page at a time.",
         "PlayerRaces",
         [
-            _path("player", {"type": "string", "minLength": 1, "maxLength": PLAYER_MAX}, "A player id or handle."),
+            _PLAYER,
             _LIMIT,
-            {
-                "name": "cursor",
-                "in": "query",
-                "required": False,
-                "description": "The `next` of the page before (absent: the newest page).",
-                "schema": {"type": "string", "pattern": CURSOR},
-            },
+            _CURSOR,
         ],
     ),
     "/api/v1/players/{player}/ratings": _operation(
@@ -484,7 +488,7 @@ PATHS: Final[dict[str, Any]] = {
         "What rated races did to a player's ratings, newest first, a page at a time.",
         "PlayerRatings",
         [
-            _path("player", {"type": "string", "minLength": 1, "maxLength": PLAYER_MAX}, "A player id or handle."),
+            _PLAYER,
             {
                 "name": "preset",
                 "in": "query",
@@ -493,13 +497,7 @@ PATHS: Final[dict[str, Any]] = {
                 "schema": _PRESET,
             },
             _LIMIT,
-            {
-                "name": "cursor",
-                "in": "query",
-                "required": False,
-                "description": "The `next` of the page before (absent: the newest page).",
-                "schema": {"type": "string", "pattern": CURSOR},
-            },
+            _CURSOR,
         ],
     ),
     "/api/v1/players/{player}/arenas": _operation(
@@ -507,15 +505,9 @@ PATHS: Final[dict[str, Any]] = {
         "The finished arenas a player was in, with their place and points, a page at a time.",
         "PlayerArenas",
         [
-            _path("player", {"type": "string", "minLength": 1, "maxLength": PLAYER_MAX}, "A player id or handle."),
+            _PLAYER,
             _LIMIT,
-            {
-                "name": "cursor",
-                "in": "query",
-                "required": False,
-                "description": "The `next` of the page before (absent: the newest page).",
-                "schema": {"type": "string", "pattern": CURSOR},
-            },
+            _CURSOR,
         ],
     ),
     "/api/v1/arenas": _operation(

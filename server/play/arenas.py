@@ -230,15 +230,7 @@ class Arenas:
         now = self.clock.now()
         if self.record_after.get(meta.code, 0) > now:
             return False
-        arena = {
-            "code": meta.code,
-            "name": meta.name,
-            "preset": meta.preset,
-            "deal_grade": meta.deal_grade,
-            "created_by": meta.by,
-            "starts_at": meta.starts_at,
-            "ends_at": meta.ends_at,
-        }
+        arena = _arena_fields(meta)
         rows = [
             {"player": e.player, "name": e.name, "place": place, "points": e.points, "wins": e.wins, "races": e.races}
             for place, e in enumerate(ranked(entries), start=1)
@@ -422,6 +414,17 @@ class Arenas:
 def arena_summary(meta: ArenaMeta, players: int, now: int) -> dict[str, Any]:
     """An arena as the read API lists it (``server/records/arenas.py`` the same for finished ones)."""
     return {
+        **_arena_fields(meta),
+        "phase": meta.phase(now),
+        "link_path": f"/a/{meta.code}",
+        "player_count": players,
+        "archived": False,
+    }
+
+
+def _arena_fields(meta: ArenaMeta) -> dict[str, Any]:
+    """What an arena is, as the records keep it and the read API shows it first (in that order)."""
+    return {
         "code": meta.code,
         "name": meta.name,
         "preset": meta.preset,
@@ -429,10 +432,6 @@ def arena_summary(meta: ArenaMeta, players: int, now: int) -> dict[str, Any]:
         "created_by": meta.by,
         "starts_at": meta.starts_at,
         "ends_at": meta.ends_at,
-        "phase": meta.phase(now),
-        "link_path": f"/a/{meta.code}",
-        "player_count": players,
-        "archived": False,
     }
 
 
