@@ -106,7 +106,7 @@ export function makeActions(app) {
     if (!canUndo(S)) return app.render();
     const move = S.board.pop();
     if (!move) {
-      app.say("nothing to undo");
+      app.say(t("nothing to undo"));
       return app.render();
     }
     S.hint = null;
@@ -160,7 +160,7 @@ export function makeActions(app) {
     if (sel && sel.area === area && sel.index === index) {
       const smart = board.smartMove(area, index);
       if (smart) return play(smart);
-      app.say("that card has nowhere to go");
+      app.say(t("that card has nowhere to go"));
       return;
     }
     if (sel) {
