@@ -137,7 +137,7 @@ async def test_a_dutch_browser_gets_the_lobby_and_a_race_in_dutch(server: Server
     )
     assert await ann.locator(".col[aria-label^='kolom 1, '][aria-label$=' kaarten']").count() == 1
     assert re.fullmatch(
-        r"\w+ (aas|twee|drie|vier|vijf|zes|zeven|acht|negen|tien|boer|vrouw|heer), kolom 1",
+        r"\w+ (aas|\d+|boer|vrouw|heer), kolom 1",
         await ann.get_attribute(".col[data-index='0'] .card:last-child", "aria-label") or "",
     )
     assert await text(ann, "#undo") == "Ongedaan maken"

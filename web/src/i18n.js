@@ -28,6 +28,14 @@ export function pickLanguage(stored, wanted = []) {
   return "en";
 }
 
+/** The page's language: the one chosen on this browser (the switcher), else the browser's first
+ * that we speak; said on <html lang> too. Both pages (main.js, records.js) start with it. */
+export function speakAsStored(win) {
+  const chosen = setLanguage(pickLanguage(win.localStorage.getItem(STORAGE_KEY), win.navigator?.languages ?? [win.navigator?.language]));
+  win.document.documentElement.lang = chosen;
+  return chosen;
+}
+
 let lang = "en";
 let catalog = CATALOGS.en ?? { messages: {} };
 let choose = pluralRule(catalog.plural);

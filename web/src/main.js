@@ -16,7 +16,7 @@ import { SoloConnection, soloOfPath } from "./solo.js";
 import { measure, slide } from "./motion.js";
 import { A, arenaOfPath, joinArena, onArenaMessage, showArena, tickArena } from "./arena.js";
 import { ratingsChanged } from "./ratings_view.js";
-import { STORAGE_KEY, language, pickLanguage, setLanguage, t } from "./i18n.js";
+import { STORAGE_KEY, language, speakAsStored, t } from "./i18n.js";
 
 const KEY = {
   name: "seahaven.name",
@@ -29,13 +29,10 @@ const KEY = {
   lang: STORAGE_KEY, // the language the player chose with the switcher (else the browser's)
 };
 
-/** The page's language: the one chosen here before, else the browser's first that we speak. */
-export function speakAsAsked(win) {
-  const lang = setLanguage(pickLanguage(win.localStorage.getItem(KEY.lang), win.navigator?.languages ?? [win.navigator?.language]));
-  win.document.documentElement.lang = lang;
+const speakAsAsked = (win) => {
+  speakAsStored(win);
   win.document.title = t("Seahaven race");
-  return lang;
-}
+};
 
 /** The parts with the language in each key, so that a new language rebuilds them all (patch.js). */
 const inLanguage = (parts, lang) => parts.map(([key, build, inner]) => [`${lang}|${key}`, build, inner && inLanguage(inner, lang)]);

@@ -10,6 +10,7 @@ import { racerMarks } from "./marks.js";
 import { A, arenaLobby, arenaPanel } from "./arena.js";
 import { ratingBadge } from "./ratings_view.js";
 import { presetTitle } from "./records_format.js";
+import { gradeName } from "./words.js";
 import { KEYS_HELP } from "./keys.js";
 import { LANGUAGES, clock, day, language, number, rulesHelp, t, tn } from "./i18n.js";
 import { canHint, canUndo, destinations, inRace, ratingText, resultLine, standingTime, statusText } from "./state.js";
@@ -477,9 +478,6 @@ const CONNECTION = { connecting: () => t("connecting"), offline: () => t("offlin
 const connectionName = (status) => CONNECTION[status]?.() ?? status;
 
 
-const GRADES = { any: () => t("any"), gentle: () => t("gentle"), tricky: () => t("tricky"), fiendish: () => t("fiendish"), winnable: () => t("winnable") };
-/** A deal grade (the solver's) in words. */
-export const gradeName = (grade) => GRADES[grade]?.() ?? grade;
 
 const PHASES = { waiting: () => t("waiting"), countdown: () => t("countdown"), racing: () => t("racing"), finished: () => t("finished") };
 /** A room's phase in words. */
