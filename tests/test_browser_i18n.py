@@ -201,3 +201,19 @@ async def test_a_refusal_is_said_by_its_code_in_the_language(server: ServerProce
     # room-not-found: the server's English message stays for other clients; the page says the code's words.
     assert await text(page, "#toast") == "Aucune salle ne porte ce code."
     no_errors(page)
+
+
+async def test_the_records_pages_speak_the_browsers_language_too(server: ServerProcess, browser: Browser) -> None:
+    page = await page_in(browser, "nl-NL")
+    await page.goto(server.http + "/boards")
+    await page.wait_for_function("() => window.seahavenRecords?.ready", timeout=WAIT_MS)
+    assert await page.evaluate("() => document.documentElement.lang") == "nl"
+    assert await text(page, ".boards-page h2") == "Ranglijsten"
+    assert [t.strip() for t in await page.locator("[role=tab]").all_inner_texts()] == [
+        "Spel van de dag",
+        "Deze week",
+        "Aller tijden",
+    ]
+    assert await text(page, "#board-title") == "Seahaven Towers · aller tijden"
+    assert await text(page, "nav.records-nav") == "Ranglijsten Race"
+    no_errors(page)
