@@ -37,13 +37,33 @@ COMMENT_TAGS = ("TRANSLATORS:",)
 NO_LINE: Any = None
 
 
+CONTACT = "i18n@seahaven.invalid"
+
+
+def _stamp(catalog: Catalog, lang: str | None) -> Catalog:
+    """The header every web catalog carries (the rules domain's style): the project, who to write to."""
+    catalog.project, catalog.version = "seahaven-race", "0.1.0"
+    catalog.copyright_holder = catalog.last_translator = f"Seahaven race <{CONTACT}>"
+    catalog.msgid_bugs_address = CONTACT
+    catalog.language_team = f"{lang} <{CONTACT}>" if lang else f"<{CONTACT}>"
+    what = f"{lang}: the translations" if lang else "the template"
+    catalog.header_comment = (
+        f"# The browser client's messages (domain 'web'), {what}.\n"
+        "# Made by i18n/webcatalog.py from web/src/*.js (scripts/build-web); docs/i18n-web.md."
+    )
+    catalog.fuzzy = False
+    if lang:
+        catalog.revision_date = catalog.creation_date  # the template's, which it was merged from
+    return catalog
+
+
 def po_path(lang: str, domain: str = "web", locale: Path = LOCALE) -> Path:
     return locale / lang / "LC_MESSAGES" / f"{domain}.po"
 
 
 def template() -> Catalog:
     """The msgids of web/src/*.js, in the order they appear, each with the files it is in."""
-    catalog = Catalog(domain="web", project="seahaven", version="1", fuzzy=False)
+    catalog = _stamp(Catalog(domain="web"), None)
     found = extract_from_dir(
         str(SOURCES),
         method_map=[("*.js", "javascript")],
@@ -104,10 +124,9 @@ def extract() -> list[Path]:
     changed = [TEMPLATE] if _write(TEMPLATE, pot) else []
     for lang in LANGUAGES:
         path = po_path(lang)
-        catalog = (
-            read(path, lang) if path.exists() else Catalog(locale=lang, domain="web", project="seahaven", version="1")
-        )
+        catalog = read(path, lang) if path.exists() else Catalog(locale=lang, domain="web")
         catalog.update(pot, update_header_comment=False)
+        _stamp(catalog, lang)
         if _write(path, catalog):
             changed.append(path)
     return changed
