@@ -6,7 +6,8 @@
 Both run in scripts/build-web. ``extract`` uses Babel's JavaScript extractor with the browser's
 two translate functions, ``t(msgid, params)`` and ``tn(singular, plural, n, params)``, and merges
 the template into each language's ``web.po`` the way ``pybabel update`` does (translations kept, an
-old one marked fuzzy when its msgid changed a little, gone ones obsolete). ``build`` writes one
+old one marked fuzzy when its msgid changed a little, and, as with
+``--ignore-obsolete``, the ones no source says any more dropped). ``build`` writes one
 JSON object per language: its ``Plural-Forms`` expression (Babel's, from CLDR), its messages
 (msgid -> text, or the list of plural forms; untranslated and fuzzy ones left out, so the browser
 falls back to English) and, when the ``rules`` domain's catalog exists, its rules help.
@@ -87,7 +88,7 @@ def template() -> Catalog:
 
 def _text(catalog: Catalog) -> str:
     out = io.BytesIO()
-    write_po(out, catalog, width=100, omit_header=False, include_lineno=False, ignore_obsolete=False)
+    write_po(out, catalog, width=100, omit_header=False, include_lineno=False, ignore_obsolete=True)
     return out.getvalue().decode()
 
 
