@@ -6,6 +6,11 @@ then the race's replay and the winner's page (the records pages).
 Starts a server process on a free port (its records in a temporary data folder), plays seahaven
 deal 1 in headless Chromium (/usr/bin/chromium) and writes
 docs/web-{lobby,race,results,replay}-{desktop,phone}.png and docs/web-player-desktop.png.
+
+    .venv/bin/python scripts/web_screenshots.py --lang nl
+
+writes the lobby and a race as a browser speaking that language sees them (its
+``navigator.languages``, Playwright's ``locale``): docs/web-{lobby,race}-LANG.png (docs/i18n-web.md).
 """
 
 from __future__ import annotations
@@ -37,13 +42,64 @@ def key_moves(page: Page, moves: list[str]) -> None:
     page.wait_for_function("() => window.seahaven.pending.length === 0")
 
 
-def main() -> int:
+def start_server() -> tuple[subprocess.Popen[str], str, str]:
+    """A server process on a free port, its base URL and its data folder."""
     cmd = [sys.executable, "-m", "server", "--port", "0", "--countdown", "0.2", "--spectator-delay", "0"]
     data = tempfile.mkdtemp(prefix="seahaven-shots-")
     env = {**os.environ, "SEAHAVEN_DATA_DIR": data}
     server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     assert server.stdout is not None
-    base = "http://127.0.0.1:" + server.stdout.readline().rsplit(":", 1)[1].strip()
+    return server, "http://127.0.0.1:" + server.stdout.readline().rsplit(":", 1)[1].strip(), data
+
+
+def language_shots(lang: str) -> int:
+    """The lobby and a race, desktop sized, in a browser whose language is ``lang``."""
+    server, base, data = start_server()
+    solution = [str(m) for m in solve(Board.deal("seahaven", 1)).moves]
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium")
+            pages = []
+            for name in ("Ann", "Bob", "Cleo"):
+                page = browser.new_page(viewport=SIZES["desktop"], locale=lang)  # type: ignore[arg-type]
+                page.add_init_script("localStorage.setItem('seahaven.autoMove', 'off')")
+                page.goto(base + "/")
+                page.fill("#name", name)
+                page.click("form.name-form button[type=submit]")
+                page.wait_for_selector("#rooms-h")
+                pages.append(page)
+            ann, bob, decoy = pages
+            decoy.select_option("select[name=preset]", "freecell")
+            decoy.click("form.create button[type=submit]")
+            decoy.wait_for_selector("#room-code")
+            ann.wait_for_selector(".rooms tbody tr", timeout=10_000)
+            ann.wait_for_selector("section[aria-labelledby=daily-h] p.muted")
+            ann.screenshot(path=DOCS / f"web-lobby-{lang}.png")
+            ann.fill("input[name=deal]", "1")
+            ann.click("form.create button[type=submit]")
+            ann.wait_for_selector("#room-code")
+            bob.goto(base + "/r/" + ann.inner_text("#room-code"))
+            bob.wait_for_selector("#ready")
+            for page in (ann, bob):
+                page.click("#ready")
+            for page in (ann, bob):
+                page.wait_for_selector(".board")
+            key_moves(ann, solution[:30])
+            key_moves(bob, solution[:17])
+            ann.wait_for_timeout(1200)  # the race clock shows a second or so
+            ann.screenshot(path=DOCS / f"web-race-{lang}.png")
+            browser.close()
+    finally:
+        server.kill()
+        shutil.rmtree(data, ignore_errors=True)
+    print(f"wrote {DOCS / f'web-lobby-{lang}.png'} and {DOCS / f'web-race-{lang}.png'}")
+    return 0
+
+
+def main() -> int:
+    if sys.argv[1:2] == ["--lang"] and len(sys.argv) == 3:
+        return language_shots(sys.argv[2])
+    server, base, data = start_server()
     solution = [str(m) for m in solve(Board.deal("seahaven", 1)).moves]
     try:
         with sync_playwright() as playwright:

@@ -5,6 +5,7 @@
 // storedKey, useKey (race as the player a key names: a new session said with it), forgetKey.
 import { h } from "./dom.js";
 import { explain } from "./explain.js";
+import { t } from "./i18n.js";
 
 const A = { note: null, busy: false, triedKey: false, fields: null };
 
@@ -31,11 +32,11 @@ export function openAccount(app) {
 
 export function accountView(app) {
   const me = app.me;
-  const parts = [h("h2", { id: "account-h" }, "Account")];
+  const parts = [h("h2", { id: "account-h" }, t("Account"))];
   if (A.note) parts.push(h("p", { id: "account-note", class: A.note.error ? "error" : "done", role: A.note.error ? "alert" : "status" }, A.note.text));
-  if (!me || app.conn?.online === false) parts.push(h("p", { class: "muted" }, "Connecting…"));
+  if (!me || app.conn?.online === false) parts.push(h("p", { class: "muted" }, t("Connecting…")));
   else parts.push(me.identified ? playerPart(app, me) : anonymousPart(app));
-  parts.push(signInPart(app), h("button", { class: "quiet", id: "account-back", onclick: () => app.show("lobby") }, "Back to the lobby"));
+  parts.push(signInPart(app), h("button", { class: "quiet", id: "account-back", onclick: () => app.show("lobby") }, t("Back to the lobby")));
   return h("section", { class: "card-panel account", "aria-labelledby": "account-h" }, parts);
 }
 
@@ -56,31 +57,31 @@ function playerPart(app, me) {
   return h(
     "div",
     { class: "account-player" },
-    h("dl", { class: "facts" }, fact("Player", me.player, "account-player"), fact("Handle", me.handle ?? "none yet", "account-handle")),
-    h("p", {}, h("a", { href: myPagePath(me), id: "account-page", target: "_blank", rel: "noopener" }, "My page")),
+    h("dl", { class: "facts" }, fact("Player", me.player, "account-player"), fact("Handle", me.handle ?? t("none yet"), "account-handle")),
+    h("p", {}, h("a", { href: myPagePath(me), id: "account-page", target: "_blank", rel: "noopener" }, t("My page"))),
     form(
       app,
       "claim-form",
       () => claim(app, f.handle.value.trim()),
-      h("label", { for: "handle" }, me.handle ? "A new handle" : "Claim a handle"),
+      h("label", { for: "handle" }, me.handle ? t("A new handle") : t("Claim a handle")),
       f.handle,
-      button("claim", me.handle ? "Change handle" : "Claim"),
-      h("p", { class: "muted", id: "handle-rules" }, "3 to 24 letters, digits and _ - . ; the first to claim one holds it."),
+      button("claim", me.handle ? t("Change handle") : t("Claim")),
+      h("p", { class: "muted", id: "handle-rules" }, t("3 to 24 letters, digits and _ - . ; the first to claim one holds it.")),
     ),
     form(
       app,
       "password-form",
       () => setPassword(app, f.password.value),
-      h("label", { for: "new-password" }, "Password"),
+      h("label", { for: "new-password" }, t("Password")),
       f.password,
-      button("set-password", "Set password"),
-      h("p", { class: "muted" }, "8 characters or more. With your handle, it signs you in on another device."),
+      button("set-password", t("Set password")),
+      h("p", { class: "muted" }, t("8 characters or more. With your handle, it signs you in on another device.")),
     ),
     h(
       "div",
       { class: "row" },
-      h("button", { id: "export", class: "quiet", disabled: A.busy, onclick: () => act(app, () => exportData(app)) }, "Export my data"),
-      h("button", { id: "delete-account", class: "danger", disabled: A.busy, onclick: () => deleteAccount(app) }, "Delete my account"),
+      h("button", { id: "export", class: "quiet", disabled: A.busy, onclick: () => act(app, () => exportData(app)) }, t("Export my data")),
+      h("button", { id: "delete-account", class: "danger", disabled: A.busy, onclick: () => deleteAccount(app) }, t("Delete my account")),
     ),
   );
 }
@@ -91,15 +92,15 @@ function anonymousPart(app) {
     return h(
       "div",
       {},
-      h("p", {}, `This tab races anonymously for now; your player on this server is ${keyPlayer(key)}.`),
-      h("button", { id: "use-key", disabled: A.busy, onclick: () => app.useKey(key) }, "Race as my player"),
+      h("p", {}, t("This tab races anonymously for now; your player on this server is {player}.", { player: keyPlayer(key) })),
+      h("button", { id: "use-key", disabled: A.busy, onclick: () => app.useKey(key) }, t("Race as my player")),
     );
   }
   return h(
     "div",
     {},
-    h("p", {}, "You race anonymously: nothing keeps your races together. A player of this server has a page, bests and a history."),
-    h("button", { id: "register", disabled: A.busy, onclick: () => act(app, () => register(app)) }, "Make me a player"),
+    h("p", {}, t("You race anonymously: nothing keeps your races together. A player of this server has a page, bests and a history.")),
+    h("button", { id: "register", disabled: A.busy, onclick: () => act(app, () => register(app)) }, t("Make me a player")),
   );
 }
 
@@ -109,13 +110,13 @@ function signInPart(app) {
     app,
     "sign-in-form",
     () => signIn(app, f.signHandle.value.trim(), f.signPassword.value),
-    h("h3", {}, "Sign in on this device"),
-    h("p", { class: "muted" }, "With the handle and password of a player of this server: this device races as that player from then on."),
-    h("label", { for: "sign-in-handle" }, "Handle"),
+    h("h3", {}, t("Sign in on this device")),
+    h("p", { class: "muted" }, t("With the handle and password of a player of this server: this device races as that player from then on.")),
+    h("label", { for: "sign-in-handle" }, t("Handle")),
     f.signHandle,
-    h("label", { for: "sign-in-password" }, "Password"),
+    h("label", { for: "sign-in-password" }, t("Password")),
     f.signPassword,
-    button("sign-in", "Sign in"),
+    button("sign-in", t("Sign in")),
   );
 }
 
@@ -140,26 +141,26 @@ async function claim(app, handle) {
   const identity = await app.conn.call("claim_handle", { handle });
   app.me.handle = identity.handle;
   fields().handle.value = "";
-  return `Your handle is ${identity.handle} now.`;
+  return t("Your handle is {handle} now.", { handle: identity.handle });
 }
 
 async function setPassword(app, password) {
   await app.conn.call("set_password", { password });
   fields().password.value = "";
-  return app.me.handle ? "Password set: sign in with your handle and it on another device." : "Password set. Claim a handle too: signing in needs it.";
+  return app.me.handle ? t("Password set: sign in with your handle and it on another device.") : t("Password set. Claim a handle too: signing in needs it.");
 }
 
 async function signIn(app, handle, password) {
   const identity = await app.conn.call("sign_in", { handle, password });
   fields().signPassword.value = "";
   app.useKey(identity.key);
-  return `Signed in as ${identity.handle ?? identity.player}: this device races as that player now.`;
+  return t("Signed in as {player}: this device races as that player now.", { player: identity.handle ?? identity.player });
 }
 
 async function register(app) {
   const identity = await app.conn.call("register");
   app.useKey(identity.key);
-  return "You are a player of this server now: your races are kept together.";
+  return t("You are a player of this server now: your races are kept together.");
 }
 
 async function exportData(app) {
@@ -170,16 +171,16 @@ async function exportData(app) {
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 60_000); // the download has started by then
-  return "Your data is downloaded: a JSON file of your account and every race of yours on record.";
+  return t("Your data is downloaded: a JSON file of your account and every race of yours on record.");
 }
 
 async function deleteAccount(app) {
-  const sure = confirm("Delete your account? Your handle, password and keys go at once; your races stay on record, as 'deleted player'. This cannot be undone.");
+  const sure = confirm(t("Delete your account? Your handle, password and keys go at once; your races stay on record, as 'deleted player'. This cannot be undone."));
   if (!sure) return;
   await act(app, async () => {
     await app.conn.call("delete_account");
     app.forgetKey();
     Object.assign(app.me, { identified: false, handle: null });
-    return "Your account is deleted: you race on anonymously.";
+    return t("Your account is deleted: you race on anonymously.");
   });
 }

@@ -3,15 +3,18 @@
 // the state `S`, `render()`, `say(text)`, `url(path)` (the address bar), and the opening board's
 // keeping (`keepOpening`, `openingOf`). Moves are played at once on the local board and rolled
 // back if the server refuses them.
-import { FOUNDATION, COLUMN, CELL, cardName, moveText, mv, placeName } from "./rules.js";
-import { enterRoom, finishMoves, hasCard, leftRoom, racing, runFrom, settled, canUndo, canHint } from "./state.js";
+import { FOUNDATION, COLUMN, CELL, moveText, mv } from "./rules.js";
+import { cardName, placeName } from "./words.js";
+import { refusal } from "./explain.js";
+import { language, t, tn } from "./i18n.js";
+import { enterRoom, finishMoves, hasCard, leftRoom, racing, runFrom, settled, canUndo, canHint, lostText } from "./state.js";
 
 /** The selection and where it may go, in words: "ten of spades selected: 2 places, cell a, column 4". */
 function selectionWords(board, sel) {
   const card = sel.area === COLUMN ? board.cols[sel.index][board.cols[sel.index].length - sel.n] : sel.area === CELL ? board.cells[sel.index] : board.foundationTop(sel.index);
   const to = board.legalMoves().filter((m) => m.sa === sel.area && m.s === sel.index && m.n === sel.n);
-  const run = sel.n > 1 ? ` and ${sel.n - 1} below` : "";
-  return `${cardName(card)}${run} selected: ${to.length ? to.map((m) => placeName(m.da, m.d)).join(", ") : "nowhere to go"}`;
+  const what = sel.n > 1 ? tn("{card} and {n} below", "{card} and {n} below", sel.n - 1, { card: cardName(card) }) : cardName(card);
+  return t("{cards} selected: {places}", { cards: what, places: to.length ? to.map((m) => placeName(m.da, m.d)).join(", ") : t("nowhere to go") });
 }
 
 export function makeActions(app) {
@@ -22,7 +25,7 @@ export function makeActions(app) {
     try {
       return await S.conn.call(type, body);
     } catch (e) {
-      app.say(e.message);
+      app.say(refusal(e));
       return null;
     }
   }
@@ -69,10 +72,10 @@ export function makeActions(app) {
       showRoom(await S.conn.call("join_room", { room: code, spectate }));
     } catch (e) {
       if (e.code === "race-in-progress" && !spectate) {
-        app.say(/over/.test(e.message) ? "That race is over: here are its results." : "The race has begun: you are watching it.");
+        app.say(/over/.test(e.message) ? t("That race is over: here are its results.") : t("The race has begun: you are watching it."));
         return joinRoom(code, true);
       }
-      app.say(e.message);
+      app.say(refusal(e));
       if (!S.room) app.url("/");
       app.render();
     }
@@ -88,12 +91,13 @@ export function makeActions(app) {
     if (!racing(S)) return app.render();
     const why = S.board.reason(move);
     if (why !== null) {
-      app.say(why);
+      // The rules port's reason is the engine's English; other languages say the move and the code's words.
+      app.say(language() === "en" ? why : t("{move} refused: {reason}", { move: moveText(move), reason: refusal({ code: "illegal-move", message: why }) }));
       return app.render();
     }
     S.board.push(move);
     S.hint = null;
-    app.announce?.(`played ${moveText(move)}: ${S.board.progress} of 52 home`);
+    app.announce?.(t("played {move}: {count} of 52 home", { move: moveText(move), count: S.board.progress }));
     await settle({ move, undo: false }, "move", { move: moveText(move) });
   }
 
@@ -102,7 +106,7 @@ export function makeActions(app) {
     if (!canUndo(S)) return app.render();
     const move = S.board.pop();
     if (!move) {
-      app.say("nothing to undo");
+      app.say(t("nothing to undo"));
       return app.render();
     }
     S.hint = null;
@@ -126,8 +130,9 @@ export function makeActions(app) {
         if (later.undo) S.board.push(later.move);
         else S.board.pop();
       }
-      if (e.code === "offline") app.say(`${type === "undo" ? "undo" : moveText(action.move)} not played: the connection was lost`);
-      else app.say(`${type === "undo" ? "undo" : moveText(action.move)} refused: ${e.message}`);
+      const what = type === "undo" ? t("undo") : moveText(action.move);
+      if (e.code === "offline") app.say(t("{move} not played: the connection was lost", { move: what }));
+      else app.say(t("{move} refused: {reason}", { move: what, reason: refusal(e) }));
     }
     app.render();
     if (type === "move" && gen === S.gen) autoMove();
@@ -143,7 +148,7 @@ export function makeActions(app) {
   /** Offline in a race, a move is not played: say so rather than drop it without a word. */
   function offline() {
     const on = S.room?.phase === "racing" && S.room.role === "racer" && S.status !== "online";
-    if (on) app.say("Offline: the board waits until the connection is back.");
+    if (on) app.say(t("Offline: the board waits until the connection is back."));
     return on;
   }
 
@@ -155,7 +160,7 @@ export function makeActions(app) {
     if (sel && sel.area === area && sel.index === index) {
       const smart = board.smartMove(area, index);
       if (smart) return play(smart);
-      app.say("that card has nowhere to go");
+      app.say(t("that card has nowhere to go"));
       return;
     }
     if (sel) {
@@ -196,14 +201,14 @@ export function makeActions(app) {
     if (!advice) return;
     if (advice.kind === "hint") {
       S.hint = advice.move;
-      app.say(`Hint: ${advice.move}`);
+      app.say(t("Hint: {move}", { move: advice.move }));
     } else if (advice.kind === "lost") {
       S.lost = true;
-      app.say("No win is left from this position" + (S.room.undo ? ": undo, or resign." : "."));
+      app.say(lostText(S.room.undo));
     } else if (advice.kind === "won") {
-      app.say("The board is won already.");
+      app.say(t("The board is won already."));
     } else {
-      app.say("No hint found in time: ask again in a moment.");
+      app.say(t("No hint found in time: ask again in a moment."));
     }
     app.render();
   }
@@ -211,7 +216,7 @@ export function makeActions(app) {
   function toggleAuto() {
     S.autoMove = !S.autoMove;
     app.keepAuto(S.autoMove);
-    app.say(`auto-move to the foundations ${S.autoMove ? "on" : "off"}`);
+    app.say(S.autoMove ? t("auto-move to the foundations on") : t("auto-move to the foundations off"));
     app.render();
     autoMove();
   }

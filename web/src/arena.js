@@ -4,6 +4,9 @@
 // the podium at its end. The app (main.js) passes `hooks` (conn, me, render, toast) and sends the
 // `arena` and `podium` events here.
 import { h } from "./dom.js";
+import { clock, number, ordinal, t, tn } from "./i18n.js";
+import { presetTitle } from "./records_format.js";
+import { gradeName } from "./words.js";
 import { explain } from "./explain.js";
 import { PRESETS } from "./rules.js";
 
@@ -40,7 +43,7 @@ export const streakText = (streak) => (streak >= 2 ? `🔥${streak}` : streak ==
 export function standingRows(arena, me) {
   return (arena?.standings ?? []).map((s) => ({
     rank: s.rank,
-    name: s.name + (s.player === me ? " (you)" : "") + (s.active ? "" : " (left)"),
+    name: (s.player === me ? t("{name} (you)", { name: s.name }) : s.name) + (s.active ? "" : " " + t("(left)")),
     points: s.points,
     wins: s.wins,
     races: s.races,
@@ -50,26 +53,22 @@ export function standingRows(arena, me) {
 }
 
 /** "m:ss" of a span in ms (never below zero). */
-export function clockText(ms) {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
-}
+export const clockText = (ms) => clock(ms);
 
 /** What the arena's clock says at server time ``now``. */
 export function arenaClock(arena, now) {
   if (!arena) return "";
-  if (arena.phase === "finished" || now >= arena.ends_at) return "The arena is over";
-  if (now < arena.starts_at) return `Starts in ${clockText(arena.starts_at - now)}`;
-  return `${clockText(arena.ends_at - now)} left`;
+  if (arena.phase === "finished" || now >= arena.ends_at) return t("The arena is over");
+  if (now < arena.starts_at) return t("Starts in {time}", { time: clockText(arena.starts_at - now) });
+  return t("{time} left", { time: clockText(arena.ends_at - now) });
 }
 
 /** My place in words: "You are 2nd of 4 · 3 points". */
 export function myPlace(arena, me) {
   const mine = arena?.standings.find((s) => s.player === me);
   if (!mine) return "";
-  const n = mine.rank;
-  const suffix = n % 100 >= 11 && n % 100 <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] ?? "th");
-  return `You are ${n}${suffix} of ${arena.standings.length} · ${mine.points} point${mine.points === 1 ? "" : "s"}`;
+  const place = t("You are {place} of {count}", { place: ordinal(mine.rank), count: number(arena.standings.length) });
+  return place + " · " + tn("{n} point", "{n} points", mine.points);
 }
 
 // -- requests --------------------------------------------------------------------------------
@@ -111,13 +110,13 @@ async function leaveArena(hooks) {
 function standingsTable(arena, me) {
   return h(
     "table",
-    { class: "rooms arena-standings", id: "arena-standings", "aria-label": "arena standings" },
-    h("thead", {}, h("tr", {}, ...["#", "Player", "Points", "Wins", "Races", "Streak"].map((t) => h("th", {}, t)))),
+    { class: "rooms arena-standings", id: "arena-standings", "aria-label": t("arena standings") },
+    h("thead", {}, h("tr", {}, ...["#", t("Player"), t("Points"), t("Wins"), t("Races"), t("Streak")].map((head) => h("th", {}, head)))),
     h(
       "tbody",
       {},
       standingRows(arena, me).map((r) =>
-        h("tr", { class: r.me ? "me" : "" }, h("td", {}, String(r.rank)), h("td", { class: "who" }, r.name), h("td", {}, String(r.points)), h("td", {}, String(r.wins)), h("td", {}, String(r.races)), h("td", { class: "streak" }, r.streak)),
+        h("tr", { class: r.me ? "me" : "" }, h("td", {}, number(r.rank)), h("td", { class: "who" }, r.name), h("td", {}, number(r.points)), h("td", {}, number(r.wins)), h("td", {}, number(r.races)), h("td", { class: "streak" }, r.streak)),
       ),
     ),
   );
@@ -127,8 +126,10 @@ function podiumView(podium, me) {
   const medals = ["🥇", "🥈", "🥉"];
   return h(
     "ol",
-    { class: "podium", id: "podium", "aria-label": "podium" },
-    podium.podium.map((s, i) => h("li", { class: s.player === me ? "me" : "" }, `${medals[i] ?? ""} ${s.name}${s.player === me ? " (you)" : ""} · ${s.points} pts · ${s.wins} wins`)),
+    { class: "podium", id: "podium", "aria-label": t("podium") },
+    podium.podium.map((s, i) =>
+      h("li", { class: s.player === me ? "me" : "" }, t("{medal} {name} · {points} pts · {wins} wins", { medal: medals[i] ?? "", name: s.player === me ? t("{name} (you)", { name: s.name }) : s.name, points: number(s.points), wins: number(s.wins) }).trim()),
+    ),
   );
 }
 
@@ -139,19 +140,19 @@ export function arenaPanel(hooks, inRoom = false) {
   if (!arena) return null;
   const me = hooks.me?.player;
   const link = `${location.origin}${arena.link_path}`;
-  const title = PRESETS[arena.preset]?.title ?? arena.preset;
-  const waiting = !inRoom && arena.phase === "running" ? h("p", { class: "muted", id: "arena-wait" }, "Waiting for the next race: the server seats you as soon as another player is free.") : null;
+  const title = presetTitle(arena.preset);
+  const waiting = !inRoom && arena.phase === "running" ? h("p", { class: "muted", id: "arena-wait" }, t("Waiting for the next race: the server seats you as soon as another player is free.")) : null;
   return h(
     "section",
     { class: `card-panel arena phase-${arena.phase}`, "aria-labelledby": "arena-h", id: "arena", "data-in-room": inRoom },
-    h("h2", { id: "arena-h" }, "Arena ", h("span", { class: "code" }, arena.arena)),
-    h("p", { class: "muted" }, `${title}${arena.deal_grade ? ` · ${arena.deal_grade} deals` : ""} · `, h("span", { id: "arena-clock" }, arenaClock(arena, hooks.conn?.now() ?? Date.now())), " · ", h("span", { id: "arena-place" }, myPlace(arena, me))),
-    inRoom ? null : h("p", {}, "Share this link: ", h("a", { href: link, id: "arena-link" }, link)),
-    A.podium ? h("h3", {}, "Podium") : null,
+    h("h2", { id: "arena-h" }, t("Arena"), " ", h("span", { class: "code" }, arena.arena)),
+    h("p", { class: "muted" }, title + (arena.deal_grade ? " · " + t("{grade} deals", { grade: gradeName(arena.deal_grade) }) : "") + " · ", h("span", { id: "arena-clock" }, arenaClock(arena, hooks.conn?.now() ?? Date.now())), " · ", h("span", { id: "arena-place" }, myPlace(arena, me))),
+    inRoom ? null : h("p", {}, t("Share this link:"), " ", h("a", { href: link, id: "arena-link" }, link)),
+    A.podium ? h("h3", {}, t("Podium")) : null,
     A.podium ? podiumView(A.podium, me) : null,
     waiting,
     standingsTable(arena, me),
-    h("button", { class: "quiet", id: "leave-arena", onclick: () => leaveArena(hooks) }, arena.phase === "finished" ? "Close the arena" : "Leave the arena"),
+    h("button", { class: "quiet", id: "leave-arena", onclick: () => leaveArena(hooks) }, arena.phase === "finished" ? t("Close the arena") : t("Leave the arena")),
   );
 }
 
@@ -160,18 +161,18 @@ export function arenaLobby(hooks) {
   if (A.arena) return arenaPanel(hooks);
   const field = (label, input) => h("label", { class: "field" }, h("span", {}, label), input);
   const F = A.form;
-  const code = h("input", { id: "arena-code", maxlength: 12, placeholder: "e.g. 7KQ2M9", autocomplete: "off", "aria-label": "arena code", value: F.code, oninput: (e) => (F.code = e.target.value) });
+  const code = h("input", { id: "arena-code", maxlength: 12, placeholder: t("e.g. {code}", { code: "7KQ2M9" }), autocomplete: "off", "aria-label": t("arena code"), value: F.code, oninput: (e) => (F.code = e.target.value) });
   const preset = h(
     "select",
-    { id: "arena-preset", "aria-label": "arena rules", onchange: (e) => (F.preset = e.target.value) },
-    Object.values(PRESETS).map((p) => h("option", { value: p.name, selected: p.name === F.preset }, p.title)),
+    { id: "arena-preset", "aria-label": t("arena rules"), onchange: (e) => (F.preset = e.target.value) },
+    Object.values(PRESETS).map((p) => h("option", { value: p.name, selected: p.name === F.preset }, presetTitle(p.name))),
   );
-  const minutes = h("input", { id: "arena-minutes", type: "number", min: ARENA_MINUTES[0], max: ARENA_MINUTES[1], value: F.minutes, "aria-label": "arena minutes", oninput: (e) => (F.minutes = e.target.value) });
+  const minutes = h("input", { id: "arena-minutes", type: "number", min: ARENA_MINUTES[0], max: ARENA_MINUTES[1], value: F.minutes, "aria-label": t("arena minutes"), oninput: (e) => (F.minutes = e.target.value) });
   return h(
     "section",
     { class: "card-panel", "aria-labelledby": "arena-lobby-h", id: "arena-lobby" },
-    h("h2", { id: "arena-lobby-h" }, "Arena"),
-    h("p", { class: "muted" }, "A timed event: race after race against the players nearest you in the standings."),
+    h("h2", { id: "arena-lobby-h" }, t("Arena")),
+    h("p", { class: "muted" }, t("A timed event: race after race against the players nearest you in the standings.")),
     h(
       "form",
       {
@@ -182,7 +183,7 @@ export function arenaLobby(hooks) {
         },
       },
       code,
-      h("button", { type: "submit", id: "join-arena" }, "Join arena"),
+      h("button", { type: "submit", id: "join-arena" }, t("Join arena")),
     ),
     h(
       "form",
@@ -194,9 +195,9 @@ export function arenaLobby(hooks) {
           createArena(hooks, preset.value, m);
         },
       },
-      field("Rules", preset),
-      field("Minutes", minutes),
-      h("button", { type: "submit", id: "create-arena" }, "New arena"),
+      field(t("Rules"), preset),
+      field(t("Minutes"), minutes),
+      h("button", { type: "submit", id: "create-arena" }, t("New arena")),
     ),
   );
 }

@@ -1,7 +1,9 @@
 // One board as DOM: cells, foundations and columns, cards with accessible names, the selection
 // and its legal destinations highlighted; clicks, and drags by mouse, pen or touch (pointer events).
 import { h } from "./dom.js";
-import { CELL, CELL_TOKENS, COLUMN, FOUNDATION, RANK_NAMES, SUIT_NAMES, SUIT_SYMBOLS, cardName, rankOf, suitOf } from "./rules.js";
+import { CELL, CELL_TOKENS, COLUMN, FOUNDATION, RANK_NAMES, SUIT_SYMBOLS, rankOf, suitOf } from "./rules.js";
+import { cardName, foundationName } from "./words.js";
+import { number, t, tn } from "./i18n.js";
 
 const DRAG_START_PX = 6;
 
@@ -21,20 +23,20 @@ export function renderBoard(board, opts) {
   const selCard = selected ? selectedCard(board, selected) : null;
   const cells = board.cells.map((card, i) => {
     const key = `${CELL}:${i}`;
-    const where = `cell ${CELL_TOKENS[i]}`;
+    const where = t("cell {cell}", { cell: CELL_TOKENS[i] });
     return h(
       "div",
-      { class: `slot cell${legal.has(key) ? " legal" : ""}${sel(CELL, i) ? " selected" : ""}`, "data-area": CELL, "data-index": i, role: "group", "aria-label": card === null ? `${where}, empty` : where },
+      { class: `slot cell${legal.has(key) ? " legal" : ""}${sel(CELL, i) ? " selected" : ""}`, "data-area": CELL, "data-index": i, role: "group", "aria-label": card === null ? t("{place}, empty", { place: where }) : where },
       card === null ? h("span", { class: "hint" }, CELL_TOKENS[i]) : cardEl(card, { "data-area": CELL, "data-index": i }, interactive, where),
     );
   });
   const founds = [0, 1, 2, 3].map((suit) => {
     const top = board.foundationTop(suit);
     const isLegal = legal.has(`${FOUNDATION}:0`) && selCard !== null && suitOf(selCard) === suit;
-    const where = `${SUIT_NAMES[suit]} foundation`;
+    const where = foundationName(suit);
     return h(
       "div",
-      { class: `slot found${isLegal ? " legal" : ""}${sel(FOUNDATION, suit) ? " selected" : ""}`, "data-area": FOUNDATION, "data-index": suit, role: "group", "aria-label": top === null ? `${where}, empty` : `${where}, ${board.home[suit]} cards` },
+      { class: `slot found${isLegal ? " legal" : ""}${sel(FOUNDATION, suit) ? " selected" : ""}`, "data-area": FOUNDATION, "data-index": suit, role: "group", "aria-label": top === null ? t("{place}, empty", { place: where }) : tn("{place}, {n} card", "{place}, {n} cards", board.home[suit], { place: where }) },
       top === null
         ? h("span", { class: `hint s${suit}` }, SUIT_SYMBOLS[suit])
         : cardEl(top, { "data-area": FOUNDATION, "data-index": suit }, interactive, where),
@@ -43,12 +45,12 @@ export function renderBoard(board, opts) {
   const columns = board.cols.map((col, i) => {
     const key = `${COLUMN}:${i}`;
     const from = sel(COLUMN, i) ? col.length - selected.n : col.length;
-    const where = `column ${i + 1}`;
+    const where = t("column {n}", { n: i + 1 });
     return h(
       "div",
-      { class: `col${legal.has(key) ? " legal" : ""}`, "data-area": COLUMN, "data-index": i, role: "group", "aria-label": col.length ? `${where}, ${col.length} cards` : `${where}, empty` },
+      { class: `col${legal.has(key) ? " legal" : ""}`, "data-area": COLUMN, "data-index": i, role: "group", "aria-label": col.length ? tn("{place}, {n} card", "{place}, {n} cards", col.length, { place: where }) : t("{place}, empty", { place: where }) },
       col.map((card, depth) =>
-        cardEl(card, { "data-area": COLUMN, "data-index": i, "data-depth": depth, class: depth >= from ? "selected" : "" }, interactive, depth === col.length - 1 ? where : `${where}, covered`),
+        cardEl(card, { "data-area": COLUMN, "data-index": i, "data-depth": depth, class: depth >= from ? "selected" : "" }, interactive, depth === col.length - 1 ? where : t("{place}, covered", { place: where })),
       ),
     );
   });

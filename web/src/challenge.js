@@ -6,6 +6,8 @@
 // raceChallenge, enterRoom, leave.
 import { h } from "./dom.js";
 import { explain } from "./explain.js";
+import { number, t } from "./i18n.js";
+import { statusText } from "./state.js";
 import { apiGet, raceDoc } from "./records_api.js";
 import { presetTitle, raceLink, raceTime, table, when } from "./records_format.js";
 
@@ -25,9 +27,9 @@ export const challengeUrl = (origin, challenge) => `${origin}/c/${challenge}`;
 
 /** How a run ended, from its racer on record: "finished in 3:03.2", "resigned with 30/52 home", "12/52 home when the race ended". */
 export function runSummary(racer) {
-  if (racer.status === "finished") return `finished in ${raceTime(racer.time_ms)}`;
-  if (racer.status === "racing") return `${racer.progress}/52 home when the race ended`;
-  return `${racer.status} with ${racer.progress}/52 home`;
+  if (racer.status === "finished") return t("finished in {time}", { time: raceTime(racer.time_ms) });
+  if (racer.status === "racing") return t("{count}/52 home when the race ended", { count: number(racer.progress) });
+  return t("{status} with {count}/52 home", { status: statusText(racer.status, true), count: number(racer.progress) });
 }
 
 // -- the results: challenge a friend to race my run ------------------------------------------
@@ -40,18 +42,18 @@ export function challengeOffer(app, raceId) {
   if (state.reply) {
     const { challenge } = state.reply;
     const link = challengeUrl(location.origin, challenge);
-    const copy = () => navigator.clipboard?.writeText(link).then(() => app.toast("challenge link copied"));
+    const copy = () => navigator.clipboard?.writeText(link).then(() => app.toast(t("challenge link copied")));
     return h(
       "div",
       { class: "challenge-offer", id: "challenge-made" },
-      h("p", {}, "Send this link: whoever opens it races your run on the same deal. ", h("a", { href: link, id: "challenge-link", target: "_blank", rel: "noopener" }, link), " ", h("button", { class: "quiet", onclick: copy }, "Copy")),
-      h("p", { class: "muted" }, "Or the code, for the terminal client: ", h("span", { class: "code", id: "challenge-code" }, challenge)),
+      h("p", {}, t("Send this link: whoever opens it races your run on the same deal."), " ", h("a", { href: link, id: "challenge-link", target: "_blank", rel: "noopener" }, link), " ", h("button", { class: "quiet", onclick: copy }, t("Copy"))),
+      h("p", { class: "muted" }, t("Or the code, for the terminal client:"), " ", h("span", { class: "code", id: "challenge-code" }, challenge)),
     );
   }
   return h(
     "div",
     { class: "challenge-offer" },
-    h("button", { id: "challenge", disabled: Boolean(state.busy), onclick: () => makeChallenge(app, raceId) }, "Challenge a friend"),
+    h("button", { id: "challenge", disabled: Boolean(state.busy), onclick: () => makeChallenge(app, raceId) }, t("Challenge a friend")),
     state.error ? h("p", { class: "error", role: "alert", id: "challenge-error" }, state.error) : null,
   );
 }
@@ -78,16 +80,16 @@ export function challengeView(app, challenge) {
     load(app, challenge);
   }
   page.name ??= h("input", { id: "name", name: "name", maxlength: 24, required: true, autocomplete: "nickname", value: app.name() });
-  const head = h("h2", { id: "challenge-h" }, "Challenge ", h("span", { class: "code" }, challenge));
+  const head = h("h2", { id: "challenge-h" }, t("Challenge"), " ", h("span", { class: "code" }, challenge));
   if (page.error) return h("section", { class: "card-panel challenge-page" }, head, h("p", { class: "error", role: "alert", id: "challenge-error" }, page.error), lobbyLink());
-  if (!page.doc) return h("section", { class: "card-panel challenge-page" }, head, h("p", { class: "muted" }, "Loading…"));
+  if (!page.doc) return h("section", { class: "card-panel challenge-page" }, head, h("p", { class: "muted" }, t("Loading…")));
   const doc = page.doc;
   return h(
     "section",
     { class: "card-panel challenge-page", "aria-labelledby": "challenge-h" },
     head,
-    h("p", { id: "challenge-facts" }, `Race ${doc.name}'s run: ${presetTitle(doc.preset)}, deal #${doc.deal}, ${page.run ? runSummary(page.run) : `time ${raceTime(doc.time_ms)}`}.`),
-    h("p", { class: "muted" }, `Their moves come in at the times they played them, a ghost beside you. Made ${when(doc.created_at)}, from race `, raceLink(doc.race_id), "."),
+    h("p", { id: "challenge-facts" }, t("Race {name}'s run: {rules}, deal #{deal}, {how}.", { name: doc.name, rules: presetTitle(doc.preset), deal: doc.deal, how: page.run ? runSummary(page.run) : t("time {time}", { time: raceTime(doc.time_ms) }) })),
+    h("p", { class: "muted" }, t("Their moves come in at the times they played them, a ghost beside you. Made {when}, from race", { when: when(doc.created_at) }), " ", raceLink(doc.race_id), "."),
     h(
       "form",
       {
@@ -100,24 +102,24 @@ export function challengeView(app, challenge) {
           app.raceChallenge(challenge, page.name.value.trim() || "player");
         },
       },
-      h("label", { for: "name" }, "Your name"),
+      h("label", { for: "name" }, t("Your name")),
       page.name,
-      h("button", { type: "submit", id: "race-it", disabled: page.busy }, "Race it"),
+      h("button", { type: "submit", id: "race-it", disabled: page.busy }, t("Race it")),
     ),
     page.raceError ? h("p", { class: "error", role: "alert", id: "race-error" }, page.raceError) : null,
-    h("h3", {}, "Raced so far"),
+    h("h3", {}, t("Raced so far")),
     doc.results.length
       ? table(
-          ["Racer", "Result", "Time", ""],
-          doc.results.map((r) => h("tr", {}, h("td", {}, r.name), h("td", {}, r.place === 1 ? "beat the ghost" : "the ghost won"), h("td", {}, raceTime(r.time_ms)), h("td", {}, raceLink(r.race_id, "replay")))),
+          [t("Racer"), t("Result"), t("Time"), ""],
+          doc.results.map((r) => h("tr", {}, h("td", {}, r.name), h("td", {}, r.place === 1 ? t("beat the ghost") : t("the ghost won")), h("td", {}, raceTime(r.time_ms)), h("td", {}, raceLink(r.race_id, t("replay"))))),
           { class: "challenge-results" },
         )
-      : h("p", { class: "muted", id: "no-results" }, "Nobody has raced it yet: be the first."),
+      : h("p", { class: "muted", id: "no-results" }, t("Nobody has raced it yet: be the first.")),
     lobbyLink(),
   );
 }
 
-const lobbyLink = () => h("p", {}, h("a", { href: "/" }, "To the lobby"));
+const lobbyLink = () => h("p", {}, h("a", { href: "/" }, t("To the lobby")));
 
 async function load(app, challenge) {
   try {
@@ -133,7 +135,7 @@ async function load(app, challenge) {
     Object.assign(page, { doc, run });
   } catch (e) {
     if (page.challenge !== challenge) return;
-    page.error = e.status === 404 ? "There is no challenge with that code: check the link." : explain(e);
+    page.error = e.status === 404 ? explain({ code: "challenge-not-found" }) : explain(e);
   }
   app.render();
 }
@@ -158,5 +160,5 @@ export function raceAgainButton(app, challenge) {
     const refused = await acceptChallenge(app, challenge);
     if (refused) app.toast(refused);
   };
-  return h("button", { id: "race-again", onclick: again }, "Race the ghost again");
+  return h("button", { id: "race-again", onclick: again }, t("Race the ghost again"));
 }

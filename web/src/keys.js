@@ -2,21 +2,23 @@
 // [name, ...arguments] for the actions (actions.js), or null. Pure: only `S.armed` (a key that
 // needs a second press) and the selection's run length change here.
 import { CELL, COLUMN, FOUNDATION, canHint, racing, runLength } from "./state.js";
+import { t } from "./i18n.js";
 
-export const KEYS_HELP = [
-  ["1-9, 0", "columns (0 is the tenth)"],
-  ["a-h", "free cells"],
-  ["# or .", "the foundations"],
-  ["same key, space, enter", "smart move"],
-  ["up / down", "one card more / fewer from a run"],
-  ["escape", "drop the selection"],
-  ["u", "undo"],
-  ["?", "a hint (rooms with hints)"],
-  ["m", "auto-move to the foundations on / off"],
-  ["r", "ready / rematch"],
-  ["R (twice)", "resign"],
-  ["l (twice in a race)", "leave"],
-  ["[ / ]", "spectating: previous / next racer"],
+/** The keys' help, [keys, what they do], in the language of the moment. */
+export const KEYS_HELP = () => [
+  ["1-9, 0", t("columns (0 is the tenth)")],
+  ["a-h", t("free cells")],
+  [t("# or ."), t("the foundations")],
+  [t("same key, space, enter"), t("smart move")],
+  [t("up / down"), t("one card more / fewer from a run")],
+  [t("escape"), t("drop the selection")],
+  ["u", t("undo")],
+  ["?", t("a hint (rooms with hints)")],
+  ["m", t("auto-move to the foundations on / off")],
+  ["r", t("ready / rematch")],
+  [t("R (twice)"), t("resign")],
+  [t("l (twice in a race)"), t("leave")],
+  ["[ / ]", t("spectating: previous / next racer")],
 ];
 
 /** The action for ``key`` in state ``S``; ``prevent``: the key is the page's (no scrolling). */

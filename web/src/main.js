@@ -16,6 +16,7 @@ import { SoloConnection, soloOfPath } from "./solo.js";
 import { measure, slide } from "./motion.js";
 import { A, arenaOfPath, joinArena, onArenaMessage, showArena, tickArena } from "./arena.js";
 import { ratingsChanged } from "./ratings_view.js";
+import { STORAGE_KEY, language, speakAsStored, t } from "./i18n.js";
 
 const KEY = {
   name: "seahaven.name",
@@ -25,7 +26,16 @@ const KEY = {
   four: "seahaven.fourColour",
   opening: "seahaven.opening",
   auto: "seahaven.autoMove", // "off": no auto-move to the foundations
+  lang: STORAGE_KEY, // the language the player chose with the switcher (else the browser's)
 };
+
+const speakAsAsked = (win) => {
+  speakAsStored(win);
+  win.document.title = t("Seahaven race");
+};
+
+/** The parts with the language in each key, so that a new language rebuilds them all (patch.js). */
+const inLanguage = (parts, lang) => parts.map(([key, build, inner]) => [`${lang}|${key}`, build, inner && inLanguage(inner, lang)]);
 
 /** A name as the server will show it: trimmed; one of nothing but spaces is no name. */
 export const cleanName = (text) => text.trim();
@@ -33,6 +43,7 @@ export const cleanName = (text) => text.trim();
 /** Build the page's app: its state, actions and hooks; nothing runs until ``start``. */
 export function createApp(win = window) {
   const store = win.localStorage;
+  speakAsAsked(win);
   const challenge = challengeOfPath(win.location.pathname);
   const S = initialState({
     view: challenge ? "challenge" : store.getItem(KEY.name) ? "lobby" : "name",
@@ -77,7 +88,7 @@ export function createApp(win = window) {
     storedName: () => store.getItem(KEY.name) ?? "",
     named(text) {
       const name = cleanName(text);
-      if (!name) return app.say("A name needs a letter or a digit.");
+      if (!name) return app.say(t("A name needs a letter or a digit."));
       store.setItem(KEY.name, name);
       S.view = "lobby";
       connect();
@@ -88,6 +99,12 @@ export function createApp(win = window) {
       S.conn.retire();
       store.removeItem(KEY.token);
       S.view = "name";
+      render();
+    },
+    /** The switcher: speak ``lang`` from now on, here and after a reload. */
+    speak(lang) {
+      store.setItem(KEY.lang, lang);
+      speakAsAsked(win);
       render();
     },
     fourColour(on) {
@@ -107,7 +124,7 @@ export function createApp(win = window) {
     }
     const root = document.getElementById("app");
     const before = measure(root);
-    if (patch(root, pageParts(app))) S.slid = slide(root, before, win);
+    if (patch(root, inLanguage(pageParts(app), language()))) S.slid = slide(root, before, win);
     tick(S);
     if (S.view === "name" && !root.contains(document.activeElement)) document.getElementById("name")?.focus();
   }
@@ -198,7 +215,7 @@ export function createApp(win = window) {
   function onWelcome(body, error) {
     if (error) {
       store.removeItem(KEY.token);
-      app.say("your earlier session has expired: starting a new one");
+      app.say(t("your earlier session has expired: starting a new one"));
       return;
     }
     S.me = body;
@@ -208,7 +225,7 @@ export function createApp(win = window) {
     if (S.room?.role === "spectator") S.wanted ??= { code: S.room.room, watch: true }; // a dropped spectator joins again
     else if (S.room) {
       leftRoom(S);
-      app.say("your seat is gone");
+      app.say(t("your seat is gone"));
     }
     goWanted();
     render();
@@ -266,7 +283,7 @@ export function createApp(win = window) {
     } catch (e) {
       S.conn = null;
       app.url("/");
-      app.say(`That deal link does not work: ${e.message}.`);
+      app.say(t("That deal link does not work: {reason}.", { reason: e.message }));
       return false;
     }
     S.status = "online";

@@ -2,12 +2,15 @@
 // client's racers, standings and results; the records pages): a bot the server plays, and a ghost,
 // a recorded run played again at its recorded times (docs/protocol.md, accept_challenge).
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
 
-const TITLES = { bot: "played by the server", ghost: "a recorded run, played again" };
+// Functions, said in the language of the moment; the mark's own word is a class name too.
+const TITLES = { bot: () => t("played by the server"), ghost: () => t("a recorded run, played again") };
+const WORDS = { bot: () => t("bot"), ghost: () => t("ghost") };
 
 /** The marks a racer (a Racer, Standing or a racer on record) carries: "bot", "ghost". */
 export const markNames = (racer) => Object.keys(TITLES).filter((mark) => racer[mark]);
 
 /** The racer's marks as badges after a name, each after a space so that the text reads "Bob
  * ghost" (class "mark mark-ghost": a bare "ghost" class is the dragged cards'). */
-export const racerMarks = (racer) => markNames(racer).flatMap((mark) => [" ", h("span", { class: `mark mark-${mark}`, title: TITLES[mark] }, mark)]);
+export const racerMarks = (racer) => markNames(racer).flatMap((mark) => [" ", h("span", { class: `mark mark-${mark}`, title: TITLES[mark]() }, WORDS[mark]())]);

@@ -5,6 +5,7 @@
 // that player's. A key the server refuses is dropped (onKey(null)); one it cannot check now is kept,
 // and this time the session is anonymous.
 import { decode, encode } from "@msgpack/msgpack";
+import { t } from "./i18n.js";
 
 export const SUBPROTOCOL = "seahaven.v1";
 // Wrong version; replaced by another tab or device; removed by the server's moderators (4003, try
@@ -129,7 +130,7 @@ export class Connection {
     if (FINAL_CLOSES.has(e.code) || this.stopped) {
       for (const call of this.waiting.values()) call.reject(new ServerError({ code: "closed", message: e.reason }));
       this.waiting.clear();
-      this.onStatus("closed", e.reason || "the connection was closed");
+      this.onStatus("closed", e.reason || t("the connection was closed"));
       return;
     }
     // Moves are not resent: the room state that follows the next welcome already holds every move
@@ -140,7 +141,7 @@ export class Connection {
         call.reject(new ServerError({ code: "offline", message: "connection lost" }));
       }
     }
-    this.onStatus("offline", "connection lost: coming back…");
+    this.onStatus("offline", t("connection lost: coming back…"));
     this.retry = setTimeout(() => this.open(), 1000);
   }
 

@@ -5,13 +5,15 @@
 import { h } from "./dom.js";
 import { playerArenas, playerDoc, playerRaces, playerRatings } from "./records_api.js";
 import { presetTitle, raceLink, raceTime, table, when } from "./records_format.js";
+import { number, t } from "./i18n.js";
+import { statusText } from "./state.js";
 
 export async function showPlayer(main, player, R) {
   const [doc, first, rated, arenas] = await Promise.all([playerDoc(player), playerRaces(player), playerRatings(player), playerArenas(player)]);
   Object.assign(R, { player: doc, races: [...first.races], next: first.next, ratingHistory: rated.history, arenas: arenas.arenas });
-  document.title = `${doc.name} · Seahaven race`;
+  document.title = doc.name + " · " + t("Seahaven race");
   const body = h("tbody", {});
-  const more = h("button", { id: "more-races", class: "quiet", onclick: () => loadMore() }, "Older races");
+  const more = h("button", { id: "more-races", class: "quiet", onclick: () => loadMore() }, t("Older races"));
   const addRows = (races) => body.append(...races.map(raceRow));
   const loadMore = async () => {
     more.disabled = true;
@@ -24,8 +26,8 @@ export async function showPlayer(main, player, R) {
   };
   addRows(first.races);
   more.hidden = R.next === null;
-  const rate = doc.races ? `${Math.round((100 * doc.wins) / doc.races)}%` : "–";
-  const fact = (label, value, id) => [h("dt", {}, label), h("dd", { id }, String(value))];
+  const rate = doc.races ? number(doc.wins / doc.races, { style: "percent" }) : "–";
+  const fact = (label, value, id) => [h("dt", {}, label), h("dd", { id }, typeof value === "number" ? number(value) : String(value))];
   main.replaceChildren(
     h(
       "div",
@@ -37,55 +39,55 @@ export async function showPlayer(main, player, R) {
         h(
           "dl",
           { class: "facts" },
-          fact("Races", doc.races, "races"),
-          fact("Wins", doc.wins, "wins"),
-          fact("Win rate", rate, "win-rate"),
-          fact("Finished", doc.finished, "finished"),
-          fact("Win streak", doc.current_streak, "streak"),
-          fact("Best streak", doc.best_streak, "best-streak"),
+          fact(t("Races"), doc.races, "races"),
+          fact(t("Wins"), doc.wins, "wins"),
+          fact(t("Win rate"), rate, "win-rate"),
+          fact(t("Finished"), doc.finished, "finished"),
+          fact(t("Win streak"), doc.current_streak, "streak"),
+          fact(t("Best streak"), doc.best_streak, "best-streak"),
         ),
       ),
       h(
         "section",
         { class: "card-panel", "aria-labelledby": "bests-h" },
-        h("h2", { id: "bests-h" }, "Best times"),
+        h("h2", { id: "bests-h" }, t("Best times")),
         doc.bests.length
           ? table(
-              ["Rules", "Time", "Deal", "When"],
+              [t("Rules"), t("Time"), t("Deal"), t("When")],
               doc.bests.map((b) => h("tr", {}, h("td", {}, presetTitle(b.preset)), h("td", {}, raceLink(b.race_id, raceTime(b.time_ms))), h("td", {}, `#${b.deal}`), h("td", {}, when(b.ended_at)))),
               { class: "bests" },
             )
-          : h("p", { class: "muted" }, "No proven finish yet (a finish without hints)."),
+          : h("p", { class: "muted" }, t("No proven finish yet (a finish without hints).")),
       ),
       h(
         "section",
         { class: "card-panel", "aria-labelledby": "ratings-h" },
-        h("h2", { id: "ratings-h" }, "Ratings"),
+        h("h2", { id: "ratings-h" }, t("Ratings")),
         doc.ratings.length
           ? table(
-              ["Rules", "Rating", "Rated races"],
+              [t("Rules"), t("Rating"), t("Rated races")],
               doc.ratings.map((r) =>
                 h(
                   "tr",
                   {},
                   h("td", {}, presetTitle(r.preset)),
-                  h("td", { title: r.provisional ? "provisional: fewer than 10 rated races" : "" }, `${r.rating}${r.provisional ? "?" : ""}`),
+                  h("td", { title: r.provisional ? t("provisional: fewer than 10 rated races") : "" }, `${r.rating}${r.provisional ? "?" : ""}`),
                   h("td", {}, String(r.races)),
                 ),
               ),
               { class: "ratings" },
             )
-          : h("p", { class: "muted" }, "No rated race yet (quick match races are rated)."),
+          : h("p", { class: "muted" }, t("No rated race yet (quick match races are rated).")),
         rated.history.length
           ? table(
-              ["When", "Rules", "Place", "Rating", "Change"],
+              [t("When"), t("Rules"), t("Place"), t("Rating"), t("Change")],
               rated.history.map((c) =>
                 h(
                   "tr",
                   {},
                   h("td", {}, raceLink(c.race_id, when(c.ended_at))),
                   h("td", {}, presetTitle(c.preset)),
-                  h("td", {}, `${c.place} of ${c.racers}`),
+                  h("td", {}, t("{place} of {count}", { place: number(c.place), count: number(c.racers) })),
                   h("td", {}, `${c.rating}${c.provisional ? "?" : ""}`),
                   h("td", {}, `${c.change >= 0 ? "+" : ""}${c.change}`),
                 ),
@@ -97,10 +99,10 @@ export async function showPlayer(main, player, R) {
       h(
         "section",
         { class: "card-panel", "aria-labelledby": "arenas-h" },
-        h("h2", { id: "arenas-h" }, "Arenas"),
+        h("h2", { id: "arenas-h" }, t("Arenas")),
         arenas.arenas.length
           ? table(
-              ["When", "Arena", "Rules", "Place", "Points", "Wins", "Races"],
+              [t("When"), t("Arena"), t("Rules"), t("Place"), t("Points"), t("Wins"), t("Races")],
               arenas.arenas.map((a) =>
                 h(
                   "tr",
@@ -108,7 +110,7 @@ export async function showPlayer(main, player, R) {
                   h("td", {}, when(a.ends_at)),
                   h("td", {}, a.name || a.code),
                   h("td", {}, presetTitle(a.preset)),
-                  h("td", {}, `${a.place} of ${a.player_count}`),
+                  h("td", {}, t("{place} of {count}", { place: number(a.place), count: number(a.player_count) })),
                   h("td", {}, String(a.points)),
                   h("td", {}, String(a.wins)),
                   h("td", {}, String(a.races)),
@@ -116,15 +118,15 @@ export async function showPlayer(main, player, R) {
               ),
               { class: "arenas" },
             )
-          : h("p", { class: "muted" }, "No arena on record yet."),
+          : h("p", { class: "muted" }, t("No arena on record yet.")),
       ),
       h(
         "section",
         { class: "card-panel", "aria-labelledby": "races-h" },
-        h("h2", { id: "races-h" }, "Races"),
+        h("h2", { id: "races-h" }, t("Races")),
         R.races.length
-          ? h("table", { class: "races" }, h("thead", {}, h("tr", {}, ["When", "Rules", "Deal", "Place", "Status", "Time", ""].map((t) => h("th", {}, t)))), body)
-          : h("p", { class: "muted" }, "No race on record yet."),
+          ? h("table", { class: "races" }, h("thead", {}, h("tr", {}, [t("When"), t("Rules"), t("Deal"), t("Place"), t("Status"), t("Time"), ""].map((head) => h("th", {}, head)))), body)
+          : h("p", { class: "muted" }, t("No race on record yet.")),
         more,
       ),
     ),
@@ -138,9 +140,9 @@ function raceRow(race) {
     h("td", {}, when(race.ended_at)),
     h("td", {}, presetTitle(race.preset)),
     h("td", {}, `#${race.deal}`),
-    h("td", {}, `${race.place} of ${race.racers}`),
-    h("td", {}, race.status),
+    h("td", {}, t("{place} of {count}", { place: number(race.place), count: number(race.racers) })),
+    h("td", {}, statusText(race.status, false)),
     h("td", {}, raceTime(race.time_ms)),
-    h("td", {}, raceLink(race.race_id, "replay")),
+    h("td", {}, raceLink(race.race_id, t("replay"))),
   );
 }

@@ -8,8 +8,12 @@ import { Replay } from "./replay.js";
 import { raceDoc } from "./records_api.js";
 import { moveText } from "./rules.js";
 import { playerName, presetTitle, raceTime, table, when } from "./records_format.js";
+import { number, t, tn } from "./i18n.js";
+import { statusText } from "./state.js";
+import { gradeName } from "./words.js";
 
-const REASONS = { won: "a racer put all 52 cards home", "all-done": "every racer was done", "time-limit": "time ran out", abandoned: "everyone left" };
+// Functions, said in the language of the moment.
+const REASONS = { won: () => t("a racer put all 52 cards home"), "all-done": () => t("every racer was done"), "time-limit": () => t("time ran out"), abandoned: () => t("everyone left") };
 const SPEEDS = [1, 2, 4, 8];
 
 /** Shows race ``raceId`` in ``main``; ``R`` is the page's state (window.seahavenRecords). */
@@ -20,15 +24,15 @@ export async function showRace(main, raceId, R) {
   const first = race.racers.find((r) => r.player === query.get("racer")) ?? race.racers[0];
   Object.assign(R, { race, opening, racer: null, replay: null, replayError: null, playing: false, speed: 1, timer: null });
   const view = {
-    tabs: h("div", { class: "tabs", role: "tablist", "aria-label": "whose moves" }),
+    tabs: h("div", { class: "tabs", role: "tablist", "aria-label": t("whose moves") }),
     board: h("div", { id: "replay-board" }),
     text: h("span", { id: "step-text", role: "status" }),
-    slider: h("input", { id: "step", type: "range", min: 0, max: 0, value: 0, "aria-label": "move number", oninput: (e) => jump(Number(e.target.value)) }),
-    play: h("button", { id: "play", onclick: () => toggle() }, "Play"),
-    moves: h("ol", { class: "move-list", "aria-label": "moves" }),
+    slider: h("input", { id: "step", type: "range", min: 0, max: 0, value: 0, "aria-label": t("move number"), oninput: (e) => jump(Number(e.target.value)) }),
+    play: h("button", { id: "play", onclick: () => toggle() }, t("Play")),
+    moves: h("ol", { class: "move-list", "aria-label": t("moves") }),
   };
   R.view = view;
-  document.title = `Race ${race.race_id} · Seahaven race`;
+  document.title = t("Race {id}", { id: race.race_id }) + " · " + t("Seahaven race");
 
   const choose = (racer, step = 0) => {
     stop();
@@ -38,7 +42,7 @@ export async function showRace(main, raceId, R) {
       R.replayError = null;
     } catch (e) {
       R.replay = new Replay(opening, []);
-      R.replayError = `${racer.name}'s moves do not replay here: ${e.message}`;
+      R.replayError = t("{name}'s moves do not replay here: {reason}", { name: racer.name, reason: e.message });
     }
     view.slider.max = R.replay.length;
     view.moves.replaceChildren(
@@ -48,7 +52,7 @@ export async function showRace(main, raceId, R) {
     );
     view.tabs.replaceChildren(
       ...race.racers.map((r) =>
-        h("button", { role: "tab", "aria-selected": r === racer ? "true" : "false", onclick: () => choose(r) }, r.name, r.bot ? " (bot)" : "", r.ghost ? " (ghost)" : ""),
+        h("button", { role: "tab", "aria-selected": r === racer ? "true" : "false", onclick: () => choose(r) }, r.name, r.bot ? ` (${t("bot")})` : "", r.ghost ? ` (${t("ghost")})` : ""),
       ),
     );
     seek(step);
@@ -59,10 +63,11 @@ export async function showRace(main, raceId, R) {
     const board = replay.seek(n);
     const at = replay.at;
     const step = at ? replay.steps[at - 1] : null;
-    const did = step ? ` · ${raceTime(step.ms)} · ${step.undo ? `undo (took back ${moveText(step.move)})` : step.text}` : " · the deal";
-    view.text.textContent = R.replayError ?? `${racer.name}: move ${at} of ${replay.length}${did} · ${board.progress}/52 home`;
+    const did = step ? [raceTime(step.ms), step.undo ? t("undo (took back {move})", { move: moveText(step.move) }) : step.text] : [t("the deal")];
+    const where = t("{name}: move {at} of {count}", { name: racer.name, at: number(at), count: number(replay.length) });
+    view.text.textContent = R.replayError ?? [where, ...did, t("{count}/52 home", { count: number(board.progress) })].join(" · ");
     view.slider.value = String(at);
-    view.board.replaceChildren(renderBoard(board, { label: `${racer.name}'s board after ${at} moves`, interactive: false }));
+    view.board.replaceChildren(renderBoard(board, { label: tn("{name}'s board after {n} move", "{name}'s board after {n} moves", at, { name: racer.name }), interactive: false }));
     for (const li of view.moves.children) li.firstChild.classList.toggle("current", Number(li.firstChild.dataset.step) === at);
     // The current move in the middle of the list, which scrolls by itself (never the page).
     const current = view.moves.children[at - 1];
@@ -83,13 +88,13 @@ export async function showRace(main, raceId, R) {
   const stop = () => {
     clearTimeout(R.timer);
     R.playing = false;
-    view.play.textContent = "Play";
+    view.play.textContent = t("Play");
   };
   const toggle = () => {
     if (R.playing) return stop();
     if (R.replay.at >= R.replay.length) seek(0);
     R.playing = true;
-    view.play.textContent = "Pause";
+    view.play.textContent = t("Pause");
     schedule();
   };
   /** A step the reader asked for: playback stops there. */
@@ -110,34 +115,34 @@ export async function showRace(main, raceId, R) {
 
   const speed = h(
     "select",
-    { id: "speed", "aria-label": "playback speed", onchange: (e) => ((R.speed = Number(e.target.value)), R.playing && schedule()) },
-    SPEEDS.map((s) => h("option", { value: s }, `${s}×`)),
+    { id: "speed", "aria-label": t("playback speed"), onchange: (e) => ((R.speed = Number(e.target.value)), R.playing && schedule()) },
+    SPEEDS.map((s) => h("option", { value: s }, `${number(s)}×`)),
   );
   const button = (id, label, text, to) => h("button", { id, class: "quiet", "aria-label": label, onclick: () => jump(to()) }, text);
   main.replaceChildren(
     h("div", { class: "records race-page" }, [
       h("section", { class: "card-panel" }, raceHead(race)),
-      h("section", { class: "card-panel", "aria-labelledby": "standings-h" }, h("h2", { id: "standings-h" }, "Standings"), standings(race)),
+      h("section", { class: "card-panel", "aria-labelledby": "standings-h" }, h("h2", { id: "standings-h" }, t("Standings")), standings(race)),
       h(
         "section",
         { class: "card-panel replay", "aria-labelledby": "replay-h" },
-        h("h2", { id: "replay-h" }, "Replay"),
+        h("h2", { id: "replay-h" }, t("Replay")),
         view.tabs,
         h(
           "div",
           { class: "controls" },
-          button("first", "the deal", "«", () => 0),
-          button("prev", "previous move", "‹", () => R.replay.at - 1),
+          button("first", t("the deal"), "«", () => 0),
+          button("prev", t("previous move"), "‹", () => R.replay.at - 1),
           view.play,
-          button("next", "next move", "›", () => R.replay.at + 1),
-          button("last", "last move", "»", () => R.replay.length),
+          button("next", t("next move"), "›", () => R.replay.at + 1),
+          button("last", t("last move"), "»", () => R.replay.length),
           view.slider,
           speed,
         ),
         view.text,
         view.board,
-        h("details", { class: "moves" }, h("summary", {}, "Every move"), view.moves),
-        h("p", { class: "muted keys" }, "Keys: ← → a move, Home / End the deal / the last move, space play / pause."),
+        h("details", { class: "moves" }, h("summary", {}, t("Every move")), view.moves),
+        h("p", { class: "muted keys" }, t("Keys: ← → a move, Home / End the deal / the last move, space play / pause.")),
       ),
     ]),
   );
@@ -147,27 +152,28 @@ export async function showRace(main, raceId, R) {
 function raceHead(race) {
   const facts = [
     presetTitle(race.preset),
-    `deal #${race.deal}${race.deal_grade ? ` (${race.deal_grade})` : ""}`,
-    race.chosen ? "deal chosen by the room's creator" : null,
-    race.daily ? `daily race of ${race.daily}` : null,
-    race.time_limit_ms ? `${raceTime(race.time_limit_ms)} limit` : "no time limit",
-    `undo ${race.undo ? "on" : "off"}`,
-    `hints ${race.hints ? "allowed" : "off"}`,
+    race.deal_grade ? t("deal #{deal} ({grade})", { deal: race.deal, grade: gradeName(race.deal_grade) }) : t("deal #{deal}", { deal: race.deal }),
+    race.chosen ? t("deal chosen by the room's creator") : null,
+    race.daily ? t("daily race of {day}", { day: race.daily }) : null,
+    race.time_limit_ms ? t("{time} limit", { time: raceTime(race.time_limit_ms) }) : t("no time limit"),
+    race.undo ? t("undo on") : t("undo off"),
+    race.hints ? t("hints allowed") : t("hints off"),
   ].filter(Boolean);
-  const copy = () => navigator.clipboard?.writeText(race.deal_code).then(() => (document.getElementById("copied").textContent = "copied"));
+  const copy = () => navigator.clipboard?.writeText(race.deal_code).then(() => (document.getElementById("copied").textContent = t("copied")));
   return [
-    h("h2", {}, "Race ", h("span", { class: "code", id: "race-id" }, race.race_id), race.archived ? null : h("span", { class: "badge" }, "not archived yet")),
+    h("h2", {}, t("Race"), " ", h("span", { class: "code", id: "race-id" }, race.race_id), race.archived ? null : h("span", { class: "badge" }, t("not archived yet"))),
     h("p", { class: "muted", id: "race-facts" }, facts.join(" · ")),
-    h("p", { class: "muted" }, `Started ${when(race.started_at)}; over ${when(race.ended_at)}: ${REASONS[race.end_reason] ?? race.end_reason}.`),
+    h("p", { class: "muted" }, t("Started {start}; over {end}: {reason}.", { start: when(race.started_at), end: when(race.ended_at), reason: REASONS[race.end_reason]?.() ?? race.end_reason })),
     h(
       "p",
       { class: "deal" },
-      "Deal code ",
+      t("Deal code"),
+      " ",
       h("span", { class: "code", id: "deal-code" }, race.deal_code),
       " ",
-      h("button", { class: "quiet", onclick: copy }, "Copy"),
+      h("button", { class: "quiet", onclick: copy }, t("Copy")),
       h("span", { id: "copied", class: "muted", "aria-live": "polite" }),
-      h("span", { class: "muted" }, " · race it again: give the code to a ", h("a", { href: "/" }, "new room"), "'s deal field."),
+      h("span", { class: "muted" }, " · ", t("race it again: give the code to a new room's deal field in the lobby."), " ", h("a", { href: "/" }, t("To the lobby"))),
     ),
   ];
 }
@@ -177,16 +183,16 @@ function standings(race) {
     h(
       "tr",
       {},
-      h("td", {}, String(r.place)),
+      h("td", {}, number(r.place)),
       h("td", {}, playerName(r)),
-      h("td", {}, r.status),
-      h("td", {}, `${r.progress}/52`),
-      h("td", {}, String(r.moves.length)), // as the results count them: an undo is a move too
-      h("td", {}, String(r.undos)),
-      h("td", {}, String(r.hints)),
+      h("td", {}, statusText(r.status, false)), // as on record: a racer still racing at the end says so
+      h("td", {}, `${number(r.progress)}/${number(52)}`),
+      h("td", {}, number(r.moves.length)), // as the results count them: an undo is a move too
+      h("td", {}, number(r.undos)),
+      h("td", {}, number(r.hints)),
       h("td", {}, raceTime(r.time_ms)),
-      h("td", { title: "the server's engine replayed these moves on the deal and they win it" }, r.proven ? "proven" : ""),
+      h("td", { title: t("the server's engine replayed these moves on the deal and they win it") }, r.proven ? t("proven") : ""),
     ),
   );
-  return table(["Place", "Racer", "Status", "Home", "Moves", "Undos", "Hints", "Time", ""], rows, { class: "standings" });
+  return table([t("Place"), t("Racer"), t("Status"), t("Home"), t("Moves"), t("Undos"), t("Hints"), t("Time"), ""], rows, { class: "standings" });
 }

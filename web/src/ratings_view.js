@@ -5,6 +5,7 @@
 // written into the badges already shown, not by rebuilding the view: a rebuild mid-race would
 // drop a card being dragged.
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
 import { apiGet } from "./records_api.js";
 
 /** The shown number: "1500", "1579?" (provisional). */
@@ -76,7 +77,7 @@ export function ratingBadge(racer, preset, me, mine, rated = true) {
   const own = racer.player === me ? mine?.[preset] : null;
   if (!own && !rated) return null;
   const r = own ?? book.get(racer.player, preset, () => fillBadges(racer.player));
-  return h("span", { class: "rating", "data-player": racer.player, "data-preset": preset, "data-own": Boolean(own), title: "rating (? provisional: fewer than 10 rated races)" }, badgeText(r, Boolean(own)));
+  return h("span", { class: "rating", "data-player": racer.player, "data-preset": preset, "data-own": Boolean(own), title: t("rating (? provisional: fewer than 10 rated races)") }, badgeText(r, Boolean(own)));
 }
 
 /** A rated race is over: its racers' numbers on the read API have changed. */

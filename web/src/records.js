@@ -7,6 +7,7 @@ import { showBoards } from "./boards_page.js";
 import { h } from "./dom.js";
 import { showPlayer } from "./player_page.js";
 import { showRace } from "./race_page.js";
+import { speakAsStored, t } from "./i18n.js";
 
 const R = { page: null, error: null, onKey: null };
 window.seahavenRecords = R; // for the browser tests and the curious
@@ -24,14 +25,14 @@ function header() {
   return h(
     "header",
     { class: "bar" },
-    h("h1", {}, h("a", { href: "/", class: "home" }, "Seahaven race")),
-    h("nav", { class: "records-nav" }, h("a", { href: "/boards" }, "Leaderboards"), h("a", { href: "/" }, "Race")),
+    h("h1", {}, h("a", { href: "/", class: "home" }, t("Seahaven race"))),
+    h("nav", { class: "records-nav" }, h("a", { href: "/boards" }, t("Leaderboards")), h("a", { href: "/" }, t("Race"))),
   );
 }
 
 async function start() {
   const app = document.getElementById("app");
-  const main = h("div", {}, h("p", { class: "muted" }, "Loading…"));
+  const main = h("div", {}, h("p", { class: "muted" }, t("Loading…")));
   app.replaceChildren(header(), main);
   const found = route(location.pathname);
   R.page = found?.[0] ?? "unknown";
@@ -42,8 +43,8 @@ async function start() {
     else await showBoards(main, R);
   } catch (e) {
     R.error = e.message;
-    const what = { race: "race", player: "player" }[R.page];
-    const text = e.status === 404 && what ? `No ${what} ${found[1]} on record.` : e.message;
+    const missing = { race: () => t("No race {id} on record.", { id: found[1] }), player: () => t("No player {id} on record.", { id: found[1] }) }[R.page];
+    const text = e.status === 404 && missing ? missing() : e.message;
     main.replaceChildren(h("p", { class: "card-panel error", role: "alert" }, text));
   }
   R.ready = true;
@@ -56,4 +57,6 @@ document.addEventListener("keydown", (e) => {
   R.onKey?.(e);
 });
 if (localStorage.getItem("seahaven.fourColour")) document.body.classList.add("four-colour");
+speakAsStored(window);
+document.title = t("Seahaven race records");
 start();

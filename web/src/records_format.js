@@ -2,22 +2,25 @@
 import { h } from "./dom.js";
 import { racerMarks } from "./marks.js";
 import { PRESETS } from "./rules.js";
+import { moment, number, t } from "./i18n.js";
 
 /** A race time: m:ss.t (tenths, as the racers' times are close); a dash for none. */
 export function raceTime(ms) {
   if (ms === null || ms === undefined) return "–";
   const tenths = Math.max(0, Math.floor(ms / 100));
   const s = Math.floor(tenths / 10);
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}.${tenths % 10}`;
+  const seconds = number((s % 60) + (tenths % 10) / 10, { minimumIntegerDigits: 2, minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  return `${number(Math.floor(s / 60))}:${seconds}`;
 }
 
 /** A moment (ms since the epoch) in the reader's own time zone, to the minute. */
 export function when(ms) {
   if (ms === null || ms === undefined) return "–";
-  return new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  return moment(ms);
 }
 
-export const presetTitle = (name) => PRESETS[name]?.title ?? name;
+/** A preset's title in the player's language (the titles are msgids: i18n/webcatalog.py adds them). */
+export const presetTitle = (name) => (PRESETS[name] ? t(PRESETS[name].title) : name);
 
 export const raceLink = (raceId, text = raceId) => h("a", { href: `/races/${raceId}`, class: "race-link" }, text);
 
@@ -29,4 +32,4 @@ export function playerName(racer) {
 }
 
 export const table = (headings, rows, attrs = {}) =>
-  h("table", attrs, h("thead", {}, h("tr", {}, headings.map((t) => h("th", {}, t)))), h("tbody", {}, rows));
+  h("table", attrs, h("thead", {}, h("tr", {}, headings.map((head) => h("th", {}, head)))), h("tbody", {}, rows));

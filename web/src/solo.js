@@ -4,6 +4,7 @@
 // and auto-move work unchanged. Deal codes as docs/deals.md defines them (seahaven/codes.py).
 import { dealBoard, MAX_DEAL } from "./dealing.js";
 import { PRESETS, parseMove } from "./rules.js";
+import { t } from "./i18n.js";
 
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 const ALIASES = { O: "0", I: "1", L: "1" };
@@ -13,15 +14,15 @@ const BY_TAG = Object.fromEntries(Object.values(PRESETS).map((p) => [p.tag, p.na
 export function dealOfCode(code) {
   const text = [...code.toUpperCase().replace(/\s+/g, "")].map((ch) => ALIASES[ch] ?? ch).join("");
   const parts = text.split("-");
-  if (parts.length !== 3 || parts[0] !== "SH1") throw new Error("a deal code reads SH1-TAG-DIGITS");
+  if (parts.length !== 3 || parts[0] !== "SH1") throw new Error(t("a deal code reads SH1-TAG-DIGITS"));
   const [, tag, rest] = parts;
-  if (!(tag in BY_TAG)) throw new Error(`unknown preset tag ${tag}`);
-  if (rest.length < 5 || rest.length > 9) throw new Error("a deal code has 4 to 8 digits and a check character");
+  if (!(tag in BY_TAG)) throw new Error(t("unknown preset tag {tag}", { tag }));
+  if (rest.length < 5 || rest.length > 9) throw new Error(t("a deal code has 4 to 8 digits and a check character"));
   const digits = rest.slice(0, -1);
-  for (const ch of rest) if (!ALPHABET.includes(ch)) throw new Error(`${ch} is not a deal code character`);
-  if (checkChar(tag + digits) !== rest.at(-1)) throw new Error("the check character does not match: a mistyped code?");
+  for (const ch of rest) if (!ALPHABET.includes(ch)) throw new Error(t("{ch} is not a deal code character", { ch }));
+  if (checkChar(tag + digits) !== rest.at(-1)) throw new Error(t("the check character does not match: a mistyped code?"));
   const number = [...digits].reduce((n, ch) => n * 32 + ALPHABET.indexOf(ch), 0);
-  if (number < 1 || number > MAX_DEAL) throw new Error("that deal number is out of range");
+  if (number < 1 || number > MAX_DEAL) throw new Error(t("that deal number is out of range"));
   return { preset: BY_TAG[tag], number };
 }
 

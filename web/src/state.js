@@ -2,6 +2,7 @@
 // `node --test` drives it with recorded frames (web/test/state.test.js). What the page must do
 // besides (say something, keep the opening board) comes back as the state's `said` and `opening`.
 import { Board, COLUMN, FOUNDATION, CELL, PRESETS, parseMove } from "./rules.js";
+import { number, ordinal, t } from "./i18n.js";
 
 /** A fresh state: `view` is where the page starts, `wanted` the room a /r/CODE link names. */
 export function initialState({ view = "lobby", wanted = null, challenge = null } = {}) {
@@ -56,7 +57,7 @@ export function applyEvent(S, type, body, now = 0) {
   if (type === "rating") {
     // The player's, not a room's: it comes in a room or in the lobby.
     S.ratings[body.preset] = body;
-    S.said.push(`Your ${PRESETS[body.preset]?.title ?? body.preset} rating: ${ratingText(body)}`);
+    S.said.push(t("Your {rules} rating: {rating}", { rules: PRESETS[body.preset] ? t(PRESETS[body.preset].title) : body.preset, rating: ratingText(body) }));
     return S;
   }
   const room = S.room;
@@ -80,7 +81,7 @@ export function applyEvent(S, type, body, now = 0) {
     startBoards(S, body.board, [], room.role === "racer" ? [] : room.racers.map((r) => ({ player: r.player, history: [], actions: 0 })));
   } else if (type === "progress") {
     const racer = room.racers.find((r) => r.player === body.player);
-    if (racer && body.player !== room.you && body.progress !== racer.progress) S.heard.push(`${racer.name}: ${body.progress} of 52 home`);
+    if (racer && body.player !== room.you && body.progress !== racer.progress) S.heard.push(t("{name}: {count} of 52 home", { name: racer.name, count: number(body.progress) }));
     if (racer) Object.assign(racer, { progress: body.progress, moves: body.moves, status: body.status, time_ms: body.time_ms });
     if (body.player === room.you && S.mine) Object.assign(S.mine, { status: body.status });
     if (body.move !== null && room.role === "spectator") spectate(S, body);
@@ -91,7 +92,7 @@ export function applyEvent(S, type, body, now = 0) {
     S.selected = null;
   } else if (type === "lost") {
     S.lost = true;
-    S.said.push("No win is left from this position" + (room.undo ? ": undo, or resign." : "."));
+    S.said.push(lostText(room.undo));
   }
   return S;
 }
@@ -245,14 +246,22 @@ export function destinations(S) {
 
 /** A racer's state in words ("did not finish" once the race is over and they were still on). */
 export function statusText(status, finished) {
-  if (finished && status === "racing") return "did not finish";
-  return status;
+  if (finished && status === "racing") return t("did not finish");
+  return STATUSES[status]?.() ?? status;
 }
 
-/** "1 move", "2 moves". */
-export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+// Functions, so that each is said in the language of the moment.
+const STATUSES = {
+  waiting: () => t("waiting"),
+  ready: () => t("ready"),
+  racing: () => t("racing"),
+  finished: () => t("finished"),
+  stuck: () => t("stuck"),
+  resigned: () => t("resigned"),
+};
 
-const ORDINAL = (n) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] ?? "th")}`;
+/** The server's proof that my position is lost, in words. */
+export const lostText = (undo) => (undo ? t("No win is left from this position: undo, or resign.") : t("No win is left from this position."));
 
 /** The result's moment in words: who won, and my place ("You won!", "Ann won · you are 2nd of 3"). */
 export function resultLine(room) {
@@ -260,9 +269,9 @@ export function resultLine(room) {
   const winner = standings.find((s) => s.place === 1 && s.status === "finished");
   const me = standings.find((s) => s.player === room.you);
   const of = standings.length;
-  if (me && winner && winner.player === me.player) return "You won!";
-  const head = winner ? `${winner.name} won` : "Nobody finished";
-  return me ? `${head} · you are ${ORDINAL(me.place)} of ${of}` : head;
+  if (me && winner && winner.player === me.player) return t("You won!");
+  const head = winner ? t("{name} won", { name: winner.name }) : t("Nobody finished");
+  return me ? head + " · " + t("you are {place} of {count}", { place: ordinal(me.place), count: number(of) }) : head;
 }
 
 /** The time a standing shows: a finisher's time, else a dash. */

@@ -9,17 +9,19 @@ import { challengeOffer, challengeView, ghostChallenge, raceAgainButton } from "
 import { racerMarks } from "./marks.js";
 import { A, arenaLobby, arenaPanel } from "./arena.js";
 import { ratingBadge } from "./ratings_view.js";
+import { presetTitle } from "./records_format.js";
+import { gradeName } from "./words.js";
 import { KEYS_HELP } from "./keys.js";
-import { canHint, canUndo, destinations, inRace, plural, ratingText, resultLine, standingTime, statusText } from "./state.js";
+import { LANGUAGES, clock, day, language, number, rulesHelp, t, tn } from "./i18n.js";
+import { canHint, canUndo, destinations, inRace, ratingText, resultLine, standingTime, statusText } from "./state.js";
 
 export function formatTime(ms) {
   if (ms === null || ms === undefined) return "–";
-  const s = Math.max(0, Math.floor(ms / 1000));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  return clock(ms);
 }
 
 function presetOptions(selected) {
-  return Object.values(PRESETS).map((p) => h("option", { value: p.name, selected: p.name === selected }, p.title));
+  return Object.values(PRESETS).map((p) => h("option", { value: p.name, selected: p.name === selected }, t(p.title)));
 }
 
 // The account panel and a challenge's page keep their own state (account.js, challenge.js; their
@@ -37,7 +39,7 @@ export function pageParts(app) {
     lobby: () => lobbyParts(app),
   };
   const body = S.view === "room" && S.room ? roomParts(app) : (views[S.view] ?? views.lobby)();
-  return [head, ...body, ...(S.view === "room" ? [["help", () => helpView()]] : [])];
+  return [head, ...body, ...(S.view === "room" && S.room ? [[`help:${S.room.preset}`, () => helpView(S.room.preset)]] : [])];
 }
 
 function header(app) {
@@ -50,19 +52,30 @@ function header(app) {
   return h(
     "header",
     { class: "bar" },
-    h("h1", {}, "Seahaven race"),
+    h("h1", {}, t("Seahaven race")),
     // The status line is cut to the header's width (style.css); all of it is in its title.
-    S.conn ? h("span", { class: `net ${S.status}`, role: "status", title: S.statusDetail || null }, online ? `${S.me?.name ?? ""}` : S.statusDetail || S.status) : null,
+    S.conn ? h("span", { class: `net ${S.status}`, role: "status", title: S.statusDetail || null }, online ? `${S.me?.name ?? ""}` : S.statusDetail || connectionName(S.status)) : null,
     // Closed for good (another tab took the session over): only the player may take it back.
-    S.status === "closed" && S.view !== "name" ? h("button", { class: "quiet", onclick: takeBack }, "Play here") : null,
-    S.view === "lobby" ? h("button", { class: "quiet", onclick: app.rename }, "Change name") : null,
-    S.view === "lobby" ? h("button", { class: "quiet", id: "account", onclick: () => app.hooks.show("account") }, "Account") : null,
+    S.status === "closed" && S.view !== "name" ? h("button", { class: "quiet", onclick: takeBack }, t("Play here")) : null,
+    S.view === "lobby" ? h("button", { class: "quiet", onclick: app.rename }, t("Change name")) : null,
+    S.view === "lobby" ? h("button", { class: "quiet", id: "account", onclick: () => app.hooks.show("account") }, t("Account")) : null,
     h(
       "label",
       { class: "four" },
       h("input", { type: "checkbox", checked: document.body.classList.contains("four-colour"), onchange: (e) => app.fourColour(e.target.checked) }),
-      " four-colour deck",
+      " ",
+      t("four-colour deck"),
     ),
+    languageSwitch(app),
+  );
+}
+
+/** The language switcher: the languages each in its own words; the choice is remembered (main.js). */
+function languageSwitch(app) {
+  return h(
+    "select",
+    { id: "lang", class: "lang", "aria-label": t("Language"), onchange: (e) => app.speak(e.target.value) },
+    LANGUAGES.map(([code, name]) => h("option", { value: code, lang: code, selected: code === language() }, name)),
   );
 }
 
@@ -78,10 +91,10 @@ function nameView(app) {
         app.named(input.value);
       },
     },
-    h("h2", {}, S.wanted?.code ? `${S.wanted.watch ? "Watch" : "Join"} race ${S.wanted.code}` : "Race a friend at Seahaven Towers"),
-    h("label", { for: "name" }, "Your name"),
+    h("h2", {}, S.wanted?.code ? S.wanted.watch ? t("Watch race {code}", { code: S.wanted.code }) : t("Join race {code}", { code: S.wanted.code }) : t("Race a friend at Seahaven Towers")),
+    h("label", { for: "name" }, t("Your name")),
     input,
-    h("button", { type: "submit" }, "Continue"),
+    h("button", { type: "submit" }, t("Continue")),
   );
 }
 
@@ -106,43 +119,43 @@ function roomsPanel(app) {
     h(
       "tr",
       {},
-      h("td", { class: "code", "data-label": "Room" }, r.room),
-      h("td", { "data-label": "Rules" }, PRESETS[r.preset]?.title ?? r.preset, r.daily ? h("span", { class: "tag" }, " daily") : null, r.rated ? h("span", { class: "tag" }, " rated") : null),
-      h("td", { "data-label": "Deal" }, r.any_deal ? "any deal" : r.deal ? "chosen" : (r.deal_grade ?? "winnable")),
-      h("td", { class: "seats", "data-label": "Racers" }, `${r.racers}/${r.seats}`),
-      h("td", { "data-label": "Watching" }, String(r.spectators)),
-      h("td", { "data-label": "Phase" }, r.phase),
+      h("td", { class: "code", "data-label": t("Room") }, r.room),
+      h("td", { "data-label": t("Rules") }, presetTitle(r.preset), r.daily ? h("span", { class: "tag" }, " ", t("daily")) : null, r.rated ? h("span", { class: "tag" }, " ", t("rated")) : null),
+      h("td", { "data-label": t("Deal") }, r.any_deal ? t("any deal") : r.deal ? t("chosen") : gradeName(r.deal_grade ?? "winnable")),
+      h("td", { class: "seats", "data-label": t("Racers") }, `${number(r.racers)}/${number(r.seats)}`),
+      h("td", { "data-label": t("Watching") }, number(r.spectators)),
+      h("td", { "data-label": t("Phase") }, phaseName(r.phase)),
       h(
         "td",
         { class: "go" },
-        r.phase === "waiting" && r.racers < r.seats ? h("button", { onclick: () => act.joinRoom(r.room, false), "aria-label": `join room ${r.room}` }, "Join") : null,
-        h("button", { class: "quiet", onclick: () => act.joinRoom(r.room, true), "aria-label": `watch room ${r.room}` }, "Watch"),
+        r.phase === "waiting" && r.racers < r.seats ? h("button", { onclick: () => act.joinRoom(r.room, false), "aria-label": t("join room {code}", { code: r.room }) }, t("Join")) : null,
+        h("button", { class: "quiet", onclick: () => act.joinRoom(r.room, true), "aria-label": t("watch room {code}", { code: r.room }) }, t("Watch")),
       ),
     ),
   );
   return h(
     "section",
     { class: "card-panel rooms-panel", "aria-labelledby": "rooms-h" },
-    h("h2", { id: "rooms-h" }, "Public rooms"),
+    h("h2", { id: "rooms-h" }, t("Public rooms")),
     rows.length
       ? h(
           "table",
           { class: "rooms" },
-          h("thead", {}, h("tr", {}, ...["Room", "Rules", "Deal", "Racers", "Watching", "Phase", ""].map((t) => h("th", {}, t)))),
+          h("thead", {}, h("tr", {}, ...[t("Room"), t("Rules"), t("Deal"), t("Racers"), t("Watching"), t("Phase"), ""].map((head) => h("th", {}, head)))),
           h("tbody", {}, rows),
         )
-      : h("p", { class: "muted" }, "No public room right now: create one, or ask for a quick match."),
+      : h("p", { class: "muted" }, t("No public room right now: create one, or ask for a quick match.")),
   );
 }
 
 function joinPanel(app) {
   const { act } = app;
-  const code = h("input", { id: "code", maxlength: 12, placeholder: "e.g. 3R12R9", autocomplete: "off", "aria-label": "room code" });
-  const quick = h("select", { id: "quick-preset", "aria-label": "rules for quick match" }, presetOptions("seahaven"));
+  const code = h("input", { id: "code", maxlength: 12, placeholder: t("e.g. {code}", { code: "3R12R9" }), autocomplete: "off", "aria-label": t("room code") });
+  const quick = h("select", { id: "quick-preset", "aria-label": t("rules for quick match") }, presetOptions("seahaven"));
   return h(
     "section",
     { class: "card-panel", "aria-labelledby": "join-h" },
-    h("h2", { id: "join-h" }, "Join by code"),
+    h("h2", { id: "join-h" }, t("Join by code")),
     h(
       "form",
       {
@@ -153,11 +166,11 @@ function joinPanel(app) {
         },
       },
       code,
-      h("button", { type: "submit", value: "race" }, "Join"),
-      h("button", { type: "submit", value: "watch", class: "quiet" }, "Watch"),
+      h("button", { type: "submit", value: "race" }, t("Join")),
+      h("button", { type: "submit", value: "watch", class: "quiet" }, t("Watch")),
     ),
-    h("h2", {}, "Quick match"),
-    h("div", { class: "row" }, quick, h("button", { onclick: () => act.enterWith("quick_match", { preset: quick.value }) }, "Quick match")),
+    h("h2", {}, t("Quick match")),
+    h("div", { class: "row" }, quick, h("button", { onclick: () => act.enterWith("quick_match", { preset: quick.value }) }, t("Quick match"))),
   );
 }
 
@@ -167,17 +180,17 @@ function dailyPanel(app) {
   return h(
     "section",
     { class: "card-panel", "aria-labelledby": "daily-h" },
-    h("h2", { id: "daily-h" }, "Daily race"),
-    d ? h("p", { class: "muted" }, `${d.date} (UTC): deal ${d.deal}, the same for everyone today.`) : null,
-    h("button", { onclick: () => act.enterWith("quick_match", { preset: "seahaven", daily: true }) }, "Race today's deal"),
+    h("h2", { id: "daily-h" }, t("Daily race")),
+    d ? h("p", { class: "muted" }, t("{date} (UTC): deal {deal}, the same for everyone today.", { date: day(d.date), deal: d.deal })) : null,
+    h("button", { onclick: () => act.enterWith("quick_match", { preset: "seahaven", daily: true }) }, t("Race today's deal")),
     d && d.entries.length
       ? h(
           "table",
-          { class: "rooms daily", "aria-label": "today's best times" },
-          h("thead", {}, h("tr", {}, ...["#", "Racer", "Time"].map((t) => h("th", {}, t)))),
-          h("tbody", {}, d.entries.map((e) => h("tr", {}, h("td", {}, String(e.place)), h("td", { class: "who" }, e.name), h("td", {}, formatTime(e.time_ms))))),
+          { class: "rooms daily", "aria-label": t("today's best times") },
+          h("thead", {}, h("tr", {}, ...["#", t("Racer"), t("Time")].map((head) => h("th", {}, head)))),
+          h("tbody", {}, d.entries.map((e) => h("tr", {}, h("td", {}, number(e.place)), h("td", { class: "who" }, e.name), h("td", {}, formatTime(e.time_ms))))),
         )
-      : h("p", { class: "muted" }, "No finish yet today."),
+      : h("p", { class: "muted" }, t("No finish yet today.")),
   );
 }
 
@@ -186,13 +199,13 @@ function createForm(app) {
   const field = (label, input) => h("label", { class: "field" }, h("span", {}, label), input);
   const preset = h("select", { name: "preset" }, presetOptions("seahaven"));
   const seats = h("input", { name: "seats", type: "number", min: 2, max: 8, value: 2 });
-  const limit = h("input", { name: "time_limit", type: "number", min: 30, max: 7200, placeholder: "none" });
-  const deal = h("input", { name: "deal", placeholder: "a winnable deal", autocomplete: "off" });
+  const limit = h("input", { name: "time_limit", type: "number", min: 30, max: 7200, placeholder: t("none") });
+  const deal = h("input", { name: "deal", placeholder: t("a winnable deal"), autocomplete: "off" });
   const pub = h("input", { name: "public", type: "checkbox", checked: true });
   const undoBox = h("input", { name: "undo", type: "checkbox", checked: true });
   // Deal difficulty is the solver's grade of a winnable deal, not the easy/medium/hard presets (cell counts).
-  const grade = h("select", { name: "deal_grade" }, ["any", "gentle", "tricky", "fiendish"].map((g) => h("option", { value: g }, g)));
-  const bot = h("select", { name: "bot" }, [["", "no"], ["stroll", "stroll"], ["brisk", "brisk"], ["sprint", "sprint"]].map(([v, t]) => h("option", { value: v }, t)));
+  const grade = h("select", { name: "deal_grade" }, ["any", "gentle", "tricky", "fiendish"].map((g) => h("option", { value: g }, gradeName(g))));
+  const bot = h("select", { name: "bot" }, [["", t("no")], ["stroll", t("stroll")], ["brisk", t("brisk")], ["sprint", t("sprint")]].map(([v, text]) => h("option", { value: v }, text)));
   const hints = h("input", { name: "hints", type: "checkbox" });
   const lost = h("input", { name: "lost_notice", type: "checkbox" });
   return h(
@@ -214,18 +227,18 @@ function createForm(app) {
         await act.enterWith("create_room", body);
       },
     },
-    h("h2", { id: "create-h" }, "New room"),
-    field("Rules", preset),
-    field("Seats", seats),
-    field("Time limit (s)", limit),
-    field("Deal number or code", deal),
-    field("Deal difficulty (winnable deals)", grade),
-    field("Race the computer", bot),
-    h("label", { class: "check" }, pub, " listed in the lobby"),
-    h("label", { class: "check" }, undoBox, " undo allowed"),
-    h("label", { class: "check" }, hints, " hints allowed"),
-    h("label", { class: "check" }, lost, " tell racers when their position is lost"),
-    h("button", { type: "submit" }, "Create room"),
+    h("h2", { id: "create-h" }, t("New room")),
+    field(t("Rules"), preset),
+    field(t("Seats"), seats),
+    field(t("Time limit (s)"), limit),
+    field(t("Deal number or code"), deal),
+    field(t("Deal difficulty (winnable deals)"), grade),
+    field(t("Race the computer"), bot),
+    h("label", { class: "check" }, pub, " ", t("listed in the lobby")),
+    h("label", { class: "check" }, undoBox, " ", t("undo allowed")),
+    h("label", { class: "check" }, hints, " ", t("hints allowed")),
+    h("label", { class: "check" }, lost, " ", t("tell racers when their position is lost")),
+    h("button", { type: "submit" }, t("Create room")),
   );
 }
 
@@ -233,15 +246,15 @@ function racersPanel(room, ratings) {
   const finished = room.phase === "finished";
   return h(
     "ol",
-    { class: "racers", "aria-label": "racers" },
+    { class: "racers", "aria-label": t("racers") },
     room.racers.map((r) =>
       h(
         "li",
         { class: `${r.player === room.you ? "me" : ""} ${r.connected ? "" : "away"}` },
-        h("span", { class: "who", title: r.name }, r.name + (r.player === room.you ? " (you)" : ""), racerMarks(r), ratingBadge(r, room.preset, room.you, ratings, Boolean(room.rated))),
-        h("progress", { max: 52, value: r.progress, "aria-label": `${r.name}: ${r.progress} of 52 cards home` }),
-        h("span", { class: "count" }, `${r.progress}/52`),
-        h("span", { class: `status ${r.status}` }, (r.connected ? statusText(r.status, finished) : `${statusText(r.status, finished)}, away`) + (room.rematch.includes(r.player) ? " · rematch" : "")),
+        h("span", { class: "who", title: r.name }, r.player === room.you ? t("{name} (you)", { name: r.name }) : r.name, racerMarks(r), ratingBadge(r, room.preset, room.you, ratings, Boolean(room.rated))),
+        h("progress", { max: 52, value: r.progress, "aria-label": t("{name}: {count} of 52 cards home", { name: r.name, count: number(r.progress) }) }),
+        h("span", { class: "count" }, `${number(r.progress)}/${number(52)}`),
+        h("span", { class: `status ${r.status}` }, (r.connected ? statusText(r.status, finished) : t("{status}, away", { status: statusText(r.status, finished) })) + (room.rematch.includes(r.player) ? " · " + t("rematch") : "")),
       ),
     ),
   );
@@ -271,28 +284,28 @@ function roomView(app) {
   const room = S.room;
   const link = `${location.origin}/r/${room.room}`;
   const me = room.racers.find((r) => r.player === room.you);
-  const title = PRESETS[room.preset]?.title ?? room.preset;
+  const title = presetTitle(room.preset);
   const mine = room.rated ? S.ratings[room.preset] : null;
   const facts = [
     title,
-    room.daily ? "the daily race" : null,
-    `${room.seats} seats`,
-    room.time_limit ? formatTime(room.time_limit * 1000) + " limit" : "no time limit",
-    `undo ${room.undo ? "on" : "off"}`,
-    room.hints ? "hints on" : null,
-    room.rated ? "rated" : "unrated",
-    mine ? `your rating ${ratingText(mine)}` : null,
+    room.daily ? t("the daily race") : null,
+    tn("{n} seat", "{n} seats", room.seats),
+    room.time_limit ? t("{time} limit", { time: formatTime(room.time_limit * 1000) }) : t("no time limit"),
+    room.undo ? t("undo on") : t("undo off"),
+    room.hints ? t("hints on") : null,
+    room.rated ? t("rated") : t("unrated"),
+    mine ? t("your rating {rating}", { rating: ratingText(mine) }) : null,
   ].filter(Boolean);
   const resigns = !room.solo && room.role === "racer" && room.phase === "racing" && ["racing", "stuck"].includes(S.mine?.status);
   const parts = [
     h(
       "div",
       { class: "room-head" },
-      room.solo ? h("h2", { id: "solo-h" }, "Practice, alone") : h("h2", {}, `Room `, h("span", { class: "code", id: "room-code" }, room.room)),
+      room.solo ? h("h2", { id: "solo-h" }, t("Practice, alone")) : h("h2", {}, t("Room"), " ", h("span", { class: "code", id: "room-code" }, room.room)),
       h("span", { class: "muted facts" }, facts.join(" · ")),
-      room.role === "spectator" ? h("span", { class: "badge" }, "watching") : null,
-      h("span", { class: "clock", id: "clock", "aria-label": "race clock" }, ""),
-      h("button", { class: "quiet", id: "leave", onclick: () => (!resigns || confirm("Leaving resigns this race. Leave?")) && act.leave() }, "Leave"),
+      room.role === "spectator" ? h("span", { class: "badge" }, t("watching")) : null,
+      h("span", { class: "clock", id: "clock", "aria-label": t("race clock") }, ""),
+      h("button", { class: "quiet", id: "leave", onclick: () => (!resigns || confirm(t("Leaving resigns this race. Leave?"))) && act.leave() }, t("Leave")),
     ),
   ];
   if (room.deal && room.phase !== "waiting" && room.phase !== "countdown") parts.push(dealLine(room, location.origin));
@@ -302,15 +315,15 @@ function roomView(app) {
       h(
         "section",
         { class: "card-panel waiting" },
-        h("p", {}, "Share this link: ", h("a", { href: link, id: "share" }, link), " ", h("button", { class: "quiet", onclick: () => navigator.clipboard?.writeText(link).then(() => act.say("link copied")) }, "Copy")),
+        h("p", {}, t("Share this link:"), " ", h("a", { href: link, id: "share" }, link), " ", h("button", { class: "quiet", onclick: () => navigator.clipboard?.writeText(link).then(() => act.say(t("link copied"))) }, t("Copy"))),
         racersPanel(room, S.ratings),
         room.role === "racer"
-          ? h("button", { id: "ready", class: me?.status === "ready" ? "quiet" : "", onclick: act.ready }, me?.status === "ready" ? "Not ready" : "Ready")
+          ? h("button", { id: "ready", class: me?.status === "ready" ? "quiet" : "", onclick: act.ready }, me?.status === "ready" ? t("Not ready") : t("Ready"))
           : null,
-        alone ? h("p", { id: "alone", class: "muted" }, room.daily ? "The daily race starts once another racer joins: share the link, or wait for one." : "The race starts once another racer joins and both are ready.") : null,
+        alone ? h("p", { id: "alone", class: "muted" }, room.daily ? t("The daily race starts once another racer joins: share the link, or wait for one.") : t("The race starts once another racer joins and both are ready.")) : null,
         h("div", { id: "countdown", class: "countdown", "aria-live": "assertive" }, ""),
         h("p", { id: "match", class: "muted" }, ""),
-        h("p", { class: "muted" }, `${room.spectators} watching`),
+        h("p", { class: "muted" }, tn("{n} watching", "{n} watching", room.spectators)),
       ),
     );
   } else if (room.role === "racer" && S.board) {
@@ -325,8 +338,8 @@ function roomView(app) {
 /** The deal the room races, once it is dealt: its number, and a link to practise it alone. */
 function dealLine(room, origin) {
   const practice = `${origin}/solo/${room.deal}`;
-  if (room.solo) return h("p", { class: "muted deal", id: "deal" }, `Deal ${room.deal} · share it: `, h("a", { href: practice, id: "solo-link" }, practice));
-  return h("p", { class: "muted deal", id: "deal" }, `Deal ${room.deal} · `, h("a", { href: practice, id: "solo-link", target: "_blank", rel: "noopener" }, "practise it alone"));
+  if (room.solo) return h("p", { class: "muted deal", id: "deal" }, t("Deal {deal} · share it:", { deal: room.deal }), " ", h("a", { href: practice, id: "solo-link" }, practice));
+  return h("p", { class: "muted deal", id: "deal" }, t("Deal {deal}", { deal: room.deal }), " · ", h("a", { href: practice, id: "solo-link", target: "_blank", rel: "noopener" }, t("practise it alone")));
 }
 
 function raceView(app) {
@@ -337,14 +350,16 @@ function raceView(app) {
   const note =
     status === "stuck"
       ? room.undo
-        ? "Stuck: no legal move. Undo, or resign."
-        : "Stuck: no legal move left."
+        ? t("Stuck: no legal move. Undo, or resign.")
+        : t("Stuck: no legal move left.")
       : S.lost && live
-        ? `No win is left from here${room.undo ? ": undo, or resign" : ""}.`
+        ? room.undo
+          ? t("No win is left from here: undo, or resign.")
+          : t("No win is left from here.")
         : status !== "racing"
-          ? `You are ${statusText(status, room.phase === "finished")}.`
+          ? t("You are {status}.", { status: statusText(status, room.phase === "finished") })
           : S.hint
-            ? `Hint: ${S.hint}`
+            ? t("Hint: {move}", { move: S.hint })
             : "";
   return h(
     "div",
@@ -352,18 +367,18 @@ function raceView(app) {
     h(
       "div",
       { class: "controls" },
-      h("span", { class: "mine" }, `${S.board.progress}/52 home · ${plural(S.mine?.moves ?? 0, "move")}`),
-      room.undo && live ? h("button", { id: "undo", onclick: act.undo, disabled: !canUndo(S) || !S.board.stack.length }, "Undo") : null,
-      room.hints && live ? h("button", { id: "hint", onclick: act.hint, disabled: !canHint(S) }, "Hint") : null,
-      live && (status === "racing" || status === "stuck") ? h("button", { class: "quiet", onclick: () => confirm("Resign this race?") && act.resign() }, "Resign") : null,
+      h("span", { class: "mine" }, t("{count}/52 home", { count: number(S.board.progress) }) + " · " + tn("{n} move", "{n} moves", S.mine?.moves ?? 0)),
+      room.undo && live ? h("button", { id: "undo", onclick: act.undo, disabled: !canUndo(S) || !S.board.stack.length }, t("Undo")) : null,
+      room.hints && live ? h("button", { id: "hint", onclick: act.hint, disabled: !canHint(S) }, t("Hint")) : null,
+      live && (status === "racing" || status === "stuck") ? h("button", { class: "quiet", onclick: () => confirm(t("Resign this race?")) && act.resign() }, t("Resign")) : null,
       live
-        ? h("label", { class: "check auto" }, h("input", { type: "checkbox", id: "auto-move", checked: S.autoMove, onchange: act.toggleAuto }), " auto-move")
+        ? h("label", { class: "check auto" }, h("input", { type: "checkbox", id: "auto-move", checked: S.autoMove, onchange: act.toggleAuto }), " ", t("auto-move"))
         : null,
       h("span", { class: `note ${status}`, role: "status" }, note),
     ),
     racersPanel(room, app.S.ratings),
     renderBoard(S.board, {
-      label: "your board",
+      label: t("your board"),
       selected: S.selected,
       legal: destinations(S),
       interactive: inRace(S),
@@ -385,28 +400,28 @@ function spectatorView(app) {
     racersPanel(room, app.S.ratings),
     h(
       "div",
-      { class: "tabs", role: "tablist", "aria-label": "whose board" },
+      { class: "tabs", role: "tablist", "aria-label": t("whose board") },
       room.racers.map((r) => h("button", { role: "tab", "aria-selected": r.player === S.focus ? "true" : "false", onclick: () => act.watch(r.player) }, r.name, racerMarks(r))),
     ),
-    focus ? renderBoard(focus, { label: `${racer?.name ?? "racer"}'s board`, interactive: false }) : h("p", { class: "muted" }, "The boards show once the race starts."),
+    focus ? renderBoard(focus, { label: t("{name}'s board", { name: racer?.name ?? t("racer") }), interactive: false }) : h("p", { class: "muted" }, t("The boards show once the race starts.")),
   );
 }
 
 function resultsView(app) {
   const { S, act, hooks } = app;
   const room = S.room;
-  const reasons = { won: "a racer put all 52 cards home", "all-done": "every racer is done", "time-limit": "time ran out", abandoned: "nobody is left" };
+  const reasons = { won: t("a racer put all 52 cards home"), "all-done": t("every racer is done"), "time-limit": t("time ran out"), abandoned: t("nobody is left") };
   const me = room.racers.find((r) => r.player === room.you);
   return h(
     "section",
     { class: "card-panel results", "aria-labelledby": "results-h" },
-    h("h2", { id: "results-h" }, "Results"),
+    h("h2", { id: "results-h" }, t("Results")),
     h("p", { class: "moment", id: "moment", role: "status" }, resultLine(room)),
-    S.result?.reason ? h("p", { class: "muted" }, `The race is over: ${reasons[S.result.reason] ?? S.result.reason}.`) : null,
+    S.result?.reason ? h("p", { class: "muted" }, t("The race is over: {reason}.", { reason: reasons[S.result.reason] ?? S.result.reason })) : null,
     h(
       "table",
       {},
-      h("thead", {}, h("tr", {}, ...["Place", "Racer", "Status", "Home", "Moves", "Time"].map((t) => h("th", {}, t)))),
+      h("thead", {}, h("tr", {}, ...[t("Place"), t("Racer"), t("Status"), t("Home"), t("Moves"), t("Time")].map((head) => h("th", {}, head)))),
       h(
         "tbody",
         {},
@@ -414,11 +429,11 @@ function resultsView(app) {
           h(
             "tr",
             { class: s.player === room.you ? "me" : "" },
-            h("td", {}, String(s.place)),
+            h("td", {}, number(s.place)),
             h("td", { class: "who", title: s.name }, s.name, racerMarks(s), ratingBadge(s, room.preset, room.you, S.ratings, Boolean(room.rated))),
             h("td", {}, statusText(s.status, true)),
-            h("td", {}, `${s.progress}/52`),
-            h("td", {}, String(s.moves)),
+            h("td", {}, `${number(s.progress)}/${number(52)}`),
+            h("td", {}, number(s.moves)),
             h("td", {}, formatTime(standingTime(s))),
           ),
         ),
@@ -428,9 +443,9 @@ function resultsView(app) {
     room.role === "racer" && me && S.result?.race_id ? challengeOffer(hooks, S.result.race_id) : null,
     room.role === "racer" && me && ghostChallenge(room) ? raceAgainButton(hooks, ghostChallenge(room)) : null,
     room.role === "racer" && me && !ghostChallenge(room)
-      ? h("button", { id: "rematch", onclick: act.rematch, disabled: room.rematch.includes(room.you) }, room.solo ? "Play it again" : room.rematch.includes(room.you) ? "Waiting for the others…" : "Rematch")
+      ? h("button", { id: "rematch", onclick: act.rematch, disabled: room.rematch.includes(room.you) }, room.solo ? t("Play it again") : room.rematch.includes(room.you) ? t("Waiting for the others…") : t("Rematch"))
       : null,
-    h("button", { class: "quiet", onclick: act.leave }, "Back to the lobby"),
+    h("button", { class: "quiet", onclick: act.leave }, t("Back to the lobby")),
   );
 }
 
@@ -443,15 +458,30 @@ function recordsLinks(S) {
   return h(
     "p",
     { class: "row" },
-    link(`/races/${raceId}`, "replay-link", "Replay this race"),
-    link("/boards", "boards-link", "Leaderboards"),
-    S.me ? link(`/players/${encodeURIComponent(S.me.player)}`, "my-page-link", "My page") : null,
+    link(`/races/${raceId}`, "replay-link", t("Replay this race")),
+    link("/boards", "boards-link", t("Leaderboards")),
+    S.me ? link(`/players/${encodeURIComponent(S.me.player)}`, "my-page-link", t("My page")) : null,
   );
 }
 
-function helpView() {
-  return h("details", { class: "help" }, h("summary", {}, "Keys"), h("dl", {}, KEYS_HELP.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
+/** The keys, and the rules of the room's preset when the build has them (the rules domain). */
+function helpView(preset) {
+  const keys = h("details", { class: "help" }, h("summary", {}, t("Keys")), h("dl", {}, KEYS_HELP().flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
+  const rules = rulesHelp(preset);
+  if (!rules) return keys;
+  const help = h("details", { class: "help rules-help", id: "rules-help" }, h("summary", {}, t("How to play {rules}", { rules: presetTitle(preset) })), h("dl", {}, rules.flatMap(([topic, text]) => [h("dt", {}, topic), h("dd", {}, text)])));
+  return h("div", { class: "helps" }, help, keys);
 }
+
+const CONNECTION = { connecting: () => t("connecting"), offline: () => t("offline"), closed: () => t("closed") };
+/** The connection's state in words. */
+const connectionName = (status) => CONNECTION[status]?.() ?? status;
+
+
+
+const PHASES = { waiting: () => t("waiting"), countdown: () => t("countdown"), racing: () => t("racing"), finished: () => t("finished") };
+/** A room's phase in words. */
+export const phaseName = (phase) => PHASES[phase]?.() ?? phase;
 
 /** Quick match's wait while I am alone in the room: its rating window, widening each second. */
 export function matchText(S, now) {
@@ -461,9 +491,9 @@ export function matchText(S, now) {
   const since = now - m.at;
   const waited = m.waited_ms + since;
   const secs = Math.floor(waited / 1000);
-  if (waited >= m.anyone_after_ms) return `Looking for a racer: anyone now · waited ${secs} s`;
+  if (waited >= m.anyone_after_ms) return t("Looking for a racer: anyone now · waited {secs} s", { secs: number(secs) });
   const window = m.window + Math.floor((m.widens * since) / 1000);
-  return `Looking for a racer near ${m.rating} ±${window} · waited ${secs} s · anyone from ${Math.floor(m.anyone_after_ms / 1000)} s`;
+  return t("Looking for a racer near {rating} ±{window} · waited {secs} s · anyone from {after} s", { rating: m.rating, window, secs: number(secs), after: number(Math.floor(m.anyone_after_ms / 1000)) });
 }
 
 /** The clocks, every few hundred ms, without rebuilding the view. */
@@ -474,14 +504,14 @@ export function tick(S) {
   const match = document.getElementById("match");
   if (match) match.textContent = matchText(S, Date.now());
   const countdown = document.getElementById("countdown");
-  if (countdown) countdown.textContent = room.phase === "countdown" && room.starts_at ? `Starting in ${Math.max(0, Math.ceil((room.starts_at - now) / 1000))}…` : "";
+  if (countdown) countdown.textContent = room.phase === "countdown" && room.starts_at ? t("Starting in {secs}…", { secs: number(Math.max(0, Math.ceil((room.starts_at - now) / 1000))) }) : "";
   const clock = document.getElementById("clock");
   if (clock && room.started_at) {
     if (room.phase === "finished") {
       const me = room.standings.find((s) => s.player === room.you);
       clock.textContent = me && standingTime(me) !== null ? formatTime(me.time_ms) : "";
     } else {
-      const left = room.ends_at ? ` · ${formatTime(room.ends_at - now)} left` : "";
+      const left = room.ends_at ? " · " + t("{time} left", { time: formatTime(room.ends_at - now) }) : "";
       clock.textContent = formatTime(now - room.started_at) + left;
     }
   }

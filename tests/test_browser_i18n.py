@@ -1,0 +1,225 @@
+"""The browser client in the players' languages (issue 26), in Debian's Chromium under Playwright
+against a real server process: a browser whose language is Dutch (``locale="nl-NL"``, so
+``navigator.languages`` is ``["nl-NL"]``) gets the lobby and a race in Dutch; the switcher changes
+the language at once and is remembered across reloads; a refusal's code is said in the language."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, Dialog, Page
+
+from i18n import webcatalog
+from seahaven import Board
+from seahaven.solver import solve
+from tests.browser_pages import AUTO_OFF, WAIT_MS, chromium, key_move, no_errors
+from tests.server_proc import ServerProcess
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+SOLUTION = solve(Board.deal("seahaven", 1)).moves
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProcess]:
+    process = ServerProcess("--spectator-delay", "0", "--countdown", "0.2")
+    try:
+        yield process
+    finally:
+        process.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    async with chromium() as launched:
+        yield launched
+
+
+@pytest_asyncio.fixture(autouse=True, loop_scope="module")
+async def close_pages(browser: Browser) -> AsyncIterator[None]:
+    yield
+    for context in browser.contexts:
+        await context.close()
+
+
+async def page_in(browser: Browser, locale: str) -> Page:
+    """A page in a context of its own whose browser speaks ``locale``; auto-move off."""
+    context = await browser.new_context(viewport={"width": 1200, "height": 900}, locale=locale)
+    await context.add_init_script(AUTO_OFF)
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    setattr(page, "errors", errors)  # noqa: B010  # read by no_errors()
+    page.on("dialog", accept)
+    return page
+
+
+async def accept(dialog: Dialog) -> None:
+    """The page's confirm() (resigning): yes."""
+    await dialog.accept()
+
+
+async def named(page: Page, url: str, name: str, button: str) -> None:
+    await page.goto(url)
+    await page.fill("#name", name)
+    await page.click(f"text={button}")
+    await page.wait_for_function("() => window.seahaven.me !== null", timeout=WAIT_MS)
+
+
+async def text(page: Page, selector: str) -> str:
+    return re.sub(r"\s+", " ", await page.inner_text(selector)).strip()
+
+
+async def test_a_dutch_browser_gets_the_lobby_and_a_race_in_dutch(server: ServerProcess, browser: Browser) -> None:
+    ann = await page_in(browser, "nl-NL")
+    await ann.goto(server.http + "/")
+    assert await ann.evaluate("() => navigator.languages") == ["nl-NL"]
+    assert await ann.evaluate("() => document.documentElement.lang") == "nl"
+    assert await text(ann, "form.name-form h2") == "Race tegen een vriend in Seahaven Towers"
+    assert await ann.input_value("#lang") == "nl"
+    await named(ann, server.http + "/", "Ann", "Verder")
+
+    # The lobby: every panel's heading, the create form's fields and the buttons, in Dutch.
+    await ann.wait_for_selector("text=Openbare kamers", timeout=WAIT_MS)
+    headings = [h.strip() for h in await ann.locator("main h2").all_inner_texts()]
+    for heading in ("Nieuwe kamer", "Meedoen met een code", "Snelle partij", "Race van de dag", "Openbare kamers"):
+        assert heading in headings
+    assert "Kamer maken" in await ann.inner_text("form.create")
+    assert "Moeilijkheid van het spel (winbare spellen)" in await ann.inner_text("form.create")
+    assert (
+        await ann.locator("select[name=preset] option[value=seahaven-3cells]").inner_text()
+        == "Seahaven Towers, 3 cellen"
+    )
+    assert await ann.get_attribute("#code", "aria-label") == "kamercode"
+    await ann.wait_for_selector(
+        "text=vandaag voor iedereen hetzelfde", timeout=WAIT_MS
+    )  # the daily board comes after the lobby
+    daily = await text(ann, "section[aria-labelledby=daily-h]")
+    assert "vandaag voor iedereen hetzelfde" in daily
+    assert re.search(
+        r"\d{1,2} (januari|februari|maart|april|mei|juni|juli|augustus|september|oktober|november|december)"
+        r" \d{4} \(UTC\)",
+        daily,
+    )
+
+    # A room, and Bob (another Dutch browser) by its link.
+    await ann.fill("input[name=deal]", "1")
+    await ann.click("text=Kamer maken")
+    await ann.wait_for_selector("#room-code", timeout=WAIT_MS)
+    code = await ann.inner_text("#room-code")
+    assert await text(ann, ".room-head h2") == f"Kamer {code}"
+    assert "2 plaatsen" in await text(ann, ".facts")
+    assert "De race begint zodra er een andere deelnemer bij komt" in await text(ann, "#alone")
+    bob = await page_in(browser, "nl-NL")
+    await named(bob, f"{server.http}/r/{code}", "Bob", "Verder")
+    await bob.wait_for_selector("#ready", timeout=WAIT_MS)
+    assert await text(bob, "#ready") == "Klaar"
+    await ann.click("#ready")
+    await bob.click("#ready")
+    await ann.wait_for_function(
+        "() => window.seahaven.room?.phase === 'racing' && document.querySelector('.board')", timeout=WAIT_MS
+    )
+
+    # The race: the counter's plural forms, the board's names for screen readers, the buttons.
+    assert await text(ann, ".controls .mine") == "0/52 op de basisstapels · 0 zetten"
+    await key_move(ann, SOLUTION[0])
+    await ann.wait_for_function("() => window.seahaven.pending.length === 0", timeout=WAIT_MS)
+    assert await text(ann, ".controls .mine") == "0/52 op de basisstapels · 1 zet"
+    await key_move(ann, SOLUTION[1])
+    await ann.wait_for_function("() => window.seahaven.pending.length === 0", timeout=WAIT_MS)
+    assert await text(ann, ".controls .mine") == "0/52 op de basisstapels · 2 zetten"
+    assert await ann.get_attribute(".board", "aria-label") == "jouw spel"
+    assert await ann.locator(".slot.found[aria-label='basisstapel schoppen, leeg']").count() == 1
+    assert re.fullmatch(
+        r"(klaveren|ruiten|harten|schoppen) \w+, cel a",
+        await ann.get_attribute(".slot.cell[data-index='0'] .card", "aria-label") or "",
+    )
+    assert await ann.locator(".col[aria-label^='kolom 1, '][aria-label$=' kaarten']").count() == 1
+    assert re.fullmatch(
+        r"\w+ (aas|\d+|boer|vrouw|heer), kolom 1",
+        await ann.get_attribute(".col[data-index='0'] .card:last-child", "aria-label") or "",
+    )
+    assert await text(ann, "#undo") == "Ongedaan maken"
+    assert await text(ann, "details.help:not(.rules-help) summary") == "Toetsen"
+    # The rules help comes from the rules domain when the build had it (i18n/webcatalog.py), in Dutch.
+    has_rules = (webcatalog.po_path("nl", "rules")).exists()
+    assert await ann.locator("#rules-help").count() == int(has_rules)
+    if has_rules:
+        assert await text(ann, "#rules-help summary") == "Zo speel je Seahaven Towers"
+    await bob.wait_for_selector("[aria-label='Ann: 0 van de 52 kaarten op de basisstapels']", timeout=WAIT_MS)
+
+    # Both resign: the results, in Dutch.
+    await ann.click(".controls button:text-is('Opgeven')")
+    await bob.click(".controls button:text-is('Opgeven')")
+    await ann.wait_for_selector("#results-h", timeout=WAIT_MS)
+    assert await text(ann, "#results-h") == "Uitslagen"
+    assert re.fullmatch(r"Niemand is klaar gekomen · je bent [12]e van 2", await text(ann, "#moment"))
+    heads = [h.strip() for h in await ann.locator(".results thead th").all_inner_texts()]
+    assert heads == ["Plaats", "Deelnemer", "Status", "Basisstapels", "Zetten", "Tijd"]
+    assert "opgegeven" in await text(ann, ".results tbody")
+    assert await text(ann, "#rematch") == "Revanche"
+    no_errors(ann)
+    no_errors(bob)
+
+
+async def test_the_switcher_changes_the_language_and_is_remembered(server: ServerProcess, browser: Browser) -> None:
+    page = await page_in(browser, "en-GB")
+    await named(page, server.http + "/", "Cleo", "Continue")
+    await page.wait_for_selector("text=Public rooms", timeout=WAIT_MS)
+    await page.select_option("#lang", "fr")
+    # At once, without a reload: the whole page is rebuilt in French.
+    await page.wait_for_selector("text=Salles publiques", timeout=WAIT_MS)
+    assert await page.evaluate("() => document.documentElement.lang") == "fr"
+    assert "Nouvelle salle" in await text(page, "form.create h2")
+    assert await text(page, "header button#account") == "Compte"
+    await page.reload()
+    await page.wait_for_selector("text=Salles publiques", timeout=WAIT_MS)
+    assert await page.input_value("#lang") == "fr"
+    assert await page.evaluate("() => localStorage.getItem('seahaven.lang')") == "fr"
+    # And back to English, remembered too.
+    await page.select_option("#lang", "en")
+    await page.wait_for_selector("text=Public rooms", timeout=WAIT_MS)
+    await page.reload()
+    await page.wait_for_selector("text=Public rooms", timeout=WAIT_MS)
+    assert await page.input_value("#lang") == "en"
+    no_errors(page)
+
+
+async def test_a_chosen_language_wins_over_the_browsers(server: ServerProcess, browser: Browser) -> None:
+    page = await page_in(browser, "nl-NL")
+    await page.goto(server.http + "/")
+    await page.select_option("#lang", "it")
+    await page.wait_for_selector("text=Sfida un amico a Seahaven Towers", timeout=WAIT_MS)
+    await page.reload()
+    assert await text(page, "form.name-form h2") == "Sfida un amico a Seahaven Towers"
+    assert await page.evaluate("() => document.title") == "Gara Seahaven"
+
+
+async def test_a_refusal_is_said_by_its_code_in_the_language(server: ServerProcess, browser: Browser) -> None:
+    page = await page_in(browser, "fr-FR")
+    await named(page, server.http + "/", "Dora", "Continuer")
+    await page.wait_for_selector("text=Salles publiques", timeout=WAIT_MS)
+    await page.fill("#code", "ZZZZZZ")
+    await page.click("form.row button[value=race]")
+    await page.wait_for_function("() => document.getElementById('toast').textContent !== ''", timeout=WAIT_MS)
+    # room-not-found: the server's English message stays for other clients; the page says the code's words.
+    assert await text(page, "#toast") == "Aucune salle ne porte ce code."
+    no_errors(page)
+
+
+async def test_the_records_pages_speak_the_browsers_language_too(server: ServerProcess, browser: Browser) -> None:
+    page = await page_in(browser, "nl-NL")
+    await page.goto(server.http + "/boards")
+    await page.wait_for_function("() => window.seahavenRecords?.ready", timeout=WAIT_MS)
+    assert await page.evaluate("() => document.documentElement.lang") == "nl"
+    assert await text(page, ".boards-page h2") == "Ranglijsten"
+    assert [t.strip() for t in await page.locator("[role=tab]").all_inner_texts()] == [
+        "Spel van de dag",
+        "Deze week",
+        "Aller tijden",
+    ]
+    assert await text(page, "#board-title") == "Seahaven Towers · aller tijden"
+    assert await text(page, "nav.records-nav") == "Ranglijsten Race"
+    no_errors(page)

@@ -1,0 +1,24 @@
+// Cards, places and deal grades in the player's language, for the page and screen readers ("ten of spades",
+// "dix de pique", "schoppen tien"; "column 4", "free cell b"). rules.js keeps the engine's
+// English words, which its refusals (the server's too) are written in.
+import { CELL, CELL_TOKENS, COLUMN, rankOf, suitOf } from "./rules.js";
+import { number, t } from "./i18n.js";
+
+// Functions: each word is looked up in the language of the moment; the pips' ranks are numbers.
+const FACES = { 1: () => t("ace"), 11: () => t("jack"), 12: () => t("queen"), 13: () => t("king") };
+const rankName = (rank) => FACES[rank]?.() ?? number(rank);
+const SUITS = [() => t("clubs"), () => t("diamonds"), () => t("hearts"), () => t("spades")];
+
+/** "ten of spades". */
+export const cardName = (card) => t("{rank} of {suit}", { rank: rankName(rankOf(card)), suit: SUITS[suitOf(card)]() });
+
+/** "column 4", "cell b", "the foundation". */
+export const placeName = (area, index) =>
+  area === COLUMN ? t("column {n}", { n: index + 1 }) : area === CELL ? t("cell {cell}", { cell: CELL_TOKENS[index] }) : t("the foundation");
+
+const GRADES = { any: () => t("any"), gentle: () => t("gentle"), tricky: () => t("tricky"), fiendish: () => t("fiendish"), winnable: () => t("winnable") };
+/** A deal grade (the solver's: gentle, tricky, fiendish) in words. */
+export const gradeName = (grade) => GRADES[grade]?.() ?? grade;
+
+/** "spades foundation". */
+export const foundationName = (suit) => t("{suit} foundation", { suit: SUITS[suit]() });
