@@ -24,6 +24,7 @@ from .languages import LANGUAGES, SOURCE, Choice, negotiate
 
 __all__ = [
     "LANGUAGES",
+    "NP_",
     "N_",
     "Choice",
     "_",
@@ -68,6 +69,13 @@ def _(message: str) -> str:
 
 def N_(message: str) -> str:
     """Marks a text for extraction where it is defined; ``_`` translates it where it is shown."""
+    return message
+
+
+def NP_(context: str, message: str) -> str:
+    """Marks a text of ``context`` for extraction (Babel keyword ``NP_:1c,2``); ``pgettext``
+    translates it where it is shown. The footer's words (``footer``) have their own context: they
+    must be shorter than the same word on a button."""
     return message
 
 
