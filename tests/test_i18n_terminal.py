@@ -4,7 +4,11 @@ the locale's form, the server's error codes and the engine's reasons said again,
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 from textual.widget import Widget
@@ -317,3 +321,16 @@ async def test_at_80x24_the_lobby_footer_and_buttons_fit_as_the_english_ones_do(
     for name, (label, right, row) in buttons.items():
         # At 80 columns the English join row already runs past its box (Ghost, Arena): no further.
         assert right <= max(row, english[name][1]), (name, label, right, row, english[name])
+
+
+def test_the_installed_command_reads_lang_from_the_environment() -> None:
+    """``LANG=fr_FR.UTF-8 seahaven-client``: the console script, in a process of its own."""
+    command = Path(sys.executable).with_name("seahaven-client")
+    assert command.exists(), command
+    environ = {k: v for k, v in os.environ.items() if k not in LOCALE_VARIABLES} | {"LANG": "fr_FR.UTF-8"}
+    french = subprocess.run([str(command), "--help"], env=environ, capture_output=True, text=True, timeout=60)
+    assert french.returncode == 0, french.stderr
+    assert "Affrontez un ami à Seahaven Towers depuis un terminal" in french.stdout
+    environ["LANG"] = "C.UTF-8"
+    english = subprocess.run([str(command), "--help"], env=environ, capture_output=True, text=True, timeout=60)
+    assert "Race a friend at Seahaven Towers from a terminal" in english.stdout
