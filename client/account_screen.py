@@ -25,9 +25,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, Static
 
+from i18n import N_, NP_, _
 from protocol.errors import ErrorCode
 from protocol.messages import (
     PASSWORD_MAX,
@@ -45,45 +45,58 @@ from protocol.messages import (
 from protocol.names import clean_handle
 from protocol.schema import Message
 
+from .errors import ERROR_TEXTS, error_text
+from .localized import LocalModalScreen, LocalScreen
 from .net import ConnectError, ConnectionLost, ServerError
-from .rivals import plural
 from .userdata import write_private
+from .words import races as race_count
 
 HANDLE_FIELD_MAX: Final = 64
 """What ``claim_handle`` and ``sign_in`` carry at most (a handle itself has 3 to 24 characters)."""
 
 PLAIN: Final[dict[str, str]] = {
-    ErrorCode.BAD_KEY: "The server no longer knows this machine's key (the account may have been deleted"
-    " elsewhere): sign in again, or race anonymously",
-    ErrorCode.HANDLE_TAKEN: "Someone already holds the handle {handle!r}, or one that looks just like it: try another",
-    ErrorCode.BAD_HANDLE: "That handle will not do: {message}",
-    ErrorCode.BAD_CREDENTIALS: "No player has that handle, or the password is wrong (the server never says"
-    " which): check both and try again",
-    ErrorCode.NOT_IDENTIFIED: "The server does not take this session as your registered player ({message}):"
-    " connect again as your player, or sign in",
-    ErrorCode.RECORDS_UNAVAILABLE: "The server's player records are unavailable (down for now, or this server"
-    " keeps none): try again later. Racing works all the same",
-    ErrorCode.RATE_LIMITED: "Too many tries: {message}",
-    ErrorCode.ALREADY_REGISTERED: "This session is your registered player's already",
-    ErrorCode.BAD_FIELD: "The server refused what was typed: {message}",
+    ErrorCode.BAD_KEY: N_(
+        "The server no longer knows this machine's key (the account may have been deleted"
+        " elsewhere): sign in again, or race anonymously"
+    ),
+    ErrorCode.HANDLE_TAKEN: N_(
+        "Someone already holds the handle '{handle}', or one that looks just like it: try another"
+    ),
+    ErrorCode.BAD_HANDLE: N_("That handle will not do: {message}"),
+    ErrorCode.BAD_CREDENTIALS: N_(
+        "No player has that handle, or the password is wrong (the server never says which): check both and try again"
+    ),
+    ErrorCode.NOT_IDENTIFIED: N_(
+        "The server does not take this session as your registered player ({message}):"
+        " connect again as your player, or sign in"
+    ),
+    ErrorCode.RECORDS_UNAVAILABLE: N_(
+        "The server's player records are unavailable (down for now, or this server"
+        " keeps none): try again later. Racing works all the same"
+    ),
+    ErrorCode.RATE_LIMITED: N_("Too many tries: {message}"),
+    ErrorCode.ALREADY_REGISTERED: N_("This session is your registered player's already"),
+    ErrorCode.BAD_FIELD: N_("The server refused what was typed: {message}"),
 }
-"""The refusals of the account requests in plain words (``{message}``: the server's own)."""
+"""The refusals of the account requests in plain words (``{message}``: the reason, client/errors.py)."""
 
 
 def explain(error: ServerError, handle: str = "") -> str:
     """A refusal in words for the account screen's message line."""
     template = PLAIN.get(error.code)
-    if template is None:
-        return f"The server refused it ({error.code}): {error.message}"
-    return template.format(message=error.message, handle=handle)
+    if template is not None:
+        return _(template).format(message=error_text(error.code, error.message), handle=handle)
+    if error.code in ERROR_TEXTS:
+        return error_text(error.code, error.message)
+    return _("The server refused it ({code}): {message}").format(code=error.code, message=error.message)
 
 
 def password_problem(password: str, again: str) -> str | None:
     """What is wrong with a new password typed twice (None: nothing)."""
     if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
-        return f"A password has {PASSWORD_MIN} to {PASSWORD_MAX} characters"
+        return _("A password has {min} to {max} characters").format(min=PASSWORD_MIN, max=PASSWORD_MAX)
     if password != again:
-        return "The two passwords differ: type the same one twice"
+        return _("The two passwords differ: type the same one twice")
     return None
 
 
@@ -120,24 +133,34 @@ class Account:
 def who(account: Account) -> str:
     """The screen's lines about who I am."""
     if not account.connected:
-        return f"Not connected to {account.server}: connect in the lobby first (Escape goes back)"
+        return _("Not connected to {server}: connect in the lobby first (Escape goes back)").format(
+            server=account.server
+        )
     if account.identified:
-        handle = f"handle @{account.handle}" if account.handle else "no handle yet: claim one to sign in elsewhere"
-        return f"You are player {account.player} on {account.server}\n{handle}"
+        handle = (
+            _("handle @{handle}").format(handle=account.handle)
+            if account.handle
+            else _("no handle yet: claim one to sign in elsewhere")
+        )
+        return (
+            _("You are player {player} on {server}").format(player=account.player, server=account.server)
+            + "\n"
+            + handle
+        )
     if account.kept is not None:
-        return (
-            f"This machine keeps the key of player {account.kept}, but this session is anonymous"
-            f" ({account.player}): Use my player connects again with it"
-        )
+        return _(
+            "This machine keeps the key of player {kept}, but this session is anonymous"
+            " ({player}): Use my player connects again with it"
+        ).format(kept=account.kept, player=account.player)
     if account.anonymous:
-        return (
-            f"You race anonymously on {account.server} (you deleted your account here)\n"
+        return _(
+            "You race anonymously on {server} (you deleted your account here)\n"
             "Register makes a new player; Sign in comes back to one that has a handle and password"
-        )
-    return (
-        f"You race anonymously on {account.server}: the server registered no player for you\n"
+        ).format(server=account.server)
+    return _(
+        "You race anonymously on {server}: the server registered no player for you\n"
         "Register to keep your history (the server must keep records), or sign in"
-    )
+    ).format(server=account.server)
 
 
 class AccountHost(Protocol):
@@ -164,12 +187,12 @@ class AccountHost(Protocol):
 Work = Coroutine[Any, Any, None]
 
 
-class AccountScreen(Screen[None]):
+class AccountScreen(LocalScreen[None]):
     """My player on the server: who I am, and the account's actions."""
 
     CSS_PATH = Path(__file__).with_name("account.tcss")
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", NP_("footer", "Back"))]
 
     def __init__(self) -> None:
         super().__init__()
@@ -186,51 +209,53 @@ class AccountScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="account-body"):
-            yield Label("My account", id="account-title")
+            yield Label(_("My account"), id="account-title")
             yield Static("", id="who")
             yield Static("", id="account-status")
             with Horizontal(classes="buttons"):
-                yield Button("Use my player", id="use-key", variant="primary", compact=True)
-                yield Button("Register", id="register", variant="primary", compact=True)
+                yield Button(_("Use my player"), id="use-key", variant="primary", compact=True)
+                yield Button(_("Register"), id="register", variant="primary", compact=True)
             with Horizontal(id="account-columns"):
                 with Vertical(classes="account-column"):
                     with Vertical(id="handle-box", classes="box mine") as box:
-                        box.border_title = "Handle"
+                        box.border_title = _("Handle")
                         with Horizontal(classes="row"):
                             yield Input(
-                                placeholder="3 to 24 letters, digits, _ - .",
+                                placeholder=_("3 to 24 letters, digits, _ - ."),
                                 id="handle",
                                 max_length=HANDLE_FIELD_MAX,
                                 compact=True,
                             )
-                            yield Button("Claim", id="claim", variant="success", compact=True)
+                            yield Button(_("Claim"), id="claim", variant="success", compact=True)
                     with Vertical(id="password-box", classes="box mine") as box:
-                        box.border_title = "Password"
+                        box.border_title = _("Password")
                         yield Input(
-                            placeholder=f"new password ({PASSWORD_MIN} or more)",
+                            placeholder=_("new password ({n} or more)").format(n=PASSWORD_MIN),
                             id="password",
                             password=True,
                             compact=True,
                         )
                         with Horizontal(classes="row"):
-                            yield Input(placeholder="the same again", id="password-again", password=True, compact=True)
-                            yield Button("Set password", id="set-password", variant="success", compact=True)
+                            yield Input(
+                                placeholder=_("the same again"), id="password-again", password=True, compact=True
+                            )
+                            yield Button(_("Set password"), id="set-password", variant="success", compact=True)
                 with Vertical(classes="account-column"):
                     with Vertical(id="sign-in-box", classes="box") as box:
-                        box.border_title = "Sign in on this machine"
+                        box.border_title = _("Sign in on this machine")
                         yield Input(
-                            placeholder="handle", id="sign-in-handle", max_length=HANDLE_FIELD_MAX, compact=True
+                            placeholder=_("handle"), id="sign-in-handle", max_length=HANDLE_FIELD_MAX, compact=True
                         )
                         with Horizontal(classes="row"):
-                            yield Input(placeholder="password", id="sign-in-password", password=True, compact=True)
-                            yield Button("Sign in", id="sign-in", variant="success", compact=True)
-                        yield Label("this machine becomes that player", classes="note")
+                            yield Input(placeholder=_("password"), id="sign-in-password", password=True, compact=True)
+                            yield Button(_("Sign in"), id="sign-in", variant="success", compact=True)
+                        yield Label(_("this machine becomes that player"), classes="note")
                     with Vertical(id="data-box", classes="box mine") as box:
-                        box.border_title = "My data"
+                        box.border_title = _("My data")
                         with Horizontal(classes="row"):
-                            yield Button("Export data", id="export", compact=True)
-                            yield Button("Delete account", id="delete", variant="error", compact=True)
-                        yield Label("exports go to the data folder", classes="note")
+                            yield Button(_("Export data"), id="export", compact=True)
+                            yield Button(_("Delete account"), id="delete", variant="error", compact=True)
+                        yield Label(_("exports go to the data folder"), classes="note")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -238,7 +263,7 @@ class AccountScreen(Screen[None]):
         if self.state is not None and self.state.waiting_for_key:
             self._use_key()
         elif self.state is not None and not self.state.connected:
-            self.show_status("Connect in the lobby first", "error")
+            self.show_status(_("Connect in the lobby first"), "error")
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -286,13 +311,18 @@ class AccountScreen(Screen[None]):
         except ServerError as error:
             self.show_status(explain(error, self.query_one("#handle", Input).value.strip()), "error")
         except ConnectionLost:
-            self.show_status("The connection dropped before the server answered: try again", "error")
+            self.show_status(_("The connection dropped before the server answered: try again"), "error")
         except TimeoutError:
-            self.show_status("The server did not answer in time: try again", "error")
+            self.show_status(_("The server did not answer in time: try again"), "error")
         except ConnectError as error:
-            self.show_status(f"Cannot connect again: {error}. The lobby keeps trying", "error")
+            self.show_status(_("Cannot connect again: {error}. The lobby keeps trying").format(error=error), "error")
         except OSError as error:
-            self.show_status(f"Could not write in the data folder ({self.host.data_folder()}): {error}", "error")
+            self.show_status(
+                _("Could not write in the data folder ({folder}): {error}").format(
+                    folder=self.host.data_folder(), error=error
+                ),
+                "error",
+            )
         finally:
             self.busy = False
 
@@ -300,7 +330,9 @@ class AccountScreen(Screen[None]):
 
     @on(Button.Pressed, "#use-key")
     def _use_key(self) -> None:
-        self._run("Connecting again as your registered player…", self._reconnect("You are your registered player now"))
+        self._run(
+            _("Connecting again as your registered player…"), self._reconnect(_("You are your registered player now"))
+        )
 
     async def _reconnect(self, good: str) -> None:
         """Connect again with the key kept now, and say who I am then."""
@@ -313,14 +345,16 @@ class AccountScreen(Screen[None]):
             self.show_status(good, "good")
         else:
             self.show_status(
-                "The server could not check your key now (its player records are unavailable): you race"
-                " anonymously this time; Use my player tries again",
+                _(
+                    "The server could not check your key now (its player records are unavailable): you race"
+                    " anonymously this time; Use my player tries again"
+                ),
                 "error",
             )
 
     @on(Button.Pressed, "#register")
     def _register(self) -> None:
-        self._run("Registering a player…", self._do_register())
+        self._run(_("Registering a player…"), self._do_register())
 
     async def _do_register(self) -> None:
         if self.host.account().kept is None:  # else the lobby's own registration finished meanwhile
@@ -328,7 +362,7 @@ class AccountScreen(Screen[None]):
             if not isinstance(identity, Identity) or identity.key is None:
                 raise ServerError("bad-reply", f"the server answered register with {identity.TYPE}")
             self.host.keep_key(identity.key)
-        await self._reconnect("You are registered: your key is kept on this machine")
+        await self._reconnect(_("You are registered: your key is kept on this machine"))
 
     # -- the handle and the password ---------------------------------------------------------
 
@@ -339,9 +373,9 @@ class AccountScreen(Screen[None]):
         try:
             clean_handle(wanted)  # the server's own rule: say what is wrong before asking
         except ValueError as error:
-            self.show_status(f"That handle will not do: {error}", "error")
+            self.show_status(_("That handle will not do: {message}").format(message=error), "error")
             return
-        self._run(f"Claiming {wanted!r}…", self._do_claim(wanted))
+        self._run(_("Claiming '{handle}'…").format(handle=wanted), self._do_claim(wanted))
 
     async def _do_claim(self, wanted: str) -> None:
         identity = await self.host.account_request(ClaimHandle(handle=wanted))
@@ -349,7 +383,10 @@ class AccountScreen(Screen[None]):
             raise ServerError("bad-reply", f"the server answered claim_handle with {identity.TYPE}")
         if self.state is not None:
             self.show_account(replace(self.state, handle=identity.handle))
-        self.show_status(f"Your handle is @{identity.handle}: set a password to sign in with it elsewhere", "good")
+        self.show_status(
+            _("Your handle is @{handle}: set a password to sign in with it elsewhere").format(handle=identity.handle),
+            "good",
+        )
 
     @on(Button.Pressed, "#set-password")
     @on(Input.Submitted, "#password-again")
@@ -361,15 +398,18 @@ class AccountScreen(Screen[None]):
             return
         password = first.value
         first.value = again.value = ""  # no password stays on the screen
-        self._run("Setting the password…", self._do_set_password(password))
+        self._run(_("Setting the password…"), self._do_set_password(password))
 
     async def _do_set_password(self, password: str) -> None:
         reply = await self.host.account_request(SetPassword(password=password))
         if not isinstance(reply, Ok):
             raise ServerError("bad-reply", f"the server answered set_password with {reply.TYPE}")
         handle = self.state.handle if self.state is not None else None
-        how = f"with @{handle} and it" if handle else "once you claim a handle"
-        self.show_status(f"Password set: sign in on another machine {how}", "good")
+        if handle:
+            said = _("Password set: sign in on another machine with @{handle} and it").format(handle=handle)
+        else:
+            said = _("Password set: sign in on another machine once you claim a handle")
+        self.show_status(said, "good")
 
     # -- signing in ----------------------------------------------------------------------------
 
@@ -379,26 +419,30 @@ class AccountScreen(Screen[None]):
         handle = self.query_one("#sign-in-handle", Input).value.strip()
         secret = self.query_one("#sign-in-password", Input)
         if not handle:
-            self.show_status("Type the handle you signed up with", "error")
+            self.show_status(_("Type the handle you signed up with"), "error")
             return
         if not 1 <= len(secret.value) <= PASSWORD_MAX:
-            self.show_status(f"Type that player's password (at most {PASSWORD_MAX} characters)", "error")
+            self.show_status(_("Type that player's password (at most {n} characters)").format(n=PASSWORD_MAX), "error")
             return
         password, secret.value = secret.value, ""
-        self._run(f"Signing in as {handle!r}…", self._do_sign_in(handle, password))
+        self._run(_("Signing in as '{handle}'…").format(handle=handle), self._do_sign_in(handle, password))
 
     async def _do_sign_in(self, handle: str, password: str) -> None:
         identity = await self.host.account_request(SignIn(handle=handle, password=password))
         if not isinstance(identity, Identity) or identity.key is None:
             raise ServerError("bad-reply", f"the server answered sign_in with {identity.TYPE}")
         self.host.keep_key(identity.key)
-        await self._reconnect(f"Signed in: this machine is player {identity.player} (@{identity.handle}) here now")
+        await self._reconnect(
+            _("Signed in: this machine is player {player} (@{handle}) here now").format(
+                player=identity.player, handle=identity.handle
+            )
+        )
 
     # -- my data ---------------------------------------------------------------------------------
 
     @on(Button.Pressed, "#export")
     def _export(self) -> None:
-        self._run("Asking the server for everything it keeps of you…", self._do_export())
+        self._run(_("Asking the server for everything it keeps of you…"), self._do_export())
 
     async def _do_export(self) -> None:
         reply = await self.host.account_request(ExportData())
@@ -413,10 +457,11 @@ class AccountScreen(Screen[None]):
         write_private(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
         self.exported = path
         races = data.get("races", []) if isinstance(data, dict) else []
-        more = (
-            " (the newest that fit: the server keeps more)" if isinstance(data, dict) and data.get("truncated") else ""
-        )
-        self.show_status(f"Your data ({plural(len(races), 'race')} on record{more}) is in {path}", "good")
+        if isinstance(data, dict) and data.get("truncated"):
+            said = _("Your data ({races} on record, the newest that fit: the server keeps more) is in {path}")
+        else:
+            said = _("Your data ({races} on record) is in {path}")
+        self.show_status(said.format(races=race_count(len(races)), path=path), "good")
 
     @on(Button.Pressed, "#delete")
     def _delete(self) -> None:
@@ -426,9 +471,9 @@ class AccountScreen(Screen[None]):
 
         def confirmed(sure: bool | None) -> None:
             if sure:
-                self._run("Deleting your account…", self._do_delete())
+                self._run(_("Deleting your account…"), self._do_delete())
             else:
-                self.show_status("Your account is kept")
+                self.show_status(_("Your account is kept"))
 
         self.app.push_screen(ConfirmDelete(state), confirmed)
 
@@ -437,15 +482,15 @@ class AccountScreen(Screen[None]):
         if not isinstance(reply, Ok):
             raise ServerError("bad-reply", f"the server answered delete_account with {reply.TYPE}")
         self.host.keep_key(None)
-        await self._reconnect("Your account is deleted and its key forgotten: you race anonymously now")
+        await self._reconnect(_("Your account is deleted and its key forgotten: you race anonymously now"))
 
 
-class ConfirmDelete(ModalScreen[bool]):
+class ConfirmDelete(LocalModalScreen[bool]):
     """Are you sure? The deletion cannot be undone; Keep is the default."""
 
     CSS_PATH = Path(__file__).with_name("account.tcss")
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "keep", "Keep my account")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "keep", NP_("footer", "Keep my account"))]
 
     def __init__(self, account: Account) -> None:
         super().__init__()
@@ -454,16 +499,18 @@ class ConfirmDelete(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         handle = f" (@{self.account.handle})" if self.account.handle else ""
         with Vertical(id="confirm-delete") as box:
-            box.border_title = "Delete my account"
+            box.border_title = _("Delete my account")
             yield Static(
-                f"Delete player {self.account.player}{handle} on {self.account.server}?\n\n"
-                "Its handle, password and keys go at once, on every machine; your races stay on record"
-                ' as a "deleted player". This cannot be undone: export your data first if you want it.',
+                _(
+                    "Delete player {player}{handle} on {server}?\n\n"
+                    "Its handle, password and keys go at once, on every machine; your races stay on record"
+                    " as a “deleted player”. This cannot be undone: export your data first if you want it."
+                ).format(player=self.account.player, handle=handle, server=self.account.server),
                 id="confirm-text",
             )
             with Horizontal(classes="buttons"):
-                yield Button("Keep my account", id="keep", variant="primary", compact=True)
-                yield Button("Delete it", id="confirm", variant="error", compact=True)
+                yield Button(_("Keep my account"), id="keep", variant="primary", compact=True)
+                yield Button(_("Delete it"), id="confirm", variant="error", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#keep", Button).focus()

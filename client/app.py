@@ -31,6 +31,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message as TextualMessage
 
+from i18n import N_, NP_, _
 from protocol.enums import Role
 from protocol.messages import (
     AcceptChallenge,
@@ -85,9 +86,9 @@ def default_name() -> str:
 class RaceApp(App[None]):
     """Race a friend: lobby, rooms, races, results, rematches."""
 
-    TITLE = "Seahaven Towers: race a friend"
+    TITLE = N_("Seahaven Towers: race a friend")
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", NP_("footer", "Quit"), priority=True)]
     QUIT_SECONDS = 3.0
 
     class NetEvent(TextualMessage):
@@ -123,6 +124,7 @@ class RaceApp(App[None]):
         ``automove`` overrides the saved setting; ``resume``: come back to a saved session;
         ``tls``: how ``wss://`` servers (and their records over https) are checked."""
         super().__init__()
+        self.title = _(self.TITLE)
         self.tls = tls
         self.data = data
         self.saved = SavedSession.load(data) if resume else None
@@ -194,11 +196,15 @@ class RaceApp(App[None]):
         self.arena_desk.me = welcome.player
         self._remember(welcome.room)
         if welcome.room is not None:
-            return f"Welcome back, {welcome.name}: returning to room {welcome.room}…"
+            return _("Welcome back, {name}: returning to room {room}…").format(name=welcome.name, room=welcome.room)
         self._resuming = False
         if token is not None and welcome.token != token:
-            return f"Connected to {url} as {welcome.name} (your earlier session had ended): create or join a room"
-        return f"Connected to {url} as {welcome.name}: create a room, join one, or quick match"
+            return _("Connected to {url} as {name} (your earlier session had ended): create or join a room").format(
+                url=url, name=welcome.name
+            )
+        return _("Connected to {url} as {name}: create a room, join one, or quick match").format(
+            url=url, name=welcome.name
+        )
 
     def _keep_key(self, server: str, key: str | None) -> None:
         """Keep (None: forget) the registered player's key for ``server``."""
@@ -329,13 +335,13 @@ class RaceApp(App[None]):
         try:
             self.settings.save(self.data)
         except OSError as error:
-            self.notify(f"Could not save the settings: {error}", severity="warning")
+            self.notify(_("Could not save the settings: {error}").format(error=error), severity="warning")
 
     def race_over(self, record: RaceRecord) -> None:
         try:
             self.stats.record_race(record)
         except OSError as error:
-            self.notify(f"Could not save the statistics: {error}", severity="warning")
+            self.notify(_("Could not save the statistics: {error}").format(error=error), severity="warning")
 
     def back_to_lobby(self, message: str | None = None, kind: str = "info") -> None:
         """Close the room's screens and show the lobby (with ``message``)."""
@@ -356,12 +362,12 @@ class RaceApp(App[None]):
             return
         message = event.message
         if isinstance(message, Notice):  # from the server's operators (docs/admin.md): shown wherever we are
-            self.notify(message.text, title="Room closed" if message.room else "Notice", timeout=20)
+            self.notify(message.text, title=_("Room closed") if message.room else _("Notice"), timeout=20)
             return
         if isinstance(message, Arena | Podium):  # the player's arena, in a room or not
             said = self.arena_desk.hear(message)
             if said and self.room is not None:
-                self.notify(said, title=f"Arena {message.arena}")
+                self.notify(said, title=_("Arena {code}").format(code=message.arena))
             return
         if (
             isinstance(message, RoomState)
@@ -419,7 +425,7 @@ class RaceApp(App[None]):
             self._reconnecting = False
             self._remember(None)
             if room is not None:
-                room.room_gone("the server restarted and no longer knows it; you are connected again")
+                room.room_gone(_("the server restarted and no longer knows it; you are connected again"))
             else:
                 self.lobby.connection_status(status)
             return
@@ -437,7 +443,9 @@ class RaceApp(App[None]):
         else:
             self.lobby.connection_status(status)
         if status == "removed" and self.conn is not None:
-            self.notify(self.conn.removed or "removed", title="Removed by a moderator", severity="error", timeout=30)
+            self.notify(
+                self.conn.removed or _("removed"), title=_("Removed by a moderator"), severity="error", timeout=30
+            )
         if status in ("connected", "closed", "replaced", "removed"):
             self._reconnecting = False
         if status in ("closed", "replaced", "removed") and self.conn is not None and not self.conn.connected:
@@ -452,7 +460,7 @@ class RaceApp(App[None]):
             if self._quit_asked_at is None or now - self._quit_asked_at > self.QUIT_SECONDS:
                 self._quit_asked_at = now
                 self.screen.flash(
-                    "Press ctrl+q again to quit: start the client again soon to get your seat back", "error"
+                    _("Press ctrl+q again to quit: start the client again soon to get your seat back"), "error"
                 )
                 return
         await self._close_connection()
@@ -464,7 +472,8 @@ class RaceApp(App[None]):
         def chosen(code: str | None) -> None:
             if code is not None:
                 board = Board.from_code(code)
-                self.push_screen(PracticeScreen(board, title=f"Practice · {code}", automove=self.settings.automove))
+                title = _("Practice · {code}").format(code=code)
+                self.push_screen(PracticeScreen(board, title=title, automove=self.settings.automove))
 
         self.push_screen(StatsScreen(self.stats), chosen)
 
@@ -478,7 +487,7 @@ class RaceApp(App[None]):
         """My page on the server's records: who I am there is the session's player."""
         welcome = self.conn.welcome if self.conn is not None else None
         if welcome is None:
-            self.notify("Connect first: your page is your player's on that server", severity="warning")
+            self.notify(_("Connect first: your page is your player's on that server"), severity="warning")
             return
         self.push_screen(PlayerScreen(self.records(), welcome.player))
 
@@ -537,7 +546,7 @@ class RaceApp(App[None]):
 class PracticeScreen(GameScreen):
     """A deal played alone from the lobby (a race's deal again); escape goes back."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Lobby")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", NP_("footer", "Lobby"))]
 
     def __init__(self, board: Board, *, title: str, automove: bool) -> None:
         super().__init__(board, title=title, hints=True, automove=automove)

@@ -20,19 +20,21 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
+from i18n import NP_, _
 from protocol.messages import ARENA_MINUTES, Arena, ArenaStanding, CreateArena, JoinArena, LeaveArena, Podium, RoomState
 from protocol.schema import Message
 
+from .errors import error_text
 from .lobby import preset_select, preset_title
+from .localized import LocalScreen
 from .net import ConnectionLost, ServerError
 from .room_model import now_ms
+from .words import minutes, ordinal, points, wins
 
 MINUTE_CHOICES: Final = tuple(m for m in (5, 10, 15, 30, 60, 90, 180) if ARENA_MINUTES[0] <= m <= ARENA_MINUTES[1])
-MEDALS: Final = ("1st", "2nd", "3rd")
 
 
 def streak_text(streak: int) -> str:
@@ -40,42 +42,38 @@ def streak_text(streak: int) -> str:
     return f"🔥{streak}" if streak >= 2 else str(streak) if streak else ""
 
 
-def ordinal(n: int) -> str:
-    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
 def place_line(arena: Arena, me: str) -> str:
     """My place in words: ``You are 2nd of 4 · 3 points`` (empty when I am not in the standings)."""
     for s in arena.standings:
         if s.player == me:
-            points = f"{s.points} point{'' if s.points == 1 else 's'}"
-            return f"You are {ordinal(s.rank)} of {len(arena.standings)} · {points}"
+            return _("You are {place} of {n} · {points}").format(
+                place=ordinal(s.rank), n=len(arena.standings), points=points(s.points)
+            )
     return ""
 
 
 def clock_line(arena: Arena, now: int) -> str:
     """The arena's clock at server time ``now``."""
     if arena.phase == "finished" or now >= arena.ends_at:
-        return "the arena is over"
+        return _("the arena is over")
 
     def mmss(ms: int) -> str:
         s = max(0, ms // 1000)
         return f"{s // 60}:{s % 60:02d}"
 
     if now < arena.starts_at:
-        return f"starts in {mmss(arena.starts_at - now)}"
-    return f"{mmss(arena.ends_at - now)} left"
+        return _("starts in {time}").format(time=mmss(arena.starts_at - now))
+    return _("{time} left").format(time=mmss(arena.ends_at - now))
 
 
 def standings_table(standings: tuple[ArenaStanding, ...], me: str) -> Table:
     table = Table(box=None, padding=(0, 1), expand=True, header_style=Style(bold=True, color="#a9d3b9"))
     table.add_column("#", justify="right")
-    table.add_column("player", ratio=1, no_wrap=True, overflow="ellipsis")
-    for name in ("points", "wins", "races", "streak"):
+    table.add_column(_("player"), ratio=1, no_wrap=True, overflow="ellipsis")
+    for name in (_("points"), _("wins"), _("races"), _("streak")):
         table.add_column(name, justify="right")
     for s in standings:
-        name = s.name + (" (you)" if s.player == me else "") + ("" if s.active else " (left)")
+        name = s.name + (" " + _("(you)") if s.player == me else "") + ("" if s.active else " " + _("(left)"))
         style = Style(bold=True, color="#fde047") if s.player == me else None
         table.add_row(f"{s.rank}.", name, str(s.points), str(s.wins), str(s.races), streak_text(s.streak), style=style)
     return table
@@ -83,7 +81,7 @@ def standings_table(standings: tuple[ArenaStanding, ...], me: str) -> Table:
 
 def podium_lines(podium: Podium, me: str) -> list[str]:
     return [
-        f"{MEDALS[i]}  {s.name}{' (you)' if s.player == me else ''} · {s.points} points · {s.wins} wins"
+        f"{ordinal(i + 1)}  {s.name}{' ' + _('(you)') if s.player == me else ''} · {points(s.points)} · {wins(s.wins)}"
         for i, s in enumerate(podium.podium)
     ]
 
@@ -125,8 +123,10 @@ class ArenaDesk:
             said = place_line(message, self.me)
         else:
             self.podium = message
-            winner = message.podium[0].name if message.podium else "nobody"
-            said = f"The arena is over: {winner} won it"
+            if message.podium:
+                said = _("The arena is over: {name} won it").format(name=message.podium[0].name)
+            else:
+                said = _("The arena is over: nobody won it")
         if self.screen is not None:
             self.screen.refresh_arena()
         return said
@@ -141,14 +141,14 @@ class ArenaDesk:
             self.screen.refresh_arena()
 
 
-class ArenaScreen(Screen[None]):
+class ArenaScreen(LocalScreen[None]):
     """Join or open an arena; then its standings, clock and podium. Escape: the lobby."""
 
     CSS_PATH = Path(__file__).with_name("arena.tcss")
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Lobby"),
-        Binding("ctrl+l", "leave", "Leave the arena"),
+        Binding("escape", "back", NP_("footer", "Lobby")),
+        Binding("ctrl+l", "leave", NP_("footer", "Leave the arena")),
     ]
 
     def __init__(self) -> None:
@@ -165,31 +165,33 @@ class ArenaScreen(Screen[None]):
         return self.host.arena_desk
 
     def compose(self) -> ComposeResult:
-        yield Static("♠ ♥  Arena · race after race against the players nearest you  ♦ ♣", id="arena-banner")
+        yield Static(
+            "♠ ♥  " + _("Arena · race after race against the players nearest you") + "  ♦ ♣", id="arena-banner"
+        )
         yield Static("", id="arena-status")
         with Vertical(id="arena-form", classes="box") as form:
-            form.border_title = "Join or open an arena"
+            form.border_title = _("Join or open an arena")
             with Horizontal(classes="row"):
-                yield Input(placeholder="arena code", id="arena-code", max_length=12, compact=True)
-                yield Button("Join arena", id="arena-join", variant="success", compact=True)
+                yield Input(placeholder=_("arena code"), id="arena-code", max_length=12, compact=True)
+                yield Button(_("Join arena"), id="arena-join", variant="success", compact=True)
             with Horizontal(classes="row"):
-                yield Label("Rules", classes="label")
+                yield Label(_("Rules"), classes="label")
                 yield preset_select("arena-preset")
                 yield Select(
-                    [(f"{m} minutes", m) for m in MINUTE_CHOICES],
+                    [(minutes(m), m) for m in MINUTE_CHOICES],
                     value=30,
                     allow_blank=False,
                     id="arena-minutes",
                     compact=True,
                 )
-                yield Button("New arena", id="arena-create", variant="warning", compact=True)
+                yield Button(_("New arena"), id="arena-create", variant="warning", compact=True)
         with Vertical(id="arena-box", classes="box") as box:
-            box.border_title = "Standings"
+            box.border_title = _("Standings")
             yield Static("", id="arena-info")
             yield Static("", id="arena-podium")
             yield Static("", id="arena-standings")
             with Horizontal(classes="row"):
-                yield Button("Leave the arena", id="arena-leave", compact=True)
+                yield Button(_("Leave the arena"), id="arena-leave", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -221,24 +223,30 @@ class ArenaScreen(Screen[None]):
         self.query_one("#arena-box").display = arena is not None
         if arena is None:
             return
-        self.query_one("#arena-box").border_title = f"Arena {arena.arena} · {preset_title(arena.preset)}"
+        self.query_one("#arena-box").border_title = _("Arena {code} · {rules}").format(
+            code=arena.arena, rules=preset_title(arena.preset)
+        )
         self._tick()
         self.query_one("#arena-podium", Static).update(
-            Content("Podium\n" + "\n".join(podium_lines(podium, me)) + "\n") if podium is not None else Content("")
+            Content(_("Podium") + "\n" + "\n".join(podium_lines(podium, me)) + "\n")
+            if podium is not None
+            else Content("")
         )
         self.query_one("#arena-standings", Static).update(standings_table(arena.standings, me))
-        self.query_one("#arena-leave", Button).label = "Close" if not self.desk.active else "Leave the arena"
+        self.query_one("#arena-leave", Button).label = _("Close") if not self.desk.active else _("Leave the arena")
 
     def _tick(self) -> None:
         arena = self.desk.arena
         if arena is None:
             return
         lines = [
-            f"code {arena.arena} · link {arena.link_path} · {clock_line(arena, now_ms())}",
+            _("code {code} · link {link} · {clock}").format(
+                code=arena.arena, link=arena.link_path, clock=clock_line(arena, now_ms())
+            ),
             place_line(arena, self.desk.me),
         ]
         if self.desk.active and arena.phase == "running":
-            lines.append("The server seats you in the next race as soon as another player is free.")
+            lines.append(_("The server seats you in the next race as soon as another player is free."))
         self.query_one("#arena-info", Static).update(Content("\n".join(lines)))
 
     @property
@@ -248,7 +256,7 @@ class ArenaScreen(Screen[None]):
         if arena is None:
             return ""
         return "\n".join(
-            f"{s.rank}. {s.name}{' (you)' if s.player == self.desk.me else ''} {s.points} {s.wins} {s.races} "
+            f"{s.rank}. {s.name}{' ' + _('(you)') if s.player == self.desk.me else ''} {s.points} {s.wins} {s.races} "
             f"{streak_text(s.streak)}".rstrip()
             for s in arena.standings
         )
@@ -264,15 +272,15 @@ class ArenaScreen(Screen[None]):
     def _join(self) -> None:
         code = "".join(self.query_one("#arena-code", Input).value.split()).upper()
         if not 4 <= len(code) <= 12 or not code.isalnum():
-            self.say("Type the arena's code (letters and digits, as your friend sent it)", "error")
+            self.say(_("Type the arena's code (letters and digits, as your friend sent it)"), "error")
             return
-        self._ask(JoinArena(arena=code), f"Joining arena {code}…")
+        self._ask(JoinArena(arena=code), _("Joining arena {code}…").format(code=code))
 
     @on(Button.Pressed, "#arena-create")
     def _create(self) -> None:
         preset = str(self.query_one("#arena-preset", Select).value)
         minutes = cast(int, self.query_one("#arena-minutes", Select).value)
-        self._ask(CreateArena(preset=preset, minutes=minutes), "Opening an arena…")
+        self._ask(CreateArena(preset=preset, minutes=minutes), _("Opening an arena…"))
 
     @on(Button.Pressed, "#arena-leave")
     def _leave_pressed(self) -> None:
@@ -285,14 +293,14 @@ class ArenaScreen(Screen[None]):
         if not self.desk.active:
             self.desk.leave()
             return
-        self._ask(LeaveArena(arena=arena.arena), "Leaving the arena…", leaving=True)
+        self._ask(LeaveArena(arena=arena.arena), _("Leaving the arena…"), leaving=True)
 
     def action_back(self) -> None:
         self.dismiss(None)
 
     def _ask(self, message: Message, doing: str, *, leaving: bool = False) -> None:
         if not self.host.connected:
-            self.say("Not connected: connect in the lobby first", "error")
+            self.say(_("Not connected: connect in the lobby first"), "error")
             return
         if self.busy:
             return
@@ -304,16 +312,16 @@ class ArenaScreen(Screen[None]):
         try:
             reply = await self.host.arena_request(message)
         except ServerError as error:
-            self.say(f"Refused: {error.message}", "error")
+            self.say(_("Refused: {reason}").format(reason=error_text(error.code, error.message)), "error")
             return
         except (ConnectionLost, TimeoutError):
-            self.say("The server did not answer: try again", "error")
+            self.say(_("The server did not answer: try again"), "error")
             return
         finally:
             self.busy = False
         if leaving:
             self.desk.leave()
-            self.say("You left the arena: your points stay in its standings")
+            self.say(_("You left the arena: your points stay in its standings"))
         elif isinstance(reply, Arena):
             self.desk.hear(reply)
-            self.say(f"In arena {reply.arena}: share its code. The races start by themselves.")
+            self.say(_("In arena {code}: share its code. The races start by themselves.").format(code=reply.arena))

@@ -18,6 +18,7 @@ from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
+from i18n import N_, _
 from seahaven import CELL, COLUMN, FOUNDATION, Board, Card, EmptyColumn
 from seahaven.cards import RANK_NAMES, SUIT_SYMBOLS
 
@@ -45,7 +46,11 @@ SUIT_COLOURS: Final[dict[str, tuple[str, str, str, str]]] = {
     "safe": ("#009e73", "#0072b2", "#d55e00", BLACK),  # Okabe-Ito: told apart with any colour vision
 }
 """Each deck's (userdata.DECKS) colours for clubs, diamonds, hearts and spades."""
-DECK_NAMES: Final = {"two": "red and black", "four": "four colours", "safe": "four colour-blind-safe colours"}
+DECK_NAMES: Final = {
+    "two": N_("red and black"),
+    "four": N_("four colours"),
+    "safe": N_("four colour-blind-safe colours"),
+}
 
 
 def card_style(card: Card, bg: str = CARD_BG, deck: str = "two") -> Style:
@@ -137,7 +142,7 @@ class _Canvas:
     lines: list[list[tuple[str, Style | None]]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.lines = [[(" ", None)] * self.width for _ in range(self.height)]
+        self.lines = [[(" ", None)] * self.width for _row in range(self.height)]
 
     def put(self, x: int, y: int, text: str, style: Style | None = None) -> None:
         if not 0 <= y < self.height:
@@ -251,7 +256,9 @@ class BoardView(Widget):
         need_w, need_h = self.needed()
         if not width or not height or (width >= need_w and height >= need_h):
             return None
-        return f"The terminal is too small for the board (it needs {need_w}×{need_h}, it has {width}×{height})"
+        return _("The terminal is too small for the board (it needs {need}, it has {has})").format(
+            need=f"{need_w}×{need_h}", has=f"{width}×{height}"
+        )
 
     def hit_test(self, x: int, y: int) -> Hit | None:
         """The clickable thing at content offset (x, y), if any."""
@@ -288,8 +295,8 @@ class BoardView(Widget):
             return canvas
         if self.too_small is not None:  # a board cut off would mislead: say so instead
             need_w, need_h = self.needed()
-            size = f"it needs {need_w}×{need_h}, it has {width}×{height}"
-            self._draw_cover(canvas, ("Too small for the board", size, "make the terminal bigger"))
+            size = _("it needs {need}, it has {has}").format(need=f"{need_w}×{need_h}", has=f"{width}×{height}")
+            self._draw_cover(canvas, (_("Too small for the board"), size, _("make the terminal bigger")))
             return canvas
         board = self.board
         geo = self.geometry()
@@ -306,7 +313,8 @@ class BoardView(Widget):
             label(x, geo.label_y, chr(ord("a") + i), place)
             self._draw_slot(canvas, x, geo.top_y, face, tall, board.cells[i], place, "")
             hits.append(Hit(x, geo.label_y, face, 1 + tall, place))
-        found_label = "# home" if face * 4 + 3 >= 6 else "#"
+        home = "# " + _("home")
+        found_label = home if face * 4 + 3 >= len(home) else "#"
         fx = geo.found_x[0]
         canvas.put(fx + (face * 4 + 3 - len(found_label)) // 2, geo.label_y, found_label, LABEL)
         for suit, x in enumerate(geo.found_x):

@@ -18,6 +18,8 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from i18n import N_, NP_, _
+from i18n.rules_help import preset_title
 from protocol.enums import Status
 from seahaven import Board, Move, encode
 
@@ -81,12 +83,13 @@ class DemoSink:
 class RaceDemoApp(App[None]):
     """A race against made-up rivals on Seahaven deal 1."""
 
-    TITLE = "Seahaven Towers: race demo"
+    TITLE = N_("Seahaven Towers: race demo")
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit", "Quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit", NP_("footer", "Quit"))]
 
     def __init__(self, *, live: bool = True, select: Place | None = DEMO_SELECTION) -> None:
         super().__init__()
+        self.title = _(self.TITLE)
         self.live = live
         self.sink = DemoSink(self)
         board = demo_board()
@@ -95,9 +98,9 @@ class RaceDemoApp(App[None]):
             sink=self.sink,
             race=True,
             undo_allowed=True,
-            title=f"Room ROOM42 · {board.rules.title}",
+            title=_("Room {code} · {rules}").format(code="ROOM42", rules=preset_title(board.rules.title)),
             racers=demo_racers(board),
-            racers_title=f"Racers 5/6\n{encode('seahaven', 1)}",
+            racers_title=_("Racers {n}/{seats}").format(n=5, seats=6) + "\n" + encode("seahaven", 1),
         )
         self.sink.screen = self.game_screen
         self.initial_selection = select
@@ -130,7 +133,7 @@ class RaceDemoApp(App[None]):
             ResultRow(1, "tomasz", Status.FINISHED, 52, 96, 192_400),
             ResultRow(2, "alice", Status.FINISHED, 52, event.moves, event.elapsed_ms, you=True),
         ]
-        self.game_screen.show_results(rows, "tomasz wins", lambda choice: self.exit())
+        self.game_screen.show_results(rows, _("{name} wins").format(name="tomasz"), lambda choice: self.exit())
 
 
 async def save_race_screenshot(path: Path, size: tuple[int, int] = (100, 34)) -> str:
@@ -138,17 +141,17 @@ async def save_race_screenshot(path: Path, size: tuple[int, int] = (100, 34)) ->
     app = RaceDemoApp(live=False)
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        svg = app.export_screenshot(title="Seahaven race")
+        svg = app.export_screenshot(title=_("Seahaven race"))
     await asyncio.to_thread(path.write_text, svg, encoding="utf-8")
     return svg
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description="Save an SVG screenshot of the race screen.")
+    p = argparse.ArgumentParser(description=_("Save an SVG screenshot of the race screen."))
     p.add_argument("path", type=Path)
-    p.add_argument("--size", default="100x34", help="terminal size, COLSxROWS (default 100x34)")
+    p.add_argument("--size", default="100x34", help=_("terminal size, COLSxROWS (default 100x34)"))
     args = p.parse_args(argv)
-    cols, _, rows = args.size.partition("x")
+    cols, _x, rows = args.size.partition("x")
     asyncio.run(save_race_screenshot(args.path, (int(cols), int(rows))))
     print(f"wrote {args.path}")
     return 0

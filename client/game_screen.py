@@ -22,14 +22,17 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from i18n import NP_, _, ngettext
+from i18n.rules_help import preset_title
 from seahaven import COLUMN, FOUNDATION, Board, IllegalMoveError, Move, Rules
 from seahaven.solver import Solution, solve
 
+from . import words
 from .board_view import DECK_NAMES, BoardView
 from .help import HelpScreen
+from .localized import LocalScreen
 from .optimistic import OptimisticBoard
 from .places import (
     ANY_FOUNDATION,
@@ -50,8 +53,9 @@ from .places import (
     with_symbols,
 )
 from .results import ResultRow, ResultsScreen
-from .rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms, plural
+from .rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms
 from .userdata import DECKS, Settings
+from .words import cards
 
 PLACE_KEYS = "1234567890abcdefgh" + FOUNDATION_KEYS
 CONFIRM_SECONDS = 3.0
@@ -61,11 +65,18 @@ LOST_STATES = 20_000
 """A smaller budget for the check after each solo move: "lost" only when it is sure."""
 
 
+def went_home(n: int) -> str:
+    """What auto-move did: ``3 cards home by itself`` (the game put them there)."""
+    return ngettext("{n} card home by itself", "{n} cards home by itself", n).format(n=n)
+
+
 def idle_hint(rules: Rules) -> str:
     """The message line's invitation, with this preset's keys."""
     cols = "1-9 0" if rules.columns == 10 else f"1-{rules.columns}"
     cells = "a" if rules.cells == 1 else f"a-{'abcdefgh'[rules.cells - 1]}"
-    return f"Pick a card: {cols} columns · {cells} cells · # home · space smart move · ? help"
+    return _("Pick a card: {columns} columns · {cells} cells · # home · space smart move · ? help").format(
+        columns=cols, cells=cells
+    )
 
 
 class PressTwice:
@@ -106,25 +117,25 @@ class MoveSink(Protocol):
         """The player resigned the race."""
 
 
-class GameScreen(Screen[None]):
+class GameScreen(LocalScreen[None]):
     """A board, its status line, a message line, and (in a race) the rivals panel."""
 
     CSS_PATH = Path(__file__).with_name("game_screen.tcss")
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]  # noqa: RUF012 (Textual declares it so)
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Help"),
-        Binding("s", "smart", "Smart move"),
-        Binding("space", "smart", "Smart move", show=False),
-        Binding("enter", "smart", "Smart move", show=False),
-        Binding("u", "undo", "Undo"),
-        Binding("escape", "cancel", "Cancel", show=False),
-        Binding("up", "more", "More cards", show=False),
-        Binding("down", "fewer", "Fewer cards", show=False),
-        Binding("R", "resign", "Resign"),
-        Binding("H", "hint", "Hint"),
-        Binding("A", "automove", "Auto-move", show=False),
-        Binding("C", "deck", "Card colours", show=False),
+        Binding("question_mark", "help", NP_("footer", "Help")),
+        Binding("s", "smart", NP_("footer", "Smart move")),
+        Binding("space", "smart", NP_("footer", "Smart move"), show=False),
+        Binding("enter", "smart", NP_("footer", "Smart move"), show=False),
+        Binding("u", "undo", NP_("footer", "Undo")),
+        Binding("escape", "cancel", NP_("footer", "Cancel"), show=False),
+        Binding("up", "more", NP_("footer", "More cards"), show=False),
+        Binding("down", "fewer", NP_("footer", "Fewer cards"), show=False),
+        Binding("R", "resign", NP_("footer", "Resign")),
+        Binding("H", "hint", NP_("footer", "Hint")),
+        Binding("A", "automove", NP_("footer", "Auto-move"), show=False),
+        Binding("C", "deck", NP_("footer", "Card colours"), show=False),
         *(Binding(key, f"pick({key!r})", show=False) for key in PLACE_KEYS),
     ]
 
@@ -295,7 +306,7 @@ class GameScreen(Screen[None]):
         self.actions = max(0, self.actions - len(dropped))
         self._clear_selection()
         self._after_change(announce=False)
-        self.flash(f"Refused: {with_symbols(reason)}", "error")
+        self.flash(_("Refused: {reason}").format(reason=with_symbols(reason)), "error")
         self.post_message(self.Rejected(seq, reason, len(dropped)))
 
     def update_racers(self, racers: Sequence[RacerView], title: str | None = None) -> None:
@@ -303,12 +314,12 @@ class GameScreen(Screen[None]):
         if self.rivals is not None:
             self.rivals.update_racers(racers, title)
 
-    def set_countdown(self, seconds: int | None, label: str = "The race starts in") -> None:
+    def set_countdown(self, seconds: int | None, label: str | None = None) -> None:
         """Show the countdown instead of the cards (input is ignored); None shows the cards."""
-        self.countdown.set_seconds(seconds, label)
+        self.countdown.set_seconds(seconds, _("The race starts in") if label is None else label)
         counting = seconds is not None
         if counting != self.has_class("counting"):
-            self.flash("Get ready: the cards show when the race starts" if counting else idle_hint(self.board.rules))
+            self.flash(_("Get ready: the cards show when the race starts") if counting else idle_hint(self.board.rules))
         self.set_class(counting, "counting")
 
     def start_clock(self, elapsed_ms: int = 0, limit_ms: int | None = None) -> None:
@@ -354,7 +365,7 @@ class GameScreen(Screen[None]):
     def show_results(
         self,
         rows: Sequence[ResultRow],
-        headline: str = "Race over",
+        headline: str | None = None,
         on_choice: Callable[[str], None] | None = None,
         **options: Any,
     ) -> None:
@@ -365,7 +376,7 @@ class GameScreen(Screen[None]):
             if on_choice is not None and choice is not None:
                 on_choice(choice)
 
-        self.app.push_screen(ResultsScreen(rows, headline, **options), chosen)
+        self.app.push_screen(ResultsScreen(rows, _("Race over") if headline is None else headline, **options), chosen)
 
     def close_results(self) -> None:
         """Take the results view down if it is on top (a rematch began while it was open)."""
@@ -392,7 +403,7 @@ class GameScreen(Screen[None]):
         pending = self.press_twice.pending
         if pending is not None and event.key != pending:
             self.press_twice.reset()
-            self.flash("Cancelled")
+            self.flash(_("Cancelled"))
 
     def refuse_input(self) -> bool:
         """True (and the message line says why) if the board takes no input now."""
@@ -403,7 +414,7 @@ class GameScreen(Screen[None]):
             return True
         small = self.view.too_small
         if small is not None:  # the cards cannot be seen whole: no move played blind
-            self.flash(f"{small}: make it bigger", "error")
+            self.flash(_("{problem}: make it bigger").format(problem=small), "error")
             return True
         return False
 
@@ -506,11 +517,13 @@ class GameScreen(Screen[None]):
         what = card.symbol if card is not None else place.name()
         count = self._selected_count()
         if count > 1:
-            what = f"{count} cards from {self.board.columns[place.index][-count].symbol}"
+            what = _("{cards} from {card}").format(
+                cards=cards(count), card=self.board.columns[place.index][-count].symbol
+            )
         if self.view.dests:
-            self.flash(f"{what} selected: pick a destination · space: smart move · esc: cancel")
+            self.flash(_("{what} selected: pick a destination · space: smart move · esc: cancel").format(what=what))
         else:
-            self.flash(f"{what} selected, but it has nowhere to go now", "error")
+            self.flash(_("{what} selected, but it has nowhere to go now").format(what=what), "error")
 
     def _selected_count(self) -> int:
         if self.selected is None:
@@ -536,7 +549,7 @@ class GameScreen(Screen[None]):
         if self.refuse_input():
             return
         if self.selected is None:
-            self.flash("Select a card first (its key or a click), then space for the smart move", "error")
+            self.flash(_("Select a card first (its key or a click), then space for the smart move"), "error")
             return
         self._smart(self.selected, self.limit)
 
@@ -564,7 +577,7 @@ class GameScreen(Screen[None]):
             card = card_at(self.board, place)
             self._clear_selection()
             self._redraw()
-            self.flash(f"{card.symbol if card else place.name()} has nowhere to go", "error")
+            self.flash(_("{what} has nowhere to go").format(what=card.symbol if card else place.name()), "error")
             return
         self._play(move)
 
@@ -577,7 +590,7 @@ class GameScreen(Screen[None]):
         self._clear_selection()
         # A card just taken back from a foundation stays out: the player wants it there.
         home = self._auto_moves() if self.automove and move.src_area != FOUNDATION else 0
-        self.flash(what + (f" · {plural(home, 'card')} home by itself" if home else ""))
+        self.flash(what + (" · " + went_home(home) if home else ""))
         self._after_change()
 
     def _apply(self, move: Move, *, opening: bool = False) -> bool:
@@ -620,12 +633,14 @@ class GameScreen(Screen[None]):
         home = self._auto_moves(opening=True)
         if home:
             self._redraw()
-            self.flash(f"{plural(home, 'card')} home by itself · {idle_hint(self.board.rules)}")
+            self.flash(went_home(home) + " · " + idle_hint(self.board.rules))
 
     def action_automove(self) -> None:
         """Turn auto-move on or off (the App keeps the setting: ``AutomoveChanged``)."""
         self.automove = not self.automove
-        self.flash("Safe cards go home by themselves" if self.automove else "Auto-move is off: every card by hand")
+        self.flash(
+            _("Safe cards go home by themselves") if self.automove else _("Auto-move is off: every card by hand")
+        )
         self.post_message(self.AutomoveChanged(self.automove))
 
     def on_mount(self) -> None:
@@ -642,17 +657,17 @@ class GameScreen(Screen[None]):
         """Change the card colours: red and black, four colours, four colour-blind-safe ones."""
         deck = DECKS[(DECKS.index(self.view.deck) + 1) % len(DECKS)]
         self.set_deck(deck)
-        self.flash(f"Cards in {DECK_NAMES[deck]} (C: change)")
+        self.flash(_("Cards in {colours} (C: change)").format(colours=_(DECK_NAMES[deck])))
         self.post_message(self.DeckChanged(deck))
 
     def action_undo(self) -> None:
         if self.refuse_input():
             return
         if not self.undo_allowed:
-            self.flash("Undo is off in this race", "error")
+            self.flash(_("Undo is off in this race"), "error")
             return
         if not self.board.move_stack:
-            self.flash("Nothing to undo", "error")
+            self.flash(_("Nothing to undo"), "error")
             return
         seq, move = self.game.undo()
         self.actions += 1
@@ -661,7 +676,7 @@ class GameScreen(Screen[None]):
         else:
             self.sink.undo(seq)
         self._clear_selection()
-        self.flash(f"Undid {describe(self.board, move)}")
+        self.flash(_("Undid {move}").format(move=describe(self.board, move)))
         self.post_message(self.MovePlayed(move, seq, undo=True))
         self._after_change()
 
@@ -682,13 +697,20 @@ class GameScreen(Screen[None]):
                     self.clock.stop()
                     elapsed = self.clock.elapsed_ms
                 moves = len(board.move_stack)
-                self.view.set_cover("★ All 52 cards home! ★", f"{plural(moves, 'move')} in {format_ms(elapsed)}")
-                self.flash(f"Solved in {plural(moves, 'move')}, {format_ms(elapsed)}!", "good")
+                took = _("{moves} in {time}").format(moves=words.moves(moves), time=format_ms(elapsed))
+                self.view.set_cover(_("★ All 52 cards home! ★"), took)
+                self.flash(
+                    _("Solved in {moves}, {time}!").format(moves=words.moves(moves), time=format_ms(elapsed)), "good"
+                )
                 self.post_message(self.Won(moves, elapsed))
             return
         if board.is_stuck():
-            what = "u to undo" if self.undo_allowed else "resign with R" if self.race else ""
-            self.flash(f"No legal move is left{': ' + what if what else ''}", "error")
+            if self.undo_allowed:
+                self.flash(_("No legal move is left: u to undo"), "error")
+            elif self.race:
+                self.flash(_("No legal move is left: resign with R"), "error")
+            else:
+                self.flash(_("No legal move is left"), "error")
             if not self._stuck_posted:
                 self._stuck_posted = True
                 self.post_message(self.Stuck())
@@ -701,10 +723,10 @@ class GameScreen(Screen[None]):
         if self.sink is None or self.locked:
             return
         if not self.press_twice("R"):
-            self.flash("Press R again to resign this race", "error")
+            self.flash(_("Press R again to resign this race"), "error")
             return
         self.sink.resign()
-        self.set_locked("You resigned")
+        self.set_locked(_("You resigned"))
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(self.board.rules, spectator_delay_s=self.spectator_delay_s))
@@ -716,7 +738,7 @@ class GameScreen(Screen[None]):
             return
         if self.board.is_won():
             return
-        self.flash("Looking for a winning move…")
+        self.flash(_("Looking for a winning move…"))
         self._search(self.board.copy(), ask=True)
 
     def check_lost(self) -> None:
@@ -742,25 +764,27 @@ class GameScreen(Screen[None]):
         elif found.moves:
             self.show_hint(found.moves[0])
         else:
-            self.flash("No hint: the search gave up on this position")
+            self.flash(_("No hint: the search gave up on this position"))
 
     def _unwinnable_text(self) -> str:
         """What to do about a position the solver proved lost: before any move, the deal itself."""
-        new_deal = f"{self.new_deal_key} for a new deal" if self.new_deal_key else "try another deal"
+        new_deal = (
+            _("{key} for a new deal").format(key=self.new_deal_key) if self.new_deal_key else _("try another deal")
+        )
         if not self.board.move_stack:
-            return f"This position cannot be won, and there is nothing to undo: {new_deal}"
-        return f"This position can no longer be won: u to undo, or {new_deal}"
+            return _("This position cannot be won, and there is nothing to undo: {new_deal}").format(new_deal=new_deal)
+        return _("This position can no longer be won: u to undo, or {new_deal}").format(new_deal=new_deal)
 
     def show_hint(self, move: Move) -> None:
         """Select the cards ``move`` plays and name it; a move that does not fit the board on
         screen (it changed since the hint was asked) is only named."""
         if not self.board.is_legal(move):
-            self.flash(f"Hint: {move} (the board changed since you asked)")
+            self.flash(_("Hint: {move} (the board changed since you asked)").format(move=move))
             return
         src = Place(move.src_area, move.src)
         depth = len(self.board.columns[move.src]) - move.count if move.src_area == COLUMN else None
         self._select(src, depth)
-        self.flash(f"Hint: {describe(self.board, move)}", "good")
+        self.flash(_("Hint: {move}").format(move=describe(self.board, move)), "good")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "resign":
@@ -781,10 +805,12 @@ class GameScreen(Screen[None]):
         board = self.board
         parts: list[str | tuple[str, str]] = [(self.title_text, "bold")]
         if self.show_progress:
-            parts.append(f" · {board.progress}/52 home · {plural(self.actions, 'move')}")
+            parts.append(
+                " · " + _("{home}/52 home · {moves}").format(home=board.progress, moves=words.moves(self.actions))
+            )
         pending = len(self.game.pending)
         if pending:
-            parts.append((f" · ⋯ {pending} unconfirmed", "italic #fde047"))
+            parts.append((" · ⋯ " + _("{n} unconfirmed").format(n=pending), "italic #fde047"))
         if self.info_text:
             parts.append(f" · {self.info_text}")
         self.info.update(Content.assemble(*parts))
@@ -797,5 +823,9 @@ def _key_place(key: str, board: Board) -> Place | str:
         return place
     rules = board.rules
     if key.isdigit():
-        return f"{rules.title} has {rules.columns} columns"
-    return f"{rules.title} has {rules.cells} cell{'s' if rules.cells != 1 else ''}"
+        return ngettext("{title} has {n} column", "{title} has {n} columns", rules.columns).format(
+            title=preset_title(rules.title), n=rules.columns
+        )
+    return ngettext("{title} has {n} cell", "{title} has {n} cells", rules.cells).format(
+        title=preset_title(rules.title), n=rules.cells
+    )

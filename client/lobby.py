@@ -15,10 +15,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
 
+from i18n import N_, NP_, _, formats
+from i18n.rules_help import preset_title as rules_title
 from protocol.errors import ErrorCode
 from protocol.messages import (
     BOT_PACES,
@@ -37,15 +38,19 @@ from protocol.schema import Message
 from seahaven import decode, preset
 from seahaven.deals import MAX_DEAL
 
+from .errors import error_text, problem
+from .localized import LocalScreen
 from .net import ConnectError, ConnectionLost, ServerError
 from .rivals import format_ms
+from .words import grade_word, minutes, pace_word, racers, status_word
 
-DEAL_KINDS: Final = (("random", "random"), ("number", "number"), ("deal code", "code"))
+DEAL_KINDS: Final = ((N_("random"), "random"), (N_("number"), "number"), (N_("deal code"), "code"))
 TIME_LIMITS: Final = (None, 2, 3, 5, 10, 15, 20, 30, 60)
 """Minutes (None: no limit); the server takes 30 s to 2 h."""
-GRADE_CHOICES: Final = (("winnable, any", ""), *((f"winnable, {g}", g) for g in DEAL_GRADES))
+GRADE_CHOICES: Final = ("", *DEAL_GRADES)
 """How hard the server's winnable deal is (the solver's effort), not the presets' cell counts."""
-BOT_CHOICES: Final = (("no: people", ""), *((f"bot, {pace} pace", pace) for pace in BOT_PACES))
+BOT_CHOICES: Final = ("", *BOT_PACES)
+"""Nobody (people only), or a bot at this pace."""
 DAILY_PRESET: Final = "seahaven"
 """The daily race's rules (the browser client races the same daily deal)."""
 DAILY_SHOWN: Final = 5
@@ -55,28 +60,30 @@ RETRY_SECONDS: Final = 5.0
 """After the connection gave up, the lobby tries to connect again this often."""
 
 FRIENDLY: Final[dict[str, str]] = {
-    ErrorCode.ROOM_NOT_FOUND: "No room {code}: check the code (letters and digits, as your friend sent it)",
-    ErrorCode.ROOM_FULL: "Room {code} is full: {message}. Ask for a bigger room, or spectate",
-    ErrorCode.RACE_IN_PROGRESS: "The race in room {code} has already begun: spectate it, or wait for the rematch",
-    ErrorCode.ALREADY_IN_ROOM: "{message}",
-    ErrorCode.BAD_DEAL: "That deal code is not valid: {message}",
-    ErrorCode.CHALLENGE_NOT_FOUND: "No challenge {code}: check the code (8 letters and digits, as your friend sent it)",
-    ErrorCode.RECORDS_UNAVAILABLE: "No ghost races now: {message}",
+    ErrorCode.ROOM_NOT_FOUND: N_("No room {code}: check the code (letters and digits, as your friend sent it)"),
+    ErrorCode.ROOM_FULL: N_("Room {code} is full. Ask for a bigger room, or spectate"),
+    ErrorCode.RACE_IN_PROGRESS: N_("The race in room {code} has already begun: spectate it, or wait for the rematch"),
+    ErrorCode.CHALLENGE_NOT_FOUND: N_(
+        "No challenge {code}: check the code (8 letters and digits, as your friend sent it)"
+    ),
+    ErrorCode.RECORDS_UNAVAILABLE: N_("No ghost races now: the server's records cannot be reached"),
 }
+"""The lobby's own words for the refusals a code typed there explains best; the others are
+client/errors.py's (the server's English ``message`` is for clients that do not know a code)."""
 
 
 def explain(error: ServerError, code: str = "") -> str:
     """A refusal in words for the lobby's message line."""
     template = FRIENDLY.get(error.code)  # a StrEnum key matches its text: an unknown code has none
     if template is None:
-        return f"Refused ({error.code}): {error.message}"
-    return template.format(code=code or "?", message=error.message)
+        return error_text(error.code, error.message)
+    return _(template).format(code=code or "?")
 
 
 def preset_select(widget_id: str) -> Select[str]:
     """A compact choice of every preset, Seahaven Towers first."""
     return Select(
-        [(preset_title(p), p) for p in PRESET_NAMES],
+        [(preset_title(p), p) for p in PRESET_NAMES],  # each title in the language in use
         value=PRESET_NAMES[0],
         allow_blank=False,
         id=widget_id,
@@ -86,7 +93,7 @@ def preset_select(widget_id: str) -> Select[str]:
 
 def preset_title(name: str) -> str:
     try:
-        return preset(name).title
+        return rules_title(preset(name).title)
     except ValueError:
         return name
 
@@ -94,11 +101,11 @@ def preset_title(name: str) -> str:
 def room_tags(room: RoomSummary) -> str:
     """What a public room races besides its rules: rated, the daily deal, a grade, any deal, hints."""
     tags = [
-        "rated" if room.rated else "",
-        "daily" if room.daily else "",
-        room.deal_grade or "",
-        "any deal" if room.any_deal else "",
-        "hints" if room.hints else "",
+        _("rated") if room.rated else "",
+        _("daily") if room.daily else "",
+        grade_word(room.deal_grade) if room.deal_grade else "",
+        _("any deal") if room.any_deal else "",
+        _("hints") if room.hints else "",
     ]
     return "".join(f" · {tag}" for tag in tags if tag)
 
@@ -136,7 +143,7 @@ class LobbyHost(Protocol):
         """The arena screen: join one by its code, open one, its standings."""
 
 
-class LobbyScreen(Screen[None]):
+class LobbyScreen(LocalScreen[None]):
     """Server and name at the top; a new room on the left; joining on the right."""
 
     CSS_PATH = Path(__file__).with_name("lobby.tcss")
@@ -145,18 +152,18 @@ class LobbyScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # Short words: every key fits the footer at 80 columns (the help and README say more).
-        Binding("f5", "list", "List"),
-        Binding("ctrl+n", "focus_create", "New"),
-        Binding("ctrl+j", "focus_code", "Join"),
-        Binding("f2", "stats", "Stats"),
-        Binding("f3", "daily", "Daily"),
+        Binding("f5", "list", NP_("footer", "List")),
+        Binding("ctrl+n", "focus_create", NP_("footer", "New")),
+        Binding("ctrl+j", "focus_code", NP_("footer", "Join")),
+        Binding("f2", "stats", NP_("footer", "Stats")),
+        Binding("f3", "daily", NP_("footer", "Daily")),
         # The server's records (client/records_screens.py).
-        Binding("f4", "my_page", "Me"),
-        Binding("f6", "boards", "Best"),
+        Binding("f4", "my_page", NP_("footer", "Me")),
+        Binding("f6", "boards", NP_("footer", "Best")),
         # My player on the server (client/account_screen.py).
-        Binding("f7", "account", "Acct"),
+        Binding("f7", "account", NP_("footer", "Acct")),
         # Past the 80 columns the footer has: the lobby's "Arena" button says it (client/arena_screen.py).
-        Binding("f8", "arena", "Arena", show=False),
+        Binding("f8", "arena", NP_("footer", "Arena"), show=False),
     ]
 
     def __init__(self, server: str, name: str, *, autoconnect: bool = True) -> None:
@@ -176,91 +183,115 @@ class LobbyScreen(Screen[None]):
         return cast(LobbyHost, self.app)
 
     def compose(self) -> ComposeResult:
-        yield Static("♠ ♥  Seahaven Towers · race a friend  ♦ ♣", id="banner")
+        yield Static("♠ ♥  " + _("Seahaven Towers · race a friend") + "  ♦ ♣", id="banner")
         with Horizontal(id="connect-row"):
-            yield Label("Server", classes="label")
+            yield Label(_("Server"), classes="label")
             yield Input(self.server, placeholder="ws://host:8765", id="server", compact=True)
-            yield Label("Name", classes="label")
-            yield Input(self.player_name, placeholder="your name", id="name", max_length=24, compact=True)
-            yield Button("Connect", id="connect", variant="primary", compact=True)
-        yield Static("Not connected: check the server address and your name, then Connect", id="status")
+            yield Label(_("Name"), classes="label")
+            yield Input(self.player_name, placeholder=_("your name"), id="name", max_length=24, compact=True)
+            yield Button(_("Connect"), id="connect", variant="primary", compact=True)
+        yield Static(_("Not connected: check the server address and your name, then Connect"), id="status")
         with VerticalScroll(id="body"), Horizontal(id="columns"):
             with Vertical(id="create-box", classes="box") as create:
-                create.border_title = "New room"
+                create.border_title = _("New room")
                 with Horizontal(classes="row"):
-                    yield Label("Rules", classes="label")
+                    yield Label(_("Rules"), classes="label")
                     yield preset_select("preset")
                 with Horizontal(classes="row"):
-                    yield Label("Deal", classes="label")
-                    yield Select(DEAL_KINDS, value="random", allow_blank=False, id="deal-kind", compact=True)
+                    yield Label(_("Deal"), classes="label")
+                    yield Select(
+                        [(_(label), kind) for label, kind in DEAL_KINDS],
+                        value="random",
+                        allow_blank=False,
+                        id="deal-kind",
+                        compact=True,
+                    )
                     yield Input(placeholder="", id="deal", compact=True, disabled=True)
                 with Horizontal(classes="row"):
-                    yield Label("Difficulty", classes="label")
-                    yield Select(GRADE_CHOICES, value="", allow_blank=False, id="deal-grade", compact=True)
-                with Horizontal(classes="row"):
-                    yield TickBox("Any deal (may be unwinnable)", False, id="any-deal", compact=True)
-                with Horizontal(classes="row"):
-                    yield Label("Racers", classes="label")
+                    yield Label(_("Difficulty"), classes="label")
                     yield Select(
-                        [(f"{n} racers", n) for n in range(2, MAX_RACERS + 1)],
+                        [
+                            (_("winnable, {grade}").format(grade=grade_word(g)) if g else _("winnable, any"), g)
+                            for g in GRADE_CHOICES
+                        ],
+                        value="",
+                        allow_blank=False,
+                        id="deal-grade",
+                        compact=True,
+                    )
+                with Horizontal(classes="row"):
+                    yield TickBox(_("Any deal (may be unwinnable)"), False, id="any-deal", compact=True)
+                with Horizontal(classes="row"):
+                    yield Label(_("Racers"), classes="label")
+                    yield Select(
+                        [(racers(n), n) for n in range(2, MAX_RACERS + 1)],
                         value=2,
                         allow_blank=False,
                         id="seats",
                         compact=True,
                     )
                 with Horizontal(classes="row"):
-                    yield Label("Time limit", classes="label")
+                    yield Label(_("Time limit"), classes="label")
                     yield Select(
-                        [("none", 0)] + [(f"{m} minutes", m) for m in TIME_LIMITS if m],
+                        [(_("none"), 0)] + [(minutes(m), m) for m in TIME_LIMITS if m],
                         value=0,
                         allow_blank=False,
                         id="time-limit",
                         compact=True,
                     )
                 with Horizontal(classes="row"):
-                    yield Label("Computer", classes="label")
-                    yield Select(BOT_CHOICES, value="", allow_blank=False, id="bot", compact=True)
+                    yield Label(_("Computer"), classes="label")
+                    yield Select(
+                        [
+                            (_("bot, {pace} pace").format(pace=pace_word(p)) if p else _("no: people"), p)
+                            for p in BOT_CHOICES
+                        ],
+                        value="",
+                        allow_blank=False,
+                        id="bot",
+                        compact=True,
+                    )
                 with Horizontal(classes="row"):
-                    yield TickBox("Public", True, id="public", compact=True)
-                    yield TickBox("Undo", True, id="undo", compact=True)
+                    yield TickBox(_("Public"), True, id="public", compact=True)
+                    yield TickBox(_("Undo"), True, id="undo", compact=True)
                 with Horizontal(classes="row"):
-                    yield TickBox("Allow hints", False, id="hints", compact=True)
-                    yield TickBox("Tell if lost", False, id="lost-notice", compact=True)
+                    yield TickBox(_("Allow hints"), False, id="hints", compact=True)
+                    yield TickBox(_("Tell if lost"), False, id="lost-notice", compact=True)
                 with Horizontal(classes="buttons"):
-                    yield Button("Create room", id="create", variant="success", compact=True)
+                    yield Button(_("Create room"), id="create", variant="success", compact=True)
             with Vertical(id="join-side"):
                 with Vertical(id="join-box", classes="box") as join:
-                    join.border_title = "Join a friend"
+                    join.border_title = _("Join a friend")
                     with Horizontal(classes="buttons"):
-                        yield Input(placeholder="room code", id="code", max_length=12, compact=True)
-                        yield Button("Join", id="join", variant="success", compact=True)
-                        yield Button("Spectate", id="spectate", compact=True)
-                        yield Button("Ghost", id="ghost", compact=True)
-                        yield Button("Arena", id="arena", compact=True)
+                        yield Input(placeholder=_("room code"), id="code", max_length=12, compact=True)
+                        yield Button(_("Join"), id="join", variant="success", compact=True)
+                        yield Button(_("Spectate"), id="spectate", compact=True)
+                        yield Button(_("Ghost"), id="ghost", compact=True)
+                        yield Button(_("Arena"), id="arena", compact=True)
                 with Vertical(id="quick-box", classes="box") as quick:
-                    quick.border_title = "Quick match"
+                    quick.border_title = _("Quick match")
                     with Horizontal(classes="buttons"):
                         yield preset_select("quick-preset")
-                        yield Button("Quick match", id="quick", variant="warning", compact=True)
+                        yield Button(_("Quick match"), id="quick", variant="warning", compact=True)
                 with Vertical(id="rooms-box", classes="box") as rooms:
-                    rooms.border_title = "Public rooms"
+                    rooms.border_title = _("Public rooms")
                     table: DataTable[str] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
                     yield table
-                    yield Label("none yet: create one", id="no-rooms")
+                    yield Label(_("none yet: create one"), id="no-rooms")
                     with Horizontal(classes="buttons"):
-                        yield Button("Join", id="join-selected", variant="success", compact=True)
-                        yield Button("Spectate", id="watch-selected", compact=True)
-                        yield Button("Refresh", id="refresh", compact=True)
+                        yield Button(_("Join"), id="join-selected", variant="success", compact=True)
+                        yield Button(_("Spectate"), id="watch-selected", compact=True)
+                        yield Button(_("Refresh"), id="refresh", compact=True)
                 with Vertical(id="daily-box", classes="box") as daily:
-                    daily.border_title = "Daily race (F3)"
-                    yield Static("F3: today's deal and its best times", id="daily")
+                    daily.border_title = _("Daily race (F3)")
+                    yield Static(_("F3: today's deal and its best times"), id="daily")
                     with Horizontal(classes="buttons"):
-                        yield Button("Race today's deal", id="daily-race", variant="warning", compact=True)
+                        yield Button(_("Race today's deal"), id="daily-race", variant="warning", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one("#rooms", DataTable)
-        table.add_columns("code", "racers", "watch", "phase", "rules")
+        table.add_columns(_("code"), _("racers"), _("watch"), _("phase"), _("rules"))
         table.display = False
         self.set_connected(False)
         if self.autoconnect and self.server:
@@ -284,7 +315,7 @@ class LobbyScreen(Screen[None]):
     def set_connected(self, connected: bool) -> None:
         """Enable the room controls only with a live session."""
         self.query_one("#columns").disabled = not connected
-        self.query_one("#connect", Button).label = "Reconnect" if connected else "Connect"
+        self.query_one("#connect", Button).label = _("Reconnect") if connected else _("Connect")
         if connected and self._refresh_timer is None:
             self._refresh_timer = self.set_interval(REFRESH_SECONDS, self._refresh_rooms_now)
         elif not connected and self._refresh_timer is not None:
@@ -308,17 +339,17 @@ class LobbyScreen(Screen[None]):
         url = self.query_one("#server", Input).value.strip()
         name = self.query_one("#name", Input).value.strip()
         if not url:
-            self.show_status("Type the server's address, like ws://127.0.0.1:8765", "error")
+            self.show_status(_("Type the server's address, like ws://127.0.0.1:8765"), "error")
             return
         if not name:
-            self.show_status("Type a name: the other racers see it", "error")
+            self.show_status(_("Type a name: the other racers see it"), "error")
             self.query_one("#name", Input).focus()
             return
         if "://" not in url:
             url = "ws://" + url
             self.query_one("#server", Input).value = url
         self.server, self.player_name = url, name
-        self.show_status(f"Connecting to {url}…")
+        self.show_status(_("Connecting to {url}…").format(url=url))
         self.run_worker(self._connect(url, name), group="lobby", exclusive=True, exit_on_error=False)
 
     async def _connect(self, url: str, name: str) -> None:
@@ -327,16 +358,22 @@ class LobbyScreen(Screen[None]):
         except ConnectError as error:
             self.set_connected(False)
             if not error.unreachable:
-                self.show_status(f"Cannot connect: {error}", "error")
+                self.show_status(_("Cannot connect: {error}").format(error=error), "error")
                 return
             # Nothing answered: the server may be starting; try again as after a lost connection.
-            again = f"trying again every {RETRY_SECONDS:.0f} s"
-            self.show_status(f"Cannot connect: {error}. Is the server running there? {again}", "error")
+            self.show_status(
+                _("Cannot connect: {error}. Is the server running there? trying again every {seconds} s").format(
+                    error=error, seconds=f"{RETRY_SECONDS:.0f}"
+                ),
+                "error",
+            )
             self._retry_later()
             return
         except ServerError as error:
             self.set_connected(False)
-            self.show_status(f"The server refused us: {error.message}", "error")
+            self.show_status(
+                _("The server refused us: {reason}").format(reason=error_text(error.code, error.message)), "error"
+            )
             return
         self.set_connected(True)
         self.show_status(who, "good")
@@ -349,30 +386,35 @@ class LobbyScreen(Screen[None]):
             self.reconnecting = True
             self.attempts = 1
             self.set_connected(False)
-            self.show_status("Connection lost: reconnecting…", "error")
+            self.show_status(_("Connection lost: reconnecting…"), "error")
         elif status == "retrying":
             self.attempts += 1
-            self.show_status(f"Connection lost: reconnecting (attempt {self.attempts})…", "error")
+            self.show_status(_("Connection lost: reconnecting (attempt {n})…").format(n=self.attempts), "error")
         elif status == "connected" and self.host.connected and self.reconnecting:
             self.reconnecting = False
             self.set_connected(True)
-            self.show_status("Connected again", "good")
+            self.show_status(_("Connected again"), "good")
         elif status == "new-session":
             self.reconnecting = False
             self.set_connected(True)
             self.show_status(
-                "Connected again: the server restarted, so this is a new session (its rooms are gone)", "good"
+                _("Connected again: the server restarted, so this is a new session (its rooms are gone)"), "good"
             )
             self.action_refresh()
         elif status in ("closed", "replaced", "removed"):
             self.reconnecting = False
             self.set_connected(False)
             if status == "removed":
-                self.show_status("The server's moderators closed this session: Connect to try again", "error")
+                self.show_status(_("The server's moderators closed this session: Connect to try again"), "error")
             elif status == "replaced":
-                self.show_status("This session was opened in another window: Connect to start a new one", "error")
+                self.show_status(_("This session was opened in another window: Connect to start a new one"), "error")
             else:
-                self.show_status(f"Disconnected from the server: trying again every {RETRY_SECONDS:.0f} s", "error")
+                self.show_status(
+                    _("Disconnected from the server: trying again every {seconds} s").format(
+                        seconds=f"{RETRY_SECONDS:.0f}"
+                    ),
+                    "error",
+                )
                 self._retry_later()
 
     def _retry_later(self) -> None:
@@ -390,7 +432,12 @@ class LobbyScreen(Screen[None]):
         try:
             who = await self.host.connect(self.server, self.player_name)
         except (ConnectError, ServerError) as error:
-            self.show_status(f"Still cannot connect ({error}): trying again every {RETRY_SECONDS:.0f} s", "error")
+            self.show_status(
+                _("Still cannot connect ({error}): trying again every {seconds} s").format(
+                    error=error, seconds=f"{RETRY_SECONDS:.0f}"
+                ),
+                "error",
+            )
             self._retry_later()
             return
         self.set_connected(True)
@@ -401,7 +448,7 @@ class LobbyScreen(Screen[None]):
 
     def action_refresh(self) -> None:
         if not self.host.connected:
-            self.show_status("Connect first", "error")
+            self.show_status(_("Connect first"), "error")
             return
         self.run_worker(self._load_rooms(), group="rooms", exclusive=True, exit_on_error=False)
 
@@ -419,7 +466,7 @@ class LobbyScreen(Screen[None]):
         try:
             rooms = await self.host.list_rooms()
         except (ServerError, ConnectionLost, TimeoutError) as error:
-            self.show_status(f"Could not list the rooms: {error}", "error")
+            self.show_status(_("Could not list the rooms: {error}").format(error=problem(error)), "error")
             return
         self.show_rooms(rooms)
 
@@ -429,13 +476,13 @@ class LobbyScreen(Screen[None]):
         self.rooms = rooms
         table.clear()
         for room in rooms:
-            limit = f" · {room.time_limit // 60} min" if room.time_limit else ""
+            limit = " · " + _("{n} min").format(n=room.time_limit // 60) if room.time_limit else ""
             table.add_row(
                 room.room,
                 f"{room.racers}/{room.seats}",
                 str(room.spectators),
-                room.phase,
-                preset_title(room.preset) + limit + ("" if room.undo else " · no undo") + room_tags(room),
+                status_word(room.phase),
+                preset_title(room.preset) + limit + ("" if room.undo else " · " + _("no undo")) + room_tags(room),
                 key=room.room,
             )
         if selected is not None:
@@ -463,7 +510,7 @@ class LobbyScreen(Screen[None]):
     def _join_selected(self, event: Button.Pressed) -> None:
         room = self.selected_room()
         if room is None:
-            self.show_status("Pick a room in the list first (or refresh it with F5)", "error")
+            self.show_status(_("Pick a room in the list first (or refresh it with F5)"), "error")
             return
         self._enter(JoinRoom(room=room.room, spectate=event.button.id == "watch-selected"), room.room)
 
@@ -475,11 +522,13 @@ class LobbyScreen(Screen[None]):
     def _join_code(self, event: Button.Pressed | Input.Submitted) -> None:
         code = self.query_one("#code", Input).value.strip().upper()
         if not code:
-            self.show_status("Type the room code your friend gave you", "error")
+            self.show_status(_("Type the room code your friend gave you"), "error")
             self.query_one("#code", Input).focus()
             return
         if not 4 <= len(code) <= 12 or not code.isalnum():
-            self.show_status(f"{code!r} is not a room code: codes are 6 letters and digits", "error")
+            self.show_status(
+                _("'{code}' is not a room code: codes are 6 letters and digits").format(code=code), "error"
+            )
             return
         spectate = isinstance(event, Button.Pressed) and event.button.id == "spectate"
         self._enter(JoinRoom(room=code, spectate=spectate), code)
@@ -489,7 +538,9 @@ class LobbyScreen(Screen[None]):
         """The code is a ghost challenge's: race the run it names."""
         code = "".join(self.query_one("#code", Input).value.split()).upper()
         if len(code) != CHALLENGE_LEN or not code.isalnum():
-            self.show_status(f"Type the {CHALLENGE_LEN}-character challenge code your friend sent, then Ghost", "error")
+            self.show_status(
+                _("Type the {n}-character challenge code your friend sent, then Ghost").format(n=CHALLENGE_LEN), "error"
+            )
             self.query_one("#code", Input).focus()
             return
         self._enter(AcceptChallenge(challenge=code), code)
@@ -504,7 +555,9 @@ class LobbyScreen(Screen[None]):
         deal = self.query_one("#deal", Input)
         deal.disabled = event.value == "random"
         self._fairness_choices()
-        deal.placeholder = {"number": f"1 to {MAX_DEAL}", "code": "SH1-ST-0001K"}.get(str(event.value), "")
+        deal.placeholder = {"number": _("1 to {max}").format(max=formats.number(MAX_DEAL)), "code": "SH1-ST-0001K"}.get(
+            str(event.value), ""
+        )
         if not deal.disabled:
             deal.focus()
 
@@ -533,13 +586,13 @@ class LobbyScreen(Screen[None]):
         code: str | None = None
         if kind == "number":
             if not text.isdigit() or not 1 <= int(text) <= MAX_DEAL:
-                return f"The deal number is a whole number from 1 to {MAX_DEAL}"
+                return _("The deal number is a whole number from 1 to {max}").format(max=formats.number(MAX_DEAL))
             number = int(text)
         elif kind == "code":
             try:
-                name, _ = decode(text)
+                name, _number = decode(text)
             except ValueError as error:
-                return f"That deal code is not valid: {error}"
+                return _("That deal code is not valid: {error}").format(error=error)
             code = text.upper()
         minutes = cast(int, self.query_one("#time-limit", Select).value)
         any_deal = kind == "random" and self.query_one("#any-deal", Checkbox).value
@@ -562,16 +615,16 @@ class LobbyScreen(Screen[None]):
 
     def _enter(self, request: Message, code: str) -> None:
         if not self.host.connected:
-            self.show_status("Not connected: Connect first", "error")
+            self.show_status(_("Not connected: Connect first"), "error")
             return
         if self.busy:
             return
         doing = {
-            "create_room": "Creating a room…",
-            "quick_match": "Finding a race…",
-            "accept_challenge": "Seating the ghost…",
+            "create_room": _("Creating a room…"),
+            "quick_match": _("Finding a race…"),
+            "accept_challenge": _("Seating the ghost…"),
         }
-        self.show_status(doing.get(request.TYPE, f"Joining {code}…"))
+        self.show_status(doing.get(request.TYPE, _("Joining {code}…").format(code=code)))
         self.run_worker(self._do_enter(request, code), group="lobby", exclusive=True, exit_on_error=False)
 
     async def _do_enter(self, request: Message, code: str) -> None:
@@ -582,9 +635,9 @@ class LobbyScreen(Screen[None]):
         except ServerError as error:
             self.show_status(explain(error, code), "error")
         except ConnectionLost:
-            self.show_status("The connection dropped before the server answered: try again", "error")
+            self.show_status(_("The connection dropped before the server answered: try again"), "error")
         except TimeoutError:
-            self.show_status("The server did not answer in time: try again", "error")
+            self.show_status(_("The server did not answer in time: try again"), "error")
         finally:
             self.busy = False
 
@@ -593,7 +646,7 @@ class LobbyScreen(Screen[None]):
     def action_daily(self) -> None:
         """Show today's deal and best times again, and put the focus on racing it."""
         if not self.host.connected:
-            self.show_status("Connect first", "error")
+            self.show_status(_("Connect first"), "error")
             return
         self.query_one("#daily-race", Button).focus()
         self.run_worker(self._load_daily(), group="daily", exclusive=True, exit_on_error=False)
@@ -602,16 +655,21 @@ class LobbyScreen(Screen[None]):
         try:
             board = await self.host.daily_board(DAILY_PRESET)
         except (ServerError, ConnectionLost, TimeoutError) as error:
-            self.query_one("#daily", Static).update(Content(f"today's deal is not known: {error}"))
+            self.query_one("#daily", Static).update(
+                Content(_("today's deal is not known: {error}").format(error=problem(error)))
+            )
             return
         self.show_daily(board)
 
     def show_daily(self, board: DailyBoard) -> None:
         """Today's deal and the best times, fastest first."""
-        lines = [f"{board.date} (UTC): deal {board.deal}", f"{preset_title(board.preset)}, the same for everyone"]
+        lines = [
+            _("{date} (UTC): deal {deal}").format(date=board.date, deal=board.deal),
+            _("{rules}, the same for everyone").format(rules=preset_title(board.preset)),
+        ]
         lines += [f"{e.place:>2}. {e.name[:16]:<16} {format_ms(e.time_ms)}" for e in board.entries[:DAILY_SHOWN]]
         if not board.entries:
-            lines.append("no finish yet today: be the first")
+            lines.append(_("no finish yet today: be the first"))
         self.query_one("#daily", Static).update(Content("\n".join(lines)))
 
     @property

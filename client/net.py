@@ -28,6 +28,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from websockets.typing import Subprotocol
 
+from i18n import _
 from protocol.codec import SUBPROTOCOL, decode_server, encode_request
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import Error, Hello, Identity, Register, Welcome
@@ -51,17 +52,18 @@ class ConnectError(Exception):
 def unreachable_why(error: BaseException) -> str:
     """Why a connection could not be opened, in words (not ``[Errno 111] Connect call failed``)."""
     if isinstance(error, ConnectionRefusedError):
-        return "nothing answers on that port"
+        return _("nothing answers on that port")
     if isinstance(error, socket.gaierror):
-        return "no such host name"
+        return _("no such host name")
     if isinstance(error, TimeoutError):
-        return "no answer in time"
+        return _("no answer in time")
     if isinstance(error, InvalidHandshake):
-        return "it is not a Seahaven server (the WebSocket handshake failed)"
+        return _("it is not a Seahaven server (the WebSocket handshake failed)")
     if isinstance(error, ssl.SSLCertVerificationError):
         # The OpenSSL code stays as it is: it is what a player searches for.
-        why = error.verify_message
-        return f"its certificate is not trusted: {why} (CERTIFICATE_VERIFY_FAILED; --ca FILE trusts it)"
+        return _("its certificate is not trusted: {why} (CERTIFICATE_VERIFY_FAILED; --ca FILE trusts it)").format(
+            why=error.verify_message
+        )
     if isinstance(error, OSError) and error.strerror:
         return error.strerror.lower()
     return type(error).__name__
@@ -258,9 +260,11 @@ class RaceConnection:
                 **tls,
             )
         except InvalidURI:
-            raise ConnectError(f"{self.url!r} is not a WebSocket address (ws://host:port)") from None
+            raise ConnectError(_("'{url}' is not a WebSocket address (ws://host:port)").format(url=self.url)) from None
         except (OSError, InvalidHandshake, TimeoutError) as exc:
-            raise ConnectError(f"cannot reach {self.url}: {unreachable_why(exc)}", unreachable=True) from None
+            raise ConnectError(
+                _("cannot reach {url}: {why}").format(url=self.url, why=unreachable_why(exc)), unreachable=True
+            ) from None
         try:
             self.seq = max(self.seq, 0)
             await ws.send(encode_request(Hello(name=self.name, token=token, key=key), 0))
@@ -272,17 +276,19 @@ class RaceConnection:
             await ws.close()
             reason = exc.rcvd.reason if exc.rcvd else "no reason given"
             if exc.rcvd is not None and exc.rcvd.code == CloseCode.VERSION_MISMATCH:
-                raise ConnectError(f"the server speaks another protocol version: {reason}") from None
-            raise ConnectError(f"the server closed the connection: {reason}") from None
+                raise ConnectError(
+                    _("the server speaks another protocol version: {reason}").format(reason=reason)
+                ) from None
+            raise ConnectError(_("the server closed the connection: {reason}").format(reason=reason)) from None
         except (TimeoutError, ProtocolError) as exc:
             await ws.close()
-            raise ConnectError(f"the server did not answer hello properly: {exc}") from None
+            raise ConnectError(_("the server did not answer hello properly: {error}").format(error=exc)) from None
         if isinstance(message, Error):
             await ws.close()
             raise ServerError(message.code, message.message)
         if not isinstance(message, Welcome):
             await ws.close()
-            raise ConnectError(f"unexpected answer to hello: {message.TYPE}")
+            raise ConnectError(_("unexpected answer to hello: {type}").format(type=message.TYPE))
         self.welcome = message
         self.seq = max(self.seq, message.last_seq)
         self._ws = ws

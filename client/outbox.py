@@ -12,8 +12,10 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
+from i18n import _
 from protocol.schema import Message
 
+from .errors import error_text
 from .net import ConnectionLost, ServerError
 
 log = logging.getLogger("seahaven.client")
@@ -75,7 +77,7 @@ class Outbox:
         except ServerError as error:
             if seq is not None:
                 self.drop()
-            self.refused(seq, error.message)
+            self.refused(seq, error_text(error.code, error.message))
             return
         except ConnectionLost:
             self.drop(board_only=False)  # it may or may not have happened: the room frame says
@@ -83,7 +85,7 @@ class Outbox:
         except TimeoutError:
             if seq is not None:
                 self.drop()
-            self.refused(seq, "the server did not answer in time")
+            self.refused(seq, _("the server did not answer in time"))
             return
         except Exception:  # a bug must not stop the room
             log.exception("request %s failed", message.TYPE)

@@ -14,9 +14,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
+from i18n import _
 from seahaven import CELL, COLUMN, FOUNDATION, Board, Build, Card, EmptyColumn, Move
-from seahaven.cards import SUIT_NAMES
-from seahaven.moves import CELL_TOKENS, COLUMN_TOKENS, place_name
+from seahaven.moves import CELL_TOKENS, COLUMN_TOKENS
+
+from .words import cards, place_name, reason
 
 FOUNDATION_KEYS: Final = "#."
 """Either key names the foundations (``.`` needs no shift key)."""
@@ -30,8 +32,6 @@ class Place:
     index: int
 
     def name(self) -> str:
-        if self.area == FOUNDATION:
-            return f"the {SUIT_NAMES[self.index]} foundation" if 0 <= self.index < 4 else "the foundations"
         return place_name(self.area, self.index)
 
     def key(self) -> str:
@@ -160,11 +160,11 @@ def source_problem(board: Board, src: Place) -> str | None:
     """Why ``src`` cannot be picked up at all, or None when it holds a card to move."""
     if src.area == FOUNDATION:
         if not board.rules.foundation_takeback:
-            return "cards on a foundation stay there in these rules"
+            return _("cards on a foundation stay there in these rules")
         if src.index < 0:
-            return None if any(board.home) else "the foundations are empty"
+            return None if any(board.home) else _("the foundations are empty")
     if card_at(board, src) is None:
-        return f"{src.name()} is empty"
+        return _("{place} is empty").format(place=src.name())
     return None
 
 
@@ -174,7 +174,7 @@ def why_not(board: Board, src: Place, dst: Place, limit: int | None = None) -> s
     if problem:
         return problem
     if src == dst or (src.area == dst.area == FOUNDATION):
-        return "pick a different destination"
+        return _("pick a different destination")
     card = card_at(board, src)
     assert card is not None
     count = 1
@@ -196,10 +196,10 @@ def why_not(board: Board, src: Place, dst: Place, limit: int | None = None) -> s
     dst_index = 0 if dst.area == FOUNDATION else dst.index
     verdict = board.is_legal(Move(src.area, src.index, dst.area, dst_index, count))
     if verdict.reason:
-        return verdict.reason
+        return reason(verdict.reason)
     if limit is not None and count > limit:
-        return f"that takes {count} cards and you picked up {limit}"
-    return "that move is not possible here"
+        return _("that takes {count} and you picked up {limit}").format(count=cards(count), limit=limit)
+    return _("that move is not possible here")
 
 
 _CARD_TOKEN: Final = re.compile(r"\b(10|[2-9TJQKA])([CDHS])\b")
@@ -220,7 +220,7 @@ def describe(board: Board, move: Move) -> str:
         lead = card_at(board, src)
     what = lead.symbol if lead is not None else str(move)
     if move.count > 1:
-        what = f"{move.count} cards from {what}"
+        what = _("{cards} from {card}").format(cards=cards(move.count), card=what)
     return f"{what} → {destination_of(board, move).name()}"
 
 

@@ -31,6 +31,7 @@ from typing import Any, Protocol
 from textual.timer import Timer
 from textual.worker import Worker
 
+from i18n import _, ngettext
 from protocol.enums import Phase, Role, Status
 from protocol.messages import (
     Advice,
@@ -62,6 +63,7 @@ from protocol.schema import Message
 from seahaven import Board, Move, parse_board
 
 from . import room_text
+from .errors import error_text
 from .net import ConnectionLost, ServerError
 from .outbox import Outbox, Requester
 from .places import with_symbols
@@ -208,13 +210,15 @@ class RaceController:
             new = [name for name in model.rematch_wanted_by() if name not in wanted]
             if new and model.phase == Phase.FINISHED:
                 # Only a racer who has not asked yet can answer with r (spectators do not vote).
-                answer = ": r to race again" if self.can_rematch() else ""
-                self._say(f"{', '.join(new)} {'wants' if len(new) == 1 else 'want'} a rematch{answer}")
+                wants = ngettext("{names} wants a rematch", "{names} want a rematch", len(new)).format(
+                    names=", ".join(new)
+                )
+                self._say(wants + (": " + _("r to race again") if self.can_rematch() else ""))
             self._render()
         elif isinstance(message, Countdown):
             model.apply_countdown(message)
             if message.starts_at is None:
-                self.screen.flash("Countdown stopped: a racer is no longer ready", "error")
+                self.screen.flash(_("Countdown stopped: a racer is no longer ready"), "error")
             self._render()
         elif isinstance(message, Started):
             self._started(message)
@@ -240,8 +244,10 @@ class RaceController:
             self._say(rating_line(message))
             self._render()
         elif isinstance(message, Lost) and model.racing_now():
-            way_out = "u to undo, or R to resign" if model.undo else "R to resign"
-            self.screen.flash(f"Your position is lost: no win exists from here ({way_out})", "error")
+            way_out = _("u to undo, or R to resign") if model.undo else _("R to resign")
+            self.screen.flash(
+                _("Your position is lost: no win exists from here ({way_out})").format(way_out=way_out), "error"
+            )
 
     def _tell_rivals(self, before: Mapping[str, Racer]) -> None:
         """Say when a rival resigns, forfeits or leaves (the panel alone is easy to miss)."""
@@ -280,7 +286,7 @@ class RaceController:
         if was_reconnecting and model.my_status() == Status.FORFEIT:
             self.screen.flash(*room_text.welcome_back(model))
         elif was_reconnecting:
-            self.screen.flash("Reconnected: the board is in sync with the server again", "good")
+            self.screen.flash(_("Reconnected: the board is in sync with the server again"), "good")
         elif self.can_watch():
             self._flash_watching()
 
@@ -295,20 +301,20 @@ class RaceController:
             self.outbox.drop(board_only=False)
             self._away_timer = self.screen.set_interval(1.0, self._render)
             self._render()
-            self.screen.flash("Connection lost: reconnecting…", "error")
+            self.screen.flash(_("Connection lost: reconnecting…"), "error")
         elif status == "retrying":
             self.attempts += 1
             self._render()
         elif status == "connected" and self.reconnecting:
-            self.screen.flash("Reconnected: catching up with the room…")
+            self.screen.flash(_("Reconnected: catching up with the room…"))
             self._reconnects += 1
             self.host.start_task(self._probe(self._reconnects), "resync-probe")
         elif status == "closed":
-            self.host.back_to_lobby("Lost the connection to the server: the lobby keeps trying", "error")
+            self.host.back_to_lobby(_("Lost the connection to the server: the lobby keeps trying"), "error")
         elif status == "replaced":
-            self.host.back_to_lobby("This session was opened in another window", "error")
+            self.host.back_to_lobby(_("This session was opened in another window"), "error")
         elif status == "removed":
-            self.host.back_to_lobby("The server's moderators removed you from this room", "error")
+            self.host.back_to_lobby(_("The server's moderators removed you from this room"), "error")
 
     def _stop_away_timer(self) -> None:
         if self._away_timer is not None:
@@ -331,8 +337,9 @@ class RaceController:
         if attempt == self._reconnects and self.reconnecting and not self.closed:
             self.room_gone()
 
-    def room_gone(self, why: str = "it expired on the server") -> None:
-        self.host.back_to_lobby(f"Room {self.code} is gone ({why})", "error")
+    def room_gone(self, why: str | None = None) -> None:
+        why = _("it expired on the server") if why is None else why
+        self.host.back_to_lobby(_("Room {code} is gone ({why})").format(code=self.code, why=why), "error")
 
     # -- the screen's actions (RoomActions, and its MoveSink) ---------------------------
 
@@ -348,9 +355,9 @@ class RaceController:
         """Ask the server for a hint; it queues behind the moves still unanswered, so the server
         advises on the board the player sees."""
         if not self.model.hints:
-            self.screen.flash("Hints are off in this race")
+            self.screen.flash(_("Hints are off in this race"))
             return
-        self.screen.flash("Asking the server for a hint…")
+        self.screen.flash(_("Asking the server for a hint…"))
         self.hint_asked_at = self.screen.actions
         self.outbox.put(None, HintRequest())
 
@@ -364,15 +371,15 @@ class RaceController:
                 self.choose(REMATCH)
             return
         if not self.model.can_ready() or self.reconnecting:
-            self.screen.flash("Ready is for racers before the race starts", "error")
+            self.screen.flash(_("Ready is for racers before the race starts"), "error")
             return
         ready = self.model.my_status() != Status.READY
         self.outbox.put(None, Ready(ready=ready))
-        self.screen.flash("Ready! The race starts when every racer is" if ready else "Not ready any more")
+        self.screen.flash(_("Ready! The race starts when every racer is") if ready else _("Not ready any more"))
 
     def ask_leave(self) -> None:
         if self.model.racing_now() and not self.screen.press_twice("l"):
-            self.screen.flash("Press l again to leave: you resign this race", "error")
+            self.screen.flash(_("Press l again to leave: you resign this race"), "error")
             return
         self.leave()
 
@@ -388,7 +395,7 @@ class RaceController:
             await self.conn.request(Leave())
         except (ServerError, ConnectionLost, TimeoutError) as error:
             log.info("leave: %s", error)
-        self.host.back_to_lobby(f"You left room {self.code}")
+        self.host.back_to_lobby(_("You left room {code}").format(code=self.code))
 
     def choose(self, choice: str) -> None:
         """The results view's answer."""
@@ -409,24 +416,26 @@ class RaceController:
         """Make a ghost challenge of my run in the race just over: a code a friend races it by."""
         race = self.model.race_id
         if race is None or self.model.role != Role.RACER:
-            self.screen.flash("Only a racer's finished race on record can be challenged", "error")
+            self.screen.flash(_("Only a racer's finished race on record can be challenged"), "error")
             return
-        self.screen.flash("Asking the server for a challenge code…")
+        self.screen.flash(_("Asking the server for a challenge code…"))
         self.host.start_task(self._challenge(race), "challenge")
 
     async def _challenge(self, race: str) -> None:
         try:
             made = await self.conn.request(ChallengeRequest(race_id=race))
         except ServerError as error:
-            self._say(f"No challenge: {error.message}", "error")
+            self._say(_("No challenge: {reason}").format(reason=error_text(error.code, error.message)), "error")
             return
         except (ConnectionLost, TimeoutError):
-            self._say("No challenge: the server did not answer, try again", "error")
+            self._say(_("No challenge: the server did not answer, try again"), "error")
             return
         if isinstance(made, Challenge) and not self.closed:
             self.challenge_code = made.challenge
             self._say(
-                f"Challenge {made.challenge}: a friend races your run with it (lobby: Ghost; web: {made.link_path})",
+                _("Challenge {code}: a friend races your run with it (lobby: Ghost; web: {link})").format(
+                    code=made.challenge, link=made.link_path
+                ),
                 "good",
             )
 
@@ -531,16 +540,16 @@ class RaceController:
         # The status line stays within 80 columns: the rest goes to the racers panel's title.
         info: list[str] = []
         if model.spectating and not self.can_watch():
-            info.append("spectating")
+            info.append(_("spectating"))
         if model.spectating and model.phase == Phase.RACING:
             late = self.spectator_delay_s
             if late is not None:
-                info.append(f"{late} s late" if late else "live")
+                info.append(_("{n} s late").format(n=late) if late else _("live"))
         if self.reconnecting:
             info.append(self._away_text())
-        title = f"Racers {len(model.racers)}/{model.seats}"
+        title = _("Racers {n}/{seats}").format(n=len(model.racers), seats=model.seats)
         if model.spectators:
-            title += f" · {model.spectators} watching"
+            title += " · " + _("{n} watching").format(n=model.spectators)
         if model.deal and model.phase in (Phase.RACING, Phase.FINISHED):
             title += f"\n{model.deal}"  # the deal code, to play it again later
         self.screen.show_room(
@@ -558,10 +567,13 @@ class RaceController:
 
     def _away_text(self) -> str:
         """The reconnection's attempts, and how long the server keeps the seat."""
-        text = "⚠ reconnecting…" if not self.attempts else f"⚠ reconnecting (attempt {self.attempts + 1})"
+        text = "⚠ " + (
+            _("reconnecting…") if not self.attempts else _("reconnecting (attempt {n})").format(n=self.attempts + 1)
+        )
         if self.grace_ms and self._dropped_at is not None and self.model.role == Role.RACER:
             left = self.grace_ms / 1000 - (time.monotonic() - self._dropped_at)
-            text += f" · seat kept {max(0, math.ceil(left))} s" if left > 0 else " · the seat may be lost"
+            kept = _("seat kept {n} s").format(n=max(0, math.ceil(left))) if left > 0 else _("the seat may be lost")
+            text += " · " + kept
         return text
 
     # -- phases ---------------------------------------------------------------------
@@ -582,10 +594,10 @@ class RaceController:
         self.screen.start_clock(max(0, model.clock.now() - started.started_at), limit)
         self._render()
         if model.role == Role.RACER:
-            self.screen.flash("Go! First to bring all 52 cards home wins", "good")
+            self.screen.flash(_("Go! First to bring all 52 cards home wins"), "good")
             self.screen.play_opening()
         elif self.can_watch():
-            self._flash_watching("The race is on")
+            self._flash_watching(_("The race is on"))
 
     def _finished(self) -> None:
         model = self.model
@@ -669,19 +681,21 @@ class RaceController:
             try:
                 move = Move.parse(advice.move)
             except ValueError:
-                self.screen.flash(f"The server's hint {advice.move!r} is not a move", "error")
+                self.screen.flash(_("The server's hint '{move}' is not a move").format(move=advice.move), "error")
                 return
             if self.hint_asked_at != self.screen.actions:
-                self.screen.flash(f"Hint for the board before your last moves: {move}")
+                self.screen.flash(_("Hint for the board before your last moves: {move}").format(move=move))
                 return
             self.screen.show_hint(move)
         elif advice.kind == "lost":
-            way_out = "u to undo, or R to resign" if self.model.undo else "R to resign"
-            self.screen.flash(f"No hint: this position can no longer be won ({way_out})", "error")
+            way_out = _("u to undo, or R to resign") if self.model.undo else _("R to resign")
+            self.screen.flash(
+                _("No hint: this position can no longer be won ({way_out})").format(way_out=way_out), "error"
+            )
         elif advice.kind == "won":
-            self.screen.flash("No hint needed: every card is home")
+            self.screen.flash(_("No hint needed: every card is home"))
         else:
-            self.screen.flash("No hint found in time: try again in a few moves")
+            self.screen.flash(_("No hint found in time: try again in a few moves"))
 
     def _refused(self, seq: int | None, reason: str) -> None:
         if self.closed:
@@ -690,7 +704,7 @@ class RaceController:
             self.screen.reject(seq, reason)
             self._render()
         else:
-            self._say(f"Refused: {reason}", "error")
+            self._say(_("Refused: {reason}").format(reason=reason), "error")
 
     # -- spectating -------------------------------------------------------------------
 
@@ -732,17 +746,20 @@ class RaceController:
     def watch(self, step: int) -> None:
         """Look at the next (``step`` 1) or previous (-1) racer's board, in seat order."""
         if not self.can_watch():
-            self.screen.flash("Switching boards is for spectators during a race", "error")
+            self.screen.flash(_("Switching boards is for spectators during a race"), "error")
             return
         self.spectate.step(step, self.model.racers)
         self._show_watched()
         self._render()
         self._flash_watching()
 
-    def _flash_watching(self, prefix: str = "Spectating") -> None:
+    def _flash_watching(self, prefix: str | None = None) -> None:
         watched = self.spectate.watched
         racer = self.model.racers.get(watched) if watched is not None else None
         if racer is not None:
             # The boards lag by the server's spectator delay: say so, or a switch looks stale.
-            late = f" ({self.spectator_delay_s} s late)" if self.spectator_delay_s else ""
-            self.screen.flash(f"{prefix}: {racer.name}'s board{late} · [ and ] switch racer · only racers move")
+            late = " (" + _("{n} s late").format(n=self.spectator_delay_s) + ")" if self.spectator_delay_s else ""
+            said = _("{prefix}: {name}'s board{late} · [ and ] switch racer · only racers move").format(
+                prefix=_("Spectating") if prefix is None else prefix, name=racer.name, late=late
+            )
+            self.screen.flash(said)

@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.timer import Timer
 
+from i18n import N_, NP_, _
 from seahaven import Board
 
 from .game_screen import GameScreen
@@ -51,19 +52,19 @@ class RaceScreen(GameScreen):
     watched racer (``[`` / ``]``); its reactive attributes redraw the widgets."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "ready", "Ready"),
-        Binding("r", "rematch", "Rematch"),
+        Binding("r", "ready", NP_("footer", "Ready")),
+        Binding("r", "rematch", NP_("footer", "Rematch")),
         # Shown only where they work; pressed where they do not, they say why. (A subclass's
         # binding of a key replaces the base class's, so both of each key are here.)
-        Binding("u", "undo", "Undo"),
-        Binding("u", "undo_off", "Undo", show=False),
-        Binding("H", "hint", "Hint"),
-        Binding("H", "hint_off", "Hint", show=False),
-        Binding("l", "leave", "Leave room"),
-        Binding("left_square_bracket", "watch(-1)", "Previous racer", key_display="["),
-        Binding("right_square_bracket", "watch(1)", "Next racer", key_display="]"),
-        Binding("shift+tab", "watch(-1)", "Previous racer", show=False),
-        Binding("tab", "watch(1)", "Next racer", show=False),
+        Binding("u", "undo", NP_("footer", "Undo")),
+        Binding("u", "undo_off", NP_("footer", "Undo"), show=False),
+        Binding("H", "hint", NP_("footer", "Hint")),
+        Binding("H", "hint_off", NP_("footer", "Hint"), show=False),
+        Binding("l", "leave", NP_("footer", "Leave room")),
+        Binding("left_square_bracket", "watch(-1)", NP_("footer", "Previous racer"), key_display="["),
+        Binding("right_square_bracket", "watch(1)", NP_("footer", "Next racer"), key_display="]"),
+        Binding("shift+tab", "watch(-1)", NP_("footer", "Previous racer"), show=False),
+        Binding("tab", "watch(1)", NP_("footer", "Next racer"), show=False),
     ]
 
     lock_text: reactive[str | None] = reactive[str | None]("…", init=False)
@@ -72,7 +73,7 @@ class RaceScreen(GameScreen):
     """The lines shown instead of the cards (empty: the cards; None: as the screen has it)."""
     info_line: reactive[str] = reactive("", init=False)
     racers: reactive[tuple[tuple[RacerView, ...], str]] = reactive[tuple[tuple[RacerView, ...], str]](
-        ((), "Racers"), init=False
+        ((), N_("Racers")), init=False
     )
     """The racers panel's rows and title."""
     starts_at: reactive[int | None] = reactive[int | None](None, init=False)
@@ -117,7 +118,8 @@ class RaceScreen(GameScreen):
         self.set_info(text)
 
     def watch_racers(self, racers: tuple[tuple[RacerView, ...], str]) -> None:
-        self.update_racers(*racers)
+        rows, title = racers
+        self.update_racers(rows, _(title) if title == "Racers" else title)
 
     def watch_between_races(self, between: bool) -> None:
         self.set_progress_shown(not between)
@@ -147,10 +149,10 @@ class RaceScreen(GameScreen):
         self.room.toggle_ready()
 
     def action_undo_off(self) -> None:
-        self.flash("Undo is off in this race", "error")
+        self.flash(_("Undo is off in this race"), "error")
 
     def action_hint_off(self) -> None:
-        self.flash("Hints are off in this race", "error")
+        self.flash(_("Hints are off in this race"), "error")
 
     def action_leave(self) -> None:
         self.room.ask_leave()

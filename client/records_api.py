@@ -17,6 +17,8 @@ import urllib.parse
 import urllib.request
 from typing import Any, Final
 
+from i18n import _
+
 __all__ = ["Records", "RecordsError", "http_base"]
 
 TIMEOUT_SECONDS: Final = 5.0
@@ -88,9 +90,11 @@ class Records:
             with refused:
                 raise refused_error(refused.code, refused.read()) from None
         except (OSError, ValueError) as error:  # URLError, timeouts and resets are OSErrors; bad JSON a ValueError
-            raise RecordsError(0, "unreachable", f"the server's records cannot be read: {error}") from None
+            raise RecordsError(
+                0, "unreachable", _("the server's records cannot be read: {error}").format(error=error)
+            ) from None
         if not isinstance(document, dict):
-            raise RecordsError(200, "bad-reply", "the server answered something else than a document")
+            raise RecordsError(200, "bad-reply", _("the server answered something else than a document"))
         return document
 
 
@@ -100,7 +104,7 @@ def refused_error(status: int, body: bytes) -> RecordsError:
         error = json.loads(body)["error"]
         return RecordsError(status, str(error["code"]), str(error["message"]))
     except (ValueError, KeyError, TypeError):
-        return RecordsError(status, "http", f"the server answered {status}")
+        return RecordsError(status, "http", _("the server answered {status}").format(status=status))
 
 
 def quote(segment: str) -> str:

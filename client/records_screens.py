@@ -14,18 +14,21 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label
 
+from i18n import N_, NP_, _
+from i18n.rules_help import preset_title
 from protocol.messages import PRESET_NAMES
 from seahaven import preset
 
+from .localized import LocalScreen
 from .records_api import Records, RecordsError
 from .review import ReviewScreen
-from .rivals import DID_NOT_FINISH, format_ms, plural
+from .rivals import DID_NOT_FINISH, format_ms
 from .room_model import deal_code
+from .words import racers, races, status_word, wins
 
-PERIODS: Final = {"day": "the daily deal", "week": "this week", "all": "all time"}
+PERIODS: Final = {"day": N_("the daily deal"), "week": N_("this week"), "all": N_("all time")}
 CSS: Final = Path(__file__).with_name("records.tcss")
 
 
@@ -36,16 +39,18 @@ def when(ms: int | None) -> str:
 
 def title_of(name: str) -> str:
     try:
-        return preset(name).title
+        return preset_title(preset(name).title)
     except ValueError:
         return name
 
 
-def not_there(error: RecordsError, what: str) -> str:
-    return f"No {what} on record on this server" if error.status == 404 else error.message
+def not_there(error: RecordsError, player: str) -> str:
+    return (
+        _("No player {player} on record on this server").format(player=player) if error.status == 404 else error.message
+    )
 
 
-class RecordsScreen(Screen[None]):
+class RecordsScreen(LocalScreen[None]):
     """What both screens share: the server's records, a status line, Enter on a race: its replay."""
 
     CSS_PATH = CSS
@@ -53,7 +58,7 @@ class RecordsScreen(Screen[None]):
     def __init__(self, records: Records) -> None:
         super().__init__()
         self.records = records
-        self.status = Label("Reading the records…", classes="records-status")
+        self.status = Label(_("Reading the records…"), classes="records-status")
 
     @property
     def status_text(self) -> str:
@@ -73,8 +78,8 @@ class PlayerScreen(RecordsScreen):
     """A player's page (``GET /api/v1/players/{player}`` and its races, a page at a time)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Back"),
-        Binding("m", "more", "More races"),
+        Binding("escape", "close", NP_("footer", "Back")),
+        Binding("m", "more", NP_("footer", "More races")),
     ]
 
     def __init__(self, records: Records, player: str) -> None:
@@ -90,16 +95,18 @@ class PlayerScreen(RecordsScreen):
         with Vertical(classes="records-body"):
             yield self.heading
             yield self.summary
-            yield Label("Best times (Enter: the replay)", classes="records-heading")
+            yield Label(_("Best times (Enter: the replay)"), classes="records-heading")
             yield DataTable(id="bests", cursor_type="row", zebra_stripes=True)
-            yield Label("Races (Enter: the replay; m: older ones)", classes="records-heading")
+            yield Label(_("Races (Enter: the replay; m: older ones)"), classes="records-heading")
             yield DataTable(id="player-races", cursor_type="row", zebra_stripes=True)
             yield self.status
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#bests", DataTable).add_columns("rules", "time", "deal", "when")
-        self.query_one("#player-races", DataTable).add_columns("when", "rules", "deal", "place", "status", "time")
+        self.query_one("#bests", DataTable).add_columns(_("rules"), _("time"), _("deal"), _("when"))
+        self.query_one("#player-races", DataTable).add_columns(
+            _("when"), _("rules"), _("deal"), _("place"), _("status"), _("time")
+        )
         self.run_worker(self.load(), exit_on_error=False)
 
     async def load(self) -> None:
@@ -107,15 +114,21 @@ class PlayerScreen(RecordsScreen):
             doc = await self.records.player(self.player)
             page = await self.records.player_races(self.player)
         except RecordsError as error:
-            self.status.update(not_there(error, "player " + self.player))
+            self.status.update(not_there(error, self.player))
             return
         self.document = doc
         handle = f" @{doc['handle']}" if doc["handle"] else ""
         self.heading.update(f"{doc['name']}{handle}")
         rate = f" ({round(100 * doc['wins'] / doc['races'])}%)" if doc["races"] else ""
         self.summary.update(
-            f"{plural(doc['races'], 'race')} · {plural(doc['wins'], 'win')}{rate} · {doc['finished']} finished"
-            f" · win streak {doc['current_streak']} · best streak {doc['best_streak']}"
+            _("{races} · {wins}{rate} · {finished} finished · win streak {streak} · best streak {best}").format(
+                races=races(doc["races"]),
+                wins=wins(doc["wins"]),
+                rate=rate,
+                finished=doc["finished"],
+                streak=doc["current_streak"],
+                best=doc["best_streak"],
+            )
         )
         bests: DataTable[str] = self.query_one("#bests", DataTable)
         for best in doc["bests"]:
@@ -135,15 +148,17 @@ class PlayerScreen(RecordsScreen):
                 when(race["ended_at"]),
                 title_of(race["preset"]),
                 deal_code(race["preset"], race["deal"]),
-                f"{race['place']} of {race['racers']}",
-                DID_NOT_FINISH if race["status"] == "racing" else race["status"],
+                _("{place} of {n}").format(place=race["place"], n=race["racers"]),
+                status_word(DID_NOT_FINISH if race["status"] == "racing" else race["status"]),
                 format_ms(race["time_ms"]),
                 key=race["race_id"],
             )
         self.next = page["next"]
         shown = table.row_count
-        more = " · m: older ones" if self.next else ""
-        self.status.update(f"{plural(shown, 'race')} shown{more}" if shown else "No race on record yet")
+        more = " · " + _("m: older ones") if self.next else ""
+        self.status.update(
+            _("{races} shown").format(races=races(shown)) + more if shown else _("No race on record yet")
+        )
 
     def action_more(self) -> None:
         if self.next is not None:
@@ -161,12 +176,12 @@ class BoardsScreen(RecordsScreen):
     the daily deal, this week, all time."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Back"),
-        Binding("d", "period('day')", "Daily deal"),
-        Binding("w", "period('week')", "This week"),
-        Binding("a", "period('all')", "All time"),
-        Binding("right_square_bracket", "preset(1)", "Next rules", key_display="]"),
-        Binding("left_square_bracket", "preset(-1)", "Previous rules", key_display="["),
+        Binding("escape", "close", NP_("footer", "Back")),
+        Binding("d", "period('day')", NP_("footer", "Daily deal")),
+        Binding("w", "period('week')", NP_("footer", "This week")),
+        Binding("a", "period('all')", NP_("footer", "All time")),
+        Binding("right_square_bracket", "preset(1)", NP_("footer", "Next rules"), key_display="]"),
+        Binding("left_square_bracket", "preset(-1)", NP_("footer", "Previous rules"), key_display="["),
     ]
 
     def __init__(self, records: Records, preset_name: str = PRESET_NAMES[0], period: str = "all") -> None:
@@ -180,8 +195,10 @@ class BoardsScreen(RecordsScreen):
         with Vertical(classes="records-body"):
             yield self.heading
             yield Label(
-                "The fastest wins, each replayed by the server's engine: no hints, people only, deals the server"
-                " picked (Enter: the replay)",
+                _(
+                    "The fastest wins, each replayed by the server's engine: no hints, people only, deals the server"
+                    " picked (Enter: the replay)"
+                ),
                 classes="records-heading",
             )
             yield DataTable(id="board-entries", cursor_type="row", zebra_stripes=True)
@@ -189,12 +206,14 @@ class BoardsScreen(RecordsScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#board-entries", DataTable).add_columns("#", "racer", "time", "deal", "when")
+        self.query_one("#board-entries", DataTable).add_columns("#", _("racer"), _("time"), _("deal"), _("when"))
         self.reload()
 
     def reload(self) -> None:
-        self.heading.update(f"Leaderboard: {title_of(self.preset)} · {PERIODS[self.period]}")
-        self.status.update("Reading the board…")
+        self.heading.update(
+            _("Leaderboard: {rules} · {period}").format(rules=title_of(self.preset), period=_(PERIODS[self.period]))
+        )
+        self.status.update(_("Reading the board…"))
         self.run_worker(self.load(self.preset, self.period), exit_on_error=False, exclusive=True)
 
     async def load(self, preset_name: str, period: str) -> None:
@@ -218,7 +237,7 @@ class BoardsScreen(RecordsScreen):
             )
         day = f" ({board['day']}, UTC)" if board["day"] else ""
         count = len(board["entries"])
-        self.status.update(f"{plural(count, 'racer')}{day}" if count else f"No proven win here yet{day}")
+        self.status.update(racers(count) + day if count else _("No proven win here yet") + day)
 
     def action_period(self, period: str) -> None:
         if period in PERIODS and period != self.period:

@@ -12,12 +12,14 @@ from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, Static
 
+from i18n import NP_, _
 from protocol.enums import Status
 
-from .rivals import format_ms, plural, says_what
+from .localized import LocalModalScreen
+from .rivals import format_ms, says_what
+from .words import hints, status_word
 
 REMATCH: Final = "rematch"
 LOBBY: Final = "lobby"
@@ -47,23 +49,23 @@ class ResultRow:
 def standings_table(rows: Sequence[ResultRow]) -> Table:
     table = Table(box=None, padding=(0, 1), expand=True, header_style=Style(bold=True, color="#a9d3b9"))
     table.add_column("#", justify="right")
-    table.add_column("racer", ratio=1, no_wrap=True, overflow="ellipsis")
-    table.add_column("home", justify="right")
-    table.add_column("moves", justify="right")
-    table.add_column("time", justify="right")
+    table.add_column(_("racer"), ratio=1, no_wrap=True, overflow="ellipsis")
+    table.add_column(_("home"), justify="right")
+    table.add_column(_("moves"), justify="right")
+    table.add_column(_("time"), justify="right")
     table.add_column("")
     for row in rows:
         style = Style(bold=True, color="#fde047") if row.you else None
         status = str(row.status)
-        note = "" if status == Status.FINISHED else status
+        note = "" if status == Status.FINISHED else status_word(status)
         if row.hints:
-            note = " · ".join(filter(None, (note, plural(row.hints, "hint"))))
+            note = " · ".join(filter(None, (note, hints(row.hints))))
         table.add_row(
             f"{row.place}.",
             row.name
-            + (" (you)" if row.you else "")
-            + (" (bot)" if row.bot and not says_what(row.name, bot=True) else "")
-            + (" (ghost)" if row.ghost and not says_what(row.name, bot=False) else "")
+            + (" " + _("(you)") if row.you else "")
+            + (" " + _("(bot)") if row.bot and not says_what(row.name, bot=True) else "")
+            + (" " + _("(ghost)") if row.ghost and not says_what(row.name, bot=False) else "")
             + (f" {row.rating}" if row.rating else ""),
             f"{row.progress}/52",
             str(row.moves),
@@ -74,7 +76,7 @@ def standings_table(rows: Sequence[ResultRow]) -> Table:
     return table
 
 
-class ResultsScreen(ModalScreen[str]):
+class ResultsScreen(LocalModalScreen[str]):
     """Standings over the race screen; dismisses with ``"rematch"`` or ``"lobby"``."""
 
     CSS_PATH = Path(__file__).with_name("results.tcss")
@@ -82,17 +84,17 @@ class ResultsScreen(ModalScreen[str]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012 (Textual declares it so)
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "choose('rematch')", "Rematch"),
-        Binding("v", "choose('review')", "Review"),
-        Binding("c", "choose('challenge')", "Challenge"),
-        Binding("l", "choose('lobby')", "Lobby"),
-        Binding("escape", "choose('lobby')", "Lobby", show=False),
+        Binding("r", "choose('rematch')", NP_("footer", "Rematch")),
+        Binding("v", "choose('review')", NP_("footer", "Review")),
+        Binding("c", "choose('challenge')", NP_("footer", "Challenge")),
+        Binding("l", "choose('lobby')", NP_("footer", "Lobby")),
+        Binding("escape", "choose('lobby')", NP_("footer", "Lobby"), show=False),
     ]
 
     def __init__(
         self,
         rows: Sequence[ResultRow],
-        headline: str = "Race over",
+        headline: str | None = None,
         *,
         can_rematch: bool = True,
         can_review: bool = False,
@@ -104,7 +106,7 @@ class ResultsScreen(ModalScreen[str]):
         this run (a ghost challenge); ``note``: a line under the standings."""
         super().__init__()
         self.rows = tuple(rows)
-        self.headline = headline
+        self.headline = _("Race over") if headline is None else headline
         self.can_rematch = can_rematch
         self.can_review = can_review
         self.can_challenge = can_challenge
@@ -112,19 +114,19 @@ class ResultsScreen(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="results") as box:
-            box.border_title = "Results"
+            box.border_title = _("Results")
             yield Label(self.headline, id="headline")
             yield Static(standings_table(self.rows), id="standings")
             if self.note:
                 yield Label(self.note, id="note")
             with Horizontal(id="buttons"):
                 if self.can_rematch:
-                    yield Button("Rematch (r)", id=REMATCH, variant="success")
+                    yield Button(_("Rematch (r)"), id=REMATCH, variant="success")
                 if self.can_review:
-                    yield Button("Review (v)", id=REVIEW)
+                    yield Button(_("Review (v)"), id=REVIEW)
                 if self.can_challenge:
-                    yield Button("Challenge (c)", id=CHALLENGE)
-                yield Button("Back to lobby (l)", id=LOBBY, variant="primary")
+                    yield Button(_("Challenge (c)"), id=CHALLENGE)
+                yield Button(_("Back to lobby (l)"), id=LOBBY, variant="primary")
         yield Footer()  # this view's keys, over the race screen's
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -18,13 +18,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from i18n import NP_, _
 from protocol.messages import Watched
 from seahaven import Board
 
 from .board_view import BoardView
+from .localized import LocalScreen
 from .places import describe
 from .records_api import RecordsError
 from .replay import Track, back, forward, tracks_from_histories, tracks_from_race
@@ -34,18 +35,18 @@ FetchRace = Callable[[], Awaitable[Mapping[str, Any]]]
 """Reads the race document from the server (a RecordsError when it cannot)."""
 
 
-class ReviewScreen(Screen[None]):
+class ReviewScreen(LocalScreen[None]):
     """One racer's game at a time, step by step, read-only."""
 
     CSS_PATH = Path(__file__).with_name("review.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right", "step(1)", "Next move"),
-        Binding("left", "step(-1)", "Previous move"),
-        Binding("end", "step(100000)", "Last"),
-        Binding("home", "step(-100000)", "First"),
-        Binding("right_square_bracket", "racer(1)", "Next racer", key_display="]"),
-        Binding("left_square_bracket", "racer(-1)", "Previous racer", key_display="["),
-        Binding("escape", "close", "Back"),
+        Binding("right", "step(1)", NP_("footer", "Next move")),
+        Binding("left", "step(-1)", NP_("footer", "Previous move")),
+        Binding("end", "step(100000)", NP_("footer", "Last")),
+        Binding("home", "step(-100000)", NP_("footer", "First")),
+        Binding("right_square_bracket", "racer(1)", NP_("footer", "Next racer"), key_display="]"),
+        Binding("left_square_bracket", "racer(-1)", NP_("footer", "Previous racer"), key_display="["),
+        Binding("escape", "close", NP_("footer", "Back")),
     ]
 
     at: reactive[int] = reactive(0)
@@ -92,7 +93,7 @@ class ReviewScreen(Screen[None]):
     def on_mount(self) -> None:
         if self.fetch is not None:
             if self.source == "here":
-                self.source, self.note = "reading", "reading the race on record…"
+                self.source, self.note = "reading", _("reading the race on record…")
             self.run_worker(self.read_record(self.fetch), exit_on_error=False)
         self._show()
 
@@ -104,17 +105,17 @@ class ReviewScreen(Screen[None]):
             self.fallen_back(error.message)
             return
         except (ValueError, KeyError, TypeError) as error:  # a record this client cannot replay
-            self.fallen_back(f"the race on record does not replay here ({error})")
+            self.fallen_back(_("the race on record does not replay here ({error})").format(error=error))
             return
         player = self.player or self.first
-        self.opening, self.tracks, self.source, self.note = opening, tracks, "server", "on record"
+        self.opening, self.tracks, self.source, self.note = opening, tracks, "server", _("on record")
         self.view.display = True
         self.set_reactive(ReviewScreen.racer, self.index_of(player))
         self.watch_racer()
 
     def fallen_back(self, why: str) -> None:
         self.source = "failed"
-        self.note = f"{why}: the moves seen here" if self.opening is not None else why
+        self.note = _("{why}: the moves seen here").format(why=why) if self.opening is not None else why
         self._show()
 
     def index_of(self, player: str | None) -> int:
@@ -169,22 +170,30 @@ class ReviewScreen(Screen[None]):
         track = self.track
         note = f" · {self.note}" if self.note else ""
         if track is None:
-            self.line.update(Content(f"Review{note}"))
+            self.line.update(Content(_("Review") + note))
             return
         last = ""
         if self.at:
             step = track.steps[self.at - 1]
-            when = f" at {format_ms(step.ms)}" if step.ms is not None else ""
+            when = " " + _("at {time}").format(time=format_ms(step.ms)) if step.ms is not None else ""
             if step.undo:  # the board shown is the one before the move taken back
-                last = f"{when} · undo: took back {describe(self.board, step.move)}"
+                last = when + " · " + _("undo: took back {move}").format(move=describe(self.board, step.move))
             else:
                 before = self.board.copy()
                 before.pop()
                 last = f"{when} · {describe(before, step.move)}"
         self.line.update(
             Content(
-                f"Review: {track.name} · move {self.at} of {len(track.steps)}{last} · {self.board.progress}/52 home"
-                f" · racer {self.racer + 1} of {len(self.tracks)}{note}"
+                _("Review: {name} · move {at} of {n}{last} · {home}/52 home · racer {racer} of {racers}{note}").format(
+                    name=track.name,
+                    at=self.at,
+                    n=len(track.steps),
+                    last=last,
+                    home=self.board.progress,
+                    racer=self.racer + 1,
+                    racers=len(self.tracks),
+                    note=note,
+                )
             )
         )
 

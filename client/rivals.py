@@ -20,7 +20,11 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Digits, Label
 
+from i18n import _
+from i18n.formats import decimal_mark
 from protocol.enums import Status
+
+from .words import hints, moves, status_word
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,13 +57,9 @@ DID_NOT_FINISH: Final = "did not finish"
 says after the race, never "racing"."""
 
 
-def plural(n: int, word: str) -> str:
-    """``1 move``, ``2 moves``."""
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def format_ms(ms: int | None) -> str:
-    """``m:ss.t`` (``h:mm:ss`` past an hour); an em dash for no time."""
+    """``m:ss.t`` (``h:mm:ss`` past an hour), the tenths after the locale's decimal mark (``1:05,3``
+    in French, Italian and Dutch); an em dash for no time."""
     if ms is None:
         return "—"
     ms = max(0, int(ms))
@@ -68,7 +68,7 @@ def format_ms(ms: int | None) -> str:
     if minutes >= 60:
         hours, minutes = divmod(minutes, 60)
         return f"{hours}:{minutes:02d}:{seconds:02d}"
-    return f"{minutes}:{seconds:02d}.{tenths % 10}"
+    return f"{minutes}:{seconds:02d}{decimal_mark()}{tenths % 10}"
 
 
 _STATUS_STYLE = {
@@ -97,12 +97,12 @@ def status_text(racer: RacerView) -> tuple[str, Style]:
     except ValueError:
         return str(racer.status), Style(color="#9ca3af")
     if not racer.connected and status not in (Status.FINISHED, Status.RESIGNED, Status.FORFEIT):
-        return "disconnected", _DISCONNECTED
+        return _("disconnected"), _DISCONNECTED
     if status is Status.FINISHED:
-        return f"finished {format_ms(racer.time_ms)}", _STATUS_STYLE[status]
+        return _("finished {time}").format(time=format_ms(racer.time_ms)), _STATUS_STYLE[status]
     if status is Status.READY:
-        return "ready ✓", _STATUS_STYLE[status]
-    return status.value, _STATUS_STYLE[status]
+        return _("ready ✓"), _STATUS_STYLE[status]
+    return status_word(status.value), _STATUS_STYLE[status]
 
 
 def progress_bar(progress: int, width: int, colour: str) -> Text:
@@ -130,10 +130,10 @@ class RivalsPanel(Widget):
     }
     """
 
-    def __init__(self, racers: Sequence[RacerView] = (), *, title: str = "Racers", id: str | None = None) -> None:
+    def __init__(self, racers: Sequence[RacerView] = (), *, title: str | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
         self.racers: tuple[RacerView, ...] = tuple(racers)
-        self.title = title
+        self.title = _("Racers") if title is None else title
 
     def update_racers(self, racers: Sequence[RacerView], title: str | None = None) -> None:
         """Show these racers, in this order (the race layer sorts them)."""
@@ -145,12 +145,12 @@ class RivalsPanel(Widget):
     def render(self) -> Text:
         width = max(10, self.size.width)
         out = Text(no_wrap=True, overflow="crop", end="")
-        first, _, second = self.title.partition("\n")
+        first, _newline, second = self.title.partition("\n")
         out.append(first[:width], Style(bold=True))
         if second:
             out.append("\n" + second[:width], Style(color="#a9d3b9"))
         if not self.racers:
-            out.append("\n\nno racers yet", Style(color="#9ca3af", italic=True))
+            out.append("\n\n" + _("no racers yet"), Style(color="#9ca3af", italic=True))
             return out
         # Four lines a racer with a blank between them; three without; two when cramped.
         n = len(self.racers)
@@ -173,17 +173,17 @@ class RivalsPanel(Widget):
             out.append(count)
             if lines > 2:
                 out.append("\n")
-                hinted = f" · {plural(racer.hints, 'hint')}" if racer.hints else ""
+                hinted = " · " + hints(racer.hints) if racer.hints else ""
                 # Cut words, never letters that read as units ("16m 1h" looked like a time).
-                moves = _fit(
+                said = _fit(
                     width - len(text) - 3,
-                    plural(racer.moves, "move") + hinted,
-                    plural(racer.moves, "move"),
-                    f"{racer.moves} mv",
+                    moves(racer.moves) + hinted,
+                    moves(racer.moves),
+                    _("{n} mv").format(n=racer.moves),
                     "",
                 )
-                if moves:
-                    out.append(f"{moves} · ", Style(color="#d1d5db"))
+                if said:
+                    out.append(f"{said} · ", Style(color="#d1d5db"))
                 out.append(text[:width], style)
         return out
 
@@ -192,13 +192,13 @@ def _name(racer: RacerView, width: int) -> Text:
     """The racer's name (``▶ name (you)`` for the player, ``» name (watching)`` for the racer
     a spectator watches), cut to ``width``."""
     if racer.you:
-        mark, note, colour = "▶ ", " (you)", "#fde047"
+        mark, note, colour = "▶ ", " " + _("(you)"), "#fde047"
     elif racer.watched:
-        mark, note, colour = "» ", " (watching)", WATCHED_COLOUR
+        mark, note, colour = "» ", " " + _("(watching)"), WATCHED_COLOUR
     else:
         mark, note, colour = "", "", None
     if (racer.bot or racer.ghost) and not says_what(racer.name, bot=racer.bot):
-        note = (" (bot)" if racer.bot else " (ghost)") + note
+        note = " " + (_("(bot)") if racer.bot else _("(ghost)")) + note
     if racer.rating:
         note += f" {racer.rating}"
     if len(racer.name) + len(mark) + len(note) > width:
@@ -211,8 +211,8 @@ def _name(racer: RacerView, width: int) -> Text:
 
 def says_what(name: str, *, bot: bool) -> bool:
     """The name already says it is a bot ("Computer (brisk)") or a ghost: no mark to add."""
-    words = ("computer", "bot") if bot else ("ghost",)
-    return any(word in name.lower() for word in words)
+    marks = (_("computer"), _("bot"), "computer", "bot") if bot else (_("ghost"), "ghost")
+    return any(mark.lower() in name.lower() for mark in marks)
 
 
 def _fit(width: int, *choices: str) -> str:
@@ -295,7 +295,8 @@ class RaceClock(Widget):
         if self.limit_ms is not None:
             left = max(0, self.limit_ms - elapsed)
             style = Style(color="#f87171" if left < 30_000 else "#d1d5db", bold=False)
-            text.append(f" · {format_ms(left)[:-2] if left >= 60_000 else format_ms(left)} left", style)
+            shown = format_ms(left)[:-2] if left >= 60_000 else format_ms(left)
+            text.append(" · " + _("{time} left").format(time=shown), style)
         return text
 
 
@@ -325,14 +326,14 @@ class Countdown(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.seconds: int | None = None
-        self.label = Label("The race starts in", id="countdown-label")
+        self.label = Label(_("The race starts in"), id="countdown-label")
         self.digits = Digits("", id="countdown-digits")
 
     def compose(self) -> ComposeResult:
         yield self.label
         yield self.digits
 
-    def set_seconds(self, seconds: int | None, label: str = "The race starts in") -> None:
+    def set_seconds(self, seconds: int | None, label: str | None = None) -> None:
         self.seconds = seconds
-        self.label.update(label)
+        self.label.update(_("The race starts in") if label is None else label)
         self.digits.update("" if seconds is None else str(seconds))

@@ -11,6 +11,8 @@ import time
 from collections.abc import Mapping
 from dataclasses import replace
 
+from i18n import _
+from i18n.rules_help import preset_title
 from protocol.enums import EndReason, Phase, Role, Status
 from protocol.messages import (
     Countdown,
@@ -27,6 +29,8 @@ from protocol.messages import (
     Watched,
 )
 from seahaven import encode, preset
+
+from .words import grade_word
 
 
 def now_ms() -> int:
@@ -50,7 +54,7 @@ def deal_label(deal: str | None) -> str:
     """A deal as every screen writes it: its code, ``deal SH1-ST-0001K`` (what ``--code`` and the
     lobby's deal box take, and it names the rules too); one way everywhere, never ``#1`` here and
     the code there."""
-    return "deal chosen at start" if deal is None else f"deal {deal}"
+    return _("deal chosen at start") if deal is None else _("deal {code}").format(code=deal)
 
 
 def deal_code(preset_name: str, number: int) -> str:
@@ -259,27 +263,33 @@ class RoomModel:
     def settings_lines(self) -> list[str]:
         """The room's settings for the waiting room."""
         state = self.state
-        limit = f"{state.time_limit // 60} min" if state.time_limit and state.time_limit % 60 == 0 else None
+        limit = (
+            _("{n} min").format(n=state.time_limit // 60) if state.time_limit and state.time_limit % 60 == 0 else None
+        )
         if state.time_limit and limit is None:
-            limit = f"{state.time_limit} s"
-        lines = [f"{preset(self.preset).title} · {self.deal_asked or deal_label(self.deal)}"]
+            limit = _("{n} s").format(n=state.time_limit)
+        lines = [f"{preset_title(preset(self.preset).title)} · {self.deal_asked or deal_label(self.deal)}"]
         if state.daily:
-            lines.append(f"the daily deal of {state.daily}")
+            lines.append(_("the daily deal of {date}").format(date=state.daily))
         elif self.deal_asked is None and self.deal is None:  # the server picks the deal
-            grade = f"a winnable {state.deal_grade} deal" if state.deal_grade else "a winnable deal"
-            lines.append("any deal: it may be unwinnable" if state.any_deal else grade)
+            grade = (
+                _("a winnable {grade} deal").format(grade=grade_word(state.deal_grade))
+                if state.deal_grade
+                else _("a winnable deal")
+            )
+            lines.append(_("any deal: it may be unwinnable") if state.any_deal else grade)
         settings = [
-            f"time limit {limit}" if limit else "no time limit",
-            "undo on" if state.undo else "undo off",
-            "hints on" if state.hints else "hints off",
-            "told when lost" if state.lost_notice else "",
-            "public" if state.public else "private",
-            "rated" if state.rated else "unrated",
+            _("time limit {limit}").format(limit=limit) if limit else _("no time limit"),
+            _("undo on") if state.undo else _("undo off"),
+            _("hints on") if state.hints else _("hints off"),
+            _("told when lost") if state.lost_notice else "",
+            _("public") if state.public else _("private"),
+            _("rated") if state.rated else _("unrated"),
         ]
         lines.append(" · ".join(filter(None, settings)))
         mine = self.ratings.get(self.preset)
         if state.rated and mine is not None:
-            lines.append(f"your rating here: {rating_text(mine)}")
+            lines.append(_("your rating here: {rating}").format(rating=rating_text(mine)))
         return lines
 
 
@@ -302,7 +312,7 @@ def rating_text(notice: RatingNotice) -> str:
 def rating_line(notice: RatingNotice) -> str:
     """What a ``rating`` says, in a line: ``Your Seahaven Towers rating: 1523? +14``."""
     try:
-        rules = preset(notice.preset).title
+        rules = preset_title(preset(notice.preset).title)
     except ValueError:  # a preset this client does not know
         rules = notice.preset
-    return f"Your {rules} rating: {rating_text(notice)}"
+    return _("Your {rules} rating: {rating}").format(rules=rules, rating=rating_text(notice))

@@ -8,6 +8,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from i18n import N_, _, ngettext
+from i18n.rules_help import preset_title
 from protocol.enums import EndReason, Phase, Status
 from protocol.messages import Racer, Standing
 from seahaven import preset
@@ -17,12 +19,13 @@ from .results import ResultRow
 from .rivals import DID_NOT_FINISH, RacerView
 from .room_model import RoomModel
 from .spectating import Boards
+from .words import status_word
 
 OUT_OF_RACE: Final = {
-    Status.STUCK: "No legal move is left, and undo is off: you are out of this race",
-    Status.RESIGNED: "You resigned this race",
-    Status.FORFEIT: "You were away too long: the race went on without you",
-    Status.FINISHED: "All 52 cards home: you finished!",
+    Status.STUCK: N_("No legal move is left, and undo is off: you are out of this race"),
+    Status.RESIGNED: N_("You resigned this race"),
+    Status.FORFEIT: N_("You were away too long: the race went on without you"),
+    Status.FINISHED: N_("All 52 cards home: you finished!"),
 }
 
 
@@ -45,22 +48,23 @@ class Seen:
 def lock_reason(model: RoomModel, *, reconnecting: bool) -> str | None:
     """Why the board refuses input now, or None when the player may move."""
     if reconnecting:
-        return "Connection lost: reconnecting…"
+        return _("Connection lost: reconnecting…")
     if model.spectating:
-        return "Spectating: only racers move"
+        return _("Spectating: only racers move")
     if model.phase == Phase.COUNTDOWN:
-        return "The race starts in a moment: the cards show at the start"
+        return _("The race starts in a moment: the cards show at the start")
     if model.phase == Phase.WAITING and model.my_status() == Status.READY:
-        return "The race has not started: you are ready, waiting for the others"
+        return _("The race has not started: you are ready, waiting for the others")
     if model.phase == Phase.WAITING:
-        return "The race has not started: r when you are ready"
+        return _("The race has not started: r when you are ready")
     if model.phase == Phase.FINISHED:
-        return "The race is over"
+        return _("The race is over")
     status = model.my_status()
     if status == Status.STUCK and model.undo:
         return None  # only an undo is possible, and it gets the racer going again
     if status is not None and status != Status.RACING:
-        return OUT_OF_RACE.get(status, f"You are {status}")
+        out = OUT_OF_RACE.get(status)
+        return _(out) if out is not None else _("You are {status}").format(status=status_word(status))
     return None
 
 
@@ -68,15 +72,22 @@ def welcome_back(model: RoomModel) -> tuple[str, str]:
     """What a restarted client says back in its room, and how (``flash``'s kind): a seat the
     server gave up while we were away is said to be lost, not welcomed back to."""
     if model.my_status() == Status.FORFEIT:
-        after = "you watch the race to its end" if model.phase == Phase.RACING else "the race is over"
-        text = f"Back in room {model.code}, but you were away too long: you lost your seat in this race ({after})"
-        return text, "error"
-    return f"Welcome back to room {model.code}", "good"
+        if model.phase == Phase.RACING:
+            text = _(
+                "Back in room {code}, but you were away too long: you lost your seat in this race"
+                " (you watch the race to its end)"
+            )
+        else:
+            text = _(
+                "Back in room {code}, but you were away too long: you lost your seat in this race (the race is over)"
+            )
+        return text.format(code=model.code), "error"
+    return _("Welcome back to room {code}").format(code=model.code), "good"
 
 
 RIVAL_NEWS: Final = {
-    Status.RESIGNED: "{name} resigned",
-    Status.FORFEIT: "{name} was away too long and forfeited",
+    Status.RESIGNED: N_("{name} resigned"),
+    Status.FORFEIT: N_("{name} was away too long and forfeited"),
 }
 
 
@@ -89,9 +100,9 @@ def rival_news(before: Mapping[str, Racer], model: RoomModel) -> str:
             continue
         now = model.racers.get(player)
         if now is None:
-            news.append(f"{racer.name} left the room")
+            news.append(_("{name} left the room").format(name=racer.name))
         elif now.status != racer.status and now.status in RIVAL_NEWS and model.phase == Phase.RACING:
-            news.append(RIVAL_NEWS[Status(now.status)].format(name=now.name))
+            news.append(_(RIVAL_NEWS[Status(now.status)]).format(name=now.name))
     return " · ".join(news)
 
 
@@ -131,8 +142,9 @@ def title(model: RoomModel, spectate: Boards) -> str:
     watched = spectate.watched
     racer = model.racers.get(watched) if watched is not None else None
     if model.spectating and racer is not None and watched in spectate.boards:
-        return f"Watching {racer.name} · Room {model.code}"  # short: it fits at 80 columns
-    return f"Room {model.code} · {preset(model.preset).title.split(',')[0]}"  # the rules in full: ? help
+        return _("Watching {name} · Room {code}").format(name=racer.name, code=model.code)  # it fits at 80 columns
+    rules = preset_title(preset(model.preset).title).split(",")[0]  # the rules in full: ? help
+    return _("Room {code} · {rules}").format(code=model.code, rules=rules)
 
 
 def cover(model: RoomModel, spectate: Boards, seen: Seen) -> tuple[str, ...] | None:
@@ -140,29 +152,38 @@ def cover(model: RoomModel, spectate: Boards, seen: Seen) -> tuple[str, ...] | N
     n, seats = len(model.racers), model.seats
     ready = sum(1 for r in model.racers.values() if r.status == Status.READY)
     if model.phase == Phase.WAITING:
-        lines = [f"Room {model.code}", *model.settings_lines()]
+        lines = [_("Room {code}").format(code=model.code), *model.settings_lines()]
         if model.created and n < seats:  # a full room needs nobody else
-            lines.append("Share this code: your friend joins with it")
+            lines.append(_("Share this code: your friend joins with it"))
         lines.append("")
         if model.spectating:
-            lines.append("You are watching: the race starts when every racer is ready")
+            lines.append(_("You are watching: the race starts when every racer is ready"))
         elif model.my_status() == Status.READY:
-            lines.append("You are ready ✓ · waiting for the others")
-            lines.append("r: not ready after all")
+            lines.append(_("You are ready ✓ · waiting for the others"))
+            lines.append(_("r: not ready after all"))
         else:
-            lines.append("Press r when you are ready")
-        lines.append(f"{n} of {seats} racers · {ready} ready" + (" · 2 needed" if n < 2 else ""))
+            lines.append(_("Press r when you are ready"))
+        seated = ngettext("{n} of {seats} racer · {ready} ready", "{n} of {seats} racers · {ready} ready", seats)
+        lines.append(seated.format(n=n, seats=seats, ready=ready) + (" · " + _("2 needed") if n < 2 else ""))
         lines.extend(match_lines(model, seen.now))
-        lines.append("l: leave the room")
+        lines.append(_("l: leave the room"))
         return tuple(lines)
     if model.phase == Phase.COUNTDOWN:
         return ()
-    spectating = (f"Spectating room {model.code}", "the racers' progress is on the right", "l: leave the room")
+    spectating = (
+        _("Spectating room {code}").format(code=model.code),
+        _("the racers' progress is on the right"),
+        _("l: leave the room"),
+    )
     if model.spectating and model.phase == Phase.RACING:
         watched = spectate.watched
         if watched in spectate.stale:
-            name = model.racers[watched].name if watched in model.racers else "this racer"
-            return (f"{name}'s board is out of step", "catching up with the server…", "[ and ]: another racer")
+            name = model.racers[watched].name if watched in model.racers else _("this racer")
+            return (
+                _("{name}'s board is out of step").format(name=name),
+                _("catching up with the server…"),
+                _("[ and ]: another racer"),
+            )
         if spectate.watched_board() is not None:
             return ()  # the watched racer's board
     if model.spectating and (model.phase != Phase.FINISHED or seen.results_open):
@@ -176,17 +197,19 @@ def cover(model: RoomModel, spectate: Boards, seen: Seen) -> tuple[str, ...] | N
         votes = [r.name for p, r in model.racers.items() if p in model.rematch]
         if seen.asked_rematch or model.spectating or votes:
             if len(present) < 2:
-                return ("Rematch?", "Nobody else is left in the room", "l: back to the lobby")
+                return (_("Rematch?"), _("Nobody else is left in the room"), _("l: back to the lobby"))
             waiting = [r.name for p, r in model.racers.items() if r.connected and p not in model.rematch]
             return (
-                "Rematch?",
-                f"{len(votes)} of {len(present)} racers want one",
-                ("waiting for " + ", ".join(waiting)) if waiting else "starting…",
-                "r: rematch · v: review the race · l: back to the lobby"
+                _("Rematch?"),
+                ngettext("{votes} of {n} racer wants one", "{votes} of {n} racers want one", len(present)).format(
+                    votes=len(votes), n=len(present)
+                ),
+                _("waiting for {names}").format(names=", ".join(waiting)) if waiting else _("starting…"),
+                _("r: rematch · v: review the race · l: back to the lobby")
                 if not seen.asked_rematch and not model.spectating
-                else "v: review the race · l: back to the lobby",
+                else _("v: review the race · l: back to the lobby"),
             )
-        return ("The race is over", "r: rematch · v: review the race · l: back to the lobby")
+        return (_("The race is over"), _("r: rematch · v: review the race · l: back to the lobby"))
     return ()
 
 
@@ -197,27 +220,31 @@ def match_lines(model: RoomModel, now: int) -> tuple[str, ...]:
         return ()
     waited, window = wait
     if window is None:
-        return ("Looking for a racer: anyone now", f"waited {waited // 1000} s")
+        return (_("Looking for a racer: anyone now"), _("waited {seconds} s").format(seconds=waited // 1000))
     anyone = model.matching.anyone_after_ms // 1000
     return (
-        f"Looking for a racer near {model.matching.rating} ±{window}",
-        f"waited {waited // 1000} s · anyone from {anyone} s",
+        _("Looking for a racer near {rating} ±{window}").format(rating=model.matching.rating, window=window),
+        _("waited {seconds} s · anyone from {anyone} s").format(seconds=waited // 1000, anyone=anyone),
     )
 
 
 def headline(reason: str | None, standings: tuple[Standing, ...], me: str) -> str:
     """The results' first line, from the player's point of view."""
     if not standings:
-        return "Race over"
+        return _("Race over")
     first = standings[0]
-    who = "you" if first.player == me else first.name
+    mine = first.player == me
     if reason == EndReason.WON:
-        return "You win!" if first.player == me else f"{first.name} wins"
+        return _("You win!") if mine else _("{name} wins").format(name=first.name)
     if reason == EndReason.TIME_LIMIT:
-        return f"Time is up: {who} got furthest"
+        return (
+            _("Time is up: you got furthest") if mine else _("Time is up: {name} got furthest").format(name=first.name)
+        )
     if reason == EndReason.ALL_DONE:
-        return f"Nobody finished: {who} got furthest"
-    return "Race abandoned"
+        if mine:
+            return _("Nobody finished: you got furthest")
+        return _("Nobody finished: {name} got furthest").format(name=first.name)
+    return _("Race abandoned")
 
 
 def ratings_beside(model: RoomModel, player: str, book: RatingBook | None) -> str:

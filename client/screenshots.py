@@ -1,9 +1,11 @@
 """The SVG screenshots in docs/, made by Textual's pilot from sample data (no server)::
 
     python -m client.screenshots docs
+    python -m client.screenshots docs --lang fr --lang it --lang nl
 
 The lobby, the race screen, the results and the statistics at 80x24 and at 160x50
-(``lobby-80x24.svg``, ``race-160x50.svg``, ...), and review.svg. client/README.md shows them.
+(``lobby-80x24.svg``, ``race-160x50.svg``, ...), and review.svg; with ``--lang``, a language's
+lobby, race and results at 80x24 (``lobby-fr-80x24.svg``). client/README.md shows them.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from typing import Any
 from textual.app import App
 from textual.screen import Screen
 
+import i18n
+from i18n import _
 from protocol.enums import Status
 from protocol.messages import Watched
 from seahaven import Board, encode
@@ -97,19 +101,13 @@ async def save_all(directory: Path) -> list[Path]:
     for width, height in sizes:
         size = f"{width}x{height}"
         await shoot(RaceDemoApp(live=False), (width, height), f"race-{size}.svg", f"Seahaven race, {size}")
-    rows = [
-        ResultRow(1, "tomasz", Status.FINISHED, 52, 96, 192_400),
-        ResultRow(2, "alice", Status.FINISHED, 52, 104, 201_900, you=True),
-        ResultRow(3, "marguerite", DID_NOT_FINISH, 23, 41),
-        ResultRow(4, "ines", Status.STUCK, 9, 30),
-    ]
 
     async def with_results(size: tuple[int, int]) -> None:
         results = RaceDemoApp(live=False)
         async with results.run_test(size=size) as pilot:
             await pilot.pause()
             results.game_screen.stop_clock(192_400)
-            results.game_screen.show_results(rows, "tomasz wins", can_review=True)
+            results.game_screen.show_results(RESULT_ROWS, "tomasz wins", can_review=True)
             await pilot.pause()
             svg = results.export_screenshot(title=f"Seahaven race: results, {size[0]}x{size[1]}")
         path = directory / f"results-{size[0]}x{size[1]}.svg"
@@ -132,11 +130,55 @@ async def save_all(directory: Path) -> list[Path]:
     return written
 
 
+RESULT_ROWS = (
+    ResultRow(1, "tomasz", Status.FINISHED, 52, 96, 192_400),
+    ResultRow(2, "alice", Status.FINISHED, 52, 104, 201_900, you=True),
+    ResultRow(3, "marguerite", DID_NOT_FINISH, 23, 41),
+    ResultRow(4, "ines", Status.STUCK, 9, 30),
+)
+
+
+async def save_language(directory: Path, language: str, size: tuple[int, int] = (80, 24)) -> list[Path]:
+    """The lobby, the race screen and its results in ``language`` (``lobby-fr-80x24.svg``, ...);
+    English is spoken again afterwards."""
+    written: list[Path] = []
+    tag = f"{language}-{size[0]}x{size[1]}"
+    i18n.use(language)
+    try:
+        lobby = RaceApp("ws://127.0.0.1:8765", "alice", autoconnect=False, resume=False)
+        await _shoot(lobby, size, directory / f"lobby-{tag}.svg", f"Seahaven lobby, {tag}")
+        await _shoot(RaceDemoApp(live=False), size, directory / f"race-{tag}.svg", f"Seahaven race, {tag}")
+        results = RaceDemoApp(live=False)
+        async with results.run_test(size=size) as pilot:
+            await pilot.pause()
+            results.game_screen.stop_clock(192_400)
+            winner = _("{name} wins").format(name="tomasz")
+            results.game_screen.show_results(RESULT_ROWS, winner, can_review=True)
+            await pilot.pause()
+            svg = results.export_screenshot(title=f"Seahaven race: results, {tag}")
+        await asyncio.to_thread((directory / f"results-{tag}.svg").write_text, svg, encoding="utf-8")
+    finally:
+        i18n.use("en")
+    written += [directory / f"{screen}-{tag}.svg" for screen in ("lobby", "race", "results")]
+    return written
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="Write the client's SVG screenshots into a directory.")
     p.add_argument("directory", type=Path)
+    p.add_argument(
+        "--lang",
+        action="append",
+        default=None,
+        help="a language's lobby, race and results at 80x24 (fr, it, nl; repeat it), instead of the English set",
+    )
     args = p.parse_args(argv)
-    for path in asyncio.run(save_all(args.directory)):
+    written = (
+        [path for lang in args.lang for path in asyncio.run(save_language(args.directory, lang))]
+        if args.lang
+        else asyncio.run(save_all(args.directory))
+    )
+    for path in written:
         print(f"wrote {path}")
     return 0
 

@@ -10,14 +10,17 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from i18n import N_, NP_, _
+from i18n.rules_help import preset_title
 from seahaven import Board, decode, encode, preset
 from seahaven.winnable import deal_list
 
 from .game_screen import GameScreen
-from .rivals import format_ms, plural
+from .rivals import format_ms
 from .stats import Stats
 from .stats_screen import StatsScreen
 from .userdata import Settings
+from .words import moves
 
 
 def random_deal(preset_name: str, rng: random.Random | None = None, *, any_deal: bool = False) -> int:
@@ -26,7 +29,7 @@ def random_deal(preset_name: str, rng: random.Random | None = None, *, any_deal:
     rng = rng or random.Random()
     if not any_deal:
         try:
-            number, _ = rng.choice(deal_list(preset_name).deals)
+            number, _grade = rng.choice(deal_list(preset_name).deals)
             return number
         except (ValueError, IndexError):
             pass  # no list for these rules: any deal
@@ -37,13 +40,13 @@ def random_deal(preset_name: str, rng: random.Random | None = None, *, any_deal:
 class SoloApp(App[None]):
     """Solo practice: ``n`` deals a new game, ``r`` restarts, ``S`` shows the statistics."""
 
-    TITLE = "Seahaven Towers: solo practice"
+    TITLE = N_("Seahaven Towers: solo practice")
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "new_game", "New deal"),
-        Binding("r", "restart", "Restart", show=False),
-        Binding("S", "stats", "Statistics"),
-        Binding("q", "quit", "Quit"),
+        Binding("n", "new_game", NP_("footer", "New deal")),
+        Binding("r", "restart", NP_("footer", "Restart"), show=False),
+        Binding("S", "stats", NP_("footer", "Statistics")),
+        Binding("q", "quit", NP_("footer", "Quit")),
     ]
 
     def __init__(
@@ -63,6 +66,7 @@ class SoloApp(App[None]):
         overrides the saved setting; ``any_deal``: new deals may be unwinnable (by default only
         deals the solver has won)."""
         super().__init__()
+        self.title = _(self.TITLE)
         self.any_deal = any_deal
         self.preset_name = preset(preset_name).name
         self.rng = rng or random.Random()
@@ -88,7 +92,9 @@ class SoloApp(App[None]):
 
     def _title(self) -> str:
         rules = preset(self.preset_name)
-        return f"{rules.title} · deal {encode(self.preset_name, self.deal)}"
+        return _("{rules} · deal {code}").format(
+            rules=preset_title(rules.title), code=encode(self.preset_name, self.deal)
+        )
 
     def on_mount(self) -> None:
         self.push_screen(self.game_screen)
@@ -99,7 +105,7 @@ class SoloApp(App[None]):
     def _show_stats(self) -> None:
         entry = self.stats.of(self.preset_name)
         code = encode(self.preset_name, self.deal)
-        self.game_screen.set_info(f"wins {entry.won}  ·  {code}")
+        self.game_screen.set_info(_("wins {n}  ·  {code}").format(n=entry.won, code=code))
 
     def in_progress(self) -> bool:
         """A game under way: moves played and not won."""
@@ -108,20 +114,20 @@ class SoloApp(App[None]):
 
     def action_new_game(self) -> None:
         if self.in_progress() and not self.game_screen.press_twice("n"):
-            self.game_screen.flash("Press n again to abandon this game for a new deal", "error")
+            self.game_screen.flash(_("Press n again to abandon this game for a new deal"), "error")
             return
         self.start(random_deal(self.preset_name, self.rng, any_deal=self.any_deal))
 
     def action_restart(self) -> None:
         if self.in_progress() and not self.game_screen.press_twice("r"):
-            self.game_screen.flash("Press r again to restart this deal", "error")
+            self.game_screen.flash(_("Press r again to restart this deal"), "error")
             return
         # The same game from the top: it was counted at its first move (unless it was won).
         self.start(self.deal, again=not self.game_screen.board.is_won())
 
     def action_quit(self) -> None:  # type: ignore[override]
         if self.in_progress() and not self.game_screen.press_twice("q"):
-            self.game_screen.flash("Press q again to quit this game", "error")
+            self.game_screen.flash(_("Press q again to quit this game"), "error")
             return
         self.exit()
 
@@ -168,14 +174,22 @@ class SoloApp(App[None]):
         entry = self.stats.of(self.preset_name)
         self._show_stats()
         self.game_screen.set_cover(
-            "★ You won! ★",
-            f"{plural(event.moves, 'move')} in {format_ms(event.elapsed_ms)}",
-            f"wins at {preset(self.preset_name).title}: {entry.won} of {entry.played} · streak {entry.streak}",
-            "n: a new deal  ·  S: statistics  ·  q: quit",
+            _("★ You won! ★"),
+            _("{moves} in {time}").format(moves=moves(event.moves), time=format_ms(event.elapsed_ms)),
+            _("wins at {rules}: {won} of {played} · streak {streak}").format(
+                rules=preset_title(preset(self.preset_name).title),
+                won=entry.won,
+                played=entry.played,
+                streak=entry.streak,
+            ),
+            _("n: a new deal  ·  S: statistics  ·  q: quit"),
         )
 
     def _save(self, action: Callable[[], None]) -> None:
         try:
             action()
         except OSError as error:
-            self.notify(f"Could not save to {self.stats.path.parent}: {error}", severity="warning")
+            self.notify(
+                _("Could not save to {folder}: {error}").format(folder=self.stats.path.parent, error=error),
+                severity="warning",
+            )

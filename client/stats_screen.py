@@ -10,35 +10,39 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label
 
+from i18n import NP_, _
+from i18n.formats import percent
+from i18n.rules_help import preset_title
 from protocol.enums import Status
 from seahaven import PRESETS
 
+from .localized import LocalScreen
 from .rivals import DID_NOT_FINISH, format_ms
 from .stats import RaceRecord, Stats
+from .words import status_word
 
 
 def _percent(value: int | None) -> str:
-    return "—" if value is None else f"{value}%"
+    return "—" if value is None else percent(value / 100)
 
 
 def race_result(race: RaceRecord) -> str:
     """A race's outcome for the history: finished, or how far a racer got who did not finish
     (older files say "racing" for them)."""
     if race.status in (Status.RACING, DID_NOT_FINISH):
-        return f"{DID_NOT_FINISH} {race.progress}/52"
-    return race.status
+        return f"{status_word(DID_NOT_FINISH)} {race.progress}/52"
+    return status_word(race.status)
 
 
-class StatsScreen(Screen[str | None]):
+class StatsScreen(LocalScreen[str | None]):
     """Dismisses with the deal code of the race to replay, or None."""
 
     CSS_PATH = Path(__file__).with_name("stats_screen.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Back"),
-        Binding("q", "close", "Back", show=False),
+        Binding("escape", "close", NP_("footer", "Back")),
+        Binding("q", "close", NP_("footer", "Back"), show=False),
     ]
 
     def __init__(self, stats: Stats) -> None:
@@ -47,22 +51,27 @@ class StatsScreen(Screen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="stats-body"):
-            yield Label("Solo games", id="stats-title")
+            yield Label(_("Solo games"), id="stats-title")
             yield DataTable(id="presets", cursor_type="none", zebra_stripes=True)
-            yield Label("Races", id="race-stats-title")
+            yield Label(_("Races"), id="race-stats-title")
             yield DataTable(id="race-stats", cursor_type="none", zebra_stripes=True)
-            yield Label("Races (Enter: play the deal again in solo)", id="races-title")
+            yield Label(_("Races (Enter: play the deal again in solo)"), id="races-title")
             yield DataTable(id="races", cursor_type="row", zebra_stripes=True)
-            yield Label("no races yet", id="no-races")
+            yield Label(_("no races yet"), id="no-races")
         yield Footer()
 
     def on_mount(self) -> None:
         presets: DataTable[str] = self.query_one("#presets", DataTable)
-        presets.add_columns("rules", "games", "wins", "win %", "streak", "best", "best time", "fewest")
+        presets.add_columns(
+            _("rules"), _("games"), _("wins"), _("win %"), _("streak"), _("best"), _("best time"), _("fewest")
+        )
         race_stats: DataTable[str] = self.query_one("#race-stats", DataTable)
-        race_stats.add_columns("rules", "races", "wins", "win %", "streak", "best", "1st 2nd 3rd", "best time")
+        race_stats.add_columns(
+            _("rules"), _("races"), _("wins"), _("win %"), _("streak"), _("best"), _("1st 2nd 3rd"), _("best time")
+        )
         for name, rules in PRESETS.items():
-            title = rules.title.split(",")[0] if name == "seahaven" else rules.title
+            title = preset_title(rules.title)
+            title = title.split(",")[0] if name == "seahaven" else title
             solo = self.stats.presets.get(name)
             if solo is not None and solo.played:
                 presets.add_row(
@@ -88,13 +97,13 @@ class StatsScreen(Screen[str | None]):
                     format_ms(raced.best_ms),
                 )
         races_table: DataTable[str] = self.query_one("#races", DataTable)
-        races_table.add_columns("when", "room", "rules", "place", "result", "time", "deal")
+        races_table.add_columns(_("when"), _("room"), _("rules"), _("place"), _("result"), _("time"), _("deal"))
         for race in reversed(self.stats.races):
             races_table.add_row(
                 race.when[5:16].replace("T", " "),  # no year: the columns fit 80
                 race.room,
-                PRESETS[race.preset].title if race.preset in PRESETS else race.preset,
-                f"{race.place} of {race.racers}",
+                preset_title(PRESETS[race.preset].title) if race.preset in PRESETS else race.preset,
+                _("{place} of {n}").format(place=race.place, n=race.racers),
                 race_result(race),
                 format_ms(race.time_ms),
                 race.deal,
@@ -102,7 +111,7 @@ class StatsScreen(Screen[str | None]):
         races_table.display = bool(self.stats.races)
         self.query_one("#no-races").display = not self.stats.races
         if not presets.row_count:
-            presets.add_row("no solo games yet", *[""] * 7)
+            presets.add_row(_("no solo games yet"), *[""] * 7)
         race_stats.display = bool(race_stats.row_count)
         self.query_one("#race-stats-title").display = bool(race_stats.row_count)
 

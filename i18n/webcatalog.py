@@ -26,6 +26,8 @@ from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po, write_po
 
+from .rules_help import TOPICS
+
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE = ROOT / "i18n" / "locale"
 TEMPLATE = ROOT / "i18n" / "web.pot"
@@ -50,7 +52,7 @@ def _stamp(catalog: Catalog, lang: str | None) -> Catalog:
     what = f"{lang}: the translations" if lang else "the template"
     catalog.header_comment = (
         f"# The browser client's messages (domain 'web'), {what}.\n"
-        "# Made by i18n/webcatalog.py from web/src/*.js (scripts/build-web); docs/i18n-web.md."
+        "# Made by i18n/webcatalog.py from web/src/*.js (scripts/build-web); docs/i18n.md."
     )
     catalog.fuzzy = False
     if lang:
@@ -159,22 +161,6 @@ def catalogs(locale: Path = LOCALE) -> dict[str, dict[str, Any]]:
             entry["rules"] = rules_help(read(rules, lang))
         out[lang] = entry
     return out
-
-
-TOPICS = (
-    ("about", "About"),
-    ("goal", "Goal"),
-    ("deal", "The deal"),
-    ("building", "Building"),
-    ("empty", "Empty columns"),
-    ("cells", "Free cells"),
-    ("runs", "Moving runs"),
-    ("foundations", "Foundations"),
-    ("undo", "Undo"),
-)
-"""The rules domain's topics in the help's order: the key in each entry's context
-(``<preset>/<key>``) and the heading (msgid of context ``topic``), as the terminal client's
-i18n/rules_help.py lists them (the domain's layout is written in its .po files' header)."""
 
 
 def rules_help(catalog: Catalog) -> dict[str, list[list[str]]]:

@@ -10,7 +10,7 @@ docs/web-{lobby,race,results,replay}-{desktop,phone}.png and docs/web-player-des
     .venv/bin/python scripts/web_screenshots.py --lang nl
 
 writes the lobby and a race as a browser speaking that language sees them (its
-``navigator.languages``, Playwright's ``locale``): docs/web-{lobby,race}-LANG.png (docs/i18n-web.md).
+``navigator.languages``, Playwright's ``locale``): docs/web-{lobby,race}-LANG.png (docs/i18n.md).
 """
 
 from __future__ import annotations

@@ -147,7 +147,7 @@ async def test_an_arena_from_the_lobby_races_by_itself_and_ends_on_its_podium(
         fake(server).advance(5 * 60_000 + 1000)
         await until(pilot, lambda: app.arena_desk.podium is not None, "the podium", 10)
         assert screen.podium_text.splitlines()[1:3] == [
-            "1st  bob · 2 points · 1 wins",
+            "1st  bob · 2 points · 1 win",
             "2nd  ann (you) · 0 points · 0 wins",
         ]
         assert not app.arena_desk.active
