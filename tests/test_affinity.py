@@ -14,10 +14,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from playwright.async_api import Browser, Page
 from prometheus_client.parser import text_string_to_metric_families
 
 from client.net import RaceConnection, room_url
@@ -25,6 +26,7 @@ from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Prog
 from protocol.schema import Message
 from seahaven import Board
 from seahaven.solver import solve
+from tests.browser_pages import WAIT_MS, chromium, js, key_move, new_page, no_errors
 from tests.haproxy_proc import HAProxyProcess, with_nodes
 from tests.helpers import wait_until
 from tests.redis_proc import RedisProcess
@@ -195,3 +197,58 @@ async def test_the_room_address_is_only_a_routing_hint(cluster: Cluster) -> None
     assert back.room == created.room  # the session's room, not the path's
     for client in (ann, stranger, wrong):
         await client.close()
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with chromium() as launched:
+        yield launched
+
+
+async def page_on(browser: Browser, url: str, name: str) -> tuple[Page, list[str]]:
+    """A page at ``url`` past its name form, and the addresses of the WebSockets it opens."""
+    page = await new_page(browser)
+    sockets: list[str] = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+    await page.goto(url)
+    await page.fill("#name", name)
+    await page.click("text=Continue")
+    await page.wait_for_function("() => window.seahaven.me !== null", timeout=WAIT_MS)
+    return page, sockets
+
+
+async def test_two_browser_pages_move_to_the_rooms_address_and_race_on_one_node(
+    cluster: Cluster, browser: Browser
+) -> None:
+    await all_up(cluster)
+    ann, ann_sockets = await page_on(browser, cluster.lb.http, "Ann")
+    await ann.fill("input[name=deal]", "1")
+    await ann.click("text=Create room")
+    await ann.wait_for_selector("#room-code", timeout=WAIT_MS)
+    code = await ann.inner_text("#room-code")
+    bob, bob_sockets = await page_on(browser, f"{cluster.lb.http}/r/{code}", "Bob")
+    await bob.wait_for_selector("#ready", timeout=WAIT_MS)
+    room = room_url(cluster.lb.url, code)
+    # Each page opened the lobby's socket on / first, then one on the room's address.
+    for sockets in (ann_sockets, bob_sockets):
+        assert sockets[0] == cluster.lb.url + "/" and room in sockets, sockets
+    counts: list[int] = []
+
+    async def on_one_node() -> bool:
+        counts[:] = await connections(cluster)
+        return together(counts)
+
+    await wait_until(on_one_node, 15, what=lambda: f"connections per node {counts}")
+    await ann.keyboard.press("r")
+    await bob.click("#ready")
+    for page in (ann, bob):
+        await page.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
+    # The move travels on the room's connection: Bob's page hears it.
+    await key_move(ann, solve(Board.deal("seahaven", 1)).moves[0])
+    await bob.wait_for_function(
+        "() => window.seahaven.room.racers.some(r => r.name === 'Ann' && r.moves === 1)", timeout=WAIT_MS
+    )
+    assert await js(ann, "window.seahaven.conn.online") is True
+    assert together(await connections(cluster))
+    for page in (ann, bob):
+        no_errors(page)
