@@ -22,10 +22,26 @@ from playwright.async_api import Browser, Page
 from prometheus_client.parser import text_string_to_metric_families
 
 from client.net import RaceConnection, room_url
-from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Progress, Ready, RoomState, Started
+from protocol.messages import (
+    CreateRoom,
+    JoinRoom,
+    Members,
+    Moved,
+    MoveRequest,
+    Ok,
+    Ping,
+    Pong,
+    Progress,
+    Ready,
+    RoomState,
+    Started,
+)
 from protocol.schema import Message
 from seahaven import Board
 from seahaven.solver import solve
+from server.app import RaceServer
+from server.config import Config
+from server.store.stores import MemoryStore
 from tests.browser_pages import WAIT_MS, chromium, js, key_move, new_page, no_errors
 from tests.haproxy_proc import HAProxyProcess, with_nodes
 from tests.helpers import wait_until
@@ -252,3 +268,44 @@ async def test_two_browser_pages_move_to_the_rooms_address_and_race_on_one_node(
     assert together(await connections(cluster))
     for page in (ann, bob):
         no_errors(page)
+
+
+@pytest.fixture
+async def one_server() -> AsyncIterator[RaceServer]:
+    race = RaceServer(Config(port=0, countdown_ms=50, grace_ms=5000), MemoryStore())
+    await race.start()
+    yield race
+    await race.stop()
+
+
+async def test_the_terminal_client_moves_to_the_rooms_address_without_a_drop_or_a_lost_request(
+    one_server: RaceServer,
+) -> None:
+    """Seated, the connection moves to /r/CODE: requests sent meanwhile are answered (sent again on
+    the new connection with their seq), nobody is counted disconnected, no status says so."""
+    url = f"ws://127.0.0.1:{one_server.port}"
+    statuses: list[str] = []
+    ann, bob = Racer(url, "Ann"), Racer(url, "Bob")
+    ann.conn.on_status = statuses.append
+    await ann.conn.connect()
+    await bob.conn.connect()
+    created = await ann.conn.request(CreateRoom(deal_number=1))
+    assert isinstance(created, RoomState)
+    pongs = await asyncio.gather(*(ann.conn.request(Ping()) for _ in range(5)))  # while it moves
+    assert all(isinstance(pong, Pong) for pong in pongs)
+    assert isinstance(await bob.conn.request(JoinRoom(room=created.room)), RoomState)
+
+    def on_the_rooms_address() -> bool:
+        sessions = [one_server.players[r.conn.player or ""] for r in (ann, bob)]
+        paths = [s.conn.request.path if s.conn is not None and s.conn.request else None for s in sessions]
+        return paths == [f"/r/{created.room}"] * 2
+
+    await wait_until(on_the_rooms_address, 10)
+    assert isinstance(await ann.conn.request(Ready()), Ok)
+    assert isinstance(await bob.conn.request(Ready()), Ok)
+    await wait_until(lambda: any(isinstance(e, Started) for e in bob.events), 10)
+    assert statuses == ["connecting", "connected"]
+    heard = [racer for e in ann.events + bob.events if isinstance(e, Members) for racer in e.racers]
+    assert heard and all(racer.connected for racer in heard)
+    for racer in (ann, bob):
+        await racer.conn.close()
