@@ -362,9 +362,11 @@ class RaceConnection:
                 self.welcome = welcome
                 self.seq = max(self.seq, welcome.last_seq)
                 self._ws = ws
-                for frame in list(self._frames.values()):
-                    with contextlib.suppress(ConnectionClosed):
-                        await ws.send(frame)
+                for seq, frame in list(self._frames.items()):
+                    answered = self._pending.get(seq)
+                    if answered is not None and not answered.done():  # else answered on the old one
+                        with contextlib.suppress(ConnectionClosed):
+                            await ws.send(frame)
                 if room == self.room:
                     return
         finally:
