@@ -740,10 +740,11 @@ class RoomPath:
         """Whether a member of the room, or a player seated here (a spectator another node
         counted gone while this one stalled, to be seated again), has a connection to this node."""
         sessions = self.table.by_player
-        return any(
-            (s := sessions.get(player)) is not None and s.conn is not None and s.room == held.room.code
-            for player in held.room.members | held.visitors
-        )
+        if any((s := sessions.get(player)) is not None and s.conn is not None for player in held.room.members):
+            return True
+        code = held.room.code
+        seated = (sessions.get(player) for player in held.visitors)
+        return any(s is not None and s.conn is not None and s.room == code for s in seated)
 
     def _let_go(self, held: HeldRoom) -> None:
         """Stop holding a room: no timer, not held, its visitors' idle sessions forgotten."""
