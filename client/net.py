@@ -12,6 +12,12 @@ A key the server refuses is dropped (``on_key(None)``); when the server cannot c
 client goes on anonymous and keeps it. A connection without a key asks the
 server to ``register`` once it is connected (when ``on_key`` is given and the server keeps
 players), and hands the new key to ``on_key``: it is said at the next connection.
+
+Once seated in a room (a ``room`` message with role ``racer``: created, joined, matched, seated by
+an arena) the connection moves to the room's address, ``/r/CODE`` under the server's (docs/protocol.md,
+"Room addresses"): a second socket resumes the session with the token, the server closes the first
+with 4001, and the requests still unanswered are sent again there with their seq. A balancer that
+hashes the path puts both racers of the room on one node; every later reconnection uses that address.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import socket
 import ssl
 from collections.abc import Callable
 from typing import Any, Final
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
@@ -31,7 +38,7 @@ from websockets.typing import Subprotocol
 from i18n import _
 from protocol.codec import SUBPROTOCOL, decode_server, encode_request
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
-from protocol.messages import Error, Hello, Identity, Register, Welcome
+from protocol.messages import Error, Hello, Identity, Register, RoomState, Welcome
 from protocol.schema import Message
 
 log = logging.getLogger("seahaven.client")
@@ -102,6 +109,13 @@ def tls_context(ca: str | None) -> ssl.SSLContext | None:
     return context
 
 
+def room_url(url: str, room: str) -> str:
+    """The room's address under the server's ``url``: its path with ``/r/CODE`` added (the query and
+    fragment dropped), so a balancer can send a room's racers to one node."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, f"{parts.path.rstrip('/')}/r/{quote(room, safe='')}", "", ""))
+
+
 class RaceConnection:
     """A session with one server. ``status`` callbacks: connecting, connected, reconnecting,
     retrying (each further attempt), new-session (the server forgot the old one), closed, replaced,
@@ -146,6 +160,11 @@ class RaceConnection:
         self.on_key = on_key
         self.tls = tls
         self._registering: asyncio.Task[None] | None = None
+        self.room: str | None = None
+        """The room whose address (``room_url``) the connection uses, once seated in one."""
+        self._following: asyncio.Task[None] | None = None
+        self._frames: dict[int, bytes] = {}
+        """The requests still unanswered, as sent: sent again on the room's connection."""
 
     @property
     def token(self) -> str | None:
@@ -219,23 +238,31 @@ class RaceConnection:
         seq = self.seq
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._pending[seq] = future
+        self._frames[seq] = frame = encode_request(message, seq)
         try:
-            await ws.send(encode_request(message, seq))
+            try:
+                await ws.send(frame)
+            except ConnectionClosed:
+                # Closed by a move to the room's address: that connection sends it again.
+                if self._following is None:
+                    raise
             reply = await asyncio.wait_for(future, self.reply_timeout)
         except ConnectionClosed:
             raise ConnectionLost("connection dropped") from None
         finally:
             self._pending.pop(seq, None)
+            self._frames.pop(seq, None)
         if isinstance(reply, Error):
             raise ServerError(reply.code, reply.message)
         return reply
 
     async def close(self) -> None:
         self._closing = True
-        if self._registering is not None:
-            self._registering.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._registering
+        for task in (self._registering, self._following):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if self._reader is not None:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -248,12 +275,37 @@ class RaceConnection:
 
     # -- internals ----------------------------------------------------------
 
+    @property
+    def address(self) -> str:
+        """Where the connection goes: the room's address once seated in one, else the server's."""
+        return self.url if self.room is None else room_url(self.url, self.room)
+
     async def _open(self, token: str | None, status: str = "connected", key: str | None = None) -> Welcome:
+        ws, message = await self._handshake(token, key)
+        if message.room is not None and message.room != self.room:
+            # Back in a room (a restarted client, a key's live session): resume there before
+            # reading anything, so the room is sent once, on the room's connection.
+            self.room = message.room
+            try:
+                moved = await self._handshake(message.token, None)
+            except (ConnectError, ServerError) as error:
+                log.info("staying on this connection, not the room's: %s", error)
+            else:
+                await ws.close()  # already replaced (4001) by the server
+                ws, message = moved
+        self.welcome = message
+        self.seq = max(self.seq, message.last_seq)
+        self._ws = ws
+        self.on_status(status)
+        return message
+
+    async def _handshake(self, token: str | None, key: str | None) -> tuple[ClientConnection, Welcome]:
+        """A new socket to ``address`` and its hello answered: the socket and the welcome."""
         # websockets refuses an ssl= for a ws:// address: only a wss:// one takes the context.
         tls: dict[str, Any] = {"ssl": self.tls} if self.tls is not None and self.url.lower().startswith("wss:") else {}
         try:
             ws = await connect(
-                self.url,
+                self.address,
                 subprotocols=[Subprotocol(SUBPROTOCOL)],
                 open_timeout=self.open_timeout,
                 max_size=2**20,
@@ -289,11 +341,42 @@ class RaceConnection:
         if not isinstance(message, Welcome):
             await ws.close()
             raise ConnectError(_("unexpected answer to hello: {type}").format(type=message.TYPE))
-        self.welcome = message
-        self.seq = max(self.seq, message.last_seq)
-        self._ws = ws
-        self.on_status(status)
-        return message
+        return ws, message
+
+    def _seated(self, message: Message) -> None:
+        """A racer's seat in a room not yet followed: move to the room's address."""
+        if not isinstance(message, RoomState) or message.role != "racer" or message.room == self.room:
+            return
+        self.room = message.room
+        if self._following is None:
+            self._following = asyncio.create_task(self._follow())
+
+    async def _follow(self) -> None:
+        """Resume the session on the room's address; the server then closes the old connection
+        (4001), whose reader goes on with this one. On failure the old connection stays: only a
+        routing hint was lost, and the next reconnection uses the room's address."""
+        try:
+            while (room := self.room) is not None and not self._closing:
+                old = self._ws
+                if old is None or (old.request is not None and old.request.path == urlsplit(self.address).path):
+                    return  # a reconnection under way, or already there
+                try:
+                    ws, welcome = await self._handshake(self.token, None)
+                except (ConnectError, ServerError) as error:
+                    log.info("staying on this connection, not the room's: %s", error)
+                    return
+                self.welcome = welcome
+                self.seq = max(self.seq, welcome.last_seq)
+                self._ws = ws
+                for seq, frame in list(self._frames.items()):
+                    answered = self._pending.get(seq)
+                    if answered is not None and not answered.done():  # else answered on the old one
+                        with contextlib.suppress(ConnectionClosed):
+                            await ws.send(frame)
+                if room == self.room:
+                    return
+        finally:
+            self._following = None
 
     async def _read_forever(self) -> None:
         while not self._closing:
@@ -312,14 +395,20 @@ class RaceConnection:
                         future.set_result(message)
                     else:
                         self.on_event(message)
+                    self._seated(message)
             except ConnectionClosed:
                 pass
+            following = self._following
+            if following is not None:
+                await asyncio.wait([following])  # its connection takes this one's place
+            if self._ws is not ws and self._ws is not None:
+                continue  # moved to the room's address: read the new connection
             self._ws = None
             self._fail_pending()
             if self._closing:
                 return
             closed = ws.close_code
-            if closed == CloseCode.REPLACED:
+            if closed == CloseCode.REPLACED and following is None:
                 self.on_status("replaced")
                 return
             if closed == CloseCode.REMOVED:  # kicked, banned or the room closed: not automatically back

@@ -44,12 +44,28 @@ def check_config(path: Path = CONFIG, cert: Path | None = None) -> subprocess.Co
     return subprocess.run(command, capture_output=True, text=True, timeout=30, env=env)
 
 
+def with_nodes(count: int, path: Path) -> Path:
+    """The deployment's config written to ``path`` with ``count`` nodes in each backend, as an
+    operator adds one: a ``server node-N`` line after the last, in the same form."""
+    lines: list[str] = []
+    for line in CONFIG.read_text().splitlines():
+        lines.append(line)
+        if line.lstrip().startswith("server node-2 "):
+            for n in range(3, count + 1):
+                named = line.replace("node-2", f"node-{n}").replace("NODE_2", f"NODE_{n}")
+                lines.append(named.replace("server-2:", f"server-{n}:"))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
 class HAProxyProcess:
     """``haproxy -db`` in front of ``nodes`` (host:port each), listening on a free loopback ``port``
     and with TLS on ``tls_port`` (its certificate in ``certs``: ``ca`` is what clients trust)."""
 
-    def __init__(self, nodes: list[str], startup_timeout: float = 10.0) -> None:
-        assert len(nodes) == 2, "deploy/haproxy.cfg names two nodes"
+    def __init__(self, nodes: list[str], startup_timeout: float = 10.0, config: Path = CONFIG) -> None:
+        """``config``: another config than the deployment's (one that names more nodes,
+        ``SEAHAVEN_NODE_3`` on: ``with_nodes``)."""
+        assert len(nodes) == config.read_text().count("server node-") // 2, f"{config} names another number of nodes"
         self.port = free_port()
         self.tls_port = free_port()
         self.log = Path(tempfile.mkstemp(prefix="seahaven-haproxy-", suffix=".log")[1])
@@ -60,12 +76,10 @@ class HAProxyProcess:
             "SEAHAVEN_LB_BIND": f"{HOST}:{self.port}",
             "SEAHAVEN_LB_TLS_BIND": f"{HOST}:{self.tls_port}",
             "SEAHAVEN_LB_CERT": str(pem),
-            "SEAHAVEN_NODE_1": nodes[0],
-            "SEAHAVEN_NODE_2": nodes[1],
-        }
+        } | {f"SEAHAVEN_NODE_{i}": node for i, node in enumerate(nodes, 1)}
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen(
-                [haproxy_binary(), "-db", "-f", str(CONFIG)],
+                [haproxy_binary(), "-db", "-f", str(config)],
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,

@@ -33,7 +33,7 @@ from server.rooms.core import Outcome, RoomCore
 from server.rooms.events import Ended, Event, Left, Moved, NewerFormat, Presence, Undone, pack, unpack
 from server.rooms.history import ended_races
 from server.rooms.merge import RACE_WIDE, Unmergeable, merge
-from server.rooms.room import Seat
+from server.rooms.room import BOT_PREFIX, GHOST_PREFIX, Room, Seat
 from server.rooms.settings import Settings
 from server.shell.clock import Clock
 from server.shell.fanout import Fanout
@@ -279,12 +279,23 @@ class RoomPath:
 
     async def forget_if_idle(self, held: HeldRoom) -> None:
         """Let go of a room nobody is connected to once it has nothing left to time (its
-        spectator schedule is rebuilt from the log whenever someone comes back)."""
+        spectator schedule is rebuilt from the log whenever someone comes back); or of one whose
+        members are all connected to other nodes (a room's racers moved to the node its code
+        hashes to: docs/scaling.md, "Keeping a room together"), which hold it, run its timers and
+        write its listing, so this node stops hearing its every move. A room with a bot or ghost
+        seat is kept: its seats are driven by the node that seated them."""
         async with held.lock:
             room = held.room
-            if self.rooms.get(room.code) is not held or not room.is_empty() or room.next_deadline() is not None:
+            if self.rooms.get(room.code) is not held:
+                return
+            elsewhere = not room.is_empty()
+            if elsewhere and (self._connected_here(held) or _driven_seats(room)):
+                return
+            if not elsewhere and room.next_deadline() is not None:
                 return
             self._let_go(held)
+        if elsewhere:
+            return  # live on its members' nodes: listed and kept by them
         with contextlib.suppress(StoreError):
             await self._publish(held)  # no longer held: unlisted
             await self.store.expire(room.code, self.config.finished_ttl)
@@ -725,6 +736,16 @@ class RoomPath:
                 if session.conn is None:
                     self.table.forget(session)
 
+    def _connected_here(self, held: HeldRoom) -> bool:
+        """Whether a member of the room, or a player seated here (a spectator another node
+        counted gone while this one stalled, to be seated again), has a connection to this node."""
+        sessions = self.table.by_player
+        if any((s := sessions.get(player)) is not None and s.conn is not None for player in held.room.members):
+            return True
+        code = held.room.code
+        seated = (sessions.get(player) for player in held.visitors)
+        return any(s is not None and s.conn is not None and s.room == code for s in seated)
+
     def _let_go(self, held: HeldRoom) -> None:
         """Stop holding a room: no timer, not held, its visitors' idle sessions forgotten."""
         if held.timer is not None:
@@ -838,3 +859,8 @@ def _reconnect(player: str) -> Command:
 
 def _describe(event: Event) -> dict[str, object]:
     return {f.name: getattr(event, f.name) for f in dataclasses.fields(event) if f.name not in ("at", "settings")}
+
+
+def _driven_seats(room: Room) -> bool:
+    """Whether ``room`` seats a bot or a ghost still racing (their node plays them)."""
+    return any(player.startswith((BOT_PREFIX, GHOST_PREFIX)) and not seat.left for player, seat in room.seats.items())

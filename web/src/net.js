@@ -3,7 +3,10 @@
 // resends the requests still unanswered with their old seq, so nothing is played twice. With a
 // registered player's key (section 21) a hello that opens a session says the key: the session is
 // that player's. A key the server refuses is dropped (onKey(null)); one it cannot check now is kept,
-// and this time the session is anonymous.
+// and this time the session is anonymous. Seated in a room (a "room" message with role racer), it
+// moves to the room's address, /r/CODE (docs/protocol.md, "Room addresses"): a new socket resumes the
+// session there (the server closes the old one with 4001) and the calls still unanswered are sent
+// again; a balancer hashing the path puts the room's racers on one node. Every reconnection uses it.
 import { decode, encode } from "@msgpack/msgpack";
 import { t } from "./i18n.js";
 
@@ -11,6 +14,14 @@ export const SUBPROTOCOL = "seahaven.v1";
 // Wrong version; replaced by another tab or device; removed by the server's moderators (4003, try
 // another node, is a drop like any other: back in a second, through the balancer).
 const FINAL_CLOSES = new Set([4000, 4001, 4004]);
+
+/** The room's address under the server's: its path with /r/CODE added. */
+export function roomUrl(url, room) {
+  const at = new URL(url);
+  at.pathname = `${at.pathname.replace(/\/+$/, "")}/r/${encodeURIComponent(room)}`;
+  at.search = at.hash = "";
+  return at.href;
+}
 
 export class ServerError extends Error {
   constructor(body) {
@@ -22,7 +33,10 @@ export class ServerError extends Error {
 export class Connection {
   /** onEvent(type, body), onStatus(state, detail): "online" | "offline" | "closed". */
   constructor(url, { onEvent, onStatus, onWelcome, onKey = () => {} }) {
-    this.url = url;
+    this.base = url;
+    this.url = url; // the room's address once seated in one
+    this.room = null;
+    this.previous = null; // the connection a move to the room's address replaces, read until it closes
     this.onEvent = onEvent;
     this.onStatus = onStatus;
     this.onWelcome = onWelcome;
@@ -57,6 +71,7 @@ export class Connection {
 
   open() {
     clearTimeout(this.retry);
+    this.previous = null;
     const ws = new WebSocket(this.url, SUBPROTOCOL);
     ws.binaryType = "arraybuffer";
     this.ws = ws;
@@ -76,7 +91,7 @@ export class Connection {
   }
 
   receive(ws, data) {
-    if (ws !== this.ws || typeof data === "string") return;
+    if ((ws !== this.ws && ws !== this.previous) || typeof data === "string") return;
     const msg = decode(new Uint8Array(data));
     const { type, re, body } = msg;
     if (re !== null && re === this.helloSeq && (type === "welcome" || type === "error")) {
@@ -108,6 +123,7 @@ export class Connection {
       return;
     }
     if (type === "pong" || type === "countdown" || type === "started" || type === "room") this.clock(body.server_time);
+    if (type === "room" && body.role === "racer" && body.room !== this.room) this.follow(body.room);
     const call = re === null ? undefined : this.waiting.get(re);
     if (call) {
       this.waiting.delete(re);
@@ -143,6 +159,17 @@ export class Connection {
     }
     this.onStatus("offline", t("connection lost: coming back…"));
     this.retry = setTimeout(() => this.open(), 1000);
+  }
+
+  /** Move to the room's address: a new socket says hello with the token (its welcome sends the
+   * unanswered calls again); the old one is read until the server closes it, and its close ignored. */
+  follow(room) {
+    this.room = room;
+    this.url = roomUrl(this.base, room);
+    if (!this.online) return; // the next connection uses it
+    const old = this.ws;
+    this.open();
+    this.previous = old;
   }
 
   write(type, body, seq) {
