@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Collection, Coroutine
 from typing import Any, Final, Protocol
 
 import msgpack
@@ -518,17 +518,19 @@ class RoomPath:
         held.chain += chain(tip, gap)
         self.fanout.send(outcome.frames)
         self._wake_at(held, outcome.wake)
-        self._record_back(held, outcome.events)
+        back = self._record_back(held, outcome.events)
         if any(not isinstance(e, Moved | Undone) for e in outcome.events):
-            self._release_seatless(held)
+            self._release_seatless(held, back)
 
-    def _record_back(self, held: HeldRoom, events: list[Event]) -> None:
+    def _record_back(self, held: HeldRoom, events: list[Event]) -> set[str]:
         """A member connected here whom the log calls gone (another node restarting, or its
         sweep counting this node dead through a stall, or a drop recorded after this node took
         the session over) is recorded back: a racer as reconnected, a spectator as joined again,
-        with the room as it is now."""
+        with the room as it is now. Returns the spectators being seated again: they stay the room's
+        visitors here meanwhile, so the node keeps the room for them."""
         code = held.room.code
         back: list[tuple[Session, Presence | Left]] = []
+        rewatching: set[str] = set()
         for event in events:
             if isinstance(event, Left) or (isinstance(event, Presence) and not event.connected):
                 session = self.table.by_player.get(event.player)
@@ -538,7 +540,9 @@ class RoomPath:
             if isinstance(event, Presence):
                 self.spawn(self.quietly(self.run(held, _reconnect(event.player))))
             elif not held.room.has_member(event.player):
+                rewatching.add(session.player)
                 self.spawn(self.quietly(self._rewatch(held, session)))
+        return rewatching
 
     async def _rewatch(self, held: HeldRoom, session: Session) -> None:
         """Seat a spectator connected here whom another node recorded as gone back among the
@@ -621,8 +625,7 @@ class RoomPath:
         if any(isinstance(e, RACE_WIDE) for e in extra):
             self._resync(held)
         self._wake_at(held, core.next_wake())
-        self._record_back(held, theirs)
-        self._release_seatless(held)
+        self._release_seatless(held, self._record_back(held, theirs))
         log_event("room.histories_merged", room=code, kept=parted, theirs=len(theirs), ours=len(extra))
         if archive:
             await self._index_archive(code)
@@ -639,8 +642,7 @@ class RoomPath:
         held.chain = tips
         self._resync(held)
         self._wake_at(held, held.core.next_wake())
-        self._record_back(held, theirs)
-        self._release_seatless(held)
+        self._release_seatless(held, self._record_back(held, theirs))
         log_event("room.tail_dropped", room=code, dropped=dropped, kept=len(stored), reason=why)
 
     def _resync(self, held: HeldRoom) -> None:
@@ -724,11 +726,12 @@ class RoomPath:
 
     # -- letting go ----------------------------------------------------------------------------
 
-    def _release_seatless(self, held: HeldRoom) -> None:
+    def _release_seatless(self, held: HeldRoom, rewatching: Collection[str] = ()) -> None:
         """Sessions whose seat the room took away (grace ran out, a rematch went on without them)
-        are in no room any more; unconnected ones are forgotten."""
+        are in no room any more; unconnected ones are forgotten. Spectators being seated again
+        (``rewatching``) are kept."""
         room = held.room
-        for player in [p for p in held.visitors if not room.has_member(p)]:
+        for player in [p for p in held.visitors if not room.has_member(p) and p not in rewatching]:
             held.visitors.discard(player)
             session = self.table.by_player.get(player)
             if session is not None and session.room == room.code:
