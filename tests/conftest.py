@@ -1,6 +1,7 @@
-"""Shared fixtures: a private redis-server per test, a local Redis Cluster per session, the store
-under contract test on every backend, a solver worker pool, race servers (tests/helpers.py's
-factory) on both backends or on one, and the records' database on SQLite and PostgreSQL."""
+"""Shared fixtures: a Chromium per browser test module, a private redis-server per test, a local
+Redis Cluster per session, the store under contract test on every backend, a solver worker pool,
+race servers (tests/helpers.py's factory) on both backends or on one, and the records' database on
+SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 import redis.asyncio as aioredis
+from playwright.async_api import Browser
 
 from server.play.dealpool import worker_executor
 from server.records.database import Database, open_database
 from server.records.migrate import migrate
 from server.store.stores import MemoryStore, RedisStore, Store
+from tests.browser_pages import chromium
 from tests.fakeclock import FakeClock, Seconds
 from tests.helpers import MakeServer, server_factory
 from tests.pg_proc import PgProcess, answers_now, scratch_database, shared_url
@@ -24,6 +28,22 @@ from tests.redis_proc import RedisProcess
 
 ManualClock = Seconds
 """The name tests/test_store.py imports the seconds clock by (that file is kept by another change)."""
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    """One headless Chromium for a browser test module: each page gets a browser context of its
+    own (so its own storage), and starting Chromium per test would cost more than the tests."""
+    async with chromium() as launched:
+        yield launched
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def close_pages(browser: Browser) -> AsyncIterator[None]:
+    """A test's pages closed after it (their connections drop): ``usefixtures("close_pages")``."""
+    yield
+    for context in browser.contexts:
+        await context.close()
 
 
 @pytest.fixture

@@ -8,13 +8,11 @@ checked against the Python engine's.
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import pytest
-import pytest_asyncio
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page
 
 from protocol.messages import (
     CreateRoom,
@@ -46,7 +44,7 @@ WAIT_MS = 15_000
 
 # One server and one browser for the module (each page gets its own browser context, so its own
 # storage): starting them per test would cost more than the tests themselves.
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("close_pages")]
 
 
 @pytest.fixture(scope="module")
@@ -56,25 +54,6 @@ def server() -> Iterator[ServerProcess]:
         yield process
     finally:
         process.close()
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)"
-    async with async_playwright() as playwright:
-        chromium = await playwright.chromium.launch(executable_path=CHROMIUM)
-        try:
-            yield chromium
-        finally:
-            await chromium.close()
-
-
-@pytest_asyncio.fixture(autouse=True, loop_scope="module")
-async def close_pages(browser: Browser) -> AsyncIterator[None]:
-    """Each test's pages are closed after it (their connections drop)."""
-    yield
-    for context in browser.contexts:
-        await context.close()
 
 
 def http(server: ServerProcess, path: str = "/") -> str:

@@ -6,19 +6,18 @@ the language at once and is remembered across reloads; a refusal's code is said 
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser, Dialog, Page
 
 from i18n import webcatalog
 from seahaven import Board
 from seahaven.solver import solve
-from tests.browser_pages import AUTO_OFF, WAIT_MS, chromium, key_move, no_errors
+from tests.browser_pages import AUTO_OFF, WAIT_MS, key_move, no_errors
 from tests.server_proc import ServerProcess
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("close_pages")]
 SOLUTION = solve(Board.deal("seahaven", 1)).moves
 
 
@@ -29,19 +28,6 @@ def server() -> Iterator[ServerProcess]:
         yield process
     finally:
         process.close()
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as launched:
-        yield launched
-
-
-@pytest_asyncio.fixture(autouse=True, loop_scope="module")
-async def close_pages(browser: Browser) -> AsyncIterator[None]:
-    yield
-    for context in browser.contexts:
-        await context.close()
 
 
 async def page_in(browser: Browser, locale: str) -> Page:

@@ -9,10 +9,9 @@ the phone layout (racers' states, long names, the lobby), names, focus, and auto
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser, Page
 
 from protocol.messages import (
@@ -30,11 +29,11 @@ from protocol.messages import (
 )
 from seahaven import Board, Move, parse_board, to_board_text
 from seahaven.solver import solve
-from tests.browser_pages import AUTO_OFF, WAIT_MS, chromium, js, key_move
+from tests.browser_pages import AUTO_OFF, WAIT_MS, js, key_move
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient, race_of_two
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("close_pages")]
 
 SOLUTION: tuple[Move, ...] = solve(Board.deal("seahaven", 1)).moves
 DESKTOP = {"width": 1280, "height": 800}
@@ -48,19 +47,6 @@ def server() -> Iterator[ServerProcess]:
         yield process
     finally:
         process.close()
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as browser:
-        yield browser
-
-
-@pytest_asyncio.fixture(autouse=True, loop_scope="module")
-async def close_pages(browser: Browser) -> AsyncIterator[None]:
-    yield
-    for context in browser.contexts:
-        await context.close()
 
 
 def http(server: ServerProcess, path: str = "/") -> str:
