@@ -46,13 +46,17 @@ export function renderBoard(board, opts) {
     const key = `${COLUMN}:${i}`;
     const from = sel(COLUMN, i) ? col.length - selected.n : col.length;
     const where = t("column {n}", { n: i + 1 });
-    return h(
+    const el = h(
       "div",
       { class: `col${legal.has(key) ? " legal" : ""}`, "data-area": COLUMN, "data-index": i, role: "group", "aria-label": col.length ? tn("{place}, {n} card", "{place}, {n} cards", col.length, { place: where }) : t("{place}, empty", { place: where }) },
       col.map((card, depth) =>
         cardEl(card, { "data-area": COLUMN, "data-index": i, "data-depth": depth, class: depth >= from ? "selected" : "" }, interactive, depth === col.length - 1 ? where : t("{place}, covered", { place: where })),
       ),
     );
+    // Its length, for the phone's fan (style.css); set through the CSSOM, which the page's
+    // Content-Security-Policy allows where it refuses style attributes.
+    el.style.setProperty("--n", String(col.length));
+    return el;
   });
   const el = h(
     "section",
@@ -168,6 +172,11 @@ function ghostOf(root, press) {
   const ghost = h("div", { class: "ghost", "aria-hidden": "true" });
   ghost.style.left = `${first.left}px`;
   ghost.style.top = `${first.top}px`;
+  // Outside the board the sizes it computes (from its width, a column's fan) are not known: the
+  // lifted cards take those of the cards they copy.
+  ghost.style.setProperty("--card-w", `${first.width}px`);
+  ghost.style.setProperty("--card-h", `${first.height}px`);
+  if (source.length > 1) ghost.style.setProperty("--fan", `${source[1].getBoundingClientRect().top - first.top}px`);
   for (const card of source) {
     const copy = card.cloneNode(true);
     copy.classList.add("lifted");
