@@ -557,7 +557,8 @@ class RaceController:
         if model.spectators:
             title += " · " + _("{n} watching").format(n=model.spectators)
         if model.deal and model.phase in (Phase.RACING, Phase.FINISHED):
-            title += f"\n{model.deal}"  # the deal code, to play it again later
+            # The deal code, to play it again later, written as the lobby's daily box and the results write it.
+            title += "\n" + _("deal {code}").format(code=model.deal)
         self.screen.show_room(
             RoomView(
                 lock=room_text.lock_reason(model, reconnecting=self.reconnecting),

@@ -642,17 +642,19 @@ async def test_the_daily_box_races_todays_deal_against_a_bot_in_a_private_daily_
         assert room.model.settings_lines()[0] == f"Seahaven Towers · deal {deal}", "written as in the daily box"
 
 
-async def test_the_results_write_the_races_deal_by_its_code(make_memory_server: MakeServer) -> None:
+async def test_the_racers_panel_and_the_results_write_the_deal_by_its_code(make_memory_server: MakeServer) -> None:
     server = await make_memory_server()
     app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        bob, _room = await join_bobs_room(app, pilot, server, deal_number=7)
+        bob, room = await join_bobs_room(app, pilot, server, deal_number=7)
+        code = encode("seahaven", 7)
+        assert room.screen.rivals is not None and room.screen.rivals.title.endswith(f"\ndeal {code}")
         await bob.call(Resign())
         await pilot.press("R", "R")
         await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
         results = top(app)
         assert isinstance(results, ResultsScreen)
-        assert results.query_one("#results").border_subtitle == f"deal {encode('seahaven', 7)}"
+        assert results.query_one("#results").border_subtitle == f"deal {code}", "as the racers panel wrote it"
     await bob.close()
 
 
