@@ -471,11 +471,15 @@ class RaceApp(App[None]):
 
         def chosen(code: str | None) -> None:
             if code is not None:
-                board = Board.from_code(code)
-                title = _("Practice · {code}").format(code=code)
-                self.push_screen(PracticeScreen(board, title=title, automove=self.settings.automove))
+                self.practise(code)
 
         self.push_screen(StatsScreen(self.stats), chosen)
+
+    def practise(self, code: str) -> None:
+        """The deal ``code`` alone, over the lobby (a race's deal again, or the daily deal)."""
+        board = Board.from_code(code)
+        title = _("Practice · deal {code}").format(code=code)  # "deal CODE", as the room and results write it
+        self.push_screen(PracticeScreen(board, title=title, automove=self.settings.automove))
 
     # -- the server's records ----------------------------------------------------
 

@@ -46,6 +46,7 @@ from .places import (
     key_place,
     moves_from,
     run_length,
+    safe_count,
     safe_moves,
     smart,
     source_problem,
@@ -63,6 +64,14 @@ HINT_STATES = 200_000
 """Positions the solver may look at for a hint (a few seconds at most, in a thread)."""
 LOST_STATES = 20_000
 """A smaller budget for the check after each solo move: "lost" only when it is sure."""
+
+
+def home_text(home: int, safe: int, actions: int) -> str:
+    """Cards home, and how many more could go home now without regret (``12/52 home (+3 safe)``:
+    the engine's safe foundation moves, a progress sense the count alone lacks), and the moves."""
+    if safe:
+        return _("{home}/52 home (+{safe} safe) · {moves}").format(home=home, safe=safe, moves=words.moves(actions))
+    return _("{home}/52 home · {moves}").format(home=home, moves=words.moves(actions))
 
 
 def went_home(n: int) -> str:
@@ -805,9 +814,7 @@ class GameScreen(LocalScreen[None]):
         board = self.board
         parts: list[str | tuple[str, str]] = [(self.title_text, "bold")]
         if self.show_progress:
-            parts.append(
-                " · " + _("{home}/52 home · {moves}").format(home=board.progress, moves=words.moves(self.actions))
-            )
+            parts.append(" · " + home_text(board.progress, safe_count(board), self.actions))
         pending = len(self.game.pending)
         if pending:
             parts.append((" · ⋯ " + _("{n} unconfirmed").format(n=pending), "italic #fde047"))

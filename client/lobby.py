@@ -55,6 +55,8 @@ DAILY_PRESET: Final = "seahaven"
 """The daily race's rules (the browser client races the same daily deal)."""
 DAILY_SHOWN: Final = 5
 """The best daily times the lobby lists."""
+DAILY_BOT: Final = "brisk"
+"""The pace of the bot racing the daily deal against you (the pace quick match's waiting bot has)."""
 REFRESH_SECONDS: Final = 5.0
 RETRY_SECONDS: Final = 5.0
 """After the connection gave up, the lobby tries to connect again this often."""
@@ -127,6 +129,9 @@ class LobbyHost(Protocol):
     async def enter(self, request: Message) -> None:
         """Create, join or quick-match a room and show it (ServerError / ConnectionLost)."""
 
+    def practise(self, code: str) -> None:
+        """Play the deal ``code`` alone, over the lobby (no server: nothing goes on a board)."""
+
     def show_stats(self) -> None:
         """The statistics screen."""
 
@@ -177,6 +182,8 @@ class LobbyScreen(LocalScreen[None]):
         self._refresh_timer: Timer | None = None
         self._retry_timer: Timer | None = None
         self.attempts = 0
+        self.daily_deal: str | None = None
+        """Today's daily deal code, once the server said it."""
 
     @property
     def host(self) -> LobbyHost:
@@ -266,6 +273,8 @@ class LobbyScreen(LocalScreen[None]):
                         yield Input(placeholder=_("room code"), id="code", max_length=12, compact=True)
                         yield Button(_("Join"), id="join", variant="success", compact=True)
                         yield Button(_("Spectate"), id="spectate", compact=True)
+                    # A row of their own: past Spectate they ran out of the box at 80 columns.
+                    with Horizontal(classes="buttons"):
                         yield Button(_("Ghost"), id="ghost", compact=True)
                         yield Button(_("Arena"), id="arena", compact=True)
                 with Vertical(id="quick-box", classes="box") as quick:
@@ -273,6 +282,14 @@ class LobbyScreen(LocalScreen[None]):
                     with Horizontal(classes="buttons"):
                         yield preset_select("quick-preset")
                         yield Button(_("Quick match"), id="quick", variant="warning", compact=True)
+                with Vertical(id="daily-box", classes="box") as daily:
+                    # Above the public rooms: at 80x24 it shows without scrolling (issue 22, bug 12).
+                    daily.border_title = _("Daily race (F3)")
+                    yield Static(_("F3: today's deal and its best times"), id="daily")
+                    with Horizontal(classes="buttons"):
+                        yield Button(_("Race"), id="daily-race", variant="warning", compact=True)
+                        yield Button(_("Solo"), id="daily-solo", compact=True)
+                        yield Button(_("vs bot"), id="daily-bot", compact=True)
                 with Vertical(id="rooms-box", classes="box") as rooms:
                     rooms.border_title = _("Public rooms")
                     table: DataTable[str] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
@@ -282,11 +299,6 @@ class LobbyScreen(LocalScreen[None]):
                         yield Button(_("Join"), id="join-selected", variant="success", compact=True)
                         yield Button(_("Spectate"), id="watch-selected", compact=True)
                         yield Button(_("Refresh"), id="refresh", compact=True)
-                with Vertical(id="daily-box", classes="box") as daily:
-                    daily.border_title = _("Daily race (F3)")
-                    yield Static(_("F3: today's deal and its best times"), id="daily")
-                    with Horizontal(classes="buttons"):
-                        yield Button(_("Race today's deal"), id="daily-race", variant="warning", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -662,10 +674,12 @@ class LobbyScreen(LocalScreen[None]):
         self.show_daily(board)
 
     def show_daily(self, board: DailyBoard) -> None:
-        """Today's deal and the best times, fastest first."""
+        """Today's deal and the best times, fastest first. The deal is written by its code, as
+        the room, the racers panel and the results write it; every line fits the box at 80x24."""
+        self.daily_deal = board.deal
         lines = [
-            _("{date} (UTC): deal {deal}").format(date=board.date, deal=board.deal),
-            _("{rules}, the same for everyone").format(rules=preset_title(board.preset)),
+            _("deal {code}").format(code=board.deal),
+            _("{date} UTC, for everyone").format(date=board.date),  # the deal code names its rules
         ]
         lines += [f"{e.place:>2}. {e.name[:16]:<16} {format_ms(e.time_ms)}" for e in board.entries[:DAILY_SHOWN]]
         if not board.entries:
@@ -679,6 +693,28 @@ class LobbyScreen(LocalScreen[None]):
     @on(Button.Pressed, "#daily-race")
     def _race_daily(self) -> None:
         self._enter(QuickMatch(preset=DAILY_PRESET, daily=True), "")
+
+    @on(Button.Pressed, "#daily-bot")
+    def _daily_bot(self) -> None:
+        """A private daily room with a bot rival: the server deals the day's deal, and a human
+        finishing it goes on the daily board as from any daily room (docs/protocol.md, create_room)."""
+        self._enter(CreateRoom(preset=DAILY_PRESET, daily=True, bot=DAILY_BOT, public=False), "")
+
+    @on(Button.Pressed, "#daily-solo")
+    def _daily_solo(self) -> None:
+        """Today's deal alone, on this machine: the server only says which deal it is."""
+        if self.daily_deal is not None:
+            self.host.practise(self.daily_deal)
+            return
+        if not self.host.connected:
+            self.show_status(_("Connect first"), "error")
+            return
+        self.run_worker(self._solo_when_known(), group="daily", exclusive=True, exit_on_error=False)
+
+    async def _solo_when_known(self) -> None:
+        await self._load_daily()
+        if self.daily_deal is not None:
+            self.host.practise(self.daily_deal)
 
     def action_focus_create(self) -> None:
         """ctrl+n: the new-room form, from its first field (Create room is Tabs away, in order)."""

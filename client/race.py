@@ -66,7 +66,7 @@ from . import room_text
 from .errors import error_text
 from .net import ConnectionLost, ServerError
 from .outbox import Outbox, Requester
-from .places import with_symbols
+from .places import safe_count, with_symbols
 from .race_screen import RaceScreen, RoomView
 from .rating_text import RatingBook
 from .records_api import Records, RecordsError
@@ -504,7 +504,13 @@ class RaceController:
     def _seen(self) -> Seen:
         board = self.screen.board
         return Seen(
-            board.progress, self.screen.actions, board.is_won(), self.results_open, self.asked_rematch, now_ms()
+            board.progress,
+            self.screen.actions,
+            board.is_won(),
+            self.results_open,
+            self.asked_rematch,
+            now_ms(),
+            safe_count(board),
         )
 
     def _title(self) -> str:
@@ -551,7 +557,8 @@ class RaceController:
         if model.spectators:
             title += " · " + _("{n} watching").format(n=model.spectators)
         if model.deal and model.phase in (Phase.RACING, Phase.FINISHED):
-            title += f"\n{model.deal}"  # the deal code, to play it again later
+            # The deal code, to play it again later, written as the lobby's daily box and the results write it.
+            title += "\n" + _("deal {code}").format(code=model.deal)
         self.screen.show_room(
             RoomView(
                 lock=room_text.lock_reason(model, reconnecting=self.reconnecting),
@@ -623,7 +630,8 @@ class RaceController:
             can_rematch=model.role == Role.RACER,
             can_review=model.deal is not None,
             can_challenge=model.role == Role.RACER and model.race_id is not None,
-            note="" if model.role == Role.RACER else "You watched this race: the racers decide on a rematch",
+            note="" if model.role == Role.RACER else _("You watched this race: the racers decide on a rematch"),
+            deal=model.deal,
         )
 
     def _record(self) -> None:

@@ -100,10 +100,12 @@ class ResultsScreen(LocalModalScreen[str]):
         can_review: bool = False,
         can_challenge: bool = False,
         note: str = "",
+        deal: str | None = None,
     ) -> None:
         """``can_rematch``: a racer's results (spectators do not vote); ``can_review``: every
         racer's moves are known; ``can_challenge``: the race is on record, so a friend may race
-        this run (a ghost challenge); ``note``: a line under the standings."""
+        this run (a ghost challenge); ``note``: a line under the standings; ``deal``: the race's deal
+        code, written under the box as the room and the lobby's daily box write it."""
         super().__init__()
         self.rows = tuple(rows)
         self.headline = _("Race over") if headline is None else headline
@@ -111,10 +113,13 @@ class ResultsScreen(LocalModalScreen[str]):
         self.can_review = can_review
         self.can_challenge = can_challenge
         self.note = note
+        self.deal = deal
 
     def compose(self) -> ComposeResult:
         with Vertical(id="results") as box:
             box.border_title = _("Results")
+            if self.deal:
+                box.border_subtitle = _("deal {code}").format(code=self.deal)
             yield Label(self.headline, id="headline")
             yield Static(standings_table(self.rows), id="standings")
             if self.note:

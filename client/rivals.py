@@ -50,6 +50,8 @@ class RacerView:
     """A ghost: a recorded run the server plays again (a challenge)."""
     rating: str = ""
     """The rating shown beside the name (client/rating_text.py; empty: none known)."""
+    safe: int = 0
+    """Cards that could go home safely now, on a board this client holds (0: none, or not known)."""
 
 
 DID_NOT_FINISH: Final = "did not finish"
@@ -169,6 +171,10 @@ class RivalsPanel(Widget):
                 out.append_text(_name(racer, width))
             out.append("\n")
             count = f" {racer.progress:>2}/52"
+            if racer.safe:
+                # Said as such ("+3 safe") where the bar keeps some room; a bare "+3" otherwise.
+                said = " " + _("+{n} safe").format(n=racer.safe)
+                count += said if len(count + said) <= width // 2 + 2 else f" +{racer.safe}"
             out.append_text(progress_bar(racer.progress, width - len(count), _bar_colour(racer)))
             out.append(count)
             if lines > 2:

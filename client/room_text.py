@@ -14,6 +14,7 @@ from protocol.enums import EndReason, Phase, Status
 from protocol.messages import Racer, Standing
 from seahaven import preset
 
+from .places import safe_count
 from .rating_text import RatingBook, beside_my_name
 from .results import ResultRow
 from .rivals import DID_NOT_FINISH, RacerView
@@ -43,6 +44,8 @@ class Seen:
     asked_rematch: bool
     now: int = 0
     """The local clock (ms), for what widens with time (the quick match's window)."""
+    safe: int = 0
+    """Cards that could go home safely now on the player's board (client/places.py safe_count)."""
 
 
 def lock_reason(model: RoomModel, *, reconnecting: bool) -> str | None:
@@ -116,6 +119,13 @@ def racer_views(model: RoomModel, spectate: Boards, seen: Seen, book: RatingBook
             progress, moves = seen.progress, seen.actions  # optimistic
         watched = player == spectate.watched and player in spectate.boards
         over = model.phase == Phase.FINISHED and racer.status == Status.RACING
+        # Safe cards are counted on a board this client holds: the player's own, and every racer's
+        # for a spectator. A racer is never sent a rival's moves (docs/protocol.md, progress), so
+        # a rival's panel line has the cards home only.
+        safe = 0
+        if model.phase == Phase.RACING and racer.status == Status.RACING:
+            board = spectate.boards.get(player) if model.spectating else None
+            safe = seen.safe if you else safe_count(board) if board is not None else 0
         view = RacerView(
             racer.name,
             progress,
@@ -129,6 +139,7 @@ def racer_views(model: RoomModel, spectate: Boards, seen: Seen, book: RatingBook
             racer.hints,
             racer.ghost,
             ratings_beside(model, player, book),
+            safe,
         )
         if you:
             views.insert(0, view)

@@ -7,9 +7,11 @@ import json
 import random
 import socket
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.style import Style
 from textual.app import App
 from textual.pilot import Pilot
@@ -17,22 +19,39 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Label, Select
 from textual.widgets._footer import FooterKey
 
-from client.app import RaceApp
+import i18n
+from client.app import PracticeScreen, RaceApp
 from client.board_view import BoardView, card_style
 from client.game_screen import GameScreen
 from client.places import Place, safe_moves
 from client.race import RaceController
 from client.race_screen import RaceScreen
 from client.results import ResultRow, ResultsScreen
+from client.review import ReviewScreen
 from client.rivals import DID_NOT_FINISH, RacerView, status_text
 from client.room_model import RoomModel, deal_code, deal_label
+from client.room_text import Seen, racer_views
+from client.screenshots import ShowApp, sample_histories
 from client.solo import SoloApp, random_deal
 from client.spectating import Boards
 from client.stats import RaceRecord, Stats
 from client.stats_screen import StatsScreen
 from client.userdata import Settings
 from protocol.enums import Phase
-from protocol.messages import CreateRoom, JoinRoom, Leave, Racer, Ready, Rematch, Resign, RoomState, Watched
+from protocol.messages import (
+    CreateRoom,
+    DailyBoard,
+    DailyBoardRequest,
+    DailyEntry,
+    JoinRoom,
+    Leave,
+    Racer,
+    Ready,
+    Rematch,
+    Resign,
+    RoomState,
+    Watched,
+)
 from seahaven import CELL, COLUMN, Board, Card, Move, encode
 from seahaven.solver import solve
 from seahaven.winnable import deal_list
@@ -570,3 +589,151 @@ async def test_bug13_the_lobby_by_keyboard_one_key_to_the_rooms_and_the_focus_sh
         assert focused(app) is app.lobby.query_one("#preset", Select), "ctrl+n: the form's first field"
         await pilot.press("ctrl+j")
         assert focused(app) is app.lobby.query_one("#code", Input)
+
+
+# -- the daily race solo and against a bot, the deal written one way ------------------------------------------
+
+
+async def todays_deal(server: RaceServer) -> str:
+    """Today's daily deal code, as the server tells any client."""
+    client = await WsClient.open(url_of(server), "zoe")
+    board = await client.call(DailyBoardRequest(preset="seahaven"))
+    await client.close()
+    assert isinstance(board, DailyBoard)
+    return board.deal
+
+
+async def test_the_daily_box_plays_todays_deal_solo_over_the_lobby(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server()
+    deal = await todays_deal(server)
+    app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await connect(app, pilot)
+        await pilot.click("#daily-solo")  # the deal not asked for yet: Solo asks the server first
+        await until(pilot, lambda: isinstance(top(app), PracticeScreen), "today's deal in practice")
+        practice = top(app)
+        assert isinstance(practice, PracticeScreen)
+        assert practice.board == Board.from_code(deal), "the daily deal's opening"
+        assert practice.title_text == f"Practice · deal {deal}"
+        assert f"deal {deal}" in app.lobby.daily_text, "the box and the practice write the deal alike"
+        assert app.room is None, "alone: no room on the server"
+        await pilot.press("escape")
+        await until(pilot, lambda: top(app) is app.lobby, "back in the lobby")
+
+
+async def test_the_daily_box_races_todays_deal_against_a_bot_in_a_private_daily_room(
+    make_memory_server: MakeServer,
+) -> None:
+    server = await make_memory_server()
+    deal = await todays_deal(server)
+    app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await connect(app, pilot)
+        await pilot.press("f3")
+        await until(pilot, lambda: app.lobby.daily_deal == deal, "today's deal in the box")
+        await pilot.click("#daily-bot")
+        await until(pilot, lambda: app.room is not None and isinstance(top(app), RaceScreen), "the daily room")
+        room = room_of(app)
+        await until(pilot, lambda: len(room.model.racers) == 2, "the bot seated")
+        state = room.model.state
+        assert state.daily is not None and state.deal == deal and not state.public
+        (bot,) = [v for v in shown(room) if not v.you]
+        assert bot.bot and bot.name == "Computer (brisk)"
+        assert room.model.settings_lines()[0] == f"Seahaven Towers · deal {deal}", "written as in the daily box"
+
+
+async def test_the_racers_panel_and_the_results_write_the_deal_by_its_code(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server()
+    app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        bob, room = await join_bobs_room(app, pilot, server, deal_number=7)
+        code = encode("seahaven", 7)
+        assert room.screen.rivals is not None and room.screen.rivals.title.endswith(f"\ndeal {code}")
+        await bob.call(Resign())
+        await pilot.press("R", "R")
+        await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
+        results = top(app)
+        assert isinstance(results, ResultsScreen)
+        assert results.query_one("#results").border_subtitle == f"deal {code}", "as the racers panel wrote it"
+    await bob.close()
+
+
+# -- a progress sense beyond the cards home: "+N safe" -----------------------------------------------------
+
+
+async def test_the_player_sees_cards_home_and_the_safe_ones_the_rival_only_cards_home(
+    make_memory_server: MakeServer,
+) -> None:
+    safe = [str(m) for m in safe_moves(Board.deal("seahaven", 2))]
+    assert safe == ["2#", "9#"], "deal 2 opens with two cards that can go home safely"
+    server = await make_memory_server()
+    app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        bob, room = await join_bobs_room(app, pilot, server, deal_number=2)
+        me, rival = shown(room)
+        assert me.you and me.safe == 2 and rival.safe == 0, "a rival's moves never reach a racer"
+        assert "0/52 home (+2 safe)" in str(room.screen.info.content)
+        assert room.screen.rivals is not None and "+2 safe" in str(room.screen.rivals.render())
+        room.screen.action_pick("2")
+        room.screen.action_pick("#")
+        await until(pilot, lambda: room.model.racers[room.model.me].progress == 1, "the card home, judged")
+        me, _rival = shown(room)
+        assert (me.progress, me.safe) == (1, 1)
+        assert "1/52 home (+1 safe)" in str(room.screen.info.content)
+    await bob.close()
+
+
+def test_a_spectator_sees_every_racers_safe_cards_on_the_boards_it_holds() -> None:
+    racers = tuple(
+        Racer(player=p, name=p, status="racing", connected=True, progress=0, moves=0, time_ms=None)
+        for p in ("ann", "ben")
+    )
+    state = RoomState(
+        room="ABCDEF", you="zed", role="spectator", preset="seahaven", seats=2, public=True, time_limit=None,
+        undo=True, phase="racing", racers=racers, spectators=1, server_time=0, deal=encode("seahaven", 8),
+    )  # fmt: skip
+    boards = Boards()
+    watching = [Watched(player="ann", history=("5#",)), Watched(player="ben", history=())]
+    boards.reset(Board.deal("seahaven", 8), watching, {})
+    seen = Seen(0, 0, False, False, False)
+    views = {v.name: v for v in racer_views(RoomModel(state), boards, seen)}
+    assert (views["ann"].safe, views["ben"].safe) == (3, 4), "deal 8 opens with 4 safe cards; ann played one"
+    over = RoomModel(replace(state, phase="finished"))
+    assert all(v.safe == 0 for v in racer_views(over, boards, seen)), "after the race: cards home only"
+
+
+# -- bug 12: the lobby's daily box and settings, and the review's footer, at 80x24 -------------------------------
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "it", "nl"])
+async def test_bug12_at_80x24_the_daily_box_the_settings_and_the_review_footer_fit(language: str) -> None:
+    i18n.use(language)
+    try:
+        app = RaceApp("ws://127.0.0.1:9", "ann", autoconnect=False, automove=False, resume=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            lobby = app.lobby
+            daily = lobby.query_one("#daily-box")
+            assert daily.region.bottom <= 24 - 1, "the daily box shows without scrolling, above the footer"
+            entries = (DailyEntry(place=1, player="p1", name="marguerite-the-long", time_ms=83_400),)
+            lobby.show_daily(DailyBoard(preset="seahaven", date="2026-12-02", deal="SH1-ST-Y1GYVQAAX", entries=entries))
+            await pilot.pause()
+            text = lobby.query_one("#daily")
+            assert all(len(line) <= text.region.width for line in lobby.daily_text.splitlines()), lobby.daily_text
+            assert lobby.daily_text.splitlines()[0].endswith(" SH1-ST-Y1GYVQAAX"), "the code whole, on one line"
+            inner = lobby.query_one("#daily-box").content_region
+            for button in ("#daily-race", "#daily-solo", "#daily-bot"):
+                assert lobby.query_one(button).region.right <= inner.right, button
+            for box in ("#join-box", "#create-box"):
+                inner = lobby.query_one(box).content_region
+                for widget in lobby.query_one(box).query("Button, Checkbox"):
+                    assert widget.region.right <= inner.right, (box, widget.id, widget.region, inner)
+        review = ReviewScreen(encode("seahaven", 1), sample_histories(), {"p1": "tom", "p2": "al"}, first="p2")
+        shown_review = ShowApp(review)
+        async with shown_review.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            keys = list(review.query(FooterKey))
+            assert {key.key for key in keys} >= {"right", "left", "escape"}
+            assert all(key.region.right <= 80 for key in keys), [(k.key, k.region.right) for k in keys]
+    finally:
+        i18n.use("en")
