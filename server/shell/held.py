@@ -42,6 +42,9 @@ class HeldRoom:
     """A store call failed: the stored log may hold more than the core's (a lost reply)."""
     visitors: set[str] = field(default_factory=set)
     """Players this process seated or seated again here: whose sessions to release later."""
+    rewatching: set[str] = field(default_factory=set)
+    """Spectators connected here whom another node recorded as gone, being seated again: kept as
+    visitors (not released, the room not let go) until that is done."""
     ringing: bool = False
     """A doorbell's catch-up is queued."""
     rung: int = 0

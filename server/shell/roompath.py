@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Awaitable, Callable, Collection, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Final, Protocol
 
 import msgpack
@@ -518,19 +518,17 @@ class RoomPath:
         held.chain += chain(tip, gap)
         self.fanout.send(outcome.frames)
         self._wake_at(held, outcome.wake)
-        back = self._record_back(held, outcome.events)
+        self._record_back(held, outcome.events)
         if any(not isinstance(e, Moved | Undone) for e in outcome.events):
-            self._release_seatless(held, back)
+            self._release_seatless(held)
 
-    def _record_back(self, held: HeldRoom, events: list[Event]) -> set[str]:
+    def _record_back(self, held: HeldRoom, events: list[Event]) -> None:
         """A member connected here whom the log calls gone (another node restarting, or its
         sweep counting this node dead through a stall, or a drop recorded after this node took
         the session over) is recorded back: a racer as reconnected, a spectator as joined again,
-        with the room as it is now. Returns the spectators being seated again: they stay the room's
-        visitors here meanwhile, so the node keeps the room for them."""
+        with the room as it is now (a spectator stays among ``held.rewatching`` meanwhile)."""
         code = held.room.code
         back: list[tuple[Session, Presence | Left]] = []
-        rewatching: set[str] = set()
         for event in events:
             if isinstance(event, Left) or (isinstance(event, Presence) and not event.connected):
                 session = self.table.by_player.get(event.player)
@@ -539,20 +537,22 @@ class RoomPath:
         for session, event in back:
             if isinstance(event, Presence):
                 self.spawn(self.quietly(self.run(held, _reconnect(event.player))))
-            elif not held.room.has_member(event.player):
-                rewatching.add(session.player)
+            elif not held.room.has_member(event.player) and session.player not in held.rewatching:
+                held.rewatching.add(session.player)
                 self.spawn(self.quietly(self._rewatch(held, session)))
-        return rewatching
 
     async def _rewatch(self, held: HeldRoom, session: Session) -> None:
         """Seat a spectator connected here whom another node recorded as gone back among the
         spectators, and send them the room as it is now (their view goes on from there)."""
         player = session.player
         code = held.room.code
-        if held.room.has_member(player) or session.conn is None or session.room not in (None, code):
-            return  # back already, gone, or elsewhere by now
-        watch: Command = lambda core, now: core.join(player, session.name, True, now)  # noqa: E731
-        outcome = await self.run(held, watch, then=lambda: self._seated(held, session))
+        try:
+            if held.room.has_member(player) or session.conn is None or session.room not in (None, code):
+                return  # back already, gone, or elsewhere by now
+            watch: Command = lambda core, now: core.join(player, session.name, True, now)  # noqa: E731
+            outcome = await self.run(held, watch, then=lambda: self._seated(held, session))
+        finally:
+            held.rewatching.discard(player)
         if outcome.events:
             self.fanout.send([(frozenset({player}), encode(outcome.reply))])
             log_event("session.rewatching", player=player, room=code)
@@ -625,7 +625,8 @@ class RoomPath:
         if any(isinstance(e, RACE_WIDE) for e in extra):
             self._resync(held)
         self._wake_at(held, core.next_wake())
-        self._release_seatless(held, self._record_back(held, theirs))
+        self._record_back(held, theirs)
+        self._release_seatless(held)
         log_event("room.histories_merged", room=code, kept=parted, theirs=len(theirs), ours=len(extra))
         if archive:
             await self._index_archive(code)
@@ -642,7 +643,8 @@ class RoomPath:
         held.chain = tips
         self._resync(held)
         self._wake_at(held, held.core.next_wake())
-        self._release_seatless(held, self._record_back(held, theirs))
+        self._record_back(held, theirs)
+        self._release_seatless(held)
         log_event("room.tail_dropped", room=code, dropped=dropped, kept=len(stored), reason=why)
 
     def _resync(self, held: HeldRoom) -> None:
@@ -726,12 +728,12 @@ class RoomPath:
 
     # -- letting go ----------------------------------------------------------------------------
 
-    def _release_seatless(self, held: HeldRoom, rewatching: Collection[str] = ()) -> None:
+    def _release_seatless(self, held: HeldRoom) -> None:
         """Sessions whose seat the room took away (grace ran out, a rematch went on without them)
         are in no room any more; unconnected ones are forgotten. Spectators being seated again
-        (``rewatching``) are kept."""
+        (``held.rewatching``) are kept."""
         room = held.room
-        for player in [p for p in held.visitors if not room.has_member(p) and p not in rewatching]:
+        for player in [p for p in held.visitors if not room.has_member(p) and p not in held.rewatching]:
             held.visitors.discard(player)
             session = self.table.by_player.get(player)
             if session is not None and session.room == room.code:
