@@ -51,6 +51,16 @@ def no_errors(page: Page) -> None:
     assert errors == []
 
 
+async def at_rest(page: Page) -> None:
+    """Wait until no finite animation runs (cards sliding home, the win's moment arriving): a
+    page measured mid-slide counts the moving card where it passes, not where it lands."""
+    await page.wait_for_function(
+        "() => document.getAnimations().every(a => a.playState !== 'running'"
+        " || a.effect.getComputedTiming().iterations === Infinity)",
+        timeout=15_000,
+    )
+
+
 async def js(page: Page, expression: str) -> Any:
     return await page.evaluate(f"() => {expression}")
 

@@ -29,7 +29,7 @@ from protocol.messages import (
 )
 from seahaven import Board, Move, parse_board, to_board_text
 from seahaven.solver import solve
-from tests.browser_pages import AUTO_OFF, WAIT_MS, js, key_move
+from tests.browser_pages import AUTO_OFF, WAIT_MS, at_rest, js, key_move
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient, race_of_two
 
@@ -298,6 +298,7 @@ async def test_a_deals_link_opens_it_for_practice_alone_with_auto_move(
             break
     await page.wait_for_selector("#moment", timeout=WAIT_MS)
     assert await page.inner_text("#moment") == "You won!"
+    await at_rest(page)
     assert await js(page, "document.documentElement.scrollWidth") == (PHONE if phone else DESKTOP)["width"]
     await page.click("#rematch")  # the deal again
     await page.wait_for_function("() => window.seahaven.room.phase === 'racing'", timeout=WAIT_MS)
