@@ -15,7 +15,21 @@ from collections.abc import Iterator
 
 import pytest
 
-from protocol.messages import CreateRoom, JoinRoom, MoveRequest, Ok, Progress, Ready, Resign, Result, RoomState, Started
+from protocol.messages import (
+    CreateRoom,
+    JoinRoom,
+    ListRooms,
+    MoveRequest,
+    Ok,
+    Progress,
+    Ready,
+    Resign,
+    Result,
+    Rooms,
+    RoomState,
+    Started,
+)
+from tests.helpers import wait_until
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
@@ -89,4 +103,32 @@ async def test_a_stalled_node_gets_its_spectators_back_when_it_wakes(nodes: list
         os.kill(watching.proc.pid, signal.SIGCONT)
     state = await eve.expect(RoomState, wait=10)  # joined again, with the room as it is now
     assert state.role == "spectator" and state.phase == "racing"
+    await finish(ann, bob, eve)
+
+
+async def test_a_stalled_node_whose_store_stalls_as_it_wakes_gets_its_spectators_back(
+    nodes: list[ServerProcess], redis_proc: RedisProcess
+) -> None:
+    """The doorbell of Eve's departure is read on waking, but the store does not answer then: the
+    first try at seating her again fails (before: never tried again, and she heard nothing more)."""
+    racing, watching = nodes
+    ann, bob, eve = await watched_race(racing, watching)
+    os.kill(watching.proc.pid, signal.SIGSTOP)
+    try:
+        await asyncio.sleep(9)  # the racing node's sweep records Eve gone, its doorbell waits unread
+        os.kill(redis_proc.pid, signal.SIGSTOP)
+        try:
+            os.kill(watching.proc.pid, signal.SIGCONT)
+            await asyncio.sleep(3)  # past the store's 2 s timeout: the first try has failed
+        finally:
+            os.kill(redis_proc.pid, signal.SIGCONT)
+    finally:
+        os.kill(watching.proc.pid, signal.SIGCONT)
+    state = await eve.expect(RoomState, wait=10)
+    assert state.role == "spectator" and state.phase == "racing"
+
+    async def answering() -> bool:  # the racing node saw the stall too: its moves wait for its store
+        return isinstance(await ann.call(ListRooms()), Rooms)
+
+    await wait_until(answering, interval=0.2)
     await finish(ann, bob, eve)

@@ -40,6 +40,9 @@ DUE_AT_ONCE: Final = 200
 """Due rooms claimed and loaded at once (a dead node's ten thousand rooms load in batches)."""
 ANY_LENGTH: Final = sys.maxsize
 """What a room's log may have grown to when doorbells may have been missed."""
+CATCH_UP_RETRY: Final = 1.0
+"""Seconds before a room whose catch-up the store failed is read again (no later move may come to
+read it: a spectator recorded gone through a stall would hear nothing more)."""
 
 
 class NodeUpkeep:
@@ -90,10 +93,13 @@ class NodeUpkeep:
         else:  # doorbells may have been missed
             rooms = list(self.path.rooms.values())
         for held in rooms:
-            held.rung = max(held.rung, length) if kind == ROOM_BELL else ANY_LENGTH
-            if not held.ringing:
-                held.ringing = True
-                self.spawn(self._catch_up(held))
+            self._rung(held, max(held.rung, length) if kind == ROOM_BELL else ANY_LENGTH)
+
+    def _rung(self, held: HeldRoom, length: int) -> None:
+        held.rung = length
+        if not held.ringing:
+            held.ringing = True
+            self.spawn(self._catch_up(held))
 
     async def _ring_when_loaded(self, loading: asyncio.Future[HeldRoom | None], key: str, data: bytes) -> None:
         with contextlib.suppress(Exception):
@@ -163,10 +169,17 @@ class NodeUpkeep:
         except ProtocolError:
             return  # the room closed
         except (StoreError, ValueError) as exc:
-            held.stale = True  # the next command or doorbell reads again
+            held.stale = True  # the next command or doorbell reads again, or the retry below
             log_event("store.error", room=held.room.code, error=str(exc))
+            if isinstance(exc, StoreError):  # it may pass (a stall, an outage); bad data would not
+                self.spawn(self._catch_up_later(held))
         finally:
             held.ringing = False
+
+    async def _catch_up_later(self, held: HeldRoom) -> None:
+        await asyncio.sleep(CATCH_UP_RETRY)
+        if self.path.rooms.get(held.room.code) is held and held.stale:
+            self._rung(held, ANY_LENGTH)
 
     @staticmethod
     def _heard(held: HeldRoom) -> list[bytes] | None:

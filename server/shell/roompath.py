@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Final, Protocol
 
@@ -50,6 +51,9 @@ STORE_RETRY_MS: Final = 1000
 """How soon a room's timer tries again when the store failed it."""
 MAX_CONFLICTS: Final = 20
 """Times a command is judged again because another node wrote to the room first."""
+RECORD_BACK_EVERY: Final = 0.5
+"""Seconds between two tries at recording a member back while the store fails (the stall that made
+another node count this one dead most often fails this node's first calls after it, too)."""
 
 Spawn = Callable[[Coroutine[Any, Any, None]], None]
 """Runs a coroutine in the background (``Tasks.spawn``)."""
@@ -536,26 +540,58 @@ class RoomPath:
                     back.append((session, event))
         for session, event in back:
             if isinstance(event, Presence):
-                self.spawn(self.quietly(self.run(held, _reconnect(event.player))))
+                reconnect = functools.partial(self.run, held, _reconnect(event.player))
+                self.spawn(self._until_recorded(held, session, reconnect))
             elif not held.room.has_member(event.player) and session.player not in held.rewatching:
                 held.rewatching.add(session.player)
-                self.spawn(self.quietly(self._rewatch(held, session)))
+                self.spawn(self._rewatch(held, session))
+
+    async def _until_recorded(self, held: HeldRoom, session: Session, record: Callable[[], Awaitable[object]]) -> None:
+        """``record`` a member back, again every ``RECORD_BACK_EVERY`` s while the store fails and
+        they are still connected here to a room still held: dropped, they would stay connected
+        and hear nothing more of the race."""
+        code = held.room.code
+        while True:
+            try:
+                await record()
+                return
+            except ProtocolError as exc:  # the room closed meanwhile
+                log_event("room.background_failed", room=code, error=str(exc))
+                return
+            except StoreError as exc:
+                log_event("room.record_back_failed", room=code, player=session.player, error=str(exc))
+            await asyncio.sleep(RECORD_BACK_EVERY)
+            if session.conn is None or self.rooms.get(code) is not held:
+                return
 
     async def _rewatch(self, held: HeldRoom, session: Session) -> None:
         """Seat a spectator connected here whom another node recorded as gone back among the
-        spectators, and send them the room as it is now (their view goes on from there)."""
+        spectators (``held.rewatching`` until done), and send them the room as it is now (their
+        view goes on from there)."""
+        try:
+            await self._until_recorded(held, session, lambda: self._watch_again(held, session))
+        finally:
+            held.rewatching.discard(session.player)
+
+    async def _watch_again(self, held: HeldRoom, session: Session) -> None:
         player = session.player
         code = held.room.code
+        if held.room.has_member(player) or session.conn is None or session.room not in (None, code):
+            return  # back already, gone, or elsewhere by now
+        watch: Command = lambda core, now: core.join(player, session.name, True, now)  # noqa: E731
         try:
-            if held.room.has_member(player) or session.conn is None or session.room not in (None, code):
-                return  # back already, gone, or elsewhere by now
-            watch: Command = lambda core, now: core.join(player, session.name, True, now)  # noqa: E731
             outcome = await self.run(held, watch, then=lambda: self._seated(held, session))
-        finally:
-            held.rewatching.discard(player)
-        if outcome.events:
-            self.fanout.send([(frozenset({player}), encode(outcome.reply))])
-            log_event("session.rewatching", player=player, room=code)
+            if not outcome.events:
+                return
+            reply = outcome.reply
+        except ProtocolError as exc:
+            if exc.code != ErrorCode.ALREADY_IN_ROOM:
+                raise
+            # An earlier try's append landed after all (the store answered too late to say so).
+            await self._seated(held, session)
+            reply = held.core.state_for(player, self.clock.now())
+        self.fanout.send([(frozenset({player}), encode(reply))])
+        log_event("session.rewatching", player=player, room=code)
 
     async def _write_back(self, held: HeldRoom, length: int) -> None:
         """The stored log lost its tail (or all of it): write back what this node holds beyond
