@@ -83,7 +83,7 @@ from tests.redis_proc import RedisProcess
 TARGETS = ("memory", "redis", "aof", "two-nodes", "floor-redis", "floor-judged")
 FLOORS = ("floor-redis", "floor-judged")
 """Targets that are the floor itself, storing (and judging) each move."""
-LEVERS = ("gc-log", "gc-threshold", "gc-freeze", "gc-off", "uvloop", "no-group-commit")
+LEVERS = ("gc-log", "gc-threshold", "gc-freeze", "gc-off", "uvloop", "no-group-commit", "ttl-every-move")
 SWEEP_STEP = 1.5
 SWEEP_RESOLUTION = 1.1
 """The sweep narrows the highest passing rate until the next failing one is at most this much above

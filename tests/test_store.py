@@ -764,6 +764,48 @@ def counting_connection() -> tuple[type[Connection], list[int]]:
 
 
 @pytest.mark.parametrize("pipelined", [True, False], ids=["link", "pooled"])
+async def test_an_append_that_leaves_the_ttl_gives_it_to_the_keys_it_creates(
+    redis_url: str, raw: Any, pipelined: bool
+) -> None:
+    """``refresh=False`` (the room path gave the TTL lately) leaves the room's TTLs as they are,
+    and so spares their commands, but a key the append creates gets it: no key is left forever."""
+    store = RedisStore(redis_url, prefix="ref:", pipelined=pipelined)
+    keys = [f"ref:{{room:R}}:{k}" for k in ("log", "chain", "replies", "holders")]
+    try:
+        first = await store.append_at("R", [event(1)], 30, 0, Request("p", 1, b"r"), "node", refresh=False)
+        assert first == Stored(1)
+        for key in keys:  # a new log: every key new, each given the TTL all the same
+            assert 29_000 < await raw.pttl(key) <= 30_000, key
+        for key in keys:
+            await raw.pexpire(key, 10_000)
+        await store.append_at("R", [event(2)], 30, 1, Request("p", 2, b"r"), "node", refresh=False)
+        for key in keys:  # nothing new: left as they were
+            assert 9_000 < await raw.pttl(key) <= 10_000, key
+        await store.append_at("R", [event(3)], 30, 2, Request("q", 1, b"r"), "node", refresh=False)
+        for key in keys:  # a new player's memo: the TTL for all
+            assert 29_000 < await raw.pttl(key) <= 30_000, key
+        for key in keys:
+            await raw.pexpire(key, 10_000)
+        await store.append_at("R", [event(4)], 30, 3, Request("q", 2, b"r"), "other", refresh=False)
+        for key in keys:  # a new holder: the TTL for all
+            assert 29_000 < await raw.pttl(key) <= 30_000, key
+        for key in keys:
+            await raw.pexpire(key, 10_000)
+        await store.append_at("R", [event(5)], 30, 4, Request("q", 3, b"r"), "other")
+        for key in keys:  # refresh=True: the TTL
+            assert 29_000 < await raw.pttl(key) <= 30_000, key
+        await store.append_at("R", [event(6)], 30, 5, Request("q", 4, b"r"), "other", ["R-1-abcdefgh"], refresh=False)
+        for key in keys:  # marked: kept whatever the refresh
+            assert await raw.pttl(key) == -1, key
+        await store.append_at("R", [event(7)], 30, 6, Request("q", 5, b"r"), "other", refresh=False)
+        for key in keys:
+            assert await raw.pttl(key) == -1, key
+        assert await raw.llen("ref:{room:R}:log") == 7
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("pipelined", [True, False], ids=["link", "pooled"])
 async def test_redis_archive_keys_and_ttls(redis_url: str, raw: Any, pipelined: bool) -> None:
     """The keys and TTLs, on either path of the append (the pipelined link, redis-py's pool)."""
     store = RedisStore(redis_url, prefix="arc:", pipelined=pipelined)

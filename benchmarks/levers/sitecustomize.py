@@ -11,7 +11,9 @@ the server's PYTHONPATH and names the levers in SEAHAVEN_BENCH_LEVERS (comma-sep
 - ``gc-off``: no automatic collection at all (an upper bound for GC levers, not a deployment);
 - ``uvloop``: run asyncio on uvloop (it must be importable, e.g. from SEAHAVEN_BENCH_EXTRAS);
 - ``no-group-commit``: the Redis link writes each command the moment it is issued instead of every
-  command of one loop turn in one write (server/store/link.py), to measure what the group commit buys.
+  command of one loop turn in one write (server/store/link.py), to measure what the group commit buys;
+- ``ttl-every-move``: every append gives the room's keys their TTL (``REFRESH_AFTER`` 0), as before
+  the moves left it, to measure what leaving it buys.
 
 SEAHAVEN_BENCH_EXTRAS: a folder added to the path (packages installed with ``pip --target``), so
 the baseline's virtual environment stays without them.
@@ -60,6 +62,11 @@ if "no-group-commit" in _LEVERS:
         return future
 
     link._Pipe.call = _call_and_write  # type: ignore[method-assign,assignment]
+
+if "ttl-every-move" in _LEVERS:
+    from server.shell import roompath
+
+    roompath.REFRESH_AFTER = 0.0  # type: ignore[misc]  # Final to the code, a lever from outside
 
 if "gc-log" in _LEVERS:
     _pauses: list[tuple[float, int, float]] = []

@@ -55,6 +55,8 @@ class HeldRoom:
     chain: list[str] = field(default_factory=list)
     """The chain tip after each event of the core's log (``store.base.chain`` of the stored bytes):
     an append names the log it was judged on by the tip at its index."""
+    refreshed: int | None = None
+    """When an append of this process last gave the room's stored keys their TTL (server ms)."""
     listing: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Held while the room's lobby listing is written: the writes of one room land in order,
     each with the room as it is when it is written (they run outside the room's lock)."""

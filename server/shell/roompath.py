@@ -51,6 +51,10 @@ STORE_RETRY_MS: Final = 1000
 """How soon a room's timer tries again when the store failed it."""
 MAX_CONFLICTS: Final = 20
 """Times a command is judged again because another node wrote to the room first."""
+REFRESH_AFTER: Final = 1 / 8
+"""The part of a room's TTL after which an append gives its keys the TTL again; appends of moves
+and undos sooner leave it (5 Redis commands fewer a move), so a room's log outlives its last append
+by at least 7/8 of its TTL. Any other event gives the TTL: its length changes with the phase."""
 RECORD_BACK_EVERY: Final = 0.5
 """Seconds between two tries at recording a member back while the store fails (the stall that made
 another node count this one dead most often fails this node's first calls after it, too)."""
@@ -434,9 +438,17 @@ class RoomPath:
         archive = (core.room.race_id(),) if ends else ()
         packed = [pack(e) for e in events]
         length = len(core.log)
+        ttl = self._ttl(held)
+        now = self.clock.now()
+        refreshed = held.refreshed
+        refresh = (
+            refreshed is None
+            or now - refreshed >= ttl * REFRESH_AFTER * 1000
+            or not all(isinstance(e, Moved | Undone) for e in events)
+        )
         try:
             appended = await self.store.append_at(
-                core.room.code, packed, self._ttl(held), length, request, self.node, archive, tip=held.tip(length)
+                core.room.code, packed, ttl, length, request, self.node, archive, tip=held.tip(length), refresh=refresh
             )
         except StoreError:
             core.abort()
@@ -445,7 +457,10 @@ class RoomPath:
             else:
                 self._let_go(held)
             raise
-        if not isinstance(appended, Stored):
+        if isinstance(appended, Stored):
+            if refresh:
+                held.refreshed = now
+        else:
             core.abort()
             if not core.log:
                 self._let_go(held)

@@ -61,6 +61,7 @@ class RoomLog(Protocol):
         archive: Sequence[str] = (),
         *,
         tip: str | None = None,
+        refresh: bool = True,
     ) -> Awaitable[Appended]:
         """Append ``events`` only if the log is ``expected`` long, its chain tip there is ``tip``
         (``base.chain`` of the caller's first ``expected`` events; None: not checked, for callers that
@@ -70,7 +71,9 @@ class RoomLog(Protocol):
         the other holders. No other holder, no doorbell: a node alone with its rooms hears nothing.
         ``archive``: ids of races these events end, marked in the same atomic call as due for the
         database (``Archives``); while a room has marks its log and replies keep no TTL (``ttl`` and
-        ``expire`` apply again once the marks are cleared).
+        ``expire`` apply again once the marks are cleared). ``refresh=False``: the caller gave the room
+        ``ttl`` lately (within an eighth of it), so the store may leave the TTL as it is, but for keys
+        this append creates.
         ``Stored``, else ``Duplicate`` (the request was stored before), ``Forked`` (the log's first
         ``expected`` events are not the caller's: it holds another history from some index on) or
         ``Behind`` (the log was not ``expected`` long; when shorter, its ``tip`` says whether it is a

@@ -188,7 +188,9 @@ class MemoryStore:
         archive: Sequence[str] = (),
         *,
         tip: str | None = None,
+        refresh: bool = True,
     ) -> Awaitable[Appended]:
+        del refresh  # giving the TTL every time costs nothing here (an expiry time per room)
         ttl = check_ttl(ttl)
         races = check_races(archive) if archive else ()
         return self._run("append", lambda: self._append_at(room, events, ttl, expected, request, holder, races, tip))

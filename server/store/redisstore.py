@@ -502,8 +502,9 @@ class RedisStore:
         archive: Sequence[str] = (),
         *,
         tip: str | None = None,
+        refresh: bool = True,
     ) -> Awaitable[Appended]:
-        ms = ttl_ms(ttl)
+        ms = ttl_ms(ttl) if refresh else -ttl_ms(ttl)  # negative: leave the TTL (scripts.APPEND_AT)
         races = " ".join(check_races(archive)) if archive else ""
         keys, bell = self._append_keys(room)
         # An empty reply (no frame is empty) asks the script to forget the player's memo: ends_stay.

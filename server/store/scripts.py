@@ -80,7 +80,7 @@ end
 # written (no mark either; a chain may be built again).
 # While the room has marks (a finished race not yet in the database), the log, its chain, the replies
 # and the holders are PERSISTed instead of given the TTL: the log outlives its TTL until archived. That
-# costs one EXISTS per append of a room without marks (an append that marks needs none).
+# costs one EXISTS per append that gives the TTL (an append that marks needs none).
 # Replies: {length} stored; {-1, length, gap, tip} the log is not as expected but agrees with the
 # caller's up to the shorter of the two (gap: its events from the expected length on; tip: the chain
 # tip at length, for the caller to compare when the log is shorter); {-3, length, log} the log's first
@@ -89,9 +89,13 @@ end
 # than MEMO_FORMAT).
 # An empty reply ARGV[5] (no frame is empty) ends the player's stay (Request.stay_ended, a leave):
 # nothing is checked and the player's memo is deleted, so a later stay starts with none.
+# The TTL: ARGV[1] ms given to the log, chain, replies and holders; negative (-ms) when the caller
+# gave it lately (within an eighth of it, server.shell.roompath.REFRESH_AFTER): then it is left as it
+# is (no EXISTS, no PEXPIREs: a move costs 5 commands fewer) unless this append created a key that
+# needs it (a new log, a player's first memo, a node's first hold).
 # KEYS[1] = the room's log, KEYS[2] = its replies (player -> seq, player..':r' -> reply, player..':v' ->
 # the memo's format), KEYS[3] = its holders, KEYS[4] = its archive marks, KEYS[5] = its chain;
-# ARGV[1] = TTL ms.
+# ARGV[1] = TTL ms (see above).
 APPEND_AT = (
     _CHAIN
     + """
@@ -122,14 +126,15 @@ if length ~= expected then
     if length > expected then gap = redis.call('LRANGE', KEYS[1], expected, -1) end
     return {-1, length, gap, tip_at(KEYS[5], length)}
 end
+local ttl = tonumber(ARGV[1])
+local refresh = ttl > 0 or length == 0
+if ttl < 0 then ttl = -ttl end
 if length == 0 then redis.call('DEL', KEYS[2], KEYS[5]) end
 local marked = ARGV[8] ~= ''
 if marked then
     local races = {}
     for race in string.gmatch(ARGV[8], '%S+') do races[#races + 1] = race end
     redis.call('SADD', KEYS[4], unpack(races))
-else
-    marked = redis.call('EXISTS', KEYS[4]) == 1
 end
 for i = 10, #ARGV, 1000 do
     length = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
@@ -138,20 +143,26 @@ push_chain(KEYS[5], before, ARGV, 10, #ARGV)
 if player ~= '' and ARGV[5] == '' then
     redis.call('HDEL', KEYS[2], player, player .. ':r', player .. ':v')
 elseif player ~= '' then
-    redis.call('HSET', KEYS[2], player, ARGV[4], player .. ':r', ARGV[5], player .. ':v', MEMO_FORMAT)
+    local added = redis.call('HSET', KEYS[2], player, ARGV[4], player .. ':r', ARGV[5], player .. ':v', MEMO_FORMAT)
+    if added > 0 then refresh = true end
 end
 local others = redis.call('SCARD', KEYS[3])
-if ARGV[7] ~= '' then others = others - 1 + redis.call('SADD', KEYS[3], ARGV[7]) end
+if ARGV[7] ~= '' then
+    local joined = redis.call('SADD', KEYS[3], ARGV[7])
+    if joined == 1 then refresh = true end
+    others = others - 1 + joined
+end
+if refresh and not marked then marked = redis.call('EXISTS', KEYS[4]) == 1 end
 if marked then
     redis.call('PERSIST', KEYS[1])
     redis.call('PERSIST', KEYS[5])
     redis.call('PERSIST', KEYS[2])
     redis.call('PERSIST', KEYS[3])
-else
-    redis.call('PEXPIRE', KEYS[1], ARGV[1])
-    redis.call('PEXPIRE', KEYS[5], ARGV[1])
-    if player ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
-    redis.call('PEXPIRE', KEYS[3], ARGV[1])
+elseif refresh then
+    redis.call('PEXPIRE', KEYS[1], ttl)
+    redis.call('PEXPIRE', KEYS[5], ttl)
+    if player ~= '' then redis.call('PEXPIRE', KEYS[2], ttl) end
+    redis.call('PEXPIRE', KEYS[3], ttl)
 end
 if others > 0 then
     local bell = length
