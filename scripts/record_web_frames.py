@@ -37,7 +37,8 @@ class Recorder:
         while True:
             frame = await self.read()
             if frame[1] == self.seq:
-                return frame[2]
+                body: dict[str, Any] = frame[2]
+                return body
 
     async def read(self, wait: float = 5.0) -> list[Any]:
         msg = msgpack.unpackb(await asyncio.wait_for(self.ws.recv(), wait))
