@@ -37,8 +37,8 @@ class Recorder:
         while True:
             frame = await self.read()
             if frame[1] == self.seq:
-                body: dict[str, Any] = frame[2]
-                return body
+                reply: dict[str, Any] = frame[2]
+                return reply
 
     async def read(self, wait: float = 5.0) -> list[Any]:
         msg = msgpack.unpackb(await asyncio.wait_for(self.ws.recv(), wait))
