@@ -182,7 +182,11 @@ async def test_racers_who_joined_through_the_balancer_race_on_one_node_and_move_
 
     # The room's node dies: both reconnect through the balancer to /r/CODE, and land together.
     cluster.nodes[home].kill()
-    await wait_until(on_one_node, 30, what=lambda: f"connections per node {counts}")
+
+    async def back_together() -> bool:  # the node counts a connection before its welcome is read
+        return await on_one_node() and ann.conn.connected and bob.conn.connected
+
+    await wait_until(back_together, 30, what=lambda: f"connections per node {counts}")
     assert counts[home] == 0
     survivor = counts.index(2)
     bells = await room_doorbells(cluster)
