@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import gc
 import math
+import os
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,7 +18,7 @@ import redis
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import broadcast, serve
 
-from benchmarks import redislink, requestpath, stacks
+from benchmarks import redislink, requestpath, scriptcost, stacks
 from benchmarks.figures import Phase, Result, describe_step, percentile
 from benchmarks.floor import SUBPROTOCOL, Floor
 from benchmarks.load import Bench
@@ -240,3 +241,28 @@ def test_the_request_path_benchmark_refuses_to_call_refused_moves_its_figures() 
     with bench.counting(), pytest.raises(RuntimeError, match="refused"):
         asyncio.run(refused())
     assert bench.server.fanout.broadcast is broadcast  # the server writes to sockets again
+
+
+def test_the_script_cost_benchmark_prints_every_variant_and_stores_every_append(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    cpus = os.sched_getaffinity(0)
+    assert scriptcost.main(["--calls", "30", "--repeats", "2", "--rooms", "3"]) == 0  # raises if one was not stored
+    assert os.sched_getaffinity(0) == cpus  # this process is given its CPUs back
+    out = capsys.readouterr().out
+    for name in ["RPUSH", *scriptcost.variants()]:
+        row = re.search(rf"^{re.escape(name)}\s+(\d+\.\d\d)\s+(\d+\.\d\d)\s+(\d+\.\d\d)x$", out, re.MULTILINE)
+        assert row is not None, f"no row for {name!r} in:\n{out}"
+        assert float(row.group(2)) > 0
+
+
+def test_every_script_cost_variant_takes_out_what_it_names() -> None:
+    found = scriptcost.variants()
+    full = found["append script"]
+    assert all(text != full for name, text in found.items() if name != "append script")
+    memo = found["  without the request memo"]
+    assert "redis.call('HGET'" not in memo and "redis.call('HSET'" not in memo
+    assert "SCARD" not in found["  without the holders"] and "SADD', KEYS[3]" not in found["  without the holders"]
+    assert "push_chain(KEYS[5]" not in found["  without the hash chain"]
+    with pytest.raises(ValueError, match="not in the append script"):
+        scriptcost.without(full, "redis.call('NOSUCH')", "")
