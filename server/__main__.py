@@ -33,7 +33,7 @@ from server.shell.clock import SystemClock
 from server.shell.held import log_event
 from server.store.stores import check_url, open_store
 from server.store.urls import CLUSTER_SCHEMES
-from server.workers import supervise
+from server.workers import release_held, supervise
 
 
 def at_least(low: float, kind: Callable[[str], float] = float) -> Callable[[str], float]:
@@ -368,6 +368,7 @@ async def serve(config: Config, arenas: list[Series]) -> None:
     # A drain (SIGUSR1, or the admin API) stops the node once its races are done or moved.
     with contextlib.suppress(NotImplementedError):
         loop.add_signal_handler(signal.SIGUSR1, lambda: server.drain.begin("SIGUSR1"))
+    release_held()  # a worker's stop or drain that came while it started is handled now
     drained = asyncio.ensure_future(server.drain.done.wait())
     drained.add_done_callback(lambda _: stop.set())
     await server.start()

@@ -6,7 +6,8 @@ them. This process only supervises: it starts the workers, starts again one that
 reconnect to the others meanwhile), and passes SIGTERM/SIGINT on, so a graceful stop is each
 worker's own (answer what is in flight, then 1012). On Linux a worker is also sent SIGTERM when the
 supervisor dies however it dies (``PR_SET_PDEATHSIG``), so a supervisor killed with SIGKILL leaves
-no worker serving on its own.
+no worker serving on its own. A worker holds those signals until its handlers are in place: a drain
+or a stop passed on while it is still starting is handled once it has started, not a kill mid-start.
 """
 
 from __future__ import annotations
@@ -56,14 +57,27 @@ def worker_command(argv: Sequence[str], port: int, node: str) -> list[str]:
 _PR_SET_PDEATHSIG: Final = 1
 
 
-def _stop_with_the_supervisor() -> None:
-    """In the worker, before it runs: SIGTERM when the process that started it dies (Linux)."""
+HELD: Final = (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1)
+"""The signals a worker holds from its start until its handlers are in place (``release_held``): a
+stop or a drain passed on while it is still starting waits for it, where it would have killed it."""
+
+
+def _prepare_worker() -> None:
+    """In the worker, before it runs: SIGTERM when the process that started it dies (Linux), and
+    the signals it will handle held until it handles them."""
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
+
+
+def release_held() -> None:
+    """In a server process whose signal handlers are installed: what was held since it started (a
+    worker's, see ``HELD``) is delivered now. Nothing is held in a process started otherwise."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
 
 
 def _start(command: list[str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(command, preexec_fn=_stop_with_the_supervisor)
+    return subprocess.Popen(command, preexec_fn=_prepare_worker)
 
 
 def supervise(argv: Sequence[str], workers: int, host: str, port: int, node: str) -> int:
@@ -71,27 +85,39 @@ def supervise(argv: Sequence[str], workers: int, host: str, port: int, node: str
     drain, passed on; the supervisor exits once they all have); the exit status (0 after a stop)."""
     port = port or free_port(host)
     commands = [worker_command(argv, port, f"{node}-{i}") for i in range(1, workers + 1)]
-    procs = [_start(command) for command in commands]
-    log.info("event=workers.started count=%d port=%d", workers, port)
-    stopping = False
+    procs: list[subprocess.Popen[bytes]] = []
+    received: list[int] = []
+    """The signals passed on so far: a worker started after one is sent it too."""
 
     def stop(signum: int, frame: FrameType | None) -> None:
-        nonlocal stopping
-        stopping = True
+        received.append(signum)
         for proc in procs:
             if proc.poll() is None:
                 proc.send_signal(signum)
 
+    def start(i: int) -> None:
+        proc = _start(commands[i])
+        if i < len(procs):
+            procs[i] = proc
+        else:
+            procs.append(proc)
+        for signum in list(received):  # one that came while it was being started (twice is harmless)
+            proc.send_signal(signum)
+
+    # Handlers first, so a signal while the workers start reaches every one of them.
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     # A drain (docs/admin.md): every worker drains, and one that exits after it is not started again.
     signal.signal(signal.SIGUSR1, stop)
-    while not stopping:
+    for i in range(workers):
+        start(i)
+    log.info("event=workers.started count=%d port=%d", workers, port)
+    while not received:
         for i, proc in enumerate(procs):
-            if proc.poll() is not None and not stopping:
+            if proc.poll() is not None and not received:
                 log.warning("event=worker.died worker=%d status=%s", i + 1, proc.returncode)
                 time.sleep(RESPAWN_PAUSE)
-                if not stopping:
-                    procs[i] = _start(commands[i])
+                if not received:
+                    start(i)
         time.sleep(0.2)
     return max((proc.wait() for proc in procs), default=0)

@@ -120,6 +120,33 @@ async def test_a_drain_of_the_supervisor_drains_every_worker_and_none_is_started
         assert not any(alive(pid) for pid in workers) and children(server.proc.pid) == set()
 
 
+def test_a_drain_while_the_workers_start_reaches_each_once_it_has_started(redis_url: str) -> None:
+    # The drain comes as soon as the workers are spawned, while they still import the server: each
+    # holds it until its handlers are in place, then drains (exit 0), where it used to die of it.
+    argv = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", "0", "--workers", "2"]
+    argv += ["--redis", redis_url, "--node-name", "e", "--no-records"]
+    env = {**os.environ, "SEAHAVEN_LOG_LEVEL": "INFO"}
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if "event=workers.started" in line:
+                break
+        workers = children(proc.pid)
+        assert len(workers) == 2
+        proc.send_signal(signal.SIGUSR1)
+        _, log = proc.communicate(timeout=30)
+        assert proc.returncode == 0, log[-3000:]
+        assert log.count("event=server.drained") == 2, log[-3000:]
+        assert not any(alive(pid) for pid in workers)
+    finally:
+        if proc.poll() is None:
+            for pid in children(proc.pid):
+                os.kill(pid, 9)
+            proc.kill()
+            proc.wait(10)
+
+
 def test_the_admin_api_is_one_per_process_and_wants_a_token() -> None:
     for args, said in (
         (["--admin-port", "0"], "--admin-port needs a token"),
