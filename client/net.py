@@ -246,7 +246,8 @@ class RaceConnection:
                 # Closed by a move to the room's address: that connection sends it again.
                 if self._following is None:
                     raise
-            reply = await asyncio.wait_for(future, self.reply_timeout)
+            async with asyncio.timeout(self.reply_timeout):
+                reply = await future
         except ConnectionClosed:
             raise ConnectionLost("connection dropped") from None
         finally:
@@ -321,7 +322,9 @@ class RaceConnection:
             self.seq = max(self.seq, 0)
             await ws.send(encode_request(Hello(name=self.name, token=token, key=key), 0))
             while True:
-                re, message = decode_server(await asyncio.wait_for(ws.recv(), self.open_timeout))
+                async with asyncio.timeout(self.open_timeout):
+                    frame = await ws.recv()
+                re, message = decode_server(frame)
                 if re == 0:
                     break
         except ConnectionClosed as exc:

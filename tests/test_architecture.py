@@ -236,3 +236,29 @@ def test_the_room_core_does_no_io(part: str) -> None:
         if within(name, part)
     }
     assert {k: v for k, v in offences.items() if v} == {}
+
+
+def wait_for_calls(path: Path) -> list[str]:
+    """Where ``path`` calls ``asyncio.wait_for`` (as ``asyncio.wait_for`` or an imported ``wait_for``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name == "wait_for":
+                found.append(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name}:{node.lineno}")
+    return found
+
+
+def test_no_package_uses_asyncio_wait_for() -> None:
+    # Python 3.11's wait_for returns the result when its inner task finishes as the outer one is
+    # cancelled, and the cancellation is lost (CPython gh-86296): a task stopped then runs on, and
+    # a graceful stop that waits for it never ends. ``async with asyncio.timeout(...)`` does not.
+    offences = [call for path in modules().values() for call in wait_for_calls(path)]
+    assert offences == []
+
+
+def test_the_wait_for_finder_finds_them(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("import asyncio\nfrom asyncio import wait_for\nasyncio.wait_for(f, 1)\nwait_for(f, 1)\nwait(f)\n")
+    assert wait_for_calls(sample) == ["sample.py:3", "sample.py:4"]

@@ -91,6 +91,7 @@ class Advisor:
         loop = asyncio.get_running_loop()
         job = loop.run_in_executor(self.executor, advise_now, board.copy(), self.max_seconds, self.max_states)
         try:
-            return await asyncio.wait_for(job, timeout=self.max_seconds + 1.0)
+            async with asyncio.timeout(self.max_seconds + 1.0):
+                return await job
         except TimeoutError:
             return Advice("unknown")

@@ -89,7 +89,8 @@ class Archiver:
                 self.failures = 0
             self._due.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._due.wait(), POLL_SECONDS)
+                async with asyncio.timeout(POLL_SECONDS):
+                    await self._due.wait()
 
     async def sweep(self) -> int:
         """Index every room holding a mark (those whose ending node died before indexing them)."""

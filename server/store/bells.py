@@ -97,9 +97,11 @@ class _Shard:
                 waiting.set_result(None)  # the resubscription's "*" covers it
         self.waiting.clear()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.pubsub.aclose(), CLOSE_TIMEOUT)  # type: ignore[no-untyped-call]
+            async with asyncio.timeout(CLOSE_TIMEOUT):
+                await self.pubsub.aclose()  # type: ignore[no-untyped-call]
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.client.aclose(), CLOSE_TIMEOUT)
+            async with asyncio.timeout(CLOSE_TIMEOUT):
+                await self.client.aclose()
 
 
 class Subscriptions:
@@ -148,7 +150,8 @@ class Subscriptions:
             for route, group in self._by_route(channels).items():
                 futures += await (await self._shard(route)).subscribe(group)
             if futures:
-                await asyncio.wait_for(asyncio.gather(*futures), self._timeout)
+                async with asyncio.timeout(self._timeout):
+                    await asyncio.gather(*futures)
         except (RedisError, OSError, TimeoutError):
             self._broken.set()  # subscribe again from scratch; its "*" covers what this missed
 
@@ -224,7 +227,10 @@ class Subscriptions:
                 futures: list[asyncio.Future[None]] = []
                 for route, group in self._by_route(wanted).items():
                     futures += await (await self._shard(route)).subscribe(group)
-                await asyncio.wait_for(asyncio.gather(*futures), self._timeout)
+                async with asyncio.timeout(self._timeout):
+                    await asyncio.gather(*futures)
+                if current is not None and current.cancelling():
+                    raise asyncio.CancelledError  # a stop that a call above answered all the same
                 # Subscribed now (Redis confirmed it): anything rung before is read from the logs.
                 ring("*", "", b"")
                 await self._broken.wait()

@@ -194,6 +194,12 @@ def _memo_format(raw: bytes | str | None) -> int | None:
         return None
 
 
+def _stop_asked() -> bool:
+    """Whether the running task was asked to stop (cancelled, however the call it was in answered)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
 class RedisStore:
     """The store in Redis (>= 7.0), every key under ``prefix`` (see the module docstring for the layout).
 
@@ -455,6 +461,11 @@ class RedisStore:
                 self._slots.release()
             if guarded:
                 guard.settle(operation, started, failed)
+            if pooled and _stop_asked():
+                # redis-py may answer a cancellation inside a call with a connection error (which
+                # the retry above then hides) or a result: the task was stopped all the same, and a
+                # loop that went on (a heartbeat's) would keep a graceful stop waiting for ever.
+                raise asyncio.CancelledError
 
     async def _get_ready(self) -> None:
         """The first call's work (the others wait): warm a cluster client, check the layout's format."""
