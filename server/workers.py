@@ -120,4 +120,12 @@ def supervise(argv: Sequence[str], workers: int, host: str, port: int, node: str
                 if not received:
                     start(i)
         time.sleep(0.2)
-    return max((proc.wait() for proc in procs), default=0)
+    return exit_status([proc.wait() for proc in procs])
+
+
+def exit_status(codes: Sequence[int]) -> int:
+    """The supervisor's exit status from its workers' (``Popen.returncode``: negative for a signal):
+    0 when every one stopped cleanly, else the first failure's, a signal's as a shell gives it (128 +
+    its number): a worker that died must not hide behind one that stopped."""
+    failed = next((code for code in codes if code != 0), 0)
+    return 128 - failed if failed < 0 else failed

@@ -16,6 +16,7 @@ from pathlib import Path
 from protocol.messages import CreateRoom, Moved, MoveRequest, Result
 from seahaven import Board
 from seahaven.solver import solve
+from server.workers import exit_status
 from tests.helpers import wait_until
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient, race_of_two
@@ -63,6 +64,12 @@ def two_workers(*flags: str) -> Iterator[tuple[ServerProcess, set[int]]]:
 def nodes_answering(url: str) -> set[str]:
     body = urllib.request.urlopen(url + "/metrics", timeout=5).read().decode()
     return set(re.findall(r'seahaven_node_info\{node="([^"]+)"\}', body))
+
+
+def test_the_supervisor_exits_0_only_when_every_worker_did() -> None:
+    assert exit_status([0, 0]) == 0 and exit_status([]) == 0
+    assert exit_status([0, -signal.SIGUSR1]) == 128 + signal.SIGUSR1  # killed by a signal, not hidden by a 0
+    assert exit_status([3, -9]) == 3
 
 
 def test_more_than_one_worker_needs_redis() -> None:
