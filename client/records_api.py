@@ -1,5 +1,5 @@
 """The server's public read API (docs/api.md) for the terminal client: a race on record with
-every racer's moves, a player's page, a player's races, the leaderboards.
+every racer's moves, a player's page, their races, rating history and arenas, the leaderboards.
 
 The client knows the server by its WebSocket URL; the API is on the same host and port over plain
 HTTP(S) (``ws://`` is ``http://``, ``wss://`` is ``https://``). Each request runs the standard
@@ -62,10 +62,22 @@ class Records:
         return await self.get(f"/players/{quote(player)}")
 
     async def player_races(self, player: str, cursor: str | None = None, limit: int = 20) -> dict[str, Any]:
+        return await self.get(f"/players/{quote(player)}/races", self._page(cursor, limit))
+
+    async def player_ratings(self, player: str, cursor: str | None = None, limit: int = 20) -> dict[str, Any]:
+        """What rated races did to the player's ratings, newest first, a page at a time."""
+        return await self.get(f"/players/{quote(player)}/ratings", self._page(cursor, limit))
+
+    async def player_arenas(self, player: str, cursor: str | None = None, limit: int = 20) -> dict[str, Any]:
+        """The finished arenas the player was in, the last to end first, a page at a time."""
+        return await self.get(f"/players/{quote(player)}/arenas", self._page(cursor, limit))
+
+    @staticmethod
+    def _page(cursor: str | None, limit: int) -> dict[str, str | int]:
         query: dict[str, str | int] = {"limit": limit}
         if cursor is not None:
             query["cursor"] = cursor
-        return await self.get(f"/players/{quote(player)}/races", query)
+        return query
 
     async def leaderboard(
         self, preset: str, period: str = "all", day: str | None = None, limit: int = 50

@@ -1,6 +1,7 @@
 """The records from the server, in the terminal: my page (races, wins, streaks, best times, my
-races a page at a time) and the leaderboards (per preset: the daily deal, this week, all time).
-Enter on a race opens its replay from the server's record (client/review.py).
+ratings and what each rated race did to them, the arenas I was in, my races a page at a time) and
+the leaderboards (per preset: the daily deal, this week, all time). Enter on a race opens its
+replay from the server's record (client/review.py).
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from protocol.messages import PRESET_NAMES
 from seahaven import preset
 
 from .localized import LocalScreen
+from .rating_text import shown
 from .records_api import Records, RecordsError
 from .review import ReviewScreen
 from .rivals import DID_NOT_FINISH, format_ms
 from .room_model import deal_code
-from .words import racers, races, status_word, wins
+from .words import racers, races, rated_races, status_word, wins
 
 PERIODS: Final = {"day": N_("the daily deal"), "week": N_("this week"), "all": N_("all time")}
 CSS: Final = Path(__file__).with_name("records.tcss")
@@ -48,6 +50,20 @@ def not_there(error: RecordsError, player: str) -> str:
     return (
         _("No player {player} on record on this server").format(player=player) if error.status == 404 else error.message
     )
+
+
+def rating_line(ratings: list[dict[str, Any]]) -> str:
+    """My ratings, one per rules preset I was rated on: ``Ratings: Seahaven Towers 1523 (12 rated
+    races)``; ``?`` after a provisional one."""
+    if not ratings:
+        return _("No rated race yet")
+    parts = [
+        _("{rules} {rating} ({races})").format(
+            rules=title_of(r["preset"]), rating=shown(r["rating"], r["provisional"]), races=rated_races(r["races"])
+        )
+        for r in ratings
+    ]
+    return _("Ratings: {ratings}").format(ratings=" · ".join(parts))
 
 
 class RecordsScreen(LocalScreen[None]):
@@ -90,13 +106,19 @@ class PlayerScreen(RecordsScreen):
         """The cursor of the next page of races (None: no more)."""
         self.heading = Label(player, classes="records-title", id="player-name")
         self.summary = Label("", id="player-summary")
+        self.ratings = Label("", id="player-ratings")
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="records-body"):
             yield self.heading
             yield self.summary
+            yield self.ratings
             yield Label(_("Best times (Enter: the replay)"), classes="records-heading")
             yield DataTable(id="bests", cursor_type="row", zebra_stripes=True)
+            yield Label(_("Rated races (Enter: the replay)"), classes="records-heading")
+            yield DataTable(id="rating-history", cursor_type="row", zebra_stripes=True)
+            yield Label(_("Arenas"), classes="records-heading")
+            yield DataTable(id="player-arenas", cursor_type="row", zebra_stripes=True)
             yield Label(_("Races (Enter: the replay; m: older ones)"), classes="records-heading")
             yield DataTable(id="player-races", cursor_type="row", zebra_stripes=True)
             yield self.status
@@ -106,6 +128,12 @@ class PlayerScreen(RecordsScreen):
         self.query_one("#bests", DataTable).add_columns(_("rules"), _("time"), _("deal"), _("when"))
         self.query_one("#player-races", DataTable).add_columns(
             _("when"), _("rules"), _("deal"), _("place"), _("status"), _("time")
+        )
+        self.query_one("#rating-history", DataTable).add_columns(
+            _("when"), _("rules"), _("place"), _("rating"), _("change")
+        )
+        self.query_one("#player-arenas", DataTable).add_columns(
+            _("ended"), _("arena"), _("rules"), _("place"), _("points"), _("wins")
         )
         self.run_worker(self.load(), exit_on_error=False)
 
@@ -130,6 +158,7 @@ class PlayerScreen(RecordsScreen):
                 best=doc["best_streak"],
             )
         )
+        self.ratings.update(rating_line(doc["ratings"]))
         bests: DataTable[str] = self.query_one("#bests", DataTable)
         for best in doc["bests"]:
             bests.add_row(
@@ -140,6 +169,41 @@ class PlayerScreen(RecordsScreen):
                 key=best["race_id"],
             )
         self.add_races(page)
+        await self.load_ratings_and_arenas()
+
+    async def load_ratings_and_arenas(self) -> None:
+        """The latest page of each: what is not on record (an older server, records away) leaves its
+        table empty and says so, the rest of the page stays."""
+        try:
+            history = await self.records.player_ratings(self.player)
+        except RecordsError as error:
+            self.status.update(error.message)
+        else:
+            table: DataTable[str] = self.query_one("#rating-history", DataTable)
+            for entry in history["history"]:
+                table.add_row(
+                    when(entry["ended_at"]),
+                    title_of(entry["preset"]),
+                    _("{place} of {n}").format(place=entry["place"], n=entry["racers"]),
+                    shown(entry["rating"], entry["provisional"]),
+                    f"{entry['change']:+d}",
+                    key=entry["race_id"],
+                )
+        try:
+            arenas = await self.records.player_arenas(self.player)
+        except RecordsError as error:
+            self.status.update(error.message)
+        else:
+            table = self.query_one("#player-arenas", DataTable)
+            for arena in arenas["arenas"]:
+                table.add_row(
+                    when(arena["ends_at"]),
+                    arena["name"] or arena["code"],
+                    title_of(arena["preset"]),
+                    _("{place} of {n}").format(place=arena["place"], n=arena["player_count"]),
+                    str(arena["points"]),
+                    _("{wins} of {races}").format(wins=arena["wins"], races=arena["races"]),
+                )  # no key: Enter opens no replay
 
     def add_races(self, page: dict[str, Any]) -> None:
         table: DataTable[str] = self.query_one("#player-races", DataTable)

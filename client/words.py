@@ -58,6 +58,10 @@ def wins(n: int) -> str:
     return ngettext("{n} win", "{n} wins", n).format(n=n)
 
 
+def rated_races(n: int) -> str:
+    return ngettext("{n} rated race", "{n} rated races", n).format(n=n)
+
+
 def racers(n: int) -> str:
     return ngettext("{n} racer", "{n} racers", n).format(n=n)
 

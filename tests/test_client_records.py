@@ -130,6 +130,8 @@ async def test_the_review_reads_the_race_on_record_then_my_page_and_the_boards(s
         await until(pilot, lambda: page.document is not None, "my page read")
         assert str(page.summary.content).startswith("1 race · 0 wins (0%) · 0 finished · win streak 0")
         assert rows(page, "#bests") == []
+        assert str(page.ratings.content) == "No rated race yet"
+        assert rows(page, "#rating-history") == [] and rows(page, "#player-arenas") == []
         [race] = rows(page, "#player-races")
         assert race[1:5] == ["Seahaven Towers", encode("seahaven", 1), "2 of 2", DID_NOT_FINISH], race  # issue 22
         assert page.status_text == "1 race shown"
