@@ -64,18 +64,36 @@ async def closed_with(client: WsClient) -> tuple[int | None, str]:
     return client.ws.close_code, client.ws.close_reason or ""
 
 
+SPREAD_SECONDS = 10.0
+"""How long a moderator's action may take to reach every node: the admin API answers once it is
+stored and rung, and each node reads the list again when it hears the ring."""
+
+
 async def refused(url: str, name: str, token: str | None = None) -> tuple[Error, int | None]:
-    """A hello the node refuses: its error, then the close code."""
-    client = await WsClient.open(url)
-    answer = await client.call(Hello(name=name, token=token))
+    """A hello the node refuses (asked again while the action spreads): its error, then the close code."""
+    deadline = asyncio.get_running_loop().time() + SPREAD_SECONDS
+    while True:
+        client = await WsClient.open(url)
+        answer = await client.call(Hello(name=name, token=token))
+        if isinstance(answer, Error) or asyncio.get_running_loop().time() > deadline:
+            break
+        await client.close()
+        await asyncio.sleep(0.05)
     assert isinstance(answer, Error), answer
     code, _ = await closed_with(client)
     return answer, code
 
 
 async def welcomed(url: str, name: str) -> WsClient:
-    client = await WsClient.open(url)
-    answer = await client.call(Hello(name=name))
+    """A hello the node welcomes (asked again while a lifted ban spreads)."""
+    deadline = asyncio.get_running_loop().time() + SPREAD_SECONDS
+    while True:
+        client = await WsClient.open(url)
+        answer = await client.call(Hello(name=name))
+        if isinstance(answer, Welcome) or asyncio.get_running_loop().time() > deadline:
+            break
+        await client.close()
+        await asyncio.sleep(0.05)
     assert isinstance(answer, Welcome), answer
     client.welcome = answer
     return client

@@ -68,3 +68,28 @@ async def test_a_loop_of_store_calls_cancelled_at_any_moment_stops(redis_url: st
         assert beats > 0  # the calls did run between the cancellations
     finally:
         await store.close()
+
+
+async def test_a_store_call_in_clean_up_after_a_stop_still_runs(redis_url: str) -> None:
+    # A stopped task that records something on its way out (in ``finally``) is not stopped again at
+    # that call: only a stop that comes during a call is honoured there.
+    store = RedisStore(redis_url, prefix="cleanup:")
+    started, cleaned = asyncio.Event(), asyncio.Event()
+
+    async def waits_then_cleans_up() -> None:
+        try:
+            started.set()
+            await asyncio.Event().wait()
+        finally:
+            await store.beat("leaving", 10)
+            cleaned.set()  # the clean-up goes on after its store call
+
+    task = asyncio.create_task(waits_then_cleans_up())
+    await started.wait()
+    task.cancel()
+    done, _ = await asyncio.wait([task], timeout=5)
+    try:
+        assert task in done and task.cancelled() and cleaned.is_set()
+        assert "leaving" in await store.alive()  # the clean-up's call ran and was stored
+    finally:
+        await store.close()

@@ -194,10 +194,10 @@ def _memo_format(raw: bytes | str | None) -> int | None:
         return None
 
 
-def _stop_asked() -> bool:
-    """Whether the running task was asked to stop (cancelled, however the call it was in answered)."""
+def _stops_asked() -> int:
+    """How many times the running task has been asked to stop (cancelled) so far."""
     task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
+    return task.cancelling() if task is not None else 0
 
 
 class RedisStore:
@@ -433,6 +433,7 @@ class RedisStore:
         guard = self._guard
         started = guard.admit(operation) if guarded else 0.0
         failed = False
+        stops = _stops_asked() if pooled else 0
         # A link call holds no pool slot (the link is one connection, never exhausted), and takes
         # no context manager for it: an ``async with`` is two coroutine frames on every move.
         if pooled:
@@ -461,10 +462,11 @@ class RedisStore:
                 self._slots.release()
             if guarded:
                 guard.settle(operation, started, failed)
-            if pooled and _stop_asked():
-                # redis-py may answer a cancellation inside a call with a connection error (which
-                # the retry above then hides) or a result: the task was stopped all the same, and a
-                # loop that went on (a heartbeat's) would keep a graceful stop waiting for ever.
+            if pooled and _stops_asked() > stops:
+                # redis-py may answer a cancellation that came during its call with a connection
+                # error (which the retry above then hides) or a result: the task was stopped all the
+                # same, and a loop that went on (a heartbeat's) would keep a graceful stop waiting
+                # for ever. (A call made after a stop was delivered, in clean-up, runs as before.)
                 raise asyncio.CancelledError
 
     async def _get_ready(self) -> None:
