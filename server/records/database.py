@@ -20,7 +20,9 @@ what ``server.shell.ports.RaceArchive`` promises, so a caller tries again later.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ from sqlalchemy import Table, event, exc
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.util import await_only
 
 __all__ = [
     "DEFAULT_FILE",
@@ -45,6 +48,8 @@ DEFAULT_FILE = "seahaven.db"
 
 BUSY_TIMEOUT_MS = 10_000
 """How long a SQLite writer waits for another process's transaction to end."""
+WAL_RETRY_SECONDS = 0.02
+"""How often a new connection asks again for WAL on a locked file (``_to_wal``)."""
 
 DRIVERS = {
     "sqlite": "sqlite+aiosqlite",
@@ -159,19 +164,34 @@ def _tune_sqlite(engine: AsyncEngine) -> None:
     def connected(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # the driver emits no BEGIN of its own (see the module)
         cursor = dbapi_connection.cursor()
-        # The timeout first: switching to WAL waits for the lock like anything else.
-        for pragma in (
-            f"busy_timeout = {BUSY_TIMEOUT_MS}",
-            "journal_mode = WAL",
-            "synchronous = NORMAL",
-            "foreign_keys = ON",
-        ):
+        # The timeout first: switching to WAL waits for the lock like anything else...
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        _to_wal(cursor)
+        for pragma in ("synchronous = NORMAL", "foreign_keys = ON"):
             cursor.execute(f"PRAGMA {pragma}")
         cursor.close()
 
     @event.listens_for(engine.sync_engine, "begin")
     def begin(conn: Connection) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE) else "BEGIN")
+
+
+def _to_wal(cursor: Any) -> None:
+    """``journal_mode = WAL``, tried again while the file is locked: on a new file (still in rollback
+    mode), a connection that read it while another began writing gets "database is locked" at once,
+    without the busy timeout (SQLite refuses a lock upgrade that could deadlock), so nodes starting
+    together on a new file failed 7 times in 100. Waits on the event loop (this runs in SQLAlchemy's
+    greenlet there), as long as the busy timeout."""
+    waited = 0.0
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or waited * 1000 >= BUSY_TIMEOUT_MS:
+                raise
+        await_only(asyncio.sleep(WAL_RETRY_SECONDS))
+        waited += WAL_RETRY_SECONDS
 
 
 def is_unavailable(error: BaseException) -> bool:
