@@ -5,7 +5,19 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from protocol.messages import CreateRoom, JoinRoom, Ok, Ready, RoomState, Started
+from protocol.messages import (
+    Arena,
+    CreateArena,
+    CreateRoom,
+    JoinArena,
+    JoinRoom,
+    Ok,
+    Ready,
+    Resign,
+    Result,
+    RoomState,
+    Started,
+)
 from seahaven import Board, Move
 from seahaven.solver import solve
 from server.app import RaceServer
@@ -40,3 +52,18 @@ async def start_race(clients: list[WsClient]) -> Started:
     started = [await c.expect(Started) for c in clients]
     assert len({s.board for s in started}) == 1
     return started[0]
+
+
+async def arena_race_resigned(ann: WsClient, bob: WsClient, minutes: int = 5) -> str:
+    """Ann opens a Seahaven arena of ``minutes``, Bob joins it, the arena seats both in a race and
+    both resign it (one of them wins it); the arena's code."""
+    created = await ann.call(CreateArena(preset="seahaven", minutes=minutes))
+    assert isinstance(created, Arena)
+    assert isinstance(await bob.call(JoinArena(arena=created.arena)), Arena)
+    for client in (ann, bob):
+        await client.expect(RoomState, wait=10)
+    for client in (ann, bob):
+        await client.send(Resign())
+    for client in (ann, bob):
+        await client.expect(Result, wait=10)
+    return created.arena

@@ -12,7 +12,6 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from protocol.messages import Arena, CreateArena, JoinArena, Resign, Result, RoomState
 from server.records.archive import Archive
 from server.records.arenas import ArenaArchive
 from server.records.database import Database, open_database
@@ -23,6 +22,7 @@ from server.shell import ports
 from tests.helpers import MakeServer, fake, url_of, wait_until
 from tests.httpclient import get
 from tests.pg_proc import PgProcess
+from tests.racing import arena_race_resigned
 from tests.wsclient import WsClient
 
 NOW = 1_700_000_000_000
@@ -110,17 +110,8 @@ async def test_an_arena_that_ends_while_the_database_is_down_is_written_when_it_
     )
     clock = fake(server)
     ann, bob = await WsClient.open(url_of(server), "Ann"), await WsClient.open(url_of(server), "Bob")
-    created = await ann.call(CreateArena(preset="seahaven", minutes=5))
-    assert isinstance(created, Arena)
-    code = created.arena
-    assert isinstance(await bob.call(JoinArena(arena=code)), Arena)
     # One race each (paired within the pairing's second), both resign: one of them wins it.
-    for client in (ann, bob):
-        await client.expect(RoomState, wait=10)
-    for client in (ann, bob):
-        await client.send(Resign())
-    for client in (ann, bob):
-        await client.expect(Result, wait=10)
+    code = await arena_race_resigned(ann, bob)
 
     async def served() -> dict[str, Any]:
         answer = await get(server.port, f"/api/v1/arenas/{code}")

@@ -16,17 +16,13 @@ from client.records_api import Records, http_base
 from client.records_screens import PlayerScreen, rating_line, title_of, when
 from client.review import ReviewScreen
 from protocol.messages import (
-    Arena,
-    CreateArena,
     CreateRoom,
-    JoinArena,
     JoinRoom,
     Leave,
     MoveRequest,
     Ok,
     RatingNotice,
     Resign,
-    Result,
     RoomState,
 )
 from seahaven import Board
@@ -41,7 +37,7 @@ from server.records.reader import Reader
 from tests.client_driver import SIZE, data_home, top, until
 from tests.helpers import MakeServer, fake, url_of, wait_until
 from tests.httpclient import get
-from tests.racing import start_race
+from tests.racing import arena_race_resigned, start_race
 from tests.wsclient import WsClient, registered
 
 __all__ = ["data_home"]
@@ -84,28 +80,20 @@ async def rated_win(ann: WsClient, bob: WsClient) -> str:
 async def arena_to_its_end(server: RaceServer, reader: Reader, ann: WsClient, bob: WsClient) -> str:
     """Ann opens a 5-minute arena, Bob joins, both resign the race it seats them in, the time runs
     out; its code once it is on Ann's record."""
-    created = await ann.call(CreateArena(preset="seahaven", minutes=5))
-    assert isinstance(created, Arena)
-    assert isinstance(await bob.call(JoinArena(arena=created.arena)), Arena)
-    for client in (ann, bob):
-        await client.expect(RoomState, wait=10)
-    for client in (ann, bob):
-        await client.send(Resign())
-    for client in (ann, bob):
-        await client.expect(Result, wait=10)
+    code = await arena_race_resigned(ann, bob)
 
     async def scored() -> bool:
-        found = await server.arenas.live_arena(created.arena)
+        found = await server.arenas.live_arena(code)
         return found is not None and sum(int(s["races"]) for s in found["standings"]) == 2
 
     await wait_until(scored, 10, what="the arena's race scored")
     fake(server).advance(5 * 60_000 + 1000)
 
     async def on_record() -> bool:  # polled on the records themselves: the API's rate limit runs on the fake clock
-        return [a["code"] for a in (await reader.player_arenas(ann.player))["arenas"]] == [created.arena]
+        return [a["code"] for a in (await reader.player_arenas(ann.player))["arenas"]] == [code]
 
     await wait_until(on_record, 20, what="the arena on Ann's record")
-    return created.arena
+    return code
 
 
 async def test_my_page_shows_my_ratings_their_history_and_my_arenas(

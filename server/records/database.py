@@ -164,7 +164,7 @@ def _tune_sqlite(engine: AsyncEngine) -> None:
     def connected(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # the driver emits no BEGIN of its own (see the module)
         cursor = dbapi_connection.cursor()
-        # The timeout first: switching to WAL waits for the lock like anything else...
+        # The timeout first: every lock waits for it (and the switch to WAL tries again besides).
         cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         _to_wal(cursor)
         for pragma in ("synchronous = NORMAL", "foreign_keys = ON"):
