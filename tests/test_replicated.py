@@ -36,7 +36,15 @@ async def in_sync(master: RedisProcess) -> None:
     try:
         for _ in range(200):
             info = await client.info("replication")
-            if info.get("connected_slaves") == 1 and "online" in str(info.get("slave0", {}).get("state", "")):
+            replica = info.get("slave0", {})
+            # Online and caught up: its acknowledged offset is the master's, so a WAIT asks only
+            # for what comes next (a replica that is still applying a backlog could miss a WAIT's
+            # timeout on a loaded machine).
+            if (
+                info.get("connected_slaves") == 1
+                and "online" in str(replica.get("state", ""))
+                and replica.get("offset") == info.get("master_repl_offset")
+            ):
                 return
             await asyncio.sleep(0.05)
         raise AssertionError(f"the replica never came online: {info}")
@@ -50,7 +58,9 @@ async def test_an_append_is_stored_once_a_replica_has_it(
 ) -> None:
     master, replica = pair
     await in_sync(master)
-    store = RedisStore(master.url, prefix="rep:", replicas=1, replica_timeout=0.5, pipelined=pipelined)
+    # 2 s: long enough that a replica which is up answers a WAIT on a loaded machine (0.5 s failed
+    # once in CI), short enough for the stalled case below; the call's own timeout is longer still.
+    store = RedisStore(master.url, prefix="rep:", replicas=1, replica_timeout=2.0, timeout=4.0, pipelined=pipelined)
     on_replica = aioredis.Redis.from_url(replica.url)
     try:
         events = [b"created", b"move"]
@@ -71,6 +81,11 @@ async def test_an_append_is_stored_once_a_replica_has_it(
     finally:
         await on_replica.aclose()
         await store.close()
+
+
+def test_a_replica_timeout_must_be_shorter_than_the_call_timeout() -> None:
+    with pytest.raises(ValueError, match="must be shorter than the call timeout"):
+        RedisStore("redis://127.0.0.1:1", replicas=1, replica_timeout=2.0, timeout=2.0)
 
 
 def test_replicated_durability_needs_one_redis_server() -> None:

@@ -251,6 +251,12 @@ class RedisStore:
         self.cluster = urlsplit(url).scheme in CLUSTER_SCHEMES
         if replicas and self.cluster:
             raise ValueError("waiting for replicas (WAIT) is for one Redis server, not a Redis Cluster")
+        if replicas and replica_timeout >= timeout:
+            # The WAIT's answer comes after its timeout: at or past the call's own, every append
+            # would fail as unanswered instead of as not acknowledged by a replica.
+            raise ValueError(
+                f"the replica timeout ({replica_timeout:g} s) must be shorter than the call timeout ({timeout:g} s)"
+            )
         self.replicas = check_replicas(replicas)
         """A room append is answered Stored only once this many replicas have it (Redis WAIT)."""
         self._replica_ms = ttl_ms(replica_timeout)
