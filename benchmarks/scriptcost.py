@@ -12,7 +12,9 @@ Its CPU per call (``/proc/PID/schedstat``: time on a CPU, kernel included) for:
   it is;
 - the append script without each of its duties in turn: the request memo (``HGET``/``HSET``: exactly
   once), the holders (``SCARD``/``SADD``: doorbells), the hash chain (``LLEN``/``LINDEX``/``RPUSH``
-  and a SHA-1: no mixed histories). A duty's cost is the full script's figure less this one.
+  and a SHA-1: no mixed histories). A duty's cost is the full script's figure less this one;
+- ``FCALL`` of the same two ends (the script that returns at once, the append script) loaded as a
+  Redis Function instead (Redis 7): whether a function call costs less than ``EVALSHA``.
 
 The client and a private redis-server (a free loopback port) share one CPU, as the server and its
 redis-server do in ``benchmarks.load``: each call wakes redis-server from the client's caches, which
@@ -32,6 +34,7 @@ import statistics
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -86,6 +89,20 @@ def variants() -> dict[str, str]:
     }
 
 
+FUNCTIONS = {"FCALL that returns at once": "EVALSHA that returns at once", "FCALL of the append": "append script"}
+"""The scripts also measured as Redis Functions: the FCALL row's name -> the EVALSHA row it mirrors."""
+
+
+def library(texts: dict[str, str]) -> str:
+    """A Redis Function library holding the scripts ``FUNCTIONS`` names, each as ``f0``, ``f1``...
+    (in that order): the body unchanged, its ``KEYS`` and ``ARGV`` the function's parameters."""
+    functions = [
+        f"redis.register_function('f{i}', function(KEYS, ARGV)\n{texts[script]}\nend)"
+        for i, script in enumerate(FUNCTIONS.values())
+    ]
+    return "#!lua name=scriptcost\n" + "\n".join(functions)
+
+
 def cpu_seconds(pid: int) -> float:
     """Time the process has spent on a CPU (ns resolution, unlike /proc/PID/stat's ticks)."""
     with open(f"/proc/{pid}/schedstat") as f:
@@ -109,14 +126,14 @@ class Rooms:
         s = self.store
         return [s.log_key(room), s.replies_key(room), s.holders_key(room), s.archive_key(room), s.chain_key(room)]
 
-    def append(self, sha: str, n: int) -> None:
+    def append(self, run: Callable[..., Any], n: int) -> None:
         i = n % self.count
         room, length, tip = f"R{i}", self.lengths[i], self.tips[i]
         self.seq += 1
         ttl = -TTL_MS if length else TTL_MS  # a move leaves the TTL; a new log gets it
         bell = self.store.bell("room", room)
         args: list[bytes | str | int] = [ttl, length, "ann", self.seq, REPLY, bell, "node", "", tip, self.event]
-        reply = self.client.evalsha(sha, 5, *self.keys(room), *args)
+        reply = run(5, *self.keys(room), *args)
         if reply[0] != length + 1:
             raise RuntimeError(f"an append was not stored: {reply!r}")
         self.lengths[i] = length + 1
@@ -137,9 +154,14 @@ def measure(calls: int, repeats: int, rooms: int) -> dict[str, list[float]]:
             for who in (pid, 0):  # 0: this process
                 os.sched_setaffinity(who, {min(cpus)})
             texts = variants()
-            shas = {name: str(client.script_load(text)) for name, text in texts.items()}
+            runs: dict[str, Callable[..., Any]] = {
+                name: functools.partial(client.evalsha, str(client.script_load(text))) for name, text in texts.items()
+            }
+            client.function_load(library(texts))
+            for i, name in enumerate(FUNCTIONS):
+                runs[name] = functools.partial(client.fcall, f"f{i}")
             for repeat in range(repeats):
-                names = ["RPUSH", *texts]
+                names = ["RPUSH", *runs]
                 if repeat % 2:  # who goes first swaps, so a slow spell falls on all of them
                     names.reverse()
                 for name in names:
@@ -147,7 +169,7 @@ def measure(calls: int, repeats: int, rooms: int) -> dict[str, list[float]]:
                     subject = Rooms(client, rooms, str(repeat))
                     call: Callable[[int], None] = subject.rpush
                     if name != "RPUSH":
-                        call = functools.partial(subject.append, shas[name])
+                        call = functools.partial(subject.append, runs[name])
                     for n in range(min(calls, 2 * rooms)):  # warm up: every room has a log
                         call(n)
                     began = cpu_seconds(pid)

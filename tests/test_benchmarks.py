@@ -250,7 +250,7 @@ def test_the_script_cost_benchmark_prints_every_variant_and_stores_every_append(
     assert scriptcost.main(["--calls", "30", "--repeats", "2", "--rooms", "3"]) == 0  # raises if one was not stored
     assert os.sched_getaffinity(0) == cpus  # this process is given its CPUs back
     out = capsys.readouterr().out
-    for name in ["RPUSH", *scriptcost.variants()]:
+    for name in ["RPUSH", *scriptcost.variants(), *scriptcost.FUNCTIONS]:
         row = re.search(rf"^{re.escape(name)}\s+(\d+\.\d\d)\s+(\d+\.\d\d)\s+(\d+\.\d\d)x$", out, re.MULTILINE)
         assert row is not None, f"no row for {name!r} in:\n{out}"
         assert float(row.group(2)) > 0
