@@ -61,6 +61,7 @@ from server.play.dealing import Dealing
 from server.play.dealpool import DealPool
 from server.play.fairplay import HINT_SECONDS, FairPlay
 from server.play.ghosts import GhostRacers
+from server.play.rematches import Rematches
 from server.rooms import events
 from server.shell.accounts import AccountRequests
 from server.shell.archiver import Archiver
@@ -173,6 +174,8 @@ class RaceServer:
             bot_time_scale=bot_time_scale,
         )
         self.path.noticed.append(self.fair.noticed)
+        self.rematches = Rematches(self.fair.run_for_bot, self.fair.room_held, self.dealing, self.tasks.spawn)
+        self.path.noticed.append(self.rematches.noticed)
         self.path.promised.append(self.fair.record_daily)
         self.archiver: Archiver | None = None
         """Finished races into the database (None: records are off, no race is marked)."""

@@ -262,6 +262,30 @@ async def test_rematch_deals_a_new_race(make_server: MakeServer) -> None:
     assert again[0].deal == again[1].deal != first.deal
 
 
+@pytest.mark.parametrize("goes", ["leaves", "drops"])
+async def test_a_rematch_starts_when_the_last_racer_who_had_not_voted_goes(make_server: MakeServer, goes: str) -> None:
+    """Three racers, two vote; the third leaves (or their connection drops): every racer still
+    connected has voted, so the rematch starts without another vote."""
+    server = await make_server()
+    (ann, bob, carol), _ = await room_with(server, "Ann", "Bob", "Carol")
+    first = await start_race([ann, bob, carol])
+    for client in (ann, bob, carol):
+        await client.call(Resign())
+    await ann.expect(Result)
+    assert isinstance(await ann.call(Rematch()), Ok)
+    assert isinstance(await bob.call(Rematch()), Ok)
+    await asyncio.sleep(0.2)
+    assert all(not isinstance(e, Started) for e in ann.events), "no rematch before Carol goes"
+    if goes == "leaves":
+        assert isinstance(await carol.call(Leave()), Ok)
+    else:
+        await carol.close()
+    state = await ann.expect(RoomState, where=lambda s: s.phase == "countdown")
+    assert sorted(r.name for r in state.racers) == ["Ann", "Bob"]
+    again = [await c.expect(Started) for c in (ann, bob)]
+    assert again[0].deal == again[1].deal != first.deal
+
+
 async def test_bad_input_gets_an_error_and_everyone_else_is_still_served(make_server: MakeServer) -> None:
     server = await make_server()
     (ann, bob), _ = await room_with(server, "Ann", "Bob")

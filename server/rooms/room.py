@@ -455,11 +455,19 @@ class Room:
         if self.phase != Phase.FINISHED:
             raise RoomError(ErrorCode.NOT_FINISHED, "a rematch can be asked for once the race is over")
         events = self._emit(RematchVoted(now, player)) if player not in self.rematch else []
-        present = {p for p, s in self.seats.items() if s.connected}
-        if len(present) >= 2 and present <= self.rematch:
+        if self.rematch_due():
             events += self._emit(NewDeal(now, next_deal))
             events += self._emit(CountdownSet(now, now + self.settings.countdown_ms))
         return events
+
+    def rematch_due(self) -> bool:
+        """Whether every racer still connected (two at least) has voted for a rematch of the
+        finished race: a vote that makes it so starts the rematch; so does a vote again once the
+        racers who had not voted left or dropped (``server.play.rematches`` sends it)."""
+        if self.phase != Phase.FINISHED or not self.rematch:
+            return False
+        present = {p for p, s in self.seats.items() if s.connected}
+        return len(present) >= 2 and present <= self.rematch
 
     def tick(self, now: int) -> list[Event]:
         """Whatever the clock caused by ``now``: start, time limit, forfeits."""
