@@ -16,7 +16,18 @@ import redis.asyncio as aioredis
 
 from protocol.enums import Phase
 from protocol.errors import ErrorCode
-from protocol.messages import Arena, CreateArena, Error, JoinArena, Resign, Result, RoomState, Started
+from protocol.messages import (
+    Arena,
+    Countdown,
+    CreateArena,
+    Error,
+    JoinArena,
+    Members,
+    Resign,
+    Result,
+    RoomState,
+    Started,
+)
 from server.play.arena_rules import Entry
 from server.shell.clock import SystemClock
 from tests.helpers import MakeServer, fake, url_of, wait_until
@@ -147,6 +158,27 @@ async def test_six_players_over_two_nodes_race_again_and_again_with_the_same_sta
     assert [s.points for s in standings] == sorted((s.points for s in standings), reverse=True)
     # Exactly one node paired.
     assert [a.arenas.pairing, b.arenas.pairing].count(True) == 1
+
+
+async def test_a_racer_on_the_pairing_node_gets_the_new_room_before_its_events(make_memory_server: MakeServer) -> None:
+    """One node pairs and holds both players: each gets the arena race's room state first (as
+    docs/protocol.md says), not its joins and countdown before it (they carry no room code)."""
+    server = await make_memory_server()
+    ann, bob = [await WsClient.open(url_of(server), name) for name in ("Ann", "Bob")]
+    try:
+        created = await ann.call(CreateArena(preset="seahaven", minutes=5))
+        assert isinstance(created, Arena)
+        assert isinstance(await bob.call(JoinArena(arena=created.arena)), Arena)
+        for client in (ann, bob):
+            client.events = [e for e in client.events if not isinstance(e, (Members, Countdown))]
+            state = await client.expect(RoomState, wait=10)
+            early = [type(e).__name__ for e in client.events if isinstance(e, (Members, Countdown, Started))]
+            assert early == [], f"{early} came before the room"
+            assert state.phase == Phase.COUNTDOWN and sorted(r.name for r in state.racers) == ["Ann", "Bob"]
+            await client.expect(Started, wait=10)  # then its events, as in any room
+    finally:
+        for client in (ann, bob):
+            await client.close()
 
 
 async def test_an_unknown_arena_is_refused_with_its_code(make_redis_server: MakeServer) -> None:

@@ -319,11 +319,16 @@ class Arenas:
         if await self._swap(meta, {e.player: e for e in group}, claimed) != 1:
             await self.path.forget_if_idle(held)  # someone joined, left or raced meanwhile: next second
             return
-        for entry in group:
-            await self.path.run(held, _join(entry))
-            await self.store.locate(code, entry.player, entry.node, self.session_ttl)
-        for entry in group:
-            await self.path.run(held, _ready(entry.player))
+        # Those on this node hear the room's joins and countdown only in its state, sent when they
+        # are seated: a client meets the new room first, then its events (docs/protocol.md).
+        here = [s.conn for e in group if (s := self.table.by_player.get(e.player)) is not None and s.conn is not None]
+        with self.fanout.withheld(here):
+            for entry in group:
+                await self.path.run(held, _join(entry))
+                await self.store.locate(code, entry.player, entry.node, self.session_ttl)
+            for entry in group:
+                await self.path.run(held, _ready(entry.player))
+            await self._seat_here(held, [e.player for e in group])
         log_event("arena.race", arena=meta.code, room=code, players=len(group))
         await self.store.ring(BELL, meta.code, "seat " + " ".join([code, *(e.player for e in group)]))
 
@@ -369,27 +374,38 @@ class Arenas:
             return
         try:
             held = await self.path.get(room)
-            if held is None:
-                return
-            for player in here:
-                await self._seat_one(held, player)
         except (StoreError, ProtocolError) as exc:
             log_event("arena.seat_failed", room=room, error=str(exc))
+            return
+        if held is not None:
+            await self._seat_here(held, here)
+
+    async def _seat_here(self, held: HeldRoom, players: list[str]) -> None:
+        try:
+            for player in players:
+                await self._seat_one(held, player)
+        except (StoreError, ProtocolError) as exc:
+            log_event("arena.seat_failed", room=held.room.code, error=str(exc))
 
     async def _seat_one(self, held: HeldRoom, player: str) -> None:
+        """Seat ``player``, if on this node and not seated already (the pairing node seats its own
+        players as it makes the race, before the doorbell): out of the last race's room, the new
+        room's state sent before anything is awaited, so no frame of the room comes before it."""
         session = self.table.by_player.get(player)
-        if session is None or session.conn is None:
+        if session is None or session.conn is None or session.room == held.room.code:
             return
-        before = self.path.rooms.get(session.room) if session.room and session.room != held.room.code else None
+        before = self.path.rooms.get(session.room) if session.room else None
         if before is not None and before.room.has_member(player):  # the last race's room: out of it
             with contextlib.suppress(ProtocolError, StoreError):
                 await self.path.run(before, lambda core, now: core.leave(player, now))
             await self.path.forget_if_idle(before)
+        if session.conn is None:
+            return
         session.room = held.room.code
         held.visitors.add(player)
+        self.fanout.write([session.conn], encode(held.core.state_for(player, self.clock.now())))
         await self.table.save(session)
         await self.store.locate(held.room.code, player, self.node, self.session_ttl)
-        self.fanout.write([session.conn], encode(held.core.state_for(player, self.clock.now())))
 
     async def _tell(self, code: str, ended: bool) -> None:
         """Send the arena's standings (and at its end the podium) to its players on this node."""

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Set
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Set
 
 from websockets.asyncio.server import ServerConnection, broadcast
 
@@ -39,6 +40,17 @@ class Fanout:
     def send(self, frames: Iterable[Frame]) -> None:
         for audience, frame in frames:
             self.write(self.connections(audience), frame)
+
+    @contextlib.contextmanager
+    def withheld(self, conns: Iterable[ServerConnection]) -> Iterator[None]:
+        """Room frames to ``conns`` are left out meanwhile, as for a connection being welcomed:
+        for players put in a room whose state they are sent after (it holds what was left out)."""
+        added = [conn for conn in conns if conn not in self.greeting]
+        self.greeting.update(added)
+        try:
+            yield
+        finally:
+            self.greeting.difference_update(added)
 
     def connections(self, players: Set[str]) -> list[ServerConnection]:
         conns = []
