@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgpack
 
-from server.play.arena_rules import ArenaMeta, Entry, pairings, race_points, ranked, scored
+from server.play.arena_rules import ArenaMeta, Entry, pairings, podium, race_points, ranked, scored
 
 
 def entry(player: str, points: int = 0, joined: int = 0) -> Entry:
@@ -43,6 +43,15 @@ def test_ties_go_to_more_wins_then_fewer_races_then_who_joined_first() -> None:
     b = Entry("b", "B", "n", 1, points=4, wins=1, races=2)
     c = Entry("c", "C", "n", 9, points=4, wins=2, races=3)
     assert [e.player for e in ranked([a, b, c])] == ["c", "b", "a"]
+
+
+def test_the_podium_is_the_first_three_of_those_who_raced() -> None:
+    raced = [scored(entry(name), place, 4) for name, place in (("ann", 1), ("bob", 2), ("cat", 3), ("dan", 4))]
+    assert [s.player for s in podium([*raced, entry("eve", joined=-1)])] == ["ann", "bob", "cat"]
+    # Two raced, two never did (ranked above the loser, 0 points each, on fewer races): two on it.
+    two = [scored(entry("ann"), 1, 2), scored(entry("bob", joined=5), 2, 2), entry("cat"), entry("dan")]
+    assert [s.player for s in podium(two)] == ["ann", "bob"]
+    assert podium([entry("ann")]) == ()
 
 
 def test_stored_forms_read_back() -> None:

@@ -151,3 +151,8 @@ def arena_message(meta: ArenaMeta, entries: Sequence[Entry], now: int) -> Arena:
         link_path=f"/a/{meta.code}",
         standings=standings(entries),
     )
+
+
+def podium(entries: Sequence[Entry]) -> tuple[ArenaStanding, ...]:
+    """The first ``PODIUM`` standings among those who raced (fewer when fewer raced)."""
+    return tuple(s for s in standings(entries) if s.races)[:PODIUM]

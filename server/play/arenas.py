@@ -30,14 +30,13 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import Arena, CreateArena, JoinArena, LeaveArena, Podium
 from protocol.schema import Message
 from server.play.arena_rules import (
-    PODIUM,
     ArenaMeta,
     Entry,
     arena_message,
     pairings,
+    podium,
     ranked,
     scored,
-    standings,
 )
 from server.play.arena_schedule import KEEP_SECONDS, Series, following, keep_arena
 from server.shell.clock import Clock
@@ -424,7 +423,7 @@ class Arenas:
         message: Arena | Podium = arena_message(meta, entries, self.clock.now())
         self.fanout.write(conns, encode(message))
         if ended:
-            self.fanout.write(conns, encode(Podium(arena=code, podium=standings(entries)[:PODIUM])))
+            self.fanout.write(conns, encode(Podium(arena=code, podium=podium(entries))))
 
 
 def arena_summary(meta: ArenaMeta, players: int, now: int) -> dict[str, Any]:
