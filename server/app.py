@@ -293,6 +293,8 @@ class RaceServer:
         self.requests.handle(CreateArena, self.arenas.on_create_arena)
         self.requests.handle(JoinArena, self.arenas.on_join_arena)
         self.requests.handle(LeaveArena, self.arenas.on_leave_arena)
+        self.conns.welcomed.append(self.arenas.welcomed)
+        self.conns.closed.append(self.arenas.closed)
         self.ws: WsServer | None = None
         self.http = HttpRoutes(
             self.store,

@@ -23,6 +23,8 @@ from protocol.messages import (
     Error,
     JoinArena,
     Members,
+    Moved,
+    MoveRequest,
     Resign,
     Result,
     RoomState,
@@ -31,6 +33,7 @@ from protocol.messages import (
 from server.play.arena_rules import Entry
 from server.shell.clock import SystemClock
 from tests.helpers import MakeServer, fake, url_of, wait_until
+from tests.racing import room_with, solution, start_race
 from tests.redis_proc import RedisProcess
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
@@ -176,6 +179,69 @@ async def test_a_racer_on_the_pairing_node_gets_the_new_room_before_its_events(m
             assert early == [], f"{early} came before the room"
             assert state.phase == Phase.COUNTDOWN and sorted(r.name for r in state.racers) == ["Ann", "Bob"]
             await client.expect(Started, wait=10)  # then its events, as in any room
+    finally:
+        for client in (ann, bob):
+            await client.close()
+
+
+def standing(arena: Arena, player: str) -> bool:
+    """Whether ``player`` is active in ``arena``'s standings."""
+    return next(s.active for s in arena.standings if s.player == player)
+
+
+async def test_a_player_racing_in_another_room_is_not_taken_out_of_it(make_memory_server: MakeServer) -> None:
+    """Ann races Carol in a room of their own while she is in an arena: when the arena pairs her
+    with Bob, she stays in her race and steps out of the arena (told so), and Bob is paired again."""
+    server = await make_memory_server()
+    (ann, carol), _ = await room_with(server, "Ann", "Carol")
+    await start_race([ann, carol])
+    bob = await WsClient.open(url_of(server), "Bob")
+    try:
+        created = await ann.call(CreateArena(preset="seahaven", minutes=5))
+        assert isinstance(created, Arena)
+        assert isinstance(await bob.call(JoinArena(arena=created.arena)), Arena)
+        out = await ann.expect(Arena, wait=10, where=lambda a: not standing(a, ann.player))
+        assert standing(out, bob.player)
+        assert isinstance(await ann.call(MoveRequest(move=str(solution()[0]))), Moved)  # still racing Carol
+        assert not any(isinstance(e, RoomState) for e in ann.events)
+        seated = await bob.expect(RoomState, wait=10)  # the race Ann stepped out of: Bob alone
+        assert [r.name for r in seated.racers] == ["Bob"] or seated.phase == Phase.WAITING
+        # Ann joins again once her race is over; then the arena pairs the two of them.
+        for racer in (ann, carol):
+            await racer.call(Resign())
+        await ann.expect(Result, wait=10)
+        assert isinstance(await ann.call(JoinArena(arena=created.arena)), Arena)
+        await asyncio.sleep(1.5)  # the pairing has seen Bob's room waiting to start...
+        fake(server).advance(4000)  # ...long enough to free him (it is stuck)
+        state = await ann.expect(RoomState, wait=15)
+        assert state.room != seated.room and sorted(r.name for r in state.racers) == ["Ann", "Bob"]
+    finally:
+        for client in (ann, bob, carol):
+            await client.close()
+
+
+async def test_a_player_whose_connection_closed_is_paired_again_once_back(make_memory_server: MakeServer) -> None:
+    """Ann's connection closes before the arena starts: she is paired no more (no race is made
+    for a player who is not there) until her hello brings her back, then she and Bob race."""
+    server = await make_memory_server()
+    ann, bob = [await WsClient.open(url_of(server), name) for name in ("Ann", "Bob")]
+    created = await ann.call(CreateArena(preset="seahaven", minutes=5, starts_in=2))
+    assert isinstance(created, Arena)
+    try:
+        assert isinstance(await bob.call(JoinArena(arena=created.arena)), Arena)
+        token, player = ann.token, ann.player
+        await ann.close()
+        away = await bob.expect(Arena, wait=10, where=lambda a: not standing(a, player))
+        assert standing(away, bob.player)
+        fake(server).advance(created.starts_at - server.clock.now())  # the arena runs
+        await asyncio.sleep(2.5)  # two rounds of pairing (each second)
+        assert not any(isinstance(e, RoomState) for e in bob.events), "a race was made for Ann while she was away"
+        ann = await WsClient.open(url_of(server), "Ann", token=token)
+        back = await ann.expect(Arena, wait=10)
+        assert standing(back, player)
+        for client in (ann, bob):
+            state = await client.expect(RoomState, wait=10)
+            assert sorted(r.name for r in state.racers) == ["Ann", "Bob"]
     finally:
         for client in (ann, bob):
             await client.close()

@@ -25,7 +25,7 @@ from collections.abc import Collection, Sequence
 from typing import Any, Final, Protocol
 
 from protocol.codec import encode
-from protocol.enums import Phase
+from protocol.enums import Phase, Status
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import Arena, CreateArena, JoinArena, LeaveArena, Podium
 from protocol.schema import Message
@@ -39,13 +39,14 @@ from server.play.arena_rules import (
     scored,
 )
 from server.play.arena_schedule import KEEP_SECONDS, Series, following, keep_arena
+from server.rooms.room import Room
 from server.shell.clock import Clock
 from server.shell.fanout import Fanout
 from server.shell.held import Asker, Command, HeldRoom, log_event
 from server.shell.names import new_room_code, normalise_room_code
 from server.shell.ports import ArenaArchive, Deals
 from server.shell.roompath import RoomPath, Spawn
-from server.shell.sessions import SessionTable
+from server.shell.sessions import Session, SessionTable
 from server.store.base import StoreError
 from server.store.interfaces import ArenaStore, Doorbells, Nodes
 
@@ -104,6 +105,10 @@ class Arenas:
         """Finished arenas whose write failed: when to try again (server ms)."""
         self.pairing = False
         """This node holds the lease (as of its last try)."""
+        self.joined: dict[str, set[str]] = {}
+        """The arenas each player joined through this node (and has not left)."""
+        self.away: dict[str, set[str]] = {}
+        """The arenas of this node's players whose connection closed: back on their hello."""
 
     # -- requests ----------------------------------------------------------------------------------
 
@@ -111,7 +116,7 @@ class Arenas:
         now = self.clock.now()
         starts = now + message.starts_in * 1000
         meta = await self.open(message.preset, message.deal_grade, starts, message.minutes, asker.session.player)
-        return await self._join(asker, meta.code)
+        return await self._join(asker.session, meta.code)
 
     async def open(self, preset: str, grade: str | None, starts_at: int, minutes: int, by: str) -> ArenaMeta:
         """A new arena under a free code (a player's: the operator's have their series' codes, ``arena_schedule``)."""
@@ -124,10 +129,9 @@ class Arenas:
         raise ProtocolError(ErrorCode.INTERNAL, "could not find a free arena code")
 
     async def on_join_arena(self, asker: Asker, message: JoinArena) -> Message:
-        return await self._join(asker, normalise_room_code(message.arena))
+        return await self._join(asker.session, normalise_room_code(message.arena))
 
-    async def _join(self, asker: Asker, code: str) -> Message:
-        session = asker.session
+    async def _join(self, session: Session, code: str) -> Message:
         for _ in range(WRITE_TRIES):
             meta, entries = await self._read(code)
             if meta.phase(self.clock.now()) == "finished":
@@ -140,13 +144,27 @@ class Arenas:
             )
             if await self._swap(meta, {session.player: old}, {session.player: entry}) == 1:
                 entries[entry.player] = entry
+                self.joined.setdefault(session.player, set()).add(code)
                 await self.store.ring(BELL, code, "standings")
                 return arena_message(meta, list(entries.values()), self.clock.now())
         raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the arena is busy: try again")
 
     async def on_leave_arena(self, asker: Asker, message: LeaveArena) -> Message:
         code = normalise_room_code(message.arena)
-        player = asker.session.player
+        self._forget(asker.session.player, code)
+        return await self._leave(code, asker.session.player)
+
+    def _forget(self, player: str, code: str) -> None:
+        """``player`` is out of arena ``code`` for good (left it, or it ended): not brought back."""
+        for found in (self.joined, self.away):
+            codes = found.get(player)
+            if codes is not None:
+                codes.discard(code)
+                if not codes:
+                    del found[player]
+
+    async def _leave(self, code: str, player: str) -> Message:
+        """``player`` paired no more in arena ``code`` (their points stay); the arena as it is then."""
         for _ in range(WRITE_TRIES):
             meta, entries = await self._read(code)
             old = entries.get(player)
@@ -327,7 +345,7 @@ class Arenas:
                 await self.store.locate(code, entry.player, entry.node, self.session_ttl)
             for entry in group:
                 await self.path.run(held, _ready(entry.player))
-            await self._seat_here(held, [e.player for e in group])
+            await self._seat_here(meta.code, held, [e.player for e in group])
         log_event("arena.race", arena=meta.code, room=code, players=len(group))
         await self.store.ring(BELL, meta.code, "seat " + " ".join([code, *(e.player for e in group)]))
 
@@ -362,14 +380,13 @@ class Arenas:
         if not words:
             return
         if words[0] == "seat" and len(words) > 2:
-            self.spawn(self._seat(words[1], words[2:]))
+            self.spawn(self._seat(key, words[1], words[2:]))
         elif words[0] in ("standings", "end"):
             self.spawn(self._tell(key, words[0] == "end"))
 
-    async def _seat(self, room: str, players: list[str]) -> None:
+    async def _seat(self, arena: str, room: str, players: list[str]) -> None:
         """Put this node's players of a new arena race in its room and send them its state."""
-        here = [p for p in players if (s := self.table.by_player.get(p)) is not None and s.conn is not None]
-        if not here:
+        if not any(self._connected(p) for p in players):
             return
         try:
             held = await self.path.get(room)
@@ -377,14 +394,30 @@ class Arenas:
             log_event("arena.seat_failed", room=room, error=str(exc))
             return
         if held is not None:
-            await self._seat_here(held, here)
+            await self._seat_here(arena, held, players)
 
-    async def _seat_here(self, held: HeldRoom, players: list[str]) -> None:
+    def _connected(self, player: str) -> bool:
+        session = self.table.by_player.get(player)
+        return session is not None and session.conn is not None
+
+    async def _seat_here(self, arena: str, held: HeldRoom, players: list[str]) -> None:
+        """Seat this node's ``players``; those racing in another room step out first, so the
+        others' room state already has them out."""
         try:
+            for player in players:
+                if self._racing_elsewhere(held, player):
+                    await self._step_out(arena, held, player)
             for player in players:
                 await self._seat_one(held, player)
         except (StoreError, ProtocolError) as exc:
             log_event("arena.seat_failed", room=held.room.code, error=str(exc))
+
+    def _racing_elsewhere(self, held: HeldRoom, player: str) -> bool:
+        session = self.table.by_player.get(player)
+        if session is None or session.conn is None or not session.room or session.room == held.room.code:
+            return False
+        before = self.path.rooms.get(session.room)
+        return before is not None and _racing_in(before.room, player)
 
     async def _seat_one(self, held: HeldRoom, player: str) -> None:
         """Seat ``player``, if on this node and not seated already (the pairing node seats its own
@@ -392,7 +425,9 @@ class Arenas:
         room's state sent before anything is awaited, so no frame of the room comes before it."""
         session = self.table.by_player.get(player)
         if session is None or session.conn is None or session.room == held.room.code:
-            return
+            return  # not connected here, or seated already
+        if not held.room.has_member(player):
+            return  # stepped out
         before = self.path.rooms.get(session.room) if session.room else None
         if before is not None and before.room.has_member(player):  # the last race's room: out of it
             with contextlib.suppress(ProtocolError, StoreError):
@@ -406,6 +441,54 @@ class Arenas:
         await self.table.save(session)
         await self.store.locate(held.room.code, player, self.node, self.session_ttl)
 
+    async def _step_out(self, arena: str, held: HeldRoom, player: str) -> None:
+        """``player`` was paired while they race in another room (the pairing node cannot see
+        that): out of the new race before it starts (the others race on; one left alone is freed
+        once the room is stuck) and out of the arena's pairing, as by ``leave_arena``; sent the
+        arena, to join again when they like."""
+        if held.room.has_member(player):
+            await self.path.run(held, lambda core, now: core.leave(player, now))
+            await self.path.forget_if_idle(held)
+        self._forget(player, arena)
+        message = await self._leave(arena, player)
+        log_event("arena.stepped_out", arena=arena, room=held.room.code, player=player)
+        self.fanout.write(self.fanout.connections({player}), encode(message))
+
+    # -- players who drop and come back (this node's) ------------------------------------------------
+
+    def closed(self, session: Session) -> None:
+        """A hook for each connection that closed while its session was its own (not in a drain):
+        its player is paired no more in the arenas they joined here until a hello brings them back
+        (``welcomed``), so no race is made for a player who is not there."""
+        arenas = self.joined.get(session.player)
+        if arenas:
+            self.spawn(self._away(session.player, set(arenas)))
+
+    async def _away(self, player: str, arenas: set[str]) -> None:
+        for code in sorted(arenas):
+            try:
+                await self._leave(code, player)
+            except (ProtocolError, StoreError) as exc:
+                log_event("arena.not_away", arena=code, player=player, error=str(exc))
+                continue
+            self.away.setdefault(player, set()).add(code)
+            log_event("arena.away", arena=code, player=player)
+
+    def welcomed(self, session: Session) -> None:
+        """A hook for each hello: a player who dropped is back in the arenas they were paired in."""
+        arenas = self.away.pop(session.player, None)
+        if arenas:
+            self.spawn(self._back(session, arenas))
+
+    async def _back(self, session: Session, arenas: set[str]) -> None:
+        for code in sorted(arenas):
+            try:
+                message = await self._join(session, code)
+            except (ProtocolError, StoreError) as exc:  # over meanwhile, or the store failed
+                log_event("arena.not_back", arena=code, player=session.player, error=str(exc))
+                continue
+            self.fanout.write(self.fanout.connections({session.player}), encode(message))
+
     async def _tell(self, code: str, ended: bool) -> None:
         """Send the arena's standings (and at its end the podium) to its players on this node."""
         try:
@@ -417,6 +500,9 @@ class Arenas:
             return
         meta = ArenaMeta.load(raw)
         entries = [Entry.load(data) for data in stored.values()]
+        if ended:
+            for entry in entries:
+                self._forget(entry.player, code)
         conns = self.fanout.connections({e.player for e in entries if e.active})
         if not conns:
             return
@@ -448,6 +534,16 @@ def _arena_fields(meta: ArenaMeta) -> dict[str, Any]:
         "starts_at": meta.starts_at,
         "ends_at": meta.ends_at,
     }
+
+
+def _racing_in(room: Room, player: str) -> bool:
+    """Whether ``player`` races in ``room`` now, or will once its countdown ends: a player the
+    arena must not take out of it (one waiting for a room to fill, done with a race others still
+    run, or in a race room that never started, is taken out)."""
+    seat = room.seats.get(player)
+    if seat is None or seat.left:
+        return False
+    return room.phase == Phase.COUNTDOWN or (room.phase == Phase.RACING and seat.status == Status.RACING)
 
 
 def _join(entry: Entry) -> Command:

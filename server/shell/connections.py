@@ -78,6 +78,11 @@ class Connections:
         self.clock = clock
         self.node = node
         self.stopping = stopping
+        self.welcomed: list[Callable[[Session], None]] = []
+        """Hooks told of each session a hello opened or resumed, once its welcome has gone out."""
+        self.closed: list[Callable[[Session], None]] = []
+        """Hooks told of each session whose connection closed while it was the session's own,
+        outside a drain (its players go on to another node)."""
 
     def _seconds(self) -> float:
         return self.clock.now() / 1000
@@ -158,6 +163,8 @@ class Connections:
                 session.conn = None
                 self.store.unlisten(_bells(session))
                 if not self.stopping():
+                    for hook in self.closed:
+                        hook(session)
                     await self.path.dropped(session)
                 if session.room is None:
                     self.table.forget(session)
@@ -197,6 +204,8 @@ class Connections:
         if held is not None:
             self.fanout.write([ws], encode(held.core.state_for(session.player, self.clock.now())))
         self.fanout.send(frames)
+        for hook in self.welcomed:
+            hook(session)
         log_event("session.hello", player=session.player, resumed=hello.token is not None, key=hello.key is not None)
         return session
 
