@@ -175,7 +175,7 @@ class RaceServer:
         )
         self.path.noticed.append(self.fair.noticed)
         self.rematches = Rematches(self.fair.run_for_bot, self.fair.room_held, self.dealing, self.tasks.spawn)
-        self.path.noticed.append(self.rematches.noticed)
+        self.path.changed.append(self.rematches.changed)
         self.path.promised.append(self.fair.record_daily)
         self.archiver: Archiver | None = None
         """Finished races into the database (None: records are off, no race is marked)."""

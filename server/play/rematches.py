@@ -1,6 +1,6 @@
 """Rematches the room cannot start by itself: when the last racer who had not voted leaves or
 drops, everyone still there has voted, but no vote came to start it (``Room.rematch_due``). A hook
-that follows commits sees it and votes again for one of the voters, with the deal a vote would
+that follows lifecycle commits sees it and votes again for one of the voters, with the deal a vote would
 have had, so the rematch starts as the protocol says: once every racer still connected has voted."""
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from server.store.base import StoreError
 
 
 class Rematches:
-    """``noticed`` (a room path hook) starts a due rematch in the background, on the node whose
-    commit made it due; ``run`` and ``room_of`` are the bots' way into the room path."""
+    """``changed`` (a room path hook, after lifecycle commits: a move never makes a rematch due)
+    starts a due rematch in the background, on the node whose commit made it due; ``run`` and
+    ``room_of`` are the bots' way into the room path."""
 
     def __init__(self, run: Run, room_of: Callable[[str], Room | None], deals: Deals, spawn: Spawn) -> None:
         self.run = run
@@ -29,7 +30,7 @@ class Rematches:
         self.starting: set[str] = set()
         """Rooms whose rematch is being started here (one try at a time)."""
 
-    def noticed(self, code: str) -> None:
+    def changed(self, code: str) -> None:
         room = self.room_of(code)
         if room is not None and code not in self.starting and room.rematch_due():
             self.starting.add(code)

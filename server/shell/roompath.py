@@ -110,6 +110,8 @@ class RoomPath:
         self.archiving = False
         """Races are archived: each race's end is stored with its archive mark (off: no marks, which
         would keep finished logs alive until an archiver cleared them)."""
+        self.changed: list[Noticed] = []
+        """Told the room's code after each commit of lifecycle events (not of moves or undos)."""
         self.ended: list[Callable[[str], None]] = []
         """Told the room's code once a race's end is stored and indexed for the archive."""
         self.newer: list[Callable[[str, set[str]], None]] = []
@@ -476,6 +478,8 @@ class RoomPath:
             notice(code)
         if not lifecycle:
             return
+        for hook in self.changed:
+            hook(code)
         await self._set_due(held)
         if self.archiving and _ends(lifecycle):
             await self._index_archive(code)
