@@ -462,17 +462,21 @@ class Arenas:
         (``welcomed``), so no race is made for a player who is not there."""
         arenas = self.joined.get(session.player)
         if arenas:
-            self.spawn(self._away(session.player, set(arenas)))
+            self.away.setdefault(session.player, set()).update(arenas)  # at once: a hello may come next
+            self.spawn(self._away(session, set(arenas)))
 
-    async def _away(self, player: str, arenas: set[str]) -> None:
+    async def _away(self, session: Session, arenas: set[str]) -> None:
+        player = session.player
         for code in sorted(arenas):
+            if code not in self.away.get(player, ()):
+                continue  # back already
             try:
                 await self._leave(code, player)
+                log_event("arena.away", arena=code, player=player)
+                if code not in self.away.get(player, ()):  # back while it was written: in again
+                    await self._join(session, code)
             except (ProtocolError, StoreError) as exc:
                 log_event("arena.not_away", arena=code, player=player, error=str(exc))
-                continue
-            self.away.setdefault(player, set()).add(code)
-            log_event("arena.away", arena=code, player=player)
 
     def welcomed(self, session: Session) -> None:
         """A hook for each hello: a player who dropped is back in the arenas they were paired in."""
