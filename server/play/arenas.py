@@ -150,9 +150,12 @@ class Arenas:
         raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the arena is busy: try again")
 
     async def on_leave_arena(self, asker: Asker, message: LeaveArena) -> Message:
-        code = normalise_room_code(message.arena)
-        self._forget(asker.session.player, code)
-        return await self._leave(code, asker.session.player)
+        return await self._leave_for_good(normalise_room_code(message.arena), asker.session.player)
+
+    async def _leave_for_good(self, code: str, player: str) -> Message:
+        """``player`` leaves arena ``code`` and is not brought back by a later hello."""
+        self._forget(player, code)
+        return await self._leave(code, player)
 
     def _forget(self, player: str, code: str) -> None:
         """``player`` is out of arena ``code`` for good (left it, or it ended): not brought back."""
@@ -449,8 +452,7 @@ class Arenas:
         if held.room.has_member(player):
             await self.path.run(held, lambda core, now: core.leave(player, now))
             await self.path.forget_if_idle(held)
-        self._forget(player, arena)
-        message = await self._leave(arena, player)
+        message = await self._leave_for_good(arena, player)
         log_event("arena.stepped_out", arena=arena, room=held.room.code, player=player)
         self.fanout.write(self.fanout.connections({player}), encode(message))
 

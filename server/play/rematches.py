@@ -1,7 +1,8 @@
 """Rematches the room cannot start by itself: when the last racer who had not voted leaves or
-drops, everyone still there has voted, but no vote came to start it (``Room.rematch_due``). A hook
-that follows lifecycle commits sees it and votes again for one of the voters, with the deal a vote would
-have had, so the rematch starts as the protocol says: once every racer still connected has voted."""
+drops, everyone still there has voted, but no vote came to start it (``Room.rematch_due``). A
+hook that follows lifecycle commits sees it and votes again for one of the voters, with the deal
+a vote would have had, so the rematch starts as the protocol says: once every racer still
+connected has voted."""
 
 from __future__ import annotations
 
