@@ -98,7 +98,7 @@ class _Shard:
         self.waiting.clear()
         with contextlib.suppress(Exception):
             async with asyncio.timeout(CLOSE_TIMEOUT):
-                await self.pubsub.aclose()  # type: ignore[no-untyped-call]
+                await self.pubsub.aclose()
         with contextlib.suppress(Exception):
             async with asyncio.timeout(CLOSE_TIMEOUT):
                 await self.client.aclose()

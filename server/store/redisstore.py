@@ -272,9 +272,7 @@ class RedisStore:
             # after a failover the next call (the store resends an idempotent one once) reaches the
             # promoted replica. No pipelined link (it keeps one fixed address).
             found = sentinels(url)
-            self._sentinel = Sentinel(  # type: ignore[no-untyped-call]
-                found.hosts, socket_timeout=timeout, socket_connect_timeout=timeout
-            )
+            self._sentinel = Sentinel(found.hosts, socket_timeout=timeout, socket_connect_timeout=timeout)
             self._service = found.service
             self._redis = self._sentinel.master_for(found.service, db=found.db, **{**options, **found.options})
             self._master_options = {"db": found.db, **found.options}
