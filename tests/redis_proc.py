@@ -20,14 +20,41 @@ import pytest
 HOST = "127.0.0.1"
 
 
+PORTS_PER_WORKER = 2000
+FIRST_PORT = 12000
+"""Ports handed out by ``free_port``: below the kernel's ephemeral range (32768 up, where bind to
+port 0 and every outgoing connection take theirs), a block of ``PORTS_PER_WORKER`` per pytest-xdist
+worker."""
+
+
+def _port_block() -> range:
+    """This process's block: by its xdist worker number (``gw3``: the fourth), the first otherwise."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    number = int(worker[2:]) if worker[2:].isdigit() else 0
+    first = FIRST_PORT + (number % 10) * PORTS_PER_WORKER
+    return range(first, first + PORTS_PER_WORKER)
+
+
+_handed_out = 0
+
+
 def free_port() -> int:
-    """A TCP port on the loopback interface that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        port = int(sock.getsockname()[1])
-    if port == 6379:  # pragma: no cover - the OS hands out ephemeral ports, never 6379 in practice
-        return free_port()
-    return port
+    """A TCP port on the loopback interface that nothing listens on right now, and that neither
+    another test worker nor an outgoing connection takes while its process starts or while it is
+    stopped for a restart: each worker hands out its own block in turn, so a port comes back only
+    after ``PORTS_PER_WORKER`` others (a port handed by the kernel could be handed again at once)."""
+    global _handed_out
+    block = _port_block()
+    for _ in range(len(block)):
+        port = block[_handed_out % len(block)]
+        _handed_out += 1
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind((HOST, port))
+            except OSError:
+                continue  # in use (by something outside the tests): the next one
+        return port
+    raise AssertionError(f"no free port in {block}")
 
 
 def redis_server_binary() -> str:
