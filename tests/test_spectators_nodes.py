@@ -19,6 +19,7 @@ from protocol.messages import (
     CreateRoom,
     JoinRoom,
     ListRooms,
+    Members,
     MoveRequest,
     Ok,
     Progress,
@@ -64,6 +65,13 @@ async def watched_race(racing: ServerProcess, watching: ServerProcess) -> tuple[
     return ann, bob, eve
 
 
+async def counted_gone(racer: WsClient) -> None:
+    """Until the racing node's sweep has recorded the stalled node's spectator gone (its racers hear
+    that the room has no spectator): past the stalled node's beats' life (6 s) and the sweep's next
+    beat, which a loaded machine delays (a fixed 9 s stall was too short for it, 2 runs in 6)."""
+    await racer.expect(Members, wait=60, where=lambda members: members.spectators == 0)
+
+
 async def finish(ann: WsClient, bob: WsClient, eve: WsClient) -> None:
     """Ann plays on, both resign: Eve sees Ann's moves and the result."""
     for move in MOVES:
@@ -96,9 +104,10 @@ async def test_a_node_that_restarts_keeps_the_other_nodes_spectators(
 async def test_a_stalled_node_gets_its_spectators_back_when_it_wakes(nodes: list[ServerProcess]) -> None:
     racing, watching = nodes
     ann, bob, eve = await watched_race(racing, watching)
+    await ann.settle()  # what she heard before the stall (a room with no spectator yet among it)
     os.kill(watching.proc.pid, signal.SIGSTOP)
     try:
-        await asyncio.sleep(9)  # past its beats' life: the racing node's sweep counts it dead
+        await counted_gone(ann)
     finally:
         os.kill(watching.proc.pid, signal.SIGCONT)
     state = await eve.expect(RoomState, wait=10)  # joined again, with the room as it is now
@@ -113,9 +122,10 @@ async def test_a_stalled_node_whose_store_stalls_as_it_wakes_gets_its_spectators
     first try at seating her again fails (before: never tried again, and she heard nothing more)."""
     racing, watching = nodes
     ann, bob, eve = await watched_race(racing, watching)
+    await ann.settle()  # what she heard before the stall (a room with no spectator yet among it)
     os.kill(watching.proc.pid, signal.SIGSTOP)
     try:
-        await asyncio.sleep(9)  # the racing node's sweep records Eve gone, its doorbell waits unread
+        await counted_gone(ann)  # Eve's departure's doorbell waits unread
         os.kill(redis_proc.pid, signal.SIGSTOP)
         try:
             os.kill(watching.proc.pid, signal.SIGCONT)
