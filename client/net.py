@@ -11,7 +11,10 @@ says it (a session to come back to is resumed by its token first): the session i
 A key the server refuses is dropped (``on_key(None)``); when the server cannot check it now the
 client goes on anonymous and keeps it. A connection without a key asks the
 server to ``register`` once it is connected (when ``on_key`` is given and the server keeps
-players), and hands the new key to ``on_key``: it is said at the next connection.
+players), and hands the new key to ``on_key``. A fresh start (no session to resume) registers
+before its session opens, on a connection of its own, so the session is the player's from its first
+race: a race is never filed under a throwaway session id. A resumed anonymous session registers
+once connected, and the new key is said at the next connection.
 
 Once seated in a room (a ``room`` message with role ``racer``: created, joined, matched, seated by
 an arena) the connection moves to the room's address, ``/r/CODE`` under the server's (docs/protocol.md,
@@ -160,6 +163,8 @@ class RaceConnection:
         self.on_key = on_key
         self.tls = tls
         self._registering: asyncio.Task[None] | None = None
+        self._asked_register = False
+        """The server answered a ``register`` of this connection's (a key or a refusal)."""
         self.room: str | None = None
         """The room whose address (``room_url``) the connection uses, once seated in one."""
         self._following: asyncio.Task[None] | None = None
@@ -182,6 +187,8 @@ class RaceConnection:
         """Open the socket and say hello; ConnectError with a readable reason on failure."""
         self.on_status("connecting")
         token = self.token or self.resume_token
+        if token is None and self.key is None and self.on_key is not None:
+            await self._register_first()
         try:
             welcome = await self._keyed(token)
         except ServerError as error:
@@ -190,9 +197,40 @@ class RaceConnection:
             welcome = await self._open(None)  # the saved session is gone: a new one
         self.resume_token = None
         self._reader = asyncio.create_task(self._read_forever())
-        if self.key is None and self.on_key is not None:
+        if self.key is None and self.on_key is not None and not self._asked_register:
             self._registering = asyncio.create_task(self._register())
         return welcome
+
+    async def _register_first(self) -> bool:
+        """Before the session opens: register on a connection of its own (a hello, ``register``,
+        closed), keep the key (``on_key``) and say it in the session's hello. False when the
+        server could not be asked (it answers nothing here that a new session would not hear);
+        True when it answered, a key or not (a server that keeps no players: anonymous), and then
+        the connection does not ask again."""
+        try:
+            ws, _welcome = await self._handshake(None, None)
+        except (ConnectError, ServerError) as error:
+            log.info("not registered first: %s", error)
+            return False
+        try:
+            await ws.send(encode_request(Register(), 1))
+            async with asyncio.timeout(self.reply_timeout):
+                while True:
+                    re, reply = decode_server(await ws.recv())
+                    if re == 1:
+                        break
+        except (ConnectionClosed, TimeoutError, ProtocolError) as error:
+            log.info("not registered first: %s", error)
+            return False
+        finally:
+            await ws.close()
+        self._asked_register = True
+        if isinstance(reply, Identity) and reply.key is not None and self.on_key is not None:
+            self.key = reply.key
+            self.on_key(reply.key)
+        else:
+            log.info("not registered: the server answered %s", getattr(reply, "code", reply.TYPE))
+        return True
 
     async def _keyed(self, token: str | None) -> Welcome:
         """Hello with ``token`` (a session to come back to: a race may hold our seat), else with
@@ -212,6 +250,9 @@ class RaceConnection:
                     self.key = None
                     if self.on_key is not None:
                         self.on_key(None)
+                        # Not a player here (any more): a new one, and the session is theirs.
+                        if await self._register_first() and self.key is not None:
+                            return await self._open(None, key=self.key)
                 elif error.code not in KEY_NOT_NOW:
                     raise
                 log.warning("the server did not take our key: %s", error)

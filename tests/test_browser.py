@@ -339,7 +339,7 @@ async def test_quick_match_pairs_two_pages_and_the_deck_can_have_four_colours(
 ) -> None:
     ann = await open_page(browser, http(server), "Ann")
     bob = await open_page(browser, http(server), "Bob", phone=True)
-    old_id = await js(ann, "window.seahaven.me.player")
+    player = await js(ann, "window.seahaven.me.player")
     # The old session's close is held back until the new session is welcomed, as on a slow network:
     # it must not mark the new one offline.
     hold = "const ws = window.seahaven.conn.ws, closed = ws.onclose;"
@@ -347,7 +347,9 @@ async def test_quick_match_pairs_two_pages_and_the_deck_can_have_four_colours(
     await ann.click("text=Change name")  # a new name is a new session
     await ann.fill("#name", "Anna")
     await ann.click("text=Continue")
-    await ann.wait_for_function(f"() => window.seahaven.me?.player && window.seahaven.me.player !== {old_id!r}")
+    # Renamed, and the same player (registered at first start: a new name keeps their races).
+    await ann.wait_for_function("() => window.seahaven.me?.name === 'Anna'", timeout=WAIT_MS)
+    assert await js(ann, "window.seahaven.me.player") == player
     await ann.wait_for_function("() => window.lateClose !== undefined", timeout=WAIT_MS)
     await js(ann, "window.lateClose()")
     assert await js(ann, "window.seahaven.status") == "online"
@@ -423,7 +425,10 @@ async def test_a_browser_registers_once_and_comes_back_as_that_player(browser: B
     await page.wait_for_function("() => localStorage.getItem('seahaven.key') !== null", timeout=WAIT_MS)
     key = await js(page, "localStorage.getItem('seahaven.key')")
     assert isinstance(key, str) and re.fullmatch(r"u[0-9A-Z]{12}\.[A-Za-z0-9_-]{43}", key)
-    assert await js(page, "window.seahaven.me.identified ?? false") is False  # this page's session: anonymous
+    # The first session the page races in is the player's already: no race under a session id.
+    await page.wait_for_function("() => window.seahaven.me?.identified === true", timeout=WAIT_MS)
+    assert await js(page, "window.seahaven.me.player") == key.partition(".")[0]
+    assert await js(page, "window.seahaven.me.name") == "Kim"
     await page.evaluate("() => localStorage.removeItem('seahaven.token')")  # a new session next time
     await page.reload()
     await page.wait_for_function("() => window.seahaven.me?.identified === true", timeout=WAIT_MS)

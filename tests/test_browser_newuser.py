@@ -8,7 +8,10 @@ the phone layout (racers' states, long names, the lobby), names, focus, and auto
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
+import urllib.request
 from collections.abc import Iterator
 
 import pytest
@@ -30,6 +33,7 @@ from protocol.messages import (
 from seahaven import Board, Move, parse_board, to_board_text
 from seahaven.solver import solve
 from tests.browser_pages import AUTO_OFF, WAIT_MS, at_rest, js, key_move
+from tests.helpers import wait_until
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient, race_of_two
 
@@ -437,4 +441,38 @@ async def test_with_reduced_motion_cards_do_not_slide(server: ServerProcess, bro
     await page.wait_for_function("() => window.seahaven.pending.length === 0", timeout=WAIT_MS)
     assert await js(page, "window.seahaven.board.stack.length") == 1
     assert await js(page, "window.seahaven.slid") == 0
+    no_errors(page)
+
+
+async def test_a_new_players_first_race_is_on_their_page_without_the_account_panel(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A browser that never opens the account panel races as its player from the first race: the
+    player its stored key names is the session's, and that player's page lists the race."""
+    page = await open_page(browser, http(server), "Nia")
+    key = await js(page, "localStorage.getItem('seahaven.key')")
+    assert isinstance(key, str)
+    player = key.partition(".")[0]
+    assert await js(page, "[window.seahaven.me.player, window.seahaven.me.identified]") == [player, True]
+    py = await race_against_py(server, page)
+    assert isinstance(await py.call(Resign()), Ok)
+    for _ in range(2):  # R twice: resign
+        await page.keyboard.press("R")
+    await page.wait_for_selector("#my-page-link", timeout=WAIT_MS)
+    assert await page.get_attribute("#my-page-link", "href") == f"/players/{player}"
+
+    def races_on_record() -> list[object]:
+        with urllib.request.urlopen(http(server, f"/api/v1/players/{player}/races"), timeout=5) as answer:
+            return list(json.load(answer)["races"])
+
+    async def archived() -> bool:
+        return len(await asyncio.to_thread(races_on_record)) == 1
+
+    await wait_until(archived, what="the race on the player's record")
+    mine = await page.context.new_page()
+    await mine.goto(http(server, f"/players/{player}"))
+    await mine.wait_for_function("() => window.seahavenRecords?.ready === true", timeout=WAIT_MS)
+    assert await mine.inner_text("#player-name") == "Nia"
+    assert await mine.inner_text("#races") == "1"
+    assert await mine.locator(".races tbody tr").count() == 1
     no_errors(page)

@@ -94,9 +94,11 @@ async def test_claim_a_handle_set_a_password_sign_in_elsewhere_export_and_delete
     async with app.run_test(size=SIZE) as pilot:
         key = await registered_app(app, pilot, one)
         ann = key.partition(".")[0]
-        assert app.conn is not None and app.conn.welcome is not None and not app.conn.welcome.identified
+        # Registered before its first session opened: that session is the player's already.
+        assert app.conn is not None and app.conn.welcome is not None and app.conn.welcome.identified
+        assert app.conn.welcome.player == ann
         screen = await open_account(app, pilot)
-        await identified(pilot, screen)  # it connected again with the key by itself
+        await identified(pilot, screen)
         assert app.conn is not None and app.conn.welcome is not None and app.conn.welcome.player == ann
         assert f"You are player {ann}" in screen.who_text and "no handle yet" in screen.who_text
         assert "Connected to" in app.lobby.status_text, "the lobby says so too"

@@ -45,13 +45,19 @@ async def server(make_memory_server: MakeServer, database: Database) -> AsyncIte
     yield await make_memory_server(accounts=Accounts(database))
 
 
-async def test_the_first_connection_registers_and_the_next_says_the_key(server: RaceServer) -> None:
+async def test_the_first_connection_registers_before_its_session_and_the_next_says_the_key(
+    server: RaceServer,
+) -> None:
     keys = Keys()
     first = RaceConnection(url_of(server), "Ann", lambda m: None, on_key=keys)
     welcome = await first.connect()
-    assert not welcome.identified  # this connection stays anonymous
-    key = await keys.next()
+    assert len(keys.told) == 1, "the key is kept before the session opens"
+    key = keys.told[0]
     assert key is not None and key.startswith("u") and first.key == key
+    # The session is the player's from the first race on: nothing is filed under a session id.
+    assert welcome.identified and welcome.player == key.partition(".")[0] and welcome.name == "Ann"
+    assert isinstance(await first.request(Ping()), Pong)
+    assert keys.told == [key], "registered once"
     await first.close()
 
     again = Keys()
@@ -68,10 +74,9 @@ async def test_a_refused_key_is_forgotten_and_a_new_player_registered(server: Ra
     forged = f"u{'A' * 12}.{'A' * 43}"
     conn = RaceConnection(url_of(server), "Ann", lambda m: None, key=forged, on_key=keys)
     welcome = await conn.connect()
-    assert not welcome.identified
-    assert await keys.next() is None  # forget it...
-    fresh = await keys.next()  # ...and here is a key of our own
-    assert fresh is not None and fresh != forged
+    forgotten, fresh = keys.told  # forget it, and here is a key of our own (before the session opened)
+    assert forgotten is None and fresh is not None and fresh != forged
+    assert welcome.identified and welcome.player == fresh.partition(".")[0]  # the session is that player's
     await conn.close()
 
 

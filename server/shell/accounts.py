@@ -46,8 +46,9 @@ SIGN_INS_PER_HANDLE: Final = 5
 """Sign-in attempts on one handle per window, from anywhere (then ``rate-limited``)."""
 SIGN_INS_PER_ADDRESS: Final = 20
 """Sign-in attempts from one client address per window, on any handles."""
-REGISTRATIONS_PER_HOUR: Final = 20
-"""New players one client address may register an hour."""
+REGISTRATIONS_PER_HOUR: Final = 200
+"""New players one client address may register an hour: both clients register at their first
+start, so every new visitor behind one address (a school, a household's NAT) counts here."""
 
 
 class AccountRequests:

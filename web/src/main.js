@@ -140,20 +140,32 @@ export function createApp(win = window) {
     else store.removeItem(KEY.key);
   }
 
-  /** A browser without a key becomes a registered player of this server once: its next session is
-   * that player's, so its races follow it. A server that keeps no players is raced anonymously. */
-  async function registerOnce() {
-    if (store.getItem(KEY.key) || store.getItem(KEY.anonymous) || S.registering) return;
-    S.registering = true;
-    try {
-      const identity = await S.conn.call("register");
-      if (identity.key) {
-        keepKey(identity.key);
-        S.conn.key = identity.key;
-      }
-    } catch {
-      // records-unavailable, or an older server: stay anonymous
-    }
+  /** A browser without a key becomes a registered player of this server before it races: the
+   * anonymous session's first call registers, and a new session said with the key takes its place
+   * (useKey) before anything else is done, so the first race is already the player's (its page,
+   * ratings and records). True while that happens. Not in a room (a resumed race keeps its seat: the
+   * key is kept for the next session), nor after the player chose to race anonymously (an account
+   * deleted here), nor again after a server that keeps no players said so. */
+  function becomePlayer(welcome) {
+    if (welcome.identified || welcome.room || S.room || store.getItem(KEY.key) || store.getItem(KEY.anonymous)) return false;
+    if (S.registering) return S.registering === "asking";
+    S.registering = "asking";
+    const conn = S.conn;
+    conn
+      .call("register")
+      .then((identity) => {
+        if (!identity.key) throw new Error("no key");
+        if (S.conn === conn) hooks.useKey(identity.key);
+        else keepKey(identity.key);
+      })
+      .catch(() => {
+        // records-unavailable, or an older server: race anonymously on this session
+        if (S.conn === conn) welcomed(welcome);
+      })
+      .finally(() => {
+        S.registering = "asked";
+      });
+    return true;
   }
 
   // What the account panel and the challenges (account.js, challenge.js) use of the app.
@@ -218,9 +230,14 @@ export function createApp(win = window) {
       app.say(t("your earlier session has expired: starting a new one"));
       return;
     }
+    if (becomePlayer(body)) return render(); // goes on as the player, in a session of its own
+    welcomed(body);
+  }
+
+  /** A session that is ours to race in: who we are, then where a link or a lost seat takes us. */
+  function welcomed(body) {
     S.me = body;
     store.setItem(KEY.token, body.token);
-    if (!body.identified) registerOnce();
     if (body.room) return; // the room frame follows
     if (S.room?.role === "spectator") S.wanted ??= { code: S.room.room, watch: true }; // a dropped spectator joins again
     else if (S.room) {

@@ -11,7 +11,7 @@ export function initialState({ view = "lobby", wanted = null, challenge = null }
     status: "connecting",
     statusDetail: "",
     me: null, // welcome body
-    registering: false, // a register request was sent (once per page)
+    registering: false, // "asking": registering before the first race; "asked": done (once per page)
     challenge, // the /c/ID page's challenge
     view,
     rooms: [],
