@@ -146,7 +146,9 @@ export class Connection {
     if (FINAL_CLOSES.has(e.code) || this.stopped) {
       for (const call of this.waiting.values()) call.reject(new ServerError({ code: "closed", message: e.reason }));
       this.waiting.clear();
-      this.onStatus("closed", e.reason || t("the connection was closed"));
+      // 4001: the player's session went on elsewhere; said in words, not in the server's reason.
+      const why = e.code === 4001 ? t("Playing in another tab or device") : e.reason;
+      this.onStatus("closed", why || t("the connection was closed"));
       return;
     }
     // Moves are not resent: the room state that follows the next welcome already holds every move
