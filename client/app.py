@@ -343,6 +343,9 @@ class RaceApp(App[None]):
         except OSError as error:
             self.notify(_("Could not save the statistics: {error}").format(error=error), severity="warning")
 
+    def race_ghost(self, challenge: str) -> None:
+        self.lobby.race_ghost(challenge)
+
     def back_to_lobby(self, message: str | None = None, kind: str = "info") -> None:
         """Close the room's screens and show the lobby (with ``message``)."""
         room, self.room = self.room, None

@@ -555,6 +555,10 @@ class LobbyScreen(LocalScreen[None]):
             )
             self.query_one("#code", Input).focus()
             return
+        self.race_ghost(code)
+
+    def race_ghost(self, code: str) -> None:
+        """Race the run of the ghost challenge ``code`` (the Ghost button, or a ghost race's rematch)."""
         self._enter(AcceptChallenge(challenge=code), code)
 
     @on(Button.Pressed, "#quick")

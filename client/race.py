@@ -34,6 +34,7 @@ from textual.worker import Worker
 from i18n import _, ngettext
 from protocol.enums import Phase, Role, Status
 from protocol.messages import (
+    GHOST_PREFIX,
     Advice,
     Challenge,
     ChallengeRequest,
@@ -95,6 +96,9 @@ class RaceHost(Protocol):
 
     def records(self) -> Records:
         """The server's read API (races on record)."""
+
+    def race_ghost(self, challenge: str) -> None:
+        """From the lobby: race the run of ``challenge`` (a ghost challenge's code) in a new room."""
 
 
 def board_from_state(deal: str | None, history: Iterable[str], board_text: str | None, preset_name: str) -> Board:
@@ -400,6 +404,11 @@ class RaceController:
     def choose(self, choice: str) -> None:
         """The results view's answer."""
         self.results_open = False
+        if choice == REMATCH and self.model.role == Role.RACER and (challenge := self._ghost_challenge()):
+            # A ghost never votes for a rematch (its run was on this deal): race its run again from
+            # its challenge, in a new room, as the browser's "Race the ghost again" does.
+            self.host.start_task(self._race_ghost_again(challenge), "ghost")
+            return
         if choice == REMATCH and self.model.role == Role.RACER:
             self.asked_rematch = True
             self.outbox.put(None, Rematch())
@@ -411,6 +420,21 @@ class RaceController:
             self.leave()
             return
         self._render()
+
+    def _ghost_challenge(self) -> str | None:
+        """The challenge code of the ghost racing in this room, if one is (its id: GHOST_PREFIX + code)."""
+        for player, racer in self.model.racers.items():
+            if racer.ghost and player.startswith(GHOST_PREFIX):
+                return player[len(GHOST_PREFIX) :]
+        return None
+
+    async def _race_ghost_again(self, challenge: str) -> None:
+        try:
+            await self.conn.request(Leave())
+        except (ServerError, ConnectionLost, TimeoutError) as error:
+            log.info("leave: %s", error)
+        self.host.back_to_lobby()
+        self.host.race_ghost(challenge)
 
     def challenge(self) -> None:
         """Make a ghost challenge of my run in the race just over: a code a friend races it by."""

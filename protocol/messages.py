@@ -78,6 +78,9 @@ class _Notation(Str):
 REGISTERED_PREFIX: Final = "u"
 """The first character of a registered player's id (docs/protocol.md, section 1); anonymous ones
 start with ``p``, bots' with ``bot-``."""
+GHOST_PREFIX: Final = "ghost-"
+"""A ghost racer's id is this and its challenge's id (docs/protocol.md, ``accept_challenge``): a
+client races the run again from that challenge."""
 KEY_MAX: Final = 128
 """The longest ``hello.key`` read (a key the server gives is 57 characters)."""
 HANDLE_MAX: Final = 24

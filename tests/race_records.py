@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocol.enums import EndReason, Status
+from protocol.messages import GHOST_PREFIX
 from seahaven.codes import encode
 from server.rooms.events import Event
-from server.rooms.history import GHOST_PREFIX, RaceRecord, RacerRecord, races_of
+from server.rooms.history import RaceRecord, RacerRecord, races_of
 from server.rooms.room import BOT_PREFIX, Room
 from server.rooms.settings import Settings
 from tests.wins import SEAHAVEN_1_WIN

@@ -11,12 +11,22 @@ from textual.widgets import Input
 from client.app import RaceApp
 from client.race_screen import RaceScreen
 from client.results import ResultsScreen
-from protocol.messages import Challenge, ChallengeRequest, JoinRoom, Moved, MoveRequest, Ok, Ready, Result, RoomState
+from protocol.messages import (
+    GHOST_PREFIX,
+    Challenge,
+    ChallengeRequest,
+    JoinRoom,
+    Moved,
+    MoveRequest,
+    Ok,
+    Ready,
+    Result,
+    RoomState,
+)
 from server.app import RaceServer
 from server.records.archive import Archive
 from server.records.challenges import ChallengeRecords
 from server.records.database import Database
-from server.rooms.room import GHOST_PREFIX
 from tests.client_driver import SIZE, connect, create_deal_1, data_home, room_of, shown, top, until
 from tests.helpers import MakeServer, fake, url_of
 from tests.racing import room_with, solution
@@ -92,6 +102,39 @@ async def test_the_lobbys_ghost_button_races_a_challenge(make_memory_server: Mak
         await until(pilot, lambda: room.model.phase == "racing", "the race to start")
         clock.advance(5 * 100)
         await until(pilot, lambda: room.model.racers[ghost].moves == 5, "the ghost's first five moves")
+
+
+async def test_rematch_after_a_ghost_race_races_the_ghost_again(
+    make_memory_server: MakeServer, database: Database
+) -> None:
+    """A ghost never votes for a rematch: r on the results waited for it for ever ("1 of 2 racers
+    want one"). It races the run again, from its challenge, in a new room."""
+    server, _ = await recording(make_memory_server, database)
+    clock = fake(server)
+    code, ghost = await _bobs_win_challenged(server)
+    app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        app.lobby.query_one("#code", Input).value = code
+        await pilot.click("#ghost")
+        await until(pilot, lambda: app.room is not None and isinstance(top(app), RaceScreen), "the ghost's room")
+        first = room_of(app)
+        await until(pilot, lambda: len(first.model.racers) == 2, "the ghost seated")
+        await pilot.press("r")
+        await until(pilot, lambda: first.model.phase == "racing", "the race to start")
+        await pilot.press("R", "R")  # resign: the ghost plays on to its finish
+        clock.advance(len(solution()) * 100 + 1000)
+        await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results", 10)
+        await pilot.press("r")
+        await until(
+            pilot,
+            lambda: app.room is not None and app.room.code != first.code and isinstance(top(app), RaceScreen),
+            "a new room with the ghost",
+            10,
+        )
+        again = room_of(app)
+        await until(pilot, lambda: ghost in again.model.racers, "the ghost seated again")
+        assert again.model.racers[ghost].ghost and again.model.phase != "finished"
 
 
 async def test_a_wrong_challenge_code_is_explained_in_the_lobby(

@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from protocol.enums import EndReason, Status
 from protocol.errors import ErrorCode
 from protocol.messages import (
+    GHOST_PREFIX,
     AcceptChallenge,
     Challenge,
     ChallengeRequest,
@@ -43,7 +44,6 @@ from server.records.database import Database, open_database
 from server.records.migrate import migrate
 from server.records.reader import Reader
 from server.records.schema import races
-from server.rooms.room import GHOST_PREFIX
 from tests.helpers import MakeServer, fake, url_of, wait_until
 from tests.httpclient import get
 from tests.pg_proc import PgProcess, create_database

@@ -21,10 +21,11 @@ from typing import Final
 
 from protocol.enums import Phase, Status
 from protocol.errors import ProtocolError
+from protocol.messages import GHOST_PREFIX
 from server.play.bot import PACES, BotBrain, think
 from server.play.dealpool import worker_executor
 from server.play.seats import Run, SeatDrivers
-from server.rooms.room import BOT_PREFIX, GHOST_PREFIX, Room
+from server.rooms.room import BOT_PREFIX, Room
 from server.shell.held import Command
 from server.store.base import StoreError
 

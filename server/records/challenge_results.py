@@ -14,9 +14,9 @@ from typing import Any, Final
 from sqlalchemy import and_, select
 from sqlalchemy.sql.expression import Select
 
+from protocol.messages import GHOST_PREFIX
 from server.records.schema import race_racers
 from server.records.views import shown_name
-from server.rooms.room import GHOST_PREFIX
 
 __all__ = ["RESULTS", "challenge_of", "result_view", "results_query"]
 

@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from protocol.enums import Status
+from protocol.messages import GHOST_PREFIX
 from seahaven import Board
 from seahaven.moves import read_move
 from server.rooms.events import Created, Ended, Event, Started
 from server.rooms.raceid import race_id
-from server.rooms.room import BOT_PREFIX, GHOST_PREFIX, Room
+from server.rooms.room import BOT_PREFIX, Room
 from server.rooms.settings import Settings
 
 __all__ = ["GHOST_PREFIX", "ChallengeRun", "RaceRecord", "RacerRecord", "ended_races", "proven", "races_of"]

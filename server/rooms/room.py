@@ -20,6 +20,7 @@ from typing import Final, NamedTuple
 from protocol.enums import EndReason, Phase, Role, Status
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
+    GHOST_PREFIX,
     NAME_MAX,
     Countdown,
     Members,
@@ -60,9 +61,9 @@ from server.rooms.settings import Settings
 
 BOT_PREFIX: Final = "bot-"
 """Player ids of bot racers start so (a human's start with "p"): the room shows them as bots."""
-GHOST_PREFIX: Final = "ghost-"
-"""Player ids of ghost racers (a recorded run raced again: ``server/play/ghosts.py``) start so,
-followed by the challenge's id: the room shows them as ghosts, the records find a challenge's races."""
+# Player ids of ghost racers (a recorded run raced again: ``server/play/ghosts.py``) start with
+# protocol.messages.GHOST_PREFIX, followed by the challenge's id: the room shows them as ghosts,
+# the records find a challenge's races.
 DONE: Final = frozenset({Status.FINISHED, Status.STUCK, Status.RESIGNED, Status.FORFEIT})
 DONE_WITH_UNDO: Final = DONE - {Status.STUCK}
 """Done where undo is on: a stuck racer can still undo their way out."""

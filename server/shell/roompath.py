@@ -27,14 +27,14 @@ import msgpack
 from protocol.codec import encode
 from protocol.enums import Phase
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import Ok
+from protocol.messages import GHOST_PREFIX, Ok
 from protocol.schema import Message
 from server.config import Config
 from server.rooms.core import Outcome, RoomCore
 from server.rooms.events import Ended, Event, Left, Moved, NewerFormat, Presence, Undone, pack, unpack
 from server.rooms.history import ended_races
 from server.rooms.merge import RACE_WIDE, Unmergeable, merge
-from server.rooms.room import BOT_PREFIX, GHOST_PREFIX, Room, Seat
+from server.rooms.room import BOT_PREFIX, Room, Seat
 from server.rooms.settings import Settings
 from server.shell.clock import Clock
 from server.shell.fanout import Fanout
