@@ -15,6 +15,7 @@ import pytest
 from playwright.async_api import Browser, Page
 
 from protocol.messages import (
+    ClaimHandle,
     CreateRoom,
     Identity,
     JoinRoom,
@@ -28,6 +29,7 @@ from protocol.messages import (
     Resign,
     Result,
     RoomState,
+    SetPassword,
     Started,
 )
 from seahaven import COLUMN, Board, Move, to_board_text
@@ -435,6 +437,41 @@ async def test_a_browser_registers_once_and_comes_back_as_that_player(browser: B
     await page.wait_for_function("() => window.seahaven.me?.identified === true", timeout=WAIT_MS)
     assert await js(page, "window.seahaven.me.player") == key.partition(".")[0]
     assert await js(page, "localStorage.getItem('seahaven.key')") == key  # registered once, not again
+    no_errors(page)
+
+
+async def test_the_first_screen_signs_in_as_a_player_of_another_device(browser: Browser, server: ServerProcess) -> None:
+    """A player of this server on another device signs in from the first screen, and this browser
+    becomes that player: no new player is made for it meanwhile."""
+    url = f"ws://127.0.0.1:{server.port}/"
+    first = await WsClient.open(url, "Lee")
+    identity = await first.call(Register())
+    assert isinstance(identity, Identity) and identity.key is not None
+    await close(first)
+    lee = await WsClient.open(url, "Lee", key=identity.key)
+    assert isinstance(await lee.call(ClaimHandle(handle="Lee")), Identity)
+    assert isinstance(await lee.call(SetPassword(password="correct horse battery")), Ok)
+    await close(lee)
+
+    page = await (await browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    setattr(page, "errors", errors)  # noqa: B010  # read by no_errors()
+    await page.goto(http(server))
+    await page.fill("#name", "Lee on the phone")
+    await page.click("#sign-in-first")
+    await page.wait_for_selector("#sign-in-form", timeout=WAIT_MS)
+    await page.wait_for_function("() => window.seahaven.me !== null", timeout=WAIT_MS)
+    anonymous = "[window.seahaven.me.identified ?? false, localStorage.getItem('seahaven.key')]"
+    assert await js(page, anonymous) == [False, None]  # no player registered while signing in
+    await page.fill("#sign-in-handle", "lee")
+    await page.fill("#sign-in-password", "correct horse battery")
+    await page.click("#sign-in")
+    await page.wait_for_function("() => window.seahaven.me?.identified === true", timeout=WAIT_MS)
+    assert await js(page, "window.seahaven.me.player") == identity.player
+    key = await js(page, "localStorage.getItem('seahaven.key')")
+    # This device's own key (sign_in gives one per device), of that player.
+    assert isinstance(key, str) and key.partition(".")[0] == identity.player and key != identity.key
     no_errors(page)
 
 

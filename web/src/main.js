@@ -94,6 +94,16 @@ export function createApp(win = window) {
       connect();
       render();
     },
+    /** "I have a player here: sign in" on the first screen: connect without becoming a new
+     * player, and open the account panel, whose sign-in makes this browser that player. */
+    signInFirst(text) {
+      store.setItem(KEY.name, cleanName(text) || "player"); // as connect() names a nameless session
+      S.signingIn = true;
+      S.view = "account";
+      connect();
+      openAccount(hooks);
+      render();
+    },
     /** A new name is a new session: the server fixes the name at hello. */
     rename() {
       S.conn.retire();
@@ -147,7 +157,7 @@ export function createApp(win = window) {
    * key is kept for the next session), nor after the player chose to race anonymously (an account
    * deleted here), nor again after a server that keeps no players said so. */
   function becomePlayer(welcome) {
-    if (welcome.identified || welcome.room || S.room || store.getItem(KEY.key) || store.getItem(KEY.anonymous)) return false;
+    if (welcome.identified || welcome.room || S.room || S.signingIn || store.getItem(KEY.key) || store.getItem(KEY.anonymous)) return false;
     if (S.registering) return S.registering === "asking";
     S.registering = "asking";
     const conn = S.conn;
@@ -189,6 +199,7 @@ export function createApp(win = window) {
     /** Race as the player ``key`` names from now on (signed in, registered: account.js): a new
      * session, said with the key (a token would resume this one, which is not that player's). */
     useKey(key) {
+      S.signingIn = false;
       keepKey(key);
       store.removeItem(KEY.anonymous);
       S.conn.retire();

@@ -11,6 +11,7 @@ export function initialState({ view = "lobby", wanted = null, challenge = null }
     status: "connecting",
     statusDetail: "",
     me: null, // welcome body
+    signingIn: false, // the first screen's "sign in": no new player is registered meanwhile
     registering: false, // "asking": registering before the first race; "asked": done (once per page)
     challenge, // the /c/ID page's challenge
     view,

@@ -95,6 +95,8 @@ function nameView(app) {
     h("label", { for: "name" }, t("Your name")),
     input,
     h("button", { type: "submit" }, t("Continue")),
+    // A player of this server already (another browser, a phone): sign in here instead of becoming a new one.
+    h("button", { type: "button", class: "quiet", id: "sign-in-first", onclick: () => app.signInFirst(input.value) }, t("I have a player here: sign in")),
   );
 }
 
