@@ -58,11 +58,14 @@ class Racer:
     arenas: list[Arena] = field(default_factory=list)
     racing: bool = True
     """False: stays in its next race without resigning (the arena goes quiet)."""
+    step: str = "joined"
+    """What the loop waits for now (said when it waited in vain)."""
 
     async def play(self) -> None:
         loop = asyncio.get_running_loop()
         freed_at: float | None = None
         while True:
+            self.step = "a race's room state"
             state = await self.client.expect(RoomState, wait=60)
             self.free.append((self.since, loop.time()))
             # A race's `started` may come before its state (then the state says racing): one kept
@@ -75,8 +78,10 @@ class Racer:
             if not self.racing:
                 return
             if state.phase != Phase.RACING:
+                self.step = f"the start of {state.room}"
                 await self.client.expect(Started, wait=30)
             await self.client.send(Resign())
+            self.step = f"the result of {state.room}"
             await self.client.expect(Result, wait=30)
             freed_at = self.since = loop.time()
             self.arenas += [e for e in self.client.events if isinstance(e, Arena)]
@@ -102,6 +107,17 @@ def waits_while_another_is_free(racers: list[Racer]) -> list[float]:
                     reached = high
             found.append(together)
     return found
+
+
+def stopped(racers: list[Racer], tasks: list[asyncio.Task[None]]) -> str:
+    """Which racers' loops ended, and how: one that waited in vain says for what (its races stop
+    counting, and only the count would show otherwise)."""
+    ended = [
+        f"racer {i} waiting for {racer.step}: {task.exception()!r}"
+        for i, (racer, task) in enumerate(zip(racers, tasks, strict=True))
+        if task.done() and not task.cancelled()
+    ]
+    return "; ".join(ended) or "every racer's loop still running"
 
 
 @contextlib.asynccontextmanager
@@ -287,7 +303,7 @@ async def test_killing_the_pairing_node_leaves_the_pairing_to_the_others(
         # Every player on the second and third nodes: the first (the lease holder) pairs them from afar.
         urls = [second_node.url, third_node.url] * 3
         racers = await join_all(urls, ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"])
-        async with playing(racers):
+        async with playing(racers) as tasks:
             await wait_until(lambda: all(len(r.races) >= 2 for r in racers), 60, what="two races each")
             assert await holder() == first
             first_node.kill()
@@ -295,7 +311,9 @@ async def test_killing_the_pairing_node_leaves_the_pairing_to_the_others(
             await wait_until(
                 lambda: all(len(r.races) >= 5 for r in racers),
                 60,
-                what=lambda: f"three more races each (races: {[len(r.races) for r in racers]})",
+                what=lambda: (
+                    f"three more races each (races: {[len(r.races) for r in racers]}; {stopped(racers, tasks)})"
+                ),
             )
             after = {room for r in racers for room in r.races} - before
             assert len(after) >= 6
