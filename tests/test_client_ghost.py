@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import time
 
+from textual.pilot import Pilot
 from textual.widgets import Input
 
 from client.app import RaceApp
+from client.race import RaceController
 from client.race_screen import RaceScreen
 from client.results import ResultsScreen
 from protocol.messages import (
@@ -84,18 +86,24 @@ async def test_c_on_the_results_makes_a_challenge_of_my_run(make_memory_server: 
         )
 
 
+async def ghost_from_the_lobby(app: RaceApp, pilot: Pilot[None], code: str) -> RaceController:
+    """Connect, type the challenge ``code``, press Ghost: the ghost's room, the ghost seated."""
+    await connect(app, pilot)
+    app.lobby.query_one("#code", Input).value = code
+    await pilot.click("#ghost")
+    await until(pilot, lambda: app.room is not None and isinstance(top(app), RaceScreen), "the ghost's room")
+    room = room_of(app)
+    await until(pilot, lambda: len(room.model.racers) == 2, "the ghost seated")
+    return room
+
+
 async def test_the_lobbys_ghost_button_races_a_challenge(make_memory_server: MakeServer, database: Database) -> None:
     server, _ = await recording(make_memory_server, database)
     clock = fake(server)
     code, ghost = await _bobs_win_challenged(server)
     app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
     async with app.run_test(size=SIZE) as pilot:
-        await connect(app, pilot)
-        app.lobby.query_one("#code", Input).value = code.lower()
-        await pilot.click("#ghost")
-        await until(pilot, lambda: app.room is not None and isinstance(top(app), RaceScreen), "the ghost's room")
-        room = room_of(app)
-        await until(pilot, lambda: len(room.model.racers) == 2, "the ghost seated")
+        room = await ghost_from_the_lobby(app, pilot, code.lower())
         (view,) = [v for v in shown(room) if not v.you]
         assert (view.name, view.ghost, view.bot) == ("bob", True, False)
         await pilot.press("r")
@@ -114,12 +122,7 @@ async def test_rematch_after_a_ghost_race_races_the_ghost_again(
     code, ghost = await _bobs_win_challenged(server)
     app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
     async with app.run_test(size=SIZE) as pilot:
-        await connect(app, pilot)
-        app.lobby.query_one("#code", Input).value = code
-        await pilot.click("#ghost")
-        await until(pilot, lambda: app.room is not None and isinstance(top(app), RaceScreen), "the ghost's room")
-        first = room_of(app)
-        await until(pilot, lambda: len(first.model.racers) == 2, "the ghost seated")
+        first = await ghost_from_the_lobby(app, pilot, code)
         await pilot.press("r")
         await until(pilot, lambda: first.model.phase == "racing", "the race to start")
         await pilot.press("R", "R")  # resign: the ghost plays on to its finish
