@@ -103,7 +103,8 @@ async def test_an_arena_from_the_lobby_races_by_itself_and_ends_on_its_podium(
         top = app.screen
         assert isinstance(top, ArenaScreen)
         screen: ArenaScreen = top
-        assert screen.query_one("#arena-code", Input).has_focus
+        # Focus is given once the screen is mounted, a message after it is on top.
+        await until(pilot, lambda: screen.query_one("#arena-code", Input).has_focus, "the code field focused")
         screen.query_one("#arena-minutes", Select).value = 5
         await pilot.click("#arena-create")
         await until(pilot, lambda: app.arena_desk.arena is not None, "the arena opened")
