@@ -165,8 +165,9 @@ export function createApp(win = window) {
       .call("register")
       .then((identity) => {
         if (!identity.key) throw new Error("no key");
-        if (S.conn === conn) hooks.useKey(identity.key);
-        else keepKey(identity.key);
+        if (S.conn !== conn) return keepKey(identity.key);
+        hooks.useKey(identity.key);
+        conn.handOver(S.conn); // a request made meanwhile (Create room at once) goes to the player's session
       })
       .catch(() => {
         // records-unavailable, or an older server: race anonymously on this session

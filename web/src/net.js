@@ -192,6 +192,14 @@ export class Connection {
     if (this.ws) this.ws.close();
   }
 
+  /** The calls still waiting, taken from this connection (its close rejects none of them): sent
+   * on ``next`` instead, each answering its caller once ``next`` is welcomed. */
+  handOver(next) {
+    const calls = [...this.waiting.values()];
+    this.waiting.clear();
+    for (const call of calls) next.call(call.type, call.body).then(call.resolve, call.reject);
+  }
+
   /** Close for good without a word more to the page: a new Connection has taken its place, and
    * this one's late close must not mark that one offline. Calls still waiting are rejected. */
   retire() {
