@@ -48,6 +48,7 @@ from protocol.messages import (
     Rooms,
     RoomState,
     RoomSummary,
+    SeatTaken,
 )
 from protocol.schema import Message
 from seahaven import Board
@@ -175,17 +176,19 @@ class RaceApp(App[None]):
             self.post_message(self.NetStatus(status, box[0]))
 
         saved, self.saved = self.saved, None  # resumed at most once
-        token = saved.token if saved is not None and (saved.server, saved.name) == (url, name) else None
         keys = PlayerKeys.load(self.data)
+        key = keys.key_for(url)
+        # A player's key says who we are: the server gives back a seat this client left in a room,
+        # and a session beside the one another terminal or device races in (not that one's token,
+        # which would take it over). A guest comes back to its race by the token.
+        token = saved.token if key is None and saved is not None and (saved.server, saved.name) == (url, name) else None
         # A user who deleted their player on this server races on anonymously: none registered by itself.
         on_key = None if keys.stays_anonymous(url) else (lambda new: self._keep_key(url, new))
         extra = {"tls": self.tls} if self.tls is not None else {}  # test factories take no tls
-        conn = self.connection_factory(
-            url, name, on_event, on_status, token=token, key=keys.key_for(url), on_key=on_key, **extra
-        )
+        conn = self.connection_factory(url, name, on_event, on_status, token=token, key=key, on_key=on_key, **extra)
         box.append(conn)
         # A resumed session's room frame may come before connect() returns: be ready for it.
-        self._resuming = token is not None
+        self._resuming = token is not None or key is not None
         self.conn = conn
         try:
             welcome = await conn.connect()
@@ -198,6 +201,11 @@ class RaceApp(App[None]):
         if welcome.room is not None:
             return _("Welcome back, {name}: returning to room {room}…").format(name=welcome.name, room=welcome.room)
         self._resuming = False
+        if welcome.seat is not None:  # racing in another terminal or device: Enter takes the seat here
+            self.lobby.offer_seat(welcome.seat)
+            return _("You are racing in room {room} in another terminal or device: press Enter to race it here").format(
+                room=welcome.seat
+            )
         if token is not None and welcome.token != token:
             return _("Connected to {url} as {name} (your earlier session had ended): create or join a room").format(
                 url=url, name=welcome.name
@@ -378,6 +386,17 @@ class RaceApp(App[None]):
             and self.arena_desk.seats(message, self.room.code if self.room is not None else None)
         ):
             self.run_worker(self.seated(message), group="race", exit_on_error=False)  # the arena's next race
+            return
+        if isinstance(message, SeatTaken):  # another terminal or device of ours races in that room now
+            if self.room is not None and self.room.code == message.room:
+                self.back_to_lobby()
+            self.lobby.offer_seat(message.room)
+            self.lobby.show_status(
+                _("Playing in another terminal or device: press Enter to race room {room} here").format(
+                    room=message.room
+                ),
+                "error",
+            )
             return
         if isinstance(message, RatingNotice):  # the player's, not a room's: it comes in a room or not
             self.ratings[message.preset] = message

@@ -178,6 +178,7 @@ class LobbyScreen(LocalScreen[None]):
         self.autoconnect = autoconnect
         self.rooms: tuple[RoomSummary, ...] = ()
         self.busy = False
+        self._seat_offered = False
         self.reconnecting = False
         self._refresh_timer: Timer | None = None
         self._retry_timer: Timer | None = None
@@ -320,6 +321,14 @@ class LobbyScreen(LocalScreen[None]):
         status.set_class(kind == "error", "error")
         status.set_class(kind == "good", "good")
 
+    def offer_seat(self, room: str) -> None:
+        """Another connection of the player races in ``room``: its code is ready to join (which
+        takes the seat here)."""
+        code = self.query_one("#code", Input)
+        code.value = room
+        code.focus()
+        self._seat_offered = True  # focused again once the room's screens are gone (they give focus back)
+
     @property
     def status_text(self) -> str:
         return str(self.query_one("#status", Static).content)
@@ -335,6 +344,9 @@ class LobbyScreen(LocalScreen[None]):
             self._refresh_timer = None
 
     def on_screen_resume(self) -> None:
+        if self._seat_offered:
+            self._seat_offered = False
+            self.query_one("#code", Input).focus()
         if self.host.connected:
             self.action_refresh()
 

@@ -77,7 +77,9 @@ class _Notation(Str):
 
 REGISTERED_PREFIX: Final = "u"
 """The first character of a registered player's id (docs/protocol.md, section 1); anonymous ones
-start with ``p``, bots' with ``bot-``."""
+start with ``p`` (``ANONYMOUS_PREFIX``), bots' with ``bot-``."""
+ANONYMOUS_PREFIX: Final = "p"
+"""The first character of an anonymous session's (a guest's) player id."""
 GHOST_PREFIX: Final = "ghost-"
 """A ghost racer's id is this and its challenge's id (docs/protocol.md, ``accept_challenge``): a
 client races the run again from that challenge."""
@@ -315,6 +317,9 @@ class Welcome(Message):
     """The registered player's handle (nil: none claimed, or not registered)."""
     identified: bool = field_of(Bool(), False, omit_default=True)
     """The session is a registered player's (``player`` is its durable id)."""
+    seat: str | None = field_of(Opt(_ROOM), None, omit_default=True)
+    """The room where this player races on another connection (a tab or device still connected):
+    ``join_room`` of it takes the seat here (nil: none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -773,3 +778,16 @@ class Notice(Message):
 
 
 SERVER_MESSAGES.update({m.TYPE: m for m in (Notice,)})
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTaken(Message):
+    """To a connection whose race seat another connection of the same player took (its
+    ``join_room`` of that room): this one is in the lobby now, still connected, and ``join_room``
+    of ``room`` takes the seat back."""
+
+    TYPE = "seat_taken"
+    room: str = field_of(_ROOM)
+
+
+SERVER_MESSAGES.update({m.TYPE: m for m in (SeatTaken,)})

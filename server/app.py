@@ -147,7 +147,7 @@ class RaceServer:
         self.stopping = False
         self.tasks = Tasks()
         self.guard = Guard(config, self.tasks.spawn)
-        self.table = SessionTable(self.store, config.session_ttl, LOBBY_SESSION_TTL)
+        self.table = SessionTable(self.store, self.store, config.session_ttl, LOBBY_SESSION_TTL)
         self.sessions = self.table.by_token
         self.players = self.table.by_player
         """Sessions by player id, for fan-out."""

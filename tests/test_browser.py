@@ -384,26 +384,36 @@ async def test_quick_match_pairs_two_pages_and_the_deck_can_have_four_colours(
     no_errors(bob)
 
 
-async def test_a_second_tab_takes_the_session_over_and_the_first_can_take_it_back(
+async def test_a_second_tab_stays_beside_the_first_and_takes_the_seat_when_asked(
     server: ServerProcess, browser: Browser
 ) -> None:
     first = await open_page(browser, http(server), "Ann")
+    await first.wait_for_function("() => window.seahaven.me?.identified === true", timeout=WAIT_MS)
     code = await create_room(first)
-    second = await first.context.new_page()  # same browser storage, so the same token
-    await second.goto(http(server, f"/r/{code}"))
-    await second.wait_for_selector("#room-code", timeout=WAIT_MS)
-    assert await second.inner_text("#room-code") == code
+    second = await first.context.new_page()  # the same browser: the same player, a tab of its own
+    errors: list[str] = []
+    second.on("pageerror", lambda error: errors.append(str(error)))
+    await second.goto(http(server))
+    await second.wait_for_selector("#play-here", timeout=WAIT_MS)
     assert await js(second, "window.seahaven.me.player") == await js(first, "window.seahaven.me.player")
-    await first.wait_for_function("() => window.seahaven.status === 'closed'", timeout=WAIT_MS)
-    # In words, whole (the server's close reason was shown cut: "...with the same t…").
-    assert await first.inner_text(".bar .net") == "Playing in another tab or device"
-
-    await first.click("text=Play here")
-    await first.wait_for_function("() => window.seahaven.status === 'online'", timeout=WAIT_MS)
-    await second.wait_for_function("() => window.seahaven.status === 'closed'", timeout=WAIT_MS)
-    await first.wait_for_selector("#ready")
+    assert code in await second.inner_text(".seat-panel")  # "You are racing in room ... in another tab"
+    await second.wait_for_selector("text=Public rooms")  # the lobby works meanwhile
+    assert await js(first, "window.seahaven.status") == "online"  # nothing was closed
     assert await first.inner_text("#room-code") == code
+
+    await second.click("#play-here")  # the seat moves to this tab
+    await second.wait_for_selector("#ready", timeout=WAIT_MS)
+    assert await second.inner_text("#room-code") == code
+    await first.wait_for_selector("#play-here", timeout=WAIT_MS)
+    assert await js(first, "window.seahaven.status") == "online"
+    assert await js(first, "window.seahaven.room") is None
+
+    await first.click("#play-here")  # and back
+    await first.wait_for_selector("#ready", timeout=WAIT_MS)
+    await second.wait_for_selector("#play-here", timeout=WAIT_MS)
+    assert await js(second, "window.seahaven.status") == "online"
     no_errors(first)
+    assert errors == []
 
 
 async def test_the_lobby_shows_the_daily_race_and_a_room_can_race_the_computer(
@@ -432,7 +442,7 @@ async def test_a_browser_registers_once_and_comes_back_as_that_player(browser: B
     await page.wait_for_function("() => window.seahaven.me?.identified === true", timeout=WAIT_MS)
     assert await js(page, "window.seahaven.me.player") == key.partition(".")[0]
     assert await js(page, "window.seahaven.me.name") == "Kim"
-    await page.evaluate("() => localStorage.removeItem('seahaven.token')")  # a new session next time
+    await page.evaluate("() => sessionStorage.removeItem('seahaven.token')")  # a new session next time
     await page.reload()
     await page.wait_for_function("() => window.seahaven.me?.identified === true", timeout=WAIT_MS)
     assert await js(page, "window.seahaven.me.player") == key.partition(".")[0]
@@ -480,7 +490,7 @@ async def test_a_quick_match_says_rated_before_ready_and_the_page_hears_its_rati
 ) -> None:
     page = await open_page(browser, http(server), "Rae")
     await page.wait_for_function("() => localStorage.getItem('seahaven.key') !== null", timeout=WAIT_MS)
-    await page.evaluate("() => localStorage.removeItem('seahaven.token')")  # next: the registered session
+    await page.evaluate("() => sessionStorage.removeItem('seahaven.token')")  # next: the registered session
     await page.reload()
     await page.wait_for_function("() => window.seahaven.me?.identified === true", timeout=WAIT_MS)
     first = await WsClient.open(f"ws://127.0.0.1:{server.port}/", "Sam")  # a registered rival

@@ -81,7 +81,7 @@ async def test_session_saves_go_through_the_guard(
     guarded: tuple[RedisStore, Breaker, Metrics], redis_proc: RedisProcess
 ) -> None:
     store, breaker, metrics = guarded
-    table = SessionTable(store, room_ttl=60, lobby_ttl=60)
+    table = SessionTable(store, store, room_ttl=60, lobby_ttl=60)
     session = await table.open("Ann")
     assert value(metrics, LATENCY, operation="put_session") == 1
     assert redis_proc._proc is not None

@@ -2,10 +2,11 @@
 store or a private redis-server), real WebSocket clients, and a real database (a SQLite file and a
 PostgreSQL database of the test's own) behind ``Accounts``.
 
-Register and come back with the key; two devices on one key share one session; forged, stale and
-deleted keys; handles and their one name rule, two claims at once; a password and a sign-in on
-another device; attempts rate-limited; deleting an account (its races stay, their racer is a
-"deleted player"); the export; and a database that is down or absent, which stops no race.
+Register and come back with the key; two tabs or devices of one player stay connected together
+and race on one seat, which moves when asked; forged, stale and deleted keys; handles and their
+one name rule, two claims at once; a password and a sign-in on another device; attempts
+rate-limited; deleting an account (its races stay, their racer is a "deleted player"); the export;
+and a database that is down or absent, which stops no race.
 """
 
 from __future__ import annotations
@@ -16,17 +17,17 @@ import json
 from pathlib import Path
 
 import asyncpg
-import pytest
 import sqlalchemy as sa
-from websockets.exceptions import ConnectionClosed
 
 from protocol.codec import encode
-from protocol.errors import CloseCode, ErrorCode
+from protocol.errors import ErrorCode
 from protocol.messages import (
     EXPORT_MAX,
     REQUESTS,
     SERVER_MESSAGES,
     ClaimHandle,
+    Countdown,
+    CreateRoom,
     DeleteAccount,
     Error,
     Export,
@@ -41,10 +42,12 @@ from protocol.messages import (
     Ok,
     Ping,
     Pong,
+    Ready,
     Register,
     Resign,
     Result,
     RoomState,
+    SeatTaken,
     SetPassword,
     SignIn,
     Welcome,
@@ -93,12 +96,6 @@ async def refused(client: WsClient, hello: Hello) -> Error:
     return answer
 
 
-async def closed_with(client: WsClient, code: CloseCode) -> None:
-    with pytest.raises(ConnectionClosed) as info:
-        await client.call(Ping())
-    assert info.value.rcvd is not None and info.value.rcvd.code == code
-
-
 # -- register, and the key at the next hello --------------------------------------------------------
 
 
@@ -114,20 +111,57 @@ async def test_a_registered_player_comes_back_with_the_key_to_the_same_session(
     second = await keyed(server, identity)
     welcome = second.welcome
     assert welcome is not None and welcome.identified and welcome.player == identity.player
-    assert welcome.room is None and welcome.handle is None
+    assert welcome.room is None and welcome.handle is None and welcome.seat is None
     bob = await WsClient.open(url_of(server), "Bob")
     (cid,), state = await room_with(server, "Cid")
     joined = await second.call(JoinRoom(room=state.room))
     assert isinstance(joined, RoomState) and [r.player for r in joined.racers] == [cid.player, identity.player]
+    await second.close()  # the device goes (a restart, a crash): its seat waits for it
 
+    def away() -> bool:
+        held = server.path.rooms.get(state.room)
+        return held is not None and not held.room.seats[identity.player].connected
+
+    await wait_until(away)
     third = await keyed(server, identity, name="ignored when resuming")
     back = third.welcome
     assert back is not None and back.identified and back.player == identity.player
     assert back.token == welcome.token and back.room == state.room and back.last_seq == second.seq
-    assert back.name == "Ann"
+    assert back.name == "Ann" and back.seat is None
     assert (await third.expect(RoomState)).room == state.room
-    await closed_with(second, CloseCode.REPLACED)  # one session: the older connection goes
     assert isinstance(await bob.call(Ping()), Pong)
+
+
+async def test_another_tab_races_beside_the_seat_and_may_take_it(make_server: MakeServer, database: Database) -> None:
+    """Two connections of one player stay connected together; the seat moves when asked, and the
+    one that lost it is told, stays connected and may take it back."""
+    server = await make_server(accounts=Accounts(database))
+    _, identity = await registered(server)
+    desk = await keyed(server, identity)
+    (cid,), state = await room_with(server, "Cid")
+    assert isinstance(await desk.call(JoinRoom(room=state.room)), RoomState)
+    tab = await keyed(server, identity, name="Ann")
+    assert tab.welcome is not None and desk.welcome is not None
+    assert tab.welcome.player == identity.player and tab.welcome.token != desk.welcome.token
+    assert tab.welcome.room is None and tab.welcome.seat == state.room  # racing on the other one
+    assert isinstance(await desk.call(Ping()), Pong)  # nothing was closed
+
+    busy = await tab.error(CreateRoom())  # one seat per player: not a second race meanwhile
+    assert busy.code == ErrorCode.ALREADY_IN_ROOM and state.room in busy.message
+    taken = await tab.call(JoinRoom(room=state.room))
+    assert isinstance(taken, RoomState) and taken.room == state.room
+    assert (await desk.expect(SeatTaken)).room == state.room
+    assert isinstance(await desk.call(Ping()), Pong)  # still connected, in no room
+    assert (await desk.error(Ready(ready=True))).code == ErrorCode.NOT_IN_ROOM
+    assert isinstance(await tab.call(Ready(ready=True)), Ok)  # the tab counts its own seqs
+    assert isinstance(await cid.call(Ready(ready=True)), Ok)
+    await tab.expect(Countdown, where=lambda c: c.starts_at is not None)
+
+    back = await desk.call(JoinRoom(room=state.room))  # and back again
+    assert isinstance(back, RoomState) and back.room == state.room
+    assert (await tab.expect(SeatTaken)).room == state.room
+    assert [r.player for r in back.racers] == [cid.player, identity.player]
+    assert all(r.connected for r in back.racers)
 
 
 async def test_anonymous_welcomes_are_byte_for_byte_what_they_were() -> None:
@@ -142,61 +176,42 @@ async def test_anonymous_welcomes_are_byte_for_byte_what_they_were() -> None:
     assert Hello(name="Ann").to_body() == {"name": "Ann", "token": None}  # no key: as before
 
 
-async def test_two_devices_with_one_key_share_one_session(make_server: MakeServer, database: Database) -> None:
+async def test_hellos_at_once_with_one_key_are_sessions_of_one_player(
+    make_server: MakeServer, database: Database
+) -> None:
     server = await make_server(accounts=Accounts(database))
     _, identity = await registered(server)
     assert identity.key is not None
     clients = [await WsClient.open(url_of(server)) for _ in range(4)]
-    answers = await asyncio.gather(
-        *(c.call(Hello(name="Ann", key=identity.key)) for c in clients), return_exceptions=True
-    )
+    answers = await asyncio.gather(*(c.call(Hello(name=f"Ann {i}", key=identity.key)) for i, c in enumerate(clients)))
+    assert all(isinstance(a, Welcome) for a in answers), answers
     welcomes = [a for a in answers if isinstance(a, Welcome)]
-    assert welcomes and {w.token for w in welcomes} == {welcomes[0].token}  # all of them one session
-    assert {w.player for w in welcomes} == {identity.player}
-    for answer in answers:  # a hello that lost the session before its welcome was sent
-        if isinstance(answer, Error):
-            assert answer.code == ErrorCode.BAD_TOKEN
-        elif isinstance(answer, ConnectionClosed):
-            assert answer.rcvd is not None and answer.rcvd.code == CloseCode.REPLACED
-        else:
-            assert isinstance(answer, Welcome), answer
-    assert [s.token for s in server.table.by_token.values() if s.player == identity.player] == [welcomes[0].token]
-    assert await server.store.player_session(identity.player) == welcomes[0].token
-    # Of the connections, the last to take the session over keeps it: the others are closed (4001).
-    alive = []
-    for client, answer in zip(clients, answers, strict=True):
-        if not isinstance(answer, Welcome):
-            continue
-        try:
-            alive.append(isinstance(await asyncio.wait_for(client.call(Ping()), 5), Pong))
-        except ConnectionClosed as closed:
-            assert closed.rcvd is not None and closed.rcvd.code == CloseCode.REPLACED
-    assert alive == [True]
+    assert {w.player for w in welcomes} == {identity.player} and len({w.token for w in welcomes}) == 4
+    assert [w.name for w in welcomes] == [f"Ann {i}" for i in range(4)]  # out of a room, the hello's name
+    assert await server.store.player_session(identity.player) in {w.token for w in welcomes}
+    for client in clients:  # all connected at once
+        assert isinstance(await client.call(Ping()), Pong)
 
 
-async def test_two_nodes_take_one_players_session_over(make_redis_server: MakeServer, database: Database) -> None:
+async def test_another_node_takes_the_seat_and_the_first_is_told(
+    make_redis_server: MakeServer, database: Database
+) -> None:
     one = await make_redis_server(accounts=Accounts(database))
     other = await make_redis_server(accounts=Accounts(database))
     _, identity = await registered(one)
     phone = await keyed(one, identity)
     (bob,), state = await room_with(other, "Bob")
     assert isinstance(await phone.call(JoinRoom(room=state.room)), RoomState)
-    laptop = await keyed(other, identity)  # on the other node: the same session
+    laptop = await keyed(other, identity)  # on the other node: a session beside the phone's
     assert laptop.welcome is not None and phone.welcome is not None
-    assert laptop.welcome.token == phone.welcome.token and laptop.welcome.room == state.room
-    await closed_with(phone, CloseCode.REPLACED)
+    assert laptop.welcome.token != phone.welcome.token and laptop.welcome.seat == state.room
+    taken = await laptop.call(JoinRoom(room=state.room))
+    assert isinstance(taken, RoomState) and [r.player for r in taken.racers] == [bob.player, identity.player]
+    assert (await phone.expect(SeatTaken)).room == state.room  # told through the session's doorbell
+    assert isinstance(await phone.call(Ping()), Pong)
+    assert (await phone.error(Ready(ready=True))).code == ErrorCode.NOT_IN_ROOM
+    assert isinstance(await laptop.call(Ready(ready=True)), Ok)
     assert isinstance(await bob.call(Ping()), Pong)
-
-
-async def test_out_of_a_room_a_keyed_hello_names_the_session(
-    make_memory_server: MakeServer, database: Database
-) -> None:
-    server = await make_memory_server(accounts=Accounts(database))
-    _, identity = await registered(server)
-    first = await keyed(server, identity, "Ann")
-    renamed = await keyed(server, identity, "  Ann  Lee ")  # the same session, in no room: renamed
-    assert renamed.welcome is not None and first.welcome is not None
-    assert renamed.welcome.token == first.welcome.token and renamed.welcome.name == "Ann Lee"
 
 
 async def test_a_key_outlives_its_expired_session(make_memory_server: MakeServer, database: Database) -> None:
@@ -319,8 +334,8 @@ async def test_a_password_signs_in_on_another_device(make_server: MakeServer, da
     assert laptop.welcome is not None and not laptop.welcome.identified  # until the next hello
     second = await keyed(server, signed)
     assert second.welcome is not None and phone.welcome is not None
-    assert second.welcome.token == phone.welcome.token and second.welcome.handle == "Ann"
-    await closed_with(phone, CloseCode.REPLACED)
+    assert second.welcome.player == phone.welcome.player and second.welcome.handle == "Ann"
+    assert isinstance(await phone.call(Ping()), Pong)  # both devices stay connected
     async with database.read() as conn:
         kept = (await conn.execute(sa.select(player_keys.c.key_hash, players.c.password_hash).join(players))).all()
     assert len(kept) == 1 and kept[0][1].startswith("$argon2id$") and PASSWORD not in kept[0][1]
@@ -579,7 +594,7 @@ def test_the_contract_documents_every_code_request_and_message() -> None:
     assert [t for t in REQUESTS if f"### `{t}`" not in section(6)] == []
     assert [t for t in SERVER_MESSAGES if f"### `{t}`" not in section(7)] == []
     assert "Twenty-five request types" in section(6) and len(REQUESTS) == 25
-    assert "Twenty-three message types" in section(7) and len(SERVER_MESSAGES) == 23
+    assert "Twenty-four message types" in section(7) and len(SERVER_MESSAGES) == 24
     for field in ("`key` *(optional)*", "`handle` *(optional)*", "`identified` *(optional)*"):
         assert field in section(6) + section(7), field
     assert "## 21. Players that last" in DOC

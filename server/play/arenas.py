@@ -442,6 +442,7 @@ class Arenas:
         held.visitors.add(player)
         self.fanout.write([session.conn], encode(held.core.state_for(player, self.clock.now())))
         await self.table.save(session)
+        await self.table.seat(session)
         await self.store.locate(held.room.code, player, self.node, self.session_ttl)
 
     async def _step_out(self, arena: str, held: HeldRoom, player: str) -> None:

@@ -131,7 +131,7 @@ class ChallengeRequests:
         )
 
     async def on_accept_challenge(self, asker: Asker, message: AcceptChallenge) -> None:
-        self.path.check_not_in_room(asker.session)
+        await self.path.check_free(asker.session)
         book = self._book()
         challenge = normalise_room_code(message.challenge)
         found: ChallengeRun | None = None

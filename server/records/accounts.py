@@ -8,6 +8,11 @@ the read API then calls them "deleted player" wherever they raced) and empties i
 password, keys and name go, and the name on each of their racer rows on record becomes "deleted
 player" (their races stay whole; the racer's player column keeps the id, which no longer names
 anyone).
+
+A guest who registers (``create_player`` with the guest's session id) hands the new player its
+races in the same transaction, once: the claim (``guest_claims``, keyed by the guest's id) is
+written first, and only the first claim of a guest moves anything; a race of the guest archived
+later is filed under the player by the archive (server/records/archive.py).
 """
 
 from __future__ import annotations
@@ -16,12 +21,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy import literal as sa_literal
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.records.database import Database
-from server.records.schema import player_keys, players, race_racers, races, ratings
+from server.records.schema import (
+    arena_players,
+    challenges,
+    guest_claims,
+    player_keys,
+    players,
+    race_racers,
+    races,
+    ratings,
+)
 from server.records.views import DELETED_NAME
 
 __all__ = ["EXPORT_RACES", "Account", "Accounts"]
@@ -42,11 +57,22 @@ class Accounts:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def create_player(self, player: str, name: str, key_hash: str, now: int) -> None:
+    async def create_player(self, player: str, name: str, key_hash: str, now: int, guest: str | None = None) -> int:
+        """A new player, with its first key; the races of ``guest`` (the session that registered)
+        become theirs unless that guest was claimed before. How many races moved."""
         async with self.db.write() as conn:
             await conn.execute(
                 players.insert().values(player=player, display_name=name, key_hash=key_hash, created_at=now)
             )
+            if guest is None:
+                return 0
+            claim = self.db.insert(guest_claims).on_conflict_do_nothing(index_elements=["guest"])
+            claimed = await conn.execute(
+                claim.values(guest=guest, player=player, claimed_at=now).returning(guest_claims.c.guest)
+            )
+            if claimed.first() is None:
+                return 0  # claimed by an earlier registration of this session: it keeps them
+            return await _hand_over(conn, guest, player)
 
     async def player(self, player: str) -> Account | None:
         async with self.db.read() as conn:
@@ -167,3 +193,15 @@ async def _racers_of(conn: AsyncConnection, race_ids: Sequence[str]) -> dict[str
             entry = dict(row)
             found.setdefault(entry.pop("race_id"), []).append(entry)
     return found
+
+
+async def _hand_over(conn: AsyncConnection, guest: str, player: str) -> int:
+    """Move ``guest``'s racer rows (and what points at them: ghost challenges, arena standings) to
+    ``player``, keys first so no foreign key is ever left dangling. How many races moved."""
+    columns = [c for c in race_racers.c if c.name != "player"]
+    copied = select(*columns, sa_literal(player).label("player")).where(race_racers.c.player == guest)
+    moved = await conn.execute(insert(race_racers).from_select([*(c.name for c in columns), "player"], copied))
+    await conn.execute(update(challenges).where(challenges.c.player == guest).values(player=player))
+    await conn.execute(update(arena_players).where(arena_players.c.player == guest).values(player=player))
+    await conn.execute(delete(race_racers).where(race_racers.c.player == guest))
+    return moved.rowcount or 0

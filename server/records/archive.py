@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 
 from sqlalchemy import select, update
 
-from protocol.messages import REGISTERED_PREFIX
+from protocol.messages import ANONYMOUS_PREFIX, REGISTERED_PREFIX
 from server.records.database import Database
 from server.records.ratings import rate_race
 from server.records.rows import proofs, race_row, racer_rows
-from server.records.schema import players, race_racers, races
+from server.records.schema import guest_claims, players, race_racers, races
 from server.records.views import DELETED_NAME
 from server.rooms.history import RaceRecord
 from server.rooms.rated import Told
@@ -57,6 +57,11 @@ class Archive:
         async with self.db.write() as conn:
             if (await conn.execute(self.claim, race)).first() is None:
                 return False
+            guests = [r.player for r in record.racers if r.player.startswith(ANONYMOUS_PREFIX)]
+            if guests:  # a guest who registered since: the race is the player's (server/records/accounts.py)
+                claimed = select(guest_claims.c.guest, guest_claims.c.player).where(guest_claims.c.guest.in_(guests))
+                became = {guest: player for guest, player in (await conn.execute(claimed)).all()}
+                racers = [{**r, "player": became.get(r["player"], r["player"])} for r in racers]
             if racers:
                 await conn.execute(race_racers.insert(), racers)
             registered = [r.player for r in record.racers if r.player.startswith(REGISTERED_PREFIX)]

@@ -28,6 +28,7 @@ __all__ = [
     "arena_players",
     "arenas",
     "challenges",
+    "guest_claims",
     "metadata",
     "player_keys",
     "players",
@@ -209,4 +210,17 @@ arena_players = Table(
     # The arena's end, copied here so a player's arenas page in index order without a join.
     Column("ends_at", BigInteger, nullable=False),
     Index(None, "player", "ends_at", "code"),
+)
+
+
+# -- a guest's races kept by the player it became (migration 0005_guest_claims) --
+
+guest_claims = Table(
+    "guest_claims",
+    metadata,
+    # The guest's (anonymous session's) player id: claimed once, by the first player it became.
+    Column("guest", Text, primary_key=True),
+    Column("player", Text, ForeignKey("players.player", ondelete="CASCADE"), nullable=False),
+    Column("claimed_at", BigInteger, nullable=False),
+    Index(None, "player"),
 )

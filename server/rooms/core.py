@@ -203,6 +203,14 @@ class RoomCore:
     def reconnect(self, player: str, now: int) -> Outcome:
         return self._outcome(self.room.reconnect(player, now), now)
 
+    def take_seat(self, player: str, now: int) -> Outcome:
+        """Another connection of ``player`` takes their seat: the seat drops and is back at once
+        (the log says when the connection changed, and its append ends the old connection's
+        stay); the reply is their room state."""
+        outcome = self._outcome(self.room.disconnect(player, now) + self.room.reconnect(player, now), now)
+        outcome.reply = self.state_for(player, now)
+        return outcome
+
     def tick(self, now: int) -> Outcome:
         """What the clock caused by ``now``: the start, the time limit, forfeits."""
         return self._outcome(self.room.tick(now), now)

@@ -17,6 +17,7 @@ from websockets.asyncio.server import ServerConnection
 
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import (
+    ANONYMOUS_PREFIX,
     EXPORT_MAX,
     ClaimHandle,
     DeleteAccount,
@@ -31,12 +32,12 @@ from protocol.messages import (
 from protocol.names import clean_handle, fold
 from server.shell.clock import Clock
 from server.shell.held import Asker, log_event
-from server.shell.identities import PLAYER_TTL, Identities, bounded, unavailable
+from server.shell.identities import Identities, bounded, unavailable
 from server.shell.keys import new_key
 from server.shell.names import new_durable_id
 from server.shell.passwords import Passwords
 from server.shell.ports import Accounts
-from server.shell.sessions import Session, SessionTable
+from server.shell.sessions import PLAYER_TTL, Session, SessionTable
 from server.store.interfaces import PlayerCache
 
 RECORDS_WAIT: Final = 5.0
@@ -93,10 +94,12 @@ class AccountRequests:
         player = new_durable_id()
         key, hashed = new_key(player)
         now = self.clock.now()
-        await self.identities.changing(
-            accounts, player, lambda: accounts.create_player(player, session.name, hashed, now), RECORDS_WAIT
+        # A guest's races so far become the player's (not a deleted account's: they stay its).
+        guest = session.player if session.player.startswith(ANONYMOUS_PREFIX) else None
+        moved = await self.identities.changing(
+            accounts, player, lambda: accounts.create_player(player, session.name, hashed, now, guest), RECORDS_WAIT
         )
-        log_event("player.registered", player=player, session=session.player)
+        log_event("player.registered", player=player, session=guest, races=moved)
         return Identity(player=player, handle=None, key=key)
 
     def _identified(self, session: Session) -> str:

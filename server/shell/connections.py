@@ -178,6 +178,8 @@ class Connections:
         self.fanout.greeting.add(ws)
         try:
             session, held, frames = await self._resume(ws, hello)
+            # Where the player races on another connection: the lobby offers to take the seat.
+            elsewhere = await self.path.seat_elsewhere(session) if held is None else None
         except StoreError as exc:
             log_event("store.error", error=str(exc))
             raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the game store is unavailable") from None
@@ -199,6 +201,7 @@ class Connections:
             last_seq=session.last_seq,
             handle=session.handle,
             identified=session.identified,
+            seat=elsewhere[1].room.code if elsewhere is not None else None,
         )
         self.fanout.write([ws], encode(welcome, seq))
         if held is not None:
@@ -219,6 +222,8 @@ class Connections:
         if hello.key is not None:
             session, new = await self.identities.session_for(hello.key, hello.name, self.guard.address(ws))
             self._check(ws, session.name, session.handle)
+            if not new and await self._racing(session):  # another tab or device: a session beside it
+                session, new = await self.identities.beside(session, hello.name), True
             if new:
                 await self._claim_heard(session, ws)
                 return session, None, []
@@ -266,6 +271,14 @@ class Connections:
         if session.conn is not ws:
             raise ProtocolError(ErrorCode.BAD_TOKEN, "a newer connection took this session over")
         return session, held, frames
+
+    async def _racing(self, session: Session) -> bool:
+        """Whether the session's seat is held by a live connection (here, or as its room says)."""
+        if session.conn is not None:
+            return True
+        held = await self.path.get(session.room) if session.room is not None else None
+        seat = held.room.seats.get(session.player) if held is not None else None
+        return seat is not None and seat.connected
 
     def _check(self, ws: ServerConnection, name: str, handle: str | None) -> None:
         """Refuse a banned player, or a reserved name not theirs (banned, name-reserved)."""

@@ -11,11 +11,12 @@ marked the player meanwhile, the swap fails and the player is marked for good me
 then read the database until the mark expires, and fill the cache again. So the cache never
 holds a player older than a change that was answered.
 
-A registered player has at most one session (``P{player:ID}:session`` keeps its token): a hello
-with the key resumes that session, as a hello with its token would (same room, same ``last_seq``;
-an older connection is closed, 4001), so two devices never race as two sessions of one player.
-The token is swapped only from the one a hello saw (``swap_player_session``), so two hellos at once
-agree on one session.
+A registered player has one session per connection (two tabs, a phone and a desktop), and one
+seat: ``P{player:ID}:session`` keeps the token of the session that last sat in a room. A hello
+with the key resumes that session when it is still in a room (a client back after a restart, as a
+hello with its token would: same room, same ``last_seq``), unless another connection races with it
+(``Connections`` then opens a session beside it); otherwise it opens a new session. The token is
+swapped only from the one a hello saw (``swap_player_session``), so two hellos at once agree.
 """
 
 from __future__ import annotations
@@ -29,17 +30,14 @@ from typing import Final, TypeVar
 import msgpack
 
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.names import sanitise_name
 from server.shell.held import log_event
 from server.shell.keys import matches, read_key
 from server.shell.ports import Accounts
-from server.shell.sessions import Session, SessionTable
+from server.shell.sessions import PLAYER_TTL, Session, SessionTable
 from server.store.interfaces import PlayerCache
 
 T = TypeVar("T")
 
-PLAYER_TTL: Final = 30 * 86400.0
-"""Seconds a registered player's cache entry and session token are kept after their last hello."""
 MISSING_TTL: Final = 300.0
 """Seconds the cache remembers that a player id is not on record (a forged or deleted key)."""
 MARK_TTL: Final = 60.0
@@ -100,7 +98,7 @@ class Identities:
 
     async def session_for(self, key: str, name: str, address: str) -> tuple[Session, bool]:
         """The session of the player whose ``key`` it is, and whether it is new (else it is their
-        live one, to resume). ProtocolError ``bad-key`` for a key that is not a live one,
+        seat's, in a room, to resume). ProtocolError ``bad-key`` for a key that is not a live one,
         ``records-unavailable`` when the database cannot say; StoreError from the store."""
         read = read_key(key)
         if read is None:
@@ -113,10 +111,8 @@ class Identities:
         for _ in range(SWAPS):
             if token is not None:
                 session = await self._live(token, player)
-                if session is not None:
+                if session is not None and session.room is not None:  # out of a room: nothing to resume
                     session.handle = known.handle
-                    if session.room is None:  # a name is fixed only in a room: out of one, the hello's counts
-                        session.name = sanitise_name(name)
                     await self.cache.swap_player_session(player, token, token, PLAYER_TTL)  # kept as long again
                     return session, False
             opened = await self.table.open_identified(player, name, known.handle)
@@ -126,6 +122,10 @@ class Identities:
             await self.table.discard(opened)  # another hello made or swapped it meanwhile: theirs counts
             token = kept
         raise ProtocolError(ErrorCode.BAD_TOKEN, "a newer connection took this session over")
+
+    async def beside(self, seated: Session, name: str) -> Session:
+        """A new session of ``seated``'s player for another connection; the seat stays with ``seated``."""
+        return await self.table.open_identified(seated.player, name, seated.handle)
 
     async def _live(self, token: str, player: str) -> Session | None:
         try:

@@ -133,7 +133,7 @@ class Matchmaker:
 
     async def on_quick_match(self, asker: Asker, message: QuickMatch) -> None:
         session = asker.session
-        self.path.check_not_in_room(session)
+        await self.path.check_free(session)
         daily, deal = await self.deals.daily_deal(message.preset) if message.daily else (None, None)
         queue = queue_of(message.preset, message.deal_grade, daily)
         rating = await self.store.get_rating(session.player, message.preset)

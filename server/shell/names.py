@@ -7,7 +7,7 @@ import re
 import secrets
 from typing import Final
 
-from protocol.messages import REGISTERED_PREFIX, ROOM_CODE_LEN
+from protocol.messages import ANONYMOUS_PREFIX, REGISTERED_PREFIX, ROOM_CODE_LEN
 
 __all__ = [
     "CODE_ALPHABET",
@@ -34,7 +34,7 @@ def new_token() -> str:
 
 
 def new_player_id() -> str:
-    return "p" + "".join(secrets.choice(CODE_ALPHABET) for _ in range(10))
+    return ANONYMOUS_PREFIX + "".join(secrets.choice(CODE_ALPHABET) for _ in range(10))
 
 
 def new_durable_id() -> str:

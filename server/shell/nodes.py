@@ -14,7 +14,7 @@ from server.shell.fanout import Fanout
 from server.shell.held import HeldRoom, log_event
 from server.shell.ratings import PLAYER_BELL
 from server.shell.roompath import ROOM_BELL, RoomPath, Spawn
-from server.shell.sessions import SESSION_BELL, SessionTable
+from server.shell.sessions import SEAT_TAKEN, SESSION_BELL, SessionTable
 from server.store.base import StoreError, chain, room_bell
 from server.store.interfaces import Doorbells, Nodes
 
@@ -63,12 +63,16 @@ class NodeUpkeep:
     def ring(self, kind: str, key: str, data: bytes) -> None:
         """A doorbell: a room's log grew or was written back whole (catch up), another node took
         a session over, or a frame for a player (sent if their connection is here)."""
-        if kind == PLAYER_BELL:
-            self.fanout.write(self.fanout.connections({key}), data)
+        if kind == PLAYER_BELL:  # to each of the player's connections here
+            self.fanout.write([s.conn for s in self.table.sessions_of(key) if s.conn is not None], data)
             return
         if kind == SESSION_BELL:
             session = self.table.by_token.get(key)
             if session is None or data.decode(errors="replace") == self.node:
+                return
+            if data.startswith(SEAT_TAKEN):  # another connection of the player took the seat
+                code = data[len(SEAT_TAKEN) :].decode(errors="replace")
+                self.path.lose_seat(session, code)
                 return
             old, session.conn = session.conn, None  # not a drop: the player is connected elsewhere
             self.store.unlisten(((SESSION_BELL, key), (PLAYER_BELL, session.player)))

@@ -94,8 +94,9 @@ class Accounts(Protocol):
     """The database's side of registered players (server/records/accounts.py). Every method raises
     ``OSError`` when the database cannot be reached; then nothing was changed."""
 
-    async def create_player(self, player: str, name: str, key_hash: str, now: int) -> None:
-        """A new player, with its first key."""
+    async def create_player(self, player: str, name: str, key_hash: str, now: int, guest: str | None = None) -> int:
+        """A new player, with its first key; the races of the session ``guest`` become theirs
+        (once: not if another registration claimed them first). How many races moved."""
         ...
 
     async def player(self, player: str) -> Account | None:

@@ -15,7 +15,7 @@ from server.shell.held import Asker, Command, HeldRoom
 from server.shell.limits import TokenBucket
 from server.shell.names import normalise_room_code
 from server.shell.ports import Bots, Deals, MoveWatch
-from server.shell.roompath import RoomPath
+from server.shell.roompath import RoomPath, seated_elsewhere
 from server.shell.sessions import Session, SessionTable
 
 WRONG_CODES_AT_ONCE: Final = 20
@@ -55,7 +55,7 @@ class RoomRequests:
         return Pong(server_time=self.clock.now())
 
     async def on_create_room(self, asker: Asker, message: CreateRoom) -> None:
-        self.path.check_not_in_room(asker.session)
+        await self.path.check_free(asker.session)
         preset, deal = message.preset, message.deal_number
         if message.deal_code is not None:  # fields that do not go together: CreateRoom refuses them
             try:
@@ -96,6 +96,12 @@ class RoomRequests:
         if not guesses.ready(self._seconds()):
             raise ProtocolError(ErrorCode.RATE_LIMITED, "too many wrong room codes: wait a few seconds")
         code = normalise_room_code(message.room)
+        elsewhere = await self.path.seat_elsewhere(asker.session)
+        if elsewhere is not None:  # the player races on another connection: only that seat may move here
+            other, seated = elsewhere
+            if seated.room.code != code or message.spectate:
+                raise seated_elsewhere(seated.room.code)
+            return await self.path.take_seat(asker, seated, other)
         held = await self.path.get(code)
         if held is not None:
             try:

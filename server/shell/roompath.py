@@ -27,7 +27,7 @@ import msgpack
 from protocol.codec import encode
 from protocol.enums import Phase
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.messages import GHOST_PREFIX, Ok
+from protocol.messages import GHOST_PREFIX, Ok, SeatTaken
 from protocol.schema import Message
 from server.config import Config
 from server.rooms.core import Outcome, RoomCore
@@ -41,7 +41,7 @@ from server.shell.fanout import Fanout
 from server.shell.held import Asker, Command, HeldRoom, log_event
 from server.shell.names import new_room_code
 from server.shell.replies import Replies
-from server.shell.sessions import Session, SessionTable
+from server.shell.sessions import SEAT_TAKEN, SESSION_BELL, Session, SessionTable
 from server.store.base import Appended, Behind, Duplicate, Forked, Request, Stored, StoreError, chain
 from server.store.interfaces import Archives, Doorbells, Listings, Nodes, RoomLog
 
@@ -201,6 +201,71 @@ class RoomPath:
         if held is not None and held.room.has_member(session.player):
             raise ProtocolError(ErrorCode.ALREADY_IN_ROOM, f"you are in room {session.room}: leave it first")
 
+    async def seat_elsewhere(self, session: Session) -> tuple[Session, HeldRoom] | None:
+        """The session of the same player that holds a race seat, and its room, when that is not
+        this session (a registered player's other tab or device)."""
+        other = await self.table.seat_holder(session)
+        if other is None or other.room is None:
+            return None
+        held = await self.get(other.room)
+        seat = held.room.seats.get(session.player) if held is not None else None
+        if held is None or seat is None or seat.left:
+            return None
+        return other, held
+
+    async def check_free(self, session: Session) -> None:
+        """Refuse (already-in-room) a session in a room, or whose player races on another connection."""
+        self.check_not_in_room(session)
+        elsewhere = await self.seat_elsewhere(session)
+        if elsewhere is not None:
+            raise seated_elsewhere(elsewhere[1].room.code)
+
+    async def take_seat(self, asker: Asker, held: HeldRoom, other: Session) -> None:
+        """The asker's session takes its player's seat in ``held`` from ``other`` (another
+        connection of theirs), which stays connected, in no room, told ``seat_taken``. The seat's
+        append forgets the player's reply memory in the room: the two connections count their
+        seqs apart."""
+        session = asker.session
+        player, code = session.player, held.room.code
+        if player in held.room.spectators:
+            raise seated_elsewhere(code)
+        replies: list[Message] = []
+
+        def take(core: RoomCore, now: int) -> Outcome:
+            outcome = core.take_seat(player, now)
+            replies.append(outcome.reply)
+            return outcome
+
+        async def seated() -> None:
+            await self._seated(held, session)
+            await self._unseat(other, code)
+
+        outcome = await self.run(held, take, then=seated, send=False, ends_stay=player)
+        self.replies.answer(asker, replies[-1])
+        self.fanout.send(outcome.frames)
+        log_event("session.seat_taken", player=player, room=code)
+
+    async def _unseat(self, other: Session, code: str) -> None:
+        """``other`` is out of the room ``code``: here, or told on the node its connection is on."""
+        here = self.table.by_token.get(other.token)
+        if here is not None:
+            self.lose_seat(here, code)
+            if here.conn is not None:
+                await self.table.save(here)
+                return
+        other.room = None  # its connection may be on another node (a copy here is only read)
+        await self.table.save(other)
+        await self.store.ring(SESSION_BELL, other.token, SEAT_TAKEN + code.encode())
+
+    def lose_seat(self, session: Session, code: str) -> None:
+        """Another connection of the session's player took its seat in ``code``: the session is in
+        no room and says so to its connection, which stays."""
+        if session.room != code:
+            return
+        self.table.unseat(session)
+        if session.conn is not None:
+            self.fanout.write([session.conn], encode(SeatTaken(room=code)))
+
     async def create(self, settings: Settings) -> HeldRoom:
         """A new room of ``settings`` under a free code, stored."""
         for _ in range(20):
@@ -270,7 +335,8 @@ class RoomPath:
         session.room = held.room.code
         held.visitors.add(session.player)
         await self.table.save(session)
-        await self.store.locate(session.room, session.player, self.node, self.config.session_ttl)
+        await self.table.seat(session)
+        await self.store.locate(held.room.code, session.player, self.node, self.config.session_ttl)
 
     async def dropped(self, session: Session) -> None:
         """A session's connection closed: its room hears of it (a racer keeps the seat a while)."""
@@ -906,6 +972,13 @@ def _tick(core: RoomCore, now: int) -> Outcome:
 
 def _disconnect(player: str) -> Command:
     return lambda core, now: core.disconnect(player, now)
+
+
+def seated_elsewhere(code: str) -> ProtocolError:
+    return ProtocolError(
+        ErrorCode.ALREADY_IN_ROOM,
+        f"you are racing in room {code} on another tab or device: join room {code} to race here",
+    )
 
 
 def _connected(seat: Seat | None, spectating: bool) -> bool:

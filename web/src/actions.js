@@ -32,6 +32,7 @@ export function makeActions(app) {
 
   /** Show a room frame: the state takes it, the address bar names it. */
   function showRoom(body) {
+    if (body.room === S.seat) S.seat = null; // the seat is this tab's now
     enterRoom(S, body, app.openingOf(body.deal));
     app.url(`/r/${body.room}${body.role === "spectator" ? "?watch" : ""}`);
     app.render();

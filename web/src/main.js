@@ -43,6 +43,9 @@ export const cleanName = (text) => text.trim();
 /** Build the page's app: its state, actions and hooks; nothing runs until ``start``. */
 export function createApp(win = window) {
   const store = win.localStorage;
+  // The session token is this tab's (a reload resumes it; another tab is a session of its own,
+  // beside this one, of the same player); the key and the name are the browser's.
+  const tab = win.sessionStorage;
   speakAsAsked(win);
   const challenge = challengeOfPath(win.location.pathname);
   const S = initialState({
@@ -107,7 +110,7 @@ export function createApp(win = window) {
     /** A new name is a new session: the server fixes the name at hello. */
     rename() {
       S.conn.retire();
-      store.removeItem(KEY.token);
+      tab.removeItem(KEY.token);
       S.view = "name";
       render();
     },
@@ -142,7 +145,7 @@ export function createApp(win = window) {
   function connect() {
     const url = `${win.location.protocol === "https:" ? "wss" : "ws"}://${win.location.host}/`;
     S.conn = new Connection(url, { onEvent, onStatus, onWelcome, onKey: keepKey });
-    S.conn.start(store.getItem(KEY.name) || "player", store.getItem(KEY.token), store.getItem(KEY.key));
+    S.conn.start(store.getItem(KEY.name) || "player", tab.getItem(KEY.token), store.getItem(KEY.key));
   }
 
   function keepKey(key) {
@@ -204,7 +207,7 @@ export function createApp(win = window) {
       keepKey(key);
       store.removeItem(KEY.anonymous);
       S.conn.retire();
-      store.removeItem(KEY.token);
+      tab.removeItem(KEY.token);
       S.me = null;
       connect();
       render();
@@ -238,7 +241,7 @@ export function createApp(win = window) {
 
   function onWelcome(body, error) {
     if (error) {
-      store.removeItem(KEY.token);
+      tab.removeItem(KEY.token);
       app.say(t("your earlier session has expired: starting a new one"));
       return;
     }
@@ -249,7 +252,8 @@ export function createApp(win = window) {
   /** A session that is ours to race in: who we are, then where a link or a lost seat takes us. */
   function welcomed(body) {
     S.me = body;
-    store.setItem(KEY.token, body.token);
+    S.seat = body.seat ?? null;
+    tab.setItem(KEY.token, body.token);
     if (body.room) return; // the room frame follows
     if (S.room?.role === "spectator") S.wanted ??= { code: S.room.room, watch: true }; // a dropped spectator joins again
     else if (S.room) {
@@ -279,6 +283,17 @@ export function createApp(win = window) {
       }
       if (S.wanted?.code === body.room) S.wanted = null;
       return act.showRoom(body);
+    }
+    if (type === "seat_taken") {
+      // Another tab or device of mine took my seat: the lobby here, with "Play here" to take it back.
+      if (S.room?.room === body.room) {
+        leftRoom(S);
+        app.url("/");
+      }
+      S.seat = body.room;
+      app.say(t("Playing in another tab or device"));
+      act.refreshRooms();
+      return render();
     }
     if (type === "rating" && S.room) ratingsChanged(S.room.racers.map((r) => r.player)); // theirs changed too: ask again
     if (onArenaMessage(type, body)) return showArena(hooks);

@@ -12,6 +12,7 @@ export function initialState({ view = "lobby", wanted = null, challenge = null }
     statusDetail: "",
     me: null, // welcome body
     signingIn: false, // the first screen's "sign in": no new player is registered meanwhile
+    seat: null, // a room I race in on another tab or device (welcome.seat, seat_taken): "Play here"
     registering: false, // "asking": registering before the first race; "asked": done (once per page)
     challenge, // the /c/ID page's challenge
     view,

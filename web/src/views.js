@@ -112,7 +112,19 @@ function lobbyParts(app) {
   const arena = [`lobby-arena:${arenaKey(S)}`, () => arenaLobby(app.hooks)];
   if (A.arena) inner.unshift(arena);
   else inner.splice(3, 0, arena);
+  if (S.seat) inner.unshift([`lobby-seat:${S.seat}`, () => seatPanel(app)]);
   return [["lobby", () => h("div", { class: "lobby" }), inner]];
+}
+
+/** I race in another tab or device: say where, and offer to take the seat here. */
+function seatPanel(app) {
+  const { S, act } = app;
+  return h(
+    "section",
+    { class: "card-panel seat-panel", role: "status" },
+    h("p", {}, t("You are racing in room {code} in another tab or device.", { code: S.seat })),
+    h("button", { id: "play-here", onclick: () => act.joinRoom(S.seat, false) }, t("Play here")),
+  );
 }
 
 function roomsPanel(app) {
