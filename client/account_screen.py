@@ -194,8 +194,10 @@ class AccountScreen(LocalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", NP_("footer", "Back"))]
 
-    def __init__(self) -> None:
+    def __init__(self, *, signing_in: bool = False) -> None:
         super().__init__()
+        self.signing_in = signing_in
+        """Opened to sign in (the lobby's "Sign in"): the handle field comes first."""
         self.busy = False
         self.state: Account | None = None
         """Who I am as last shown: read from the App when the screen opens and after each new
@@ -264,6 +266,8 @@ class AccountScreen(LocalScreen[None]):
             self._use_key()
         elif self.state is not None and not self.state.connected:
             self.show_status(_("Connect in the lobby first"), "error")
+        elif self.signing_in:
+            self.query_one("#sign-in-handle", Input).focus()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -163,8 +163,9 @@ class RaceApp(App[None]):
     def connected(self) -> bool:
         return self.conn is not None and self.conn.connected
 
-    async def connect(self, url: str, name: str) -> str:
-        """Open a new session (closing the old one); who we are, for the lobby."""
+    async def connect(self, url: str, name: str, *, register: bool = True) -> str:
+        """Open a new session (closing the old one); who we are, for the lobby. ``register`` False:
+        no new player is made now if none is kept (the player is about to sign in)."""
         await self._close_connection()
         # The callbacks name their connection: news from an older one is ignored.
         box: list[RaceConnection] = []
@@ -183,7 +184,7 @@ class RaceApp(App[None]):
         # which would take it over). A guest comes back to its race by the token.
         token = saved.token if key is None and saved is not None and (saved.server, saved.name) == (url, name) else None
         # A user who deleted their player on this server races on anonymously: none registered by itself.
-        on_key = None if keys.stays_anonymous(url) else (lambda new: self._keep_key(url, new))
+        on_key = None if keys.stays_anonymous(url) or not register else (lambda new: self._keep_key(url, new))
         extra = {"tls": self.tls} if self.tls is not None else {}  # test factories take no tls
         conn = self.connection_factory(url, name, on_event, on_status, token=token, key=key, on_key=on_key, **extra)
         box.append(conn)
@@ -528,8 +529,8 @@ class RaceApp(App[None]):
 
     # -- my account (client/account_screen.py) -------------------------------------
 
-    def show_account(self) -> None:
-        self.push_screen(AccountScreen())
+    def show_account(self, *, signing_in: bool = False) -> None:
+        self.push_screen(AccountScreen(signing_in=signing_in))
 
     def account(self) -> Account:
         welcome = self.conn.welcome if self.conn is not None and self.conn.connected else None

@@ -118,8 +118,9 @@ class LobbyHost(Protocol):
     @property
     def connected(self) -> bool: ...
 
-    async def connect(self, url: str, name: str) -> str:
-        """Connect (replacing any earlier session); a line saying who we are where."""
+    async def connect(self, url: str, name: str, *, register: bool = True) -> str:
+        """Connect (replacing any earlier session); a line saying who we are where. ``register``
+        False: no new player is made meanwhile (the player is about to sign in)."""
 
     async def list_rooms(self) -> tuple[RoomSummary, ...]: ...
 
@@ -141,8 +142,9 @@ class LobbyHost(Protocol):
     def show_boards(self) -> None:
         """The server's leaderboards."""
 
-    def show_account(self) -> None:
-        """My account: my player id and handle, and what I may do with them."""
+    def show_account(self, *, signing_in: bool = False) -> None:
+        """My account: my player id and handle, and what I may do with them (``signing_in``: opened
+        to sign in, the handle first)."""
 
     def show_arena(self) -> None:
         """The arena screen: join one by its code, open one, its standings."""
@@ -198,6 +200,7 @@ class LobbyScreen(LocalScreen[None]):
             yield Label(_("Name"), classes="label")
             yield Input(self.player_name, placeholder=_("your name"), id="name", max_length=24, compact=True)
             yield Button(_("Connect"), id="connect", variant="primary", compact=True)
+            yield Button(_("Sign in"), id="sign-in-first", compact=True)
         yield Static(_("Not connected: check the server address and your name, then Connect"), id="status")
         with VerticalScroll(id="body"), Horizontal(id="columns"):
             with Vertical(id="create-box", classes="box") as create:
@@ -336,7 +339,9 @@ class LobbyScreen(LocalScreen[None]):
     def set_connected(self, connected: bool) -> None:
         """Enable the room controls only with a live session."""
         self.query_one("#columns").disabled = not connected
-        self.query_one("#connect", Button).label = _("Reconnect") if connected else _("Connect")
+        button = self.query_one("#connect", Button)
+        button.label = _("Reconnect") if connected else _("Connect")
+        button.refresh(layout=True)  # its width is its label's
         if connected and self._refresh_timer is None:
             self._refresh_timer = self.set_interval(REFRESH_SECONDS, self._refresh_rooms_now)
         elif not connected and self._refresh_timer is not None:
@@ -356,10 +361,18 @@ class LobbyScreen(LocalScreen[None]):
 
     # -- connecting -----------------------------------------------------------
 
+    @on(Button.Pressed, "#sign-in-first")
+    def _sign_in_first(self) -> None:
+        """A player made elsewhere: connect without making a new one, then sign in (F7's screen)."""
+        if self.host.connected:
+            self.host.show_account(signing_in=True)
+            return
+        self.do_connect(register=False)
+
     @on(Button.Pressed, "#connect")
     @on(Input.Submitted, "#server")
     @on(Input.Submitted, "#name")
-    def do_connect(self) -> None:
+    def do_connect(self, event: object = None, *, register: bool = True) -> None:
         url = self.query_one("#server", Input).value.strip()
         name = self.query_one("#name", Input).value.strip()
         if not url:
@@ -374,11 +387,11 @@ class LobbyScreen(LocalScreen[None]):
             self.query_one("#server", Input).value = url
         self.server, self.player_name = url, name
         self.show_status(_("Connecting to {url}…").format(url=url))
-        self.run_worker(self._connect(url, name), group="lobby", exclusive=True, exit_on_error=False)
+        self.run_worker(self._connect(url, name, register), group="lobby", exclusive=True, exit_on_error=False)
 
-    async def _connect(self, url: str, name: str) -> None:
+    async def _connect(self, url: str, name: str, register: bool = True) -> None:
         try:
-            who = await self.host.connect(url, name)
+            who = await self.host.connect(url, name, register=register)
         except ConnectError as error:
             self.set_connected(False)
             if not error.unreachable:
@@ -402,6 +415,8 @@ class LobbyScreen(LocalScreen[None]):
         self.set_connected(True)
         self.show_status(who, "good")
         self.query_one("#code", Input).focus()
+        if not register:
+            self.host.show_account(signing_in=True)  # its sign-in makes this machine that player
         await self._load_rooms()
 
     def connection_status(self, status: str) -> None:

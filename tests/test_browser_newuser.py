@@ -14,12 +14,14 @@ import re
 import urllib.request
 from collections.abc import Iterator
 
+import msgpack
 import pytest
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser, Page, WebSocketRoute
 
 from protocol.messages import (
     CreateRoom,
     JoinRoom,
+    ListRooms,
     Members,
     Moved,
     MoveRequest,
@@ -27,6 +29,7 @@ from protocol.messages import (
     Ready,
     Resign,
     Result,
+    Rooms,
     RoomState,
     Started,
 )
@@ -476,3 +479,68 @@ async def test_a_new_players_first_race_is_on_their_page_without_the_account_pan
     assert await mine.inner_text("#races") == "1"
     assert await mine.locator(".races tbody tr").count() == 1
     no_errors(page)
+
+
+async def test_create_room_at_once_makes_one_room_and_it_is_the_players(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Create room pressed in the first instant, while the page still becomes its player: the
+    request waits for the player's session, so no room is left behind under the throwaway one."""
+    watcher = await WsClient.open(ws(server), "Watcher")
+    before = await watcher.call(ListRooms())
+    assert isinstance(before, Rooms)
+    page = await open_page(browser, http(server), None)
+    route = SlowIdentity()
+    await page.route_web_socket(re.compile(r".*"), route)
+    await page.fill("#name", "Quick")
+    await page.click("text=Continue")
+    await page.wait_for_function("() => window.seahaven.registering === 'asking'", timeout=WAIT_MS)
+    code = await create_room(page)  # while the page becomes its player
+    player = await js(page, "window.seahaven.me.player")
+    assert await js(page, "window.seahaven.me.identified") is True
+    assert await js(page, "window.seahaven.room.racers.map(r => r.player)") == [player]
+    after = await watcher.call(ListRooms())
+    assert isinstance(after, Rooms)
+    assert [r.room for r in after.rooms if r not in before.rooms] == [code]
+    assert route.sent == ["hello", "register"]  # nothing else on the throwaway session: no room of its own
+    await watcher.close()
+    no_errors(page)
+
+
+class SlowIdentity:
+    """A WebSocket route: the first connection's ``identity`` (the answer to ``register``) reaches
+    the page a second late, frames in order, and what the page sent on that connection is kept
+    (``sent``, by type); later connections pass through."""
+
+    def __init__(self) -> None:
+        self.opened = 0
+        self.sent: list[str] = []
+
+    async def __call__(self, page_side: WebSocketRoute) -> None:
+        self.opened += 1
+        server_side = page_side.connect_to_server()
+        if self.opened > 1:
+            return
+        last: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        last.set_result(None)
+
+        async def forward(before: asyncio.Future[None], frame: str | bytes) -> None:
+            await before
+            if kind(frame) == "identity":
+                await asyncio.sleep(1.0)
+            page_side.send(frame)
+
+        def heard(frame: str | bytes) -> None:
+            nonlocal last
+            last = asyncio.ensure_future(forward(last, frame))
+
+        def said(frame: str | bytes) -> None:
+            self.sent.append(kind(frame))
+            server_side.send(frame)
+
+        server_side.on_message(heard)
+        page_side.on_message(said)
+
+
+def kind(frame: str | bytes) -> str:
+    return str(msgpack.unpackb(frame, raw=False).get("type")) if isinstance(frame, bytes) else "text"

@@ -20,7 +20,7 @@ from client.app import RaceApp
 from client.net import ServerError
 from client.userdata import PlayerKeys
 from protocol.errors import ErrorCode
-from protocol.messages import ClaimHandle, Error, Hello, Identity, Ping, Pong, Register
+from protocol.messages import ClaimHandle, Error, Hello, Identity, Ok, Ping, Pong, Register, SetPassword
 from server.app import RaceServer
 from server.records.accounts import Accounts
 from server.records.database import Database
@@ -241,3 +241,33 @@ def test_every_account_refusal_reads_in_plain_words() -> None:
     assert "'Ann'" in explain(ServerError(ErrorCode.HANDLE_TAKEN, "taken"), "Ann")
     assert "wait 5 minutes" in explain(ServerError(ErrorCode.RATE_LIMITED, "too many sign-in attempts: wait 5 minutes"))
     assert explain(ServerError("something-new", "why")) == "The server refused it (something-new): why"
+
+
+async def test_sign_in_at_the_first_start_makes_no_new_player(server: RaceServer, data_home: Path) -> None:
+    """A player made on another machine: "Sign in" beside Connect connects without registering,
+    opens the account screen at the handle, and its sign-in makes this machine that player."""
+    url = url_of(server)
+    elsewhere = await WsClient.open(url, "Ann")
+    made = await elsewhere.call(Register())
+    assert isinstance(made, Identity) and made.key is not None
+    ann = await WsClient.open(url, "Ann", key=made.key)
+    assert isinstance(await ann.call(ClaimHandle(handle="Ann")), Identity)
+    assert isinstance(await ann.call(SetPassword(password=PASSWORD)), Ok)
+
+    app = RaceApp(url, "Ann at home", autoconnect=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.click("#sign-in-first")
+        await until(pilot, lambda: isinstance(top(app), AccountScreen), "the account screen")
+        screen = top(app)
+        assert isinstance(screen, AccountScreen)
+        await until(pilot, lambda: screen.query_one("#sign-in-handle", Input).has_focus, "the handle first")
+        assert app.conn is not None and app.conn.welcome is not None and not app.conn.welcome.identified
+        assert PlayerKeys.load(data_home).key_for(url) is None  # no throwaway player made meanwhile
+        type_in(screen, sign_in_handle="ann", sign_in_password=PASSWORD)
+        await press(pilot, screen, "#sign-in", f"Signed in: this machine is player {made.player} (@Ann) here now")
+        await identified(pilot, screen)
+        kept = PlayerKeys.load(data_home).key_for(url)
+        assert kept is not None and kept.startswith(f"{made.player}.") and kept != made.key
+        assert app.conn.welcome is not None and app.conn.welcome.player == made.player
+    for client in (elsewhere, ann):
+        await client.close()

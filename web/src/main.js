@@ -164,6 +164,7 @@ export function createApp(win = window) {
     if (S.registering) return S.registering === "asking";
     S.registering = "asking";
     const conn = S.conn;
+    conn.holding = true; // a request made meanwhile (Create room at once) is the player's, not this session's
     conn
       .call("register")
       .then((identity) => {
@@ -174,6 +175,7 @@ export function createApp(win = window) {
       })
       .catch(() => {
         // records-unavailable, or an older server: race anonymously on this session
+        conn.release();
         if (S.conn === conn) welcomed(welcome);
       })
       .finally(() => {

@@ -52,6 +52,7 @@ export class Connection {
     this.offset = 0; // server clock minus ours
     this.retry = null;
     this.stopped = false;
+    this.holding = false; // requests wait (but register): this session is becoming the player's
   }
 
   now() {
@@ -88,6 +89,7 @@ export class Connection {
     ws.send(encode({ type: "hello", seq, body }));
     this.helloSeq = seq;
     this.helloKey = "key" in body;
+    this.helloResumes = "token" in body;
   }
 
   receive(ws, data) {
@@ -115,11 +117,20 @@ export class Connection {
       }
       this.token = body.token;
       this.seq = Math.max(this.seq, body.last_seq);
+      // A new session has answered none of the calls waiting here (made before its hello, or
+      // handed over from another session): numbered after its hello, they are new requests to it.
+      if (!this.helloResumes) for (const [seq, call] of [...this.waiting]) this.waiting.delete(seq) && this.waiting.set(++this.seq, call);
       this.clock(body.server_time);
       this.online = true;
-      this.onWelcome(body, null);
-      this.onStatus("online");
+      // Calls the welcome makes wait their turn: every waiting call goes out after it, in seq order.
+      this.welcoming = true;
+      try {
+        this.onWelcome(body, null);
+      } finally {
+        this.welcoming = false;
+      }
       for (const [seq, call] of this.waiting) this.write(call.type, call.body, seq);
+      this.onStatus("online");
       return;
     }
     if (type === "pong" || type === "countdown" || type === "started" || type === "room") this.clock(body.server_time);
@@ -175,7 +186,14 @@ export class Connection {
   }
 
   write(type, body, seq) {
+    if (this.welcoming || (this.holding && type !== "register")) return; // sent after the welcome, by handOver or by release
     if (this.online && this.ws.readyState === WebSocket.OPEN) this.ws.send(encode({ type, seq, body }));
+  }
+
+  /** Send the requests held back meanwhile here after all (the session stays this one). */
+  release() {
+    this.holding = false;
+    for (const [seq, call] of this.waiting) this.write(call.type, call.body, seq);
   }
 
   /** Send a request; resolves with the reply's body, rejects with a ServerError. */
