@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Final, Protocol
 
 from textual import events, work
 from textual.app import ComposeResult
@@ -59,6 +59,8 @@ from .userdata import DECKS, Settings
 from .words import cards
 
 PLACE_KEYS = "1234567890abcdefgh" + FOUNDATION_KEYS
+RIVALS_BESIDE: Final = 66
+"""Columns a race needs for the board (39) and the rivals panel (26) side by side."""
 CONFIRM_SECONDS = 3.0
 HINT_STATES = 200_000
 """Positions the solver may look at for a hint (a few seconds at most, in a thread)."""
@@ -130,7 +132,9 @@ class GameScreen(LocalScreen[None]):
     """A board, its status line, a message line, and (in a race) the rivals panel."""
 
     CSS_PATH = Path(__file__).with_name("game_screen.tcss")
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (140, "-wide")]  # noqa: RUF012 (Textual declares it so)
+    # Below RIVALS_BESIDE columns the board and the rivals panel do not fit side by side: the board
+    # comes first, and v shows the panel in its place (v hides the panel at any width).
+    HORIZONTAL_BREAKPOINTS = [(0, "-tight"), (RIVALS_BESIDE, "-narrow"), (140, "-wide")]  # noqa: RUF012
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", NP_("footer", "Help")),
@@ -145,6 +149,7 @@ class GameScreen(LocalScreen[None]):
         Binding("H", "hint", NP_("footer", "Hint")),
         Binding("A", "automove", NP_("footer", "Auto-move"), show=False),
         Binding("C", "deck", NP_("footer", "Card colours"), show=False),
+        Binding("v", "rivals", NP_("footer", "Racers")),
         *(Binding(key, f"pick({key!r})", show=False) for key in PLACE_KEYS),
     ]
 
@@ -241,6 +246,8 @@ class GameScreen(LocalScreen[None]):
         self.hints = hints
         self.spectator_delay_s: int | None = None
         """How late a spectator sees the moves (the help says so), when known."""
+        self.said_too_small = False
+        """The message line says the terminal is too small (cleared once the board fits again)."""
         self.hint_result: Solution | None = None
         """The solver's last answer about the position on screen (hints, the "lost" notice)."""
         # Widgets exist from the start, so every method works before the screen is shown.
@@ -421,11 +428,29 @@ class GameScreen(LocalScreen[None]):
         if self.locked:
             self.flash(self.locked, "error")
             return True
+        if self.has_class("-tight") and self.has_class("-rivals-toggled"):  # the racers in the board's place
+            self.flash(_("v: back to the board"), "error")
+            return True
         small = self.view.too_small
         if small is not None:  # the cards cannot be seen whole: no move played blind
             self.flash(_("{problem}: make it bigger").format(problem=small), "error")
+            self.said_too_small = True
             return True
         return False
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._fits_again)
+
+    def _fits_again(self) -> None:
+        """Bigger again: the "too small" line goes (it stayed, stale, over a board that fits)."""
+        if self.said_too_small and self.view.too_small is None:
+            self.said_too_small = False
+            self.flash(idle_hint(self.board.rules))
+
+    def action_rivals(self) -> None:
+        """v: the rivals panel shown or hidden (at a width too small for both, the board first)."""
+        if self.rivals is not None:
+            self.toggle_class("-rivals-toggled")
 
     def action_pick(self, key: str) -> None:
         place = _key_place(key, self.board)
@@ -800,6 +825,8 @@ class GameScreen(LocalScreen[None]):
             return self.race and self.sink is not None
         if action == "hint":
             return self.hints
+        if action == "rivals":
+            return self.rivals is not None
         return True
 
     # -- drawing --------------------------------------------------------------

@@ -1,6 +1,6 @@
 """What issue 39 found in the terminal client, each walked with Textual's pilot against a real
 server: a focused button keeps its label (it was drawn as an empty box); back on the first server
-the player is back in the race they left there."""
+the player is back in the race they left there; a race plays at 60x20, the racers a key away."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ from textual.geometry import Region
 from textual.widgets import Button, Input
 
 from client.app import RaceApp
+from protocol.messages import JoinRoom, Ready, RoomState
 from server.records.accounts import Accounts
 from server.records.database import Database, open_database
 from server.records.migrate import migrate
 from tests.client_driver import SIZE, connect, create_deal_1, data_home, top, until
 from tests.helpers import MakeServer, url_of
+from tests.wsclient import WsClient
 
 __all__ = ["data_home"]
 
@@ -77,3 +79,41 @@ async def records(folder: Path, name: str) -> Database:
     db = open_database(f"sqlite:///{folder / name}.db", folder)
     await migrate(db)
     return db
+
+
+async def test_bug5_a_race_is_played_at_60x20_with_the_racers_a_key_away(make_memory_server: MakeServer) -> None:
+    server = await make_memory_server(deals=lambda: 1)
+    app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await connect(app, pilot)
+        room = await create_deal_1(app, pilot)
+        bob = await WsClient.open(url_of(server), "bob")
+        assert isinstance(await bob.call(JoinRoom(room=room.code)), RoomState)
+        await until(pilot, lambda: len(room.model.racers) == 2, "bob in the room")
+        await pilot.press("r")
+        await bob.call(Ready(ready=True))
+        await until(pilot, lambda: room.model.phase == "racing" and not room.screen.locked, "the race")
+        screen = room.screen
+        rivals = screen.rivals
+        assert rivals is not None
+        assert screen.view.too_small is None, screen.view.too_small  # the board first
+        assert not rivals.display or rivals.size.width == 0
+        await pilot.press("1")  # a move can be started: the board takes keys
+        assert "too small" not in screen.message_text
+        await pilot.press("escape")
+        await pilot.press("v")  # the racers, in the board's place
+        await until(pilot, lambda: rivals.display and rivals.size.width > 0, "the racers shown")
+        await pilot.press("1")  # no move played blind meanwhile
+        assert "v: back to the board" in screen.message_text and screen.selected is None
+        await pilot.press("v")
+        await until(pilot, lambda: not rivals.display or rivals.size.width == 0, "the racers hidden again")
+
+        # Too small for anything, a key says so; bigger again, that line goes.
+        await pilot.resize_terminal(30, 12)
+        await until(pilot, lambda: screen.view.too_small is not None, "too small")
+        await pilot.press("1")
+        assert "too small" in screen.message_text
+        await pilot.resize_terminal(80, 24)
+        await until(pilot, lambda: "too small" not in screen.message_text, "the stale line gone")
+        assert screen.view.too_small is None and rivals.display and rivals.size.width > 0  # side by side
+    await bob.close()
