@@ -173,6 +173,10 @@ class _Canvas:
 class BoardView(Widget):
     """Draws a Board; clicks become ``Picked`` messages (``chain`` 2 for a double click)."""
 
+    ALLOW_SELECT = False
+    """A drag moves a card: it selects no text (Textual's selection lit the board from the drag's
+    start to its end, and stayed)."""
+
     DEFAULT_CSS = f"""
     BoardView {{
         background: {FELT};

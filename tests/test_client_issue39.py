@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.app import App
 from textual.color import Color
 from textual.geometry import Region
 from textual.widgets import Button, Input
 
 from client.app import RaceApp
+from client.game_screen import GameScreen
+from client.places import Place
 from protocol.messages import JoinRoom, Ready, RoomState
+from seahaven import COLUMN, Board
 from server.records.accounts import Accounts
 from server.records.database import Database, open_database
 from server.records.migrate import migrate
@@ -117,3 +121,29 @@ async def test_bug5_a_race_is_played_at_60x20_with_the_racers_a_key_away(make_me
         await until(pilot, lambda: "too small" not in screen.message_text, "the stale line gone")
         assert screen.view.too_small is None and rivals.display and rivals.size.width > 0  # side by side
     await bob.close()
+
+
+async def test_bug1_dragging_a_card_leaves_no_text_selection_over_the_board() -> None:
+    app = _SoloApp(GameScreen(Board.deal("seahaven", 1)))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.game
+        board = screen.view
+        start = board.point_of(Place(COLUMN, 0))
+        end = board.point_of(Place(COLUMN, 4))
+        await pilot.mouse_down(board, offset=start)
+        await pilot.hover(board, offset=end)
+        await pilot.mouse_up(board, offset=end)
+        await pilot.pause()
+        assert not screen.selections, screen.selections  # no light-blue block from drag to drop
+        assert board.allow_select is False
+
+
+class _SoloApp(App[None]):
+    """One game screen, nothing else."""
+
+    def __init__(self, game: GameScreen) -> None:
+        super().__init__()
+        self.game = game
+
+    def on_mount(self) -> None:
+        self.push_screen(self.game)
