@@ -49,6 +49,7 @@ from protocol.messages import (
     RoomState,
     RoomSummary,
     SeatTaken,
+    SetName,
 )
 from protocol.schema import Message
 from seahaven import Board
@@ -166,6 +167,10 @@ class RaceApp(App[None]):
     async def connect(self, url: str, name: str, *, register: bool = True) -> str:
         """Open a new session (closing the old one); who we are, for the lobby. ``register`` False:
         no new player is made now if none is kept (the player is about to sign in)."""
+        # A registered player's name is theirs on every device (the server says it at hello): one
+        # typed here over the one this server gave us is a change on purpose (set_name).
+        before = self.conn.welcome if self.conn is not None and self.server == url else None
+        known_name = before.name if before is not None and before.identified else None
         await self._close_connection()
         # The callbacks name their connection: news from an older one is ignored.
         box: list[RaceConnection] = []
@@ -196,6 +201,11 @@ class RaceApp(App[None]):
         except BaseException:
             self._resuming, self.conn = False, None
             raise
+        if welcome.identified and known_name is not None and name not in (known_name, welcome.name):
+            await conn.request(SetName(name=name))
+        elif welcome.identified:
+            name = welcome.name
+        self.lobby.show_name(name)
         self.server, self.player_name = url, name
         self.arena_desk.me = welcome.player
         self._remember(welcome.room)
@@ -209,11 +219,9 @@ class RaceApp(App[None]):
             )
         if token is not None and welcome.token != token:
             return _("Connected to {url} as {name} (your earlier session had ended): create or join a room").format(
-                url=url, name=welcome.name
+                url=url, name=name
             )
-        return _("Connected to {url} as {name}: create a room, join one, or quick match").format(
-            url=url, name=welcome.name
-        )
+        return _("Connected to {url} as {name}: create a room, join one, or quick match").format(url=url, name=name)
 
     def _keep_key(self, server: str, key: str | None) -> None:
         """Keep (None: forget) the registered player's key for ``server``."""

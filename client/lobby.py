@@ -324,6 +324,11 @@ class LobbyScreen(LocalScreen[None]):
         status.set_class(kind == "error", "error")
         status.set_class(kind == "good", "good")
 
+    def show_name(self, name: str) -> None:
+        """The name the server knows us by (a registered player's is theirs on every device)."""
+        self.query_one("#name", Input).value = name
+        self.player_name = name
+
     def offer_seat(self, room: str) -> None:
         """Another connection of the player races in ``room``: its code is ready to join (which
         takes the seat here)."""

@@ -246,6 +246,14 @@ class SetPassword(Message):
 
 
 @dataclass(frozen=True, slots=True)
+class SetName(Message):
+    """The session's display name from now on; a registered player's on every device."""
+
+    TYPE = "set_name"
+    name: str = field_of(Str(1, 64))
+
+
+@dataclass(frozen=True, slots=True)
 class SignIn(Message):
     """A new key for this device, by handle and password."""
 
@@ -287,6 +295,7 @@ REQUESTS: Final[dict[str, type[Message]]] = {
         SignIn,
         DeleteAccount,
         ExportData,
+        SetName,
     )
 }
 

@@ -342,18 +342,13 @@ async def test_quick_match_pairs_two_pages_and_the_deck_can_have_four_colours(
     ann = await open_page(browser, http(server), "Ann")
     bob = await open_page(browser, http(server), "Bob", phone=True)
     player = await js(ann, "window.seahaven.me.player")
-    # The old session's close is held back until the new session is welcomed, as on a slow network:
-    # it must not mark the new one offline.
-    hold = "const ws = window.seahaven.conn.ws, closed = ws.onclose;"
-    await js(ann, f"{{ {hold} ws.onclose = (e) => (window.lateClose = () => closed(e)); }}")
-    await ann.click("text=Change name")  # a new name is a new session
+    token = await js(ann, "window.seahaven.me.token")
+    await ann.click("text=Change name")  # a registered player's name changes in place (set_name)
     await ann.fill("#name", "Anna")
     await ann.click("text=Continue")
-    # Renamed, and the same player (registered at first start: a new name keeps their races).
     await ann.wait_for_function("() => window.seahaven.me?.name === 'Anna'", timeout=WAIT_MS)
     assert await js(ann, "window.seahaven.me.player") == player
-    await ann.wait_for_function("() => window.lateClose !== undefined", timeout=WAIT_MS)
-    await js(ann, "window.lateClose()")
+    assert await js(ann, "window.seahaven.me.token") == token  # the same session goes on
     assert await js(ann, "window.seahaven.status") == "online"
     assert await ann.inner_text(".bar .net") == "Anna"
     for page in (ann, bob):
@@ -414,6 +409,39 @@ async def test_a_second_tab_stays_beside_the_first_and_takes_the_seat_when_asked
     assert await js(second, "window.seahaven.status") == "online"
     no_errors(first)
     assert errors == []
+
+
+async def test_a_tab_opened_mid_race_on_a_phone_takes_the_seat_and_races_on(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Mid-race on a phone, a second tab of the same browser: both stay connected; the second
+    takes the seat with the board as the race has it, plays on, and the rival sees the moves."""
+    first = await open_page(browser, http(server), "Ann", phone=True)
+    await first.wait_for_function("() => window.seahaven.me?.identified === true", timeout=WAIT_MS)
+    code = await create_room(first)
+    py = await WsClient.open(f"ws://127.0.0.1:{server.port}/", "Py")
+    assert isinstance(await py.call(JoinRoom(room=code)), RoomState)
+    await first.wait_for_selector("#ready", timeout=WAIT_MS)
+    await first.click("#ready")
+    assert isinstance(await py.call(Ready()), Ok)
+    await in_race(first)
+    await key_move(first, SOLUTION[0])
+    await py.expect(Progress, where=lambda p: p.moves == 1)
+
+    second = await first.context.new_page()
+    await second.goto(http(server))
+    await second.wait_for_selector("#play-here", timeout=WAIT_MS)
+    assert await js(first, "window.seahaven.status") == "online" and await js(first, "window.seahaven.room") is not None
+    await second.click("#play-here")
+    await in_race(second)
+    mine = "window.seahaven.room.racers.find(r => r.player === window.seahaven.me.player).moves"
+    assert await js(second, mine) == 1  # the board as the race has it
+    await key_move(second, SOLUTION[1])
+    await py.expect(Progress, where=lambda p: p.moves == 2)  # the rival sees the seat race on
+    await first.wait_for_selector("#play-here", timeout=WAIT_MS)
+    assert await js(first, "window.seahaven.status") == "online"
+    await py.close()
+    no_errors(first)
 
 
 async def test_the_lobby_shows_the_daily_race_and_a_room_can_race_the_computer(

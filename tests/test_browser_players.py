@@ -198,9 +198,22 @@ async def test_an_account_claims_a_handle_signs_in_on_another_device_exports_and
     assert await phone.inner_text("#account-handle") == "Annie_B"
     phone_key = str(await js(phone, "localStorage.getItem('seahaven.key')"))
     assert phone_key.startswith(f"{player}.") and phone_key != key
-    # One player, several devices: the first one stays connected, as the same player.
+    # One player, several devices: the first one stays connected, as the same player, and the
+    # player's name is theirs on both ("Ann", not what the phone called her).
     assert await js(ann, "window.seahaven.status") == "online"
     assert await js(ann, "window.seahaven.me.player") == player
+    assert await js(phone, "window.seahaven.me.name") == "Ann"
+    # Changed on purpose on the phone (in place: the session goes on), it is hers everywhere.
+    token = await js(phone, "window.seahaven.me.token")
+    await phone.click("#account-back")
+    await phone.click("text=Change name")
+    await phone.fill("#name", "Annie")
+    await phone.click("text=Continue")
+    await phone.wait_for_function("() => window.seahaven.me?.name === 'Annie'", timeout=WAIT_MS)
+    assert await js(phone, "window.seahaven.me.token") == token
+    await ann.reload()  # the desk's tab, back: its session says the player's name now
+    await ann.wait_for_function("() => window.seahaven.me?.name === 'Annie'", timeout=WAIT_MS)
+    await phone.click("#account")
 
     # Export my data: a JSON file of the account.
     async with phone.expect_download() as download_info:

@@ -93,3 +93,25 @@ async def _registered_key(client: WsClient) -> str:
     identity = await client.call(Register())
     assert isinstance(identity, Identity) and identity.key is not None
     return identity.key
+
+
+async def test_the_players_name_follows_them_and_changes_on_purpose(server: RaceServer, data_home: Path) -> None:
+    """Registered, the player's name is theirs on every device (a second start with another name
+    shows it); typed over it in the lobby and connected again, it changes for every device."""
+    url = url_of(server)
+    app = RaceApp(url, "Ann", autoconnect=False, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        key = PlayerKeys.load(data_home).key_for(url)
+        assert key is not None
+        app.lobby.query_one("#name", Input).value = "Annie"
+        await pilot.click("#connect")  # Reconnect, with the new name
+        await until(pilot, lambda: "as Annie" in app.lobby.status_text, "connected as Annie")
+    elsewhere = await WsClient.open(url, "whatever that device says", key=key)
+    assert elsewhere.welcome is not None and elsewhere.welcome.name == "Annie"
+    await elsewhere.close()
+    again = RaceApp(url, "root", autoconnect=False, automove=False)  # the same machine, another name
+    async with again.run_test(size=SIZE) as pilot:
+        await connect(again, pilot)
+        assert again.lobby.query_one("#name", Input).value == "Annie"
+        assert again.conn is not None and again.conn.welcome is not None and again.conn.welcome.name == "Annie"

@@ -48,6 +48,7 @@ from protocol.messages import (
     Result,
     RoomState,
     SeatTaken,
+    SetName,
     SetPassword,
     SignIn,
     Welcome,
@@ -187,7 +188,7 @@ async def test_hellos_at_once_with_one_key_are_sessions_of_one_player(
     assert all(isinstance(a, Welcome) for a in answers), answers
     welcomes = [a for a in answers if isinstance(a, Welcome)]
     assert {w.player for w in welcomes} == {identity.player} and len({w.token for w in welcomes}) == 4
-    assert [w.name for w in welcomes] == [f"Ann {i}" for i in range(4)]  # out of a room, the hello's name
+    assert [w.name for w in welcomes] == ["Ann"] * 4  # the player's name, whatever each device says
     assert await server.store.player_session(identity.player) in {w.token for w in welcomes}
     for client in clients:  # all connected at once
         assert isinstance(await client.call(Ping()), Pong)
@@ -593,8 +594,30 @@ def test_the_contract_documents_every_code_request_and_message() -> None:
     assert [c.value for c in ErrorCode if f"| `{c.value}` |" not in section(11)] == []
     assert [t for t in REQUESTS if f"### `{t}`" not in section(6)] == []
     assert [t for t in SERVER_MESSAGES if f"### `{t}`" not in section(7)] == []
-    assert "Twenty-five request types" in section(6) and len(REQUESTS) == 25
+    assert "Twenty-six request types" in section(6) and len(REQUESTS) == 26
     assert "Twenty-four message types" in section(7) and len(SERVER_MESSAGES) == 24
     for field in ("`key` *(optional)*", "`handle` *(optional)*", "`identified` *(optional)*"):
         assert field in section(6) + section(7), field
     assert "## 21. Players that last" in DOC
+
+
+async def test_a_players_name_is_theirs_on_every_device_until_they_change_it(
+    make_server: MakeServer, database: Database
+) -> None:
+    server = await make_server(accounts=Accounts(database))
+    _, identity = await registered(server, "Ann")  # registered with the session's name
+    desk = await keyed(server, identity, name="Ann")
+    phone = await keyed(server, identity, name="player")  # another device, which calls her otherwise
+    assert phone.welcome is not None and phone.welcome.name == "Ann"
+    assert await phone.call(SetName(name="  Ann  Lee ")) == Ok()  # on purpose: hers everywhere now
+    later = await keyed(server, identity, name="whatever this device says")
+    assert later.welcome is not None and later.welcome.name == "Ann Lee"
+    async with database.read() as conn:
+        stored = (await conn.execute(sa.select(players.c.display_name))).scalars().all()
+    assert stored == ["Ann Lee"]
+    _, state = await room_with(server, "Cid")
+    joined = await later.call(JoinRoom(room=state.room))
+    assert isinstance(joined, RoomState) and [r.name for r in joined.racers] == ["Cid", "Ann Lee"]
+    guest = await WsClient.open(url_of(server), "Guest")  # a guest renames only its session
+    assert await guest.call(SetName(name="Gus")) == Ok()
+    assert isinstance(await desk.call(Ping()), Pong)

@@ -51,6 +51,7 @@ _live = players.c.deleted_at.is_(None)
 class Account:
     handle: str | None
     key_hashes: tuple[str, ...]
+    name: str
 
 
 class Accounts:
@@ -78,13 +79,15 @@ class Accounts:
         async with self.db.read() as conn:
             row = (
                 await conn.execute(
-                    select(players.c.handle, players.c.key_hash).where(players.c.player == player, _live)
+                    select(players.c.handle, players.c.key_hash, players.c.display_name).where(
+                        players.c.player == player, _live
+                    )
                 )
             ).first()
             if row is None:
                 return None
             more = (await conn.execute(select(player_keys.c.key_hash).where(player_keys.c.player == player))).scalars()
-            return Account(row.handle, (row.key_hash, *more))
+            return Account(row.handle, (row.key_hash, *more), row.display_name)
 
     async def add_key(self, player: str, key_hash: str, now: int, label: str | None = None) -> bool:
         async with self.db.write() as conn:
@@ -106,6 +109,11 @@ class Accounts:
 
     async def set_password_hash(self, player: str, password_hash: str) -> bool:
         change = update(players).where(players.c.player == player, _live).values(password_hash=password_hash)
+        async with self.db.write() as conn:
+            return bool((await conn.execute(change)).rowcount)
+
+    async def set_name(self, player: str, name: str) -> bool:
+        change = update(players).where(players.c.player == player, _live).values(display_name=name)
         async with self.db.write() as conn:
             return bool((await conn.execute(change)).rowcount)
 

@@ -26,10 +26,11 @@ from protocol.messages import (
     Identity,
     Ok,
     Register,
+    SetName,
     SetPassword,
     SignIn,
 )
-from protocol.names import clean_handle, fold
+from protocol.names import clean_handle, fold, sanitise_name
 from server.shell.clock import Clock
 from server.shell.held import Asker, log_event
 from server.shell.identities import Identities, bounded, unavailable
@@ -130,6 +131,21 @@ class AccountRequests:
         hashed = await self.passwords.hash(message.password)
         if not await bounded(accounts.set_password_hash(player, hashed), RECORDS_WAIT):
             raise _gone()
+        return Ok()
+
+    async def on_set_name(self, asker: Asker, message: SetName) -> Ok:
+        """The session's name from now on (a room keeps the name its racer joined with); a
+        registered player's on record too, so every device of theirs says it at its next hello."""
+        session = asker.session
+        name = sanitise_name(message.name)
+        if session.identified:
+            player, accounts = session.player, self._records()
+            if not await self.identities.changing(
+                accounts, player, lambda: accounts.set_name(player, name), RECORDS_WAIT
+            ):
+                raise _gone()
+        session.name = name
+        await self.table.save(session)
         return Ok()
 
     async def on_sign_in(self, asker: Asker, message: SignIn) -> Identity:

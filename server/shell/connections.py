@@ -223,7 +223,7 @@ class Connections:
             session, new = await self.identities.session_for(hello.key, hello.name, self.guard.address(ws))
             self._check(ws, session.name, session.handle)
             if not new and await self._racing(session):  # another tab or device: a session beside it
-                session, new = await self.identities.beside(session, hello.name), True
+                session, new = await self.identities.beside(session), True
             if new:
                 await self._claim_heard(session, ws)
                 return session, None, []
@@ -236,6 +236,8 @@ class Connections:
             return session, None, []
         else:
             session = await self.table.find(hello.token)
+            if session.identified and session.room is None:  # the player's name, as set on any device
+                session.name = await self.identities.name_of(session, self.guard.address(ws))
             self._check(ws, session.name, session.handle)
         self._claim(session, ws)  # from here on, the old connection's drop is not this player's drop
         frames: list[Frame] = []

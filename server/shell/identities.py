@@ -47,7 +47,8 @@ DATABASE_WAIT: Final = 0.5
 """Seconds a hello waits for the database on a cache miss."""
 LOOKUPS_PER_MINUTE: Final = 30
 """Database reads for keyed hellos one client address may cause a minute (then ``rate-limited``)."""
-ENTRY_FORMAT: Final = 1
+ENTRY_FORMAT: Final = 2
+"""1: [format, handle, keys]; 2 adds the display name."""
 SWAPS: Final = 5
 """Times a hello tries to make its session the player's while other hellos of theirs keep doing so."""
 
@@ -57,26 +58,28 @@ MARK: Final = b"!"
 
 @dataclass(frozen=True, slots=True)
 class Known:
-    """A registered player as the cache holds them (no keys: no such player on record)."""
+    """A registered player as the cache holds them (no keys: no such player on record); ``name``
+    None in an entry written before names were kept (a hello then keeps its own)."""
 
     handle: str | None
     keys: tuple[str, ...]
+    name: str | None = None
 
     def dump(self) -> bytes:
-        data: bytes = msgpack.packb([ENTRY_FORMAT, self.handle, list(self.keys)])
+        data: bytes = msgpack.packb([ENTRY_FORMAT, self.handle, list(self.keys), self.name])
         return data
 
     @classmethod
     def load(cls, data: bytes) -> Known | None:
         """None: an entry of a newer format, or one that does not read (read the database instead)."""
         try:
-            version, handle, keys = msgpack.unpackb(data, raw=False)
+            version, handle, keys, *rest = msgpack.unpackb(data, raw=False)
             if version > ENTRY_FORMAT:
                 return None
-            known = cls(handle, tuple(keys))
+            known = cls(handle, tuple(keys), rest[0] if rest else None)
         except (ValueError, TypeError, msgpack.UnpackException):
             return None
-        ok = (handle is None or isinstance(handle, str)) and all(isinstance(k, str) for k in known.keys)
+        ok = all(isinstance(v, str) for v in (*known.keys, *(x for x in (handle, known.name) if x is not None)))
         return known if ok else None
 
 
@@ -115,7 +118,8 @@ class Identities:
                     session.handle = known.handle
                     await self.cache.swap_player_session(player, token, token, PLAYER_TTL)  # kept as long again
                     return session, False
-            opened = await self.table.open_identified(player, name, known.handle)
+            # The player's name, whatever this device calls them (set_name changes it on purpose).
+            opened = await self.table.open_identified(player, known.name or name, known.handle)
             kept = await self.cache.swap_player_session(player, token, opened.token, PLAYER_TTL)
             if kept == opened.token:
                 return opened, True
@@ -123,9 +127,18 @@ class Identities:
             token = kept
         raise ProtocolError(ErrorCode.BAD_TOKEN, "a newer connection took this session over")
 
-    async def beside(self, seated: Session, name: str) -> Session:
-        """A new session of ``seated``'s player for another connection; the seat stays with ``seated``."""
-        return await self.table.open_identified(seated.player, name, seated.handle)
+    async def beside(self, seated: Session) -> Session:
+        """A new session of ``seated``'s player (and name) for another connection; the seat stays
+        with ``seated``."""
+        return await self.table.open_identified(seated.player, seated.name, seated.handle)
+
+    async def name_of(self, session: Session, address: str) -> str:
+        """The registered player's name as on record (the session's own when the records cannot say)."""
+        try:
+            known = await self.known(session.player, address)
+        except ProtocolError:
+            return session.name
+        return known.name or session.name
 
     async def _live(self, token: str, player: str) -> Session | None:
         try:
@@ -152,7 +165,7 @@ class Identities:
 
     async def _read(self, accounts: Accounts, player: str, seconds: float) -> Known:
         account = await bounded(accounts.player(player), seconds)
-        return MISSING if account is None else Known(account.handle, tuple(account.key_hashes))
+        return MISSING if account is None else Known(account.handle, tuple(account.key_hashes), account.name)
 
     async def changing(self, accounts: Accounts, player: str, change: Callable[[], Awaitable[T]], wait: float) -> T:
         """Run ``change`` of the player in the database (bounded by ``wait`` seconds, as is the read

@@ -89,6 +89,11 @@ class Account(Protocol):
         """The sha256 (hex) of each of the player's secret keys (server/shell/keys.py)."""
         ...
 
+    @property
+    def name(self) -> str:
+        """The player's display name: theirs on every device, until they change it."""
+        ...
+
 
 class Accounts(Protocol):
     """The database's side of registered players (server/records/accounts.py). Every method raises
@@ -114,6 +119,10 @@ class Accounts(Protocol):
 
     async def set_password_hash(self, player: str, password_hash: str) -> bool:
         """False: no such player."""
+        ...
+
+    async def set_name(self, player: str, name: str) -> bool:
+        """The player's display name from now on (races on record keep theirs). False: no such player."""
         ...
 
     async def password_of(self, handle_key: str) -> tuple[str, str, str | None] | None:

@@ -94,6 +94,17 @@ export function createApp(win = window) {
       if (!name) return app.say(t("A name needs a letter or a digit."));
       store.setItem(KEY.name, name);
       S.view = "lobby";
+      if (playerOnline()) {
+        // The player's name, on every device of theirs from now on (the session goes on).
+        S.conn.call("set_name", { name }).then(
+          () => {
+            S.me = { ...S.me, name };
+            render();
+          },
+          (e) => app.say(e.message),
+        );
+        return render();
+      }
       connect();
       render();
     },
@@ -107,8 +118,13 @@ export function createApp(win = window) {
       openAccount(hooks);
       render();
     },
-    /** A new name is a new session: the server fixes the name at hello. */
+    /** A new name: a guest's is a new session (the server fixes the name at hello); a player's
+     * is changed in place (set_name, in named). */
     rename() {
+      if (playerOnline()) {
+        S.view = "name";
+        return render();
+      }
       S.conn.retire();
       tab.removeItem(KEY.token);
       S.view = "name";
@@ -141,6 +157,9 @@ export function createApp(win = window) {
     tick(S);
     if (S.view === "name" && !root.contains(document.activeElement)) document.getElementById("name")?.focus();
   }
+
+  /** This page is a registered player's, connected: their name is theirs to change in place. */
+  const playerOnline = () => Boolean(S.me?.identified && S.conn?.online);
 
   function connect() {
     const url = `${win.location.protocol === "https:" ? "wss" : "ws"}://${win.location.host}/`;
@@ -255,6 +274,7 @@ export function createApp(win = window) {
   function welcomed(body) {
     S.me = body;
     S.seat = body.seat ?? null;
+    if (body.identified) store.setItem(KEY.name, body.name); // the player's name, whatever this device called them
     tab.setItem(KEY.token, body.token);
     if (body.room) return; // the room frame follows
     if (S.room?.role === "spectator") S.wanted ??= { code: S.room.room, watch: true }; // a dropped spectator joins again
