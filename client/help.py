@@ -28,21 +28,22 @@ KEYS: Final[tuple[tuple[str, tuple[tuple[str, str], ...]], ...]] = (
         (
             ("1-9, 0", N_("columns 1 to 10 (0 is the tenth)")),
             ("a-h", N_("free cells (as many as the rules have)")),
-            ("# or .", N_("the foundations (a source only where the rules allow take-backs; again: next suit)")),
+            # TRANSLATORS: key names: the keys themselves stay (#, ., space, enter, s...), their words translate
+            (N_("# or ."), N_("the foundations (a source only where the rules allow take-backs; again: next suit)")),
         ),
     ),
     (
         N_("With a card selected"),
         (
             (
-                "space, enter, s",
+                N_("space, enter, s"),
                 N_(
                     "smart move: a foundation, else the longest column that takes it, else an empty column, else a cell"
                 ),
             ),
             (N_("the same key"), N_("smart move too (like a double click)")),
-            ("up / down", N_("pick up one card more / fewer from a column's run")),
-            ("escape", N_("drop the selection")),
+            (N_("up / down"), N_("pick up one card more / fewer from a column's run")),
+            (N_("escape"), N_("drop the selection")),
         ),
     ),
     (
@@ -58,7 +59,7 @@ KEYS: Final[tuple[tuple[str, tuple[tuple[str, str], ...]], ...]] = (
             ("r", N_("room: ready / not ready; after a race: ask for a rematch")),
             ("l", N_("room: leave (press twice during a race: leaving resigns)")),
             ("[ / ]", N_("spectating: the previous / next racer's board (also shift+tab / tab)")),
-            ("q / ctrl+q", N_("quit (solo / race)")),
+            (N_("q / ctrl+q"), N_("quit (solo / race)")),
         ),
     ),
     (

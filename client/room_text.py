@@ -174,8 +174,9 @@ def cover(model: RoomModel, spectate: Boards, seen: Seen) -> tuple[str, ...] | N
             lines.append(_("r: not ready after all"))
         else:
             lines.append(_("Press r when you are ready"))
-        seated = ngettext("{n} of {seats} racer · {ready} ready", "{n} of {seats} racers · {ready} ready", seats)
-        lines.append(seated.format(n=n, seats=seats, ready=ready) + (" · " + _("2 needed") if n < 2 else ""))
+        seated = ngettext("{n} of {seats} racer", "{n} of {seats} racers", seats).format(n=n, seats=seats)
+        readiness = ngettext("{ready} ready", "{ready} ready", ready).format(ready=ready)  # "1 pronto", "2 pronti"
+        lines.append(f"{seated} · {readiness}" + (" · " + _("2 needed") if n < 2 else ""))
         lines.extend(match_lines(model, seen.now))
         lines.append(_("l: leave the room"))
         return tuple(lines)
