@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import msgpack
 import pytest
-from playwright.async_api import Browser, Page, WebSocketRoute
+from playwright.async_api import Browser, Dialog, Page, WebSocketRoute
 
 from protocol.messages import (
     CreateRoom,
@@ -26,6 +26,9 @@ from protocol.messages import (
     Moved,
     MoveRequest,
     Ok,
+    Ping,
+    Pong,
+    Progress,
     Ready,
     Resign,
     Result,
@@ -544,3 +547,39 @@ class SlowIdentity:
 
 def kind(frame: str | bytes) -> str:
     return str(msgpack.unpackb(frame, raw=False).get("type")) if isinstance(frame, bytes) else "text"
+
+
+async def test_another_rooms_link_mid_race_asks_before_it_resigns(server: ServerProcess, browser: Browser) -> None:
+    """Issue 38, bug 1: opening another room's link mid-race resigned the player without a word.
+    Now it asks; no keeps the race (and its address), yes leaves it for the other room."""
+    page = await open_page(browser, http(server), "Rhea")
+    py = await race_against_py(server, page)
+    code = await js(page, "window.seahaven.room.room")
+    host = await WsClient.open(ws(server), "Host")
+    other = await host.call(CreateRoom())
+    assert isinstance(other, RoomState)
+    asked: list[str] = []
+
+    async def say_no(dialog: Dialog) -> None:
+        asked.append(dialog.message)
+        await dialog.dismiss()
+
+    page.once("dialog", say_no)
+    await page.goto(http(server, f"/r/{other.room}"))
+    await page.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
+    assert asked == ["Leaving resigns this race. Leave?"]
+    assert await js(page, "window.seahaven.room.room") == code and page.url.endswith(f"/r/{code}")
+    assert await js(page, "window.seahaven.mine.status") == "racing"
+    assert isinstance(await py.call(Ping()), Pong)
+    assert not [m for m in await py.drain() if isinstance(m, Progress) and m.status == "resigned"]
+
+    async def say_yes(dialog: Dialog) -> None:
+        await dialog.accept()
+
+    page.once("dialog", say_yes)
+    await page.goto(http(server, f"/r/{other.room}"))
+    await page.wait_for_function("code => window.seahaven.room?.room === code", arg=other.room, timeout=WAIT_MS)
+    await py.expect(Progress, where=lambda m: m.status == "resigned")
+    for client in (py, host):
+        await client.close()
+    no_errors(page)

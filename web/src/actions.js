@@ -7,7 +7,7 @@ import { FOUNDATION, COLUMN, CELL, moveText, mv } from "./rules.js";
 import { cardName, placeName } from "./words.js";
 import { refusal } from "./explain.js";
 import { language, t, tn } from "./i18n.js";
-import { enterRoom, finishMoves, hasCard, leftRoom, racing, runFrom, settled, canUndo, canHint, lostText } from "./state.js";
+import { enterRoom, finishMoves, hasCard, leftRoom, leavingResigns, racing, runFrom, settled, canUndo, canHint, lostText } from "./state.js";
 
 /** The selection and where it may go, in words: "ten of spades selected: 2 places, cell a, column 4". */
 function selectionWords(board, sel) {
@@ -65,6 +65,10 @@ export function makeActions(app) {
   /** Go to the room ``code`` names (to race, or to watch): out of the one I am in first, since a
    * link means "take me there". */
   async function joinRoom(code, spectate) {
+    if (S.room && S.room.room !== code && leavingResigns(S) && !confirm(t("Leaving resigns this race. Leave?"))) {
+      app.url(`/r/${S.room.room}`); // the link is not followed: the race goes on here
+      return app.render();
+    }
     if (S.room && S.room.room !== code) {
       await request("leave");
       leftRoom(S);

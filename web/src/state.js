@@ -186,6 +186,12 @@ export function racing(S) {
   return S.status === "online" && room?.phase === "racing" && room.role === "racer" && S.board !== null && S.mine?.status === "racing";
 }
 
+/** Leaving the room now resigns my race (asked first, whether by Leave or by another room's link). */
+export const leavingResigns = (S) => {
+  const room = S.room;
+  return Boolean(room && !room.solo && room.role === "racer" && room.phase === "racing" && ["racing", "stuck"].includes(S.mine?.status));
+};
+
 /** Racing but for the connection: the board takes clicks (offline they are answered in words). */
 export const inRace = (S) => S.room?.phase === "racing" && S.room.role === "racer" && S.board !== null && S.mine?.status === "racing";
 

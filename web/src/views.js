@@ -13,7 +13,7 @@ import { presetTitle } from "./records_format.js";
 import { gradeName } from "./words.js";
 import { KEYS_HELP } from "./keys.js";
 import { LANGUAGES, clock, day, language, number, rulesHelp, t, tn } from "./i18n.js";
-import { canHint, canUndo, destinations, inRace, ratingText, resultLine, standingTime, statusText } from "./state.js";
+import { canHint, canUndo, destinations, inRace, leavingResigns, ratingText, resultLine, standingTime, statusText } from "./state.js";
 
 export function formatTime(ms) {
   if (ms === null || ms === undefined) return "–";
@@ -310,7 +310,7 @@ function roomView(app) {
     room.rated ? t("rated") : t("unrated"),
     mine ? t("your rating {rating}", { rating: ratingText(mine) }) : null,
   ].filter(Boolean);
-  const resigns = !room.solo && room.role === "racer" && room.phase === "racing" && ["racing", "stuck"].includes(S.mine?.status);
+  const resigns = leavingResigns(S);
   const parts = [
     h(
       "div",
