@@ -440,6 +440,31 @@ async def test_the_daily_race_alone_says_it_waits_for_a_rival(server: ServerProc
     no_errors(page)
 
 
+async def test_the_daily_race_can_be_raced_against_the_computer_or_alone(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Issue 38, bug 8: nobody else may come; the daily deal against the computer, or alone."""
+    page = await open_page(browser, http(server), "Dot")
+    await page.wait_for_selector("#daily-solo", timeout=WAIT_MS)  # once the day's deal is known
+    deal = await js(page, "window.seahaven.daily.deal")
+    await page.click("#daily-bot")
+    await page.wait_for_selector("#room-code", timeout=WAIT_MS)
+    await page.wait_for_function("() => window.seahaven.room.racers.length === 2", timeout=WAIT_MS)
+    assert "the daily race" in await page.inner_text(".room-head .facts")
+    assert await js(page, "window.seahaven.room.racers.some(r => r.player.startsWith('bot-'))") is True
+    await page.click("#ready")
+    await page.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
+    assert await js(page, "window.seahaven.room.deal") == deal  # the day's deal
+    no_errors(page)
+
+    alone = await open_page(browser, http(server), "Una")
+    await alone.wait_for_selector("#daily-solo", timeout=WAIT_MS)
+    await alone.click("#daily-solo")
+    await alone.wait_for_selector("#solo-h", timeout=WAIT_MS)
+    assert alone.url.endswith(f"/solo/{deal}") and await js(alone, "window.seahaven.room.deal") == deal
+    no_errors(alone)
+
+
 async def test_with_reduced_motion_cards_do_not_slide(server: ServerProcess, browser: Browser) -> None:
     page = await open_page(browser, http(server, "/solo/SH1-ST-0001G"), None, reduced=True)
     await page.wait_for_selector("#solo-h", timeout=WAIT_MS)

@@ -34,7 +34,7 @@ export function makeActions(app) {
   function showRoom(body) {
     if (body.room === S.seat) S.seat = null; // the seat is this tab's now
     enterRoom(S, body, app.openingOf(body.deal));
-    app.url(`/r/${body.room}${body.role === "spectator" ? "?watch" : ""}`);
+    if (!body.solo) app.url(`/r/${body.room}${body.role === "spectator" ? "?watch" : ""}`); // a solo game keeps its /solo/ address
     app.render();
   }
 

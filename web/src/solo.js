@@ -37,7 +37,7 @@ function checkChar(body) {
 }
 
 /** The deal code a /solo/ path names, or null. */
-export const soloOfPath = (path) => /^\/solo\/([0-9A-Za-z-]{10,14})$/.exec(path)?.[1] ?? null;
+export const soloOfPath = (path) => /^\/solo\/([0-9A-Za-z-]{10,16})$/.exec(path)?.[1] ?? null; // SH1-ST- and 5 to 9 characters
 
 const ME = "solo";
 

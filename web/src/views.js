@@ -188,6 +188,9 @@ function joinPanel(app) {
   );
 }
 
+/** The pace of the computer racing today's deal against you (the terminal's, and quick match's waiting bot's). */
+const DAILY_BOT = "brisk";
+
 function dailyPanel(app) {
   const { S, act } = app;
   const d = S.daily;
@@ -196,7 +199,14 @@ function dailyPanel(app) {
     { class: "card-panel", "aria-labelledby": "daily-h" },
     h("h2", { id: "daily-h" }, t("Daily race")),
     d ? h("p", { class: "muted" }, t("{date} (UTC): deal {deal}, the same for everyone today.", { date: day(d.date), deal: d.deal })) : null,
-    h("button", { onclick: () => act.enterWith("quick_match", { preset: "seahaven", daily: true }) }, t("Race today's deal")),
+    h(
+      "div",
+      { class: "row" },
+      h("button", { id: "daily-race", onclick: () => act.enterWith("quick_match", { preset: "seahaven", daily: true }) }, t("Race today's deal")),
+      // Nobody else may come: today's deal against the computer (a private room), or alone.
+      h("button", { class: "quiet", id: "daily-bot", onclick: () => act.enterWith("create_room", { preset: "seahaven", daily: true, bot: DAILY_BOT, public: false }) }, t("vs the computer")),
+      d ? h("button", { class: "quiet", id: "daily-solo", onclick: () => (window.location.href = `/solo/${d.deal}`) }, t("alone")) : null,
+    ),
     d && d.entries.length
       ? h(
           "table",
