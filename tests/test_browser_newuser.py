@@ -465,6 +465,22 @@ async def test_the_daily_race_can_be_raced_against_the_computer_or_alone(
     no_errors(alone)
 
 
+async def test_a_card_picked_in_a_free_cell_is_lit_as_a_columns_is(server: ServerProcess, browser: Browser) -> None:
+    """Issue 38, bug 5: a card selected in a free cell was not lit (only where it may go was)."""
+    page = await open_page(browser, http(server, "/solo/sh1-st-0001g"), None)
+    await page.wait_for_selector("#solo-h", timeout=WAIT_MS)
+    card = page.locator(".slot.cell[data-index='0'] .card")
+    await card.click()
+    await page.wait_for_function("() => window.seahaven.selected?.area === 1", timeout=WAIT_MS)
+    column = page.locator(".col[data-index='0'] .card:last-child")
+    lit = await card.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert "selected" in (await card.get_attribute("class") or "")
+    await page.keyboard.press("Escape")
+    await column.click()
+    assert await column.evaluate("e => getComputedStyle(e).backgroundColor") == lit  # the same light
+    no_errors(page)
+
+
 async def test_with_reduced_motion_cards_do_not_slide(server: ServerProcess, browser: Browser) -> None:
     page = await open_page(browser, http(server, "/solo/SH1-ST-0001G"), None, reduced=True)
     await page.wait_for_selector("#solo-h", timeout=WAIT_MS)

@@ -27,7 +27,7 @@ export function renderBoard(board, opts) {
     return h(
       "div",
       { class: `slot cell${legal.has(key) ? " legal" : ""}${sel(CELL, i) ? " selected" : ""}`, "data-area": CELL, "data-index": i, role: "group", "aria-label": card === null ? t("{place}, empty", { place: where }) : where },
-      card === null ? h("span", { class: "hint" }, CELL_TOKENS[i]) : cardEl(card, { "data-area": CELL, "data-index": i }, interactive, where),
+      card === null ? h("span", { class: "hint" }, CELL_TOKENS[i]) : cardEl(card, { "data-area": CELL, "data-index": i, class: sel(CELL, i) ? "selected" : "" }, interactive, where),
     );
   });
   const founds = [0, 1, 2, 3].map((suit) => {
@@ -39,7 +39,7 @@ export function renderBoard(board, opts) {
       { class: `slot found${isLegal ? " legal" : ""}${sel(FOUNDATION, suit) ? " selected" : ""}`, "data-area": FOUNDATION, "data-index": suit, role: "group", "aria-label": top === null ? t("{place}, empty", { place: where }) : tn("{place}, {n} card", "{place}, {n} cards", board.home[suit], { place: where }) },
       top === null
         ? h("span", { class: `hint s${suit}` }, SUIT_SYMBOLS[suit])
-        : cardEl(top, { "data-area": FOUNDATION, "data-index": suit }, interactive, where),
+        : cardEl(top, { "data-area": FOUNDATION, "data-index": suit, class: sel(FOUNDATION, suit) ? "selected" : "" }, interactive, where),
     );
   });
   const columns = board.cols.map((col, i) => {
