@@ -308,6 +308,8 @@ async def test_a_deals_link_opens_it_for_practice_alone_with_auto_move(
             break
     await page.wait_for_selector("#moment", timeout=WAIT_MS)
     assert await page.inner_text("#moment") == "You won!"
+    assert "The race is over: you put all 52 cards home." in await page.inner_text(".results")  # not "a racer"
+    assert "(you)" not in await page.inner_text("[aria-label='racers']")  # alone: no "you (you)"
     await at_rest(page)
     assert await js(page, "document.documentElement.scrollWidth") == (PHONE if phone else DESKTOP)["width"]
     await page.click("#rematch")  # the deal again
@@ -478,6 +480,24 @@ async def test_a_card_picked_in_a_free_cell_is_lit_as_a_columns_is(server: Serve
     await page.keyboard.press("Escape")
     await column.click()
     assert await column.evaluate("e => getComputedStyle(e).backgroundColor") == lit  # the same light
+    no_errors(page)
+
+
+async def test_keys_that_do_nothing_here_say_why_in_the_pages_language(server: ServerProcess, browser: Browser) -> None:
+    """Issue 38, bug 9: ? did nothing in a room without hints; R's and l's "press again" were
+    said in English whatever the page's language."""
+    page = await open_page(browser, http(server), "Hugo")
+    py = await race_against_py(server, page)  # a room without hints
+    await page.keyboard.press("?")
+    await page.wait_for_function("() => document.getElementById('toast').textContent !== ''", timeout=WAIT_MS)
+    assert await toast(page) == "No hints in this room: it was made without them"
+    await page.select_option("#lang", "fr")
+    await page.keyboard.press("R")
+    await page.wait_for_function(
+        "() => document.getElementById('toast').textContent.startsWith('appuyez')", timeout=WAIT_MS
+    )
+    assert await toast(page) == "appuyez encore sur R pour abandonner"
+    await py.close()
     no_errors(page)
 
 

@@ -37,15 +37,16 @@ export function keyAction(S, key) {
   if (key === "R" && room.phase === "racing") {
     if (armed === "R") return ["resign"];
     S.armed = "R";
-    return ["say", "press R again to resign"];
+    return ["say", t("press R again to resign")];
   }
   if (key === "l") {
     if (room.phase !== "racing" || armed === "l") return ["leave"];
     S.armed = "l";
-    return ["say", "press l again to leave (leaving resigns)"];
+    return ["say", t("press l again to leave (leaving resigns)")];
   }
   if (key === "m") return ["toggleAuto"];
   if (key === "?" && canHint(S)) return ["hint"];
+  if (key === "?" && room.role === "racer" && !room.hints) return ["say", t("No hints in this room: it was made without them")];
   if (key === "u") return ["undo"];
   if (!racing(S)) return null;
   const board = S.board;

@@ -275,7 +275,7 @@ function racersPanel(room, ratings) {
       h(
         "li",
         { class: `${r.player === room.you ? "me" : ""} ${r.connected ? "" : "away"}` },
-        h("span", { class: "who", title: r.name }, r.player === room.you ? t("{name} (you)", { name: r.name }) : r.name, racerMarks(r), ratingBadge(r, room.preset, room.you, ratings, Boolean(room.rated))),
+        h("span", { class: "who", title: r.name }, r.player === room.you && !room.solo ? t("{name} (you)", { name: r.name }) : r.name, racerMarks(r), ratingBadge(r, room.preset, room.you, ratings, Boolean(room.rated))),
         h("progress", { max: 52, value: r.progress, "aria-label": t("{name}: {count} of 52 cards home", { name: r.name, count: number(r.progress) }) }),
         h("span", { class: "count" }, `${number(r.progress)}/${number(52)}`),
         h("span", { class: `status ${r.status}` }, (r.connected ? statusText(r.status, finished) : t("{status}, away", { status: statusText(r.status, finished) })) + (room.rematch.includes(r.player) ? " · " + t("rematch") : "")),
@@ -434,7 +434,7 @@ function spectatorView(app) {
 function resultsView(app) {
   const { S, act, hooks } = app;
   const room = S.room;
-  const reasons = { won: t("a racer put all 52 cards home"), "all-done": t("every racer is done"), "time-limit": t("time ran out"), abandoned: t("nobody is left") };
+  const reasons = { won: room.solo ? t("you put all 52 cards home") : t("a racer put all 52 cards home"), "all-done": t("every racer is done"), "time-limit": t("time ran out"), abandoned: t("nobody is left") };
   const me = room.racers.find((r) => r.player === room.you);
   return h(
     "section",
