@@ -96,7 +96,7 @@ test("the keys pick, and a double press resigns", () => {
   assert.deepEqual(keyAction(S, "R"), ["say", "press R again to resign"]);
   assert.deepEqual(keyAction(S, "R"), ["resign"]);
   assert.deepEqual(keyAction(S, "m"), ["toggleAuto"]);
-  assert.equal(keyAction(S, "?"), null, "no hints in this room");
+  assert.deepEqual(keyAction(S, "?"), ["say", "No hints in this room: it was made without them"], "no hints in this room: said");
 });
 
 test("a refused move is rolled back with its reason, and the board is as before", async () => {
