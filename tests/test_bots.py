@@ -17,6 +17,7 @@ from protocol.messages import (
     Progress,
     QuickMatch,
     Ready,
+    Resign,
     Result,
     RoomState,
     Started,
@@ -135,3 +136,22 @@ def _alive(pids: set[int]) -> list[int]:
         if "zombie" not in state:
             alive.append(pid)
     return alive
+
+
+async def test_resigning_against_a_bot_ends_the_race_at_once(make_server: MakeServer) -> None:
+    """Issue 38, bug 6: a player who resigned against a bot waited, with no results, until the bot
+    finished. Once no person races, the race is over (the bot stops where it is, resigned)."""
+    server = await make_server()
+    ann = await WsClient.open(url_of(server), "Ann")
+    state = await ann.call(CreateRoom(bot="stroll"))
+    assert isinstance(state, RoomState)
+    await ann.expect(Members, where=lambda m: any(r.status == "ready" for r in m.racers))
+    assert isinstance(await ann.call(Ready()), Ok)
+    await ann.expect(Started)
+    assert isinstance(await ann.call(Resign()), Ok)
+    result = await ann.expect(Result, wait=5)
+    assert result.reason == "all-done"
+    (bot,) = [s for s in result.standings if s.bot]
+    assert bot.status == "resigned"  # stopped with her: nobody waits for it
+    assert [(s.player, s.status) for s in result.standings if not s.bot] == [(ann.player, "resigned")]
+    await ann.close()

@@ -64,6 +64,8 @@ BOT_PREFIX: Final = "bot-"
 # Player ids of ghost racers (a recorded run raced again: ``server/play/ghosts.py``) start with
 # protocol.messages.GHOST_PREFIX, followed by the challenge's id: the room shows them as ghosts,
 # the records find a challenge's races.
+MACHINES: Final = (BOT_PREFIX, GHOST_PREFIX)
+"""Seats nobody plays: bots and ghosts."""
 DONE: Final = frozenset({Status.FINISHED, Status.STUCK, Status.RESIGNED, Status.FORFEIT})
 DONE_WITH_UNDO: Final = DONE - {Status.STUCK}
 """Done where undo is on: a stuck racer can still undo their way out."""
@@ -523,13 +525,21 @@ class Room:
         elif self.phase == Phase.RACING:
             # With undo on, a stuck racer can still undo their way out: not done yet.
             done = DONE_WITH_UNDO if self.settings.undo else DONE
-            all_done = True
-            for seat in self.seats.values():  # one pass, no generator: this runs after every move
+            all_done = people_done = True
+            people = False
+            for player, seat in self.seats.items():  # one pass, no generator: this runs after every move
                 if seat.status == Status.FINISHED:
                     return self._emit(Ended(now, EndReason.WON))
-                all_done = all_done and seat.status in done
+                over = seat.status in done
+                all_done = all_done and over
+                if not player.startswith(MACHINES):
+                    people, people_done = True, people_done and over
             if all_done:
                 return self._emit(Ended(now, EndReason.ALL_DONE if self.seats else EndReason.ABANDONED))
+            if people and people_done:  # nobody waits for a bot or a ghost: they stop with the last person
+                stopped = [p for p, seat in self.seats.items() if seat.status not in done]
+                events = [e for p in stopped for e in self._emit(Resigned(now, p))]
+                return events + self._emit(Ended(now, EndReason.ALL_DONE))
         return []
 
     # -- applying events ----------------------------------------------------
