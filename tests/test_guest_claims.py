@@ -17,17 +17,13 @@ from protocol.messages import (
     CreateRoom,
     Error,
     Identity,
-    JoinRoom,
     Leave,
     Moved,
     MoveRequest,
     Ok,
-    Ready,
     Register,
     Resign,
     Result,
-    RoomState,
-    Started,
 )
 from server.records.accounts import Accounts
 from server.records.archive import Archive
@@ -41,7 +37,7 @@ from tests.pg_proc import PgProcess
 from tests.race_records import T0, copies, raced_record
 from tests.redis_proc import RedisProcess
 from tests.wins import SEAHAVEN_1_WIN
-from tests.wsclient import WsClient
+from tests.wsclient import WsClient, race_of_two
 
 NOW = T0 + 3_600_000
 GUEST = "pGUESTANN01"
@@ -108,13 +104,7 @@ async def test_a_player_made_without_a_guest_claims_nothing(database: Database) 
 
 async def race_once(ann: WsClient, bob: WsClient) -> str:
     """Ann and Bob race on deal 1 and both resign; out of the room again. The race's id."""
-    state = await ann.call(CreateRoom(deal_number=1))
-    assert isinstance(state, RoomState)
-    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
-    for racer in (ann, bob):
-        assert isinstance(await racer.call(Ready()), Ok)
-    for racer in (ann, bob):
-        await racer.expect(Started)
+    await race_of_two(ann, bob, CreateRoom(deal_number=1))
     assert isinstance(await ann.call(MoveRequest(move=SEAHAVEN_1_WIN[0])), Moved)
     for racer in (ann, bob):
         assert isinstance(await racer.call(Resign()), Ok)
