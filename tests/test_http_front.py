@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import hashlib
 import logging
 import time
@@ -147,7 +148,10 @@ async def test_a_head_that_never_ends_is_closed(make_memory_server: MakeServer) 
     for _ in range(3):  # still dribbling when the deadline passes
         await asyncio.sleep(0.2)
         writer.write(b"X")
-    assert await asyncio.wait_for(reader.read(), 5) == b""
+    # Closed with a dribbled byte arriving after it (late on a busy machine), the kernel answers
+    # that byte with a reset instead of the end of the stream: closed all the same.
+    with contextlib.suppress(ConnectionResetError):
+        assert await asyncio.wait_for(reader.read(), 5) == b""
     assert 0.45 <= time.monotonic() - began < 4
     writer.close()
 
