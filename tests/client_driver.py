@@ -15,7 +15,7 @@ from typing import ClassVar, cast
 import pytest
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import Input, Select
+from textual.widgets import Button, Input, Select
 
 from client.app import ConnectionFactory, RaceApp
 from client.race import RaceController
@@ -93,12 +93,12 @@ async def create_deal_1(app: RaceApp, pilot: Pilot[None], *, public: bool = True
     """Create a room on deal 1 from the lobby's form."""
     lobby = app.lobby
     lobby.query_one("#deal-kind", Select).value = "number"
-    await pilot.pause()
-    await pilot.click("#deal")
-    await pilot.press("1")
+    deal = lobby.query_one("#deal", Input)
+    await until(pilot, lambda: not deal.disabled, "the deal field open")  # the select's change enables it
+    deal.value = "1"  # typed in place of clicks: at 60x20 the field may be scrolled out of reach
     if not public:
         await pilot.click("#public")
-    await pilot.click("#create")
+    lobby.query_one("#create", Button).press()  # as a click, wherever the form is scrolled to
     await until(pilot, lambda: app.room is not None and isinstance(top(app), RaceScreen), "the room screen")
     return room_of(app)
 
