@@ -30,6 +30,7 @@ from typing import Any, ClassVar, Final
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message as TextualMessage
+from textual.worker import Worker, WorkerState
 
 from i18n import N_, NP_, _
 from protocol.enums import Role
@@ -376,6 +377,13 @@ class RaceApp(App[None]):
         self._remember(None)
 
     # -- connection callbacks -----------------------------------------------------
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The app's workers (a room opened, resumed or seated) run with ``exit_on_error=False``: a
+        failed one must not close the client, but it says why in the log rather than vanishing."""
+        if event.state == WorkerState.ERROR:
+            error = event.worker.error
+            log.error("%s failed: %r", event.worker.name or "a task", error, exc_info=error)
 
     def on_race_app_net_event(self, event: NetEvent) -> None:
         if event.conn is not self.conn:

@@ -59,7 +59,11 @@ def top(app: RaceApp) -> Screen[object]:
 
 def app_status(pilot: Pilot[None]) -> str:
     app = pilot.app
-    return app.lobby.status_text if isinstance(app, RaceApp) else "?"
+    if not isinstance(app, RaceApp):
+        return "?"
+    # Where the app is, besides what the lobby last said: a failure says which step did not come.
+    room = app.room.code if app.room is not None else None
+    return f"{app.lobby.status_text}; screen {type(app.screen).__name__}, room {room}, connected {app.connected}"
 
 
 async def until(pilot: Pilot[None], check: Callable[[], object], what: str, wait: float = 5.0) -> None:

@@ -572,16 +572,27 @@ async def test_room_gone_after_a_reconnect_goes_back_to_the_lobby() -> None:
         assert any(isinstance(m, Ping) for m in conn.sent), "it asked"
 
 
-async def test_lobby_reconnects_by_itself(server: RaceServer) -> None:
+async def test_lobby_reconnects_by_itself(server: RaceServer, monkeypatch: pytest.MonkeyPatch) -> None:
     app = RaceApp(url_of(server), "alice", autoconnect=True, automove=False)
     async with app.run_test(size=SIZE) as pilot:
         lobby = app.lobby
         await until(pilot, lambda: "Connected to" in lobby.status_text, "connected")
+        # Every line the lobby said, with whether its room form was shut then: a quick
+        # reconnection may pass "reconnecting" between two looks at the screen.
+        said: list[tuple[str, bool]] = []
+        show = lobby.show_status
+
+        def heard(text: str, kind: str = "info") -> None:
+            show(text, kind)
+            said.append((text, lobby.query_one("#columns").disabled))
+
+        monkeypatch.setattr(lobby, "show_status", heard)
         player = app.conn.player if app.conn else None
         session = server.players[player or ""]
         assert session.conn is not None
         await session.conn.close()
-        await until(pilot, lambda: "reconnecting" in lobby.status_text, "the drop")
-        assert lobby.query_one("#columns").disabled
         await until(pilot, lambda: lobby.status_text == "Connected again", "back", wait=8)
+        texts = [text for text, _shut in said]
+        assert texts[0] == "Connection lost: reconnecting…" and said[0][1], said  # the form shut while away
+        assert texts[-1] == "Connected again", said
         assert not lobby.query_one("#columns").disabled and app.conn is not None and app.conn.player == player
