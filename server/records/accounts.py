@@ -67,6 +67,9 @@ class Accounts:
             )
             if guest is None:
                 return 0
+            # One at a time with an archive of this guest's race (server/records/archive.py): each
+            # sees what the other wrote, so no race of the guest is filed under it after its claim.
+            await self.db.serialize(conn, [guest])
             claim = self.db.insert(guest_claims).on_conflict_do_nothing(index_elements=["guest"])
             claimed = await conn.execute(
                 claim.values(guest=guest, player=player, claimed_at=now).returning(guest_claims.c.guest)

@@ -59,6 +59,7 @@ class Archive:
                 return False
             guests = [r.player for r in record.racers if r.player.startswith(ANONYMOUS_PREFIX)]
             if guests:  # a guest who registered since: the race is the player's (server/records/accounts.py)
+                await self.db.serialize(conn, guests)  # not at once with the guest's claim: see it, or be seen
                 claimed = select(guest_claims.c.guest, guest_claims.c.player).where(guest_claims.c.guest.in_(guests))
                 became = {guest: player for guest, player in (await conn.execute(claimed)).all()}
                 racers = [{**r, "player": became.get(r["player"], r["player"])} for r in racers]

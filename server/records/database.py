@@ -23,11 +23,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Table, event, exc
+from sqlalchemy import Table, event, exc, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
@@ -139,6 +139,16 @@ class Database:
     def insert(self, table: Table) -> Any:
         """An ``INSERT`` into ``table`` of this dialect (for its ``on_conflict_do_nothing``)."""
         return sqlite.insert(table) if self.dialect == "sqlite" else postgresql.insert(table)
+
+    async def serialize(self, conn: AsyncConnection, keys: Iterable[str]) -> None:
+        """Hold ``keys`` until ``conn``'s write transaction ends: two transactions that name a key
+        run one after the other, so each sees what the other wrote (a guest's claim and a race of
+        that guest archived at once). PostgreSQL: transaction-scoped advisory locks, taken in a
+        fixed order; SQLite's write transactions already take the whole file's lock."""
+        if self.dialect == "sqlite":
+            return
+        for key in sorted(set(keys)):
+            await conn.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": key})
 
     @contextlib.asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncConnection]:
