@@ -220,10 +220,10 @@ class AccountScreen(LocalScreen[None]):
             with Horizontal(id="account-columns"):
                 with Vertical(classes="account-column"):
                     with Vertical(id="handle-box", classes="box mine") as box:
-                        box.border_title = _("Handle")
+                        box.border_title = _("Handle: 3 to 24 characters")
                         with Horizontal(classes="row"):
                             yield Input(
-                                placeholder=_("3 to 24 letters, digits, _ - ."),
+                                placeholder=_("letters, digits, _ - ."),  # the whole rule fits the field at 80x24
                                 id="handle",
                                 max_length=HANDLE_FIELD_MAX,
                                 compact=True,

@@ -65,7 +65,7 @@ from .race import RaceController
 from .race_screen import RaceScreen
 from .records_api import Records, http_base
 from .records_screens import BoardsScreen, PlayerScreen
-from .room_model import deal_code, deal_label, rating_line
+from .room_model import deal_code, deal_label, now_ms, rating_line
 from .stats import RaceRecord, Stats
 from .stats_screen import StatsScreen
 from .userdata import PlayerKeys, SavedSession, Settings, data_dir
@@ -91,7 +91,11 @@ class RaceApp(App[None]):
 
     TITLE = N_("Seahaven Towers: race a friend")
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", NP_("footer", "Quit"), priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", NP_("footer", "Quit"), priority=True),
+        # The lobby shows F8 in its footer; over a race it shows the standings (action_arena).
+        Binding("f8", "arena", NP_("footer", "Arena"), show=False),
+    ]
     QUIT_SECONDS = 3.0
 
     class NetEvent(TextualMessage):
@@ -383,7 +387,7 @@ class RaceApp(App[None]):
         failed one must not close the client, but it says why in the log rather than vanishing."""
         if event.state == WorkerState.ERROR:
             error = event.worker.error
-            log.error("%s failed: %r", event.worker.name or "a task", error, exc_info=error)
+            log.log(logging.ERROR, "%s failed: %r", event.worker.name or "a task", error, exc_info=error)
 
     def on_race_app_net_event(self, event: NetEvent) -> None:
         if event.conn is not self.conn:
@@ -431,7 +435,13 @@ class RaceApp(App[None]):
 
     async def seated(self, state: RoomState) -> None:
         """The server seated us in a room nobody asked for here (an arena's next race): the last
-        race's screens close (back to the arena's screen) and this room opens."""
+        race's screens close (back to the arena's screen) and this room opens. The last race's
+        result stays in sight a while: the next race may begin a moment after it ended."""
+        last = room_text.last_race(self.room.model) if self.room is not None else None
+        arena = self.arena_desk.arena
+        if last is not None:  # notes outlive screens: said now, it shows over the next race
+            title = _("Arena {code}: the last race").format(code=arena.arena) if arena is not None else ""
+            self.notify(last, title=title, timeout=12)
         self.back_to_lobby()
         await self._open_unasked(state)
 
@@ -534,8 +544,28 @@ class RaceApp(App[None]):
             return
         self.push_screen(PlayerScreen(self.records(), welcome.player))
 
-    def show_arena(self) -> None:
-        self.push_screen(ArenaScreen())
+    def action_arena(self) -> None:
+        """F8 anywhere: over a race, the arena's standings in a note (the race stays in sight);
+        elsewhere, the arena's screen."""
+        if self.room is None:
+            if not isinstance(self.screen, ArenaScreen):
+                self.show_arena()
+            return
+        summary = self.arena_desk.summary(now_ms())
+        if summary is None:
+            self.notify(_("Not in an arena: F8 in the lobby opens or joins one"), timeout=6)
+            return
+        arena = self.arena_desk.arena
+        self.notify(summary, title=_("Arena {code}").format(code=arena.arena if arena else ""), timeout=10)
+
+    def show_arena(self, code: str | None = None) -> None:
+        self.push_screen(ArenaScreen(code))
+
+    def web_link(self, path: str) -> str:
+        try:
+            return http_base(self.server) + path
+        except ValueError:  # not a ws:// address (not connected yet): the path alone
+            return path
 
     async def arena_request(self, message: Message) -> Message:
         return await self._request(message)

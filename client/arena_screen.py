@@ -98,6 +98,9 @@ class ArenaHost(Protocol):
     async def arena_request(self, message: Message) -> Message:
         """A request's reply (ServerError / ConnectionLost / TimeoutError)."""
 
+    def web_link(self, path: str) -> str:
+        """The full web address of a server path (``/a/CODE``), to paste in a browser."""
+
 
 class ArenaDesk:
     """The arena this player is in, as the server last said; its screen while one is shown."""
@@ -135,6 +138,15 @@ class ArenaDesk:
         """A ``room`` frame nobody asked for here is the arena's next race (not the room we are in)."""
         return self.active and state.room != room
 
+    def summary(self, now: int) -> str | None:
+        """The arena in a few lines (my place, its clock, the leaders), None when not in one."""
+        arena = self.arena
+        if arena is None:
+            return None
+        lines = [place_line(arena, self.me), clock_line(arena, now)]
+        lines += [f"{s.rank}. {s.name} · {points(s.points)}" for s in arena.standings[:5]]
+        return "\n".join(line for line in lines if line)
+
     def leave(self) -> None:
         self.arena, self.podium = None, None
         if self.screen is not None:
@@ -151,10 +163,12 @@ class ArenaScreen(LocalScreen[None]):
         Binding("ctrl+l", "leave", NP_("footer", "Leave the arena")),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, code: str | None = None) -> None:
+        """``code``: an arena to join at once (a link typed into the lobby's Join field)."""
         super().__init__()
         self._clock: Timer | None = None
         self.busy = False
+        self.code = code
 
     @property
     def host(self) -> ArenaHost:
@@ -200,6 +214,9 @@ class ArenaScreen(LocalScreen[None]):
         self.refresh_arena()
         if self.desk.arena is None:
             self.query_one("#arena-code", Input).focus()
+        if self.desk.arena is None and self.code is not None:
+            self.query_one("#arena-code", Input).value = self.code
+            self._join()
 
     def on_unmount(self) -> None:
         if self.desk.screen is self:
@@ -241,7 +258,7 @@ class ArenaScreen(LocalScreen[None]):
             return
         lines = [
             _("code {code} · link {link} · {clock}").format(
-                code=arena.arena, link=arena.link_path, clock=clock_line(arena, now_ms())
+                code=arena.arena, link=self.host.web_link(arena.link_path), clock=clock_line(arena, now_ms())
             ),
             place_line(arena, self.desk.me),
         ]

@@ -672,9 +672,15 @@ class GameScreen(LocalScreen[None]):
     def action_automove(self) -> None:
         """Turn auto-move on or off (the App keeps the setting: ``AutomoveChanged``)."""
         self.automove = not self.automove
-        self.flash(
-            _("Safe cards go home by themselves") if self.automove else _("Auto-move is off: every card by hand")
-        )
+        said = _("Safe cards go home by themselves") if self.automove else _("Auto-move is off: every card by hand")
+        # Turned on: the safe cards already waiting go now, not after the player's next move.
+        takes_moves = not (self.locked or self.has_class("counting") or self.view.too_small or self.board.is_won())
+        home = self._auto_moves(opening=not self.touched) if self.automove and takes_moves else 0
+        if home:
+            self._clear_selection()
+            self._after_change()
+            said += " · " + went_home(home)
+        self.flash(said)
         self.post_message(self.AutomoveChanged(self.automove))
 
     def on_mount(self) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import ClassVar, Final, Protocol, cast
+from urllib.parse import urlsplit
 
 from textual import on
 from textual.app import ComposeResult
@@ -146,7 +147,7 @@ class LobbyHost(Protocol):
         """My account: my player id and handle, and what I may do with them (``signing_in``: opened
         to sign in, the handle first)."""
 
-    def show_arena(self) -> None:
+    def show_arena(self, code: str | None = None) -> None:
         """The arena screen: join one by its code, open one, its standings."""
 
 
@@ -160,8 +161,9 @@ class LobbyScreen(LocalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         # Short words: every key fits the footer at 80 columns (the help and README say more).
         Binding("f5", "list", NP_("footer", "List")),
-        Binding("ctrl+n", "focus_create", NP_("footer", "New")),
-        Binding("ctrl+j", "focus_code", NP_("footer", "Join")),
+        # Focus keys for the forms in sight (the help says them): their footer room went to F8.
+        Binding("ctrl+n", "focus_create", NP_("footer", "New"), show=False),
+        Binding("ctrl+j", "focus_code", NP_("footer", "Join"), show=False),
         Binding("f2", "stats", NP_("footer", "Stats")),
         Binding("f3", "daily", NP_("footer", "Daily")),
         # The server's records (client/records_screens.py).
@@ -169,8 +171,8 @@ class LobbyScreen(LocalScreen[None]):
         Binding("f6", "boards", NP_("footer", "Best")),
         # My player on the server (client/account_screen.py).
         Binding("f7", "account", NP_("footer", "Acct")),
-        # Past the 80 columns the footer has: the lobby's "Arena" button says it (client/arena_screen.py).
-        Binding("f8", "arena", NP_("footer", "Arena"), show=False),
+        # Arenas (client/arena_screen.py); over a race F8 shows the standings (the App's binding).
+        Binding("f8", "arena", NP_("footer", "Arena")),
     ]
 
     def __init__(self, server: str, name: str, *, autoconnect: bool = True) -> None:
@@ -274,7 +276,8 @@ class LobbyScreen(LocalScreen[None]):
                 with Vertical(id="join-box", classes="box") as join:
                     join.border_title = _("Join a friend")
                     with Horizontal(classes="buttons"):
-                        yield Input(placeholder=_("room code"), id="code", max_length=12, compact=True)
+                        # Long enough for a web link pasted whole (typed_code reads the code out of it).
+                        yield Input(placeholder=_("room code"), id="code", max_length=200, compact=True)
                         yield Button(_("Join"), id="join", variant="success", compact=True)
                         yield Button(_("Spectate"), id="spectate", compact=True)
                     # A row of their own: past Spectate they ran out of the box at 80 columns.
@@ -564,7 +567,7 @@ class LobbyScreen(LocalScreen[None]):
     @on(Button.Pressed, "#spectate")
     @on(Input.Submitted, "#code")
     def _join_code(self, event: Button.Pressed | Input.Submitted) -> None:
-        code = self.query_one("#code", Input).value.strip().upper()
+        kind, code = typed_code(self.query_one("#code", Input).value)
         if not code:
             self.show_status(_("Type the room code your friend gave you"), "error")
             self.query_one("#code", Input).focus()
@@ -575,12 +578,17 @@ class LobbyScreen(LocalScreen[None]):
             )
             return
         spectate = isinstance(event, Button.Pressed) and event.button.id == "spectate"
-        self._enter(JoinRoom(room=code, spectate=spectate), code)
+        if kind == "a":
+            self.host.show_arena(code)
+        elif kind == "c" or (kind is None and len(code) == CHALLENGE_LEN and not spectate):
+            self.race_ghost(code)  # a challenge's code (8 characters, rooms' have 6): race its ghost
+        else:
+            self._enter(JoinRoom(room=code, spectate=spectate), code)
 
     @on(Button.Pressed, "#ghost")
     def _race_ghost(self) -> None:
         """The code is a ghost challenge's: race the run it names."""
-        code = "".join(self.query_one("#code", Input).value.split()).upper()
+        code = typed_code(self.query_one("#code", Input).value)[1]
         if len(code) != CHALLENGE_LEN or not code.isalnum():
             self.show_status(
                 _("Type the {n}-character challenge code your friend sent, then Ghost").format(n=CHALLENGE_LEN), "error"
@@ -774,6 +782,17 @@ class LobbyScreen(LocalScreen[None]):
     @on(Button.Pressed, "#arena")
     def action_arena(self) -> None:
         self.host.show_arena()
+
+
+def typed_code(text: str) -> tuple[str | None, str]:
+    """What the Join field holds: a code, or a web link pasted whole (``http://host/r/CODE``, ``/c/``
+    a challenge, ``/a/`` an arena), as (the link's kind letter or None, the code in capitals)."""
+    kind = None
+    if "/" in text:
+        parts = [part for part in urlsplit(text.strip()).path.split("/") if part]
+        if len(parts) >= 2 and parts[-2] in ("r", "c", "a"):
+            kind, text = parts[-2], parts[-1]
+    return kind, "".join(text.split()).upper()
 
 
 class TickBox(Checkbox):

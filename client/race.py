@@ -71,7 +71,7 @@ from .places import safe_count, with_symbols
 from .race_screen import RaceScreen, RoomView
 from .rating_text import RatingBook
 from .records_api import Records, RecordsError
-from .results import CHALLENGE, LOBBY, REMATCH, REVIEW
+from .results import BOARD, CHALLENGE, LOBBY, REMATCH, REVIEW
 from .review import ReviewScreen
 from .rivals import DID_NOT_FINISH
 from .room_model import RoomModel, ServerClock, now_ms, rating_line
@@ -99,6 +99,9 @@ class RaceHost(Protocol):
 
     def race_ghost(self, challenge: str) -> None:
         """From the lobby: race the run of ``challenge`` (a ghost challenge's code) in a new room."""
+
+    def web_link(self, path: str) -> str:
+        """The full web address of a server path (``/c/CODE``), to paste in a browser."""
 
 
 def board_from_state(deal: str | None, history: Iterable[str], board_text: str | None, preset_name: str) -> Board:
@@ -274,9 +277,13 @@ class RaceController:
         if model.phase == Phase.RACING and state.started_at is not None:
             self.screen.start_clock(max(0, model.clock.now() - state.started_at), model.limit_ms)
         racing = model.phase in (Phase.RACING, Phase.FINISHED) and state.deal is not None
+        unsent = 0
         if racing and model.role == Role.RACER:
             me = model.racers.get(model.me)
             board = board_from_state(state.deal, state.history, state.board, state.preset)
+            if was_reconnecting and me is not None:
+                # Moves played here as the connection died never reached the server: said, not lost silently.
+                unsent = max(0, self.screen.actions - me.moves)
             self.screen.set_board(board, title=self._title(), actions=me.moves if me is not None else None)
         if racing and model.spectating and state.deal is not None:
             self.spectate.reset(Board.from_code(state.deal), state.watching, model.racers)
@@ -289,6 +296,15 @@ class RaceController:
         self._render()
         if was_reconnecting and model.my_status() == Status.FORFEIT:
             self.screen.flash(*room_text.welcome_back(model))
+        elif was_reconnecting and unsent:
+            self.screen.flash(
+                ngettext(
+                    "Reconnected: {n} move never reached the server, so it is undone",
+                    "Reconnected: {n} moves never reached the server, so they are undone",
+                    unsent,
+                ).format(n=unsent),
+                "error",
+            )
         elif was_reconnecting:
             self.screen.flash(_("Reconnected: the board is in sync with the server again"), "good")
         elif self.can_watch():
@@ -419,6 +435,10 @@ class RaceController:
         elif choice == LOBBY:
             self.leave()
             return
+        elif choice == BOARD and self.model.role == Role.RACER:
+            self.screen.flash(_("The final board: r for a rematch, l to leave the room"))
+        elif choice == BOARD:
+            self.screen.flash(_("The final board: l to leave the room"))
         self._render()
 
     def _ghost_challenge(self) -> str | None:
@@ -456,11 +476,16 @@ class RaceController:
             return
         if isinstance(made, Challenge) and not self.closed:
             self.challenge_code = made.challenge
+            # The message line keeps to 80 columns; the web link, long, goes in a note that wraps.
             self._say(
-                _("Challenge {code}: a friend races your run with it (lobby: Ghost; web: {link})").format(
-                    code=made.challenge, link=made.link_path
+                _("Challenge {code}: a friend types it into the lobby's Join").format(code=made.challenge), "good"
+            )
+            self.screen.notify(
+                _("A friend races your run with code {code}, or in a browser at {link}").format(
+                    code=made.challenge, link=self.host.web_link(made.link_path)
                 ),
-                "good",
+                title=_("Challenge {code}").format(code=made.challenge),
+                timeout=60,
             )
 
     def review(self) -> None:

@@ -25,6 +25,8 @@ REMATCH: Final = "rematch"
 LOBBY: Final = "lobby"
 REVIEW: Final = "review"
 CHALLENGE: Final = "challenge"
+BOARD: Final = "board"
+"""Escape: the results close over the final board; leaving the room is always asked for by name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +90,7 @@ class ResultsScreen(LocalModalScreen[str]):
         Binding("v", "choose('review')", NP_("footer", "Review")),
         Binding("c", "choose('challenge')", NP_("footer", "Challenge")),
         Binding("l", "choose('lobby')", NP_("footer", "Lobby")),
-        Binding("escape", "choose('lobby')", NP_("footer", "Lobby"), show=False),
+        Binding("escape", "choose('board')", NP_("footer", "Board"), show=False),
     ]
 
     def __init__(

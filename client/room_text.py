@@ -20,7 +20,7 @@ from .results import ResultRow
 from .rivals import DID_NOT_FINISH, RacerView
 from .room_model import RoomModel
 from .spectating import Boards
-from .words import status_word
+from .words import ordinal, status_word
 
 OUT_OF_RACE: Final = {
     Status.STUCK: N_("No legal move is left, and undo is off: you are out of this race"),
@@ -257,6 +257,19 @@ def headline(reason: str | None, standings: tuple[Standing, ...], me: str) -> st
             return _("Nobody finished: you got furthest")
         return _("Nobody finished: {name} got furthest").format(name=first.name)
     return _("Race abandoned")
+
+
+def last_race(model: RoomModel) -> str | None:
+    """The race just over in a line, for when the next one takes its screen at once (an arena's):
+    who won, and where this player came. None if this room has no finished race."""
+    if model.phase != Phase.FINISHED or not model.standings:
+        return None
+    said = headline(model.reason, model.standings, model.me)
+    mine = next((s for s in model.standings if s.player == model.me), None)
+    if mine is None:
+        return said
+    place = _("{place} of {n}").format(place=ordinal(mine.place), n=len(model.standings))
+    return _("{headline} · you: {place}").format(headline=said, place=place)
 
 
 def ratings_beside(model: RoomModel, player: str, book: RatingBook | None) -> str:

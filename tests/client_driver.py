@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import ClassVar, cast
+from typing import Any, ClassVar, cast
 
 import pytest
 from textual.pilot import Pilot
@@ -129,6 +129,26 @@ async def start_race(app: RaceApp, pilot: Pilot[None], other: WsClient, room: Ra
 
 async def settle(pilot: Pilot[None], room: RaceController) -> None:
     await until(pilot, lambda: not room.screen.game.pending and room.outbox.idle, "the server's answers")
+
+
+def heard_notes(app: RaceApp, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Every note (toast) the app shows from now on, as (title, text): a note outlives the
+    screen it was raised over, so a test reads them from this list rather than the screen."""
+    notes: list[tuple[str, str]] = []
+    notify = app.notify
+
+    def heard(message: str, **how: Any) -> None:
+        notes.append((str(how.get("title", "")), message))
+        notify(message, **how)
+
+    monkeypatch.setattr(app, "notify", heard)
+    return notes
+
+
+def keys_of(move: Move) -> list[str]:
+    """The two keys that play ``move`` (source, destination)."""
+    text = str(move).split(":")[0]
+    return [text[0], text[-1]]
 
 
 def board_after(moves: Iterable[Move]) -> Board:

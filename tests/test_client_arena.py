@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, Select
 
 from client.app import RaceApp
@@ -38,7 +39,7 @@ from server.records.archive import Archive
 from server.records.database import open_database
 from server.records.migrate import migrate
 from server.records.reader import Reader
-from tests.client_driver import SIZE, connect, create_deal_1, data_home, room_of, until
+from tests.client_driver import SIZE, connect, create_deal_1, data_home, heard_notes, room_of, until
 from tests.client_driver import shown as panel
 from tests.helpers import MakeServer, fake, url_of
 from tests.racing import start_race
@@ -90,10 +91,11 @@ def test_the_arena_lines_and_the_rating_beside_my_name() -> None:
 
 
 async def test_an_arena_from_the_lobby_races_by_itself_and_ends_on_its_podium(
-    make_memory_server: MakeServer, data_home: Path
+    make_memory_server: MakeServer, data_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server = await make_memory_server(deals=lambda: 1)
     app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
+    notes = heard_notes(app, monkeypatch)
     bob = await WsClient.open(url_of(server), "bob")
     async with app.run_test(size=SIZE) as pilot:
         await connect(app, pilot)
@@ -138,6 +140,14 @@ async def test_an_arena_from_the_lobby_races_by_itself_and_ends_on_its_podium(
         await until(pilot, lambda: app.room is not None and app.room.code != first.code, "the next race", 10)
         await until(pilot, lambda: isinstance(app.screen, RaceScreen), "the next race's screen")
         assert app.screen_stack[-2] is screen and first.closed
+        # The last race's result stays in sight a while, as the next one begins at once.
+        code = app.arena_desk.arena.arena if app.arena_desk.arena else ""
+        assert (f"Arena {code}: the last race", "bob wins · you: 2nd of 2") in notes, notes
+        # F8 over the race: the standings in a note, the race screen stays.
+        await pilot.press("f8")
+        await until(pilot, lambda: notes[-1][0] == f"Arena {code}", "the standings' note")
+        assert notes[-1][1].splitlines()[0] == "You are 2nd of 2 · 0 points", notes[-1]
+        assert "1. bob · 2 points" in notes[-1][1] and isinstance(app.screen, RaceScreen)
 
         # My rating beside my name once the server tells it (as after a rated race).
         notice = RatingNotice(preset="seahaven", rating=1579, change=79, provisional=True, race_id="r1")

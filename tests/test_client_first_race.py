@@ -10,6 +10,7 @@ from pathlib import Path
 from textual.widgets import DataTable
 
 from client.app import RaceApp
+from client.race_screen import RaceScreen
 from client.records_screens import PlayerScreen
 from client.results import ResultsScreen
 from client.userdata import PlayerKeys
@@ -65,7 +66,10 @@ async def test_a_fresh_clients_first_race_is_on_its_players_page(
                 return len((await reader.player_races(player))["races"]) == 1
 
             await wait_until(on_record, 20, what="the race on the player's record")
-            await pilot.press("escape")  # the results: back to the lobby
+            await pilot.press("escape")  # the results close over the final board: the room stays
+            await until(pilot, lambda: isinstance(top(app), RaceScreen), "the final board")
+            assert app.room is room and "l to leave the room" in room.screen.message_text
+            await pilot.press("l")
             await until(pilot, lambda: top(app) is app.lobby, "the lobby")
             await pilot.press("f4")
             await until(pilot, lambda: isinstance(top(app), PlayerScreen), "my page")

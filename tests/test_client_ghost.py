@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -29,7 +30,7 @@ from server.app import RaceServer
 from server.records.archive import Archive
 from server.records.challenges import ChallengeRecords
 from server.records.database import Database
-from tests.client_driver import SIZE, connect, create_deal_1, data_home, room_of, shown, top, until
+from tests.client_driver import SIZE, connect, create_deal_1, data_home, heard_notes, room_of, shown, top, until
 from tests.helpers import MakeServer, fake, url_of
 from tests.racing import room_with, solution
 from tests.racing import start_race as race_to_start
@@ -51,9 +52,12 @@ async def recording(make: MakeServer, database: Database) -> tuple[RaceServer, C
     return server, book
 
 
-async def test_c_on_the_results_makes_a_challenge_of_my_run(make_memory_server: MakeServer, database: Database) -> None:
+async def test_c_on_the_results_makes_a_challenge_of_my_run(
+    make_memory_server: MakeServer, database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server, book = await recording(make_memory_server, database)
     app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
+    notes = heard_notes(app, monkeypatch)
     bob = await WsClient.open(url_of(server), "bob")
     async with app.run_test(size=SIZE) as pilot:
         await connect(app, pilot)
@@ -74,7 +78,8 @@ async def test_c_on_the_results_makes_a_challenge_of_my_run(make_memory_server: 
         await until(pilot, lambda: room.challenge_code is not None, "the challenge code")
         code = room.challenge_code
         assert code is not None and f"Challenge {code}" in room.screen.message_text
-        assert f"/c/{code}" in room.screen.message_text
+        # The whole web link, to paste in a browser, in a note that wraps (the message line keeps to 80 columns).
+        assert any(f"{url_of(server).replace('ws://', 'http://')}/c/{code}" in note for _title, note in notes), notes
         made = await book.get(code)
         assert made is not None and app.conn is not None
         alice = app.conn.player
@@ -110,6 +115,25 @@ async def test_the_lobbys_ghost_button_races_a_challenge(make_memory_server: Mak
         await until(pilot, lambda: room.model.phase == "racing", "the race to start")
         clock.advance(5 * 100)
         await until(pilot, lambda: room.model.racers[ghost].moves == 5, "the ghost's first five moves")
+
+
+@pytest.mark.parametrize("typed", ["{code}", "{web}/c/{code}"])
+async def test_join_takes_a_challenge_code_or_its_web_link(
+    make_memory_server: MakeServer, database: Database, typed: str
+) -> None:
+    """A challenge's code (8 characters; rooms' have 6), or its link pasted whole, typed into Join
+    races the ghost, as the Ghost button does."""
+    server, _ = await recording(make_memory_server, database)
+    code, ghost = await _bobs_win_challenged(server)
+    app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        web = url_of(server).replace("ws://", "http://")
+        app.lobby.query_one("#code", Input).value = typed.format(code=code, web=web)
+        await pilot.click("#join")
+        await until(pilot, lambda: app.room is not None and isinstance(top(app), RaceScreen), "the ghost's room")
+        room = room_of(app)
+        await until(pilot, lambda: ghost in room.model.racers, "the ghost seated")
 
 
 async def test_rematch_after_a_ghost_race_races_the_ghost_again(

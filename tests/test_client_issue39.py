@@ -13,14 +13,16 @@ from textual.widgets import Button, Input
 
 from client.app import RaceApp
 from client.game_screen import GameScreen
-from client.places import Place
+from client.places import Place, safe_moves
+from client.solo import SoloApp
 from protocol.messages import JoinRoom, Ready, RoomState
 from seahaven import COLUMN, Board
 from server.records.accounts import Accounts
 from server.records.database import Database, open_database
 from server.records.migrate import migrate
-from tests.client_driver import SIZE, connect, create_deal_1, data_home, top, until
+from tests.client_driver import SIZE, connect, create_deal_1, data_home, keys_of, settle, top, until
 from tests.helpers import MakeServer, url_of
+from tests.racing import solution
 from tests.wsclient import WsClient
 
 __all__ = ["data_home"]
@@ -147,3 +149,54 @@ class _SoloApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(self.game)
+
+
+# -- bug 9: the smaller ones ---------------------------------------------------------------------------
+
+
+async def test_bug9_a_move_lost_with_the_connection_is_said_and_undone(make_memory_server: MakeServer) -> None:
+    """A move played as the connection dies (sent, never read by the server) is not kept on the
+    board by itself: back online the board is the server's, and the player is told why."""
+    server = await make_memory_server(grace_ms=10_000)
+    app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
+    bob = await WsClient.open(url_of(server), "bob")
+    moves = solution()
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        room = await create_deal_1(app, pilot)
+        assert isinstance(await bob.call(JoinRoom(room=room.code)), RoomState)
+        await until(pilot, lambda: len(room.model.racers) == 2, "bob in the room")
+        await pilot.press("r")
+        await bob.call(Ready(ready=True))
+        await until(pilot, lambda: room.model.phase == "racing" and not room.screen.locked, "the race")
+        await pilot.press(*keys_of(moves[0]))
+        await settle(pilot, room)
+        conn = server.players[room.model.me].conn
+        assert conn is not None
+        conn.transport.pause_reading()  # the server hears nothing more from this socket...
+        await pilot.press(*keys_of(moves[1]))
+        assert room.screen.board.move_stack == list(moves[:2])  # played here, and sent
+        conn.transport.abort()  # ...and then the connection dies
+        await until(pilot, lambda: room.reconnecting, "the drop")
+        await until(pilot, lambda: not room.reconnecting, "back online", wait=8)
+        assert room.screen.board.move_stack == [moves[0]]
+        assert "Reconnected: 1 move never reached the server" in room.screen.message_text, room.screen.message_text
+        await pilot.press(*keys_of(moves[1]))  # played again, it counts
+        await settle(pilot, room)
+        seat = server.rooms[room.code].room.seats[room.model.me]
+        assert seat.board is not None and seat.board.move_stack == list(moves[:2])
+    await bob.close()
+
+
+async def test_bug9_auto_move_turned_on_plays_the_safe_cards_already_waiting(tmp_path: Path) -> None:
+    app = SoloApp("seahaven", 2, stats_path=tmp_path / "s.json", automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        waiting = safe_moves(screen.board)
+        assert len(waiting) == 2 and screen.board.progress == 0  # two aces free at the deal, left alone
+        await pilot.press("A")
+        await until(pilot, lambda: screen.board.progress == 2, "the waiting aces home")
+        assert screen.board.move_stack[:2] == waiting
+        assert "2 cards home by itself" in screen.message_text, screen.message_text
+        assert not screen.clock.running, "the player has not begun: the clock waits for their first move"

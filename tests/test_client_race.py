@@ -50,6 +50,7 @@ from tests.client_driver import (
     create_deal_1,
     data_home,
     enter_room,
+    keys_of,
     play,
     race_bots,
     racing_state,
@@ -71,12 +72,6 @@ from tests.wsclient import WsClient
 __all__ = ["data_home"]  # the autouse fixture: the data directory is a temporary one
 
 DEAL = Board.deal("seahaven", 1)
-
-
-def keys_of(move: Move) -> list[str]:
-    """The two keys that play ``move`` (source, destination)."""
-    text = str(move).split(":")[0]
-    return [text[0], text[-1]]
 
 
 def place_of(key: str) -> Place:
