@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import TypeVar
 
 from i18n import _
 from i18n.rules_help import preset_title
@@ -30,7 +31,14 @@ from protocol.messages import (
 )
 from seahaven import encode, preset
 
-from .words import grade_word
+from .words import bot_name, grade_word
+
+R = TypeVar("R", Racer, Standing)
+
+
+def said(racer: R) -> R:
+    """A racer as this client says them: a bot's name in the player's language."""
+    return replace(racer, name=bot_name(racer.name)) if racer.bot else racer
 
 
 def now_ms() -> int:
@@ -119,7 +127,7 @@ class RoomModel:
         self.undo = state.undo
         self.hints = state.hints
         self.clock.sync(state.server_time)
-        self.racers = {r.player: r for r in state.racers}
+        self.racers = {r.player: said(r) for r in state.racers}
         self.rematch = set(state.rematch)
         self.spectators = state.spectators
         phase = Phase(state.phase)
@@ -135,7 +143,7 @@ class RoomModel:
         if state.deal is not None or phase in (Phase.WAITING, Phase.COUNTDOWN):
             self.deal = state.deal
         if phase == Phase.FINISHED:
-            self.standings = state.standings
+            self.standings = tuple(said(s) for s in state.standings)
             self.reason = end_reason(state)
             if state.watching:
                 self.histories = state.watching
@@ -159,7 +167,7 @@ class RoomModel:
         return waited, matching.window + matching.widens * since // 1000
 
     def apply_members(self, members: Members) -> None:
-        self.racers = {r.player: r for r in members.racers}
+        self.racers = {r.player: said(r) for r in members.racers}
         self.rematch = set(members.rematch)
         self.spectators = members.spectators
 
@@ -204,7 +212,7 @@ class RoomModel:
     def apply_result(self, result: Result) -> None:
         self.phase = Phase.FINISHED
         self.starts_at = None
-        self.standings = result.standings
+        self.standings = tuple(said(s) for s in result.standings)
         self.reason = EndReason(result.reason)
         self.race_id = result.race_id
         if result.histories:

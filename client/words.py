@@ -214,6 +214,18 @@ def pace_word(pace: str) -> str:
     return _(word) if word is not None else pace
 
 
+BOT_NAME: Final = re.compile(r"Computer \((\w+)\)")
+"""How the server names a bot racer: ``Computer (PACE)`` (docs/protocol.md, section 6)."""
+
+
+def bot_name(name: str) -> str:
+    """A bot's name in the player's language (``Ordinateur (rapide)``); any other name as it is."""
+    named = BOT_NAME.fullmatch(name)
+    if named is None or named[1] not in PACE_WORDS:
+        return name
+    return _("Computer ({pace})").format(pace=pace_word(named[1]))
+
+
 ORDINALS: Final = {"one": N_("{n}st"), "two": N_("{n}nd"), "few": N_("{n}rd"), "other": N_("{n}th")}
 """CLDR's ordinal categories (Babel's ``Locale.ordinal_form``: 1st, 2nd, 3rd, 4th in English; 1er,
 2e in French) -> the catalog's forms; a category English lacks (Italian's ``many``) takes ``other``."""

@@ -6,21 +6,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.app import App
 from textual.color import Color
 from textual.geometry import Region
 from textual.widgets import Button, Input
 
+import i18n
 from client.app import RaceApp
 from client.game_screen import GameScreen
 from client.places import Place, safe_moves
 from client.solo import SoloApp
-from protocol.messages import JoinRoom, Ready, RoomState
+from protocol.messages import CreateRoom, JoinRoom, Ready, Resign, RoomState
 from seahaven import COLUMN, Board
 from server.records.accounts import Accounts
 from server.records.database import Database, open_database
 from server.records.migrate import migrate
-from tests.client_driver import SIZE, connect, create_deal_1, data_home, keys_of, settle, top, until
+from tests.client_driver import SIZE, connect, create_deal_1, data_home, keys_of, room_of, settle, shown, top, until
 from tests.helpers import MakeServer, url_of
 from tests.racing import solution
 from tests.wsclient import WsClient
@@ -200,3 +202,32 @@ async def test_bug9_auto_move_turned_on_plays_the_safe_cards_already_waiting(tmp
         assert screen.board.move_stack[:2] == waiting
         assert "2 cards home by itself" in screen.message_text, screen.message_text
         assert not screen.clock.running, "the player has not begun: the clock waits for their first move"
+
+
+# -- bug 7: the bot's name in the player's language ----------------------------------------------------
+
+
+@pytest.mark.parametrize(("language", "name"), [("fr", "Ordinateur (vive)"), ("it", "Computer (svelto)")])
+async def test_bug7_a_bot_is_named_in_the_players_language(
+    make_memory_server: MakeServer, language: str, name: str
+) -> None:
+    """The server names a bot ``Computer (PACE)`` (docs/protocol.md): the panel, the results and
+    their headline say it in the player's language."""
+    server = await make_memory_server()
+    try:
+        app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await connect(app, pilot)
+            i18n.use(language)
+            await app.enter(CreateRoom(deal_number=1, bot="brisk"))
+            room = room_of(app)
+            await until(pilot, lambda: len(room.model.racers) == 2, "the bot seated")
+            (bot,) = [v for v in shown(room) if not v.you]
+            assert bot.bot and bot.name == name
+            await pilot.press("r")
+            await until(pilot, lambda: room.model.phase == "racing", "the race")
+            await room.conn.request(Resign())
+            await until(pilot, lambda: room.model.phase == "finished", "the race over", wait=30)
+            assert [s.name for s in room.model.standings if s.bot] == [name]
+    finally:
+        i18n.use("en")

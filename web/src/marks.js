@@ -14,3 +14,15 @@ export const markNames = (racer) => Object.keys(TITLES).filter((mark) => racer[m
 /** The racer's marks as badges after a name, each after a space so that the text reads "Bob
  * ghost" (class "mark mark-ghost": a bare "ghost" class is the dragged cards'). */
 export const racerMarks = (racer) => markNames(racer).flatMap((mark) => [" ", h("span", { class: `mark mark-${mark}`, title: TITLES[mark]() }, WORDS[mark]())]);
+
+const BOT_NAME = /^Computer \((stroll|brisk|sprint)\)$/;
+
+/** A racer's name as the page says it: the server names a bot `Computer (PACE)` (docs/protocol.md,
+ * section 6), said here in the page's language ("Ordinateur (vive)"); any other name as it is. */
+export function racerName(racer) {
+  const named = racer.bot ? BOT_NAME.exec(racer.name) : null;
+  return named ? t("Computer ({pace})", { pace: t(named[1]) }) : racer.name;
+}
+
+/** A racer (or standing) with its name as the page says it. */
+export const said = (racer) => (racer.bot ? { ...racer, name: racerName(racer) } : racer);

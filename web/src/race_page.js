@@ -10,6 +10,7 @@ import { moveText } from "./rules.js";
 import { playerName, presetTitle, raceTime, table, when } from "./records_format.js";
 import { number, t, tn } from "./i18n.js";
 import { statusText } from "./state.js";
+import { said } from "./marks.js";
 import { gradeName } from "./words.js";
 
 // Functions, said in the language of the moment.
@@ -19,6 +20,7 @@ const SPEEDS = [1, 2, 4, 8];
 /** Shows race ``raceId`` in ``main``; ``R`` is the page's state (window.seahavenRecords). */
 export async function showRace(main, raceId, R) {
   const race = await raceDoc(raceId);
+  race.racers = race.racers.map(said); // a bot's name in the page's language
   const query = new URLSearchParams(location.search);
   const opening = dealBoard(race.preset, race.deal);
   const first = race.racers.find((r) => r.player === query.get("racer")) ?? race.racers[0];
@@ -52,7 +54,7 @@ export async function showRace(main, raceId, R) {
     );
     view.tabs.replaceChildren(
       ...race.racers.map((r) =>
-        h("button", { role: "tab", "aria-selected": r === racer ? "true" : "false", onclick: () => choose(r) }, r.name, r.bot ? ` (${t("bot")})` : "", r.ghost ? ` (${t("ghost")})` : ""),
+        h("button", { role: "tab", "aria-selected": r === racer ? "true" : "false", onclick: () => choose(r) }, r.name, r.ghost ? ` (${t("ghost")})` : ""), // a bot's name says it is one
       ),
     );
     seek(step);

@@ -1,6 +1,6 @@
 // How the records pages write times, dates, names and links.
 import { h } from "./dom.js";
-import { racerMarks } from "./marks.js";
+import { racerMarks, racerName } from "./marks.js";
 import { PRESETS } from "./rules.js";
 import { moment, number, t } from "./i18n.js";
 
@@ -27,7 +27,7 @@ export const raceLink = (raceId, text = raceId) => h("a", { href: `/races/${race
 /** A player's name linking to their page; bots and ghosts are marked and not linked (a ghost
  * is a recorded run, its racer's page is their own race's). */
 export function playerName(racer) {
-  const name = racer.bot || racer.ghost ? h("span", {}, racer.name) : h("a", { href: `/players/${encodeURIComponent(racer.player)}` }, racer.name);
+  const name = racer.bot || racer.ghost ? h("span", {}, racerName(racer)) : h("a", { href: `/players/${encodeURIComponent(racer.player)}` }, racer.name);
   return h("span", { class: "who" }, name, racerMarks(racer));
 }
 

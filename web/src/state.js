@@ -3,6 +3,7 @@
 // besides (say something, keep the opening board) comes back as the state's `said` and `opening`.
 import { Board, COLUMN, FOUNDATION, CELL, PRESETS, parseMove } from "./rules.js";
 import { number, ordinal, t } from "./i18n.js";
+import { said } from "./marks.js";
 
 /** A fresh state: `view` is where the page starts, `wanted` the room a /r/CODE link names. */
 export function initialState({ view = "lobby", wanted = null, challenge = null } = {}) {
@@ -67,7 +68,7 @@ export function applyEvent(S, type, body, now = 0) {
   if (type === "matching") {
     S.match = { ...body, room: room.room, at: now };
   } else if (type === "members") {
-    Object.assign(room, { racers: body.racers, spectators: body.spectators, rematch: body.rematch });
+    Object.assign(room, { racers: body.racers.map(said), spectators: body.spectators, rematch: body.rematch });
   } else if (type === "countdown") {
     room.starts_at = body.starts_at;
     room.phase = body.starts_at === null ? "waiting" : "countdown";
@@ -89,8 +90,8 @@ export function applyEvent(S, type, body, now = 0) {
     if (body.move !== null && room.role === "spectator") spectate(S, body);
   } else if (type === "result") {
     room.phase = "finished";
-    room.standings = body.standings;
-    S.result = body;
+    room.standings = body.standings.map(said);
+    S.result = { ...body, standings: room.standings };
     S.selected = null;
   } else if (type === "lost") {
     S.lost = true;
@@ -104,6 +105,8 @@ export function applyEvent(S, type, body, now = 0) {
 export function enterRoom(S, body, opening = null) {
   S.gen++;
   if (S.match?.room !== body.room) S.match = null; // moved to a partner's room: the wait is over
+  body.racers = body.racers.map(said);
+  body.standings = body.standings?.map(said) ?? body.standings;
   S.room = body;
   body.ends_at = body.started_at && body.time_limit ? body.started_at + body.time_limit * 1000 : null;
   S.view = "room";

@@ -180,3 +180,24 @@ test("the lost notice is said, and shown until the next race", () => {
   applyEvent(S, "started", frames[started][2]);
   assert.equal(S.lost, false);
 });
+
+test("a bot is named in the page's language, in the room, its members and its results", async () => {
+  const { setLanguage } = await import("../src/i18n.js");
+  setLanguage("fr");
+  try {
+    const S = initialState();
+    S.status = "online";
+    const bot = { player: "bot-3fa29c0e", name: "Computer (brisk)", status: "ready", connected: true, progress: 0, moves: 0, time_ms: null, bot: true };
+    const ann = { ...bot, player: "p1", name: "Ann", bot: false };
+    enterRoom(S, { room: "ABC123", role: "racer", you: "p1", phase: "waiting", preset: "seahaven", racers: [ann, bot], standings: [], history: [] });
+    assert.deepEqual(S.room.racers.map((r) => r.name), ["Ann", "Ordinateur (vif)"]);
+    applyEvent(S, "members", { racers: [ann, { ...bot, name: "Computer (sprint)" }], spectators: 0, rematch: [] }, 0);
+    assert.equal(S.room.racers[1].name, "Ordinateur (sprint)");
+    const standing = { place: 1, player: bot.player, name: "Computer (brisk)", status: "finished", progress: 52, moves: 90, time_ms: 1000, bot: true };
+    applyEvent(S, "result", { reason: "won", standings: [standing], histories: [], race_id: null }, 0);
+    assert.equal(S.result.standings[0].name, "Ordinateur (vif)");
+    assert.equal(S.room.standings[0].name, "Ordinateur (vif)");
+  } finally {
+    setLanguage("en");
+  }
+});
