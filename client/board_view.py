@@ -8,6 +8,7 @@ still three or more characters wide ("10♥").
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
@@ -381,10 +382,14 @@ class BoardView(Widget):
                 canvas.put(x, y + line, (empty if line == middle else "").center(face), HOLE)
 
     def _draw_cover(self, canvas: _Canvas, lines: tuple[str, ...]) -> None:
-        top = max(0, (canvas.height - len(lines)) // 2)
-        for n, line in enumerate(lines):
-            style = COVER if n == 0 else COVER_SUB
-            canvas.put(max(0, (canvas.width - len(line)) // 2), top + n, line, style)
+        # A line wider than the board wraps at its words (a room's settings in French or Dutch
+        # ran past 80 columns and lost their last words).
+        rows = [
+            (n, part) for n, line in enumerate(lines) for part in textwrap.wrap(line, max(10, canvas.width)) or [""]
+        ]
+        top = max(0, (canvas.height - len(rows)) // 2)
+        for y, (n, part) in enumerate(rows):
+            canvas.put(max(0, (canvas.width - len(part)) // 2), top + y, part, COVER if n == 0 else COVER_SUB)
 
     # -- input ----------------------------------------------------------------
 

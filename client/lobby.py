@@ -204,108 +204,110 @@ class LobbyScreen(LocalScreen[None]):
             yield Button(_("Connect"), id="connect", variant="primary", compact=True)
             yield Button(_("Sign in"), id="sign-in-first", compact=True)
         yield Static(_("Not connected: check the server address and your name, then Connect"), id="status")
-        with VerticalScroll(id="body"), Horizontal(id="columns"):
-            with Vertical(id="create-box", classes="box") as create:
-                create.border_title = _("New room")
-                with Horizontal(classes="row"):
-                    yield Label(_("Rules"), classes="label")
-                    yield preset_select("preset")
-                with Horizontal(classes="row"):
-                    yield Label(_("Deal"), classes="label")
-                    yield Select(
-                        [(_(label), kind) for label, kind in DEAL_KINDS],
-                        value="random",
-                        allow_blank=False,
-                        id="deal-kind",
-                        compact=True,
-                    )
-                    yield Input(placeholder="", id="deal", compact=True, disabled=True)
-                with Horizontal(classes="row"):
-                    yield Label(_("Difficulty"), classes="label")
-                    yield Select(
-                        [
-                            (_("winnable, {grade}").format(grade=grade_word(g)) if g else _("winnable, any"), g)
-                            for g in GRADE_CHOICES
-                        ],
-                        value="",
-                        allow_blank=False,
-                        id="deal-grade",
-                        compact=True,
-                    )
-                with Horizontal(classes="row"):
-                    yield TickBox(_("Any deal (may be unwinnable)"), False, id="any-deal", compact=True)
-                with Horizontal(classes="row"):
-                    yield Label(_("Racers"), classes="label")
-                    yield Select(
-                        [(racers(n), n) for n in range(2, MAX_RACERS + 1)],
-                        value=2,
-                        allow_blank=False,
-                        id="seats",
-                        compact=True,
-                    )
-                with Horizontal(classes="row"):
-                    yield Label(_("Time limit"), classes="label")
-                    yield Select(
-                        [(_("none"), 0)] + [(minutes(m), m) for m in TIME_LIMITS if m],
-                        value=0,
-                        allow_blank=False,
-                        id="time-limit",
-                        compact=True,
-                    )
-                with Horizontal(classes="row"):
-                    yield Label(_("Computer"), classes="label")
-                    yield Select(
-                        [
-                            (_("bot, {pace} pace").format(pace=pace_word(p)) if p else _("no: people"), p)
-                            for p in BOT_CHOICES
-                        ],
-                        value="",
-                        allow_blank=False,
-                        id="bot",
-                        compact=True,
-                    )
-                with Horizontal(classes="row"):
-                    yield TickBox(_("Public"), True, id="public", compact=True)
-                    yield TickBox(_("Undo"), True, id="undo", compact=True)
-                with Horizontal(classes="row"):
-                    yield TickBox(_("Allow hints"), False, id="hints", compact=True)
-                    yield TickBox(_("Tell if lost"), False, id="lost-notice", compact=True)
+        with VerticalScroll(id="body"):
+            with Horizontal(id="columns"):
+                with Vertical(id="create-box", classes="box") as create:
+                    create.border_title = _("New room")
+                    with Horizontal(classes="row"):
+                        yield Label(_("Rules"), classes="label")
+                        yield preset_select("preset")
+                    with Horizontal(classes="row"):
+                        yield Label(_("Deal"), classes="label")
+                        yield Select(
+                            [(_(label), kind) for label, kind in DEAL_KINDS],
+                            value="random",
+                            allow_blank=False,
+                            id="deal-kind",
+                            compact=True,
+                        )
+                        yield Input(placeholder="", id="deal", compact=True, disabled=True)
+                    with Horizontal(classes="row"):
+                        yield Label(_("Difficulty"), classes="label")
+                        yield Select(
+                            [
+                                (_("winnable, {grade}").format(grade=grade_word(g)) if g else _("winnable, any"), g)
+                                for g in GRADE_CHOICES
+                            ],
+                            value="",
+                            allow_blank=False,
+                            id="deal-grade",
+                            compact=True,
+                        )
+                    with Horizontal(classes="row"):
+                        yield TickBox(_("Any deal (may be unwinnable)"), False, id="any-deal", compact=True)
+                    with Horizontal(classes="row"):
+                        yield Label(_("Racers"), classes="label")
+                        yield Select(
+                            [(racers(n), n) for n in range(2, MAX_RACERS + 1)],
+                            value=2,
+                            allow_blank=False,
+                            id="seats",
+                            compact=True,
+                        )
+                    with Horizontal(classes="row"):
+                        yield Label(_("Time limit"), classes="label")
+                        yield Select(
+                            [(_("none"), 0)] + [(minutes(m), m) for m in TIME_LIMITS if m],
+                            value=0,
+                            allow_blank=False,
+                            id="time-limit",
+                            compact=True,
+                        )
+                    with Horizontal(classes="row"):
+                        yield Label(_("Computer"), classes="label")
+                        yield Select(
+                            [
+                                (_("bot, {pace} pace").format(pace=pace_word(p)) if p else _("no: people"), p)
+                                for p in BOT_CHOICES
+                            ],
+                            value="",
+                            allow_blank=False,
+                            id="bot",
+                            compact=True,
+                        )
+                    with Horizontal(classes="row"):
+                        yield TickBox(_("Public"), True, id="public", compact=True)
+                        yield TickBox(_("Undo"), True, id="undo", compact=True)
+                    with Horizontal(classes="row"):
+                        yield TickBox(_("Allow hints"), False, id="hints", compact=True)
+                        yield TickBox(_("Tell if lost"), False, id="lost-notice", compact=True)
+                    with Horizontal(classes="buttons"):
+                        yield Button(_("Create room"), id="create", variant="success", compact=True)
+                with Vertical(id="join-side"):
+                    with Vertical(id="join-box", classes="box") as join:
+                        join.border_title = _("Join a friend")
+                        with Horizontal(classes="buttons"):
+                            # Long enough for a web link pasted whole (typed_code reads the code out of it).
+                            yield Input(placeholder=_("room code"), id="code", max_length=200, compact=True)
+                            yield Button(_("Join"), id="join", variant="success", compact=True)
+                            yield Button(_("Spectate"), id="spectate", compact=True)
+                        # A row of their own: past Spectate they ran out of the box at 80 columns.
+                        with Horizontal(classes="buttons"):
+                            yield Button(_("Ghost"), id="ghost", compact=True)
+                            yield Button(_("Arena"), id="arena", compact=True)
+                    with Vertical(id="quick-box", classes="box") as quick:
+                        quick.border_title = _("Quick match")
+                        with Horizontal(classes="buttons"):
+                            yield preset_select("quick-preset")
+                            yield Button(_("Quick match"), id="quick", variant="warning", compact=True)
+                    with Vertical(id="daily-box", classes="box") as daily:
+                        # Above the public rooms: at 80x24 it shows without scrolling (issue 22, bug 12).
+                        daily.border_title = _("Daily race (F3)")
+                        yield Static(_("F3: today's deal and its best times"), id="daily")
+                        with Horizontal(classes="buttons"):
+                            yield Button(_("Race"), id="daily-race", variant="warning", compact=True)
+                            yield Button(_("Solo"), id="daily-solo", compact=True)
+                            yield Button(_("vs bot"), id="daily-bot", compact=True)
+            # Across the whole width: at 80 columns a column's third cut the table's rules and phase.
+            with Vertical(id="rooms-box", classes="box") as rooms:
+                rooms.border_title = _("Public rooms")
+                table: DataTable[str] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
+                yield table
+                yield Label(_("none yet: create one"), id="no-rooms")
                 with Horizontal(classes="buttons"):
-                    yield Button(_("Create room"), id="create", variant="success", compact=True)
-            with Vertical(id="join-side"):
-                with Vertical(id="join-box", classes="box") as join:
-                    join.border_title = _("Join a friend")
-                    with Horizontal(classes="buttons"):
-                        # Long enough for a web link pasted whole (typed_code reads the code out of it).
-                        yield Input(placeholder=_("room code"), id="code", max_length=200, compact=True)
-                        yield Button(_("Join"), id="join", variant="success", compact=True)
-                        yield Button(_("Spectate"), id="spectate", compact=True)
-                    # A row of their own: past Spectate they ran out of the box at 80 columns.
-                    with Horizontal(classes="buttons"):
-                        yield Button(_("Ghost"), id="ghost", compact=True)
-                        yield Button(_("Arena"), id="arena", compact=True)
-                with Vertical(id="quick-box", classes="box") as quick:
-                    quick.border_title = _("Quick match")
-                    with Horizontal(classes="buttons"):
-                        yield preset_select("quick-preset")
-                        yield Button(_("Quick match"), id="quick", variant="warning", compact=True)
-                with Vertical(id="daily-box", classes="box") as daily:
-                    # Above the public rooms: at 80x24 it shows without scrolling (issue 22, bug 12).
-                    daily.border_title = _("Daily race (F3)")
-                    yield Static(_("F3: today's deal and its best times"), id="daily")
-                    with Horizontal(classes="buttons"):
-                        yield Button(_("Race"), id="daily-race", variant="warning", compact=True)
-                        yield Button(_("Solo"), id="daily-solo", compact=True)
-                        yield Button(_("vs bot"), id="daily-bot", compact=True)
-                with Vertical(id="rooms-box", classes="box") as rooms:
-                    rooms.border_title = _("Public rooms")
-                    table: DataTable[str] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
-                    yield table
-                    yield Label(_("none yet: create one"), id="no-rooms")
-                    with Horizontal(classes="buttons"):
-                        yield Button(_("Join"), id="join-selected", variant="success", compact=True)
-                        yield Button(_("Spectate"), id="watch-selected", compact=True)
-                        yield Button(_("Refresh"), id="refresh", compact=True)
+                    yield Button(_("Join"), id="join-selected", variant="success", compact=True)
+                    yield Button(_("Spectate"), id="watch-selected", compact=True)
+                    yield Button(_("Refresh"), id="refresh", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -524,13 +526,17 @@ class LobbyScreen(LocalScreen[None]):
         table.clear()
         for room in rooms:
             limit = " · " + _("{n} min").format(n=room.time_limit // 60) if room.time_limit else ""
+            # The rules, and what the room races with them on a line of its own: on one line they
+            # ran past 80 columns in French, Italian and Dutch.
+            more = (limit + ("" if room.undo else " · " + _("no undo")) + room_tags(room)).removeprefix(" · ")
             table.add_row(
                 room.room,
                 f"{room.racers}/{room.seats}",
                 str(room.spectators),
                 status_word(room.phase),
-                preset_title(room.preset) + limit + ("" if room.undo else " · " + _("no undo")) + room_tags(room),
+                preset_title(room.preset) + ("\n" + more if more else ""),
                 key=room.room,
+                height=2 if more else 1,
             )
         if selected is not None:
             codes = [r.room for r in rooms]

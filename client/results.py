@@ -128,12 +128,12 @@ class ResultsScreen(LocalModalScreen[str]):
                 yield Label(self.note, id="note")
             with Horizontal(id="buttons"):
                 if self.can_rematch:
-                    yield Button(_("Rematch (r)"), id=REMATCH, variant="success")
+                    yield Button(_("Rematch (r)"), id=REMATCH, variant="success", compact=True)
                 if self.can_review:
-                    yield Button(_("Review (v)"), id=REVIEW)
+                    yield Button(_("Review (v)"), id=REVIEW, compact=True)
                 if self.can_challenge:
-                    yield Button(_("Challenge (c)"), id=CHALLENGE)
-                yield Button(_("Back to lobby (l)"), id=LOBBY, variant="primary")
+                    yield Button(_("Challenge (c)"), id=CHALLENGE, compact=True)
+                yield Button(_("Back to lobby (l)"), id=LOBBY, variant="primary", compact=True)
         yield Footer()  # this view's keys, over the race screen's
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

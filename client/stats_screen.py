@@ -36,6 +36,12 @@ def race_result(race: RaceRecord) -> str:
     return status_word(race.status)
 
 
+def stacked(*labels: str) -> list[str]:
+    """Column headers of two words on two lines ("best" over "time"): on one line the French,
+    Italian and Dutch headers ran the tables past 80 columns. The places' "1st 2nd 3rd" stays whole."""
+    return [label if len(label.split()) != 2 else label.replace(" ", "\n") for label in labels]
+
+
 class StatsScreen(LocalScreen[str | None]):
     """Dismisses with the deal code of the race to replay, or None."""
 
@@ -52,9 +58,10 @@ class StatsScreen(LocalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="stats-body"):
             yield Label(_("Solo games"), id="stats-title")
-            yield DataTable(id="presets", cursor_type="none", zebra_stripes=True)
+            yield DataTable(id="presets", cursor_type="none", zebra_stripes=True, header_height=2)
+            yield Label(_("no solo games yet"), id="no-solo")
             yield Label(_("Races"), id="race-stats-title")
-            yield DataTable(id="race-stats", cursor_type="none", zebra_stripes=True)
+            yield DataTable(id="race-stats", cursor_type="none", zebra_stripes=True, header_height=2)
             yield Label(_("Races (Enter: play the deal again in solo)"), id="races-title")
             yield DataTable(id="races", cursor_type="row", zebra_stripes=True)
             yield Label(_("no races yet"), id="no-races")
@@ -63,12 +70,15 @@ class StatsScreen(LocalScreen[str | None]):
     def on_mount(self) -> None:
         presets: DataTable[str] = self.query_one("#presets", DataTable)
         presets.add_columns(
-            _("rules"), _("games"), _("wins"), _("win %"), _("streak"), _("best"), _("best time"), _("fewest")
+            *stacked(_("rules"), _("games"), _("wins"), _("win %"), _("streak"), _("best"), _("best time"), _("fewest"))
         )
         race_stats: DataTable[str] = self.query_one("#race-stats", DataTable)
         race_stats.add_columns(
-            _("rules"), _("races"), _("wins"), _("win %"), _("streak"), _("best"), _("1st 2nd 3rd"), _("best time")
+            *stacked(
+                _("rules"), _("races"), _("wins"), _("win %"), _("streak"), _("best"), _("1st 2nd 3rd"), _("best time")
+            )
         )
+        place_width = max(len(word) for word in _("1st 2nd 3rd").split())
         for name, rules in PRESETS.items():
             title = preset_title(rules.title)
             title = title.split(",")[0] if name == "seahaven" else title
@@ -93,15 +103,15 @@ class StatsScreen(LocalScreen[str | None]):
                     _percent(raced.win_percent),
                     str(raced.streak),
                     str(raced.best_streak),
-                    " ".join(f"{n:>3}" for n in raced.places),
+                    " ".join(f"{n:>{place_width}}" for n in raced.places),  # under the header's 1st 2nd 3rd
                     format_ms(raced.best_ms),
                 )
         races_table: DataTable[str] = self.query_one("#races", DataTable)
-        races_table.add_columns(_("when"), _("room"), _("rules"), _("place"), _("result"), _("time"), _("deal"))
+        # No year and no room code (the deal replays the race): the deal's code fits 80 columns.
+        races_table.add_columns(_("when"), _("rules"), _("place"), _("result"), _("time"), _("deal"))
         for race in reversed(self.stats.races):
             races_table.add_row(
-                race.when[5:16].replace("T", " "),  # no year: the columns fit 80
-                race.room,
+                race.when[5:16].replace("T", " "),
                 preset_title(PRESETS[race.preset].title) if race.preset in PRESETS else race.preset,
                 _("{place} of {n}").format(place=race.place, n=race.racers),
                 race_result(race),
@@ -110,8 +120,9 @@ class StatsScreen(LocalScreen[str | None]):
             )
         races_table.display = bool(self.stats.races)
         self.query_one("#no-races").display = not self.stats.races
-        if not presets.row_count:
-            presets.add_row(_("no solo games yet"), *[""] * 7)
+        # Said under the title, not as a row: a row's long words widened the table past 80 columns.
+        presets.display = bool(presets.row_count)
+        self.query_one("#no-solo").display = not presets.row_count
         race_stats.display = bool(race_stats.row_count)
         self.query_one("#race-stats-title").display = bool(race_stats.row_count)
 

@@ -1,0 +1,112 @@
+"""Issue 39, bug 6: at 80x24 no screen cuts a word, in any of the four languages. One walk per
+language through the screens a player meets (the lobby with a public room listed, a room waiting
+with its settings, a race, the results, the final board, statistics,
+account, arena, help), each checked by tests/fit.py: every word a widget is asked to show is in
+what it draws."""
+
+from __future__ import annotations
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable
+
+import i18n
+from client.app import RaceApp
+from client.help import HelpScreen
+from client.race_screen import RaceScreen
+from client.results import ResultsScreen
+from protocol.messages import CreateRoom, JoinRoom, Leave, Ok, Ready, Resign, RoomState
+from tests.client_driver import data_home, room_of, top, until
+from tests.fit import cut_words
+from tests.helpers import MakeServer, url_of
+from tests.wsclient import WsClient
+
+__all__ = ["data_home"]
+
+SIZE = (80, 24)
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "it", "nl"])
+async def test_no_screen_cuts_a_word_at_80x24(make_memory_server: MakeServer, language: str) -> None:
+    server = await make_memory_server()
+    bob = await WsClient.open(url_of(server), "Bob")
+    assert isinstance(await bob.call(CreateRoom(deal_number=7, public=True, undo=False, time_limit=600)), RoomState)
+    cuts: list[str] = []
+
+    async def look(pilot: Pilot[None], where: str) -> None:
+        await pilot.pause()
+        cuts.extend(f"{where}: {cut}" for cut in cut_words(top(app), SIZE[0]))
+
+    i18n.use(language)
+    try:
+        app = RaceApp(url_of(server), "Ann", autoconnect=True, automove=False)
+        async with app.run_test(size=SIZE) as pilot:
+            rooms = app.lobby.query_one("#rooms", DataTable)
+            await until(pilot, lambda: app.connected and rooms.row_count == 1, "connected, Bob's room listed")
+            await look(pilot, "lobby")
+            rooms.scroll_visible(animate=False)
+            await look(pilot, "lobby, its public rooms")
+            await app.enter(CreateRoom(deal_number=1, undo=False, time_limit=600, hints=False))
+            room = room_of(app)
+            assert isinstance(await bob.call(Leave()), Ok)  # his public room was for the lobby's list
+            assert isinstance(await bob.call(JoinRoom(room=room.code)), RoomState)
+            await until(pilot, lambda: len(room.model.racers) == 2, "Bob seated")
+            await look(pilot, "room waiting")
+            await pilot.press("r")
+            await bob.call(Ready(ready=True))
+            await until(pilot, lambda: room.model.phase == "racing" and not room.screen.locked, "the race")
+            await look(pilot, "race")
+            await pilot.press("question_mark")
+            await until(pilot, lambda: isinstance(top(app), HelpScreen), "the help")
+            await look(pilot, "help")
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(top(app), RaceScreen), "the race again")
+            await bob.call(Resign())
+            await pilot.press("R", "R")
+            await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
+            await look(pilot, "results")
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(top(app), RaceScreen), "the final board")
+            await look(pilot, "final board")
+            await pilot.press("l")
+            await until(pilot, lambda: top(app) is app.lobby, "the lobby")
+            for key, where in (("f2", "statistics"), ("f7", "account"), ("f8", "arena")):
+                await pilot.press(key)
+                await until(pilot, lambda: top(app) is not app.lobby, where)
+                await look(pilot, where)
+                await pilot.press("escape")
+                await until(pilot, lambda: top(app) is app.lobby, "the lobby again")
+    finally:
+        i18n.use("en")
+        await bob.close()
+    assert cuts == [], "\n".join(cuts)
+
+
+async def test_the_check_sees_a_cut_word_a_cut_cell_and_a_widget_past_the_edge() -> None:
+    """tests/fit.py itself: what it must find on a screen made to cut, and what it must not."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Label
+
+    class Cut(App[None]):
+        CSS = "#narrow { width: 7; } #wide { width: 90; } #table { width: 20; height: 4; }"
+
+        def compose(self) -> ComposeResult:
+            yield Label("senza condizioni", id="narrow")
+            yield Label("fits", id="wide")
+            yield Label("fits here too", id="fits")
+            yield DataTable(id="table")
+
+        def on_mount(self) -> None:
+            table = self.query_one(DataTable)
+            table.add_columns("room", "phase")
+            table.add_row("ABC123", "waiting for racers")
+
+    app = Cut()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        cuts = cut_words(app.screen, SIZE[0])
+    assert cuts == [
+        "Label#narrow: 'condizioni' of 'senza condizioni'",
+        "Label#wide: past column 80 (to 90)",
+        "DataTable#table: 'racers' of 'waiting for racers'",
+    ], cuts
