@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar, cast
 
 import pytest
+from textual.css.query import NoMatches
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Button, Input, Select
@@ -66,11 +67,19 @@ def app_status(pilot: Pilot[None]) -> str:
     return f"{app.lobby.status_text}; screen {type(app.screen).__name__}, room {room}, connected {app.connected}"
 
 
+def _holds(check: Callable[[], object]) -> bool:
+    """``check()``, where a widget not composed yet (a screen just pushed) is "not yet"."""
+    try:
+        return bool(check())
+    except NoMatches:
+        return False
+
+
 async def until(pilot: Pilot[None], check: Callable[[], object], what: str, wait: float = 5.0) -> None:
     """Let the app run until ``check()`` is true."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait
-    while not check():
+    while not _holds(check):
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for: {what} (lobby: {app_status(pilot)})")
         await pilot.pause(0.02)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input, Select
+from textual.widgets._select import SelectOverlay
 
 from client.app import RaceApp
 from client.arena_screen import ArenaScreen, clock_line, place_line, streak_text
@@ -107,7 +108,9 @@ async def test_an_arena_from_the_lobby_races_by_itself_and_ends_on_its_podium(
         screen: ArenaScreen = top
         # Focus is given once the screen is mounted, a message after it is on top.
         await until(pilot, lambda: screen.query_one("#arena-code", Input).has_focus, "the code field focused")
-        screen.query_one("#arena-minutes", Select).value = 5
+        minutes = screen.query_one("#arena-minutes", Select)
+        await until(pilot, lambda: minutes.query_one(SelectOverlay), "the minutes' list composed")
+        minutes.value = 5
         await pilot.click("#arena-create")
         await until(pilot, lambda: app.arena_desk.arena is not None, "the arena opened")
         arena = app.arena_desk.arena
