@@ -561,6 +561,9 @@ class RaceApp(App[None]):
     def show_arena(self, code: str | None = None) -> None:
         self.push_screen(ArenaScreen(code))
 
+    def offer_deal(self, code: str) -> None:
+        self.lobby.offer_deal(code)
+
     def web_link(self, path: str) -> str:
         try:
             return http_base(self.server) + path

@@ -342,6 +342,12 @@ class LobbyScreen(LocalScreen[None]):
         code.focus()
         self._seat_offered = True  # focused again once the room's screens are gone (they give focus back)
 
+    def offer_deal(self, code: str) -> None:
+        """A room that is gone raced deal ``code``: the New room form holds it, and Enter there (or
+        Create room) races it again, the rest of the form as the player left it."""
+        self.query_one("#deal-kind", Select).value = "code"  # which focuses the deal's field
+        self.query_one("#deal", Input).value = code
+
     @property
     def status_text(self) -> str:
         return str(self.query_one("#status", Static).content)
@@ -632,6 +638,7 @@ class LobbyScreen(LocalScreen[None]):
         self.query_one("#deal-grade", Select).disabled = not random or any_deal.value
 
     @on(Button.Pressed, "#create")
+    @on(Input.Submitted, "#deal")
     def _create(self) -> None:
         request = self.create_request()
         if isinstance(request, str):

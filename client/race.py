@@ -103,6 +103,9 @@ class RaceHost(Protocol):
     def web_link(self, path: str) -> str:
         """The full web address of a server path (``/c/CODE``), to paste in a browser."""
 
+    def offer_deal(self, code: str) -> None:
+        """In the lobby's New room form: deal ``code``, to race it again."""
+
 
 def board_from_state(deal: str | None, history: Iterable[str], board_text: str | None, preset_name: str) -> Board:
     """The racer's position: the deal replayed move by move (undo works), else the server's text."""
@@ -359,7 +362,15 @@ class RaceController:
 
     def room_gone(self, why: str | None = None) -> None:
         why = _("it expired on the server") if why is None else why
-        self.host.back_to_lobby(_("Room {code} is gone ({why})").format(code=self.code, why=why), "error")
+        deal = self.model.deal
+        if deal is None:
+            self.host.back_to_lobby(_("Room {code} is gone ({why})").format(code=self.code, why=why), "error")
+            return
+        # Its deal is not lost with it: the New room form holds it, to race it again.
+        self.host.back_to_lobby(
+            _("Room {code} is gone ({why}): Enter races its deal again").format(code=self.code, why=why), "error"
+        )
+        self.host.offer_deal(deal)
 
     # -- the screen's actions (RoomActions, and its MoveSink) ---------------------------
 

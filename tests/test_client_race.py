@@ -565,6 +565,18 @@ async def test_room_gone_after_a_reconnect_goes_back_to_the_lobby() -> None:
         await until(pilot, lambda: isinstance(top(app), LobbyScreen), "the lobby")
         assert "Room ABCDEF is gone" in app.lobby.status_text
         assert any(isinstance(m, Ping) for m in conn.sent), "it asked"
+        # Its deal is not lost with it: the New room form holds it, and Enter there races it again.
+        assert "Enter races its deal again" in app.lobby.status_text
+        assert room.model.deal is not None
+        assert app.lobby.query_one("#deal-kind", Select).value == "code"
+        deal = app.lobby.query_one("#deal", Input)
+        assert deal.value == room.model.deal
+        await until(pilot, lambda: deal.has_focus, "the deal's field focused")
+        ScriptedConnection.replies["create_room"] = lambda m: racing_state(True)
+        await pilot.press("enter")
+        await until(pilot, lambda: any(isinstance(m, CreateRoom) for m in conn.sent), "a room asked for")
+        (asked,) = [m for m in conn.sent if isinstance(m, CreateRoom)]
+        assert asked.deal_code == room.model.deal
 
 
 async def test_lobby_reconnects_by_itself(server: RaceServer, monkeypatch: pytest.MonkeyPatch) -> None:
