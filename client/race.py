@@ -166,6 +166,9 @@ class RaceController:
         """Redraws the quick match's widening window each second while we wait alone."""
         self.book = RatingBook()
         """The other racers' ratings (client/rating_text.py), from the server's records."""
+        self._ghost_asked = False
+        self.ghost_lines: tuple[str, ...] = ()
+        """Before a ghost race: its run in words (room_text.ghost_lines), once the records said."""
         self.spectator_delay_s: int | None = None
         """How late a spectator sees the moves (``_measure_lag``; None: not measured yet)."""
         self.screen = RaceScreen(
@@ -191,6 +194,24 @@ class RaceController:
         await self.host.show_race_screen(self.screen)
         self._sender = self.screen.run_worker(self.outbox.run(), name=f"room-{self.code}", exit_on_error=False)
         self.apply_state(self.model.state)
+        self._ask_ghost()
+
+    def _ask_ghost(self) -> None:
+        """A ghost seated before its race (with the room, or just after): ask what its run is, once."""
+        challenge = self._ghost_challenge()
+        if challenge is not None and not self._ghost_asked and self.model.phase == Phase.WAITING:
+            self._ghost_asked = True
+            self.host.start_task(self._learn_ghost(challenge), "ghost-run")
+
+    async def _learn_ghost(self, challenge: str) -> None:
+        """Before a ghost race, what the run is: the records say whose, its time, who raced it."""
+        try:
+            found = await self.host.records().challenge(challenge)
+        except RecordsError as error:
+            log.info("challenge %s: %s", challenge, error)
+            return
+        self.ghost_lines = room_text.ghost_lines(found)
+        self._render()
 
     def stop(self) -> None:
         self.closed = True
@@ -217,6 +238,7 @@ class RaceController:
             before = dict(model.racers)
             model.apply_members(message)
             self._tell_rivals(before)
+            self._ask_ghost()
             new = [name for name in model.rematch_wanted_by() if name not in wanted]
             if new and model.phase == Phase.FINISHED:
                 # Only a racer who has not asked yet can answer with r (spectators do not vote).
@@ -571,6 +593,7 @@ class RaceController:
             self.asked_rematch,
             now_ms(),
             safe_count(board),
+            self.ghost_lines,
         )
 
     def _title(self) -> str:

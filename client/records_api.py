@@ -72,6 +72,10 @@ class Records:
         """The finished arenas the player was in, the last to end first, a page at a time."""
         return await self.get(f"/players/{quote(player)}/arenas", self._page(cursor, limit))
 
+    async def challenge(self, code: str) -> dict[str, Any]:
+        """A ghost challenge: whose run, its time, and the races run against it."""
+        return await self.get(f"/challenges/{quote(code)}")
+
     @staticmethod
     def _page(cursor: str | None, limit: int) -> dict[str, str | int]:
         query: dict[str, str | int] = {"limit": limit}

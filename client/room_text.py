@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from i18n import N_, _, ngettext
 from i18n.rules_help import preset_title
@@ -17,7 +17,7 @@ from seahaven import preset
 from .places import safe_count
 from .rating_text import RatingBook, beside_my_name
 from .results import ResultRow
-from .rivals import DID_NOT_FINISH, RacerView
+from .rivals import DID_NOT_FINISH, RacerView, format_ms
 from .room_model import RoomModel
 from .spectating import Boards
 from .words import ordinal, status_word
@@ -46,6 +46,8 @@ class Seen:
     """The local clock (ms), for what widens with time (the quick match's window)."""
     safe: int = 0
     """Cards that could go home safely now on the player's board (client/places.py safe_count)."""
+    ghost: tuple[str, ...] = ()
+    """Before a ghost race: whose run it is, its time to beat, who raced it (``ghost_lines``)."""
 
 
 def lock_reason(model: RoomModel, *, reconnecting: bool) -> str | None:
@@ -163,7 +165,7 @@ def cover(model: RoomModel, spectate: Boards, seen: Seen) -> tuple[str, ...] | N
     n, seats = len(model.racers), model.seats
     ready = sum(1 for r in model.racers.values() if r.status == Status.READY)
     if model.phase == Phase.WAITING:
-        lines = [_("Room {code}").format(code=model.code), *model.settings_lines()]
+        lines = [_("Room {code}").format(code=model.code), *model.settings_lines(), *seen.ghost]
         if model.created and n < seats:  # a full room needs nobody else
             lines.append(_("Share this code: your friend joins with it"))
         lines.append("")
@@ -257,6 +259,27 @@ def headline(reason: str | None, standings: tuple[Standing, ...], me: str) -> st
             return _("Nobody finished: you got furthest")
         return _("Nobody finished: {name} got furthest").format(name=first.name)
     return _("Race abandoned")
+
+
+def ghost_lines(challenge: Mapping[str, Any]) -> tuple[str, ...]:
+    """A ghost challenge (the records' document) before its race: whose run and its time to
+    beat, then how often it was raced and the best time against it."""
+    name, time_ms = str(challenge["name"]), challenge.get("time_ms")
+    run = (
+        _("A ghost: {name}'s run, {time} to beat").format(name=name, time=format_ms(time_ms))
+        if isinstance(time_ms, int)
+        else _("A ghost: {name}'s run, which did not finish").format(name=name)
+    )
+    results = [r for r in challenge.get("results", ()) if isinstance(r, Mapping)]
+    finished = [r for r in results if isinstance(r.get("time_ms"), int)]
+    if not results:
+        return (run, _("Nobody has raced it yet"))
+    raced = ngettext("Raced {n} time", "Raced {n} times", len(results)).format(n=len(results))
+    if not finished:
+        return (run, raced)
+    best = min(finished, key=lambda r: int(r["time_ms"]))
+    fastest = _("fastest {name} {time}").format(name=best["name"], time=format_ms(int(best["time_ms"])))
+    return (run, f"{raced} · {fastest}")
 
 
 def last_race(model: RoomModel) -> str | None:

@@ -14,6 +14,7 @@ from client.app import RaceApp
 from client.race import RaceController
 from client.race_screen import RaceScreen
 from client.results import ResultsScreen
+from client.rivals import format_ms
 from protocol.messages import (
     GHOST_PREFIX,
     Challenge,
@@ -30,6 +31,7 @@ from server.app import RaceServer
 from server.records.archive import Archive
 from server.records.challenges import ChallengeRecords
 from server.records.database import Database
+from server.records.reader import Reader
 from tests.client_driver import SIZE, connect, create_deal_1, data_home, heard_notes, room_of, shown, top, until
 from tests.helpers import MakeServer, fake, url_of
 from tests.racing import room_with, solution
@@ -47,8 +49,9 @@ async def recording(make: MakeServer, database: Database) -> tuple[RaceServer, C
     """A server that archives its races into ``database`` and keeps its challenges there."""
     archive = Archive(database, now=wall_ms)
     book = ChallengeRecords(database, archive)
-    server = await make(archive=archive, challenges=book)
-    book.live = server.store  # the factory makes the server's store: races not yet archived are there
+    reader = Reader(database, now=wall_ms)
+    server = await make(archive=archive, challenges=book, records=reader)  # its read API too
+    book.live = reader.live = server.store  # the factory makes the server's store: races not yet archived are there
     return server, book
 
 
@@ -111,6 +114,12 @@ async def test_the_lobbys_ghost_button_races_a_challenge(make_memory_server: Mak
         room = await ghost_from_the_lobby(app, pilot, code.lower())
         (view,) = [v for v in shown(room) if not v.you]
         assert (view.name, view.ghost, view.bot) == ("bob", True, False)
+        # Before the race, what the run is: whose, its time to beat, who raced it.
+        await until(pilot, lambda: room.ghost_lines != (), "the run said")
+        bobs_time = len(solution()) * 100  # a move every 100 ms of the fake clock
+        run = f"A ghost: bob's run, {format_ms(bobs_time)} to beat"
+        assert room.ghost_lines == (run, "Nobody has raced it yet"), room.ghost_lines
+        assert run in room.screen.view.cover
         await pilot.press("r")
         await until(pilot, lambda: room.model.phase == "racing", "the race to start")
         clock.advance(5 * 100)

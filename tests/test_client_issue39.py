@@ -231,3 +231,16 @@ async def test_bug7_a_bot_is_named_in_the_players_language(
             assert [s.name for s in room.model.standings if s.bot] == [name]
     finally:
         i18n.use("en")
+
+
+def test_missing_a_ghost_race_says_whose_run_its_time_and_who_raced_it() -> None:
+    from client.room_text import ghost_lines
+
+    run = {"name": "bob", "time_ms": 192_400, "results": []}
+    assert ghost_lines(run) == ("A ghost: bob's run, 3:12.4 to beat", "Nobody has raced it yet")
+    raced = {**run, "results": [{"name": "ann", "time_ms": None}, {"name": "cid", "time_ms": 201_000}]}
+    assert ghost_lines(raced)[1] == "Raced 2 times · fastest cid 3:21.0"
+    assert ghost_lines({"name": "bob", "time_ms": None, "results": [{"name": "ann", "time_ms": None}]}) == (
+        "A ghost: bob's run, which did not finish",
+        "Raced 1 time",
+    )
