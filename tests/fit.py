@@ -9,6 +9,7 @@ past the screen's right edge is reported as well."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from rich.text import Text
 from textual.geometry import Region
@@ -57,7 +58,7 @@ def drawn(widget: Widget) -> str:
     return " ".join(strip.text for strip in widget.render_lines(Region(0, 0, width, height)))
 
 
-def cut_words(screen: Screen[object], width: int) -> list[str]:
+def cut_words(screen: Screen[Any], width: int) -> list[str]:
     """Every word a visible widget of ``screen`` is asked to show and does not (or shows past
     ``width`` columns), as ``Type#id: 'word' of 'text'``."""
     cut: list[str] = []

@@ -6,12 +6,15 @@ what it draws."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 import i18n
 from client.app import RaceApp
+from client.game_screen import GameScreen
 from client.help import HelpScreen
 from client.race_screen import RaceScreen
 from client.results import ResultsScreen
@@ -110,3 +113,20 @@ async def test_the_check_sees_a_cut_word_a_cut_cell_and_a_widget_past_the_edge()
         "Label#wide: past column 80 (to 90)",
         "DataTable#table: 'racers' of 'waiting for racers'",
     ], cuts
+
+
+async def test_a_long_message_wraps_in_the_message_line(tmp_path: Path) -> None:
+    """The message line is one line until a message needs more (a refusal's reason in French ran
+    past 80 columns and lost its end)."""
+    from client.solo import SoloApp
+
+    app = SoloApp("seahaven", 1, stats_path=tmp_path / "s.json", automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        said = "Coup refusé : une suite de 3 cartes est trop longue, la colonne 4 ne peut en recevoir que 2 maintenant"
+        screen.flash(said, "error")
+        await pilot.pause()
+        assert screen.message.size.height == 2
+        assert cut_words(screen, SIZE[0]) == []
+        assert screen.view.too_small is None, "the board still fits"
