@@ -638,7 +638,7 @@ class RaceController:
             info.append(self._away_text())
         title = _("Racers {n}/{seats}").format(n=len(model.racers), seats=model.seats)
         if model.spectators:
-            title += " · " + _("{n} watching").format(n=model.spectators)
+            title += "\n" + ngettext("{n} watching", "{n} watching", model.spectators).format(n=model.spectators)
         if model.deal and model.phase in (Phase.RACING, Phase.FINISHED):
             # The deal code, to play it again later, written as the lobby's daily box and the results write it.
             title += "\n" + _("deal {code}").format(code=model.deal)

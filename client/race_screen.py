@@ -61,7 +61,8 @@ class RaceScreen(GameScreen):
         Binding("H", "hint", NP_("footer", "Hint")),
         Binding("H", "hint_off", NP_("footer", "Hint"), show=False),
         Binding("l", "leave", NP_("footer", "Leave room")),
-        Binding("left_square_bracket", "watch(-1)", NP_("footer", "Previous racer"), key_display="["),
+        # Not in the footer (the message line says "[ and ] switch racer"): with it the footer ran past 80.
+        Binding("left_square_bracket", "watch(-1)", NP_("footer", "Previous racer"), key_display="[", show=False),
         Binding("right_square_bracket", "watch(1)", NP_("footer", "Next racer"), key_display="]"),
         Binding("shift+tab", "watch(-1)", NP_("footer", "Previous racer"), show=False),
         Binding("tab", "watch(1)", NP_("footer", "Next racer"), show=False),

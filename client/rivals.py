@@ -147,16 +147,16 @@ class RivalsPanel(Widget):
     def render(self) -> Text:
         width = max(10, self.size.width)
         out = Text(no_wrap=True, overflow="crop", end="")
-        first, _newline, second = self.title.partition("\n")
+        first, *more = self.title.split("\n")
         out.append(first[:width], Style(bold=True))
-        if second:
-            out.append("\n" + second[:width], Style(color="#a9d3b9"))
+        for line in more:  # the spectators, the deal: a line each (together they ran past the panel)
+            out.append("\n" + line[:width], Style(color="#a9d3b9"))
         if not self.racers:
             out.append("\n\n" + _("no racers yet"), Style(color="#9ca3af", italic=True))
             return out
         # Four lines a racer with a blank between them; three without; two when cramped.
         n = len(self.racers)
-        head = 2 if second else 1
+        head = 1 + len(more)
         height = self.size.height or head + 4 * n
         lines = 4 if head + 4 * n <= height else 3 if head + 3 * n <= height else 2
         for racer in self.racers:

@@ -130,3 +130,34 @@ async def test_a_long_message_wraps_in_the_message_line(tmp_path: Path) -> None:
         assert screen.message.size.height == 2
         assert cut_words(screen, SIZE[0]) == []
         assert screen.view.too_small is None, "the board still fits"
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "it", "nl"])
+async def test_a_spectators_screen_cuts_no_word_at_80x24(make_memory_server: MakeServer, language: str) -> None:
+    """A spectator's header (whose board, the room, the cards home, the moves, how late) and the
+    racers panel keep every word at 80x24 (the Dutch header lost its move count)."""
+    server = await make_memory_server()
+    bob = await WsClient.open(url_of(server), "Bob")
+    cid = await WsClient.open(url_of(server), "Cid")
+    made = await bob.call(CreateRoom(deal_number=1, public=True))
+    assert isinstance(made, RoomState)
+    assert isinstance(await cid.call(JoinRoom(room=made.room)), RoomState)
+    for racer in (bob, cid):
+        await racer.call(Ready(ready=True))
+    i18n.use(language)
+    try:
+        app = RaceApp(url_of(server), "Ann", autoconnect=True, automove=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.connected, "connected")
+            await app.enter(JoinRoom(room=made.room, spectate=True))
+            room = room_of(app)
+            await until(pilot, lambda: room.model.phase == "racing", "the race")
+            await pilot.press("right_square_bracket")
+            await until(pilot, lambda: room.spectate.watched is not None, "a racer's board")
+            await pilot.pause()
+            cuts = cut_words(top(app), SIZE[0])
+    finally:
+        i18n.use("en")
+        await bob.close()
+        await cid.close()
+    assert cuts == [], "\n".join(cuts)
