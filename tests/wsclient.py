@@ -51,7 +51,12 @@ class WsClient:
     ) -> WsClient:
         """``tls``: the context a ``wss://`` URL is opened with (None: the system's trust)."""
         extra: dict[str, Any] = {"ssl": tls} if tls is not None else {}
-        client = cls(await connect(url, subprotocols=[SUBPROTOCOL], open_timeout=TIMEOUT, **extra))  # type: ignore[list-item]
+        # No cap on frames waiting to be read: a test reads its events when it looks for them, and a
+        # capped queue stops the socket's reading, pongs included, so a slow test lost its
+        # connection to a keepalive timeout (1011) while it was not looking.
+        client = cls(
+            await connect(url, subprotocols=[SUBPROTOCOL], open_timeout=TIMEOUT, max_queue=None, **extra)  # type: ignore[list-item]
+        )
         if name is not None:
             welcome = await client.call(Hello(name=name, token=token, key=key))
             assert isinstance(welcome, Welcome), welcome
