@@ -4,7 +4,7 @@
     python -m client.screenshots docs --lang fr --lang it --lang nl
 
 The lobby, the race screen, the results and the statistics at 80x24 and at 160x50
-(``lobby-80x24.svg``, ``race-160x50.svg``, ...), and review.svg; with ``--lang``, a language's
+(``lobby-80x24.svg``, ``race-160x50.svg``, ...), a race at 60x20, and review.svg; with ``--lang``, a language's
 lobby, race and results at 80x24 (``lobby-fr-80x24.svg``). client/README.md shows them.
 """
 
@@ -124,6 +124,8 @@ async def save_all(directory: Path) -> list[Path]:
             )
         lobby = RaceApp("ws://127.0.0.1:8765", "alice", autoconnect=False, resume=False)
         await shoot(lobby, (width, height), f"lobby-{size}.svg", f"Seahaven lobby, {size}")
+    # The smallest terminal a race is played in: the board first, the racers a key (v) away.
+    await shoot(RaceDemoApp(live=False), (60, 20), "race-60x20.svg", "Seahaven race, 60x20")
     names = {"p1": "tomasz", "p2": "alice"}
     review = ReviewScreen(encode("seahaven", 1), sample_histories(), names, first="p2")
     await shoot(ShowApp(review), (100, 30), "review.svg", "Seahaven race: review", ["end", "left", "left"])

@@ -21,6 +21,7 @@ from server.records.database import open_database
 from server.records.migrate import migrate
 from server.records.reader import Reader
 from tests.client_driver import SIZE, connect, create_deal_1, data_home, top, until
+from tests.fit import cut_words
 from tests.helpers import MakeServer, url_of, wait_until
 from tests.wsclient import WsClient
 
@@ -79,6 +80,9 @@ async def test_a_fresh_clients_first_race_is_on_its_players_page(
             races: DataTable[str] = page.query_one("#player-races", DataTable)
             await until(pilot, lambda: races.row_count == 1, "the race on my page", 15)
             assert page.document is not None and page.document["player"] == player
+            await pilot.resize_terminal(80, 24)  # issue 39: the time column was cut at 80 columns
+            await pilot.pause()
+            assert cut_words(page, 80) == []
         await bob.close()
     finally:
         await db.close()
