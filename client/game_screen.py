@@ -138,7 +138,9 @@ class GameScreen(LocalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", NP_("footer", "Help")),
-        Binding("s", "smart", NP_("footer", "Smart move")),
+        # Said by the message line's invitation ("space: smart move"), not the footer: a racer's
+        # keys ran past 80 columns in French.
+        Binding("s", "smart", NP_("footer", "Smart move"), show=False),
         Binding("space", "smart", NP_("footer", "Smart move"), show=False),
         Binding("enter", "smart", NP_("footer", "Smart move"), show=False),
         Binding("u", "undo", NP_("footer", "Undo")),
@@ -278,7 +280,8 @@ class GameScreen(LocalScreen[None]):
             if self.rivals is not None:
                 yield self.rivals
         yield self.message
-        yield Footer()
+        # Compact (one space between keys): a racer's keys in French ran past 80 columns.
+        yield Footer(compact=True)
 
     # -- the network layer's interface ----------------------------------------
 

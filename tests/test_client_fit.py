@@ -49,7 +49,8 @@ async def test_no_screen_cuts_a_word_at_80x24(make_memory_server: MakeServer, la
             await look(pilot, "lobby")
             rooms.scroll_visible(animate=False)
             await look(pilot, "lobby, its public rooms")
-            await app.enter(CreateRoom(deal_number=1, undo=False, time_limit=600, hints=False))
+            # Undo and hints on: the race's footer has every key it can have.
+            await app.enter(CreateRoom(deal_number=1, undo=True, time_limit=600, hints=True))
             room = room_of(app)
             assert isinstance(await bob.call(Leave()), Ok)  # his public room was for the lobby's list
             assert isinstance(await bob.call(JoinRoom(room=room.code)), RoomState)

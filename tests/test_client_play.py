@@ -349,6 +349,7 @@ async def test_screenshots_are_written(tmp_path: Path) -> None:
     written = await save_all(tmp_path)
     screens = ("race", "results", "stats", "lobby")
     assert {p.name for p in written} == {f"{s}-{size}.svg" for s in screens for size in ("80x24", "160x50")} | {
-        "review.svg"
+        "review.svg",
+        "race-60x20.svg",
     }
     assert "tomasz&#160;wins" in (tmp_path / "results-80x24.svg").read_text()
