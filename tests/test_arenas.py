@@ -126,11 +126,17 @@ async def playing(racers: list[Racer]) -> AsyncIterator[list[asyncio.Task[None]]
     try:
         yield tasks
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await stop(tasks)
         for r in racers:
             await r.client.close()
+
+
+async def stop(tasks: list[asyncio.Task[None]]) -> None:
+    """The racers' loops ended: from here the test alone reads their sockets (a loop still in
+    ``expect`` beside the test's own read was a ConcurrencyError)."""
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def join_all(urls: list[str], names: list[str]) -> list[Racer]:
@@ -157,7 +163,7 @@ async def test_six_players_over_two_nodes_race_again_and_again_with_the_same_sta
     b = await make_redis_server(SystemClock())
     urls = [url_of(a), url_of(b)] * 3
     racers = await join_all(urls, ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"])
-    async with playing(racers):
+    async with playing(racers) as tasks:
         await wait_until(lambda: all(len(r.races) >= 4 for r in racers), 90, what="four races each")
         for r in racers:
             r.racing = False
@@ -168,6 +174,7 @@ async def test_six_players_over_two_nodes_race_again_and_again_with_the_same_sta
         assert len(together) >= 6 * 4 and max(together) <= SEATED_WITHIN, together
         # Races of 2-4, all seated from both nodes: rooms hold players of both nodes.
         assert len({room for r in racers for room in r.races}) >= 8
+        await stop(tasks)
         await asyncio.sleep(2.5)  # the last scoring's standings reach everyone
         finals = [await r.last_arena() for r in racers]
     assert all(f.standings == finals[0].standings for f in finals), [f.standings for f in finals]
@@ -326,6 +333,7 @@ async def test_killing_the_pairing_node_leaves_the_pairing_to_the_others(
             assert max(waits) < SEATED_WITHIN, waits
             together = waits_while_another_is_free(racers)
             assert len(together) >= 6 * 5 and max(together) <= SEATED_WITHIN, together
+            await stop(tasks)
             await asyncio.sleep(2.5)  # the last scoring's standings reach everyone
             finals = [await r.last_arena() for r in racers]
         # The same standings from both nodes.

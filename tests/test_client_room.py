@@ -81,7 +81,8 @@ async def finish(pilot: Pilot[None], room: RaceController) -> None:
 
 
 async def test_results_review_rematch_and_the_race_in_the_statistics(data_home: Path) -> None:
-    race = RaceServer(config(countdown_ms=1500), MemoryStore())
+    # A countdown long enough to be seen on a busy machine: the test looks at the screen during it.
+    race = RaceServer(config(countdown_ms=3000), MemoryStore())
     await race.start()
     app = RaceApp(url_of(race), "alice", autoconnect=False, automove=False)
     bob = await WsClient.open(url_of(race), "bob")
