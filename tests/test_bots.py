@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -153,3 +156,38 @@ async def test_resigning_against_a_bot_ends_the_race_at_once(make_server: MakeSe
     assert bot.status == "resigned"  # stopped with her: nobody waits for it
     assert [(s.player, s.status) for s in result.standings if not s.bot] == [(ann.player, "resigned")]
     await ann.close()
+
+
+async def test_a_bot_whose_worker_was_killed_gives_up_and_the_next_bot_has_a_new_one(
+    make_server: MakeServer,
+) -> None:
+    """A bot plans in a worker process. With that process killed, the bot resigned rather than sit
+    in the race unseen (its task died quietly before), and the next bot gets a new worker."""
+    server = await make_server()
+    loop = asyncio.get_running_loop()
+    worker = await loop.run_in_executor(server.fair.bots.executor(), os.getpid)
+    os.kill(worker, signal.SIGKILL)
+    ann = await WsClient.open(url_of(server), "Ann")
+    state = await ann.call(CreateRoom(bot="sprint"))
+    assert isinstance(state, RoomState)
+    members = await ann.expect(Members, where=lambda m: any(r.status == "ready" for r in m.racers))
+    (bot,) = [r.player for r in members.racers if r.player != ann.player]
+    assert isinstance(await ann.call(Ready()), Ok)
+    await ann.expect(Started)
+    gave_up = await ann.expect(Progress, wait=20, where=lambda p: p.player == bot and p.status != "racing")
+    assert gave_up.status == "resigned" and gave_up.progress < 52
+    assert isinstance(await ann.call(Resign()), Ok)
+    await ann.expect(Result)
+    await ann.close()
+
+    cid = await WsClient.open(url_of(server), "Cid")
+    state = await cid.call(CreateRoom(bot="sprint"))
+    assert isinstance(state, RoomState)
+    members = await cid.expect(Members, where=lambda m: any(r.status == "ready" for r in m.racers))
+    (bot,) = [r.player for r in members.racers if r.player != cid.player]
+    assert isinstance(await cid.call(Ready()), Ok)
+    await cid.expect(Started)
+    won = await cid.expect(Progress, wait=60, where=lambda p: p.player == bot and p.status != "racing")
+    assert (won.status, won.progress) == ("finished", 52)
+    assert await loop.run_in_executor(server.fair.bots.executor(), os.getpid) != worker
+    await cid.close()

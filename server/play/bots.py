@@ -17,6 +17,7 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Final
 
 from protocol.enums import Phase, Status
@@ -74,6 +75,11 @@ class BotRacers(SeatDrivers[str]):
             self._executor = worker_executor(1)
         return self._executor
 
+    def _drop_executor(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
     async def seat(self, code: str, pace: str) -> str:
         """Seat a ready bot of ``pace`` in room ``code`` and start driving it; its player id."""
         if pace not in PACES:
@@ -87,8 +93,7 @@ class BotRacers(SeatDrivers[str]):
     async def close(self) -> None:
         """Stop every bot (their seats stay in the rooms' logs) and the worker process."""
         await super().close()
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)  # a job under way ends by itself
+        self._drop_executor()  # a job under way ends by itself
 
     async def _drive(self, code: str, bot: str, pace: str) -> None:
         brain = BotBrain(pace, seed=secrets.randbits(32))
@@ -104,7 +109,15 @@ class BotRacers(SeatDrivers[str]):
                     return
                 if room.phase == Phase.RACING and seat.status == Status.RACING and seat.board is not None:
                     board = seat.board
-                    step = await think(brain, board, self.executor())
+                    try:
+                        step = await think(brain, board, self.executor())
+                    except (BrokenProcessPool, OSError, ValueError) as exc:
+                        # No worker to plan with (killed, or none could start): the bot gives this
+                        # race up rather than sit in it unseen; the next bot starts a new worker.
+                        log.log(logging.ERROR, "event=bot.no_worker room=%s bot=%s error=%r", code, bot, exc)
+                        self._drop_executor()
+                        await self.run(code, lambda core, now: core.resign(bot, now))
+                        continue
                     if step is None:
                         if brain.wants_plan(board):
                             continue  # the board changed while it planned: plan again
