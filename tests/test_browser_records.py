@@ -126,7 +126,10 @@ async def test_a_race_replays_move_by_move_then_the_winners_page_and_the_boards(
     rows = [re.sub(r"\s+", " ", r) for r in await page.locator(".standings tbody tr").all_inner_texts()]
     actions = ann_actions()  # moves as the results count them: an undo is one too
     assert rows[0].startswith(f"1 Ann finished 52/52 {len(actions)} 1 0 ") and rows[0].endswith("proven"), rows
-    assert rows[1].startswith("2 Bob racing 0/52 0 0 0 ") and not rows[1].endswith("proven"), rows
+    # Bob was still on when Ann won: on record he did not finish, with no time and no proof.
+    assert rows[1].strip() == "2 Bob did not finish 0/52 0 0 0 –", rows
+    proven = page.locator(".standings tbody tr").nth(1).locator("td[title]")
+    assert await proven.count() == 0, "the proof's tooltip is on a proven row only"
     assert await page.get_attribute(".standings a[href^='/players/']", "href") == f"/players/{ann}"
     assert await js(page, "window.seahavenRecords.racer.name") == "Ann"
     assert await at_step(page) == 0
@@ -196,6 +199,11 @@ async def test_a_race_replays_move_by_move_then_the_winners_page_and_the_boards(
     replay = f"/races/{race_id}"
     await page.wait_for_url(lambda url: urlsplit(url).path == replay, wait_until="commit", timeout=WAIT_MS)
     no_errors(page)
+
+    # Bob's page: the race he did not finish, with no time.
+    await open_records(page, f"{base}/players/{bob_id}")
+    races = [re.sub(r"\s+", " ", r) for r in await page.locator(".races tbody tr").all_inner_texts()]
+    assert len(races) == 1 and "2 of 2 did not finish – replay" in races[0], races
 
     # The boards: Ann's win, all time and this week; not on the daily board (not the daily deal).
     await open_records(page, f"{base}/boards")

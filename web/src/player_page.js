@@ -141,8 +141,8 @@ function raceRow(race) {
     h("td", {}, presetTitle(race.preset)),
     h("td", {}, `#${race.deal}`),
     h("td", {}, t("{place} of {count}", { place: number(race.place), count: number(race.racers) })),
-    h("td", {}, statusText(race.status, false)),
-    h("td", {}, raceTime(race.time_ms)),
+    h("td", {}, statusText(race.status, true)), // a race on record is over
+    h("td", {}, raceTime(race.status === "finished" ? race.time_ms : null)),
     h("td", {}, raceLink(race.race_id, t("replay"))),
   );
 }

@@ -187,13 +187,13 @@ function standings(race) {
       {},
       h("td", {}, number(r.place)),
       h("td", {}, playerName(r)),
-      h("td", {}, statusText(r.status, false)), // as on record: a racer still racing at the end says so
+      h("td", {}, statusText(r.status, true)), // a record is of a race over: "racing" then means did not finish
       h("td", {}, `${number(r.progress)}/${number(52)}`),
       h("td", {}, number(r.moves.length)), // as the results count them: an undo is a move too
       h("td", {}, number(r.undos)),
       h("td", {}, number(r.hints)),
-      h("td", {}, raceTime(r.time_ms)),
-      h("td", { title: t("the server's engine replayed these moves on the deal and they win it") }, r.proven ? t("proven") : ""),
+      h("td", {}, raceTime(r.status === "finished" ? r.time_ms : null)), // only a finish has a time
+      r.proven ? h("td", { title: t("the server's engine replayed these moves on the deal and they win it") }, t("proven")) : h("td", {}),
     ),
   );
   return table([t("Place"), t("Racer"), t("Status"), t("Home"), t("Moves"), t("Undos"), t("Hints"), t("Time"), ""], rows, { class: "standings" });
