@@ -101,6 +101,9 @@ async def test_a_run_challenged_from_the_results_is_raced_as_a_ghost_from_its_li
     assert re.fullmatch(r"Race Bob's run: Seahaven Towers, deal #1, finished in \d+:\d\d\.\d\.", facts), facts
     assert await carol.is_visible("#no-results")
     assert await js(carol, "window.seahaven.conn") is None, "the page connects only to race"
+    # Bob's replay shows his whole winning line: not linked before Carol has raced it (issue 38, bug 11).
+    assert await carol.locator("a[href^='/races/']").count() == 0
+    assert "once you have raced it" in await carol.inner_text("#challenge-made-from")
 
     # Race it: a private room with Bob's ghost, marked as one, ready already.
     await carol.fill("#name", "Carol")
@@ -143,6 +146,8 @@ async def test_a_run_challenged_from_the_results_is_raced_as_a_ghost_from_its_li
     results = await rows(carol, ".challenge-results tbody tr")
     assert len(results) == 1 and results[0].startswith("Carol the ghost won"), results
     assert await carol.get_attribute(".challenge-results a", "href") == f"/races/{race_id}"
+    made_from = carol.locator("#challenge-made-from a")  # raced now: Bob's own run may be seen
+    assert await made_from.get_attribute("href") == f"/races/{await js(bob, 'window.seahaven.result.race_id')}"
 
     # A code of no challenge is said so, in words.
     await carol.goto(f"{base(server)}/c/ZZZZZZZZ")

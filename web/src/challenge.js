@@ -2,8 +2,8 @@
 // results, "Challenge a friend" makes a challenge of my run and shows its link and code; the page
 // /c/{ID} shows a challenge (GET /api/v1/challenges/{id}: whose run, its rules, deal and time, the
 // races run against it) and races it: the room it opens is raced as any other, the ghost a rival.
-// ``app`` is what the race client lends these views (main.js): conn, render, toast, name,
-// raceChallenge, enterRoom, leave.
+// ``app`` is what the race client lends these views (main.js): conn, me, render, toast, name,
+// raced, raceChallenge, enterRoom, leave.
 import { h } from "./dom.js";
 import { explain } from "./explain.js";
 import { number, t } from "./i18n.js";
@@ -18,6 +18,29 @@ const LINK = /^\/c\/([0-9A-HJKMNP-TV-Z]{8})$/;
 export const challengeOfPath = (path) => LINK.exec(path)?.[1] ?? null;
 
 const GHOST = "ghost-"; // a ghost's player id: this and its challenge's id
+
+// The challenges raced on this device (a result seen): their runs' replays, which show the whole
+// winning line, are linked only after that, as a page of a player who has not raced it would spoil it.
+const RACED = "seahaven.raced";
+const RACED_KEPT = 100;
+
+const racedList = (store) => {
+  try {
+    const list = JSON.parse(store.getItem(RACED) ?? "[]");
+    return Array.isArray(list) ? list : [];
+  } catch {
+    return [];
+  }
+};
+
+/** Whether ``challenge`` was raced on this device (``store``: its localStorage). */
+export const racedHere = (store, challenge) => racedList(store).includes(challenge);
+
+/** Remember that ``challenge`` was raced here (the newest kept). */
+export function noteRaced(store, challenge) {
+  const list = racedList(store).filter((c) => c !== challenge);
+  store.setItem(RACED, JSON.stringify([challenge, ...list].slice(0, RACED_KEPT)));
+}
 
 /** The challenge whose ghost races in ``room``, or null: a room of people (and bots). */
 export const ghostChallenge = (room) => room.racers.find((r) => r.ghost)?.player.slice(GHOST.length) ?? null;
@@ -84,12 +107,17 @@ export function challengeView(app, challenge) {
   if (page.error) return h("section", { class: "card-panel challenge-page" }, head, h("p", { class: "error", role: "alert", id: "challenge-error" }, page.error), lobbyLink());
   if (!page.doc) return h("section", { class: "card-panel challenge-page" }, head, h("p", { class: "muted" }, t("Loading…")));
   const doc = page.doc;
+  const me = app.me?.player;
+  const spoilers = app.raced(challenge) || doc.player === me || doc.results.some((r) => r.player === me);
+  const madeFrom = t("Their moves come in at the times they played them, a ghost beside you. Made {when}, from race", { when: when(doc.created_at) });
   return h(
     "section",
     { class: "card-panel challenge-page", "aria-labelledby": "challenge-h" },
     head,
     h("p", { id: "challenge-facts" }, t("Race {name}'s run: {rules}, deal #{deal}, {how}.", { name: doc.name, rules: presetTitle(doc.preset), deal: doc.deal, how: page.run ? runSummary(page.run) : t("time {time}", { time: raceTime(doc.time_ms) }) })),
-    h("p", { class: "muted" }, t("Their moves come in at the times they played them, a ghost beside you. Made {when}, from race", { when: when(doc.created_at) }), " ", raceLink(doc.race_id), "."),
+    spoilers
+      ? h("p", { class: "muted", id: "challenge-made-from" }, madeFrom, " ", raceLink(doc.race_id), ".")
+      : h("p", { class: "muted", id: "challenge-made-from" }, t("Their moves come in at the times they played them, a ghost beside you. Made {when}; the replays are linked here once you have raced it.", { when: when(doc.created_at) })),
     h(
       "form",
       {
@@ -111,7 +139,7 @@ export function challengeView(app, challenge) {
     doc.results.length
       ? table(
           [t("Racer"), t("Result"), t("Time"), ""],
-          doc.results.map((r) => h("tr", {}, h("td", {}, r.name), h("td", {}, r.place === 1 ? t("beat the ghost") : t("the ghost won")), h("td", {}, raceTime(r.time_ms)), h("td", {}, raceLink(r.race_id, t("replay"))))),
+          doc.results.map((r) => h("tr", {}, h("td", {}, r.name), h("td", {}, r.place === 1 ? t("beat the ghost") : t("the ghost won")), h("td", {}, raceTime(r.time_ms)), h("td", {}, spoilers ? raceLink(r.race_id, t("replay")) : ""))),
           { class: "challenge-results" },
         )
       : h("p", { class: "muted", id: "no-results" }, t("Nobody has raced it yet: be the first.")),

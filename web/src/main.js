@@ -6,7 +6,7 @@ import "./style.css";
 import { Connection } from "./net.js";
 import { SUITS } from "./rules.js";
 import { openAccount } from "./account.js";
-import { acceptChallenge, challengeOfPath } from "./challenge.js";
+import { acceptChallenge, challengeOfPath, ghostChallenge, noteRaced, racedHere } from "./challenge.js";
 import { makeActions } from "./actions.js";
 import { OWN_KEYS, keyAction } from "./keys.js";
 import { patch } from "./patch.js";
@@ -220,6 +220,7 @@ export function createApp(win = window) {
     enterRoom: (room) => act.showRoom(room),
     leave: () => act.leave(),
     name: () => store.getItem(KEY.name) ?? "",
+    raced: (challenge) => racedHere(store, challenge),
     storedKey: () => store.getItem(KEY.key),
     /** Race as the player ``key`` names from now on (signed in, registered: account.js): a new
      * session, said with the key (a token would resume this one, which is not that player's). */
@@ -329,6 +330,7 @@ export function createApp(win = window) {
       app.say(body.text, 15000);
       return render();
     }
+    if (type === "result" && S.room && ghostChallenge(S.room)) noteRaced(store, ghostChallenge(S.room));
     applyEvent(S, type, body, Date.now());
     render();
   }
