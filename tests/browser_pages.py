@@ -39,7 +39,16 @@ async def new_page(browser: Browser, *, auto: bool = False) -> Page:
     context = await browser.new_context(viewport={"width": 1200, "height": 900})
     if not auto:
         await context.add_init_script(AUTO_OFF)
-    page = await context.new_page()
+    return watched(await context.new_page())
+
+
+async def another_tab(page: Page) -> Page:
+    """A new tab beside ``page``: the same device (its localStorage), a session of its own."""
+    return watched(await page.context.new_page())
+
+
+def watched(page: Page) -> Page:
+    """``page``, its script errors kept for no_errors()."""
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     setattr(page, "errors", errors)  # noqa: B010  # read by no_errors()

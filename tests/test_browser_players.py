@@ -17,12 +17,24 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, Dialog, Page
 
-from protocol.messages import CreateRoom, Ready, RoomState, Started
+from protocol.messages import (
+    Challenge,
+    ChallengeRequest,
+    CreateRoom,
+    JoinRoom,
+    Members,
+    MoveRequest,
+    Progress,
+    Ready,
+    Result,
+    RoomState,
+    Started,
+)
 from seahaven import Board, Move
 from seahaven.solver import solve
 from server.app import RaceServer
 from server.shell.names import CODE_ALPHABET
-from tests.browser_pages import WAIT_MS, chromium, js, key_move, lobby, new_page, no_errors, rows
+from tests.browser_pages import WAIT_MS, another_tab, chromium, js, key_move, lobby, new_page, no_errors, rows
 from tests.helpers import url_of, wait_until
 from tests.httpclient import get
 from tests.recording import archived, recording_server
@@ -254,3 +266,102 @@ async def test_an_account_claims_a_handle_signs_in_on_another_device_exports_and
     assert await js(phone, "window.seahaven.registering") is False
     assert await js(phone, "window.seahaven.me.identified ?? false") is False
     no_errors(phone)
+
+
+async def a_challenge(server: RaceServer) -> str:
+    """Ann beats Bob (two protocol clients) on deal 1 and challenges her run: its code."""
+    ann = await WsClient.open(url_of(server), "Ann")
+    bob = await WsClient.open(url_of(server), "Bob")
+    created = await ann.call(CreateRoom())
+    assert isinstance(created, RoomState)
+    await bob.call(JoinRoom(room=created.room))
+    await bob.call(Ready())
+    await ann.call(Ready())
+    await ann.expect(Started)
+    for move in SOLUTION:
+        await ann.call(MoveRequest(move=str(move)))
+    result = await ann.expect(Result)
+    assert result.race_id is not None
+    race_id = result.race_id
+    await wait_until(lambda: archived(server, race_id), what="the race archived")
+    made = await ann.call(ChallengeRequest(race_id=race_id))
+    assert isinstance(made, Challenge)
+    await ann.close()
+    await bob.close()
+    return made.challenge
+
+
+async def dans_room(server: RaceServer, carol: Page, *, start: bool) -> tuple[WsClient, str]:
+    """Dan (a protocol client) makes a room; Carol's page joins it by its link (and they start)."""
+    dan = await WsClient.open(url_of(server), "Dan")
+    created = await dan.call(CreateRoom())
+    assert isinstance(created, RoomState)
+    await carol.goto(f"{base(server)}/r/{created.room}")
+    await carol.wait_for_selector("#ready", timeout=WAIT_MS)
+    if start:
+        await carol.click("#ready")
+        await dan.call(Ready())
+        await carol.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
+    return dan, created.room
+
+
+async def in_ghost_room(page: Page, challenge: str) -> None:
+    await page.wait_for_function(
+        "id => window.seahaven.room?.phase === 'waiting' && window.seahaven.room.racers.some(r => r.player === id)",
+        arg=f"ghost-{challenge}",
+        timeout=WAIT_MS,
+    )
+
+
+async def test_race_it_takes_a_player_out_of_the_room_they_are_in_asking_first_mid_race(
+    server: RaceServer, browser: Browser
+) -> None:
+    """Issue 38, bug 2: "Race it" did nothing while the player was in a room (the resumed session
+    showed that room and forgot the challenge). A waiting room is left for the ghost's; a race
+    is left only once the player agrees to resign it; another tab of the same player races it too."""
+    challenge = await a_challenge(server)
+    link = f"{base(server)}/c/{challenge}"
+    carol = await new_page(browser)
+    await lobby(carol, base(server), "Carol")
+
+    # From a waiting room: out of it, into the ghost's room.
+    dan, room = await dans_room(server, carol, start=False)
+    await carol.goto(link)
+    await carol.click("#race-it")
+    await in_ghost_room(carol, challenge)
+    await dan.expect(Members, where=lambda m: len(m.racers) == 1)
+    await carol.click("#leave")
+    await dan.close()
+
+    # Mid-race: asked first. No keeps the race (the link is not followed); yes resigns it.
+    dan, room = await dans_room(server, carol, start=True)
+    await carol.goto(link)
+    asked: list[str] = []
+
+    async def say_no(dialog: Dialog) -> None:
+        asked.append(dialog.message)
+        await dialog.dismiss()
+
+    carol.once("dialog", say_no)
+    await carol.click("#race-it")
+    await carol.wait_for_function("code => window.seahaven.room?.room === code", arg=room, timeout=WAIT_MS)
+    assert asked == ["Leaving resigns this race. Leave?"]
+    assert await js(carol, "window.seahaven.room.phase") == "racing" and carol.url.endswith(f"/r/{room}")
+    await carol.goto(link)
+    carol.once("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
+    await carol.click("#race-it")
+    await in_ghost_room(carol, challenge)
+    await dan.expect(Progress, where=lambda p: p.status == "resigned")
+    no_errors(carol)
+    await dan.close()
+
+    # Another tab of Carol's, while the first waits in the ghost's room: it races it there, and the
+    # first tab (its seat taken) says so.
+    first_room = await js(carol, "window.seahaven.room.room")
+    other = await another_tab(carol)
+    await other.goto(link)
+    await other.click("#race-it")
+    await in_ghost_room(other, challenge)
+    assert await js(other, "window.seahaven.room.room") != first_room
+    await carol.wait_for_function("() => window.seahaven.room === null", timeout=WAIT_MS)
+    no_errors(other)

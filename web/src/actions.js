@@ -62,17 +62,23 @@ export function makeActions(app) {
     refreshRooms();
   }
 
-  /** Go to the room ``code`` names (to race, or to watch): out of the one I am in first, since a
-   * link means "take me there". */
+  /** Out of the room I am in (unless it is ``code``), for a link that means "take me there":
+   * asked first when leaving resigns a race. False when the player stays: the race goes on here. */
+  async function leaveFor(code = null) {
+    if (!S.room || S.room.room === code) return true;
+    if (leavingResigns(S) && !confirm(t("Leaving resigns this race. Leave?"))) {
+      app.url(`/r/${S.room.room}`); // the link is not followed
+      app.render();
+      return false;
+    }
+    await request("leave");
+    leftRoom(S);
+    return true;
+  }
+
+  /** Go to the room ``code`` names (to race, or to watch): out of the one I am in first. */
   async function joinRoom(code, spectate) {
-    if (S.room && S.room.room !== code && leavingResigns(S) && !confirm(t("Leaving resigns this race. Leave?"))) {
-      app.url(`/r/${S.room.room}`); // the link is not followed: the race goes on here
-      return app.render();
-    }
-    if (S.room && S.room.room !== code) {
-      await request("leave");
-      leftRoom(S);
-    }
+    if (!(await leaveFor(code))) return;
     try {
       showRoom(await S.conn.call("join_room", { room: code, spectate }));
     } catch (e) {
@@ -240,5 +246,5 @@ export function makeActions(app) {
   };
   const say = (text) => app.say(text);
 
-  return { request, showRoom, enterWith, refreshRooms, backToLobby, joinRoom, leave, play, undo, pick, drop, ready, resign, rematch, hint, toggleAuto, autoMove, clear, select, watch, say };
+  return { request, showRoom, enterWith, refreshRooms, backToLobby, leaveFor, joinRoom, leave, play, undo, pick, drop, ready, resign, rematch, hint, toggleAuto, autoMove, clear, select, watch, say };
 }

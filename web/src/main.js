@@ -249,7 +249,7 @@ export function createApp(win = window) {
     /** "Race it" on a challenge's page: connect (with this name) if need be, then accept it. */
     raceChallenge(challenge, name) {
       store.setItem(KEY.name, name);
-      if (S.conn?.online) return acceptChallenge(hooks, challenge);
+      if (S.conn?.online) return raceChallenge(challenge);
       S.wanted = { challenge };
       if (!S.conn) connect();
     },
@@ -292,15 +292,21 @@ export function createApp(win = window) {
     if (!S.wanted) return act.refreshRooms();
     const { code, watch, challenge, arena } = S.wanted;
     S.wanted = null;
-    if (challenge) acceptChallenge(hooks, challenge);
+    if (challenge) raceChallenge(challenge);
     else if (arena) joinArena(hooks, arena);
     else act.joinRoom(code, watch);
   }
 
+  /** Race ``challenge``'s ghost: out of the room I am in first (asked when that resigns a race). */
+  async function raceChallenge(challenge) {
+    if (!S.room && S.seat) await act.joinRoom(S.seat, false); // my seat is in another tab: taken here, to leave it
+    if (await act.leaveFor()) return acceptChallenge(hooks, challenge);
+  }
+
   function onEvent(type, body) {
     if (type === "room") {
-      // The session is still in a room: a link to another one means "take me there".
-      if (S.wanted?.code && S.wanted.code !== body.room) {
+      // The session is still in a room: a link to another one (or a challenge) means "take me there".
+      if ((S.wanted?.code && S.wanted.code !== body.room) || S.wanted?.challenge) {
         applyEvent(S, type, body);
         return goWanted();
       }
