@@ -99,8 +99,8 @@ async def test_an_arena_of_two_pages_shows_its_standings_between_races_and_its_p
         assert await page.inner_text("#arena-clock") == "The arena is over"
     podium_ann = await ann.eval_on_selector_all("#podium li", "items => items.map(i => i.textContent)")
     podium_bob = await bob.eval_on_selector_all("#podium li", "items => items.map(i => i.textContent)")
-    assert podium_ann == ["🥇 Ann (you) · 2 pts · 1 wins", "🥈 Bob · 0 pts · 0 wins"], podium_ann
-    assert podium_bob == ["🥇 Ann · 2 pts · 1 wins", "🥈 Bob (you) · 0 pts · 0 wins"], podium_bob
+    assert podium_ann == ["🥇 Ann (you) · 2 points · 1 win", "🥈 Bob · 0 points · 0 wins"], podium_ann
+    assert podium_bob == ["🥇 Ann · 2 points · 1 win", "🥈 Bob (you) · 0 points · 0 wins"], podium_bob
 
     # Bob closes the arena and goes back to the lobby: the arena's form is back.
     await bob.click("#leave-arena")

@@ -127,9 +127,13 @@ function podiumView(podium, me) {
   return h(
     "ol",
     { class: "podium", id: "podium", "aria-label": t("podium") },
-    podium.podium.map((s, i) =>
-      h("li", { class: s.player === me ? "me" : "" }, t("{medal} {name} · {points} pts · {wins} wins", { medal: medals[i] ?? "", name: s.player === me ? t("{name} (you)", { name: s.name }) : s.name, points: number(s.points), wins: number(s.wins) }).trim()),
-    ),
+    podium.podium.map((s, i) => {
+      // Said apart: the extractor does not see a message inside another's arguments.
+      const name = s.player === me ? t("{name} (you)", { name: s.name }) : s.name;
+      const points = tn("{n} point", "{n} points", s.points);
+      const wins = tn("{n} win", "{n} wins", s.wins);
+      return h("li", { class: s.player === me ? "me" : "" }, t("{medal} {name} · {points} · {wins}", { medal: medals[i] ?? "", name, points, wins }).trim());
+    }),
   );
 }
 

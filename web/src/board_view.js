@@ -1,14 +1,14 @@
 // One board as DOM: cells, foundations and columns, cards with accessible names, the selection
 // and its legal destinations highlighted; clicks, and drags by mouse, pen or touch (pointer events).
 import { h } from "./dom.js";
-import { CELL, CELL_TOKENS, COLUMN, FOUNDATION, RANK_NAMES, SUIT_SYMBOLS, rankOf, suitOf } from "./rules.js";
-import { cardName, foundationName } from "./words.js";
+import { CELL, CELL_TOKENS, COLUMN, FOUNDATION, SUIT_SYMBOLS, rankOf, suitOf } from "./rules.js";
+import { cardName, foundationName, rankIndex } from "./words.js";
 import { number, t, tn } from "./i18n.js";
 
 const DRAG_START_PX = 6;
 
 function cardEl(card, attrs, interactive, where) {
-  const face = [h("span", { class: "rank" }, RANK_NAMES[rankOf(card) - 1]), h("span", { class: "suit" }, SUIT_SYMBOLS[suitOf(card)])];
+  const face = [h("span", { class: "rank" }, rankIndex(rankOf(card))), h("span", { class: "suit" }, SUIT_SYMBOLS[suitOf(card)])];
   const cls = `card s${suitOf(card)} ${attrs.class ?? ""}`;
   const label = `${cardName(card)}, ${where}`;
   return interactive

@@ -9,7 +9,6 @@ export const SUITS = "CDHS";
 export const SUIT_SYMBOLS = "♣♦♥♠";
 export const SUIT_NAMES = ["clubs", "diamonds", "hearts", "spades"];
 export const RANKS = "A23456789TJQK";
-export const RANK_NAMES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 export const RANK_WORDS = ["ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king"];
 export const COLUMN = 0;
 export const CELL = 1;
@@ -23,7 +22,6 @@ export const rankOf = (card) => (card >> 2) + 1;
 export const suitOf = (card) => card & 3;
 export const isRed = (card) => (card & 3) === 1 || (card & 3) === 2;
 export const cardText = (card) => RANKS[rankOf(card) - 1] + SUITS[suitOf(card)];
-export const cardSymbol = (card) => RANK_NAMES[rankOf(card) - 1] + SUIT_SYMBOLS[suitOf(card)];
 export const cardName = (card) => `${RANK_WORDS[rankOf(card) - 1]} of ${SUIT_NAMES[suitOf(card)]}`;
 
 export function parseCard(token) {

@@ -9,6 +9,14 @@ const FACES = { 1: () => t("ace"), 11: () => t("jack"), 12: () => t("queen"), 13
 const rankName = (rank) => FACES[rank]?.() ?? number(rank);
 const SUITS = [() => t("clubs"), () => t("diamonds"), () => t("hearts"), () => t("spades")];
 
+// TRANSLATORS: the letters in a card's corner for the ace, jack, queen and king, in that order and
+// separated by spaces, as decks in your language print them (French decks: A V D R).
+const faceLetters = () => t("A J Q K").split(" ");
+const FACE_AT = { 1: 0, 11: 1, 12: 2, 13: 3 };
+
+/** The rank in a card's corner: "K", "R" in French; the pips' ranks are numbers. */
+export const rankIndex = (rank) => (rank in FACE_AT ? (faceLetters()[FACE_AT[rank]] ?? "?") : number(rank));
+
 /** "ten of spades". */
 export const cardName = (card) => t("{rank} of {suit}", { rank: rankName(rankOf(card)), suit: SUITS[suitOf(card)]() });
 
