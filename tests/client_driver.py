@@ -8,6 +8,7 @@ gets a temporary data directory for every test.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar, cast
@@ -75,12 +76,47 @@ def _holds(check: Callable[[], object]) -> bool:
         return False
 
 
+def _under_the_pointer(pilot: Pilot[None], selector: str) -> bool:
+    """Whether the widget ``selector`` names on the screen on top is laid out and is what a click
+    at its top left corner reaches, where the pilot clicks (a screen just pushed has its widgets
+    before their places)."""
+    widget = pilot.app.screen.query_one(selector)
+    region = widget.region
+    if region.area == 0:
+        return False
+    at, _ = pilot.app.screen.get_widget_at(region.x, region.y)
+    return at is widget or widget in at.ancestors
+
+
+async def click(pilot: Pilot[None], selector: str) -> None:
+    """Click the widget ``selector`` names once it can be clicked: laid out, under the pointer and
+    taking clicks (a Textual button ignores them a moment after a press: its "-active" effect).
+    A click before then landed on what was there before, or nowhere."""
+    await until(
+        pilot,
+        lambda: _under_the_pointer(pilot, selector) and not pilot.app.screen.query_one(selector).has_class("-active"),
+        f"{selector} to click",
+    )
+    assert await pilot.click(selector), f"the click on {selector} landed elsewhere"
+
+
+STUCK_AFTER = 12
+"""A wait's clock-time bound, in multiples of its CPU-time budget: for an app stuck idle."""
+
+
 async def until(pilot: Pilot[None], check: Callable[[], object], what: str, wait: float = 5.0) -> None:
-    """Let the app run until ``check()`` is true."""
+    """Let the app run until ``check()`` is true, within ``wait`` seconds of this process's CPU time.
+
+    CPU time, not the clock: the app, its server and this test share one process, and on a busy
+    machine (the suite's 4 workers on 2 cores, beside whatever else runs) that process waits its
+    turn for a CPU. By the clock, a test failed whose app had simply not been given the time to do
+    the step (a race screen mounted 5 s after the room frame under two busy loops, in 0.5 s
+    quietly). An app stuck waiting on nothing still fails, after ``STUCK_AFTER`` times ``wait``.
+    """
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + wait
+    spent, stuck = time.process_time() + wait, loop.time() + STUCK_AFTER * wait
     while not _holds(check):
-        if loop.time() > deadline:
+        if time.process_time() > spent or loop.time() > stuck:
             raise AssertionError(f"timed out waiting for: {what} (lobby: {app_status(pilot)})")
         await pilot.pause(0.02)
 
@@ -98,7 +134,7 @@ def room_of(app: RaceApp) -> RaceController:
 
 async def connect(app: RaceApp, pilot: Pilot[None]) -> None:
     """Press Connect in the lobby (address and name prefilled as from the command line)."""
-    await pilot.click("#connect")
+    await click(pilot, "#connect")
     await until(pilot, lambda: app.connected and "Connected to" in app.lobby.status_text, "connected")
 
 

@@ -24,7 +24,7 @@ from protocol.messages import ClaimHandle, Error, Hello, Identity, Ok, Ping, Pon
 from server.app import RaceServer
 from server.records.accounts import Accounts
 from server.records.database import Database
-from tests.client_driver import SIZE, connect, data_home, top, until
+from tests.client_driver import SIZE, click, connect, data_home, top, until
 from tests.helpers import MakeServer, url_of
 from tests.wsclient import WsClient
 
@@ -59,13 +59,6 @@ async def identified(pilot: Pilot[None], screen: AccountScreen) -> None:
     """The screen said hello again with the kept key: the session is the registered player's."""
     await until(pilot, lambda: screen.state is not None and screen.state.identified, "the registered player's session")
     await until(pilot, lambda: not screen.busy, "the reconnection done")
-
-
-async def click(pilot: Pilot[None], button: str) -> None:
-    """Click ``button`` on the screen on top once it takes clicks (Textual's button ignores them
-    for a moment after it was pressed: its "-active" effect)."""
-    await until(pilot, lambda: not pilot.app.screen.query_one(button).has_class("-active"), f"{button} ready")
-    await pilot.click(button)
 
 
 async def press(pilot: Pilot[None], screen: AccountScreen, button: str, expect: str) -> None:
