@@ -25,6 +25,7 @@ from protocol.messages import (
     Members,
     Moved,
     MoveRequest,
+    Podium,
     Resign,
     Result,
     RoomState,
@@ -372,3 +373,46 @@ async def test_a_race_its_pairing_node_never_started_frees_its_players(make_memo
     assert {(e.room, e.races, e.points) for e in map(Entry.load, now.values())} == {(state.room, 0, 0)}
     for client in (ann, bob):
         await client.close()
+
+
+async def test_an_arena_race_ends_with_the_arena_unscored_and_none_starts_in_its_last_seconds(
+    make_memory_server: MakeServer,
+) -> None:
+    """Issue 38, bug 7: a race still running at the arena's end ran on, though it is not scored.
+    Its time limit is the arena's end now; and a player freed in the last 30 s is not paired into
+    a race that would end as it began."""
+    server = await make_memory_server()
+    ann, bob = [await WsClient.open(url_of(server), name) for name in ("Ann", "Bob")]
+    try:
+        created = await ann.call(CreateArena(preset="seahaven", minutes=5))
+        assert isinstance(created, Arena)
+        assert isinstance(await bob.call(JoinArena(arena=created.arena)), Arena)
+        for client in (ann, bob):
+            await client.expect(RoomState, wait=10)
+            started = await client.expect(Started, wait=10)
+            assert started.ends_at == created.ends_at, "the race's clock runs out with the arena"
+        assert isinstance(await ann.call(MoveRequest(move=str(solution()[0]))), Moved)
+        fake(server).advance(created.ends_at - server.clock.now())
+        for client in (ann, bob):
+            result = await client.expect(Result, wait=10)
+            assert result.reason == "time-limit"
+        podium = await ann.expect(Podium, wait=10)
+        assert podium.podium == (), "a race the arena's end stopped is not scored"
+
+        # Another arena: Ann and Bob's race ends 20 s before the arena does; no race follows.
+        created = await ann.call(CreateArena(preset="seahaven", minutes=5))
+        assert isinstance(created, Arena)
+        assert isinstance(await bob.call(JoinArena(arena=created.arena)), Arena)
+        for client in (ann, bob):
+            await client.expect(RoomState, wait=10)
+            await client.expect(Started, wait=10)
+        fake(server).advance(created.ends_at - server.clock.now() - 20_000)
+        for client in (ann, bob):
+            await client.call(Resign())
+        scored = await ann.expect(Arena, wait=10, where=lambda a: any(s.races for s in a.standings))
+        assert sorted(s.races for s in scored.standings) == [1, 1]
+        await asyncio.sleep(2.5)  # two rounds of pairing (each second)
+        assert not any(isinstance(e, RoomState) for e in ann.events + bob.events), "a race 20 s long was made"
+    finally:
+        for client in (ann, bob):
+            await client.close()

@@ -55,6 +55,8 @@ LEASE_SECONDS: Final = 3.0
 """How long the pairing lease lasts unrenewed: how soon another node pairs after the holder died."""
 PAIR_SECONDS: Final = 1.0
 """How often the lease holder scores and pairs."""
+LAST_PAIRING_SECONDS: Final = 30.0
+"""No race is made in an arena's last 30 s: its races end with the arena."""
 RECORD_SECONDS: Final = 10.0
 """How long a finished arena waits before its write is tried again after the database failed."""
 RECORD_TIMEOUT: Final = 5.0
@@ -236,6 +238,8 @@ class Arenas:
         await self._open_next(meta)
         changed = await self._score(meta, entries)
         free = [e for e in entries.values() if e.free and (alive is None or e.node in alive)]
+        if meta.ends_at - self.clock.now() < LAST_PAIRING_SECONDS * 1000:
+            free = []  # a race made now would end as it began
         for group in pairings(free):
             await self._race(meta, group)
         if changed:
@@ -332,6 +336,11 @@ class Arenas:
         """A new race for ``group``: the room, its racers claimed, joined and ready, their nodes told."""
         settings = await self.deals.settings(
             meta.preset, None, deal_grade=meta.deal_grade, seats=len(group), public=False
+        )
+        # The race ends with the arena: one still running then is not scored, so it does not run on
+        # (its clock shows the racers the time left).
+        settings = dataclasses.replace(
+            settings, time_limit_ms=max(1, meta.ends_at - self.clock.now() - settings.countdown_ms)
         )
         held = await self.path.create(settings)
         code = held.room.code
