@@ -128,7 +128,10 @@ async def test_a_dutch_browser_gets_the_lobby_and_a_race_in_dutch(server: Server
         await ann.get_attribute(".col[data-index='0'] .card:last-child", "aria-label") or "",
     )
     # Each card's corner as Dutch decks print it (aas A, boer B, vrouw V, heer H; issue 38, bug 10).
-    read = "() => [...document.querySelectorAll('.board .card')].map(c => [c.querySelector('.rank').textContent, c.getAttribute('aria-label')])"
+    read = (
+        "() => [...document.querySelectorAll('.board .card')]"
+        ".map(c => [c.querySelector('.rank').textContent, c.getAttribute('aria-label')])"
+    )
     corners = {label.split(" ")[1].rstrip(","): rank for rank, label in await ann.evaluate(read)}
     assert {word: corners[word] for word in ("aas", "boer", "vrouw", "heer")} == {
         "aas": "A",

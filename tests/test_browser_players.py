@@ -305,12 +305,19 @@ async def dans_room(server: RaceServer, carol: Page, *, start: bool) -> tuple[Ws
     return dan, created.room
 
 
-async def in_ghost_room(page: Page, challenge: str) -> None:
-    await page.wait_for_function(
-        "id => window.seahaven.room?.phase === 'waiting' && window.seahaven.room.racers.some(r => r.player === id)",
-        arg=f"ghost-{challenge}",
+async def in_ghost_room(page: Page, challenge: str, *, not_in: tuple[str, ...] = ()) -> str:
+    """Wait until ``page`` waits in a room with ``challenge``'s ghost, not one of ``not_in`` (a
+    tab taking a seat over shows that room a moment before it leaves it): its code."""
+    found = await page.wait_for_function(
+        """([ghost, old]) => {
+            const room = window.seahaven.room;
+            const ghostly = room?.phase === 'waiting' && room.racers.some(r => r.player === ghost);
+            return ghostly && !old.includes(room.room) ? room.room : null;
+        }""",
+        arg=[f"ghost-{challenge}", list(not_in)],
         timeout=WAIT_MS,
     )
+    return str(await found.json_value())
 
 
 async def test_race_it_takes_a_player_out_of_the_room_they_are_in_asking_first_mid_race(
@@ -328,7 +335,7 @@ async def test_race_it_takes_a_player_out_of_the_room_they_are_in_asking_first_m
     dan, room = await dans_room(server, carol, start=False)
     await carol.goto(link)
     await carol.click("#race-it")
-    await in_ghost_room(carol, challenge)
+    first = await in_ghost_room(carol, challenge)
     await dan.expect(Members, where=lambda m: len(m.racers) == 1)
     await carol.click("#leave")
     await dan.close()
@@ -350,18 +357,16 @@ async def test_race_it_takes_a_player_out_of_the_room_they_are_in_asking_first_m
     await carol.goto(link)
     carol.once("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
     await carol.click("#race-it")
-    await in_ghost_room(carol, challenge)
+    second = await in_ghost_room(carol, challenge, not_in=(first,))
     await dan.expect(Progress, where=lambda p: p.status == "resigned")
     no_errors(carol)
     await dan.close()
 
     # Another tab of Carol's, while the first waits in the ghost's room: it races it there, and the
     # first tab (its seat taken) says so.
-    first_room = await js(carol, "window.seahaven.room.room")
     other = await another_tab(carol)
     await other.goto(link)
     await other.click("#race-it")
-    await in_ghost_room(other, challenge)
-    assert await js(other, "window.seahaven.room.room") != first_room
+    await in_ghost_room(other, challenge, not_in=(first, second))
     await carol.wait_for_function("() => window.seahaven.room === null", timeout=WAIT_MS)
     no_errors(other)
