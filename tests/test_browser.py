@@ -19,6 +19,7 @@ from protocol.messages import (
     CreateRoom,
     Identity,
     JoinRoom,
+    Leave,
     Moved,
     MoveRequest,
     Ok,
@@ -551,6 +552,20 @@ async def test_a_quick_match_says_rated_before_ready_and_the_page_hears_its_rati
     await page.wait_for_function(
         f"want => JSON.stringify({shown}) === want", arg=json.dumps(expected, separators=(",", ":")), timeout=WAIT_MS
     )
+    # Then a friends' room, unrated: no rating beside any name (the last race's change said nothing
+    # of this one: issue 38, bug 7).
+    assert isinstance(await sam.call(Leave()), Ok)
+    friendly = await sam.call(CreateRoom())
+    assert isinstance(friendly, RoomState) and not friendly.rated
+    await page.click("#leave")  # in the page (a reload forgets the rating events), by the lobby's code
+    await page.fill("#code", friendly.room)
+    await page.click("#join-h + form button[value=race]")
+    await page.wait_for_function(
+        "code => window.seahaven.room?.room === code && window.seahaven.room.racers.length === 2",
+        arg=friendly.room,
+        timeout=WAIT_MS,
+    )
+    assert await page.locator(".racers .rating").count() == 0
     await close(sam)
     no_errors(page)
     # My page: the rating history, the race's change in it; no arena yet.

@@ -77,7 +77,10 @@ async def test_an_arena_of_two_pages_shows_its_standings_between_races_and_its_p
     # (equal so far: who is first is the tie-break's, on a fake clock that has not moved)
     assert re.fullmatch(r"[12]\tBob \(you\)\t0\t0\t0\t", await bob.inner_text("#arena-standings tr.me"))
 
-    # Ann wins the race (the solution, sent as her moves); Bob's page shows her points and win.
+    # Bob presses R once (resigning wants it twice), then Ann wins the race (the solution, sent as
+    # her moves); Bob's page shows her points and win.
+    await bob.keyboard.press("R")
+    await bob.wait_for_function("() => window.seahaven.armed === 'R'", timeout=WAIT_MS)
     await js(
         ann,
         f"(async () => {{ for (const m of {SOLUTION!r}) await window.seahaven.conn.call('move', {{ move: m }}); }})()",
@@ -90,10 +93,18 @@ async def test_an_arena_of_two_pages_shows_its_standings_between_races_and_its_p
     second = await racing_in(ann, first)
     assert await racing_in(bob, first) == second
     assert await ann.inner_text("#arena-standings tr.me") == "1\tAnn (you)\t2\t1\t1\t1"
+    # The last race's result stays in sight over the next (issue 38, bug 7)...
+    assert await ann.inner_text("#toast") == "The last race: You won!"
+    assert await bob.inner_text("#toast") == "The last race: Ann won · you are 2nd of 2"
+    # ...and Bob's R of the last race does not count in this one: once more only arms it again.
+    await bob.keyboard.press("R")
+    await bob.wait_for_function("() => window.seahaven.armed === 'R'", timeout=WAIT_MS)
+    assert await js(bob, "window.seahaven.mine.status") == "racing"
 
-    # Time is up: the race still running is not scored, and both pages show the podium.
+    # Time is up: the race still running ends with the arena, unscored, and both pages show the podium.
     fake(server).advance(5 * 60_000 + 1000)
     for page in (ann, bob):
+        await page.wait_for_function("() => window.seahaven.result?.reason === 'time-limit'", timeout=WAIT_MS)
         await page.wait_for_selector("#podium li", timeout=WAIT_MS)
         assert await js(page, "window.seahaven.arena.arena.phase") == "finished"
         assert await page.inner_text("#arena-clock") == "The arena is over"
@@ -105,8 +116,7 @@ async def test_an_arena_of_two_pages_shows_its_standings_between_races_and_its_p
     # Bob closes the arena and goes back to the lobby: the arena's form is back.
     await bob.click("#leave-arena")
     await bob.wait_for_function("() => window.seahaven.arena.arena === null", timeout=WAIT_MS)
-    bob.once("dialog", lambda dialog: dialog.accept())  # leaving resigns the race still running
-    await bob.click(".room-head button.quiet")
+    await bob.click(".room-head button.quiet")  # the race is over: leaving asks nothing
     await bob.wait_for_selector("#create-arena", timeout=WAIT_MS)
     no_errors(ann)
     no_errors(bob)

@@ -10,13 +10,15 @@ import { acceptChallenge, challengeOfPath, ghostChallenge, noteRaced, racedHere 
 import { makeActions } from "./actions.js";
 import { OWN_KEYS, keyAction } from "./keys.js";
 import { patch } from "./patch.js";
-import { applyEvent, initialState, leftRoom, roomOfPath } from "./state.js";
+import { applyEvent, initialState, leftRoom, resultLine, roomOfPath } from "./state.js";
 import { pageParts, tick } from "./views.js";
 import { SoloConnection, soloOfPath } from "./solo.js";
 import { measure, slide } from "./motion.js";
 import { A, arenaOfPath, joinArena, onArenaMessage, showArena, tickArena } from "./arena.js";
 import { ratingsChanged } from "./ratings_view.js";
 import { STORAGE_KEY, language, speakAsStored, t } from "./i18n.js";
+
+const LAST_RACE_MS = 10000; // how long the last race's result is said over the next one
 
 const KEY = {
   name: "seahaven.name",
@@ -311,6 +313,8 @@ export function createApp(win = window) {
         return goWanted();
       }
       if (S.wanted?.code === body.room) S.wanted = null;
+      // The next race takes the screen at once (an arena's): the last one's result stays in sight a while.
+      if (S.room?.phase === "finished" && S.room.room !== body.room && S.room.standings?.length) app.say(t("The last race: {result}", { result: resultLine(S.room) }), LAST_RACE_MS);
       return act.showRoom(body);
     }
     if (type === "seat_taken") {

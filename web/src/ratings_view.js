@@ -69,15 +69,17 @@ function fillBadges(player) {
 }
 
 /** The rating shown beside a racer's name (empty until their page comes), or null: bots and ghosts
- * are never rated; my own is the last `rating` event's (``mine``: preset -> its body) when there
- * was one this page. Others' pages are asked for in rated rooms only (``rated``), where every racer
- * is a registered player: an anonymous racer's page is a 404, which the console reports. */
-export function ratingBadge(racer, preset, me, mine, rated = true) {
-  if (racer.bot || racer.ghost) return null;
+ * are never rated, and an unrated room (``rated`` false) shows none, as none is at stake. My own is
+ * the last `rating` event's (``mine``: preset -> its body) when there was one this page, with its
+ * change only when that event is of this room's race (``raceId``): the last race's "-79" beside my
+ * name in the next race said something about neither. Others' pages are asked for in rated rooms,
+ * where every racer is a registered player (an anonymous racer's page is a 404). */
+export function ratingBadge(racer, preset, me, mine, rated = true, raceId = null) {
+  if (racer.bot || racer.ghost || !rated) return null;
   const own = racer.player === me ? mine?.[preset] : null;
-  if (!own && !rated) return null;
   const r = own ?? book.get(racer.player, preset, () => fillBadges(racer.player));
-  return h("span", { class: "rating", "data-player": racer.player, "data-preset": preset, "data-own": Boolean(own), title: t("rating (? provisional: fewer than 10 rated races)") }, badgeText(r, Boolean(own)));
+  const fresh = Boolean(own) && raceId !== null && own.race_id === raceId;
+  return h("span", { class: "rating", "data-player": racer.player, "data-preset": preset, "data-own": Boolean(own), title: t("rating (? provisional: fewer than 10 rated races)") }, badgeText(r, fresh));
 }
 
 /** A rated race is over: its racers' numbers on the read API have changed. */

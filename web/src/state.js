@@ -112,6 +112,7 @@ export function enterRoom(S, body, opening = null) {
   S.view = "room";
   S.pending = [];
   S.selected = null;
+  S.armed = null; // an R or l pressed once in the last room does not count twice in this one
   S.lost = false;
   S.hint = null;
   S.result = body.phase === "finished" ? { reason: null, standings: body.standings } : null;

@@ -266,7 +266,7 @@ function createForm(app) {
   );
 }
 
-function racersPanel(room, ratings) {
+function racersPanel(room, ratings, raceId) {
   const finished = room.phase === "finished";
   return h(
     "ol",
@@ -275,7 +275,7 @@ function racersPanel(room, ratings) {
       h(
         "li",
         { class: `${r.player === room.you ? "me" : ""} ${r.connected ? "" : "away"}` },
-        h("span", { class: "who", title: r.name }, r.player === room.you && !room.solo ? t("{name} (you)", { name: r.name }) : r.name, racerMarks(r), ratingBadge(r, room.preset, room.you, ratings, Boolean(room.rated))),
+        h("span", { class: "who", title: r.name }, r.player === room.you && !room.solo ? t("{name} (you)", { name: r.name }) : r.name, racerMarks(r), ratingBadge(r, room.preset, room.you, ratings, Boolean(room.rated), raceId)),
         h("progress", { max: 52, value: r.progress, "aria-label": t("{name}: {count} of 52 cards home", { name: r.name, count: number(r.progress) }) }),
         h("span", { class: "count" }, `${number(r.progress)}/${number(52)}`),
         h("span", { class: `status ${r.status}` }, (r.connected ? statusText(r.status, finished) : t("{status}, away", { status: statusText(r.status, finished) })) + (room.rematch.includes(r.player) ? " · " + t("rematch") : "")),
@@ -340,7 +340,7 @@ function roomView(app) {
         "section",
         { class: "card-panel waiting" },
         h("p", {}, t("Share this link:"), " ", h("a", { href: link, id: "share" }, link), " ", h("button", { class: "quiet", onclick: () => navigator.clipboard?.writeText(link).then(() => act.say(t("link copied"))) }, t("Copy"))),
-        racersPanel(room, S.ratings),
+        racersPanel(room, S.ratings, S.result?.race_id ?? null),
         room.role === "racer"
           ? h("button", { id: "ready", class: me?.status === "ready" ? "quiet" : "", onclick: act.ready }, me?.status === "ready" ? t("Not ready") : t("Ready"))
           : null,
@@ -400,7 +400,7 @@ function raceView(app) {
         : null,
       h("span", { class: `note ${status}`, role: "status" }, note),
     ),
-    racersPanel(room, app.S.ratings),
+    racersPanel(room, app.S.ratings, app.S.result?.race_id ?? null),
     renderBoard(S.board, {
       label: t("your board"),
       selected: S.selected,
@@ -421,7 +421,7 @@ function spectatorView(app) {
   return h(
     "div",
     { class: "race spectating" },
-    racersPanel(room, app.S.ratings),
+    racersPanel(room, app.S.ratings, app.S.result?.race_id ?? null),
     h(
       "div",
       { class: "tabs", role: "tablist", "aria-label": t("whose board") },
@@ -454,7 +454,7 @@ function resultsView(app) {
             "tr",
             { class: s.player === room.you ? "me" : "" },
             h("td", {}, number(s.place)),
-            h("td", { class: "who", title: s.name }, s.name, racerMarks(s), ratingBadge(s, room.preset, room.you, S.ratings, Boolean(room.rated))),
+            h("td", { class: "who", title: s.name }, s.name, racerMarks(s), ratingBadge(s, room.preset, room.you, S.ratings, Boolean(room.rated), S.result?.race_id ?? null)),
             h("td", {}, statusText(s.status, true)),
             h("td", {}, `${number(s.progress)}/${number(52)}`),
             h("td", {}, number(s.moves)),
