@@ -4,7 +4,7 @@
 // keeping (`keepOpening`, `openingOf`). Moves are played at once on the local board and rolled
 // back if the server refuses them.
 import { FOUNDATION, COLUMN, CELL, moveText, mv } from "./rules.js";
-import { cardName, placeName } from "./words.js";
+import { cardName, placeName, withSymbols } from "./words.js";
 import { refusal } from "./explain.js";
 import { language, t, tn } from "./i18n.js";
 import { enterRoom, finishMoves, hasCard, leftRoom, leavingResigns, racing, runFrom, settled, canUndo, canHint, lostText } from "./state.js";
@@ -16,6 +16,11 @@ function selectionWords(board, sel) {
   const what = sel.n > 1 ? tn("{card} and {n} below", "{card} and {n} below", sel.n - 1, { card: cardName(card) }) : cardName(card);
   return t("{cards} selected: {places}", { cards: what, places: to.length ? to.map((m) => placeName(m.da, m.d)).join(", ") : t("nowhere to go") });
 }
+
+/** Why ``move`` is refused, in the player's language: the rules port's reason is the engine's
+ * English; other languages say the move and the refusal code's words. */
+const refusedText = (move, why) =>
+  language() === "en" ? withSymbols(why) : t("{move} refused: {reason}", { move: moveText(move), reason: refusal({ code: "illegal-move", message: why }) });
 
 export function makeActions(app) {
   const S = app.S;
@@ -102,8 +107,7 @@ export function makeActions(app) {
     if (!racing(S)) return app.render();
     const why = S.board.reason(move);
     if (why !== null) {
-      // The rules port's reason is the engine's English; other languages say the move and the code's words.
-      app.say(language() === "en" ? why : t("{move} refused: {reason}", { move: moveText(move), reason: refusal({ code: "illegal-move", message: why }) }));
+      app.say(refusedText(move, why));
       return app.render();
     }
     S.board.push(move);
@@ -176,7 +180,9 @@ export function makeActions(app) {
     }
     if (sel) {
       const move = mv(sel.area, sel.index, area, area === FOUNDATION ? 0 : index, sel.n);
-      if (board.isLegal(move) || !hasCard(board, area, index)) return play(move);
+      const why = board.reason(move);
+      if (why === null || !hasCard(board, area, index)) return play(move);
+      app.say(refusedText(move, why)); // then that card is the selection: a click's way to choose again
     }
     if (!hasCard(board, area, index)) return;
     S.selected = { area, index, n: area === COLUMN ? runFrom(board, index, depth) : 1 };

@@ -240,7 +240,7 @@ export class Board {
       const dcol = cols[d];
       if (dcol.length) {
         const target = dcol[dcol.length - 1];
-        if (!this.fits(card, target)) return `${cardText(card)} cannot go on ${cardText(target)}`;
+        if (!this.fits(card, target)) return `${cardText(card)} cannot go on ${cardText(target)}: columns build ${this.rules.build === "suit" ? "down by suit" : "down in alternating colours"}`;
       } else if (this.kingOnly && this.rel(card) !== TOP_REL) {
         return "an empty column takes only a King or a King-led run";
       }

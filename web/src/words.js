@@ -1,7 +1,7 @@
 // Cards, places and deal grades in the player's language, for the page and screen readers ("ten of spades",
 // "dix de pique", "schoppen tien"; "column 4", "free cell b"). rules.js keeps the engine's
 // English words, which its refusals (the server's too) are written in.
-import { CELL, CELL_TOKENS, COLUMN, rankOf, suitOf } from "./rules.js";
+import { CELL, CELL_TOKENS, COLUMN, RANKS, SUITS as SUIT_LETTERS, SUIT_SYMBOLS, rankOf, suitOf } from "./rules.js";
 import { number, t } from "./i18n.js";
 
 // Functions: each word is looked up in the language of the moment; the pips' ranks are numbers.
@@ -16,6 +16,10 @@ const FACE_AT = { 1: 0, 11: 1, 12: 2, 13: 3 };
 
 /** The rank in a card's corner: "K", "R" in French; the pips' ranks are numbers. */
 export const rankIndex = (rank) => (rank in FACE_AT ? (faceLetters()[FACE_AT[rank]] ?? "?") : number(rank));
+
+/** ``text`` with the engine's card tokens (``4S``, ``TH``) as the board draws them (``4♠``, ``10♥``):
+ * the engine's reasons (and the rules port's) name cards by their tokens. */
+export const withSymbols = (text) => text.replace(/\b(10|[2-9TJQKA])([CDHS])\b/g, (_, rank, suit) => rankIndex(rank === "10" ? 10 : RANKS.indexOf(rank) + 1) + SUIT_SYMBOLS[SUIT_LETTERS.indexOf(suit)]);
 
 /** "ten of spades". */
 export const cardName = (card) => t("{rank} of {suit}", { rank: rankName(rankOf(card)), suit: SUITS[suitOf(card)]() });
