@@ -19,11 +19,13 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, FloatRect, Page
 
+from protocol.messages import CreateRoom, Ok, Ready, Resign, RoomState
 from seahaven import COLUMN, Board, Move, parse_board, to_board_text
 from seahaven.codes import encode
 from seahaven.solver import solve
 from tests.browser_pages import AUTO_OFF, WAIT_MS, js, key_move
 from tests.server_proc import ServerProcess
+from tests.wsclient import WsClient
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("close_pages")]
 
@@ -240,4 +242,52 @@ async def test_the_desktop_board_keeps_its_sizes(server: ServerProcess, browser:
     assert (top["width"], round(top["height"], 1)) == (66, 92.4)
     assert round(below["y"] - top["y"], 1) == round(92.4 * 0.3, 1)
     assert (cell["width"], round(cell["height"], 1)) == (66, 92.4)
+    no_errors(page)
+
+
+async def test_a_race_on_a_phone_puts_the_board_first_then_the_results_and_every_column_fits(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Issue 38, bug 4: on a phone the board began 56% down the screen (the header, the room's
+    facts, the buttons and the racers first); after the race the Dutch results hid Moves and
+    Time; the four-colour toggle was not there at all. Now the board comes first in a race, the
+    results first after it (and no card slides when they push the board down), every column
+    of a table fits, and the toggle is in the bar as its suits."""
+    py = await WsClient.open(f"ws://127.0.0.1:{server.port}/", "Py")
+    state = await py.call(CreateRoom(deal_number=1))
+    assert isinstance(state, RoomState)
+    page = await open_page(browser, http(server, f"/r/{state.room}"))
+    await page.evaluate("() => localStorage.setItem('seahaven.lang', 'nl')")
+    await page.reload()
+    await page.fill("#name", "Webby")
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector("#ready", timeout=WAIT_MS)
+    assert isinstance(await py.call(Ready()), Ok)
+    await page.click("#ready")
+    await page.wait_for_function("() => window.seahaven.room?.phase === 'racing' && document.querySelector('.board')")
+    board = await board_box(page)
+    assert board["y"] < 0.25 * PHONE["height"], f"the board begins {board['y']:.0f} px down"
+    for below in (".race > .controls", ".race > .racers", "#deal"):
+        box = await page.locator(below).bounding_box()
+        assert box is not None and box["y"] >= board["y"] + board["height"], below
+    four = await page.locator(".bar .four").bounding_box()
+    assert four is not None and four["width"] >= MIN_TAP and four["height"] >= MIN_TAP
+    assert await page.get_attribute(".bar .four input", "type") == "checkbox"
+
+    assert isinstance(await py.call(Resign()), Ok)
+    for _ in range(2):  # R twice: resign
+        await page.keyboard.press("R")
+    await page.wait_for_selector("#results-h", timeout=WAIT_MS)
+    results = await page.locator(".results").bounding_box()
+    board = await board_box(page)
+    assert results is not None and results["y"] + results["height"] <= board["y"], "the results come first"
+    assert await js(page, "window.seahaven.slid") == 0, "the board moved down whole: no card slid on it"
+    heads = await page.evaluate(
+        "() => [...document.querySelectorAll('.results th')]"
+        ".map(th => [th.textContent, th.getBoundingClientRect().right])"
+    )
+    assert [h for h, _ in heads] == ["Plaats", "Deelnemer", "Status", "Basisstapels", "Zetten", "Tijd"]
+    assert all(right <= PHONE["width"] for _, right in heads), heads
+    assert await js(page, "document.documentElement.scrollWidth") == PHONE["width"]
+    await py.close()
     no_errors(page)

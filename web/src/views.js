@@ -64,7 +64,8 @@ function header(app) {
       { class: "four" },
       h("input", { type: "checkbox", checked: document.body.classList.contains("four-colour"), onchange: (e) => app.fourColour(e.target.checked) }),
       " ",
-      t("four-colour deck"),
+      h("span", { class: "four-words" }, t("four-colour deck")),
+      h("span", { class: "four-suits", "aria-hidden": "true" }, "♣♦"), // a phone's bar has room for the suits only
     ),
     languageSwitch(app),
   );
