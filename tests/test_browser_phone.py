@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, FloatRect, Page
 
-from protocol.messages import CreateRoom, Ok, Ready, Resign, RoomState
+from protocol.messages import Arena, CreateArena, CreateRoom, Ok, Ready, Resign, RoomState
 from seahaven import COLUMN, Board, Move, parse_board, to_board_text
 from seahaven.codes import encode
 from seahaven.solver import solve
@@ -290,4 +290,20 @@ async def test_a_race_on_a_phone_puts_the_board_first_then_the_results_and_every
     assert all(right <= PHONE["width"] for _, right in heads), heads
     assert await js(page, "document.documentElement.scrollWidth") == PHONE["width"]
     await py.close()
+    no_errors(page)
+
+
+async def test_an_arenas_standings_keep_their_headings_on_a_phone(server: ServerProcess, browser: Browser) -> None:
+    """Issue 38, bug 4: the lobby's rooms turn into cards on a phone, their headings hidden; the
+    arena's standings (a table of the same look) lost theirs too, leaving bare numbers."""
+    ann = await WsClient.open(f"ws://127.0.0.1:{server.port}/", "Ann")
+    opened = await ann.call(CreateArena(minutes=5))
+    assert isinstance(opened, Arena)
+    page = await open_page(browser, http(server, f"/a/{opened.arena}"))
+    await page.fill("#name", "Cid")
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector("#arena-standings tbody tr", timeout=WAIT_MS)
+    heads = await page.locator("#arena-standings thead th").all()
+    assert len(heads) == 6 and all([await head.is_visible() for head in heads])
+    await ann.close()
     no_errors(page)
