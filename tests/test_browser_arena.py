@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 import pytest
 from playwright.async_api import Browser, Page
 
-from protocol.messages import Arena, CreateArena
+from protocol.messages import Arena, CreateArena, CreateRoom, RoomState
 from seahaven import Board
 from seahaven.solver import solve
 from server.app import RaceServer
@@ -141,4 +141,27 @@ async def test_an_arena_link_joins_its_arena_after_the_name(server: RaceServer, 
     # Both free: the server seats them in a race, which the page enters by itself.
     await racing_in(cid)
     await ann.close()
+    no_errors(cid)
+
+
+async def test_an_arena_link_joins_its_arena_from_a_room(server: RaceServer, browser: Browser) -> None:
+    """An arena's link opened by a player waiting in a room: the resumed session showed that room
+    and forgot the arena. The link means "take me there", as a room's or a challenge's does."""
+    base = f"http://127.0.0.1:{server.port}"
+    ann = await WsClient.open(url_of(server), "Ann")
+    opened = await ann.call(CreateArena(minutes=5))
+    assert isinstance(opened, Arena)
+    dan = await WsClient.open(url_of(server), "Dan")
+    room = await dan.call(CreateRoom())
+    assert isinstance(room, RoomState)
+    cid = await new_page(browser)
+    await lobby(cid, f"{base}/r/{room.room}", "Cid")
+    await cid.wait_for_selector("#ready", timeout=WAIT_MS)
+    await cid.route(re.compile(r".*/a/[0-9A-Za-z]+$"), lambda route: route.continue_(url=f"{base}/"))
+    await cid.goto(f"{base}/a/{opened.arena}")
+    await cid.wait_for_function("() => window.seahaven.arena.arena !== null", timeout=WAIT_MS)
+    assert await js(cid, "window.seahaven.arena.arena.arena") == opened.arena
+    await racing_in(cid)  # out of Dan's room: the arena seats Cid with Ann
+    for client in (ann, dan):
+        await client.close()
     no_errors(cid)

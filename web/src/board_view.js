@@ -2,7 +2,7 @@
 // and its legal destinations highlighted; clicks, and drags by mouse, pen or touch (pointer events).
 import { h } from "./dom.js";
 import { CELL, CELL_TOKENS, COLUMN, FOUNDATION, SUIT_SYMBOLS, rankOf, suitOf } from "./rules.js";
-import { cardName, foundationName, rankIndex } from "./words.js";
+import { cardLabel, foundationName, rankIndex } from "./words.js";
 import { number, t, tn } from "./i18n.js";
 
 const DRAG_START_PX = 6;
@@ -10,7 +10,7 @@ const DRAG_START_PX = 6;
 function cardEl(card, attrs, interactive, where) {
   const face = [h("span", { class: "rank" }, rankIndex(rankOf(card))), h("span", { class: "suit" }, SUIT_SYMBOLS[suitOf(card)])];
   const cls = `card s${suitOf(card)} ${attrs.class ?? ""}`;
-  const label = `${cardName(card)}, ${where}`;
+  const label = `${cardLabel(card)}, ${where}`;
   return interactive
     ? h("button", { ...attrs, class: cls, type: "button", "aria-label": label }, face)
     : h("div", { ...attrs, class: cls, role: "img", "aria-label": label }, face);

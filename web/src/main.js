@@ -307,8 +307,8 @@ export function createApp(win = window) {
 
   function onEvent(type, body) {
     if (type === "room") {
-      // The session is still in a room: a link to another one (or a challenge) means "take me there".
-      if ((S.wanted?.code && S.wanted.code !== body.room) || S.wanted?.challenge) {
+      // The session is still in a room: a link to another one (a challenge, an arena) means "take me there".
+      if ((S.wanted?.code && S.wanted.code !== body.room) || S.wanted?.challenge || S.wanted?.arena) {
         applyEvent(S, type, body);
         return goWanted();
       }

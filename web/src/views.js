@@ -329,7 +329,7 @@ function roomView(app) {
       room.solo ? h("h2", { id: "solo-h" }, t("Practice, alone")) : h("h2", {}, t("Room"), " ", h("span", { class: "code", id: "room-code" }, room.room)),
       h("span", { class: "muted facts" }, facts.join(" · ")),
       room.role === "spectator" ? h("span", { class: "badge" }, t("watching")) : null,
-      h("span", { class: "clock", id: "clock", "aria-label": t("race clock") }, ""),
+      h("span", { class: "clock", id: "clock", role: "timer", "aria-label": t("race clock") }, ""),
       h("button", { class: "quiet", id: "leave", onclick: () => (!resigns || confirm(t("Leaving resigns this race. Leave?"))) && act.leave() }, t("Leave")),
     ),
   ];

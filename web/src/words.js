@@ -24,6 +24,11 @@ export const withSymbols = (text) => text.replace(/\b(10|[2-9TJQKA])([CDHS])\b/g
 /** "ten of spades". */
 export const cardName = (card) => t("{rank} of {suit}", { rank: rankName(rankOf(card)), suit: SUITS[suitOf(card)]() });
 
+/** A drawn card's accessible name: its words, after what its corner shows when they do not say
+ * it (an ace or a court card: "A♦ ace of diamonds", "R♦ roi de carreau"), so that a player who
+ * speaks to the page names the card they see (WCAG 2.5.3, label in name). */
+export const cardLabel = (card) => (rankOf(card) in FACE_AT ? `${rankIndex(rankOf(card))}${SUIT_SYMBOLS[suitOf(card)]} ${cardName(card)}` : cardName(card));
+
 /** "column 4", "cell b", "the foundation". */
 export const placeName = (area, index) =>
   area === COLUMN ? t("column {n}", { n: index + 1 }) : area === CELL ? t("cell {cell}", { cell: CELL_TOKENS[index] }) : t("the foundation");
