@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser, Dialog, Page
 
 from protocol.messages import (
     ClaimHandle,
@@ -37,6 +37,7 @@ from seahaven import COLUMN, Board, Move, to_board_text
 from seahaven.moves import FOUNDATION
 from seahaven.solver import solve
 from tests.browser_pages import AUTO_OFF, key_move
+from tests.helpers import wait_until
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient, race_of_two
 
@@ -584,3 +585,36 @@ async def test_a_quick_match_says_rated_before_ready_and_the_page_hears_its_rati
     history = await page.locator(".rating-history tbody tr").all_inner_texts()
     assert len(history) == 1 and f"{mine['rating']}?" in history[0] and f"{sign}{mine['change']}" in history[0]
     assert "No arena on record yet" in await page.inner_text("[aria-labelledby=arenas-h]")
+
+
+async def test_closing_the_page_mid_race_asks_first(server: ServerProcess, browser: Browser) -> None:
+    """Issue 38, what players expect: a warning before leaving a live race (the browser's own
+    question on closing or leaving the page); none once the race is over for the player."""
+    py = await WsClient.open(f"ws://127.0.0.1:{server.port}/", "Py")
+    state = await py.call(CreateRoom(deal_number=1))
+    assert isinstance(state, RoomState)
+    page = await open_page(browser, http(server, f"/r/{state.room}"), "Web")
+    await page.wait_for_selector("#ready")
+    assert isinstance(await py.call(Ready()), Ok)
+    await page.click("#ready")
+    await in_race(page)
+    await key_move(page, SOLUTION[0])  # the page has been used: a browser asks only then
+    asked: list[str] = []
+
+    async def stay(dialog: Dialog) -> None:
+        asked.append(dialog.type)
+        await dialog.dismiss()
+
+    page.once("dialog", stay)
+    await page.close(run_before_unload=True)
+    await wait_until(lambda: asked == ["beforeunload"], what="the browser's question")
+    assert not page.is_closed() and await js(page, "window.seahaven.room.phase") == "racing"
+
+    for _ in range(2):  # R twice: resign; then closing asks nothing
+        await page.keyboard.press("R")
+    await page.wait_for_function("() => window.seahaven.mine?.status === 'resigned'", timeout=WAIT_MS)
+    page.once("dialog", stay)
+    await page.close(run_before_unload=True)
+    await wait_until(page.is_closed, what="the page closed")
+    assert asked == ["beforeunload"]
+    await close(py)

@@ -62,6 +62,11 @@ async def test_an_arena_of_two_pages_shows_its_standings_between_races_and_its_p
     assert isinstance(arena, dict) and arena["ends_at"] - arena["starts_at"] == 5 * 60_000
     assert re.fullmatch(r"[0-9A-Z]{6}", code)
     assert await ann.inner_text("#arena-link") == f"{base}/a/{code}"
+    assert ann.url == f"{base}/a/{code}", "the address is the arena's, to share or reload"
+    await ann.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    await ann.click("#copy-arena-link")
+    await ann.wait_for_function("() => document.getElementById('toast').textContent === 'link copied'", timeout=WAIT_MS)
+    assert await ann.evaluate("() => navigator.clipboard.readText()") == f"{base}/a/{code}"
     assert await rows(ann, "#arena-standings tbody tr") == ["1 Ann (you) 0 0 0"]
 
     # Bob joins by the code (read like a room code: lower case will do).

@@ -78,6 +78,8 @@ async function ask(hooks, type, body) {
   A.busy = true;
   try {
     onArenaMessage("arena", await hooks.conn.call(type, body));
+    // From the lobby the address is the arena's, to share or reload (a room's page keeps its own).
+    if (location.pathname === "/") history.replaceState(null, "", A.arena.link_path);
   } catch (e) {
     hooks.toast(explain(e));
   } finally {
@@ -151,7 +153,7 @@ export function arenaPanel(hooks, inRoom = false) {
     { class: `card-panel arena phase-${arena.phase}`, "aria-labelledby": "arena-h", id: "arena", "data-in-room": inRoom },
     h("h2", { id: "arena-h" }, t("Arena"), " ", h("span", { class: "code" }, arena.arena)),
     h("p", { class: "muted" }, title + (arena.deal_grade ? " · " + t("{grade} deals", { grade: gradeName(arena.deal_grade) }) : "") + " · ", h("span", { id: "arena-clock" }, arenaClock(arena, hooks.conn?.now() ?? Date.now())), " · ", h("span", { id: "arena-place" }, myPlace(arena, me))),
-    inRoom ? null : h("p", {}, t("Share this link:"), " ", h("a", { href: link, id: "arena-link" }, link)),
+    inRoom ? null : h("p", {}, t("Share this link:"), " ", h("a", { href: link, id: "arena-link" }, link), " ", h("button", { class: "quiet", id: "copy-arena-link", onclick: () => navigator.clipboard?.writeText(link).then(() => hooks.toast(t("link copied"))) }, t("Copy"))),
     A.podium ? h("h3", {}, t("Podium")) : null,
     A.podium ? podiumView(A.podium, me) : null,
     waiting,

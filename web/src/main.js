@@ -10,7 +10,7 @@ import { acceptChallenge, challengeOfPath, ghostChallenge, noteRaced, racedHere 
 import { makeActions } from "./actions.js";
 import { OWN_KEYS, keyAction } from "./keys.js";
 import { patch } from "./patch.js";
-import { applyEvent, initialState, leftRoom, resultLine, roomOfPath } from "./state.js";
+import { applyEvent, inRace, initialState, leftRoom, resultLine, roomOfPath } from "./state.js";
 import { pageParts, tick } from "./views.js";
 import { SoloConnection, soloOfPath } from "./solo.js";
 import { measure, slide } from "./motion.js";
@@ -381,6 +381,9 @@ export function createApp(win = window) {
     }
     if (practice && S.view === "room") S.view = "lobby";
     document.addEventListener("keydown", onKey);
+    // Closing or leaving the page mid-race asks first (the browser's own question): the seat waits
+    // out the grace period, then the race is lost.
+    win.addEventListener("beforeunload", (e) => inRace(S) && e.preventDefault());
     setInterval(() => tick(S), 250);
     setInterval(act.refreshRooms, 4000);
     setInterval(() => tickArena(hooks), 500);
