@@ -620,24 +620,24 @@ async def test_another_rooms_link_mid_race_asks_before_it_resigns(server: Server
     other = await host.call(CreateRoom())
     assert isinstance(other, RoomState)
     asked: list[str] = []
+    resign = False
 
-    async def say_no(dialog: Dialog) -> None:
-        asked.append(dialog.message)
-        await dialog.dismiss()
+    async def answer(dialog: Dialog) -> None:
+        # The browser asks first whether to leave the page mid-race (yes: the link is opened),
+        # then the new page whether to resign the race.
+        asked.append(dialog.type if dialog.type == "beforeunload" else dialog.message)
+        await (dialog.accept() if dialog.type == "beforeunload" or resign else dialog.dismiss())
 
-    page.once("dialog", say_no)
+    page.on("dialog", answer)
     await page.goto(http(server, f"/r/{other.room}"))
     await page.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
-    assert asked == ["Leaving resigns this race. Leave?"]
+    assert asked == ["beforeunload", "Leaving resigns this race. Leave?"]
     assert await js(page, "window.seahaven.room.room") == code and page.url.endswith(f"/r/{code}")
     assert await js(page, "window.seahaven.mine.status") == "racing"
     assert isinstance(await py.call(Ping()), Pong)
     assert not [m for m in await py.drain() if isinstance(m, Progress) and m.status == "resigned"]
 
-    async def say_yes(dialog: Dialog) -> None:
-        await dialog.accept()
-
-    page.once("dialog", say_yes)
+    resign = True
     await page.goto(http(server, f"/r/{other.room}"))
     await page.wait_for_function("code => window.seahaven.room?.room === code", arg=other.room, timeout=WAIT_MS)
     await py.expect(Progress, where=lambda m: m.status == "resigned")
