@@ -29,10 +29,13 @@ def _percent(value: int | None) -> str:
 
 
 def race_result(race: RaceRecord) -> str:
-    """A race's outcome for the history: finished, or how far a racer got who did not finish
-    (older files say "racing" for them)."""
+    """A race's outcome for the history: finished in its time, or how far a racer got who did not
+    finish (older files say "racing" for them). The time is here, not a column of its own: with
+    it the French and Italian history ran past 80 columns and lost its deal codes."""
     if race.status in (Status.RACING, DID_NOT_FINISH):
         return f"{status_word(DID_NOT_FINISH)} {race.progress}/52"
+    if race.status == Status.FINISHED and race.time_ms is not None:
+        return f"{status_word(race.status)} {format_ms(race.time_ms)}"
     return status_word(race.status)
 
 
@@ -108,14 +111,13 @@ class StatsScreen(LocalScreen[str | None]):
                 )
         races_table: DataTable[str] = self.query_one("#races", DataTable)
         # No year and no room code (the deal replays the race): the deal's code fits 80 columns.
-        races_table.add_columns(_("when"), _("rules"), _("place"), _("result"), _("time"), _("deal"))
+        races_table.add_columns(_("when"), _("rules"), _("place"), _("result"), _("deal"))
         for race in reversed(self.stats.races):
             races_table.add_row(
                 race.when[5:16].replace("T", " "),
                 preset_title(PRESETS[race.preset].title) if race.preset in PRESETS else race.preset,
                 _("{place} of {n}").format(place=race.place, n=race.racers),
                 race_result(race),
-                format_ms(race.time_ms),
                 race.deal,
             )
         races_table.display = bool(self.stats.races)

@@ -162,3 +162,23 @@ async def test_a_spectators_screen_cuts_no_word_at_80x24(make_memory_server: Mak
         await bob.close()
         await cid.close()
     assert cuts == [], "\n".join(cuts)
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "it", "nl"])
+async def test_the_statistics_with_races_cut_no_word_at_80x24(tmp_path: Path, language: str) -> None:
+    """The statistics screen with solo games and races in its history (a win, a second place, a
+    race not finished): every column whole at 80x24, the deal codes too (French and Italian cut
+    them)."""
+    from client.screenshots import ShowApp, sample_stats
+    from client.stats_screen import StatsScreen
+
+    i18n.use(language)
+    try:
+        app = ShowApp(StatsScreen(sample_stats(tmp_path / "stats.json")))
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, StatsScreen), "the statistics")
+            await pilot.pause()
+            cuts = cut_words(app.screen, SIZE[0])
+    finally:
+        i18n.use("en")
+    assert cuts == [], cuts
