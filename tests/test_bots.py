@@ -27,6 +27,7 @@ from protocol.messages import (
 )
 from seahaven import Board, Move
 from seahaven.solver import solve
+from server.app import RaceServer
 from server.rooms.room import BOT_PREFIX
 from tests.fakeclock import FakeClock
 from tests.helpers import MakeServer, url_of, wait_until
@@ -158,6 +159,18 @@ async def test_resigning_against_a_bot_ends_the_race_at_once(make_server: MakeSe
     await ann.close()
 
 
+async def race_a_bot(server: RaceServer, name: str) -> tuple[WsClient, str]:
+    """``name`` (a protocol client) races a sprint bot, started: the client and the bot's id."""
+    client = await WsClient.open(url_of(server), name)
+    state = await client.call(CreateRoom(bot="sprint"))
+    assert isinstance(state, RoomState)
+    members = await client.expect(Members, where=lambda m: any(r.status == "ready" for r in m.racers))
+    (bot,) = [r.player for r in members.racers if r.player != client.player]
+    assert isinstance(await client.call(Ready()), Ok)
+    await client.expect(Started)
+    return client, bot
+
+
 async def test_a_bot_whose_worker_was_killed_gives_up_and_the_next_bot_has_a_new_one(
     make_server: MakeServer,
 ) -> None:
@@ -167,26 +180,14 @@ async def test_a_bot_whose_worker_was_killed_gives_up_and_the_next_bot_has_a_new
     loop = asyncio.get_running_loop()
     worker = await loop.run_in_executor(server.fair.bots.executor(), os.getpid)
     os.kill(worker, signal.SIGKILL)
-    ann = await WsClient.open(url_of(server), "Ann")
-    state = await ann.call(CreateRoom(bot="sprint"))
-    assert isinstance(state, RoomState)
-    members = await ann.expect(Members, where=lambda m: any(r.status == "ready" for r in m.racers))
-    (bot,) = [r.player for r in members.racers if r.player != ann.player]
-    assert isinstance(await ann.call(Ready()), Ok)
-    await ann.expect(Started)
+    ann, bot = await race_a_bot(server, "Ann")
     gave_up = await ann.expect(Progress, wait=20, where=lambda p: p.player == bot and p.status != "racing")
     assert gave_up.status == "resigned" and gave_up.progress < 52
     assert isinstance(await ann.call(Resign()), Ok)
     await ann.expect(Result)
     await ann.close()
 
-    cid = await WsClient.open(url_of(server), "Cid")
-    state = await cid.call(CreateRoom(bot="sprint"))
-    assert isinstance(state, RoomState)
-    members = await cid.expect(Members, where=lambda m: any(r.status == "ready" for r in m.racers))
-    (bot,) = [r.player for r in members.racers if r.player != cid.player]
-    assert isinstance(await cid.call(Ready()), Ok)
-    await cid.expect(Started)
+    cid, bot = await race_a_bot(server, "Cid")
     won = await cid.expect(Progress, wait=60, where=lambda p: p.player == bot and p.status != "racing")
     assert (won.status, won.progress) == ("finished", 52)
     assert await loop.run_in_executor(server.fair.bots.executor(), os.getpid) != worker

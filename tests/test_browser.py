@@ -201,7 +201,9 @@ async def test_two_pages_join_by_link_and_race_to_a_finish(server: ServerProcess
     no_errors(bob)
 
 
-async def test_a_browser_races_the_python_protocol_client(server: ServerProcess, browser: Browser) -> None:
+async def py_and_a_page(server: ServerProcess, browser: Browser) -> tuple[WsClient, Page]:
+    """Py (a protocol client) makes a room on deal 1, a page ("Web") joins it by its link, and
+    both race: Py and the page, mid-race."""
     py = await WsClient.open(f"ws://127.0.0.1:{server.port}/", "Py")
     state = await py.call(CreateRoom(deal_number=1))
     assert isinstance(state, RoomState)
@@ -211,6 +213,11 @@ async def test_a_browser_races_the_python_protocol_client(server: ServerProcess,
     await page.click("#ready")
     await py.expect(Started)
     await in_race(page)
+    return py, page
+
+
+async def test_a_browser_races_the_python_protocol_client(server: ServerProcess, browser: Browser) -> None:
+    py, page = await py_and_a_page(server, browser)
 
     # A key to a place the selection cannot go says why (issue 38, bug 9), in the board's card
     # symbols, and that place's card is the selection then (a click's way to choose again).
@@ -590,14 +597,7 @@ async def test_a_quick_match_says_rated_before_ready_and_the_page_hears_its_rati
 async def test_closing_the_page_mid_race_asks_first(server: ServerProcess, browser: Browser) -> None:
     """Issue 38, what players expect: a warning before leaving a live race (the browser's own
     question on closing or leaving the page); none once the race is over for the player."""
-    py = await WsClient.open(f"ws://127.0.0.1:{server.port}/", "Py")
-    state = await py.call(CreateRoom(deal_number=1))
-    assert isinstance(state, RoomState)
-    page = await open_page(browser, http(server, f"/r/{state.room}"), "Web")
-    await page.wait_for_selector("#ready")
-    assert isinstance(await py.call(Ready()), Ok)
-    await page.click("#ready")
-    await in_race(page)
+    py, page = await py_and_a_page(server, browser)
     await key_move(page, SOLUTION[0])  # the page has been used: a browser asks only then
     asked: list[str] = []
 
