@@ -37,6 +37,7 @@ from protocol.messages import (
     Started,
 )
 from seahaven import Board, Move, parse_board, to_board_text
+from seahaven.codes import encode
 from seahaven.solver import solve
 from tests.browser_pages import AUTO_OFF, WAIT_MS, at_rest, js, key_move
 from tests.helpers import wait_until
@@ -643,4 +644,35 @@ async def test_another_rooms_link_mid_race_asks_before_it_resigns(server: Server
     await py.expect(Progress, where=lambda m: m.status == "resigned")
     for client in (py, host):
         await client.close()
+    no_errors(page)
+
+
+async def test_the_new_room_form_keeps_its_settings_and_a_deal_link_fills_the_deal(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Issue 38, what players expect: the lobby's form remembers the last settings (its time limit
+    in minutes), and "Race this deal" (a replay's /?deal=CODE) opens it on that deal."""
+    code = encode("seahaven", 7)
+    page = await open_page(browser, http(server, f"/?deal={code}"), "Mona")
+    form = "form.create"
+    assert await page.input_value(f"{form} input[name=deal]") == code
+    assert page.url == http(server), "the link's deal is the form's now, not the address's"
+    await page.fill(f"{form} input[name=seats]", "3")
+    await page.fill(f"{form} input[name=time_limit]", "2.5")
+    await page.uncheck(f"{form} input[name=undo]")
+    await page.click(f"{form} button[type=submit]")
+    await page.wait_for_selector("#room-code", timeout=WAIT_MS)
+    room = await js(page, "window.seahaven.room")
+    assert isinstance(room, dict)
+    assert (room["seats"], room["time_limit"], room["undo"], room["deal"]) == (3, 150, False, code)
+    assert "2:30 limit" in await page.inner_text(".room-head .facts")
+    await page.click("#leave")
+    await page.wait_for_selector(f"{form} input[name=seats]", timeout=WAIT_MS)
+    # The next room starts from the same settings; the deal was that one room's.
+    await page.reload()
+    await page.wait_for_selector(f"{form} input[name=seats]", timeout=WAIT_MS)
+    assert await page.input_value(f"{form} input[name=seats]") == "3"
+    assert await page.input_value(f"{form} input[name=time_limit]") == "2.5"
+    assert not await page.is_checked(f"{form} input[name=undo]")
+    assert await page.input_value(f"{form} input[name=deal]") == ""
     no_errors(page)

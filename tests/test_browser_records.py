@@ -122,6 +122,7 @@ async def test_a_race_replays_move_by_move_then_the_winners_page_and_the_boards(
     await open_records(page, f"{base}/races/{race_id}")
     assert await page.inner_text("#race-id") == race_id
     assert await page.inner_text("#deal-code") == encode("seahaven", 1)
+    assert await page.get_attribute("#race-this-deal", "href") == f"/?deal={encode('seahaven', 1)}"
     assert "Seahaven Towers · deal #1" in await page.inner_text("#race-facts")
     rows = [re.sub(r"\s+", " ", r) for r in await page.locator(".standings tbody tr").all_inner_texts()]
     actions = ann_actions()  # moves as the results count them: an undo is one too

@@ -28,6 +28,7 @@ const KEY = {
   four: "seahaven.fourColour",
   opening: "seahaven.opening",
   auto: "seahaven.autoMove", // "off": no auto-move to the foundations
+  form: "seahaven.newRoom", // the lobby's new-room form as last sent (its deal excepted)
   lang: STORAGE_KEY, // the language the player chose with the switcher (else the browser's)
 };
 
@@ -57,6 +58,9 @@ export function createApp(win = window) {
   });
   const arena = arenaOfPath(win.location.pathname);
   if (arena) S.wanted = { arena }; // an /a/CODE link
+  // "Race this deal" (a replay's, a gone room's): the lobby's new room on that deal.
+  S.dealAsked = new URLSearchParams(win.location.search).get("deal");
+  if (S.dealAsked && win.location.pathname === "/") win.history.replaceState(null, "", "/");
   S.arena = A; // the arena I am in: arena.js keeps it, seen here by the tests
   S.autoMove = store.getItem(KEY.auto) !== "off";
   let toastTimer = null;
@@ -75,6 +79,15 @@ export function createApp(win = window) {
       el.textContent = text;
     },
     url: (path) => win.history.replaceState(null, "", path),
+    /** The new-room form's last settings (JSON-able), kept in this browser. */
+    lastForm() {
+      try {
+        return JSON.parse(store.getItem(KEY.form) ?? "{}") ?? {};
+      } catch {
+        return {};
+      }
+    },
+    keepForm: (settings) => store.setItem(KEY.form, JSON.stringify(settings)),
     /** Said politely to screen readers only (the live region): selections, places, moves. */
     announce(text) {
       S.heard.push(text);

@@ -175,7 +175,9 @@ function raceHead(race) {
       " ",
       h("button", { class: "quiet", onclick: copy }, t("Copy")),
       h("span", { id: "copied", class: "muted", "aria-live": "polite" }),
-      h("span", { class: "muted" }, " · ", t("race it again: give the code to a new room's deal field in the lobby."), " ", h("a", { href: "/" }, t("To the lobby"))),
+      h("span", { class: "muted" }, " · "),
+      h("a", { href: `/?deal=${encodeURIComponent(race.deal_code)}`, id: "race-this-deal" }, t("Race this deal")),
+      h("span", { class: "muted" }, " ", t("(a new room on it, from the lobby)")),
     ),
   ];
 }

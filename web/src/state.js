@@ -33,6 +33,7 @@ export function initialState({ view = "lobby", wanted = null, challenge = null }
     toast: "",
     ratings: {}, // preset -> my last `rating` event's body (docs/ratings.md)
     wanted, // {code, watch} from a /r/CODE link
+    dealAsked: null, // the deal code a "Race this deal" link (/?deal=CODE) puts in the new-room form
     match: null, // quick match's wait for a partner: the last `matching`, with its room and when it came (local ms)
     lost: false, // the server proved my position unwinnable (`lost`, rooms with lost_notice)
     hint: null, // the last hint's move (text), shown until the next move

@@ -220,19 +220,22 @@ function dailyPanel(app) {
 }
 
 function createForm(app) {
-  const { act } = app;
+  const { act, S } = app;
+  // As last sent in this browser (the deal excepted: one asked by a "Race this deal" link).
+  const last = app.lastForm?.() ?? {};
   const field = (label, input) => h("label", { class: "field" }, h("span", {}, label), input);
-  const preset = h("select", { name: "preset" }, presetOptions("seahaven"));
-  const seats = h("input", { name: "seats", type: "number", min: 2, max: 8, value: 2 });
-  const limit = h("input", { name: "time_limit", type: "number", min: 30, max: 7200, placeholder: t("none") });
-  const deal = h("input", { name: "deal", placeholder: t("a winnable deal"), autocomplete: "off" });
-  const pub = h("input", { name: "public", type: "checkbox", checked: true });
-  const undoBox = h("input", { name: "undo", type: "checkbox", checked: true });
+  const preset = h("select", { name: "preset" }, presetOptions(PRESETS[last.preset] ? last.preset : "seahaven"));
+  const seats = h("input", { name: "seats", type: "number", min: 2, max: 8, value: last.seats ?? 2 });
+  // In minutes, as a player thinks of a race's length (the protocol's are seconds: 30 to 7200).
+  const limit = h("input", { name: "time_limit", type: "number", min: 0.5, max: 120, step: 0.5, placeholder: t("none"), value: last.minutes ?? "" });
+  const deal = h("input", { name: "deal", placeholder: t("a winnable deal"), autocomplete: "off", value: S.dealAsked ?? "" });
+  const pub = h("input", { name: "public", type: "checkbox", checked: last.public ?? true });
+  const undoBox = h("input", { name: "undo", type: "checkbox", checked: last.undo ?? true });
   // Deal difficulty is the solver's grade of a winnable deal, not the easy/medium/hard presets (cell counts).
-  const grade = h("select", { name: "deal_grade" }, ["any", "gentle", "tricky", "fiendish"].map((g) => h("option", { value: g }, gradeName(g))));
-  const bot = h("select", { name: "bot" }, [["", t("no")], ["stroll", t("stroll")], ["brisk", t("brisk")], ["sprint", t("sprint")]].map(([v, text]) => h("option", { value: v }, text)));
-  const hints = h("input", { name: "hints", type: "checkbox" });
-  const lost = h("input", { name: "lost_notice", type: "checkbox" });
+  const grade = h("select", { name: "deal_grade" }, ["any", "gentle", "tricky", "fiendish"].map((g) => h("option", { value: g, selected: g === last.grade }, gradeName(g))));
+  const bot = h("select", { name: "bot" }, [["", t("no")], ["stroll", t("stroll")], ["brisk", t("brisk")], ["sprint", t("sprint")]].map(([v, text]) => h("option", { value: v, selected: v === (last.bot ?? "") }, text)));
+  const hints = h("input", { name: "hints", type: "checkbox", checked: Boolean(last.hints) });
+  const lost = h("input", { name: "lost_notice", type: "checkbox", checked: Boolean(last.lost) });
   return h(
     "form",
     {
@@ -240,8 +243,10 @@ function createForm(app) {
       "aria-labelledby": "create-h",
       onsubmit: async (e) => {
         e.preventDefault();
+        const minutes = limit.value ? Number(limit.value) : null;
+        app.keepForm?.({ preset: preset.value, seats: Number(seats.value) || 2, minutes, public: pub.checked, undo: undoBox.checked, grade: grade.value, bot: bot.value, hints: hints.checked, lost: lost.checked });
         const body = { preset: preset.value, seats: Number(seats.value) || 2, public: pub.checked, undo: undoBox.checked };
-        if (limit.value) body.time_limit = Number(limit.value);
+        if (minutes) body.time_limit = Math.round(minutes * 60);
         const d = deal.value.trim();
         if (/^\d+$/.test(d)) body.deal_number = Number(d);
         else if (d) body.deal_code = d;
@@ -255,7 +260,7 @@ function createForm(app) {
     h("h2", { id: "create-h" }, t("New room")),
     field(t("Rules"), preset),
     field(t("Seats"), seats),
-    field(t("Time limit (s)"), limit),
+    field(t("Time limit (minutes)"), limit),
     field(t("Deal number or code"), deal),
     field(t("Deal difficulty (winnable deals)"), grade),
     field(t("Race the computer"), bot),
