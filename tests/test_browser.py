@@ -618,3 +618,15 @@ async def test_closing_the_page_mid_race_asks_first(server: ServerProcess, brows
     await wait_until(page.is_closed, what="the page closed")
     assert asked == ["beforeunload"]
     await close(py)
+
+
+async def test_a_rival_who_resigns_is_said(server: ServerProcess, browser: Browser) -> None:
+    """A rival out of the race was only a grey word in the racers' panel, easy to miss while the
+    player raced on alone: it is said now."""
+    py, page = await py_and_a_page(server, browser)
+    assert isinstance(await py.call(Resign()), Ok)
+    said = "() => document.getElementById('toast').textContent === 'Py resigned'"
+    await page.wait_for_function(said, timeout=WAIT_MS)
+    assert await js(page, "window.seahaven.room.phase") == "racing", "the race goes on for the page"
+    await close(py)
+    no_errors(page)

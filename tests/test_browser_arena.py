@@ -6,13 +6,14 @@ the podium. The server's clock is the tests' fake one, so the arena's end comes 
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 
 import pytest
 from playwright.async_api import Browser, Page
 
-from protocol.messages import Arena, CreateArena, CreateRoom, RoomState
+from protocol.messages import Arena, CreateArena, CreateRoom, Ready, Resign, RoomState
 from seahaven import Board
 from seahaven.solver import solve
 from server.app import RaceServer
@@ -167,6 +168,46 @@ async def test_an_arena_link_joins_its_arena_from_a_room(server: RaceServer, bro
     await cid.wait_for_function("() => window.seahaven.arena.arena !== null", timeout=WAIT_MS)
     assert await js(cid, "window.seahaven.arena.arena.arena") == opened.arena
     await racing_in(cid)  # out of Dan's room: the arena seats Cid with Ann
+    for client in (ann, dan):
+        await client.close()
+    no_errors(cid)
+
+
+async def test_an_arena_link_opened_mid_race_offers_the_way_back_into_its_pairing(
+    server: RaceServer, browser: Browser
+) -> None:
+    """An arena's link opened mid-race joins the arena, but a player racing elsewhere is out of
+    its pairing (docs/arenas.md): the panel said "waiting for the next race" forever, with no way
+    back in. It says they are out, and its button joins the pairing again once they are free."""
+    base = f"http://127.0.0.1:{server.port}"
+    ann = await WsClient.open(url_of(server), "Ann")
+    opened = await ann.call(CreateArena(minutes=5))
+    assert isinstance(opened, Arena)
+    dan = await WsClient.open(url_of(server), "Dan")
+    room = await dan.call(CreateRoom())
+    assert isinstance(room, RoomState)
+    cid = await new_page(browser)
+    await lobby(cid, f"{base}/r/{room.room}", "Cid")
+    await cid.click("#ready")
+    await dan.call(Ready())
+    await cid.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
+    cid.on("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))  # leave the page: yes
+    await cid.route(re.compile(r".*/a/[0-9A-Za-z]+$"), lambda route: route.continue_(url=f"{base}/"))
+    await cid.goto(f"{base}/a/{opened.arena}")
+    await cid.wait_for_selector("#arena-rejoin", timeout=WAIT_MS)
+    assert "out of the pairing" in await cid.inner_text("#arena-out")
+    await dan.call(Resign())
+    await cid.keyboard.press("R")
+    await cid.keyboard.press("R")  # Cid's race is over: free
+    await cid.wait_for_function("() => window.seahaven.room?.phase === 'finished'", timeout=WAIT_MS)
+    await cid.click("#arena-rejoin")
+    await cid.wait_for_selector("#arena-rejoin", state="detached", timeout=WAIT_MS)
+    # Ann waits in the race made for both when Cid was paired mid-race: freed once it has waited
+    # the lease's 3 s (the server's clock is the test's), then paired with Cid.
+    await asyncio.sleep(1.5)
+    fake(server).advance(4000)
+    first = await racing_in(cid, room.room)  # the arena seats Cid with Ann
+    assert first != room.room
     for client in (ann, dan):
         await client.close()
     no_errors(cid)

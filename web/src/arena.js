@@ -147,7 +147,13 @@ export function arenaPanel(hooks, inRoom = false) {
   const me = hooks.me?.player;
   const link = `${location.origin}${arena.link_path}`;
   const title = presetTitle(arena.preset);
-  const waiting = !inRoom && arena.phase === "running" ? h("p", { class: "muted", id: "arena-wait" }, t("Waiting for the next race: the server seats you as soon as another player is free.")) : null;
+  // Out of the pairing (raced elsewhere when paired, or left): said, with the way back in.
+  const out = arena.phase === "running" && arena.standings.some((s) => s.player === me && !s.active);
+  const waiting = out
+    ? h("p", { id: "arena-out" }, t("You are out of the pairing: no race is made for you."), " ", h("button", { id: "arena-rejoin", onclick: () => joinArena(hooks, arena.arena) }, t("Race in the arena again")))
+    : !inRoom && arena.phase === "running"
+      ? h("p", { class: "muted", id: "arena-wait" }, t("Waiting for the next race: the server seats you as soon as another player is free."))
+      : null;
   return h(
     "section",
     { class: `card-panel arena phase-${arena.phase}`, "aria-labelledby": "arena-h", id: "arena", "data-in-room": inRoom },

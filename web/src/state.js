@@ -86,6 +86,9 @@ export function applyEvent(S, type, body, now = 0) {
   } else if (type === "progress") {
     const racer = room.racers.find((r) => r.player === body.player);
     if (racer && body.player !== room.you && body.progress !== racer.progress) S.heard.push(t("{name}: {count} of 52 home", { name: racer.name, count: number(body.progress) }));
+    // A rival out of the race is said (the panel's grey word alone went unseen): the race goes on.
+    const out = { resigned: () => t("{name} resigned", { name: racer.name }), forfeit: () => t("{name} lost their seat (away too long)", { name: racer.name }) }[body.status];
+    if (racer && out && body.player !== room.you && racer.status !== body.status && room.phase === "racing" && S.mine?.status === "racing") S.said.push(out());
     if (racer) Object.assign(racer, { progress: body.progress, moves: body.moves, status: body.status, time_ms: body.time_ms });
     if (body.player === room.you && S.mine) Object.assign(S.mine, { status: body.status });
     if (body.move !== null && room.role === "spectator") spectate(S, body);
