@@ -59,7 +59,9 @@ async def at_step(page: Page) -> int:
 
 
 def card_name(card: Card) -> str:
-    return f"{RANK_WORDS[card.rank - 1]} of {SUIT_NAMES[card.suit]}"
+    """A card's accessible name on the board: an ace's or a court card's begins with its corner."""
+    words = f"{RANK_WORDS[card.rank - 1]} of {SUIT_NAMES[card.suit]}"
+    return f"{card.symbol} {words}" if card.rank in (1, 11, 12, 13) else words
 
 
 def ann_actions() -> list[str]:
