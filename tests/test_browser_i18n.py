@@ -110,6 +110,12 @@ async def test_a_dutch_browser_gets_the_lobby_and_a_race_in_dutch(server: Server
 
     # The race: the counter's plural forms, the board's names for screen readers, the buttons.
     assert await text(ann, ".controls .mine") == "0/52 op de basisstapels · 0 zetten"
+    # A refused move says why in Dutch words and card symbols, not notation and a generic line.
+    await ann.keyboard.press("1")
+    await ann.keyboard.press("2")
+    said = "6♦ kan niet op 8♠: kolommen worden aflopend per kleur opgebouwd"
+    await ann.wait_for_function("said => document.getElementById('toast').textContent === said", arg=said)
+    await ann.keyboard.press("Escape")
     await key_move(ann, SOLUTION[0])
     await ann.wait_for_function("() => window.seahaven.pending.length === 0", timeout=WAIT_MS)
     assert await text(ann, ".controls .mine") == "0/52 op de basisstapels · 1 zet"

@@ -4,7 +4,7 @@
 // keeping (`keepOpening`, `openingOf`). Moves are played at once on the local board and rolled
 // back if the server refuses them.
 import { FOUNDATION, COLUMN, CELL, moveText, mv } from "./rules.js";
-import { cardName, placeName, withSymbols } from "./words.js";
+import { cardName, placeName, reasonWords, withSymbols } from "./words.js";
 import { refusal } from "./explain.js";
 import { language, t, tn } from "./i18n.js";
 import { enterRoom, finishMoves, hasCard, leftRoom, leavingResigns, racing, runFrom, settled, canUndo, canHint, lostText } from "./state.js";
@@ -20,7 +20,7 @@ function selectionWords(board, sel) {
 /** Why ``move`` is refused, in the player's language: the rules port's reason is the engine's
  * English; other languages say the move and the refusal code's words. */
 const refusedText = (move, why) =>
-  language() === "en" ? withSymbols(why) : t("{move} refused: {reason}", { move: moveText(move), reason: refusal({ code: "illegal-move", message: why }) });
+  language() === "en" ? withSymbols(why) : (reasonWords(why) ?? t("{move} refused: {reason}", { move: moveText(move), reason: refusal({ code: "illegal-move", message: why }) }));
 
 export function makeActions(app) {
   const S = app.S;

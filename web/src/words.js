@@ -21,6 +21,29 @@ export const rankIndex = (rank) => (rank in FACE_AT ? (faceLetters()[FACE_AT[ran
  * the engine's reasons (and the rules port's) name cards by their tokens. */
 export const withSymbols = (text) => text.replace(/\b(10|[2-9TJQKA])([CDHS])\b/g, (_, rank, suit) => rankIndex(rank === "10" ? 10 : RANKS.indexOf(rank) + 1) + SUIT_SYMBOLS[SUIT_LETTERS.indexOf(suit)]);
 
+const card = (token) => withSymbols(token);
+// The engine's reasons (and the rules port's, in the same words), each said in the player's
+// language: [its English, as a pattern; the message with the pattern's parts].
+const BUILDS = { "down by suit": () => t("down by suit"), "down in alternating colours": () => t("down in alternating colours") };
+const REASONS = [
+  [/^(\S+) cannot go on (\S+): columns build (down by suit|down in alternating colours)$/, (m) => t("{card} cannot go on {target}: columns build {build}", { card: card(m[1]), target: card(m[2]), build: BUILDS[m[3]]() })],
+  [/^an empty column takes only a King or a King-led run$/, () => t("an empty column takes only a King or a King-led run")],
+  [/^a run of (\d+) cards is too long: (\d+) can move now$/, (m) => t("a run of {n} cards is too long: {room} can move now", { n: number(Number(m[1])), room: number(Number(m[2])) })],
+  [/^cell ([a-h]) is occupied$/, (m) => t("{place} is occupied", { place: t("cell {cell}", { cell: m[1] }) })],
+  [/^(\S+) cannot go home yet$/, (m) => t("{card} cannot go home yet", { card: card(m[1]) })],
+  [/^a card does not move from cell to cell$/, () => t("a card does not move from cell to cell")],
+  [/^only single cards go to a cell or a foundation$/, () => t("only single cards go to a cell or a foundation")],
+];
+
+/** A refusal's reason (the engine's English) in the player's language, or null for one not known here. */
+export function reasonWords(why) {
+  for (const [pattern, say] of REASONS) {
+    const m = pattern.exec(why);
+    if (m) return say(m);
+  }
+  return null;
+}
+
 /** "ten of spades". */
 export const cardName = (card) => t("{rank} of {suit}", { rank: rankName(rankOf(card)), suit: SUITS[suitOf(card)]() });
 
