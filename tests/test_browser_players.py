@@ -124,6 +124,7 @@ async def test_a_run_challenged_from_the_results_is_raced_as_a_ghost_from_its_li
     racers = await rows(carol, ".racers li")
     assert racers[0].startswith("Carol (you)") and racers[1].startswith("Bob ghost"), racers
     assert await carol.inner_text(".racers li .mark-ghost") == "ghost"
+    assert await carol.locator("#share").count() == 0, "a full room has no link to share"
     assert await js(carol, "window.seahaven.room.racers.map(r => Boolean(r.ghost))") == [False, True]
     await carol.click("#ready")
 

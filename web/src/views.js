@@ -345,7 +345,8 @@ function roomView(app) {
       h(
         "section",
         { class: "card-panel waiting" },
-        h("p", {}, t("Share this link:"), " ", h("a", { href: link, id: "share" }, link), " ", h("button", { class: "quiet", onclick: () => navigator.clipboard?.writeText(link).then(() => act.say(t("link copied"))) }, t("Copy"))),
+        // A room with a free seat has a link to share; a full one (an arena's, a ghost's) has none.
+        room.racers.length < room.seats ? h("p", {}, t("Share this link:"), " ", h("a", { href: link, id: "share" }, link), " ", h("button", { class: "quiet", onclick: () => navigator.clipboard?.writeText(link).then(() => act.say(t("link copied"))) }, t("Copy"))) : null,
         racersPanel(room, S.ratings, S.result?.race_id ?? null),
         room.role === "racer"
           ? h("button", { id: "ready", class: me?.status === "ready" ? "quiet" : "", onclick: act.ready }, me?.status === "ready" ? t("Not ready") : t("Ready"))
