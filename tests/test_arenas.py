@@ -32,7 +32,9 @@ from protocol.messages import (
     Started,
 )
 from server.play.arena_rules import Entry
+from server.rooms.events import Ended, Event
 from server.shell.clock import SystemClock
+from server.shell.held import HeldRoom
 from tests.helpers import MakeServer, fake, url_of, wait_until
 from tests.racing import room_with, solution, start_race
 from tests.redis_proc import RedisProcess
@@ -413,6 +415,45 @@ async def test_an_arena_race_ends_with_the_arena_unscored_and_none_starts_in_its
         assert sorted(s.races for s in scored.standings) == [1, 1]
         await asyncio.sleep(2.5)  # two rounds of pairing (each second)
         assert not any(isinstance(e, RoomState) for e in ann.events + bob.events), "a race 20 s long was made"
+    finally:
+        for client in (ann, bob):
+            await client.close()
+
+
+async def test_a_racer_hears_the_last_races_result_before_the_next_race_seats_them(
+    make_memory_server: MakeServer,
+) -> None:
+    """The command that ends a race sends its result after its hooks have run. An arena pairing
+    round in between scored the race and seated its racers in the next one, leaving out every
+    room frame to them meanwhile: the loser never heard the result (a loaded CI run showed it).
+    Here the race's end hook is slowed to make that gap wide."""
+    server = await make_memory_server(deals=lambda: 1)  # the deal Bob's moves solve
+
+    async def slow_end(held: HeldRoom, events: list[Event]) -> None:
+        if any(isinstance(e, Ended) for e in events):
+            await asyncio.sleep(2.5)  # two pairing rounds (each second)
+
+    server.path.promised.append(slow_end)
+    ann, bob = [await WsClient.open(url_of(server), name) for name in ("Ann", "Bob")]
+    try:
+        created = await ann.call(CreateArena(preset="seahaven", minutes=5))
+        assert isinstance(created, Arena)
+        assert isinstance(await bob.call(JoinArena(arena=created.arena)), Arena)
+        first = await bob.expect(RoomState, wait=10)
+        await bob.expect(Started, wait=10)
+        for move in solution():
+            assert isinstance(await bob.call(MoveRequest(move=str(move))), Moved)
+        # Ann's frames, in order, until the next race's room: the last race's result among them, first.
+        heard: list[str] = []
+        while "next room" not in heard:
+            events = await ann.drain(wait=5)
+            assert events, f"nothing more came: {heard}"
+            for event in events:
+                if isinstance(event, Result):
+                    heard.append("result")
+                elif isinstance(event, RoomState) and event.room != first.room:
+                    heard.append("next room")
+        assert heard == ["result", "next room"]
     finally:
         for client in (ann, bob):
             await client.close()

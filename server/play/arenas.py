@@ -307,6 +307,11 @@ class Arenas:
                 held = None  # never started: its players are freed unscored
             elif held is not None and held.room.phase != Phase.FINISHED:
                 continue
+            elif held is not None:
+                # The command that ended the race may still be sending its result: its racers
+                # hear it before they are seated in the next race (whose seating leaves out, for
+                # a moment, every room frame to them: the result would be lost).
+                await self.path.settled(held)
             self.unstarted.pop(room, None)
             places = {} if held is None else {s.player: s.place for s in held.room.standings}
             count = len(places)

@@ -353,6 +353,11 @@ class RoomPath:
         log_event("session.dropped", player=player, room=held.room.code)
         await self.forget_if_idle(held)
 
+    async def settled(self, held: HeldRoom) -> None:
+        """Return once no command runs on ``held``: what one under way sends has gone out."""
+        async with held.lock:
+            return
+
     async def forget_if_idle(self, held: HeldRoom) -> None:
         """Let go of a room nobody is connected to once it has nothing left to time (its
         spectator schedule is rebuilt from the log whenever someone comes back); or of one whose
