@@ -110,6 +110,9 @@ async def test_a_dutch_browser_gets_the_lobby_and_a_race_in_dutch(server: Server
 
     # The race: the counter's plural forms, the board's names for screen readers, the buttons.
     assert await text(ann, ".controls .mine") == "0/52 op de basisstapels · 0 zetten"
+    # The room's long Dutch facts wrap in their place: the clock and Leave stay on the title's line.
+    title, leave = await ann.locator(".room-head h2").bounding_box(), await ann.locator("#leave").bounding_box()
+    assert title is not None and leave is not None and leave["y"] < title["y"] + title["height"], (title, leave)
     # A refused move says why in Dutch words and card symbols, not notation and a generic line.
     await ann.keyboard.press("1")
     await ann.keyboard.press("2")
