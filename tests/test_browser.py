@@ -615,6 +615,7 @@ async def test_closing_the_page_mid_race_asks_first(server: ServerProcess, brows
     for _ in range(2):  # R twice: resign; then closing asks nothing
         await page.keyboard.press("R")
     await page.wait_for_function("() => window.seahaven.mine?.status === 'resigned'", timeout=WAIT_MS)
+    assert await page.inner_text(".controls .note") == "You resigned."  # not "You are resigned."
     page.once("dialog", stay)
     await page.close(run_before_unload=True)
     await wait_until(page.is_closed, what="the page closed")

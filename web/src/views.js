@@ -373,6 +373,9 @@ function dealLine(room, origin) {
   return h("p", { class: "muted deal", id: "deal" }, t("Deal {deal}", { deal: room.deal }), " · ", h("a", { href: practice, id: "solo-link", target: "_blank", rel: "noopener" }, t("practise it alone")));
 }
 
+// Where I am once out of the race, in a sentence ("You are forfeit." said it awkwardly).
+const OUT_OF_THE_RACE = { finished: () => t("You finished."), resigned: () => t("You resigned."), forfeit: () => t("You lost your seat: you were away too long.") };
+
 function raceView(app) {
   const { S, act } = app;
   const room = S.room;
@@ -388,7 +391,7 @@ function raceView(app) {
           ? t("No win is left from here: undo, or resign.")
           : t("No win is left from here.")
         : status !== "racing"
-          ? t("You are {status}.", { status: statusText(status, room.phase === "finished") })
+          ? (OUT_OF_THE_RACE[status]?.() ?? t("You are {status}.", { status: statusText(status, room.phase === "finished") }))
           : S.hint
             ? t("Hint: {move}", { move: S.hint })
             : "";
