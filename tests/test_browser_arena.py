@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 import pytest
 from playwright.async_api import Browser, Page
@@ -150,9 +151,20 @@ async def test_an_arena_link_joins_its_arena_after_the_name(server: RaceServer, 
     no_errors(cid)
 
 
-async def test_an_arena_link_joins_its_arena_from_a_room(server: RaceServer, browser: Browser) -> None:
-    """An arena's link opened by a player waiting in a room: the resumed session showed that room
-    and forgot the arena. The link means "take me there", as a room's or a challenge's does."""
+@dataclass
+class ArenaAndRoom:
+    """Ann (a protocol client) in a 5-minute arena; Dan (another) in a room of his that Cid's page
+    has joined by its link; the page asks the server for / when sent to /a/CODE."""
+
+    base: str
+    ann: WsClient
+    arena: str
+    dan: WsClient
+    room: str
+    cid: Page
+
+
+async def arena_and_room(server: RaceServer, browser: Browser) -> ArenaAndRoom:
     base = f"http://127.0.0.1:{server.port}"
     ann = await WsClient.open(url_of(server), "Ann")
     opened = await ann.call(CreateArena(minutes=5))
@@ -162,11 +174,19 @@ async def test_an_arena_link_joins_its_arena_from_a_room(server: RaceServer, bro
     assert isinstance(room, RoomState)
     cid = await new_page(browser)
     await lobby(cid, f"{base}/r/{room.room}", "Cid")
-    await cid.wait_for_selector("#ready", timeout=WAIT_MS)
     await cid.route(re.compile(r".*/a/[0-9A-Za-z]+$"), lambda route: route.continue_(url=f"{base}/"))
-    await cid.goto(f"{base}/a/{opened.arena}")
+    return ArenaAndRoom(base, ann, opened.arena, dan, room.room, cid)
+
+
+async def test_an_arena_link_joins_its_arena_from_a_room(server: RaceServer, browser: Browser) -> None:
+    """An arena's link opened by a player waiting in a room: the resumed session showed that room
+    and forgot the arena. The link means "take me there", as a room's or a challenge's does."""
+    at = await arena_and_room(server, browser)
+    base, ann, dan, cid = at.base, at.ann, at.dan, at.cid
+    await cid.wait_for_selector("#ready", timeout=WAIT_MS)
+    await cid.goto(f"{base}/a/{at.arena}")
     await cid.wait_for_function("() => window.seahaven.arena.arena !== null", timeout=WAIT_MS)
-    assert await js(cid, "window.seahaven.arena.arena.arena") == opened.arena
+    assert await js(cid, "window.seahaven.arena.arena.arena") == at.arena
     await racing_in(cid)  # out of Dan's room: the arena seats Cid with Ann
     for client in (ann, dan):
         await client.close()
@@ -179,21 +199,13 @@ async def test_an_arena_link_opened_mid_race_offers_the_way_back_into_its_pairin
     """An arena's link opened mid-race joins the arena, but a player racing elsewhere is out of
     its pairing (docs/arenas.md): the panel said "waiting for the next race" forever, with no way
     back in. It says they are out, and its button joins the pairing again once they are free."""
-    base = f"http://127.0.0.1:{server.port}"
-    ann = await WsClient.open(url_of(server), "Ann")
-    opened = await ann.call(CreateArena(minutes=5))
-    assert isinstance(opened, Arena)
-    dan = await WsClient.open(url_of(server), "Dan")
-    room = await dan.call(CreateRoom())
-    assert isinstance(room, RoomState)
-    cid = await new_page(browser)
-    await lobby(cid, f"{base}/r/{room.room}", "Cid")
+    at = await arena_and_room(server, browser)
+    base, ann, dan, cid = at.base, at.ann, at.dan, at.cid
     await cid.click("#ready")
     await dan.call(Ready())
     await cid.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
     cid.on("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))  # leave the page: yes
-    await cid.route(re.compile(r".*/a/[0-9A-Za-z]+$"), lambda route: route.continue_(url=f"{base}/"))
-    await cid.goto(f"{base}/a/{opened.arena}")
+    await cid.goto(f"{base}/a/{at.arena}")
     await cid.wait_for_selector("#arena-rejoin", timeout=WAIT_MS)
     assert "out of the pairing" in await cid.inner_text("#arena-out")
     await dan.call(Resign())
@@ -206,8 +218,8 @@ async def test_an_arena_link_opened_mid_race_offers_the_way_back_into_its_pairin
     # the lease's 3 s (the server's clock is the test's), then paired with Cid.
     await asyncio.sleep(1.5)
     fake(server).advance(4000)
-    first = await racing_in(cid, room.room)  # the arena seats Cid with Ann
-    assert first != room.room
+    first = await racing_in(cid, at.room)  # the arena seats Cid with Ann
+    assert first != at.room
     for client in (ann, dan):
         await client.close()
     no_errors(cid)
