@@ -87,8 +87,8 @@ export function applyEvent(S, type, body, now = 0) {
     const racer = room.racers.find((r) => r.player === body.player);
     if (racer && body.player !== room.you && body.progress !== racer.progress) S.heard.push(t("{name}: {count} of 52 home", { name: racer.name, count: number(body.progress) }));
     // A rival out of the race is said (the panel's grey word alone went unseen): the race goes on.
-    const out = { resigned: () => t("{name} resigned", { name: racer.name }), forfeit: () => t("{name} lost their seat (away too long)", { name: racer.name }) }[body.status];
-    if (racer && out && body.player !== room.you && racer.status !== body.status && room.phase === "racing" && S.mine?.status === "racing") S.said.push(out());
+    const out = RIVAL_OUT[body.status];
+    if (racer && out && body.player !== room.you && racer.status !== body.status && room.phase === "racing" && S.mine?.status === "racing") S.said.push(out(racer.name));
     if (racer) Object.assign(racer, { progress: body.progress, moves: body.moves, status: body.status, time_ms: body.time_ms });
     if (body.player === room.you && S.mine) Object.assign(S.mine, { status: body.status });
     if (body.move !== null && room.role === "spectator") spectate(S, body);
@@ -259,6 +259,9 @@ export function destinations(S) {
   const found = S.board.legalMoves().filter((m) => m.sa === sel.area && m.s === sel.index && m.n === sel.n);
   return new Set(found.map((m) => `${m.da}:${m.d}`));
 }
+
+// A rival's way out of a race, said to the racers still in it.
+const RIVAL_OUT = { resigned: (name) => t("{name} resigned", { name }), forfeit: (name) => t("{name} lost their seat (away too long)", { name }) };
 
 /** A racer's state in words ("did not finish" once the race is over and they were still on). */
 export function statusText(status, finished) {
