@@ -406,6 +406,10 @@ class RaceApp(App[None]):
             and not self._entering
             and self.arena_desk.seats(message, self.room.code if self.room is not None else None)
         ):
+            # The new room's events follow at once, before the worker runs: held from now (not
+            # handed to the last race's room, whose "Started" made it look unfinished), then
+            # replayed on the new room.
+            self._entering = True
             self.run_worker(self.seated(message), group="race", exit_on_error=False)  # the arena's next race
             return
         if isinstance(message, SeatTaken):  # another terminal or device of ours races in that room now
@@ -437,12 +441,16 @@ class RaceApp(App[None]):
         """The server seated us in a room nobody asked for here (an arena's next race): the last
         race's screens close (back to the arena's screen) and this room opens. The last race's
         result stays in sight a while: the next race may begin a moment after it ended."""
-        last = room_text.last_race(self.room.model) if self.room is not None else None
-        arena = self.arena_desk.arena
-        if last is not None:  # notes outlive screens: said now, it shows over the next race
-            title = _("Arena {code}: the last race").format(code=arena.arena) if arena is not None else ""
-            self.notify(last, title=title, timeout=12)
-        self.back_to_lobby()
+        try:
+            last = room_text.last_race(self.room.model) if self.room is not None else None
+            arena = self.arena_desk.arena
+            if last is not None:  # notes outlive screens: said now, it shows over the next race
+                title = _("Arena {code}: the last race").format(code=arena.arena) if arena is not None else ""
+                self.notify(last, title=title, timeout=12)
+            self.back_to_lobby()
+        except BaseException:
+            self._entering, self._held = False, []
+            raise
         await self._open_unasked(state)
 
     async def _resume(self, state: RoomState) -> None:
