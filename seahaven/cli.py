@@ -10,6 +10,7 @@
     seahaven replay FILE [--format ...]
     seahaven moves BOARD_FILE --preset P
     seahaven presets
+    seahaven verify RACE.json|URL [--keys URL|FILE] [--json]
 
 Errors go to stderr with exit status 2. See docs/notation.md for the move notation.
 """
@@ -18,13 +19,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import datetime
 import json
+import re
 import sys
 import time
-from collections.abc import Sequence
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 from .board import Board
 from .codes import decode, encode
@@ -35,6 +41,7 @@ from .rules import PRESETS, preset
 from .solver import solve
 from .survey import DealResult, survey, tally
 from .text import parse_board, render, to_board_text
+from .verify import passed, verify
 
 FORMATS = ("text", "board", "json")
 
@@ -140,6 +147,16 @@ def _parser() -> argparse.ArgumentParser:
     solv.add_argument("--progress", action="store_true", help="a line on stderr every 500 deals")
 
     sub.add_parser("presets", help="list the rule presets", description="List the rule presets.")
+
+    check = sub.add_parser(
+        "verify",
+        help="check a signed race record",
+        description="Check a signed race record (docs/fairness.md): its signature, the deal's draw, every move "
+        "replayed by the engine, times and standings. Exit status 0: every check passed; 1: one failed.",
+    )
+    check.add_argument("race", metavar="RACE", help="a record's file (RACE.json), or its URL (a replay page's too)")
+    check.add_argument("--keys", metavar="URL|FILE", help="also check the record's key against these published keys")
+    check.add_argument("--json", action="store_true", help="print the checks as JSON")
     return parser
 
 
@@ -190,6 +207,7 @@ def main(
             "solve": _solve,
             "solvability": _solvability,
             "presets": _presets,
+            "verify": _verify,
         }[args.command]
         return command(args, inp, out)
     except CliError as exc:
@@ -201,6 +219,62 @@ def main(
 
 
 # -- commands -----------------------------------------------------------------
+
+
+def _verify(args: argparse.Namespace, inp: TextIO, out: TextIO) -> int:
+    document = _read_json(args.race, _record_url)
+    keys = None
+    if args.keys is not None:
+        listed = _read_json(args.keys, _keys_url)
+        if not isinstance(listed, dict) or not isinstance(listed.get("keys"), list):
+            raise CliError(f"seahaven verify: error: {args.keys} is not a list of keys (/api/v1/keys)")
+        keys = listed["keys"]
+    checks = verify(document, keys)
+    if args.json:
+        json.dump({"passed": passed(checks), "checks": [dataclasses.asdict(c) for c in checks]}, out, indent=2)
+        out.write("\n")
+    else:
+        marks = {True: "ok  ", False: "FAIL", None: "--  "}
+        for check in checks:
+            out.write(f"{marks[check.ok]} {check.name}: {check.detail}\n")
+        record = document.get("record", {}) if isinstance(document, dict) else {}
+        verdict = "verified" if passed(checks) else "NOT verified"
+        out.write(f"race {record.get('race', '?')}: {verdict}\n")
+    return 0 if passed(checks) else 1
+
+
+def _record_url(url: str) -> str:
+    """A race's URL as given (its API record, its replay page or its API race) -> its record's."""
+    parts = urllib.parse.urlsplit(url)
+    found = re.fullmatch(r"(?:/api/v1)?/races/([^/]+)(?:/record)?/?", parts.path)
+    if found is None:
+        return url
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, f"/api/v1/races/{found[1]}/record", "", ""))
+
+
+def _keys_url(url: str) -> str:
+    """A server's address -> its published keys (a URL with a path is taken as it is)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.path in ("", "/"):
+        return urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/api/v1/keys", "", ""))
+    return url
+
+
+def _read_json(source: str, url_of: Callable[[str], str]) -> Any:
+    """JSON from a file or an http(s) URL."""
+    try:
+        if re.match(r"https?://", source):
+            with urllib.request.urlopen(url_of(source), timeout=30) as reply:
+                text = reply.read().decode("utf-8")
+        else:
+            text = Path(source).read_text(encoding="utf-8")
+        return json.loads(text)
+    except urllib.error.HTTPError as exc:
+        raise CliError(f"seahaven verify: error: {url_of(source)}: HTTP {exc.code} {exc.reason}") from None
+    except urllib.error.URLError as exc:
+        raise CliError(f"seahaven verify: error: {source}: {exc.reason}") from None
+    except json.JSONDecodeError as exc:
+        raise CliError(f"seahaven verify: error: {source} is not JSON: {exc}") from None
 
 
 def _number(text: str) -> int:

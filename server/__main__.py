@@ -28,6 +28,7 @@ from server.records.challenges import ChallengeRecords
 from server.records.database import Database, DatabaseUnavailable, normalise_url, open_database
 from server.records.migrate import SchemaMismatch, check, migrate
 from server.records.reader import Reader
+from server.records.signing import KEY_FILE, SigningKey
 from server.runtime import freeze_heap, run, tune_gc
 from server.shell.clock import SystemClock
 from server.shell.held import log_event
@@ -93,6 +94,13 @@ def add_records_args(parser: SettingsParser) -> None:
         default=env.get("SEAHAVEN_DATA_DIR") or default_data_dir(),
         metavar="DIR",
         help="the server's own files (env SEAHAVEN_DATA_DIR; default ~/.local/share/seahaven-server)",
+    )
+    parser.add_argument(
+        "--signing-key",
+        default=env.get("SEAHAVEN_SIGNING_KEY") or None,
+        metavar="FILE",
+        help="the Ed25519 key (PEM) that signs archived races; share it between nodes (env SEAHAVEN_SIGNING_KEY; "
+        "default: signing-key.pem in the data folder, made on first start)",
     )
 
 
@@ -295,6 +303,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, Logs, int, list[S
         reuse_port=args.reuse_port,
         database_url=args.database,
         data_dir=args.data_dir,
+        signing_key=args.signing_key,
         records=not args.no_records,
         admin_host=args.admin_host,
         admin_port=None if args.admin_port is None else int(args.admin_port),
@@ -342,7 +351,7 @@ async def serve(config: Config, arenas: list[Series]) -> None:
     executor = worker_executor(1)  # its process starts only when a pool needs refilling
     db = await open_records(config) if config.records else None
     clock = SystemClock()
-    archive = Archive(db, now=clock.now) if db is not None else None
+    archive = Archive(db, now=clock.now, key=signing_key(config)) if db is not None else None
     reader = Reader(db, now=clock.now, live=store) if db is not None else None
     # Ghost challenges on the same records; a race not archived yet is read from the store.
     challenges = ChallengeRecords(db, archive, live=store) if db is not None and archive is not None else None
@@ -385,6 +394,18 @@ async def serve(config: Config, arenas: list[Series]) -> None:
     if db is not None:
         await db.close()
     executor.shutdown(wait=False, cancel_futures=True)  # a refill job under way ends by itself
+
+
+def signing_key(config: Config) -> SigningKey:
+    """The key that signs archived races (docs/fairness.md): ``--signing-key``, else the data
+    folder's, made there on first start. One that cannot be read stops the start, saying why."""
+    path = Path(config.signing_key) if config.signing_key else Path(config.data_dir) / KEY_FILE
+    try:
+        key = SigningKey.read(path) if config.signing_key else SigningKey.load_or_create(path)
+    except (OSError, ValueError, TypeError) as exc:
+        raise SystemExit(f"seahaven-server: signing key {path}: {exc}") from None
+    log_event("records.signing_key", file=str(path), key=key.key_id)
+    return key
 
 
 async def open_records(config: Config) -> Database:

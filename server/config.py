@@ -66,6 +66,8 @@ class Config:
     """The records' database (``sqlite:///PATH`` or ``postgresql://...``); None: a SQLite file in ``data_dir``."""
     data_dir: str = field(default_factory=default_data_dir)
     """The server's own files."""
+    signing_key: str | None = None
+    """The Ed25519 key (PEM file) that signs archived races; None: ``signing-key.pem`` in ``data_dir``."""
     records: bool = True
     """Archive finished races into the database (off: no database is opened, no race is marked)."""
     admin_host: str = "127.0.0.1"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -21,6 +22,7 @@ from server.config import Config
 from server.http.api import RecordsReader
 from server.play.daily import DailyTimes
 from server.play.dealpool import DealPool
+from server.records.signing import SigningKey
 from server.shell.clock import Clock
 from server.shell.ports import Accounts, ArenaArchive, ChallengeBook, RaceArchive
 from server.store.stores import MemoryStore, RedisStore, Store
@@ -280,6 +282,15 @@ class DictRecords:
         await self._ask("race", race_id)
         return self.races.get(race_id)
 
+    async def signed_race(self, race_id: str) -> str | None:
+        await self._ask("signed_race", race_id)
+        race = self.races.get(race_id)
+        return json.dumps(sample_signed(race, SIGNER)) if race is not None and race["archived"] else None
+
+    async def keys(self) -> dict[str, Any]:
+        await self._ask("keys")
+        return {"keys": [{"id": SIGNER.key_id, "alg": "Ed25519", "key": SIGNER.public, "since": 1, "until": None}]}
+
     async def player(self, player: str) -> dict[str, Any] | None:
         await self._ask("player", player)
         return self.players.get(player)
@@ -342,6 +353,34 @@ class DictRecords:
             "entries": self.rating_entries[offset : offset + limit],
             "next_offset": offset + limit if more else None,
         }
+
+
+SIGNER = SigningKey.generate()
+"""The key ``DictRecords`` signs its sample records with."""
+
+
+def sample_signed(race: dict[str, Any], key: SigningKey) -> dict[str, Any]:
+    """The signed record of a sample race (server/http/openapi.py ``SignedRace``)."""
+    fields = ("room", "number", "preset", "deal", "deal_code", "started_at", "ended_at", "end_reason")
+    return key.sign(
+        {
+            "format": "seahaven-race/1",
+            "race": race["race_id"],
+            **{name: race[name] for name in fields},
+            "draw": {"kind": "picked"},
+            "settings": {"preset": race["preset"], "deal": race["deal"]},
+            "racers": [
+                {
+                    name: r[name]
+                    for name in ("player", "place", "status", "progress", "time_ms", "hints", "bot", "ghost", "moves")
+                }
+                for r in race["racers"]
+            ],
+            "log": {"length": 9, "tip": "0123456789abcdef"},
+            "signed_at": race["ended_at"] + 5,
+            "signer": {"alg": "Ed25519", "id": key.key_id, "key": key.public},
+        }
+    )
 
 
 def sample_race(race_id: str, *, archived: bool, players: tuple[str, str]) -> dict[str, Any]:

@@ -203,6 +203,8 @@ async def test_the_openapi_document_is_served_with_the_api(server: RaceServer) -
     assert set(document["paths"]) == {
         "/api/v1/openapi.json",
         "/api/v1/races/{race_id}",
+        "/api/v1/races/{race_id}/record",
+        "/api/v1/keys",
         "/api/v1/players/{player}",
         "/api/v1/players/{player}/races",
         "/api/v1/players/{player}/ratings",

@@ -87,6 +87,7 @@ async def test_every_operation_answers_as_the_served_document_says(make_memory_s
     race, player, challenge = next(iter(records.races)), next(iter(records.players)), next(iter(records.challenges))
     known = {
         "getRace": {"race_id": race},
+        "getSignedRace": {"race_id": race},
         "getPlayer": {"player": player},
         "getPlayerRaces": {"player": player},
         "getPlayerRatings": {"player": player},
@@ -106,6 +107,8 @@ async def test_every_operation_answers_as_the_served_document_says(make_memory_s
     answered = {method for method, _ in records.asked}
     assert answered == {
         "race",
+        "signed_race",
+        "keys",
         "player",
         "player_races",
         "player_ratings",
@@ -120,6 +123,7 @@ async def test_every_operation_answers_as_the_served_document_says(make_memory_s
         "getArena",
         "getArenas",
         "getChallenge",
+        "getKeys",
         "getLeaderboard",
         "getPlayer",
         "getPlayerArenas",
@@ -127,6 +131,7 @@ async def test_every_operation_answers_as_the_served_document_says(make_memory_s
         "getPlayerRatings",
         "getRace",
         "getRatingBoard",
+        "getSignedRace",
     ]
 
 
@@ -155,6 +160,7 @@ async def test_the_real_records_answer_as_the_served_document_says(
     await wait_until(archived)
     known = {
         "getRace": {"race_id": result.race_id},
+        "getSignedRace": {"race_id": result.race_id},
         "getPlayer": {"player": ann.player},
         "getPlayerRaces": {"player": ann.player},
         "getPlayerRatings": {"player": ann.player},
@@ -166,7 +172,7 @@ async def test_the_real_records_answer_as_the_served_document_says(
         loop.call_soon_threadsafe(clock.advance, 1000)
 
     checked = await asyncio.to_thread(run_every_operation, f"http://127.0.0.1:{server.port}", known, refill)
-    assert len(checked) == 10
+    assert len(checked) == 12
 
 
 def fake_wall_clock() -> int:

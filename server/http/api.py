@@ -74,6 +74,14 @@ class RecordsReader(Protocol):
 
     async def race(self, race_id: str) -> dict[str, Any] | None: ...
 
+    async def signed_race(self, race_id: str) -> str | None:
+        """The race's signed record as stored (JSON text; None: none on record)."""
+        ...
+
+    async def keys(self) -> dict[str, Any]:
+        """``{"keys": [...]}``: the keys that signed races here."""
+        ...
+
     async def player(self, player: str) -> dict[str, Any] | None: ...
 
     async def player_races(self, player: str, limit: int, before: str | None) -> dict[str, Any]:
@@ -152,6 +160,8 @@ class Api:
         for pattern, handler in (
             ("/api/v1/openapi.json", self.openapi),
             ("/api/v1/races/{race_id}", self.race),
+            ("/api/v1/races/{race_id}/record", self.signed_race),
+            ("/api/v1/keys", self.keys),
             ("/api/v1/players/{player}", self.player),
             ("/api/v1/players/{player}/races", self.player_races),
             ("/api/v1/players/{player}/ratings", self.player_ratings),
@@ -178,6 +188,18 @@ class Api:
         if found is None:
             return not_found(f"no race {race_id}")
         return document_reply(request, json_body(found), ARCHIVED if found.get("archived") else RECENT)
+
+    async def signed_race(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        race_id = identifier(params["race_id"], _RACE_ID, "race id")
+        query(request, set())
+        found = await self.read(self.reader().signed_race(race_id))
+        if found is None:
+            return not_found(f"no signed record of race {race_id} (not archived yet, or archived before signing)")
+        return document_reply(request, found.encode(), ARCHIVED)
+
+    async def keys(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        query(request, set())
+        return document_reply(request, json_body(await self.read(self.reader().keys())), RECENT)
 
     async def player(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         player = player_name(params["player"])

@@ -117,6 +117,81 @@ SCHEMAS: Final[dict[str, Any]] = {
             "moves": {"type": "array", "items": _MOVE},
         }
     ),
+    "SignedRacer": _object(
+        {
+            "player": _STR,
+            "place": {"type": "integer", "minimum": 1},
+            "status": {"type": "string", "enum": [s.value for s in Status]},
+            "progress": {"type": "integer", "minimum": 0, "maximum": 52},
+            "time_ms": _OPT_MS,
+            "hints": _COUNT,
+            "bot": _BOOL,
+            "ghost": _BOOL,
+            "moves": {"type": "array", "items": _MOVE},
+        }
+    ),
+    "SignedRace": _object(
+        {
+            "record": _object(
+                {
+                    "format": {"type": "string", "const": "seahaven-race/1"},
+                    "race": {"type": "string", "pattern": RACE_ID},
+                    "room": _STR,
+                    "number": {"type": "integer", "minimum": 1},
+                    "preset": _PRESET,
+                    "deal": _INT,
+                    "deal_code": _STR,
+                    "draw": {
+                        "type": "object",
+                        "description": "How the deal came to be (docs/fairness.md).",
+                        "properties": {"kind": {"type": "string", "enum": ["chosen", "daily", "picked", "drawn"]}},
+                        "required": ["kind"],
+                    },
+                    "settings": {"type": "object", "description": "The room's settings for this race."},
+                    "started_at": _MS,
+                    "ended_at": _MS,
+                    "end_reason": {"type": "string", "enum": [r.value for r in EndReason]},
+                    "racers": {
+                        "type": "array",
+                        "description": "In the final standings' order; players by id only.",
+                        "items": _ref("SignedRacer"),
+                    },
+                    "log": {
+                        "oneOf": [
+                            _object({"length": {"type": "integer", "minimum": 1}, "tip": _STR}),
+                            {"type": "null"},
+                        ],
+                        "description": "The stored log at the race's end: its length and hash-chain tip.",
+                    },
+                    "signed_at": _MS,
+                    "signer": _object(
+                        {
+                            "alg": {"type": "string", "const": "Ed25519"},
+                            "id": {"type": "string", "description": "The key's fingerprint: SHA256:base64."},
+                            "key": {"type": "string", "description": "The public key's 32 bytes in base64."},
+                        }
+                    ),
+                }
+            ),
+            "signature": {"type": "string", "description": "Ed25519 over the record's RFC 8785 form, base64."},
+        }
+    ),
+    "Keys": _object(
+        {
+            "keys": {
+                "type": "array",
+                "items": _object(
+                    {
+                        "id": _STR,
+                        "alg": {"type": "string", "const": "Ed25519"},
+                        "key": _STR,
+                        "since": _MS,
+                        "until": {"type": ["integer", "null"], "description": "Retired after this (ms); null: in use."},
+                    }
+                ),
+            }
+        }
+    ),
     "Race": _object(
         {
             "race_id": {"type": "string", "pattern": RACE_ID},
@@ -466,6 +541,18 @@ PATHS: Final[dict[str, Any]] = {
         "A race on record: its settings, deal and every racer's moves with their server times.",
         "Race",
         [_path("race_id", {"type": "string", "pattern": RACE_ID}, "The race's id, as `result` gave it.")],
+    ),
+    "/api/v1/races/{race_id}/record": _operation(
+        "getSignedRace",
+        "A race's signed record, for `seahaven verify` (docs/fairness.md); 404 until it is archived.",
+        "SignedRace",
+        [_path("race_id", {"type": "string", "pattern": RACE_ID}, "The race's id, as `result` gave it.")],
+    ),
+    "/api/v1/keys": _operation(
+        "getKeys",
+        "The public keys that signed this server's race records, with their validity.",
+        "Keys",
+        [],
     ),
     "/api/v1/players/{player}": _operation(
         "getPlayer",

@@ -6,22 +6,26 @@ written, so a second write of a race (a retry after a lost commit acknowledgemen
 at once, a re-recorded log) changes nothing. Two writers of one race at the same moment serialise
 on the key (PostgreSQL makes the second wait for the first's commit, then do nothing; SQLite
 admits one writer at a time). The racers' rows are written in the same transaction, so a race is
-on record whole or not at all. So are its ratings (``server.records.ratings``): a rated race
+on record whole or not at all. So is its signed record (``server.records.signing``: one signature
+per race, by the key of the node that wrote it). So are its ratings (``server.records.ratings``): a rated race
 updates its racers' ratings in that same transaction, so a race written twice rates once; once it
 committed, the ``rated`` hooks hear what changed (the players are told: ``server/shell/ratings.py``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 
 from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from protocol.messages import ANONYMOUS_PREFIX, REGISTERED_PREFIX
 from server.records.database import Database
 from server.records.ratings import rate_race
 from server.records.rows import proofs, race_row, racer_rows
-from server.records.schema import guest_claims, players, race_racers, races
+from server.records.schema import guest_claims, players, race_racers, race_signatures, races, signing_keys
+from server.records.signing import SigningKey, race_document
 from server.records.views import DELETED_NAME
 from server.rooms.history import RaceRecord
 from server.rooms.rated import Told
@@ -30,11 +34,16 @@ __all__ = ["Archive"]
 
 
 class Archive:
-    """Writes race records; ``now``: the server's clock (ms), for each row's ``archived_at``."""
+    """Writes race records; ``now``: the server's clock (ms), for each row's ``archived_at``;
+    ``key``: what signs them (None: a key of this object's own, for tests and benchmarks)."""
 
-    def __init__(self, db: Database, *, now: Callable[[], int]) -> None:
+    def __init__(self, db: Database, *, now: Callable[[], int], key: SigningKey | None = None) -> None:
         self.db = db
         self.now = now
+        self.key = key if key is not None else SigningKey.generate()
+        self.listed = db.insert(signing_keys).on_conflict_do_nothing(index_elements=["key_id"])
+        self.key_listed = False
+        """This key is in ``signing_keys`` (it is put there once, with the first race it signs)."""
         # Built once: executed with each race's values as parameters (no statement to build per race).
         self.claim = db.insert(races).on_conflict_do_nothing(index_elements=["race_id"]).returning(races.c.race_id)
         self.rated: list[Told] = []
@@ -65,6 +74,8 @@ class Archive:
                 racers = [{**r, "player": became.get(r["player"], r["player"])} for r in racers]
             if racers:
                 await conn.execute(race_racers.insert(), racers)
+            filed = {r.player: row["player"] for r, row in zip(record.racers, racers, strict=True)}
+            await self.sign(conn, record, filed, now)
             registered = [r.player for r in record.racers if r.player.startswith(REGISTERED_PREFIX)]
             if registered:
                 # A racer who deleted their account before the race reached the database is on
@@ -78,7 +89,18 @@ class Archive:
                 )
                 await conn.execute(renamed.values(name=DELETED_NAME))
             changes = await rate_race(conn, self.db, record, now)
+        self.key_listed = True
         if changes:
             for hook in self.rated:
                 await hook(changes)
         return True
+
+    async def sign(self, conn: AsyncConnection, record: RaceRecord, players: dict[str, str], now: int) -> None:
+        """The race's signed record, in its transaction (its key listed first, once per process)."""
+        if not self.key_listed:
+            await conn.execute(self.listed, {"key_id": self.key.key_id, "public_key": self.key.public, "since": now})
+        document = race_document(record, players, self.key, now)
+        await conn.execute(
+            race_signatures.insert(),
+            {"race_id": record.race_id, "key_id": self.key.key_id, "document": json.dumps(document)},
+        )

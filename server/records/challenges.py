@@ -26,6 +26,7 @@ from server.records.views import shown_name
 from server.rooms.events import unpack
 from server.rooms.history import ChallengeRun, RaceRecord, races_of
 from server.rooms.raceid import room_of
+from server.store.base import chain
 from server.store.interfaces import RoomLog
 
 __all__ = ["ChallengeRecords"]
@@ -105,7 +106,8 @@ class ChallengeRecords:
         except ValueError:
             return None
         try:
-            records = races_of([unpack(entry) for entry in await self.live.load(code)])
+            data = await self.live.load(code)
+            records = races_of([unpack(entry) for entry in data], chain("", data))
         except ValueError:  # a newer build's log, or one that does not replay: no race to show
             return None
         return next((record for record in records if record.race_id == race_id), None)

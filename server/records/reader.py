@@ -28,13 +28,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from protocol.enums import Status
 from protocol.names import fold
 from seahaven.rules import PRESETS
+from seahaven.verify import ALGORITHM
 from seahaven.winnable import GRADES
 from server.records.arenas import arena_document, player_arenas_page, recent_arenas
 from server.records.challenge_results import RESULTS, result_view, results_query
 from server.records.database import Database
 from server.records.rating_reads import player_ratings, rating_board, rating_history_page
 from server.records.rows import proofs, record_of
-from server.records.schema import challenges, players, race_racers, races
+from server.records.schema import challenges, players, race_racers, race_signatures, races, signing_keys
 from server.records.views import race_view, shown_name, summary_view
 from server.rooms.events import unpack
 from server.rooms.history import races_of
@@ -90,6 +91,25 @@ class Reader:
                 record = record_of(race, racers)
                 return race_view(record, {r["player"]: r["proven"] for r in racers}, archived=True, deleted=deleted)
         return await self.live_race(race_id)
+
+    async def signed_race(self, race_id: str) -> str | None:
+        """The race's signed record, the JSON as it was signed and stored (None: not archived yet,
+        or archived before races were signed)."""
+        async with self.db.read() as conn:
+            query = select(race_signatures.c.document).where(race_signatures.c.race_id == race_id)
+            document: str | None = (await conn.execute(query)).scalar()
+        return document
+
+    async def keys(self) -> dict[str, Any]:
+        """``{"keys": [...]}``: every key that signed races here, the oldest first."""
+        async with self.db.read() as conn:
+            rows = (await conn.execute(select(signing_keys).order_by(signing_keys.c.since))).mappings().all()
+        return {
+            "keys": [
+                {"id": r["key_id"], "alg": ALGORITHM, "key": r["public_key"], "since": r["since"], "until": r["until"]}
+                for r in rows
+            ]
+        }
 
     async def live_race(self, race_id: str) -> dict[str, Any] | None:
         if self.live is None:

@@ -33,9 +33,11 @@ __all__ = [
     "player_keys",
     "players",
     "race_racers",
+    "race_signatures",
     "races",
     "rating_history",
     "ratings",
+    "signing_keys",
 ]
 
 metadata = MetaData(
@@ -223,4 +225,24 @@ guest_claims = Table(
     Column("player", Text, ForeignKey("players.player", ondelete="CASCADE"), nullable=False),
     Column("claimed_at", BigInteger, nullable=False),
     Index(None, "player"),
+)
+
+signing_keys = Table(
+    "signing_keys",
+    metadata,
+    # Every key that signed a race here (docs/fairness.md): served at /api/v1/keys, so a record's
+    # key can be checked against the server's list after the key was rotated out.
+    Column("key_id", Text, primary_key=True),  # its fingerprint, seahaven.verify.fingerprint
+    Column("public_key", Text, nullable=False),  # the 32 raw bytes in base64
+    Column("since", BigInteger, nullable=False),  # its first signature (ms)
+    Column("until", BigInteger),  # retired: it signs no more after this (ms); None while in use
+)
+
+race_signatures = Table(
+    "race_signatures",
+    metadata,
+    # A race's signed record (seahaven.verify), written in the race's own transaction: one per race.
+    Column("race_id", Text, ForeignKey("races.race_id", ondelete="CASCADE"), primary_key=True),
+    Column("key_id", Text, ForeignKey("signing_keys.key_id"), nullable=False),
+    Column("document", Text, nullable=False),  # the signed document's JSON, served as it is
 )

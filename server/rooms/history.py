@@ -65,22 +65,30 @@ class RaceRecord:
     end_reason: str
     racers: tuple[RacerRecord, ...]
     """In the final standings' order (place 1 first)."""
+    log: tuple[int, str] | None = None
+    """The stored log at the race's end: its length (entries up to and including the end) and its
+    chain tip there (``server.store.base.chain``), which the signed record carries; None when the
+    record was read back from the database rather than from a log."""
 
 
-def races_of(events: list[Event]) -> list[RaceRecord]:
+def races_of(events: list[Event], tips: Sequence[str] | None = None) -> list[RaceRecord]:
     """Every race the log holds that ended, in order (replays and judges every move: ValueError
-    for a log that does not replay legally)."""
+    for a log that does not replay legally). ``tips``: the log's chain tips, one per event, to
+    record where each race ended in it (``RaceRecord.log``)."""
     records: list[RaceRecord] = []
+    length = 1  # Created, which replay reads before it calls ``seen``
 
     def seen(room: Room, event: Event) -> None:
+        nonlocal length
+        length += 1
         if isinstance(event, Ended) and room.started_at is not None:
-            records.append(_record(room, event))
+            records.append(_record(room, event, (length, tips[length - 1]) if tips is not None else None))
 
     Room.replay(events, seen)
     return records
 
 
-def _record(room: Room, ended: Ended) -> RaceRecord:
+def _record(room: Room, ended: Ended, log: tuple[int, str] | None) -> RaceRecord:
     started = room.started_at
     assert started is not None
     racers = []
@@ -110,6 +118,7 @@ def _record(room: Room, ended: Ended) -> RaceRecord:
         ended_at=ended.at,
         end_reason=ended.reason,
         racers=tuple(racers),
+        log=log,
     )
 
 

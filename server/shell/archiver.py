@@ -28,7 +28,7 @@ from server.rooms.events import NewerFormat, unpack
 from server.rooms.history import RaceRecord, races_of
 from server.shell.held import log_event
 from server.shell.ports import RaceArchive
-from server.store.base import StoreError
+from server.store.base import StoreError, chain
 from server.store.interfaces import Archives, RoomLog
 
 BATCH: Final = 50
@@ -124,7 +124,8 @@ class Archiver:
     def _records(room: str, data: list[bytes], marks: set[str]) -> list[RaceRecord] | None:
         """The marked races of a room's log (None: the log is not this build's to read)."""
         try:
-            records = [r for r in races_of([unpack(d) for d in data]) if r.race_id in marks] if data else []
+            events = [unpack(d) for d in data]
+            records = [r for r in races_of(events, chain("", data)) if r.race_id in marks] if data else []
         except NewerFormat as exc:
             log_event("archive.newer_format", room=room, error=str(exc))
             return None
