@@ -79,6 +79,19 @@ _ARENA: Final = {
     "archived": {"type": "boolean", "description": "In the database (false: still served from Redis)."},
 }
 
+_RACER: Final = {
+    "player": _STR,
+    "place": {"type": "integer", "minimum": 1},
+    "status": {"type": "string", "enum": [s.value for s in Status]},
+    "progress": {"type": "integer", "minimum": 0, "maximum": 52},
+    "time_ms": _OPT_MS,
+    "hints": _COUNT,
+    "bot": _BOOL,
+    "ghost": _BOOL,
+    "moves": {"type": "array", "items": _MOVE},
+}
+"""A racer's fields in a race (``Racer``) and in its signed record (``SignedRacer``, ids only)."""
+
 SCHEMAS: Final[dict[str, Any]] = {
     "Error": _object(
         {
@@ -103,33 +116,13 @@ SCHEMAS: Final[dict[str, Any]] = {
     ),
     "Racer": _object(
         {
-            "player": _STR,
+            **_RACER,
             "name": _STR,
-            "place": {"type": "integer", "minimum": 1},
-            "status": {"type": "string", "enum": [s.value for s in Status]},
-            "progress": {"type": "integer", "minimum": 0, "maximum": 52},
-            "time_ms": _OPT_MS,
-            "hints": _COUNT,
             "undos": _COUNT,
-            "bot": _BOOL,
-            "ghost": _BOOL,
             "proven": {"type": "boolean", "description": "The engine replayed this racer's moves to this result."},
-            "moves": {"type": "array", "items": _MOVE},
         }
     ),
-    "SignedRacer": _object(
-        {
-            "player": _STR,
-            "place": {"type": "integer", "minimum": 1},
-            "status": {"type": "string", "enum": [s.value for s in Status]},
-            "progress": {"type": "integer", "minimum": 0, "maximum": 52},
-            "time_ms": _OPT_MS,
-            "hints": _COUNT,
-            "bot": _BOOL,
-            "ghost": _BOOL,
-            "moves": {"type": "array", "items": _MOVE},
-        }
-    ),
+    "SignedRacer": _object(_RACER),
     "SignedRace": _object(
         {
             "record": _object(
