@@ -50,16 +50,21 @@ def canonical(value: Any) -> bytes:
 
 
 def _refuse_floats(value: Any) -> None:
-    if isinstance(value, float):
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return  # the leaves of almost every record: checked first, by exact type (no ABC checks)
+    if kind is float:
         raise ValueError("a signed record holds no floats")
     if isinstance(value, Mapping):
         for key, item in value.items():
-            if not isinstance(key, str) or not key.isascii():
+            if type(key) is not str or not key.isascii():
                 raise ValueError(f"a signed record's keys are ASCII strings, not {key!r}")
             _refuse_floats(item)
     elif isinstance(value, list | tuple):
         for item in value:
             _refuse_floats(item)
+    elif not isinstance(value, str | int):
+        raise ValueError(f"a signed record holds no {kind.__name__}")
 
 
 def fingerprint(public_key: bytes) -> str:

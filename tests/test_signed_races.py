@@ -211,3 +211,13 @@ def test_the_engine_reaches_past_the_standard_library_only_to_check_a_signature(
     assert reaching == ["verify.py"]
     top_level = [line for line in (root / "verify.py").read_text().splitlines() if line.startswith(("import", "from"))]
     assert not any("cryptography" in line for line in top_level)
+
+
+def test_the_canonical_form_is_rfc_8785_for_what_a_record_holds() -> None:
+    # Keys sorted, no blanks, non-ASCII kept as UTF-8, control characters escaped as JSON.stringify does.
+    value = {"b": [1, True, None], "a": "Zoë\n\u0001\"\\"}
+    assert canonical(value) == '{"a":"Zoë\\n\\u0001\\"\\\\","b":[1,true,null]}'.encode()
+    with pytest.raises(ValueError, match="no floats"):
+        canonical({"time": 1.5})
+    with pytest.raises(ValueError, match="ASCII"):
+        canonical({"é": 1})
