@@ -1,17 +1,19 @@
 // /races/{race_id}: a race on record (GET /api/v1/races/{race_id}): its settings and deal, the
 // final standings, and a board that steps through any racer's moves, by buttons, the slider,
-// the keys (left/right, home/end, space) or played back at the recorded speed.
+// the keys (left/right, home/end, space) or played back at the recorded speed; and the race's signed
+// record checked in the browser (verify.js), with the command that checks it outside it.
 import { renderBoard } from "./board_view.js";
 import { dealBoard } from "./dealing.js";
 import { h } from "./dom.js";
 import { Replay } from "./replay.js";
-import { raceDoc } from "./records_api.js";
+import { dealListDoc, raceDoc, raceRecord, recordPath, signingKeys } from "./records_api.js";
 import { moveText } from "./rules.js";
 import { playerName, presetTitle, raceTime, table, when } from "./records_format.js";
 import { number, t, tn } from "./i18n.js";
 import { statusText } from "./state.js";
 import { said } from "./marks.js";
 import { gradeName } from "./words.js";
+import { passed, verify } from "./verify.js";
 
 // Functions, said in the language of the moment.
 const REASONS = { won: () => t("a racer put all 52 cards home"), "all-done": () => t("every racer was done"), "time-limit": () => t("time ran out"), abandoned: () => t("everyone left") };
@@ -146,6 +148,7 @@ export async function showRace(main, raceId, R) {
         h("details", { class: "moves" }, h("summary", {}, t("Every move")), view.moves),
         h("p", { class: "muted keys" }, t("Keys: ← → a move, Home / End the deal / the last move, space play / pause.")),
       ),
+      verifyPanel(race, R),
     ]),
   );
   choose(first, Number(query.get("step")) || 0); // a shared link's step, once
@@ -199,4 +202,106 @@ function standings(race) {
     ),
   );
   return table([t("Place"), t("Racer"), t("Status"), t("Home"), t("Moves"), t("Undos"), t("Hints"), t("Time"), ""], rows, { class: "standings" });
+}
+
+// -- the signed record, checked here ----------------------------------------------------------
+
+// What each check is called on the page (verify.js names them as seahaven verify does).
+const CHECK_NAMES = {
+  form: () => t("Record form"),
+  signature: () => t("Signature"),
+  "published key": () => t("Published key"),
+  draw: () => t("Draw of the deal"),
+  standings: () => t("Standings"),
+};
+const STATES = {
+  passed: { mark: "✓", word: () => t("passed") },
+  failed: { mark: "✗", word: () => t("failed") },
+  unchecked: { mark: "–", word: () => t("not checked here") },
+};
+const stateOf = (check) => (check.ok === true ? "passed" : check.ok === false ? "failed" : "unchecked");
+
+/** The "Verify this race" panel: a button that reads the race's signed record and the server's
+ * keys and runs every check (verify.js) in this browser, a list of the checks with their outcome in
+ * words, and the verdict in a live region; then the command line that checks the same record
+ * elsewhere, and the record itself to download. ``R.verification``: the last outcome. */
+function verifyPanel(race, R) {
+  const origin = location.origin;
+  const page = `${origin}/races/${encodeURIComponent(race.race_id)}`;
+  const command = ["seahaven", "verify", page, "--keys", origin].join(" ");
+  const checks = h("ol", { id: "verify-checks", class: "checks", "aria-label": t("checks") });
+  const verdict = h("p", { id: "verify-verdict", class: "verdict", role: "status", "aria-live": "polite" });
+  const button = h("button", { id: "verify", onclick: () => run() }, t("Verify this race"));
+  const racerName = (player) => race.racers.find((r) => r.player === player)?.name ?? player;
+  const label = (check) => (check.name.startsWith("racer ") ? t("Racer {name}", { name: racerName(check.player) }) : (CHECK_NAMES[check.name]?.() ?? check.name));
+  const conclude = (state, text) => {
+    verdict.dataset.verdict = state;
+    verdict.textContent = text;
+  };
+
+  const run = async () => {
+    button.disabled = true;
+    checks.replaceChildren();
+    conclude("checking", t("Checking…"));
+    try {
+      let signed;
+      try {
+        signed = await raceRecord(race.race_id);
+      } catch (e) {
+        R.verification = { error: e.status ?? 0 };
+        if (e.status === 404 && race.archived) return conclude("missing", t("This race was filed before the server signed its races: it has no signed record."));
+        if (e.status === 404) return conclude("missing", t("This race is not on record yet: the server signs a race when it files it, a moment after it ends. Try again shortly."));
+        if (e.status === 429 || e.status === 503) {
+          const wait = e.retryAfter ?? 5;
+          return conclude("busy", tn("The server is busy: try again in {n} second.", "The server is busy: try again in {n} seconds.", wait));
+        }
+        return conclude("error", t("The signed record could not be read: {reason}", { reason: e.message }));
+      }
+      let keys = null;
+      let keysError = null;
+      try {
+        keys = (await signingKeys()).keys;
+        if (!Array.isArray(keys)) throw new Error(t("not a list of keys"));
+      } catch (e) {
+        keys = null;
+        keysError = t("the server's published keys could not be read: {reason}", { reason: e.message });
+      }
+      const outcome = await verify(signed, { keys, keysError, dealList: async (preset) => (await dealListDoc(preset)).text });
+      checks.replaceChildren(
+        ...outcome.map((check) => {
+          const state = stateOf(check);
+          return h(
+            "li",
+            { class: `check ${state}`, "data-check": check.name, "data-state": state },
+            h("span", { class: "mark", "aria-hidden": "true" }, STATES[state].mark),
+            h("span", { class: "what" }, h("strong", {}, label(check)), " ", h("span", { class: "state" }, STATES[state].word())),
+            h("span", { class: "why" }, check.detail),
+          );
+        }),
+      );
+      const ok = passed(outcome);
+      const failed = outcome.filter((c) => c.ok === false).length;
+      const left = outcome.filter((c) => c.ok === null).length;
+      R.verification = { checks: outcome, passed: ok };
+      if (!ok) conclude("not-verified", tn("Not verified: {n} check failed.", "Not verified: {n} checks failed.", failed));
+      else if (left) conclude("verified", tn("Verified: every check passed but {n}, not checked here (why below).", "Verified: every check passed but {n}, not checked here (why below).", left));
+      else conclude("verified", t("Verified: every check passed."));
+    } finally {
+      button.disabled = false;
+    }
+  };
+
+  const copy = () => navigator.clipboard?.writeText(command).then(() => (document.getElementById("command-copied").textContent = t("copied")));
+  return h(
+    "section",
+    { class: "card-panel verify", "aria-labelledby": "verify-h" },
+    h("h2", { id: "verify-h" }, t("Verify this race")),
+    h("p", { class: "muted" }, t("The server signed this race's record: the deal and how it was drawn, every move with its time, the standings. Your browser can check the signature and replay every move by the rules.")),
+    h("p", {}, button),
+    verdict,
+    checks,
+    h("p", { class: "muted" }, t("Or check it with the seahaven package, on a computer of your own:")),
+    h("p", { class: "command" }, h("code", { id: "verify-command" }, command), " ", h("button", { class: "quiet", onclick: copy }, t("Copy")), h("span", { id: "command-copied", class: "muted", "aria-live": "polite" })),
+    h("p", {}, h("a", { href: `/api/v1${recordPath(race.race_id)}`, id: "record-link", download: `race-${race.race_id}.json` }, t("Download the signed record (JSON)"))),
+  );
 }

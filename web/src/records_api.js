@@ -1,10 +1,12 @@
 // The public read API (docs/api.md), read by the records pages: races, players, boards.
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  /** ``retryAfter``: the seconds a 429 or a 503 asks to wait (null: none said). */
+  constructor(status, code, message, retryAfter = null) {
     super(message);
     this.status = status;
     this.code = code;
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -29,10 +31,17 @@ export async function apiGet(path, query = {}, { fresh = false } = {}) {
   }
   if (response.ok && body !== null) return body;
   const error = body?.error;
-  throw new ApiError(response.status, error?.code ?? "bad-reply", error?.message ?? `the server answered ${response.status}`);
+  const wait = Number.parseInt(response.headers.get("Retry-After") ?? "", 10);
+  throw new ApiError(response.status, error?.code ?? "bad-reply", error?.message ?? `the server answered ${response.status}`, Number.isNaN(wait) ? null : wait);
 }
 
 export const raceDoc = (raceId) => apiGet(`/races/${encodeURIComponent(raceId)}`);
+/** The API path of a race's signed record (docs/fairness.md): what the verify panel reads and links. */
+export const recordPath = (raceId) => `/races/${encodeURIComponent(raceId)}/record`;
+export const raceRecord = (raceId) => apiGet(recordPath(raceId));
+export const signingKeys = () => apiGet("/keys");
+/** A preset's published list of winnable deals, ``{preset, sha256, text}``: what a drawn deal was drawn from. */
+export const dealListDoc = (preset) => apiGet(`/deal-lists/${encodeURIComponent(preset)}`);
 export const playerDoc = (player) => apiGet(`/players/${encodeURIComponent(player)}`);
 export const playerRaces = (player, cursor = null, limit = 20) => apiGet(`/players/${encodeURIComponent(player)}/races`, { limit, cursor });
 export const playerRatings = (player, limit = 20) => apiGet(`/players/${encodeURIComponent(player)}/ratings`, { limit });
