@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import math
+import secrets
 import time
 from collections.abc import Coroutine, Iterable, Mapping
 from datetime import UTC, datetime
@@ -427,7 +428,9 @@ class RaceController:
             self.screen.flash(_("Ready is for racers before the race starts"), "error")
             return
         ready = self.model.my_status() != Status.READY
-        self.outbox.put(None, Ready(ready=ready))
+        # Our share of the deal's draw (docs/fairness.md): 128 random bits, so that nobody, the
+        # server included, chooses a drawn room's deal.
+        self.outbox.put(None, Ready(ready=ready, seed=secrets.token_hex(16) if ready else None))
         self.screen.flash(_("Ready! The race starts when every racer is") if ready else _("Not ready any more"))
 
     def ask_leave(self) -> None:
@@ -460,7 +463,7 @@ class RaceController:
             return
         if choice == REMATCH and self.model.role == Role.RACER:
             self.asked_rematch = True
-            self.outbox.put(None, Rematch())
+            self.outbox.put(None, Rematch(seed=secrets.token_hex(16)))
         elif choice == REVIEW:
             self.review()
         elif choice == CHALLENGE:

@@ -286,6 +286,8 @@ class RoomModel:
                 else _("a winnable deal")
             )
             lines.append(_("any deal: it may be unwinnable") if state.any_deal else grade)
+        if state.commitment:  # docs/fairness.md: the deal is drawn from everyone's seeds at the start
+            lines.append(_("drawn at the start · commitment {short}").format(short=state.commitment[:12]))
         settings = [
             _("time limit {limit}").format(limit=limit) if limit else _("no time limit"),
             _("undo on") if state.undo else _("undo off"),

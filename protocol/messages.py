@@ -55,6 +55,20 @@ class _Cursor(Str):
         return value
 
 
+class _Seed(Str):
+    """A racer's seed: 32 to 64 lowercase hex digits (128 to 256 bits), an even count."""
+
+    def __init__(self) -> None:
+        super().__init__(32, 64)
+
+    def check(self, value: object, where: str, strict: bool = True) -> object:
+        Str.check(self, value, where, strict)
+        assert isinstance(value, str)
+        if len(value) % 2 or value.strip("0123456789abcdef"):
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"{where}: expected lowercase hex digits, an even count")
+        return value
+
+
 class _Notation(Str):
     """A move in the notation of docs/notation.md: a text that does not read is a validation error
     (bad-field before the request uses up its seq), not the room's to judge."""
@@ -184,6 +198,8 @@ class Leave(Message):
 class Ready(Message):
     TYPE = "ready"
     ready: bool = field_of(Bool(), True)
+    seed: str | None = field_of(Opt(_Seed()), None, omit_default=True)
+    """The racer's share of the next race's draw (docs/fairness.md): random bits, in hex."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +221,8 @@ class Resign(Message):
 @dataclass(frozen=True, slots=True)
 class Rematch(Message):
     TYPE = "rematch"
+    seed: str | None = field_of(Opt(_Seed()), None, omit_default=True)
+    """The racer's share of the rematch's draw, as ``ready``'s."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,6 +473,9 @@ class RoomState(Message):
     daily: str | None = field_of(Opt(Str(10, 10)), None, omit_default=True)
     rated: bool = field_of(Bool(), False, omit_default=True)
     """The room's races count for its racers' ratings (docs/ratings.md)."""
+    commitment: str | None = field_of(Opt(Str(64, 64)), None, omit_default=True)
+    """A drawn room's commitment to the server's seed of its next race (of this race while it
+    runs): SHA-256 in hex, revealed as ``result.seed`` (docs/fairness.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -523,6 +544,10 @@ class Result(Message):
     """Every racer's moves in effect at the end, in seat order: for a post-race review."""
     race_id: str | None = field_of(Opt(Str(1, 40)), None, omit_default=True)
     """The race's id on record (``GET /api/v1/races/{race_id}``); nil when the race never started."""
+    seed: str | None = field_of(Opt(Str(64, 64)), None, omit_default=True)
+    """A drawn race's server seed, revealed: its SHA-256 is the ``commitment`` the room showed."""
+    commitment: str | None = field_of(Opt(Str(64, 64)), None, omit_default=True)
+    """A drawn room's commitment to its rematch's seed (given before the votes carry theirs)."""
 
 
 ADVICE_KINDS: Final = ("hint", "lost", "won", "unknown")

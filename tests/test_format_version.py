@@ -183,26 +183,38 @@ def version(entry: bytes) -> int:
     return head // SPAN
 
 
-def test_this_build_writes_version_1_and_reads_version_0_as_it_always_was() -> None:
-    assert events.FORMAT == 1  # 1: the rooms' settings gained ``rated``
-    assert pack(MovedEvent(1100, "p1", "3h")) == msgpack.packb([6 + SPAN, 1100, "p1", "3h"])
+def test_this_build_writes_version_2_and_reads_version_0_as_it_always_was() -> None:
+    assert events.FORMAT == 2  # 1: the rooms' settings gained ``rated``; 2: the draw (``secret``, seeds)
+    assert pack(MovedEvent(1100, "p1", "3h")) == msgpack.packb([6 + 2 * SPAN, 1100, "p1", "3h"])
     entries = old_entries()
     rewritten = [pack(unpack(entry)) for entry in entries]
-    # Read and written back: every event as it was, in version 1; the room's settings gain
-    # ``rated``, false (a version-0 room is unrated).
-    assert rewritten[1:] == [in_version(entry, 1) for entry in entries[1:]]
+    # Read and written back: every event as it was, in version 2; the ready and rematch events
+    # gain a seed, none; the room's settings gain ``rated``, false (a version-0 room is unrated),
+    # and ``secret``, none (its deal is the one it names).
+    seeded = {type_index(events.ReadySet), type_index(events.RematchVoted)}
+    expected = []
+    for entry in entries[1:]:
+        head, *fields = msgpack.unpackb(entry, raw=False)
+        expected.append(bytes(msgpack.packb([head + 2 * SPAN, *fields, *([None] if head in seeded else [])])))
+    assert rewritten[1:] == expected
     head, *fields = msgpack.unpackb(entries[0], raw=False)
-    assert msgpack.unpackb(rewritten[0], raw=False) == [head + SPAN, *fields[:-1], {**fields[-1], "rated": False}]
+    settings = {**fields[-1], "rated": False, "secret": None}
+    assert msgpack.unpackb(rewritten[0], raw=False) == [head + 2 * SPAN, *fields[:-1], settings]
     assert [unpack(entry) for entry in rewritten] == [unpack(entry) for entry in entries]
     first = unpack(entries[0])
-    assert isinstance(first, events.Created) and first.settings.rated is False
+    assert isinstance(first, events.Created) and first.settings.rated is False and first.settings.secret is None
+
+
+def type_index(kind: type) -> int:
+    """An event kind's number in a version-0 head."""
+    return msgpack.unpackb(pack(kind(0, "p", *([True] if kind is events.ReadySet else []))), raw=False)[0] % SPAN
 
 
 def test_a_rated_room_reads_back_rated() -> None:
     room, log = Room.create("RATED1", Settings("seahaven", 1, rated=True), 0)
     (created,) = [unpack(pack(event)) for event in log]
     assert isinstance(created, events.Created) and created.settings.rated is True
-    assert version(pack(created)) == 1 and room.state_for("p1", 0).rated is True
+    assert version(pack(created)) == 2 and room.state_for("p1", 0).rated is True
 
 
 def old_race() -> tuple[Room, list[Event]]:

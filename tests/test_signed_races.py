@@ -5,7 +5,6 @@ server, archived into a SQLite file, served at /api/v1/races/{id}/record and che
 from __future__ import annotations
 
 import asyncio
-import base64
 import copy
 import io
 import json
@@ -20,9 +19,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from protocol.messages import CreateRoom, JoinRoom, MoveRequest, Resign, Result, RoomState, Undo
 from seahaven import Board
 from seahaven.cli import main as seahaven
-from seahaven.verify import canonical, fingerprint, passed, sign, verify
+from seahaven.verify import canonical, passed, verify
 from server.app import RaceServer
 from server.records.signing import SigningKey
+from tests.forgery import forge
 from tests.helpers import url_of
 from tests.httpclient import get
 from tests.racing import solution, start_race
@@ -63,6 +63,7 @@ async def play(server: RaceServer, index: int) -> str:
     result = await ann.expect(Result)
     for client in clients:
         await client.close()
+    assert result.race_id is not None
     return result.race_id
 
 
@@ -84,19 +85,11 @@ def cli(*argv: str) -> tuple[int, str, str]:
     return status, out.getvalue(), err.getvalue()
 
 
-def resign(document: dict[str, Any], key: Ed25519PrivateKey) -> dict[str, Any]:
-    """A forger's copy: the record signed again by a key of the forger's (its signer too)."""
-    record = copy.deepcopy(document["record"])
-    raw = key.public_key().public_bytes_raw()
-    record["signer"] = {"alg": "Ed25519", "id": fingerprint(raw), "key": base64.b64encode(raw).decode()}
-    return sign(record, key)
-
-
 def racer_with_moves(record: dict[str, Any]) -> dict[str, Any]:
     return next(r for r in record["racers"] if r["moves"])
 
 
-ALTERATIONS: list[tuple[str, str, Callable[[dict[str, Any]], None]]] = [
+ALTERATIONS: list[tuple[str, str, Callable[[dict[str, Any]], object]]] = [
     ("a move", "racer", lambda r: racer_with_moves(r)["moves"][0].__setitem__(1, "#9")),
     ("a move's time", "racer", lambda r: racer_with_moves(r)["moves"][-1].__setitem__(0, r["ended_at"] + 1)),
     ("a finish time", "racer", lambda r: r["racers"][0].__setitem__("time_ms", (r["racers"][0]["time_ms"] or 0) + 7)),
@@ -137,7 +130,7 @@ async def test_fifty_races_verify_and_their_altered_copies_fail(tmp_path: Path) 
         checks = {c.name: c for c in verify(altered)}
         assert checks["signature"].ok is False, name
         # Signed again by a forger: the signature fits the forger's key, the alteration is caught.
-        forged = verify(resign(altered, forger))
+        forged = verify(forge(altered, forger))
         failed = [c for c in forged if c.ok is False]
         assert failed and failed[0].name.startswith(check), (name, failed)
         assert not passed(forged)
@@ -152,7 +145,7 @@ async def test_a_record_names_its_key_the_server_publishes_it_and_a_forger_s_is_
     assert keys[0]["until"] is None and keys[0]["since"] <= document["record"]["signed_at"]
     checks = {c.name: c.ok for c in verify(document, keys)}
     assert checks["signature"] and checks["published key"]
-    forged = verify(resign(document, Ed25519PrivateKey.generate()), keys)
+    forged = verify(forge(document, Ed25519PrivateKey.generate()), keys)
     assert {c.name: c.ok for c in forged}["published key"] is False
     # The record is signed over its canonical form: the stored text reparsed signs the same bytes.
     assert canonical(json.loads(json.dumps(document["record"]))) == canonical(document["record"])
@@ -215,7 +208,7 @@ def test_the_engine_reaches_past_the_standard_library_only_to_check_a_signature(
 
 def test_the_canonical_form_is_rfc_8785_for_what_a_record_holds() -> None:
     # Keys sorted, no blanks, non-ASCII kept as UTF-8, control characters escaped as JSON.stringify does.
-    value = {"b": [1, True, None], "a": "Zoë\n\u0001\"\\"}
+    value = {"b": [1, True, None], "a": 'Zoë\n\u0001"\\'}
     assert canonical(value) == '{"a":"Zoë\\n\\u0001\\"\\\\","b":[1,true,null]}'.encode()
     with pytest.raises(ValueError, match="no floats"):
         canonical({"time": 1.5})

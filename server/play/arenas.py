@@ -340,7 +340,7 @@ class Arenas:
     async def _race(self, meta: ArenaMeta, group: list[Entry]) -> None:
         """A new race for ``group``: the room, its racers claimed, joined and ready, their nodes told."""
         settings = await self.deals.settings(
-            meta.preset, None, deal_grade=meta.deal_grade, seats=len(group), public=False
+            meta.preset, None, drawn=True, deal_grade=meta.deal_grade, seats=len(group), public=False
         )
         # The race ends with the arena: one still running then is not scored, so it does not run on
         # (its clock shows the racers the time left).

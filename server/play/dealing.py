@@ -10,7 +10,8 @@ from typing import Any
 
 from protocol.errors import ErrorCode, ProtocolError
 from seahaven.deals import MAX_DEAL
-from seahaven.winnable import GRADES, deal_list
+from seahaven.verify import draw_candidates
+from seahaven.winnable import GRADES, Grade, deal_list
 from server.config import Config
 from server.play.daily import DailyDeals, utc_date
 from server.play.dealpool import DealPool
@@ -49,6 +50,8 @@ class Dealing:
     async def rematch_deal(self, room: Room) -> int:
         if room.settings.daily is not None:
             return room.settings.deal  # a daily room races its day's deal again
+        if room.settings.secret is not None:
+            return room.settings.deal  # a drawn room draws its next deal at the start
         return await self.pick_deal(room.settings.preset, room.settings.any_deal, room.settings.deal_grade)
 
     async def pick_deal(self, preset: str, any_deal: bool, grade: str | None) -> int:
@@ -58,8 +61,7 @@ class Dealing:
             return self.chosen()
         if any_deal:
             return secrets.randbelow(MAX_DEAL) + 1
-        if grade is not None and grade not in GRADES:
-            raise ProtocolError(ErrorCode.BAD_FIELD, f"unknown deal grade {grade!r}; grades: {', '.join(GRADES)}")
+        grade = self._graded(grade)
         try:
             return (await self.pool.take(preset, grade)).number
         except StoreError as exc:  # the shared pool is down: the shipped list still serves
@@ -67,11 +69,31 @@ class Dealing:
             book = deal_list(preset)
             return secrets.choice(book.by_grade(grade) if grade else [n for n, _ in book.deals])
 
-    async def settings(self, preset: str, deal: int | None, **chosen: Any) -> Settings:
-        if deal is None:
-            deal = await self.pick_deal(preset, chosen.get("any_deal", False), chosen.get("deal_grade"))
-        else:
+    def draws(self, drawn: bool, chosen: dict[str, Any]) -> bool:
+        """Whether a new room's server-picked deal is drawn at each start: for a rated room or an
+        arena's race (``drawn``), unless it races any deal or the daily deal, or this server deals
+        one known deal (``chosen``: tests and benchmarks)."""
+        return drawn and self.chosen is None and not chosen.get("any_deal") and chosen.get("daily") is None
+
+    @staticmethod
+    def _graded(grade: str | None) -> Grade | None:
+        """``grade`` if it is one (None: any grade); bad-field if it is not."""
+        if grade is not None and grade not in GRADES:
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"unknown deal grade {grade!r}; grades: {', '.join(GRADES)}")
+        return grade
+
+    async def settings(self, preset: str, deal: int | None, *, drawn: bool = False, **chosen: Any) -> Settings:
+        grade = chosen.get("deal_grade")
+        if deal is not None:
             chosen["chosen"] = True
+        elif self.draws(drawn or chosen.get("rated", False), chosen):
+            # Drawn at each start from the published list (server/rooms/draw.py): the first
+            # listed deal stands in until then, shown to nobody.
+            self._graded(grade)
+            chosen["secret"] = secrets.token_hex(32)
+            deal = draw_candidates(preset, grade)[0]
+        else:
+            deal = await self.pick_deal(preset, chosen.get("any_deal", False), grade)
         return Settings(
             preset=preset,
             deal=deal,

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.rooms.history import RaceRecord, RacerRecord, proven
-from server.rooms.settings import Settings
+from server.rooms.settings import Settings, public_settings
 
 __all__ = ["proofs", "race_row", "racer_rows", "record_of"]
 
@@ -38,7 +38,7 @@ def race_row(record: RaceRecord, archived_at: int) -> dict[str, Any]:
         "hints_allowed": settings.hints,
         "undo_allowed": settings.undo,
         "time_limit_ms": settings.time_limit_ms,
-        "settings": dataclasses.asdict(settings),
+        "settings": public_settings(settings),
         "started_at": record.started_at,
         "ended_at": record.ended_at,
         "end_reason": record.end_reason,

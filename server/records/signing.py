@@ -26,8 +26,9 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from seahaven.verify import ALGORITHM, FORMAT, fingerprint, sign
+from seahaven.verify import ALGORITHM, FORMAT, commitment, fingerprint, list_digest, sign
 from server.rooms.history import RaceRecord
+from server.rooms.settings import public_settings
 
 __all__ = ["KEY_FILE", "SigningKey", "race_document"]
 
@@ -100,7 +101,7 @@ def race_document(record: RaceRecord, players: Mapping[str, str], key: SigningKe
             "deal": settings.deal,
             "deal_code": record.deal_code,
             "draw": _draw(record),
-            "settings": dataclasses.asdict(settings),
+            "settings": public_settings(settings),
             "started_at": record.started_at,
             "ended_at": record.ended_at,
             "end_reason": record.end_reason,
@@ -132,4 +133,13 @@ def _draw(record: RaceRecord) -> dict[str, Any]:
         return {"kind": "daily", "day": settings.daily}
     if settings.chosen:
         return {"kind": "chosen"}
+    if record.draw is not None:
+        return {
+            "kind": "drawn",
+            "commitment": commitment(bytes.fromhex(record.draw.seed)),
+            "seed": record.draw.seed,
+            "seeds": list(record.draw.seeds),
+            "grade": settings.deal_grade,
+            "list": list_digest(settings.preset),
+        }
     return {"kind": "picked"}

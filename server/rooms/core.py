@@ -176,8 +176,8 @@ class RoomCore:
     def leave(self, player: str, now: int) -> Outcome:
         return self._outcome(self.room.leave(player, now), now)
 
-    def ready(self, player: str, ready: bool, now: int) -> Outcome:
-        return self._outcome(self.room.set_ready(player, ready, now), now)
+    def ready(self, player: str, ready: bool, now: int, seed: str | None = None) -> Outcome:
+        return self._outcome(self.room.set_ready(player, ready, now, seed), now)
 
     def move(self, player: str, move: str, now: int) -> Outcome:
         before = SeatBefore.of(self.room, player)
@@ -194,8 +194,8 @@ class RoomCore:
     def resign(self, player: str, now: int) -> Outcome:
         return self._outcome(self.room.resign(player, now), now)
 
-    def rematch(self, player: str, next_deal: int, now: int) -> Outcome:
-        return self._outcome(self.room.vote_rematch(player, next_deal, now), now)
+    def rematch(self, player: str, next_deal: int, now: int, seed: str | None = None) -> Outcome:
+        return self._outcome(self.room.vote_rematch(player, next_deal, now, seed), now)
 
     def disconnect(self, player: str, now: int) -> Outcome:
         return self._outcome(self.room.disconnect(player, now), now)

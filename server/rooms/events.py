@@ -17,7 +17,9 @@ new meaning. The new build then reads both: the older versions as they were, its
 
 Versions: 0, the first (entries written before versions existed); 1, ``Settings.rated`` (a rated
 room: an older build would refuse the unknown setting). Every other event of version 1 is that of
-version 0 with the new head; a version-0 ``Created`` reads as an unrated room.
+version 0 with the new head; a version-0 ``Created`` reads as an unrated room. 2, the draw
+(docs/fairness.md): ``Settings.secret``, and a racer's ``seed`` on ``ReadySet`` and
+``RematchVoted`` (older entries have none: they read as None).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import msgpack
 
 from server.rooms.settings import Settings
 
-FORMAT: Final = 1
+FORMAT: Final = 2
 """The newest format version this build reads, and the one it writes."""
 SPAN: Final = 32
 """Kinds one format version may have: the head of an entry is ``version * SPAN + kind``."""
@@ -74,6 +76,8 @@ class ReadySet:
     at: int
     player: str
     ready: bool
+    seed: str | None = None
+    """The racer's share of the next race's draw (a drawn room's; format 2)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +137,8 @@ class Ended:
 class RematchVoted:
     at: int
     player: str
+    seed: str | None = None
+    """The racer's share of the rematch's draw (format 2)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from protocol.enums import Status
 from protocol.messages import GHOST_PREFIX
 from seahaven import Board
 from seahaven.moves import read_move
+from server.rooms.draw import Draw
 from server.rooms.events import Created, Ended, Event, Started
 from server.rooms.raceid import race_id
 from server.rooms.room import BOT_PREFIX, Room
@@ -65,6 +66,9 @@ class RaceRecord:
     end_reason: str
     racers: tuple[RacerRecord, ...]
     """In the final standings' order (place 1 first)."""
+    draw: Draw | None = None
+    """How the deal was drawn (a drawn room's race; server/rooms/draw.py); None for any other.
+    Kept in the signed record only (a record read back from its rows has none)."""
     log: tuple[int, str] | None = None
     """The stored log at the race's end: its length (entries up to and including the end) and its
     chain tip there (``server.store.base.chain``), which the signed record carries; None when the
@@ -118,6 +122,7 @@ def _record(room: Room, ended: Ended, log: tuple[int, str] | None) -> RaceRecord
         ended_at=ended.at,
         end_reason=ended.reason,
         racers=tuple(racers),
+        draw=room.draw,
         log=log,
     )
 

@@ -36,6 +36,7 @@ from protocol.messages import (
 from protocol.schema import Message
 from seahaven import Board, Move, encode, preset, to_board_text
 from seahaven.moves import read_move
+from server.rooms.draw import Draw, commitment_of, draw_deal
 from server.rooms.events import (
     CountdownSet,
     Created,
@@ -105,6 +106,8 @@ class Seat:
     """Walked out after the start: keeps a place in the standings, hears nothing more."""
     hints: int = 0
     """Hints given this race."""
+    seed: str | None = None
+    """The racer's share of the next race's draw (a drawn room's), given with ready or a rematch vote."""
 
 
 Audience = frozenset[str] | None
@@ -142,6 +145,8 @@ class Room:
     abandoned: bool = False
     """Everyone left before a race began: the room takes no one again (a link to it would seat a
     newcomer in a room its creator gave up, alone, with nobody to race)."""
+    draw: Draw | None = None
+    """How the current (or last) race's deal was drawn (a drawn room's; server/rooms/draw.py)."""
 
     # -- construction -------------------------------------------------------
 
@@ -186,6 +191,12 @@ class Room:
 
     def deal_code(self) -> str:
         return encode(self.settings.preset, self.settings.deal)
+
+    def commitment(self) -> str | None:
+        """A drawn room's commitment to the seed of the race it is racing, else of its next one."""
+        if self.settings.secret is None:
+            return None
+        return commitment_of(self.settings.secret, self.races + (0 if self.phase == Phase.RACING else 1))
 
     def elapsed(self, now: int) -> int:
         return max(0, now - self.started_at) if self.started_at is not None else 0
@@ -276,6 +287,7 @@ class Room:
             lost_notice=self.settings.lost_notice,
             daily=self.settings.daily,
             rated=self.settings.rated,
+            commitment=self.commitment(),
         )
 
     def _board_text(self, board: Board | None) -> str:
@@ -386,7 +398,7 @@ class Room:
         events += self._emit(Left(now, player))
         return events + self._after_change(now)
 
-    def set_ready(self, player: str, ready: bool, now: int) -> list[Event]:
+    def set_ready(self, player: str, ready: bool, now: int, seed: str | None = None) -> list[Event]:
         seat = self._racer(player)
         if self.phase == Phase.FINISHED:
             raise RoomError(ErrorCode.RACE_OVER, "the race is over: ask for a rematch")
@@ -395,7 +407,7 @@ class Room:
         if seat.ready == ready:
             return []
         self._may_change(player)
-        return self._emit(ReadySet(now, player, ready)) + self._after_change(now)
+        return self._emit(ReadySet(now, player, ready, seed if ready else None)) + self._after_change(now)
 
     def _may_change(self, player: str) -> None:
         if self.changes.get(player, 0) >= MAX_CHANGES:
@@ -452,12 +464,12 @@ class Room:
             return []
         return self._emit(Presence(now, player, True)) + self._after_change(now)
 
-    def vote_rematch(self, player: str, next_deal: int, now: int) -> list[Event]:
+    def vote_rematch(self, player: str, next_deal: int, now: int, seed: str | None = None) -> list[Event]:
         """Vote for a rematch; when every connected racer has, a new deal starts counting down."""
         self._racer(player)
         if self.phase != Phase.FINISHED:
             raise RoomError(ErrorCode.NOT_FINISHED, "a rematch can be asked for once the race is over")
-        events = self._emit(RematchVoted(now, player)) if player not in self.rematch else []
+        events = self._emit(RematchVoted(now, player, seed)) if player not in self.rematch else []
         if self.rematch_due():
             events += self._emit(NewDeal(now, next_deal))
             events += self._emit(CountdownSet(now, now + self.settings.countdown_ms))
@@ -608,10 +620,11 @@ class Room:
                 self.rematch.discard(player)
                 if self.phase in (Phase.WAITING, Phase.COUNTDOWN) and not self.seats and not self.spectators:
                     self.abandoned = True
-            case ReadySet(_, player, ready):
+            case ReadySet(_, player, ready, seed):
                 self.changes[player] = self.changes.get(player, 0) + 1
                 seat = self.seats[player]
                 seat.ready = ready
+                seat.seed = seed
                 seat.status = Status.READY if ready else Status.WAITING
             case CountdownSet(_, starts_at):
                 self.starts_at = starts_at
@@ -622,6 +635,13 @@ class Room:
                 self.races += 1
                 self.changes.clear()
                 self.starts_at = None
+                secret = self.settings.secret
+                if secret is not None:  # a drawn room: the deal is drawn now, from the seeds in seat order
+                    seeds = tuple(seat.seed for seat in self.seats.values() if seat.seed is not None)
+                    deal, self.draw = draw_deal(
+                        self.settings.preset, self.settings.deal_grade, secret, self.races, seeds
+                    )
+                    self.settings = replace(self.settings, deal=deal)
                 for seat in self.seats.values():
                     seat.board = Board.deal(self.settings.preset, self.settings.deal)
                     seat.status = Status.RACING
@@ -642,8 +662,9 @@ class Room:
                 self.end_reason = reason
                 self.standings = self._standings()
                 self.rematch.clear()
-            case RematchVoted(_, player):
+            case RematchVoted(_, player, seed):
                 self.rematch.add(player)
+                self.seats[player].seed = seed
             case Hinted(_, player):
                 self.seats[player].hints += 1
             case NewDeal(_, deal):
@@ -651,7 +672,9 @@ class Room:
                 # The server picked it (a daily room's deal is the day's, public on the daily board).
                 self.settings = replace(self.settings, deal=deal, chosen=self.settings.daily is not None)
                 self.seats = {
-                    p: Seat(s.name, ready=True, status=Status.READY) for p, s in self.seats.items() if s.connected
+                    p: Seat(s.name, ready=True, status=Status.READY, seed=s.seed)
+                    for p, s in self.seats.items()
+                    if s.connected
                 }
                 self.started_at = None
                 self.end_reason = None
@@ -744,6 +767,8 @@ class Room:
                     standings=self.standings,
                     histories=self.histories(),
                     race_id=self.race_id() if self.started_at is not None else None,
+                    seed=self.draw.seed if self.draw is not None and self.started_at is not None else None,
+                    commitment=self.commitment(),
                 )
                 return [Outbound(racers, result), Outbound(watchers, result, delay)]
             case NewDeal(at):

@@ -6,6 +6,7 @@ import them without importing each other.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 
@@ -39,3 +40,15 @@ class Settings:
     rated: bool = False
     """Its races count for the racers' ratings (docs/ratings.md; the records rate them). New in
     the log's format 1: an entry of format 0 has no such field and reads as False."""
+    secret: str | None = None
+    """A drawn room (docs/fairness.md): the secret (hex) each race's server seed derives from;
+    its deal is drawn at the start, and ``deal`` until then is a stand-in nobody is shown. Never
+    leaves the server: the records keep settings without it (``public_settings``). None: the
+    deal is ``deal``. New in the log's format 2."""
+
+
+def public_settings(settings: Settings) -> dict[str, object]:
+    """The settings as the records and the API show them: without the room's secret."""
+    shown = dataclasses.asdict(settings)
+    del shown["secret"]
+    return shown

@@ -17,8 +17,9 @@ from server.rooms.settings import Settings
 class Deals(Protocol):
     """Which deal a room races."""
 
-    async def settings(self, preset: str, deal: int | None, **chosen: Any) -> Settings:
-        """A new room's settings: ``deal`` when chosen, else one the server picks."""
+    async def settings(self, preset: str, deal: int | None, *, drawn: bool = False, **chosen: Any) -> Settings:
+        """A new room's settings: ``deal`` when chosen, else one the server picks; ``drawn`` (and
+        every rated room): a server-picked deal is drawn at each start (docs/fairness.md)."""
         ...
 
     async def daily_deal(self, preset: str) -> tuple[str, int]:

@@ -132,7 +132,9 @@ class RoomRequests:
         return outcome.reply
 
     async def on_ready(self, asker: Asker, message: Ready) -> None:
-        await self._in_my_room(asker, lambda core, now: core.ready(asker.session.player, message.ready, now))
+        await self._in_my_room(
+            asker, lambda core, now: core.ready(asker.session.player, message.ready, now, message.seed)
+        )
 
     async def on_move(self, asker: Asker, message: MoveRequest) -> None:
         held = self.path.held_by(asker.session)
@@ -149,7 +151,7 @@ class RoomRequests:
 
     async def on_rematch(self, asker: Asker, message: Rematch) -> None:
         deal = await self.deals.rematch_deal(self.path.held_by(asker.session).room)
-        await self._in_my_room(asker, lambda core, now: core.rematch(asker.session.player, deal, now))
+        await self._in_my_room(asker, lambda core, now: core.rematch(asker.session.player, deal, now, message.seed))
 
     async def _in_my_room(self, asker: Asker, command: Command) -> None:
         await self.path.run(self.path.held_by(asker.session), command, asker)
