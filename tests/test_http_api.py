@@ -205,6 +205,8 @@ async def test_the_openapi_document_is_served_with_the_api(server: RaceServer) -
         "/api/v1/races/{race_id}",
         "/api/v1/races/{race_id}/record",
         "/api/v1/keys",
+        "/api/v1/deal-lists",
+        "/api/v1/deal-lists/{preset}",
         "/api/v1/players/{player}",
         "/api/v1/players/{player}/races",
         "/api/v1/players/{player}/ratings",

@@ -123,6 +123,8 @@ async def test_every_operation_answers_as_the_served_document_says(make_memory_s
         "getArena",
         "getArenas",
         "getChallenge",
+        "getDealList",
+        "getDealLists",
         "getKeys",
         "getLeaderboard",
         "getPlayer",
@@ -172,7 +174,7 @@ async def test_the_real_records_answer_as_the_served_document_says(
         loop.call_soon_threadsafe(clock.advance, 1000)
 
     checked = await asyncio.to_thread(run_every_operation, f"http://127.0.0.1:{server.port}", known, refill)
-    assert len(checked) == 12
+    assert len(checked) == 14
 
 
 def fake_wall_clock() -> int:

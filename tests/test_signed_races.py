@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import hashlib
 import io
 import json
 import random
@@ -19,7 +20,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from protocol.messages import CreateRoom, JoinRoom, MoveRequest, Resign, Result, RoomState, Undo
 from seahaven import Board
 from seahaven.cli import main as seahaven
-from seahaven.verify import canonical, passed, verify
+from seahaven.rules import PRESETS
+from seahaven.verify import canonical, draw_candidates, list_digest, passed, verify
 from server.app import RaceServer
 from server.records.signing import SigningKey
 from tests.forgery import forge
@@ -214,3 +216,15 @@ def test_the_canonical_form_is_rfc_8785_for_what_a_record_holds() -> None:
         canonical({"time": 1.5})
     with pytest.raises(ValueError, match="ASCII"):
         canonical({"é": 1})
+
+
+async def test_the_published_deal_lists_are_served_with_the_digest_a_draw_names(tmp_path: Path) -> None:
+    async with recording_server(tmp_path) as server:
+        lists = (await get(server.port, "/api/v1/deal-lists")).json()["lists"]
+        one = (await get(server.port, "/api/v1/deal-lists/seahaven-hard")).json()
+        missing = await get(server.port, "/api/v1/deal-lists/chess")
+    assert {entry["preset"] for entry in lists} == set(PRESETS)
+    assert one["sha256"] == list_digest("seahaven-hard") == hashlib.sha256(one["text"].encode()).hexdigest()
+    assert one["deals"] == sum(one["grades"].values()) == len(draw_candidates("seahaven-hard", None))
+    assert one["grades"]["fiendish"] == len(draw_candidates("seahaven-hard", "fiendish"))
+    assert missing.status == 404

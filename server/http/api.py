@@ -23,7 +23,7 @@ from http import HTTPStatus
 from typing import Any, Final, Protocol, TypeVar
 
 from seahaven.rules import PRESETS
-from seahaven.winnable import GRADES
+from seahaven.winnable import GRADES, deal_list
 from server.http.openapi import (
     ARENA_CODE,
     CHALLENGE_ID,
@@ -155,6 +155,10 @@ class Api:
         """The live arenas (None: this server lists none)."""
         self.read_timeout = read_timeout
         self.description = json_body(document())
+        lists = {name: deal_list(name).to_text() for name in PRESETS}
+        self.lists = json_body({"lists": [list_summary(name, text) for name, text in lists.items()]})
+        self.list_texts = {name: json_body({**list_summary(name, text), "text": text}) for name, text in lists.items()}
+        """Each preset's published deal list (``seahaven/winnable``): read once, answered as it is."""
 
     def add_routes(self, router: Router) -> None:
         for pattern, handler in (
@@ -171,6 +175,8 @@ class Api:
             ("/api/v1/leaderboards/{preset}", self.leaderboard),
             ("/api/v1/ratings/{preset}", self.rating_board),
             ("/api/v1/challenges/{challenge}", self.challenge),
+            ("/api/v1/deal-lists", self.deal_lists),
+            ("/api/v1/deal-lists/{preset}", self.deal_list),
         ):
             router.add(["GET"], pattern, answering(handler))
 
@@ -179,6 +185,18 @@ class Api:
     async def openapi(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         query(request, set())
         return document_reply(request, self.description, DESCRIPTION)
+
+    async def deal_lists(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        """The published lists a drawn room's deal comes from (docs/fairness.md), with their digests."""
+        query(request, set())
+        return document_reply(request, self.lists, DESCRIPTION)
+
+    async def deal_list(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        query(request, set())
+        found = self.list_texts.get(params["preset"])
+        if found is None:
+            return not_found(f"no published deal list for {params['preset']!r}")
+        return document_reply(request, found, DESCRIPTION)
 
     async def race(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         race_id = identifier(params["race_id"], _RACE_ID, "race id")
@@ -366,6 +384,19 @@ def answering(handler: Handler) -> Handler:
 def api_error(status: HTTPStatus, code: str, message: str, cache_control: str = NO_STORE) -> Reply:
     """An error answer of the API: the one JSON shape, with its code."""
     return json_reply(status, error_document(code, message), ("Cache-Control", cache_control))
+
+
+def list_summary(preset: str, text: str) -> dict[str, Any]:
+    """A published deal list as ``/api/v1/deal-lists`` names it: the SHA-256 a drawn race's
+    signed record names (``seahaven.verify.list_digest``), the deals in it by grade."""
+    grades = [line.split()[1] for line in text.splitlines() if line[:1].isdigit()]
+    return {
+        "preset": preset,
+        "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        "deals": len(grades),
+        "grades": {grade: grades.count(grade[0]) for grade in GRADES},
+        "path": f"/api/v1/deal-lists/{preset}",
+    }
 
 
 def not_found(message: str) -> Reply:

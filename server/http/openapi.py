@@ -92,6 +92,15 @@ _RACER: Final = {
 }
 """A racer's fields in a race (``Racer``) and in its signed record (``SignedRacer``, ids only)."""
 
+_DEAL_LIST: Final = {
+    "preset": _PRESET,
+    "sha256": {"type": "string", "description": "SHA-256 of the list's text: what a drawn race's record names."},
+    "deals": _COUNT,
+    "grades": _object({grade: _COUNT for grade in GRADES}),
+    "path": _STR,
+}
+"""A published deal list as ``/api/v1/deal-lists`` names it (``DealList`` adds its text)."""
+
 SCHEMAS: Final[dict[str, Any]] = {
     "Error": _object(
         {
@@ -168,6 +177,11 @@ SCHEMAS: Final[dict[str, Any]] = {
             ),
             "signature": {"type": "string", "description": "Ed25519 over the record's RFC 8785 form, base64."},
         }
+    ),
+    "DealListSummary": _object(_DEAL_LIST),
+    "DealLists": _object({"lists": {"type": "array", "items": _ref("DealListSummary")}}),
+    "DealList": _object(
+        {**_DEAL_LIST, "text": {"type": "string", "description": "The list as shipped: `NUMBER LETTER` lines."}}
     ),
     "Keys": _object(
         {
@@ -616,6 +630,18 @@ PATHS: Final[dict[str, Any]] = {
                 "schema": {"type": "integer", "minimum": 0, "maximum": OFFSET_MAX, "default": 0},
             },
         ],
+    ),
+    "/api/v1/deal-lists": _operation(
+        "getDealLists",
+        "The published lists of proven-winnable deals a drawn room's deal comes from, with their SHA-256.",
+        "DealLists",
+        [],
+    ),
+    "/api/v1/deal-lists/{preset}": _operation(
+        "getDealList",
+        "One preset's published deal list, its text as the engine ships it (docs/fairness.md).",
+        "DealList",
+        [_path("preset", _PRESET, "The rules preset.")],
     ),
     "/api/v1/leaderboards/{preset}": _operation(
         "getLeaderboard",
