@@ -28,11 +28,14 @@ def wall_ms() -> int:
 
 
 @asynccontextmanager
-async def recording_server(folder: Path, *, records: bool = True, players: bool = False) -> AsyncIterator[RaceServer]:
+async def recording_server(
+    folder: Path, *, records: bool = True, players: bool = False, drawn: bool = False
+) -> AsyncIterator[RaceServer]:
     """A started server whose every room races seahaven deal 1, picked by the server as if in
     secret (so a proven win counts on the boards); its records in ``folder``/records.db.
     ``records`` False: no records (the API answers 503 "records are off"). ``players``: registered
-    players (``register``, ``sign_in``...) and ghost challenges too."""
+    players (``register``, ``sign_in``...) and ghost challenges too. ``drawn``: the server picks
+    deals as it does when serving (the pool; a rated room's drawn at each start), not deal 1."""
     db = open_database(f"sqlite:///{folder / 'records.db'}", folder)
     await migrate(db)
     store = MemoryStore()
@@ -41,7 +44,7 @@ async def recording_server(folder: Path, *, records: bool = True, players: bool 
     server = RaceServer(
         config,
         store,
-        deals=lambda: 1,
+        deals=None if drawn else lambda: 1,
         archive=archive,
         records=Reader(db, now=wall_ms, live=store) if records else None,
         challenges=ChallengeRecords(db, archive, live=store) if players and archive is not None else None,

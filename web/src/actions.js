@@ -22,6 +22,12 @@ function selectionWords(board, sel) {
 const refusedText = (move, why) =>
   language() === "en" ? withSymbols(why) : (reasonWords(why) ?? t("{move} refused: {reason}", { move: moveText(move), reason: refusal({ code: "illegal-move", message: why }) }));
 
+/** 128 random bits in hex: a racer's seed for a drawn room's deal (the server counts them in the draw). */
+function randomSeed() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 export function makeActions(app) {
   const S = app.S;
 
@@ -200,7 +206,9 @@ export function makeActions(app) {
     const room = S.room;
     if (room.role !== "racer" || (room.phase !== "waiting" && room.phase !== "countdown")) return;
     const me = room.racers.find((r) => r.player === room.you);
-    await request("ready", { ready: me?.status !== "ready" });
+    const wanted = me?.status !== "ready";
+    // Our share of a drawn room's deal (docs/fairness.md): fresh random bits with every ready.
+    await request("ready", wanted ? { ready: true, seed: randomSeed() } : { ready: false });
   }
 
   async function resign() {
@@ -208,7 +216,7 @@ export function makeActions(app) {
   }
 
   async function rematch() {
-    if (S.room.role === "racer") await request("rematch");
+    if (S.room.role === "racer") await request("rematch", { seed: randomSeed() });
   }
 
   /** Ask the server for a hint (rooms with hints: the standings count it). */

@@ -325,6 +325,7 @@ function roomView(app) {
     room.hints ? t("hints on") : null,
     room.rated ? t("rated") : t("unrated"),
     mine ? t("your rating {rating}", { rating: ratingText(mine) }) : null,
+    room.commitment ? t("deal drawn from everyone's seeds, commitment {short}", { short: room.commitment.slice(0, 12) }) : null,
   ].filter(Boolean);
   const resigns = leavingResigns(S);
   const parts = [
