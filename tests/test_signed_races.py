@@ -228,3 +228,10 @@ async def test_the_published_deal_lists_are_served_with_the_digest_a_draw_names(
     assert one["deals"] == sum(one["grades"].values()) == len(draw_candidates("seahaven-hard", None))
     assert one["grades"]["fiendish"] == len(draw_candidates("seahaven-hard", "fiendish"))
     assert missing.status == 404
+
+
+def test_the_lists_digests_in_the_docs_are_the_shipped_lists() -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "fairness.md").read_text()
+    for preset in PRESETS:
+        assert f"| `{preset}` | {len(draw_candidates(preset, None))} (" in text, preset
+        assert f"`{list_digest(preset)}`" in text, preset
