@@ -79,6 +79,7 @@ from .room_model import RoomModel, ServerClock, now_ms, rating_line
 from .room_text import Seen
 from .spectating import Boards
 from .stats import RaceRecord
+from .verification import verdict
 
 log = logging.getLogger("seahaven.client")
 
@@ -533,8 +534,12 @@ class RaceController:
         names = {p: r.name for p, r in model.racers.items()}
         names.update({s.player: s.name for s in model.standings})
         # On record: the server's moves, undos and times.
-        fetch = partial(self.host.records().race, model.race_id) if model.race_id is not None else None
-        self.screen.app.push_screen(ReviewScreen(model.deal, histories, names, first=model.me, fetch=fetch))
+        records, race = self.host.records(), model.race_id
+        fetch = partial(records.race, race) if race is not None else None
+        check = partial(verdict, records, race) if race is not None else None
+        self.screen.app.push_screen(
+            ReviewScreen(model.deal, histories, names, first=model.me, fetch=fetch, check=check)
+        )
 
     def histories(self) -> tuple[Watched, ...]:
         """Every racer's moves at the end: the server's, else (an older server) my own."""

@@ -58,6 +58,14 @@ class Records:
     async def race(self, race_id: str) -> dict[str, Any]:
         return await self.get(f"/races/{quote(race_id)}")
 
+    async def signed_race(self, race_id: str) -> dict[str, Any]:
+        """The race's signed record (docs/fairness.md): 404 until it is archived."""
+        return await self.get(f"/races/{quote(race_id)}/record")
+
+    async def keys(self) -> dict[str, Any]:
+        """The keys the server signs its records with."""
+        return await self.get("/keys")
+
     async def player(self, player: str) -> dict[str, Any]:
         return await self.get(f"/players/{quote(player)}")
 

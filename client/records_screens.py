@@ -28,6 +28,7 @@ from .records_api import Records, RecordsError
 from .review import ReviewScreen
 from .rivals import DID_NOT_FINISH, format_ms
 from .room_model import deal_code
+from .verification import verdict
 from .words import racers, races, rated_races, status_word, wins
 
 PERIODS: Final = {"day": N_("the daily deal"), "week": N_("this week"), "all": N_("all time")}
@@ -84,7 +85,8 @@ class RecordsScreen(LocalScreen[None]):
     def _replay(self, event: DataTable.RowSelected) -> None:
         race_id = event.row_key.value
         if race_id:
-            self.app.push_screen(ReviewScreen(None, fetch=partial(self.records.race, race_id)))
+            fetch, check = partial(self.records.race, race_id), partial(verdict, self.records, race_id)
+            self.app.push_screen(ReviewScreen(None, fetch=fetch, check=check))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -33,6 +33,8 @@ from .rivals import format_ms
 
 FetchRace = Callable[[], Awaitable[Mapping[str, Any]]]
 """Reads the race document from the server (a RecordsError when it cannot)."""
+CheckRace = Callable[[], Awaitable[str]]
+"""Checks the race's signed record (client/verification.py): the verdict in words."""
 
 
 class ReviewScreen(LocalScreen[None]):
@@ -63,14 +65,19 @@ class ReviewScreen(LocalScreen[None]):
         *,
         first: str | None = None,
         fetch: FetchRace | None = None,
+        check: CheckRace | None = None,
     ) -> None:
         """``deal`` and ``histories``: what the client saw (``deal`` None: only the record, which
-        ``fetch`` must then give); ``first``: whose track shows first."""
+        ``fetch`` must then give); ``first``: whose track shows first; ``check``: the record's
+        verification, shown once the record is read."""
         super().__init__()
         if deal is None and fetch is None:
             raise ValueError("a review needs the deal and the moves, or the race on record")
         self.first = first
         self.fetch = fetch
+        self.check = check
+        self.verdict = ""
+        """The signed record's verdict (empty until checked)."""
         self.opening = Board.from_code(deal) if deal is not None else None
         self.tracks: tuple[Track, ...] = ()
         if self.opening is not None:
@@ -113,6 +120,10 @@ class ReviewScreen(LocalScreen[None]):
         self.view.display = True
         self.set_reactive(ReviewScreen.racer, self.index_of(player))
         self.watch_racer()
+        if self.check is not None:
+            self.verdict = await self.check()
+            self.note = f"{_('on record')} · {self.verdict}"
+            self._show()
 
     def fallen_back(self, why: str) -> None:
         self.source = "failed"
