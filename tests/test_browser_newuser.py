@@ -38,6 +38,7 @@ from protocol.messages import (
 )
 from seahaven import Board, Move, parse_board, to_board_text
 from seahaven.codes import encode
+from seahaven.moves import CELL, CELL_TOKENS, COLUMN
 from seahaven.solver import solve
 from tests.browser_pages import AUTO_OFF, WAIT_MS, at_rest, js, key_move
 from tests.helpers import wait_until
@@ -198,6 +199,27 @@ async def test_a_finished_rooms_link_says_the_race_is_over_and_shows_its_results
     no_errors(page)
 
 
+SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
+RANK_WORDS = {1: "ace", 11: "jack", 12: "queen", 13: "king"}
+
+
+def move_words(board: Board, text: str) -> str:
+    """A move as the page says it in English: "6 of diamonds to column 7"."""
+    move = Move.parse(text)
+    card = board.columns[move.src][-move.count] if move.src_area == COLUMN else board.cells[move.src]
+    assert card is not None
+    name = f"{RANK_WORDS.get(card.rank, str(card.rank))} of {SUIT_WORDS[card.suit]}"
+    if move.count > 1:
+        name += f" and {move.count - 1} below"
+    if move.dst_area == COLUMN:
+        place = f"column {move.dst + 1}"
+    elif move.dst_area == CELL:
+        place = f"cell {CELL_TOKENS[move.dst]}"
+    else:
+        place = f"{SUIT_WORDS[card.suit]} foundation"
+    return f"{name} to {place}"
+
+
 async def race_against_py(server: ServerProcess, page: Page, *, hints: bool = False) -> WsClient:
     """The page creates a room on deal 1 (with hints?), a protocol client joins, both ready."""
     code = await create_room(page, hints=hints)
@@ -271,7 +293,12 @@ async def test_a_room_with_hints_has_a_hint_button_and_key(server: ServerProcess
     await page.click("#hint")
     await page.wait_for_function("() => window.seahaven.hint !== null", timeout=WAIT_MS)
     hint = await js(page, "window.seahaven.hint")
-    assert isinstance(hint, str) and (await toast(page)) == f"Hint: {hint}"
+    # Said in words, never in notation (issue 38), and lit on the board: its cards and their place.
+    assert isinstance(hint, str) and (await toast(page)) == f"Hint: {move_words(Board.deal('seahaven', 1), hint)}"
+    move = Move.parse(hint)
+    assert await page.locator(".board .card.hinted").count() == move.count
+    assert await page.locator(".board .hint-to").count() == 1
+    assert hint not in await page.inner_text(".controls .note")
     await page.keyboard.press("?")  # the key asks too
     await page.wait_for_function(
         "() => window.seahaven.room.racers.find((r) => r.name === 'Hal')?.hints === 2", timeout=WAIT_MS

@@ -4,7 +4,7 @@
 // keeping (`keepOpening`, `openingOf`). Moves are played at once on the local board and rolled
 // back if the server refuses them.
 import { FOUNDATION, COLUMN, CELL, moveText, mv } from "./rules.js";
-import { cardName, placeName, reasonWords, withSymbols } from "./words.js";
+import { cardName, hintWords, moveWords, placeName, reasonWords, withSymbols } from "./words.js";
 import { refusal } from "./explain.js";
 import { language, t, tn } from "./i18n.js";
 import { enterRoom, finishMoves, hasCard, leftRoom, leavingResigns, racing, runFrom, settled, canUndo, canHint, lostText } from "./state.js";
@@ -116,9 +116,10 @@ export function makeActions(app) {
       app.say(refusedText(move, why));
       return app.render();
     }
+    const words = moveWords(S.board, move);
     S.board.push(move);
     S.hint = null;
-    app.announce?.(t("played {move}: {count} of 52 home", { move: moveText(move), count: S.board.progress }));
+    app.announce?.(t("played {move}: {count} of 52 home", { move: words, count: S.board.progress }));
     await settle({ move, undo: false }, "move", { move: moveText(move) });
   }
 
@@ -226,7 +227,7 @@ export function makeActions(app) {
     if (!advice) return;
     if (advice.kind === "hint") {
       S.hint = advice.move;
-      app.say(t("Hint: {move}", { move: advice.move }));
+      app.say(t("Hint: {move}", { move: hintWords(S.board, advice.move) }));
     } else if (advice.kind === "lost") {
       S.lost = true;
       app.say(lostText(S.room.undo));

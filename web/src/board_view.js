@@ -16,9 +16,16 @@ function cardEl(card, attrs, interactive, where) {
     : h("div", { ...attrs, class: cls, role: "img", "aria-label": label }, face);
 }
 
-/** The board's element. opts: label, selected {area,index,n}, legal Set of "area:index", interactive, onPick, onDrop, onClear. */
+/** The board's element. opts: label, selected {area,index,n}, legal Set of "area:index", hint (a
+ * move: its cards and its destination lit), interactive, onPick, onDrop, onClear. */
 export function renderBoard(board, opts) {
-  const { selected = null, legal = new Set(), interactive = false } = opts;
+  const { selected = null, legal = new Set(), interactive = false, hint = null } = opts;
+  // The hint lit on the board (issue 38): the cards it moves, and the place they go.
+  const hintFrom = (area, index) => hint !== null && hint.sa === area && hint.s === index;
+  const hintCard = hint === null ? null : selectedCard(board, { area: hint.sa, index: hint.s, n: hint.n });
+  const hintTo = (area, index) =>
+    hint !== null && hint.da === area && (area === FOUNDATION ? hintCard !== null && suitOf(hintCard) === index : hint.d === index);
+  const lit = (area, index) => `${hintTo(area, index) ? " hint-to" : ""}`;
   const sel = (area, index) => selected && selected.area === area && selected.index === index;
   const selCard = selected ? selectedCard(board, selected) : null;
   const cells = board.cells.map((card, i) => {
@@ -26,8 +33,8 @@ export function renderBoard(board, opts) {
     const where = t("cell {cell}", { cell: CELL_TOKENS[i] });
     return h(
       "div",
-      { class: `slot cell${legal.has(key) ? " legal" : ""}${sel(CELL, i) ? " selected" : ""}`, "data-area": CELL, "data-index": i, role: "group", "aria-label": card === null ? t("{place}, empty", { place: where }) : where },
-      card === null ? h("span", { class: "hint" }, CELL_TOKENS[i]) : cardEl(card, { "data-area": CELL, "data-index": i, class: sel(CELL, i) ? "selected" : "" }, interactive, where),
+      { class: `slot cell${legal.has(key) ? " legal" : ""}${sel(CELL, i) ? " selected" : ""}${lit(CELL, i)}`, "data-area": CELL, "data-index": i, role: "group", "aria-label": card === null ? t("{place}, empty", { place: where }) : where },
+      card === null ? h("span", { class: "hint" }, CELL_TOKENS[i]) : cardEl(card, { "data-area": CELL, "data-index": i, class: `${sel(CELL, i) ? "selected" : ""}${hintFrom(CELL, i) ? " hinted" : ""}` }, interactive, where),
     );
   });
   const founds = [0, 1, 2, 3].map((suit) => {
@@ -36,7 +43,7 @@ export function renderBoard(board, opts) {
     const where = foundationName(suit);
     return h(
       "div",
-      { class: `slot found${isLegal ? " legal" : ""}${sel(FOUNDATION, suit) ? " selected" : ""}`, "data-area": FOUNDATION, "data-index": suit, role: "group", "aria-label": top === null ? t("{place}, empty", { place: where }) : tn("{place}, {n} card", "{place}, {n} cards", board.home[suit], { place: where }) },
+      { class: `slot found${isLegal ? " legal" : ""}${sel(FOUNDATION, suit) ? " selected" : ""}${lit(FOUNDATION, suit)}`, "data-area": FOUNDATION, "data-index": suit, role: "group", "aria-label": top === null ? t("{place}, empty", { place: where }) : tn("{place}, {n} card", "{place}, {n} cards", board.home[suit], { place: where }) },
       top === null
         ? h("span", { class: `hint s${suit}` }, SUIT_SYMBOLS[suit])
         : cardEl(top, { "data-area": FOUNDATION, "data-index": suit, class: sel(FOUNDATION, suit) ? "selected" : "" }, interactive, where),
@@ -48,9 +55,9 @@ export function renderBoard(board, opts) {
     const where = t("column {n}", { n: i + 1 });
     const el = h(
       "div",
-      { class: `col${legal.has(key) ? " legal" : ""}`, "data-area": COLUMN, "data-index": i, role: "group", "aria-label": col.length ? tn("{place}, {n} card", "{place}, {n} cards", col.length, { place: where }) : t("{place}, empty", { place: where }) },
+      { class: `col${legal.has(key) ? " legal" : ""}${lit(COLUMN, i)}`, "data-area": COLUMN, "data-index": i, role: "group", "aria-label": col.length ? tn("{place}, {n} card", "{place}, {n} cards", col.length, { place: where }) : t("{place}, empty", { place: where }) },
       col.map((card, depth) =>
-        cardEl(card, { "data-area": COLUMN, "data-index": i, "data-depth": depth, class: depth >= from ? "selected" : "" }, interactive, depth === col.length - 1 ? where : t("{place}, covered", { place: where })),
+        cardEl(card, { "data-area": COLUMN, "data-index": i, "data-depth": depth, class: `${depth >= from ? "selected" : ""}${hintFrom(COLUMN, i) && depth >= col.length - hint.n ? " hinted" : ""}` }, interactive, depth === col.length - 1 ? where : t("{place}, covered", { place: where })),
       ),
     );
     // Its length, for the phone's fan (style.css); set through the CSSOM, which the page's

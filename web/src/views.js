@@ -10,7 +10,7 @@ import { racerMarks } from "./marks.js";
 import { A, arenaLobby, arenaPanel } from "./arena.js";
 import { ratingBadge } from "./ratings_view.js";
 import { presetTitle } from "./records_format.js";
-import { gradeName } from "./words.js";
+import { gradeName, hintMove, hintWords } from "./words.js";
 import { KEYS_HELP } from "./keys.js";
 import { LANGUAGES, clock, day, language, number, rulesHelp, t, tn } from "./i18n.js";
 import { canHint, canUndo, destinations, inRace, leavingResigns, ratingText, resultLine, standingTime, statusText } from "./state.js";
@@ -394,7 +394,7 @@ function raceView(app) {
         : status !== "racing"
           ? (OUT_OF_THE_RACE[status]?.() ?? t("You are {status}.", { status: statusText(status, room.phase === "finished") }))
           : S.hint
-            ? t("Hint: {move}", { move: S.hint })
+            ? t("Hint: {move}", { move: hintWords(S.board, S.hint) })
             : "";
   return h(
     "div",
@@ -415,6 +415,7 @@ function raceView(app) {
     renderBoard(S.board, {
       label: t("your board"),
       selected: S.selected,
+      hint: S.hint && status === "racing" ? hintMove(S.hint) : null,
       legal: destinations(S),
       interactive: inRace(S),
       onPick: act.pick,

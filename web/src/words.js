@@ -1,8 +1,8 @@
 // Cards, places and deal grades in the player's language, for the page and screen readers ("ten of spades",
 // "dix de pique", "schoppen tien"; "column 4", "free cell b"). rules.js keeps the engine's
 // English words, which its refusals (the server's too) are written in.
-import { CELL, CELL_TOKENS, COLUMN, RANKS, SUITS as SUIT_LETTERS, SUIT_SYMBOLS, rankOf, suitOf } from "./rules.js";
-import { number, t } from "./i18n.js";
+import { CELL, CELL_TOKENS, COLUMN, FOUNDATION, RANKS, SUITS as SUIT_LETTERS, SUIT_SYMBOLS, moveText, parseMove, rankOf, suitOf } from "./rules.js";
+import { number, t, tn } from "./i18n.js";
 
 // Functions: each word is looked up in the language of the moment; the pips' ranks are numbers.
 const FACES = { 1: () => t("ace"), 11: () => t("jack"), 12: () => t("queen"), 13: () => t("king") };
@@ -62,3 +62,29 @@ export const gradeName = (grade) => GRADES[grade]?.() ?? grade;
 
 /** "spades foundation". */
 export const foundationName = (suit) => t("{suit} foundation", { suit: SUITS[suit]() });
+
+/** A move in words, read on the board before it (never notation: issue 38): "six of diamonds to
+ * column 7", "ten of spades and 2 below to cell b", "ace of hearts to hearts foundation". */
+export function moveWords(board, m) {
+  const col = m.sa === COLUMN ? board.cols[m.s] : null;
+  const card = col ? col[col.length - m.n] : m.sa === CELL ? board.cells[m.s] : board.foundationTop(m.s);
+  if (card === null || card === undefined) return moveText(m);
+  const what = m.n > 1 ? tn("{card} and {n} below", "{card} and {n} below", m.n - 1, { card: cardName(card) }) : cardName(card);
+  const to = m.da === FOUNDATION ? foundationName(suitOf(card)) : placeName(m.da, m.d);
+  return t("{cards} to {place}", { cards: what, place: to });
+}
+
+/** A hint (its notation, as the server sends it) as a move on ``board``: null when it does not read. */
+export function hintMove(text) {
+  try {
+    return parseMove(text);
+  } catch {
+    return null;
+  }
+}
+
+/** A hint in words on ``board`` (its notation when it does not read: a server newer than this page). */
+export const hintWords = (board, text) => {
+  const move = hintMove(text);
+  return move ? moveWords(board, move) : text;
+};
