@@ -207,7 +207,9 @@ def test_this_build_writes_version_2_and_reads_version_0_as_it_always_was() -> N
 
 def type_index(kind: type) -> int:
     """An event kind's number in a version-0 head."""
-    return msgpack.unpackb(pack(kind(0, "p", *([True] if kind is events.ReadySet else []))), raw=False)[0] % SPAN
+    head = msgpack.unpackb(pack(kind(0, "p", *([True] if kind is events.ReadySet else []))), raw=False)[0]
+    assert isinstance(head, int)
+    return head % SPAN
 
 
 def test_a_rated_room_reads_back_rated() -> None:
