@@ -6,10 +6,12 @@ and ghost challenges on the same records too, as ``serve`` wires them."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from server.app import RaceServer
 from server.config import Config
@@ -62,3 +64,17 @@ async def archived(server: RaceServer, race_id: str) -> bool:
     """The server's API serves the race from its database."""
     answer = await get(server.port, f"/api/v1/races/{race_id}")
     return answer.status == 200 and answer.json()["archived"] is True
+
+
+async def signed_record(server: RaceServer, race_id: str) -> dict[str, Any]:
+    """The race's signed record once the server has archived it (404 until then; a 429 waits as
+    its Retry-After says, as a polite client does)."""
+    deadline = asyncio.get_running_loop().time() + 20
+    while True:
+        answer = await get(server.port, f"/api/v1/races/{race_id}/record")
+        if answer.status == 200:
+            document: dict[str, Any] = answer.json()
+            return document
+        assert answer.status in (404, 429), (answer.status, answer.body)
+        assert asyncio.get_running_loop().time() < deadline, f"race {race_id} not signed in time"
+        await asyncio.sleep(float(answer.headers.get("retry-after", "1")) if answer.status == 429 else 0.1)

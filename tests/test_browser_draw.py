@@ -4,10 +4,8 @@ against the commitment, the published list, the seeds drawing the deal) as passe
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.async_api import Browser
@@ -19,8 +17,7 @@ from seahaven.solver import solve
 from seahaven.verify import passed, verify
 from server.app import RaceServer
 from tests.browser_pages import WAIT_MS, chromium, lobby, new_page, no_errors
-from tests.httpclient import get
-from tests.recording import recording_server
+from tests.recording import recording_server, signed_record
 from tests.wsclient import WsClient
 
 
@@ -28,16 +25,6 @@ from tests.wsclient import WsClient
 async def server(tmp_path: Path) -> AsyncIterator[RaceServer]:
     async with recording_server(tmp_path, drawn=True) as race:
         yield race
-
-
-async def signed(server: RaceServer, race_id: str) -> dict[str, Any]:
-    for _ in range(200):
-        answer = await get(server.port, f"/api/v1/races/{race_id}/record")
-        if answer.status == 200:
-            document: dict[str, Any] = answer.json()
-            return document
-        await asyncio.sleep(float(answer.headers.get("retry-after", "0.1")) if answer.status == 429 else 0.1)
-    raise AssertionError(f"race {race_id} was not signed")
 
 
 async def test_a_rated_race_s_draw_is_committed_seeded_by_the_page_and_verified_on_its_replay(
@@ -68,7 +55,7 @@ async def race_with_a_page(server: RaceServer, browser: Browser, ann: WsClient, 
         await ann.call(MoveRequest(move=str(move)))
     result = await ann.expect(Result)
     assert result.race_id is not None and result.seed is not None
-    document = await signed(server, result.race_id)
+    document = await signed_record(server, result.race_id)
     draw = document["record"]["draw"]
     assert draw["kind"] == "drawn" and draw["commitment"] == state.commitment
     # Seat order: Ann created the room, the page joined it; both gave a seed (the page's its own).

@@ -16,7 +16,6 @@ is not there yet says so, quietly.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import copy
 import hashlib
@@ -48,7 +47,7 @@ from server.records.signing import SigningKey
 from tests.browser_pages import WAIT_MS, chromium, js, new_page, no_errors
 from tests.httpclient import get
 from tests.racing import room_with, start_race
-from tests.recording import recording_server
+from tests.recording import recording_server, signed_record
 from tests.wins import SEAHAVEN_1_WIN
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -427,20 +426,6 @@ async def raced(server: RaceServer) -> tuple[str, dict[str, str]]:
     for client in clients:
         await client.close()
     return result.race_id, players
-
-
-async def signed_record(server: RaceServer, race_id: str) -> dict[str, Any]:
-    """The race's signed record once the server has archived it (404 until then; a 429 waits as
-    its Retry-After says)."""
-    deadline = asyncio.get_running_loop().time() + 20
-    while True:
-        answer = await get(server.port, f"/api/v1/races/{race_id}/record")
-        if answer.status == 200:
-            document: dict[str, Any] = answer.json()
-            return document
-        assert answer.status in (404, 429), (answer.status, answer.body)
-        assert asyncio.get_running_loop().time() < deadline, f"race {race_id} not signed in time"
-        await asyncio.sleep(float(answer.headers.get("retry-after", "1")) if answer.status == 429 else 0.1)
 
 
 async def open_race(page: Page, url: str) -> None:

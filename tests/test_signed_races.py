@@ -28,7 +28,7 @@ from tests.forgery import forge
 from tests.helpers import url_of
 from tests.httpclient import get
 from tests.racing import solution, start_race
-from tests.recording import recording_server
+from tests.recording import recording_server, signed_record
 from tests.wsclient import WsClient
 
 RACES = 50
@@ -69,18 +69,6 @@ async def play(server: RaceServer, index: int) -> str:
     return result.race_id
 
 
-async def record_of(server: RaceServer, race_id: str) -> dict[str, Any]:
-    """The race's signed record once archived (a polite client: 429 waits its Retry-After)."""
-    for _ in range(200):
-        answer = await get(server.port, f"/api/v1/races/{race_id}/record")
-        if answer.status == 200:
-            document: dict[str, Any] = answer.json()
-            return document
-        assert answer.status in (404, 429), answer
-        await asyncio.sleep(int(answer.headers.get("retry-after", "0")) or 0.05)
-    raise AssertionError(f"race {race_id} was not signed")
-
-
 def cli(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     status = seahaven(list(argv), stdout=out, stderr=err)
@@ -112,7 +100,7 @@ async def test_fifty_races_verify_and_their_altered_copies_fail(tmp_path: Path) 
     forger = Ed25519PrivateKey.generate()
     async with recording_server(tmp_path) as server:
         races = [await play(server, i) for i in range(RACES)]
-        documents = [await record_of(server, race_id) for race_id in races]
+        documents = [await signed_record(server, race_id) for race_id in races]
         keys_url = f"http://127.0.0.1:{server.port}"
         page = f"http://127.0.0.1:{server.port}/races/{races[0]}"  # the replay page's address will do
         status, out, err = await asyncio.to_thread(cli, "verify", page, "--keys", keys_url)
@@ -141,7 +129,7 @@ async def test_fifty_races_verify_and_their_altered_copies_fail(tmp_path: Path) 
 async def test_a_record_names_its_key_the_server_publishes_it_and_a_forger_s_is_refused(tmp_path: Path) -> None:
     async with recording_server(tmp_path) as server:
         race_id = await play(server, 0)
-        document = await record_of(server, race_id)
+        document = await signed_record(server, race_id)
         keys = (await get(server.port, "/api/v1/keys")).json()["keys"]
     assert [k["id"] for k in keys] == [document["record"]["signer"]["id"]]
     assert keys[0]["until"] is None and keys[0]["since"] <= document["record"]["signed_at"]
@@ -156,7 +144,7 @@ async def test_a_record_names_its_key_the_server_publishes_it_and_a_forger_s_is_
 async def test_the_record_is_the_race_the_api_serves(tmp_path: Path) -> None:
     async with recording_server(tmp_path) as server:
         race_id = await play(server, 10)  # Ann wins a deal her room chose
-        document = await record_of(server, race_id)
+        document = await signed_record(server, race_id)
         race = (await get(server.port, f"/api/v1/races/{race_id}")).json()
     record = document["record"]
     assert record["race"] == race_id and record["deal_code"] == race["deal_code"]
