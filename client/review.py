@@ -122,7 +122,6 @@ class ReviewScreen(LocalScreen[None]):
         self.watch_racer()
         if self.check is not None:
             self.verdict = await self.check()
-            self.note = f"{_('on record')} · {self.verdict}"
             self._show()
 
     def fallen_back(self, why: str) -> None:
@@ -194,20 +193,20 @@ class ReviewScreen(LocalScreen[None]):
                 before = self.board.copy()
                 before.pop()
                 last = f"{when} · {describe(before, step.move)}"
-        self.line.update(
-            Content(
-                _("Review: {name} · move {at} of {n}{last} · {home}/52 home · racer {racer} of {racers}{note}").format(
-                    name=track.name,
-                    at=self.at,
-                    n=len(track.steps),
-                    last=last,
-                    home=self.board.progress,
-                    racer=self.racer + 1,
-                    racers=len(self.tracks),
-                    note=note,
-                )
-            )
+        # The verdict first: at 80 columns the line's end is cut, and a cut "signed and verified"
+        # reads as unverified.
+        verdict = f"{self.verdict} · " if self.verdict else ""
+        text = _("Review: {name} · move {at} of {n}{last} · {home}/52 home · racer {racer} of {racers}{note}").format(
+            name=track.name,
+            at=self.at,
+            n=len(track.steps),
+            last=last,
+            home=self.board.progress,
+            racer=self.racer + 1,
+            racers=len(self.tracks),
+            note=note,
         )
+        self.line.update(Content(verdict + text))
 
     @property
     def line_text(self) -> str:

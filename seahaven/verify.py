@@ -127,6 +127,8 @@ def verify(document: Any, keys: Sequence[Mapping[str, Any]] | None = None) -> li
     checks = [Check("form", True, FORMAT), _signature(record, signature, public)]
     if keys is not None:
         checks.append(_published(record, public, keys))
+    else:
+        checks.append(Check("published key", None, "not checked: give the server's published keys (--keys)"))
     checks.append(_draw(record))
     checks.extend(_racers(record))
     return checks
@@ -235,7 +237,8 @@ def _drawn(draw: Mapping[str, Any], preset: str, deal: int) -> Check:
     drawn = candidates[draw_index(seed, seeds, len(candidates))]
     if drawn != deal:
         return Check("draw", False, f"the seeds draw deal {drawn}, not {deal}")
-    return Check("draw", True, f"deal {deal} drawn from {len(candidates)} published deals by {len(seeds) + 1} seeds")
+    by = f"{len(seeds) + 1} seeds (commitment {draw.get('commitment', '')[:12]})"
+    return Check("draw", True, f"deal {deal} drawn from {len(candidates)} published deals by {by}")
 
 
 def _racers(record: dict[str, Any]) -> list[Check]:
@@ -294,10 +297,11 @@ def _racer(record: dict[str, Any], racer: Mapping[str, Any], span: int, limit: i
     if racer.get("time_ms") != time_ms:
         return Check(name, False, f"time {racer.get('time_ms')} ms but the moves give {time_ms} ms"), ()
     moves = len(racer.get("moves", []))
+    replayed = f"{moves} move replayed" if moves == 1 else f"{moves} moves replayed"
     if won:
-        return Check(name, True, f"{moves} moves replayed: finished in {time_ms} ms"), (0, time_ms, 0)
+        return Check(name, True, f"{replayed}: finished in {time_ms} ms"), (0, time_ms, 0)
     quit_ = 2 if status in ("resigned", "forfeit") else 1
-    return Check(name, True, f"{moves} moves replayed: {board.progress} cards home, {status}"), (
+    return Check(name, True, f"{replayed}: {board.progress}/52 home, {status}"), (
         quit_,
         -board.progress,
         reached,

@@ -92,11 +92,15 @@ async def click(pilot: Pilot[None], selector: str) -> None:
     """Click the widget ``selector`` names once it can be clicked: laid out, under the pointer and
     taking clicks (a Textual button ignores them a moment after a press: its "-active" effect).
     A click before then landed on what was there before, or nowhere."""
-    await until(
-        pilot,
-        lambda: _under_the_pointer(pilot, selector) and not pilot.app.screen.query_one(selector).has_class("-active"),
-        f"{selector} to click",
-    )
+
+    def ready() -> bool:
+        return _under_the_pointer(pilot, selector) and not pilot.app.screen.query_one(selector).has_class("-active")
+
+    await until(pilot, ready, f"{selector} to click")
+    # What was typed or said just before may still lay the screen out again (a message line that
+    # grows moves the buttons under it): let the app handle what is queued, then look again.
+    await pilot.pause()
+    await until(pilot, ready, f"{selector} to click, the screen laid out")
     assert await pilot.click(selector), f"the click on {selector} landed elsewhere"
 
 

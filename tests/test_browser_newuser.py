@@ -703,3 +703,26 @@ async def test_the_new_room_form_keeps_its_settings_and_a_deal_link_fills_the_de
     assert not await page.is_checked(f"{form} input[name=undo]")
     assert await page.input_value(f"{form} input[name=deal]") == ""
     no_errors(page)
+
+
+async def test_auto_move_sends_the_deals_safe_cards_home_at_the_start(server: ServerProcess, browser: Browser) -> None:
+    """Found on a journey walk: the terminal sent an opening's exposed aces home at the start, the
+    page waited for the player's first move (then its first hint was an ace)."""
+    opening = Board.deal("seahaven", 2)
+    safe = len(opening.autoplay())
+    assert safe >= 2, "deal 2 opens with aces to send home"
+    py = await WsClient.open(ws(server), "Py")
+    state = await py.call(CreateRoom(deal_number=2))
+    assert isinstance(state, RoomState)
+    page = await open_page(browser, http(server, f"/r/{state.room}"), "Ace", auto=True)
+    await page.wait_for_selector("#ready")
+    assert isinstance(await py.call(Ready()), Ok)
+    await page.click("#ready")
+    await py.expect(Started)
+    await page.wait_for_function(
+        f"() => window.seahaven.board?.progress === {safe} && window.seahaven.pending.length === 0", timeout=WAIT_MS
+    )
+    progress = await py.expect(Progress, where=lambda p: p.progress == safe)
+    assert progress.moves == safe  # played as moves, judged and counted by the server
+    await py.close()
+    no_errors(page)

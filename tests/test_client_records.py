@@ -168,7 +168,7 @@ async def test_the_review_reads_the_race_on_record_then_my_page_and_the_boards(s
         assert replay.player == ben.player and replay.board == Board.deal("seahaven", 1)
         # The race's signed record, checked here as `seahaven verify` checks it (docs/fairness.md).
         await until(pilot, lambda: replay.verdict != "", "the record verified")
-        assert replay.verdict == "signed and verified" and "on record · signed and verified" in replay.line_text
+        assert replay.verdict == "signed and verified" and replay.line_text.startswith("signed and verified · Review: ")
     await ben.close()
 
 

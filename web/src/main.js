@@ -356,6 +356,8 @@ export function createApp(win = window) {
     if (type === "result" && S.room && ghostChallenge(S.room)) noteRaced(store, ghostChallenge(S.room));
     applyEvent(S, type, body, Date.now());
     render();
+    // The deal's safe cards go home at the start, as after any move (the terminal client does so too).
+    if (type === "started") act.autoMove();
   }
 
   function onKey(e) {

@@ -160,7 +160,11 @@ export async function verify(document, { keys, keysError = null, dealList = asyn
     return [check("form", false, e.message)];
   }
   const checks = [check("form", true, FORMAT), await signatureCheck(record, signature, publicKey, subtle)];
-  if (keys !== undefined) checks.push(await publishedCheck(record, publicKey, keys, keysError, subtle));
+  checks.push(
+    keys !== undefined
+      ? await publishedCheck(record, publicKey, keys, keysError, subtle)
+      : check("published key", null, t("not checked: give the server's published keys (--keys)")),
+  );
   checks.push(await drawCheck(record, dealList, subtle));
   checks.push(...racerChecks(record));
   return checks;
@@ -281,7 +285,8 @@ async function drawnCheck(draw, preset, deal, dealList, subtle) {
   if (!candidates.length) return check("draw", false, t("the published list has no {grade} deal", { grade: String(draw.grade) }));
   const drawn = candidates[await drawIndex(seed, seeds, candidates.length, subtle)];
   if (drawn !== deal) return check("draw", false, t("the seeds draw deal {drawn}, not {deal}", { drawn, deal }));
-  return check("draw", true, t("deal {deal} drawn from {count} published deals by {seeds} seeds", { deal, count: number(candidates.length), seeds: seeds.length + 1 }));
+  const shown = { deal, count: number(candidates.length), seeds: seeds.length + 1, commitment: draw.commitment.slice(0, 12) };
+  return check("draw", true, t("deal {deal} drawn from {count} published deals by {seeds} seeds (commitment {commitment})", shown));
 }
 
 /** Python's tuple order: item by item, a shorter prefix first. */
@@ -364,6 +369,6 @@ function racerCheck(record, racer, span, limit) {
     return [check(name, true, tn("{n} move replayed: finished in {time} ms", "{n} moves replayed: finished in {time} ms", moves.length, { time }), { player }), [0, time, 0]];
   }
   const quit = status === "resigned" || status === "forfeit" ? 2 : 1;
-  const detail = tn("{n} move replayed: {home} cards home, {status}", "{n} moves replayed: {home} cards home, {status}", moves.length, { home: board.progress, status: statusText(status, true) });
+  const detail = tn("{n} move replayed: {home}/52 home, {status}", "{n} moves replayed: {home}/52 home, {status}", moves.length, { home: board.progress, status: statusText(status, true) });
   return [check(name, true, detail, { player }), [quit, -board.progress, reached]];
 }
