@@ -79,3 +79,23 @@ async def race_with_a_page(server: RaceServer, browser: Browser, ann: WsClient, 
     no_errors(page)
     no_errors(replay)
     await ann.close()
+
+
+async def test_the_new_room_form_makes_a_rated_room_whose_deal_is_drawn(server: RaceServer) -> None:
+    """Found on a journey walk: only quick match made rated rooms. The form's "rated" box makes one,
+    and takes away what a rated room refuses (a chosen deal, hints) while it is checked."""
+    async with chromium() as browser:
+        page = await new_page(browser)
+        await lobby(page, f"http://127.0.0.1:{server.port}/", "Rae")
+        await page.fill("input[name=deal]", "7")
+        await page.check("input[name=hints]")
+        await page.check("#new-rated")
+        assert await page.is_disabled("input[name=deal]") and await page.is_disabled("input[name=hints]")
+        await page.click("text=Create room")
+        await page.wait_for_selector("#room-code", timeout=WAIT_MS)
+        facts = await page.inner_text(".room-head .facts")
+        assert "rated" in facts and "unrated" not in facts and "commitment " in facts, facts
+        assert "hints on" not in facts
+        state = await page.evaluate("() => window.seahaven.room")
+        assert state["rated"] is True and len(state["commitment"]) == 64 and state.get("deal") is None
+        no_errors(page)

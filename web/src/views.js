@@ -236,6 +236,14 @@ function createForm(app) {
   const bot = h("select", { name: "bot" }, [["", t("no")], ["stroll", t("stroll")], ["brisk", t("brisk")], ["sprint", t("sprint")]].map(([v, text]) => h("option", { value: v, selected: v === (last.bot ?? "") }, text)));
   const hints = h("input", { name: "hints", type: "checkbox", checked: Boolean(last.hints) });
   const lost = h("input", { name: "lost_notice", type: "checkbox", checked: Boolean(last.lost) });
+  // A rated room counts for ratings and draws its deals from everyone's seeds (docs/fairness.md):
+  // the server refuses it a chosen deal or hints, so the form does not offer them then.
+  const rated = h("input", { name: "rated", id: "new-rated", type: "checkbox", checked: Boolean(last.rated) && !S.dealAsked });
+  const offer = () => {
+    deal.disabled = hints.disabled = rated.checked;
+  };
+  rated.onchange = offer;
+  offer();
   return h(
     "form",
     {
@@ -244,15 +252,16 @@ function createForm(app) {
       onsubmit: async (e) => {
         e.preventDefault();
         const minutes = limit.value ? Number(limit.value) : null;
-        app.keepForm?.({ preset: preset.value, seats: Number(seats.value) || 2, minutes, public: pub.checked, undo: undoBox.checked, grade: grade.value, bot: bot.value, hints: hints.checked, lost: lost.checked });
+        app.keepForm?.({ preset: preset.value, seats: Number(seats.value) || 2, minutes, public: pub.checked, undo: undoBox.checked, grade: grade.value, bot: bot.value, hints: hints.checked, lost: lost.checked, rated: rated.checked });
         const body = { preset: preset.value, seats: Number(seats.value) || 2, public: pub.checked, undo: undoBox.checked };
+        if (rated.checked) body.rated = true;
         if (minutes) body.time_limit = Math.round(minutes * 60);
-        const d = deal.value.trim();
+        const d = rated.checked ? "" : deal.value.trim();
         if (/^\d+$/.test(d)) body.deal_number = Number(d);
         else if (d) body.deal_code = d;
         else if (grade.value !== "any") body.deal_grade = grade.value;
         if (bot.value) body.bot = bot.value;
-        if (hints.checked) body.hints = true;
+        if (hints.checked && !rated.checked) body.hints = true;
         if (lost.checked) body.lost_notice = true;
         await act.enterWith("create_room", body);
       },
@@ -268,6 +277,7 @@ function createForm(app) {
     h("label", { class: "check" }, undoBox, " ", t("undo allowed")),
     h("label", { class: "check" }, hints, " ", t("hints allowed")),
     h("label", { class: "check" }, lost, " ", t("tell racers when their position is lost")),
+    h("label", { class: "check" }, rated, " ", t("rated: counts for ratings, the deal drawn from everyone's seeds")),
     h("button", { type: "submit" }, t("Create room")),
   );
 }
