@@ -406,11 +406,12 @@ class RaceApp(App[None]):
             and not self._entering
             and self.arena_desk.seats(message, self.room.code if self.room is not None else None)
         ):
-            # The new room's events follow at once, before the worker runs: held from now (not
-            # handed to the last race's room, whose "Started" made it look unfinished), then
-            # replayed on the new room.
+            # The new room's events follow at once, before a worker could run: the last race's
+            # room is closed now, so that they are held (not handed to it: its "Started" made it
+            # look unfinished, and the new room never had them), then replayed on the new room.
             self._entering = True
-            self.run_worker(self.seated(message), group="race", exit_on_error=False)  # the arena's next race
+            self.leave_for_next_race()
+            self.run_worker(self._open_unasked(message), group="race", exit_on_error=False)  # the arena's next race
             return
         if isinstance(message, SeatTaken):  # another terminal or device of ours races in that room now
             if self.room is not None and self.room.code == message.room:
@@ -437,10 +438,10 @@ class RaceApp(App[None]):
             self._resuming = False
             self.run_worker(self._resume(message), group="race", exit_on_error=False)
 
-    async def seated(self, state: RoomState) -> None:
+    def leave_for_next_race(self) -> None:
         """The server seated us in a room nobody asked for here (an arena's next race): the last
-        race's screens close (back to the arena's screen) and this room opens. The last race's
-        result stays in sight a while: the next race may begin a moment after it ended."""
+        race's screens close (back to the arena's screen). Its result stays in sight a while: the
+        next race may begin a moment after it ended."""
         try:
             last = room_text.last_race(self.room.model) if self.room is not None else None
             arena = self.arena_desk.arena
@@ -451,7 +452,6 @@ class RaceApp(App[None]):
         except BaseException:
             self._entering, self._held = False, []
             raise
-        await self._open_unasked(state)
 
     async def _resume(self, state: RoomState) -> None:
         """Back in the room a restarted client was in (its seat kept by the server)."""
