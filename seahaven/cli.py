@@ -260,14 +260,16 @@ def _keys_url(url: str) -> str:
     return url
 
 
+RETRIES = 3
+"""Times a rate-limited read (HTTP 429) is asked again, after the server's Retry-After."""
+LONGEST_WAIT = 10.0
+"""Seconds the longest Retry-After is waited (a longer one is cut to this)."""
+
+
 def _read_json(source: str, url_of: Callable[[str], str]) -> Any:
-    """JSON from a file or an http(s) URL."""
+    """JSON from a file or an http(s) URL (a 429 waits its Retry-After, as a polite client does)."""
     try:
-        if re.match(r"https?://", source):
-            with urllib.request.urlopen(url_of(source), timeout=30) as reply:
-                text = reply.read().decode("utf-8")
-        else:
-            text = Path(source).read_text(encoding="utf-8")
+        text = _fetch(url_of(source)) if re.match(r"https?://", source) else Path(source).read_text(encoding="utf-8")
         return json.loads(text)
     except urllib.error.HTTPError as exc:
         raise CliError(f"seahaven verify: error: {url_of(source)}: HTTP {exc.code} {exc.reason}") from None
@@ -275,6 +277,20 @@ def _read_json(source: str, url_of: Callable[[str], str]) -> Any:
         raise CliError(f"seahaven verify: error: {source}: {exc.reason}") from None
     except json.JSONDecodeError as exc:
         raise CliError(f"seahaven verify: error: {source} is not JSON: {exc}") from None
+
+
+def _fetch(url: str) -> str:
+    for attempt in range(RETRIES + 1):
+        try:
+            with urllib.request.urlopen(url, timeout=30) as reply:
+                text: str = reply.read().decode("utf-8")
+                return text
+        except urllib.error.HTTPError as exc:
+            if exc.code != 429 or attempt == RETRIES:
+                raise
+            wait = exc.headers.get("Retry-After", "1")
+            time.sleep(min(LONGEST_WAIT, float(wait) if wait.replace(".", "", 1).isdigit() else 1.0))
+    raise AssertionError("unreachable")
 
 
 def _number(text: str) -> int:

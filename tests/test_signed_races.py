@@ -102,7 +102,9 @@ async def test_fifty_races_verify_and_their_altered_copies_fail(tmp_path: Path) 
         races = [await play(server, i) for i in range(RACES)]
         documents = [await signed_record(server, race_id) for race_id in races]
         keys_url = f"http://127.0.0.1:{server.port}"
-        page = f"http://127.0.0.1:{server.port}/races/{races[0]}"  # the replay page's address will do
+        # The replay page's address will do. The 50 reads above may have used up the API's rate
+        # limit: the CLI then waits out the 429's Retry-After, as a polite client does.
+        page = f"http://127.0.0.1:{server.port}/races/{races[0]}"
         status, out, err = await asyncio.to_thread(cli, "verify", page, "--keys", keys_url)
         assert status == 0, out + err
         assert "published key" in out and f"race {races[0]}: verified" in out
