@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime
+import functools
 import hashlib
 import hmac
 import itertools
@@ -90,12 +91,14 @@ def draw_index(server_seed: bytes, racer_seeds: Sequence[bytes], count: int) -> 
     return int.from_bytes(first + second, "big") % count
 
 
+@functools.cache
 def draw_candidates(preset: str, grade: str | None) -> tuple[int, ...]:
     """The published deals a draw of ``preset`` (of ``grade``: None, any) picks among, in order."""
     book = deal_list(preset)
     return tuple(number for number, its in book.deals if grade is None or its == grade)
 
 
+@functools.cache
 def list_digest(preset: str) -> str:
     """SHA-256 (hex) of the published list a draw of ``preset`` reads (the file as shipped)."""
     return hashlib.sha256(deal_list(preset).to_text().encode("utf-8")).hexdigest()

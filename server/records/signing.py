@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import dataclasses
+import functools
 import os
 import tempfile
 from collections.abc import Mapping
@@ -73,13 +74,13 @@ class SigningKey:
             raise ValueError(f"{path} holds a {type(key).__name__}, not an Ed25519 key")
         return cls(key)
 
-    @property
+    @functools.cached_property
     def public(self) -> str:
         """The public key's 32 raw bytes in base64."""
         raw = self.private.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
         return base64.b64encode(raw).decode()
 
-    @property
+    @functools.cached_property
     def key_id(self) -> str:
         return fingerprint(base64.b64decode(self.public))
 
