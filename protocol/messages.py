@@ -149,6 +149,8 @@ class CreateRoom(Message):
     """Race today's daily deal of ``preset``; finishing times go on the daily board."""
     rated: bool = field_of(Bool(), False, omit_default=True)
     """The room's races count for its racers' ratings (docs/ratings.md)."""
+    auto: bool = field_of(Bool(), True, omit_default=True)
+    """Racers may ask the server to play their auto-moves (false: every card by hand)."""
 
     def conflict(self) -> str | None:
         chosen = self.deal_number is not None or self.deal_code is not None
@@ -200,12 +202,16 @@ class Ready(Message):
     ready: bool = field_of(Bool(), True)
     seed: str | None = field_of(Opt(_Seed()), None, omit_default=True)
     """The racer's share of the next race's draw (docs/fairness.md): random bits, in hex."""
+    auto: bool = field_of(Bool(), False, omit_default=True)
+    """Play my auto-moves at the start (the opening's safe cards home)."""
 
 
 @dataclass(frozen=True, slots=True)
 class MoveRequest(Message):
     TYPE = "move"
     move: str = field_of(_Notation())
+    auto: bool = field_of(Bool(), False, omit_default=True)
+    """Play my auto-moves after this move, in the same step (where the room allows it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +229,8 @@ class Rematch(Message):
     TYPE = "rematch"
     seed: str | None = field_of(Opt(_Seed()), None, omit_default=True)
     """The racer's share of the rematch's draw, as ``ready``'s."""
+    auto: bool = field_of(Bool(), False, omit_default=True)
+    """As ``ready``'s, for the rematch."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -476,6 +484,10 @@ class RoomState(Message):
     commitment: str | None = field_of(Opt(Str(64, 64)), None, omit_default=True)
     """A drawn room's commitment to the server's seed of its next race (of this race while it
     runs): SHA-256 in hex, revealed as ``result.seed`` (docs/fairness.md)."""
+    auto: bool = field_of(Bool(), True, omit_default=True)
+    """Racers may ask for auto-moves (``create_room.auto``)."""
+    auto_played: tuple[int, ...] = field_of(ListOf(Int(0, 100_000), 100_000), (), omit_default=True)
+    """The indices in ``history`` of the moves the server played (auto-moves); the others are yours."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -517,6 +529,10 @@ class Moved(Message):
     moves: int = field_of(Int(0, 2**31))
     status: str = field_of(Str(1, 16, STATUSES))
     elapsed_ms: int = field_of(_MS)
+    auto: tuple[str, ...] = field_of(ListOf(Str(2, 8), 52), (), omit_default=True)
+    """The auto-moves the server played after the move, in order (asked for with ``move.auto``)."""
+    undone: int = field_of(Int(1, 53), 1, omit_default=True)
+    """For an undo: the moves it took back (your move and the auto-moves after it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -533,6 +549,14 @@ class Progress(Message):
     move: str | None = field_of(Opt(Str(2, 8)), None)
     """For spectators only: the move just played (``undo`` for an undo), so they can follow the
     board. Rivals never see each other's moves."""
+    auto: tuple[str, ...] = field_of(ListOf(Str(2, 8), 52), (), omit_default=True)
+    """For spectators and the racer themself: the auto-moves the server played after ``move``
+    (or, with ``move`` nil, at the start), to play after it."""
+    undone: int = field_of(Int(1, 53), 1, omit_default=True)
+    """For spectators, with ``move`` ``undo``: how many moves it took back."""
+    actions: int | None = field_of(Opt(Int(0, 2**31)), None, omit_default=True)
+    """For spectators: the racer's moves and undos once this is played, auto-moves and the undos
+    of auto-moves included (as ``Watched.actions`` counts them); absent while it equals ``moves``."""
 
 
 @dataclass(frozen=True, slots=True)

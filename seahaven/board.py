@@ -612,12 +612,40 @@ class Board:
             moves.append(Move(area, index, FOUNDATION, 0, 1))
         return moves
 
+    def auto_move(self) -> Move | None:
+        """The next move auto-move plays (the server's, for a racer who asks it to; both
+        clients' and the rules port's the same): the first safe foundation move; else, when
+        nothing but foundation moves is left to win, the first foundation move; else None.
+
+        Building by suit every foundation move is safe, so the second case is only for
+        alternating colours, where a board can need its last cards home in an unsafe order.
+        """
+        safe = self.safe_home_moves()
+        if safe:
+            return safe[0]
+        if self.rules.build is not Build.ALTERNATE or not self._home_moves():
+            return None
+        copy = self.copy(stack=False)
+        while moves := copy._home_moves():
+            copy._play(moves[0])
+        return self._home_moves()[0] if copy.is_won() else None
+
+    def _home_moves(self) -> list[Move]:
+        """Every foundation move from a column or a cell, safe or not."""
+        rel, home = self._rel, self._home
+        moves: list[Move] = []
+        for i, col in enumerate(self._cols):
+            if col and rel[col[-1]] == home[col[-1] & 3]:
+                moves.append(Move(COLUMN, i, FOUNDATION, 0, 1))
+        for i, card in enumerate(self._cells):
+            if card is not None and rel[card] == home[card & 3]:
+                moves.append(Move(CELL, i, FOUNDATION, 0, 1))
+        return moves
+
     def autoplay(self) -> list[Move]:
-        """Push safe foundation moves until none is left; return them in order."""
+        """Push ``auto_move`` until it gives none; return the moves in order."""
         played: list[Move] = []
-        while True:
-            moves = self.safe_home_moves()
-            if not moves:
-                return played
-            self._play(moves[0])
-            played.append(moves[0])
+        while (move := self.auto_move()) is not None:
+            self._play(move)
+            played.append(move)
+        return played

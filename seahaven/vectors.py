@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from .board import Board
+from .cards import CARDS, Card
 from .moves import CELL, CELL_TOKENS, COLUMN, COLUMN_TOKENS, FOUNDATION, Move
-from .rules import PRESETS, Place, Rules
+from .rules import PRESETS, Place, Rules, preset
 from .solver import solve
 from .text import to_board_text
 
@@ -93,7 +94,8 @@ def _sources(board: Board) -> list[tuple[int, int]]:
 
 def position_vector(board: Board) -> dict[str, Any]:
     """One position: its text, legal moves in order, each move's result, smart moves, the safe
-    foundation moves (the browser's auto-move)."""
+    foundation moves and the move auto-move plays (``Board.auto_move``: the server's, and the
+    browser's optimistic copy of it)."""
     results: dict[str, str] = {}
     legal = board.legal_moves()
     for move in legal:
@@ -113,6 +115,7 @@ def position_vector(board: Board) -> dict[str, Any]:
         "results": results,
         "smart": smart,
         "safe": [str(m) for m in board.safe_home_moves()],
+        "auto": None if (auto := board.auto_move()) is None else str(auto),
     }
 
 
@@ -135,6 +138,7 @@ def vectors() -> dict[str, Any]:
                     break
                 board.push(_choose(board, moves, rng))
         positions += _solution_positions(name)
+    positions.append(_finishing_position())
     replays = [replay_vector(name, deal) for name, deal in REPLAYS]
     return {"presets": list(PRESETS), "positions": positions, "replays": replays}
 
@@ -176,6 +180,25 @@ def _solution_positions(name: str) -> list[dict[str, Any]]:
         if move is not None:
             board.push(move)
     return positions
+
+
+def _finishing_position() -> dict[str, Any]:
+    """A FreeCell board where no foundation move is safe and only foundation moves are left:
+    auto-move finishes it (``Board.auto_move``'s second case, which no walk reaches)."""
+    rules = preset("freecell")
+
+    def run(suit: int, high: int, low: int) -> list[Card]:
+        return [CARDS[(rank - 1) * 4 + suit] for rank in range(high, low - 1, -1)]
+
+    clubs, diamonds, hearts, spades = range(4)
+    columns: list[list[Card]] = [[] for _ in range(rules.columns)]
+    # The black 10s (unsafe: the red foundations are at 2) lie on the red runs they block.
+    columns[0] = run(diamonds, 13, 3) + run(clubs, 10, 10)
+    columns[1] = run(hearts, 13, 3) + run(spades, 10, 10)
+    columns[2] = run(clubs, 13, 11)
+    columns[3] = run(spades, 13, 11)
+    board = Board(rules, columns, [None] * rules.cells, (9, 2, 2, 9))
+    return {"preset": rules.name, "deal": 0, "played": 0, **position_vector(board)}
 
 
 def write(web_dir: Path) -> list[Path]:

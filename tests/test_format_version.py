@@ -183,23 +183,30 @@ def version(entry: bytes) -> int:
     return head // SPAN
 
 
-def test_this_build_writes_version_2_and_reads_version_0_as_it_always_was() -> None:
-    assert events.FORMAT == 2  # 1: the rooms' settings gained ``rated``; 2: the draw (``secret``, seeds)
-    assert pack(MovedEvent(1100, "p1", "3h")) == msgpack.packb([6 + 2 * SPAN, 1100, "p1", "3h"])
+def test_this_build_writes_version_3_and_reads_version_0_as_it_always_was() -> None:
+    # 1: the rooms' settings gained ``rated``; 2: the draw (``secret``, seeds); 3: auto-move
+    assert events.FORMAT == 3
+    assert pack(MovedEvent(1100, "p1", "3h")) == msgpack.packb([6 + 3 * SPAN, 1100, "p1", "3h", []])
     entries = old_entries()
     rewritten = [pack(unpack(entry)) for entry in entries]
-    # Read and written back: every event as it was, in version 2; the ready and rematch events
-    # gain a seed, none; the room's settings gain ``rated``, false (a version-0 room is unrated),
-    # and ``secret``, none (its deal is the one it names).
-    seeded = {type_index(events.ReadySet), type_index(events.RematchVoted)}
+    # Read and written back: every event as it was, in version 3; the ready and rematch events
+    # gain a seed, none, and ``auto``, false; a move gains its auto-moves, none, and an undo the
+    # auto-moves it took back, 0; the room's settings gain ``rated``, false (a version-0 room is
+    # unrated), ``auto``, true, and ``secret``, none (its deal is the one it names).
+    gained: dict[int, list[object]] = {
+        type_index(events.ReadySet): [None, False],
+        type_index(events.RematchVoted): [None, False],
+        type_index(MovedEvent): [[]],
+        type_index(events.Undone): [0],
+    }
     expected = []
     for entry in entries[1:]:
         head, *fields = msgpack.unpackb(entry, raw=False)
-        expected.append(bytes(msgpack.packb([head + 2 * SPAN, *fields, *([None] if head in seeded else [])])))
+        expected.append(bytes(msgpack.packb([head + 3 * SPAN, *fields, *gained.get(head, [])])))
     assert rewritten[1:] == expected
     head, *fields = msgpack.unpackb(entries[0], raw=False)
-    settings = {**fields[-1], "rated": False, "secret": None}
-    assert msgpack.unpackb(rewritten[0], raw=False) == [head + 2 * SPAN, *fields[:-1], settings]
+    settings = {**fields[-1], "rated": False, "auto": True, "secret": None}
+    assert msgpack.unpackb(rewritten[0], raw=False) == [head + 3 * SPAN, *fields[:-1], settings]
     assert [unpack(entry) for entry in rewritten] == [unpack(entry) for entry in entries]
     first = unpack(entries[0])
     assert isinstance(first, events.Created) and first.settings.rated is False and first.settings.secret is None
@@ -207,7 +214,8 @@ def test_this_build_writes_version_2_and_reads_version_0_as_it_always_was() -> N
 
 def type_index(kind: type) -> int:
     """An event kind's number in a version-0 head."""
-    head = msgpack.unpackb(pack(kind(0, "p", *([True] if kind is events.ReadySet else []))), raw=False)[0]
+    extra = {events.ReadySet: [True], MovedEvent: ["3h"]}.get(kind, [])
+    head = msgpack.unpackb(pack(kind(0, "p", *extra)), raw=False)[0]
     assert isinstance(head, int)
     return head % SPAN
 
@@ -216,7 +224,7 @@ def test_a_rated_room_reads_back_rated() -> None:
     room, log = Room.create("RATED1", Settings("seahaven", 1, rated=True), 0)
     (created,) = [unpack(pack(event)) for event in log]
     assert isinstance(created, events.Created) and created.settings.rated is True
-    assert version(pack(created)) == 2 and room.state_for("p1", 0).rated is True
+    assert version(pack(created)) == 3 and room.state_for("p1", 0).rated is True
 
 
 def old_race() -> tuple[Room, list[Event]]:
@@ -244,7 +252,8 @@ def old_race() -> tuple[Room, list[Event]]:
 def test_an_old_log_loads_and_replays_exactly_as_the_room_played() -> None:
     entries = old_entries()
     log = [unpack(entry) for entry in entries]
-    assert {type(e) for e in log} == set(typing.get_args(Event))  # every kind is in the fixture
+    # Every kind is in the fixture but those newer than it: the server's auto-moves at the start.
+    assert {type(e) for e in log} == set(typing.get_args(Event)) - {events.AutoMoved}
     room, played = old_race()
     assert log == played
     replayed = Room.replay(log)

@@ -89,15 +89,20 @@ class SeatBefore:
         return cls(player, seat.status, seat.moves, seat.undos, seat.reached_at, seat.finished_at, last)
 
     def put_back(self, room: Room, event: MovedEvent | Undone) -> None:
-        """Undo ``event``, this racer's move or undo, the last thing that changed ``room``."""
+        """Undo ``event``, this racer's move (with its auto-moves) or undo of a move without
+        any, the last thing that changed ``room``."""
         seat = room.seats[self.player]
         assert seat.board is not None
         if isinstance(event, MovedEvent):
-            seat.board.pop()
+            for _ in range(1 + len(event.auto)):
+                seat.board.pop()
+                seat.timeline.pop()
+            seat.groups.pop()
         else:
-            assert self.last_move is not None
+            assert self.last_move is not None and not event.auto
             seat.board.push_legal(self.last_move)  # it was played in this very position
-        seat.timeline.pop()
+            seat.timeline.pop()
+            seat.groups.append(0)
         seat.status, seat.moves, seat.undos = self.status, self.moves, self.undos
         seat.reached_at, seat.finished_at = self.reached_at, self.finished_at
 
@@ -176,12 +181,12 @@ class RoomCore:
     def leave(self, player: str, now: int) -> Outcome:
         return self._outcome(self.room.leave(player, now), now)
 
-    def ready(self, player: str, ready: bool, now: int, seed: str | None = None) -> Outcome:
-        return self._outcome(self.room.set_ready(player, ready, now, seed), now)
+    def ready(self, player: str, ready: bool, now: int, seed: str | None = None, auto: bool = False) -> Outcome:
+        return self._outcome(self.room.set_ready(player, ready, now, seed, auto), now)
 
-    def move(self, player: str, move: str, now: int) -> Outcome:
+    def move(self, player: str, move: str, now: int, auto: bool = False) -> Outcome:
         before = SeatBefore.of(self.room, player)
-        return self._outcome(self.room.move(player, move, now), now, mover=player, before=before)
+        return self._outcome(self.room.move(player, move, now, auto), now, mover=player, before=before)
 
     def undo(self, player: str, now: int) -> Outcome:
         before = SeatBefore.of(self.room, player)
@@ -194,8 +199,8 @@ class RoomCore:
     def resign(self, player: str, now: int) -> Outcome:
         return self._outcome(self.room.resign(player, now), now)
 
-    def rematch(self, player: str, next_deal: int, now: int, seed: str | None = None) -> Outcome:
-        return self._outcome(self.room.vote_rematch(player, next_deal, now, seed), now)
+    def rematch(self, player: str, next_deal: int, now: int, seed: str | None = None, auto: bool = False) -> Outcome:
+        return self._outcome(self.room.vote_rematch(player, next_deal, now, seed, auto), now)
 
     def disconnect(self, player: str, now: int) -> Outcome:
         return self._outcome(self.room.disconnect(player, now), now)
@@ -282,9 +287,11 @@ class RoomCore:
     def _outcome(
         self, events: list[Event], now: int, mover: str | None = None, before: SeatBefore | None = None
     ) -> Outcome:
-        # A move or undo that caused nothing else (such as the end of the race) is taken back alone.
+        # A move or undo that caused nothing else (such as the end of the race) is taken back alone
+        # (an undo that took back auto-moves too replays the log: it does not say what they were).
         lone = events[0] if len(events) == 1 else None
-        self._takeback = (before, lone) if before is not None and isinstance(lone, _RACER_MOVES) else None
+        alone = isinstance(lone, MovedEvent) or (isinstance(lone, Undone) and not lone.auto)
+        self._takeback = (before, lone) if before is not None and alone and isinstance(lone, _RACER_MOVES) else None
         room = self.room
         watched = bool(room.spectators)
         if not watched:
@@ -326,13 +333,16 @@ class RoomCore:
             if mover is not None and isinstance(event, _RACER_MOVES) and event.player == mover:
                 seat = self.room.seats[mover]
                 assert seat.board is not None
+                moved = isinstance(event, MovedEvent)
                 return Moved(
                     move=event.move if isinstance(event, MovedEvent) else "undo",
-                    undo=isinstance(event, Undone),
+                    undo=not moved,
                     progress=seat.board.progress,
                     moves=seat.moves,
                     status=seat.status,
                     elapsed_ms=self.room.elapsed(event.at),  # as the rivals' progress says
+                    auto=event.auto if isinstance(event, MovedEvent) else (),
+                    undone=1 if isinstance(event, MovedEvent) else event.auto + 1,
                 )
         return Ok()
 

@@ -19,7 +19,11 @@ Versions: 0, the first (entries written before versions existed); 1, ``Settings.
 room: an older build would refuse the unknown setting). Every other event of version 1 is that of
 version 0 with the new head; a version-0 ``Created`` reads as an unrated room. 2, the draw
 (docs/fairness.md): ``Settings.secret``, and a racer's ``seed`` on ``ReadySet`` and
-``RematchVoted`` (older entries have none: they read as None).
+``RematchVoted`` (older entries have none: they read as None). 3, auto-move on the server
+(docs/protocol.md, "Auto-move"): ``Settings.auto``, a racer's ``auto`` on ``ReadySet`` and
+``RematchVoted``, ``auto`` on ``Moved`` and ``Undone`` (the moves the server played after the
+racer's, and how many of them an undo took back), and the kind ``AutoMoved``; older entries read
+as a room that allows it and racers who neither asked nor had moves played for them.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ import msgpack
 
 from server.rooms.settings import Settings
 
-FORMAT: Final = 2
+FORMAT: Final = 3
 """The newest format version this build reads, and the one it writes."""
 SPAN: Final = 32
 """Kinds one format version may have: the head of an entry is ``version * SPAN + kind``."""
@@ -78,6 +82,8 @@ class ReadySet:
     ready: bool
     seed: str | None = None
     """The racer's share of the next race's draw (a drawn room's; format 2)."""
+    auto: bool = False
+    """The racer asked the server to play their auto-moves, from the start on (format 3)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,12 +104,27 @@ class Moved:
     at: int
     player: str
     move: str
+    auto: tuple[str, ...] = ()
+    """The moves the server played for the racer right after ``move`` (auto-move, asked for with
+    the move): one event, so that every reader sees the racer's move and its auto-moves at once."""
 
 
 @dataclass(frozen=True, slots=True)
 class Undone:
     at: int
     player: str
+    auto: int = 0
+    """The auto-moves taken back with the racer's move: an undo takes back the racer's last own
+    move and the moves the server played after it, those first."""
+
+
+@dataclass(frozen=True, slots=True)
+class AutoMoved:
+    """The server played auto-moves for a racer who asked at the start, before any move of theirs."""
+
+    at: int
+    player: str
+    moves: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +160,8 @@ class RematchVoted:
     player: str
     seed: str | None = None
     """The racer's share of the rematch's draw (format 2)."""
+    auto: bool = False
+    """As ``ReadySet.auto``, for the rematch (format 3)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +194,7 @@ Event = (
     | RematchVoted
     | NewDeal
     | Hinted
+    | AutoMoved
 )
 
 _KINDS: Final[tuple[type, ...]] = (
@@ -189,6 +213,7 @@ _KINDS: Final[tuple[type, ...]] = (
     RematchVoted,
     NewDeal,
     Hinted,
+    AutoMoved,
 )
 _INDEX: Final = {kind: i for i, kind in enumerate(_KINDS)}
 
@@ -232,6 +257,10 @@ def unpack(data: bytes) -> Event:
         cls = _KINDS[kind]
         if cls is Created:
             values[2] = Settings(**values[2])
+        elif cls is Moved and len(values) > 3:
+            values[3] = tuple(values[3])  # msgpack reads arrays as lists; the event holds a tuple
+        elif cls is AutoMoved:
+            values[2] = tuple(values[2])
         event: Event = cls(*values)
     except NewerFormat:
         raise

@@ -38,6 +38,7 @@ from seahaven import Board, Move, encode, preset, to_board_text
 from seahaven.moves import read_move
 from server.rooms.draw import Draw, commitment_of, draw_deal
 from server.rooms.events import (
+    AutoMoved,
     CountdownSet,
     Created,
     Ended,
@@ -71,7 +72,8 @@ DONE: Final = frozenset({Status.FINISHED, Status.STUCK, Status.RESIGNED, Status.
 DONE_WITH_UNDO: Final = DONE - {Status.STUCK}
 """Done where undo is on: a stuck racer can still undo their way out."""
 MAX_MOVES: Final = 5000
-"""Moves and undos one racer may make in one race (a solution takes about 90): bounds the log."""
+"""Moves and undos one racer may make in one race (a solution takes about 90), auto-moves
+included (each racer's move can bring up to 52 of them, and its undo takes them back): bounds the log."""
 MAX_CHANGES: Final = 50
 """Joins and readiness changes one player may make in one room between races: bounds the log
 (each is an event replayed on every load) however often someone toggles ``ready`` or comes and
@@ -79,6 +81,33 @@ goes as a spectator."""
 
 _notation = functools.lru_cache(maxsize=4096)(Move.__str__)
 """And back, in canonical form (for the log and the frames): the same few hundred."""
+
+
+def _auto_after(board: Board, move: Move | None) -> tuple[str, ...]:
+    """The auto-moves the server plays after ``move`` (a legal one; None: in the position as it
+    is), found by playing them and taking them back: ``board`` is left as it was."""
+    if move is not None:
+        board.push_legal(move)
+    played: list[str] = []
+    while (auto := board.auto_move()) is not None:
+        board.push_legal(auto)
+        played.append(_notation(auto))
+    for _ in range(len(played) + (move is not None)):
+        board.pop()
+    return tuple(played)
+
+
+def _auto_played(seat: Seat) -> tuple[int, ...]:
+    """The indices in ``seat``'s move stack of the moves the server played: the opening's, then
+    after each of the racer's own moves the auto-moves it brought."""
+    if seat.board is None:
+        return ()
+    index = len(seat.board.move_stack) - len(seat.groups) - sum(seat.groups)
+    played = list(range(index))
+    for count in seat.groups:
+        played += range(index + 1, index + 1 + count)
+        index += 1 + count
+    return tuple(played)
 
 
 class RoomError(ProtocolError):
@@ -108,6 +137,11 @@ class Seat:
     """Hints given this race."""
     seed: str | None = None
     """The racer's share of the next race's draw (a drawn room's), given with ready or a rematch vote."""
+    auto: bool = False
+    """The racer asked for auto-move at the start (with ready or a rematch vote)."""
+    groups: list[int] = field(default_factory=list)
+    """For each of the racer's own moves in effect, how many auto-moves the server played after
+    it: an undo takes back the last one with them (the opening's auto-moves are no one's to undo)."""
 
 
 Audience = frozenset[str] | None
@@ -288,6 +322,8 @@ class Room:
             daily=self.settings.daily,
             rated=self.settings.rated,
             commitment=self.commitment(),
+            auto=self.settings.auto,
+            auto_played=_auto_played(seat) if seat is not None and racing else (),
         )
 
     def _board_text(self, board: Board | None) -> str:
@@ -398,7 +434,7 @@ class Room:
         events += self._emit(Left(now, player))
         return events + self._after_change(now)
 
-    def set_ready(self, player: str, ready: bool, now: int, seed: str | None = None) -> list[Event]:
+    def set_ready(self, player: str, ready: bool, now: int, seed: str | None = None, auto: bool = False) -> list[Event]:
         seat = self._racer(player)
         if self.phase == Phase.FINISHED:
             raise RoomError(ErrorCode.RACE_OVER, "the race is over: ask for a rematch")
@@ -407,7 +443,8 @@ class Room:
         if seat.ready == ready:
             return []
         self._may_change(player)
-        return self._emit(ReadySet(now, player, ready, seed if ready else None)) + self._after_change(now)
+        event = ReadySet(now, player, ready, seed if ready else None, auto and ready)
+        return self._emit(event) + self._after_change(now)
 
     def _may_change(self, player: str) -> None:
         if self.changes.get(player, 0) >= MAX_CHANGES:
@@ -415,19 +452,22 @@ class Room:
                 ErrorCode.RATE_LIMITED, f"{MAX_CHANGES} joins and ready changes in one room: wait for the next race"
             )
 
-    def move(self, player: str, text: str, now: int) -> list[Event]:
+    def move(self, player: str, text: str, now: int, auto: bool = False) -> list[Event]:
+        """``player``'s move; with ``auto`` (where the room allows it), the auto-moves after it too."""
         seat = self._playing(player)
-        assert seat.board is not None
+        board = seat.board
+        assert board is not None
         try:
             move = read_move(text)
         except ValueError as exc:
             raise RoomError(ErrorCode.BAD_FIELD, f"body.move: {exc}") from None
-        if seat.moves >= MAX_MOVES:
+        if len(seat.timeline) >= MAX_MOVES:
             raise RoomError(ErrorCode.MOVE_LIMIT, f"{MAX_MOVES} moves is the most one race allows: resign or wait")
-        reason = seat.board.why_illegal(move)
+        reason = board.why_illegal(move)
         if reason is not None:
             raise RoomError(ErrorCode.ILLEGAL_MOVE, reason)
-        moved = Moved(now, player, _notation(move))
+        played = _auto_after(board, move) if auto and self.settings.auto else ()
+        moved = Moved(now, player, _notation(move), played)
         self.apply(moved, judged=True)
         return [moved, *self._after_change(now)]
 
@@ -437,13 +477,13 @@ class Room:
         if not self.settings.undo:
             raise RoomError(ErrorCode.UNDO_DISABLED, "this room was created without undo")
         limit = preset(self.settings.preset).undo_limit
-        if not seat.board.move_stack:
-            raise RoomError(ErrorCode.NOTHING_TO_UNDO, "no move to take back")
-        if seat.moves >= MAX_MOVES:
+        if not seat.groups:  # the opening's auto-moves are not the racer's to take back
+            raise RoomError(ErrorCode.NOTHING_TO_UNDO, "no move of yours to take back")
+        if len(seat.timeline) >= MAX_MOVES:
             raise RoomError(ErrorCode.MOVE_LIMIT, f"{MAX_MOVES} moves is the most one race allows: resign or wait")
         if limit is not None and seat.undos >= limit:
             raise RoomError(ErrorCode.UNDO_LIMIT, f"these rules allow {limit} undos in a row")
-        return self._emit(Undone(now, player)) + self._after_change(now)
+        return self._emit(Undone(now, player, seat.groups[-1])) + self._after_change(now)
 
     def resign(self, player: str, now: int) -> list[Event]:
         self._playing(player, also_stuck=self.settings.undo)
@@ -464,12 +504,14 @@ class Room:
             return []
         return self._emit(Presence(now, player, True)) + self._after_change(now)
 
-    def vote_rematch(self, player: str, next_deal: int, now: int, seed: str | None = None) -> list[Event]:
+    def vote_rematch(
+        self, player: str, next_deal: int, now: int, seed: str | None = None, auto: bool = False
+    ) -> list[Event]:
         """Vote for a rematch; when every connected racer has, a new deal starts counting down."""
         self._racer(player)
         if self.phase != Phase.FINISHED:
             raise RoomError(ErrorCode.NOT_FINISHED, "a rematch can be asked for once the race is over")
-        events = self._emit(RematchVoted(now, player, seed)) if player not in self.rematch else []
+        events = self._emit(RematchVoted(now, player, seed, auto)) if player not in self.rematch else []
         if self.rematch_due():
             events += self._emit(NewDeal(now, next_deal))
             events += self._emit(CountdownSet(now, now + self.settings.countdown_ms))
@@ -494,7 +536,12 @@ class Room:
                 elif self.phase in (Phase.WAITING, Phase.COUNTDOWN):
                     events += self._emit(Left(now, player))
         if self.phase == Phase.COUNTDOWN and self.starts_at is not None and now >= self.starts_at:
-            events += self._emit(StartedEvent(self.starts_at))
+            start = self.starts_at
+            events += self._emit(StartedEvent(start))
+            for player, seat in self.seats.items() if self.settings.auto else ():
+                opening = _auto_after(seat.board, None) if seat.auto and seat.board is not None else ()
+                if opening:
+                    events += self._emit(AutoMoved(start, player, opening))
         limit = self.settings.time_limit_ms
         if self.phase == Phase.RACING and limit and self.started_at is not None and now >= self.started_at + limit:
             events += self._emit(Ended(self.started_at + limit, EndReason.TIME_LIMIT))
@@ -566,37 +613,49 @@ class Room:
         ``judged``: a move the engine has just accepted is played without being judged again
         (a replayed log's moves are judged: a corrupt log must not corrupt a board)."""
         match event:  # racers' moves first: almost every event is one
-            case Moved(at, player, text):
+            case Moved(at, player, text, auto):
                 seat = self.seats[player]
                 board = seat.board
                 assert board is not None
                 before = board.progress
-                move = read_move(text)
-                if judged:
-                    board.push_legal(move)
+                if judged:  # the auto-moves were found by playing them: legal as well
+                    board.push_legal(read_move(text))
+                    for played in auto:
+                        board.push_legal(read_move(played))
                 else:
-                    board.push(move)
+                    board.push(read_move(text))
+                    for played in auto:
+                        board.push(read_move(played))
                 seat.timeline.append((at, text))
+                if auto:
+                    seat.timeline += [(at, played) for played in auto]
+                seat.groups.append(len(auto))
                 seat.moves += 1
                 seat.undos = 0
-                if board.progress != before:
-                    seat.reached_at = at
-                if board.is_won():
-                    seat.status = Status.FINISHED
-                    seat.finished_at = at
-                elif not board.has_legal_move():  # stuck (``is_stuck``, whose is_won was just asked)
-                    seat.status = Status.STUCK
-            case Undone(at, player):
+                self._moved(seat, board, before, at)
+            case Undone(at, player, auto):
                 seat = self.seats[player]
-                assert seat.board is not None
-                before = seat.board.progress
-                seat.board.pop()
-                seat.timeline.append((at, "undo"))
+                board = seat.board
+                assert board is not None
+                before = board.progress
+                for _ in range(auto + 1):
+                    board.pop()
+                    seat.timeline.append((at, "undo"))
+                seat.groups.pop()
                 seat.moves += 1
                 seat.undos += 1
                 seat.status = Status.RACING  # an undo can unstick
-                if seat.board.progress != before:
+                if board.progress != before:
                     seat.reached_at = at
+            case AutoMoved(at, player, moves):
+                seat = self.seats[player]
+                board = seat.board
+                assert board is not None
+                before = board.progress
+                for played in moves:
+                    board.push(read_move(played))
+                seat.timeline += [(at, played) for played in moves]
+                self._moved(seat, board, before, at)
             case Joined(at, player, name, role):
                 # The creator's own seat (the first join of a new room) came with create_room, not
                 # join_room: it leaves them the whole budget for ready changes.
@@ -620,11 +679,12 @@ class Room:
                 self.rematch.discard(player)
                 if self.phase in (Phase.WAITING, Phase.COUNTDOWN) and not self.seats and not self.spectators:
                     self.abandoned = True
-            case ReadySet(_, player, ready, seed):
+            case ReadySet(_, player, ready, seed, auto):
                 self.changes[player] = self.changes.get(player, 0) + 1
                 seat = self.seats[player]
                 seat.ready = ready
                 seat.seed = seed
+                seat.auto = auto
                 seat.status = Status.READY if ready else Status.WAITING
             case CountdownSet(_, starts_at):
                 self.starts_at = starts_at
@@ -649,6 +709,7 @@ class Room:
                     seat.reached_at = at
                     seat.finished_at = None
                     seat.timeline = []
+                    seat.groups = []
             case Resigned(_, player):
                 self.seats[player].status = Status.RESIGNED
             case Forfeited(_, player):
@@ -662,9 +723,10 @@ class Room:
                 self.end_reason = reason
                 self.standings = self._standings()
                 self.rematch.clear()
-            case RematchVoted(_, player, seed):
+            case RematchVoted(_, player, seed, auto):
                 self.rematch.add(player)
                 self.seats[player].seed = seed
+                self.seats[player].auto = auto
             case Hinted(_, player):
                 self.seats[player].hints += 1
             case NewDeal(_, deal):
@@ -672,7 +734,7 @@ class Room:
                 # The server picked it (a daily room's deal is the day's, public on the daily board).
                 self.settings = replace(self.settings, deal=deal, chosen=self.settings.daily is not None)
                 self.seats = {
-                    p: Seat(s.name, ready=True, status=Status.READY, seed=s.seed)
+                    p: Seat(s.name, ready=True, status=Status.READY, seed=s.seed, auto=s.auto)
                     for p, s in self.seats.items()
                     if s.connected
                 }
@@ -682,6 +744,17 @@ class Room:
                 self.rematch.clear()
             case Created():
                 raise ValueError("Created comes only first")
+
+    @staticmethod
+    def _moved(seat: Seat, board: Board, before: int, at: int) -> None:
+        """A racer's board went forward: when they last got somewhere, and whether they are done."""
+        if board.progress != before:
+            seat.reached_at = at
+        if board.is_won():
+            seat.status = Status.FINISHED
+            seat.finished_at = at
+        elif not board.has_legal_move():  # stuck (``is_stuck``, whose is_won was just asked)
+            seat.status = Status.STUCK
 
     def _standings(self) -> tuple[Standing, ...]:
         """Finishers by time; then by progress, ties to whoever reached it first; quitters last."""
@@ -736,8 +809,8 @@ class Room:
                     rivals.append(other)
             sent = [Outbound(frozenset(rivals), progress)]
             if spectators and (self.spectators or delay):  # with a delay, someone may join before it falls due
-                move = event.move if isinstance(event, Moved) else "undo"
-                sent.append(Outbound(frozenset(self.spectators), replace(progress, move=move), delay))
+                seen = self._seen(progress, event)
+                sent.append(Outbound(frozenset(self.spectators), seen, delay))
             return sent
         racers = frozenset(p for p, s in self.seats.items() if not s.left)
         watchers = frozenset(self.spectators)
@@ -761,6 +834,12 @@ class Room:
             case Resigned(at, player) | Forfeited(at, player):
                 progress = self._progress(player, at)
                 return [Outbound(racers, progress), Outbound(watchers, progress, delay)]
+            case AutoMoved(at, player, moves):
+                progress = self._progress(player, at)
+                seen = self._seen(progress, event)
+                others = frozenset(p for p in racers if p != player)
+                mine = Outbound(frozenset({player}), replace(progress, auto=moves))
+                return [mine, Outbound(others, progress), Outbound(watchers, seen, delay)]
             case Ended(_, reason):
                 result = Result(
                     reason=reason,
@@ -781,6 +860,17 @@ class Room:
             spectators=len(self.spectators),
             rematch=tuple(sorted(self.rematch)),
         )
+
+    def _seen(self, progress: Progress, event: Moved | Undone | AutoMoved) -> Progress:
+        """``progress`` as spectators get it: with the moves, to play on that racer's board, and
+        the count of moves and undos it brings the racer's timeline to (their ``actions``)."""
+        timeline = len(self.seats[event.player].timeline)
+        actions = None if timeline == progress.moves else timeline  # absent while they are equal
+        if isinstance(event, Moved):
+            return replace(progress, move=event.move, auto=event.auto, actions=actions)
+        if isinstance(event, Undone):
+            return replace(progress, move="undo", undone=event.auto + 1, actions=actions)
+        return replace(progress, auto=event.moves, actions=actions)
 
     def _progress(self, player: str, at: int) -> Progress:
         """``player``'s progress as an event at ``at`` left it."""

@@ -40,6 +40,9 @@ class Settings:
     rated: bool = False
     """Its races count for the racers' ratings (docs/ratings.md; the records rate them). New in
     the log's format 1: an entry of format 0 has no such field and reads as False."""
+    auto: bool = True
+    """Racers may ask the server to play their auto-moves (False: every card by hand). New in the
+    log's format 3."""
     secret: str | None = None
     """A drawn room (docs/fairness.md): the secret (hex) each race's server seed derives from;
     its deal is drawn at the start, and ``deal`` until then is a stand-in nobody is shown. Never

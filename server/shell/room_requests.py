@@ -78,6 +78,7 @@ class RoomRequests:
             hints=message.hints,
             lost_notice=message.lost_notice,
             rated=message.rated,
+            auto=message.auto,
         )
         held = await self.create(asker, settings)
         await self.path.join(asker, held, spectate=False)
@@ -132,14 +133,13 @@ class RoomRequests:
         return outcome.reply
 
     async def on_ready(self, asker: Asker, message: Ready) -> None:
-        await self._in_my_room(
-            asker, lambda core, now: core.ready(asker.session.player, message.ready, now, message.seed)
-        )
+        player, ready = asker.session.player, message.ready
+        await self._in_my_room(asker, lambda core, now: core.ready(player, ready, now, message.seed, message.auto))
 
     async def on_move(self, asker: Asker, message: MoveRequest) -> None:
         held = self.path.held_by(asker.session)
         player = asker.session.player
-        await self.path.run(held, lambda core, now: core.move(player, message.move, now), asker)
+        await self.path.run(held, lambda core, now: core.move(player, message.move, now, message.auto), asker)
         if held.room.settings.lost_notice:
             self.watch.moved(held.room.code, player)
 
@@ -151,7 +151,8 @@ class RoomRequests:
 
     async def on_rematch(self, asker: Asker, message: Rematch) -> None:
         deal = await self.deals.rematch_deal(self.path.held_by(asker.session).room)
-        await self._in_my_room(asker, lambda core, now: core.rematch(asker.session.player, deal, now, message.seed))
+        player = asker.session.player
+        await self._in_my_room(asker, lambda core, now: core.rematch(player, deal, now, message.seed, message.auto))
 
     async def _in_my_room(self, asker: Asker, command: Command) -> None:
         await self.path.run(self.path.held_by(asker.session), command, asker)

@@ -183,6 +183,31 @@ export class Board {
     return moves;
   }
 
+  /** The next move auto-move plays (seahaven/board.py, auto_move; the server plays the same for a
+   * racer who asks it to): the first safe foundation move; else, when nothing but foundation moves
+   * is left to win, the first foundation move; else null. */
+  autoMove() {
+    const safe = this.safeHomeMoves();
+    if (safe.length) return safe[0];
+    if (this.rules.build === "suit" || !this.homeMoves().length) return null;
+    const copy = this.copy();
+    for (let moves = copy.homeMoves(); moves.length; moves = copy.homeMoves()) copy.push(moves[0]);
+    return copy.isWon() ? this.homeMoves()[0] : null;
+  }
+
+  /** Every foundation move from a column or a cell, safe or not. */
+  homeMoves() {
+    const moves = [];
+    this.cols.forEach((col, i) => {
+      const top = col.length ? col[col.length - 1] : null;
+      if (top !== null && this.rel(top) === this.home[suitOf(top)]) moves.push(mv(COLUMN, i, FOUNDATION, 0, 1));
+    });
+    this.cells.forEach((card, i) => {
+      if (card !== null && this.rel(card) === this.home[suitOf(card)]) moves.push(mv(CELL, i, FOUNDATION, 0, 1));
+    });
+    return moves;
+  }
+
   isWon() {
     return this.progress === 52;
   }

@@ -77,6 +77,18 @@ test("auto-move plays the engine's safe foundation moves, in its order", () => {
   assert.ok(some > 0, "the vectors hold safe moves");
 });
 
+test("auto-move's next move is the engine's, a finishing move where no move is safe", () => {
+  let finishing = 0;
+  for (const p of vectors.positions) {
+    const board = Board.parse(p.board, p.preset);
+    const auto = board.autoMove();
+    assert.equal(auto === null ? null : moveText(auto), p.auto, `${p.preset}: ${p.board}`);
+    if (auto !== null && !p.safe.length) finishing++;
+    assert.equal(board.text(), Board.parse(p.board, p.preset).text(), "auto-move only looks");
+  }
+  assert.ok(finishing > 0, "the vectors hold a board only foundation moves finish");
+});
+
 test("move notation reads and writes canonically", () => {
   assert.equal(moveText(parseMove(" #h5 ")), "#H5");
   assert.equal(moveText(parseMove("37:1")), "37");
