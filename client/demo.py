@@ -63,7 +63,7 @@ class DemoSink:
         self.screen: GameScreen | None = None
         self.log: list[str] = []
 
-    def submit(self, seq: int, move: Move) -> None:
+    def submit(self, seq: int, move: Move, auto: bool = False) -> None:
         self.log.append(f"{seq} move {move}")
         self._answer(seq)
 

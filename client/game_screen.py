@@ -42,12 +42,10 @@ from .places import (
     choose,
     describe,
     destinations,
-    finishing_moves,
     key_place,
     moves_from,
     run_length,
     safe_count,
-    safe_moves,
     smart,
     source_problem,
     why_not,
@@ -118,8 +116,9 @@ class PressTwice:
 class MoveSink(Protocol):
     """Where a race screen sends the player's actions (the network layer implements it)."""
 
-    def submit(self, seq: int, move: Move) -> None:
-        """``move`` was played locally as action ``seq``; ask the server to judge it."""
+    def submit(self, seq: int, move: Move, auto: bool = False) -> None:
+        """``move`` was played locally as action ``seq`` (``auto``: with the auto-moves after
+        it); ask the server to judge it (and to play the same auto-moves)."""
 
     def undo(self, seq: int) -> None:
         """The last move was taken back locally as action ``seq``."""
@@ -245,6 +244,8 @@ class GameScreen(LocalScreen[None]):
         self.show_progress = True
         """Whether the status line shows cards home and moves (not between races)."""
         self.automove = automove
+        self.auto_allowed = True
+        """The room lets auto-move play (``room.auto``): a race's server plays it, asked with each move."""
         self.hints = hints
         self.spectator_delay_s: int | None = None
         """How late a spectator sees the moves (the help says so), when known."""
@@ -285,10 +286,13 @@ class GameScreen(LocalScreen[None]):
 
     # -- the network layer's interface ----------------------------------------
 
-    def set_board(self, board: Board, *, title: str | None = None, actions: int | None = None) -> None:
+    def set_board(
+        self, board: Board, *, title: str | None = None, actions: int | None = None, auto_played: Sequence[int] = ()
+    ) -> None:
         """Show a new position (a new deal, a rematch, the server's position after a resync);
-        ``actions``: the moves and undos that led there (default: the board's moves)."""
-        self.game.reset(board)
+        ``actions``: the moves and undos that led there (default: the board's moves);
+        ``auto_played``: which of the board's moves auto-move played (``room.auto_played``)."""
+        self.game.reset(board, auto_played)
         self.actions = len(board.move_stack) if actions is None else actions
         self.touched = bool(self.actions)
         if title is not None:
@@ -622,52 +626,67 @@ class GameScreen(LocalScreen[None]):
 
     def _play(self, move: Move) -> None:
         what = describe(self.board, move)
-        if not self._apply(move):
+        # A card just taken back from a foundation stays out: the player wants it there.
+        home = self._apply(move, auto=self.auto_on() and move.src_area != FOUNDATION)
+        if home is None:
             return
         self._clear_selection()
-        # A card just taken back from a foundation stays out: the player wants it there.
-        home = self._auto_moves() if self.automove and move.src_area != FOUNDATION else 0
         self.flash(what + (" · " + went_home(home) if home else ""))
         self._after_change()
 
-    def _apply(self, move: Move, *, opening: bool = False) -> bool:
-        """Play ``move`` on the board, send it (race) or keep it (solo); False if illegal.
-        ``opening``: auto-move at the deal, before the player's first move: in solo it neither
-        starts the clock nor counts the game as played (the player has not begun)."""
+    def auto_on(self) -> bool:
+        """Whether auto-move plays: the player's setting, where the room allows it."""
+        return self.automove and self.auto_allowed
+
+    def _apply(self, move: Move, *, auto: bool = False, opening: bool = False) -> int | None:
+        """Play ``move`` on the board (with ``auto``, the auto-moves after it too: in a race the
+        server plays the same), send it (race) or keep it (solo); the auto-moves played, None if
+        ``move`` is illegal. ``opening``: auto-move switched on before the player's first move:
+        in solo it neither starts the clock nor counts the game as played (they have not begun)."""
         board = self.board
         try:
-            seq = self.game.play(move)
+            seq = self.game.play(move, auto=auto)
         except IllegalMoveError as error:
             self.flash(with_symbols(error.reason), "error")
-            return False
+            return None
+        home = len(self.game.pending[-1].auto)
         self.actions += 1
         if self.sink is None:
             self.game.confirm(seq)
             if opening:
-                return True
+                return home
             if not self.clock.running and not board.is_won():
                 self.clock.start()
         else:
-            self.sink.submit(seq, move)
+            self.sink.submit(seq, move, auto)
         self.touched = True
         self.post_message(self.MovePlayed(move, seq))
-        return True
+        return home
 
     def _auto_moves(self, *, opening: bool = False) -> int:
-        """Send safe cards home, and finish the game once only foundation moves are left:
-        ordinary moves, sent and judged like the player's own. How many cards went home."""
-        moves = finishing_moves(self.board) or safe_moves(self.board)
+        """Auto-move just switched on: the cards it would have sent home go now, as ordinary moves
+        of the player's (nothing asks the server to play auto-moves without a move). How many."""
+        moves = self.board.copy(stack=False).autoplay()
         for move in moves:
-            if not self._apply(move, opening=opening):
+            if self._apply(move, opening=opening) is None:
                 break
         return len(moves)
 
     def play_opening(self) -> None:
-        """At the start of a game, the safe cards the deal already offers go home (auto-move
-        otherwise waits for the player's first move): an ace on a column or in a cell."""
-        if not self.automove or self.locked or self.has_class("counting") or self.touched:
+        """At the start of a solo game, the safe cards the deal already offers go home (auto-move
+        otherwise waits for the player's first move): an ace on a column or in a cell. Final at
+        once, and no move of the player's: an undo does not take them back."""
+        if not self.auto_on() or self.locked or self.has_class("counting") or self.touched:
             return
-        home = self._auto_moves(opening=True)
+        self.opened(self.board.copy(stack=False).autoplay())
+
+    def opened(self, moves: Sequence[Move]) -> None:
+        """Auto-moves played at the start (a race's server says which): on the board, final."""
+        try:
+            home = self.game.play_auto(moves)
+        except IllegalMoveError as error:  # the same engine: only a server of other rules gets here
+            self.flash(_("The board is out of step with the server: {reason}").format(reason=error.reason), "error")
+            return
         if home:
             self._redraw()
             self.flash(went_home(home) + " · " + idle_hint(self.board.rules))
@@ -709,7 +728,7 @@ class GameScreen(LocalScreen[None]):
         if not self.undo_allowed:
             self.flash(_("Undo is off in this race"), "error")
             return
-        if not self.board.move_stack:
+        if not self.game.can_undo:
             self.flash(_("Nothing to undo"), "error")
             return
         seq, move = self.game.undo()
@@ -739,7 +758,7 @@ class GameScreen(LocalScreen[None]):
                 if self.solo:
                     self.clock.stop()
                     elapsed = self.clock.elapsed_ms
-                moves = len(board.move_stack)
+                moves = self.actions  # the player's own moves and undos, as the server counts them
                 took = _("{moves} in {time}").format(moves=words.moves(moves), time=format_ms(elapsed))
                 self.view.set_cover(_("★ All 52 cards home! ★"), took)
                 self.flash(

@@ -77,7 +77,7 @@ from .review import ReviewScreen
 from .rivals import DID_NOT_FINISH
 from .room_model import RoomModel, ServerClock, now_ms, rating_line
 from .room_text import Seen
-from .spectating import Boards
+from .spectating import Boards, played
 from .stats import RaceRecord
 from .verification import verdict
 
@@ -260,7 +260,9 @@ class RaceController:
             before = dict(model.racers)
             model.apply_progress(message)
             self._tell_rivals(before)
-            if model.spectating and message.move is not None:
+            if message.player == model.me and message.auto and not model.spectating:
+                self.screen.opened([Move.parse(text) for text in message.auto])  # the start's auto-moves
+            if model.spectating and (message.move is not None or message.auto):
                 self._measure_lag(message.elapsed_ms)
                 self._watch_move(message)
             self._sync_clock(message.elapsed_ms)
@@ -300,6 +302,7 @@ class RaceController:
         self._stop_away_timer()
         self._resyncing = False
         self.screen.set_undo_allowed(state.undo)
+        self.screen.auto_allowed = state.auto
         self.screen.count_down_to(model.starts_at)
         if model.phase == Phase.RACING and state.started_at is not None:
             self.screen.start_clock(max(0, model.clock.now() - state.started_at), model.limit_ms)
@@ -311,7 +314,8 @@ class RaceController:
             if was_reconnecting and me is not None:
                 # Moves played here as the connection died never reached the server: said, not lost silently.
                 unsent = max(0, self.screen.actions - me.moves)
-            self.screen.set_board(board, title=self._title(), actions=me.moves if me is not None else None)
+            actions = me.moves if me is not None else None
+            self.screen.set_board(board, title=self._title(), actions=actions, auto_played=state.auto_played)
         if racing and model.spectating and state.deal is not None:
             self.spectate.reset(Board.from_code(state.deal), state.watching, model.racers)
             self._show_watched()
@@ -398,8 +402,8 @@ class RaceController:
 
     # -- the screen's actions (RoomActions, and its MoveSink) ---------------------------
 
-    def submit(self, seq: int, move: Move) -> None:
-        self.outbox.put(seq, MoveRequest(move=str(move)))
+    def submit(self, seq: int, move: Move, auto: bool = False) -> None:
+        self.outbox.put(seq, MoveRequest(move=str(move), auto=auto))
         self._render()
 
     def undo(self, seq: int) -> None:
@@ -431,7 +435,8 @@ class RaceController:
         ready = self.model.my_status() != Status.READY
         # Our share of the deal's draw (docs/fairness.md): 128 random bits, so that nobody, the
         # server included, chooses a drawn room's deal.
-        self.outbox.put(None, Ready(ready=ready, seed=secrets.token_hex(16) if ready else None))
+        seed = secrets.token_hex(16) if ready else None
+        self.outbox.put(None, Ready(ready=ready, seed=seed, auto=ready and self.screen.auto_on()))
         self.screen.flash(_("Ready! The race starts when every racer is") if ready else _("Not ready any more"))
 
     def ask_leave(self) -> None:
@@ -464,7 +469,7 @@ class RaceController:
             return
         if choice == REMATCH and self.model.role == Role.RACER:
             self.asked_rematch = True
-            self.outbox.put(None, Rematch(seed=secrets.token_hex(16)))
+            self.outbox.put(None, Rematch(seed=secrets.token_hex(16), auto=self.screen.auto_on()))
         elif choice == REVIEW:
             self.review()
         elif choice == CHALLENGE:
@@ -692,8 +697,8 @@ class RaceController:
         self.screen.start_clock(max(0, model.clock.now() - started.started_at), limit)
         self._render()
         if model.role == Role.RACER:
+            # The opening's auto-moves, when asked for with ready, come from the server (progress).
             self.screen.flash(_("Go! First to bring all 52 cards home wins"), "good")
-            self.screen.play_opening()
         elif self.can_watch():
             self._flash_watching(_("The race is on"))
 
@@ -769,10 +774,23 @@ class RaceController:
             return
         if isinstance(reply, Moved):
             if seq is not None:
+                self._check_auto(seq, reply)
                 self.screen.confirm(seq)
             self.model.apply_moved(reply)
             self._sync_clock(reply.elapsed_ms)
             self._render()
+
+    def _check_auto(self, seq: int, reply: Moved) -> None:
+        """The server's auto-moves are the ones played here (the same engine's rule): say so if
+        not, rather than race on a board the server does not have."""
+        mine = self.screen.game.auto_of(seq)
+        if mine is None:
+            return
+        here: object = len(mine) if reply.undo else tuple(str(m) for m in mine)
+        theirs: object = reply.undone - 1 if reply.undo else reply.auto
+        if here != theirs:
+            log.warning("auto-moves out of step: played %s, the server %s", mine, reply)
+            self.screen.flash(_("The board is out of step with the server: leave and rejoin the room"), "error")
 
     def _advised(self, advice: Advice) -> None:
         """The server's answer to ``hint``: the move highlighted and named, or why there is none."""
@@ -808,11 +826,10 @@ class RaceController:
     # -- spectating -------------------------------------------------------------------
 
     def _watch_move(self, progress: Progress) -> None:
-        assert progress.move is not None
         spectate, model = self.spectate, self.model
         if progress.player not in spectate.boards and model.deal is not None and model.phase == Phase.RACING:
             spectate.add(progress.player, Board.from_code(model.deal), model.racers)  # missed the start: none yet
-        if spectate.play(progress.player, progress.move, progress.moves, progress.progress):
+        if spectate.play(progress.player, played(progress), progress.actions or progress.moves, progress.progress):
             if progress.player == spectate.watched:
                 self._show_watched()
         elif not self._resyncing and model.race_number not in self._resynced:

@@ -2,20 +2,28 @@
 
 The boards start from the opening position (``started``) or from a room frame's ``watching``
 (each racer's moves in effect, and how many actions they stand for); each ``progress.move``
-plays one more. A board that cannot follow (a gap in the actions, a move that does not apply,
-cards home that disagree with the server) is marked out of step and waits for the next room
-frame instead of drawing a wrong position.
+plays one more (with the auto-moves the server played after it). A board that cannot follow (a
+gap in the actions, a move that does not apply, cards home that disagree with the server) is
+marked out of step and waits for the next room frame instead of drawing a wrong position.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
-from protocol.messages import Racer, Watched
+from protocol.messages import Progress, Racer, Watched
 from seahaven import Board
 
 log = logging.getLogger("seahaven.client")
+
+
+def played(progress: Progress) -> list[str]:
+    """What a spectator's ``progress`` frame plays on that racer's board, in order: the move (or
+    ``undone`` undos) and the auto-moves after it."""
+    if progress.move == "undo":
+        return ["undo"] * progress.undone
+    return ([progress.move] if progress.move is not None else []) + list(progress.auto)
 
 
 def replay(opening: Board, history: Iterable[str]) -> Board | None:
@@ -54,7 +62,9 @@ class Boards:
             racer = racers.get(w.player)
             self.boards[w.player] = board if board is not None else opening.copy()
             self.actions[w.player] = w.actions
-            caught_up = racer is not None and w.actions >= racer.moves
+            # Caught up with the racers panel: its cards home must be the board's. (With auto-move
+            # ``Racer.moves`` counts fewer than ``actions``: the board is then checked frame by frame.)
+            caught_up = racer is not None and w.actions == racer.moves
             if board is None or (caught_up and racer is not None and board.progress != racer.progress):
                 self.stale.add(w.player)
         if self.watched not in self.boards:
@@ -69,10 +79,11 @@ class Boards:
         if self.watched is None:
             self.watched = self.leader(racers or {}) or player
 
-    def play(self, player: str, move: str, actions: int, progress: int) -> bool:
-        """A racer's move (or ``undo``) reached the spectator: False if that board is (now) out
-        of step. ``actions`` counts the racer's moves and undos so far: one the board already
-        has (it may arrive just after a room frame) is not played twice."""
+    def play(self, player: str, moves: Sequence[str], actions: int, progress: int) -> bool:
+        """A racer's move (or ``undo``), with the auto-moves after it, reached the spectator:
+        False if that board is (now) out of step. ``actions`` counts the racer's moves and undos
+        so far: one the board already has (it may arrive just after a room frame) is not played
+        twice."""
         board = self.boards.get(player)
         if board is None or player in self.stale:
             return False
@@ -80,16 +91,18 @@ class Boards:
         if actions <= done:
             return True
         self.actions[player] = actions
-        if actions > done + 1:
-            log.warning("%s's board missed %d actions", player, actions - done - 1)
+        if actions > done + len(moves):
+            log.warning("%s's board missed %d actions", player, actions - done - len(moves))
             self.stale.add(player)
             return False
         try:
-            if move == "undo":
-                board.pop()
-            else:
-                board.push_text(move)
+            for move in moves:
+                if move == "undo":
+                    board.pop()
+                else:
+                    board.push_text(move)
         except (ValueError, IndexError) as error:
+            move = ", ".join(moves)
             log.warning("%s's board is out of step (%s): %s", player, move, error)
             self.stale.add(player)
             return False

@@ -38,8 +38,8 @@ class RecordingSink:
     def __init__(self) -> None:
         self.sent: list[str] = []
 
-    def submit(self, seq: int, move: Move) -> None:
-        self.sent.append(str(move))
+    def submit(self, seq: int, move: Move, auto: bool = False) -> None:
+        self.sent.append(f"{move}+auto" if auto else str(move))
 
     def undo(self, seq: int) -> None:
         self.sent.append("undo")
@@ -76,19 +76,23 @@ def board_from(columns: list[str], cells: str = "", home: tuple[int, int, int, i
 # -- auto-move and auto-finish -------------------------------------------------------------------
 
 
-async def test_safe_cards_go_home_by_themselves_as_ordinary_moves() -> None:
+async def test_safe_cards_go_home_with_the_move_that_freed_them_one_request() -> None:
     start = board_from(["KD AH", "2H QD"])
     sink = RecordingSink()
     app = ScreenApp(GameScreen(start, sink=sink, race=True))
     async with app.run_test(size=SIZE) as pilot:
         screen = app.game_screen
         await pilot.press("1", "a")  # AH to a cell... and it is safe: it goes home by itself
-        assert sink.sent[0] == "1a"
         assert screen.board.home[2] >= 1, "the Ace went home"
         assert all(m.dst_area == FOUNDATION for m in screen.board.move_stack[1:])
-        assert sink.sent == [str(m) for m in screen.board.move_stack], "every auto move was sent"
+        # One request: the move, asking the server to play the same auto-moves in its step.
+        assert sink.sent == ["1a+auto"]
+        assert [str(m) for m in screen.game.pending[0].auto] == [str(m) for m in screen.board.move_stack[1:]]
         assert "home by itself" in screen.message_text
-        assert screen.actions == len(sink.sent)
+        assert screen.actions == 1, "the player's own moves are counted"
+        await pilot.press("u")  # the undo takes the move back with its auto-moves
+        assert sink.sent == ["1a+auto", "undo"] and screen.board.move_stack == []
+        assert screen.board.home[2] == 0
 
 
 async def test_auto_move_can_be_turned_off_and_the_setting_is_kept(data_home: Path) -> None:
@@ -116,8 +120,9 @@ async def test_auto_finish_once_only_foundation_moves_are_left() -> None:
         screen = app.game_screen
         await pilot.press("3", "#")  # the ten home: the rest follows by itself
         assert screen.board.is_won()
-        assert sink.sent == ["3#", "1#", "2#", "1#"], "each an ordinary move, sent"
-        assert screen.actions == 4 and screen.message_text.startswith("Solved in 4 moves")
+        assert sink.sent == ["3#+auto"], "the server finishes it in the same step"
+        assert [str(m) for m in screen.game.pending[0].auto] == ["1#", "2#", "1#"]
+        assert screen.actions == 1 and screen.message_text.startswith("Solved in 1 move")
 
 
 # -- hints and the lost notice ------------------------------------------------------------------

@@ -186,9 +186,9 @@ async def test_a_refused_move_is_rolled_back_with_the_servers_reason(server: Rac
         sent: list[list[Move]] = []
         submit = room.submit
 
-        def spy(seq: int, move: Move) -> None:
+        def spy(seq: int, move: Move, auto: bool = False) -> None:
             sent.append(list(screen.board.move_stack))
-            submit(seq, move)
+            submit(seq, move, auto)
 
         room.submit = spy  # type: ignore[method-assign]
         await pilot.press("7", "0")

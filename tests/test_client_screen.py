@@ -35,7 +35,7 @@ class RecordingSink:
     def __init__(self) -> None:
         self.sent: list[tuple[str, int, Move | None]] = []
 
-    def submit(self, seq: int, move: Move) -> None:
+    def submit(self, seq: int, move: Move, auto: bool = False) -> None:
         self.sent.append(("move", seq, move))
 
     def undo(self, seq: int) -> None:
