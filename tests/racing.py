@@ -19,6 +19,7 @@ from protocol.messages import (
     Started,
 )
 from seahaven import Board, Move
+from seahaven.moves import FOUNDATION
 from seahaven.solver import solve
 from server.app import RaceServer
 from tests.helpers import url_of
@@ -67,3 +68,27 @@ async def arena_race_resigned(ann: WsClient, bob: WsClient, minutes: int = 5) ->
     for client in (ann, bob):
         await client.expect(Result, wait=10)
     return created.arena
+
+
+class Line:
+    """A winning line from a position, played with auto-move: its moves to the foundations are
+    the server's to play (building by suit every one is safe), the others the racer's. Where the
+    auto-moves took a card the line still moves (their order is not the solver's), it is solved
+    again from the board as it is."""
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self.moves: list[Move] = []
+
+    def next(self) -> Move:
+        assert self.board.auto_move() is None, "no auto-move is left to the racer"
+        while self.moves:
+            move = self.moves.pop(0)
+            if move.dst_area != FOUNDATION and self.board.why_illegal(move) is None:
+                return move
+            if move.dst_area != FOUNDATION:
+                break
+        result = solve(self.board)
+        assert result.status == "solved", result.status
+        self.moves = [m for m in result.moves if m.dst_area != FOUNDATION]
+        return self.moves.pop(0)
