@@ -239,17 +239,3 @@ def safe_count(board: Board) -> int:
     """How many cards could go home now, one safe move after another: a progress sense beyond
     the cards home (0 on a won board, and with auto-move on, which plays them)."""
     return len(safe_moves(board))
-
-
-def finishing_moves(board: Board) -> list[Move]:
-    """The moves that win the game when nothing but foundation moves is needed any more
-    (auto-finish); empty when some other move is still to find."""
-    copy = board.copy(stack=False)
-    played: list[Move] = []
-    while not copy.is_won():
-        home = [m for m in copy.legal_moves() if m.dst_area == FOUNDATION]
-        if not home:
-            return []
-        copy.push(home[0])
-        played.append(home[0])
-    return played
