@@ -4,7 +4,9 @@ Seats racers in a few rooms, then plays solver lines (races.py) through what the
 per move besides I/O: ``decode_request`` of the client frame, ``RoomCore.move`` (judge, apply,
 render the frames, encode them), ``pack`` of the events and ``commit``. Prints the best of 5
 CPU times per move, for the benchmark's live spectators (``--spectator-delay 0``) and for the
-default 10 s delay with nobody watching. Then what a move's abort costs (the store refused it:
+default 10 s delay with nobody watching; and what a move asking for auto-move (``move.auto``) adds
+to that when no auto-move is due (most moves): the engine's look-up after the move (played, asked,
+taken back, as ``Room.move`` does). Then what a move's abort costs (the store refused it:
 another node appended first) in a room with a long log, next to a replay of that log. Steadier
 than the load benchmark on a shared machine: it compares commits of the core and protocol.
 
@@ -24,6 +26,7 @@ if __package__ in (None, ""):
 from benchmarks.races import Script, scripts
 from protocol.codec import decode_request, encode_request
 from protocol.messages import MoveRequest
+from seahaven import Move
 from server.rooms.core import RoomCore
 from server.rooms.events import pack
 from server.rooms.room import Room
@@ -78,6 +81,29 @@ def per_move(delay_ms: int, rooms: int, rounds: int) -> float:
     return best
 
 
+def auto_lookup(rooms: int, rounds: int) -> float:
+    """Best of 5: CPU seconds of the look-up a move asking for auto-move adds (the move played,
+    ``Board.auto_move`` asked once, the move taken back), on the scripts' loop positions."""
+    bench = Rooms(scripts(rooms), 10_000)
+    bench.play(max(len(s.opening) for _, s in bench.rooms) + 4)
+    positions = []
+    for core, script in bench.rooms:
+        for player in PLAYERS:
+            board = core.room.seats[player].board
+            assert board is not None
+            positions.append((board, Move.parse(script.move(bench.played))))
+    best = float("inf")
+    for _ in range(5):
+        began = time.process_time()
+        for _ in range(rounds):
+            for board, move in positions:
+                board.push_legal(move)
+                board.auto_move()
+                board.pop()
+        best = min(best, (time.process_time() - began) / (rounds * len(positions)))
+    return best
+
+
 def abort_cost(events: int, aborts: int = 50) -> tuple[int, float, float]:
     """A racing room's log of about ``events`` events: its length, and best of 5, CPU seconds,
     one ``Room.replay`` of it (what an abort cost when it replayed the log) and one ``abort`` of
@@ -115,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for label, delay in (("live spectators (delay 0)", 0), ("10 s spectator delay, nobody watching", 10_000)):
         print(f"{label:<40} {per_move(delay, args.rooms, args.rounds) * 1e6:6.1f} us CPU per move (best of 5)")
+    lookup = auto_lookup(args.rooms, args.rounds)
+    print(f"{'+ asking for auto-move (its look-up)':<40} {lookup * 1e6:6.1f} us CPU per move (best of 5)")
     length, replay, aborted = abort_cost(args.log)
     print(f"{f'replay of a {length}-event log':<40} {replay * 1e6:6.1f} us CPU (best of 5)")
     print(f"{'abort of a move in that room':<40} {aborted * 1e6:6.1f} us CPU per abort (best of 5)")

@@ -321,6 +321,15 @@ class GameScreen(LocalScreen[None]):
         self.game.confirm(seq)
         self._update_status()
 
+    def take_servers_auto(self, seq: int, auto: Sequence[Move]) -> None:
+        """The server played other auto-moves after move ``seq`` than this board did: its board
+        is the one that counts (later moves, played on this one, are rolled back)."""
+        dropped = self.game.take_servers_auto(seq, auto)
+        self.actions = max(0, self.actions - len(dropped))
+        self._clear_selection()
+        self._after_change(announce=False)
+        self.flash(_("The server sent other cards home: its board is the one that counts"), "error")
+
     def reject(self, seq: int, reason: str) -> None:
         """The server refused action ``seq``: roll it (and later pending ones) back, say why."""
         dropped = self.game.reject(seq)

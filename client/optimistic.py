@@ -12,7 +12,7 @@ undo takes the move back with them: one action each, as the server counts them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from seahaven import Board, Move
@@ -84,6 +84,22 @@ class OptimisticBoard:
         taken = [self.board.pop() for _ in range(self._groups.pop())]
         move = self.board.pop()
         return self._record(move, undo=True, auto=tuple(reversed(taken))), move
+
+    def take_servers_auto(self, seq: int, auto: Sequence[Move]) -> list[Pending]:
+        """The server played ``auto`` after pending move ``seq``, not what was played here: the
+        server's are the board's (it is the authority). The later pending actions, played on the
+        other board, are rolled back: returned, newest first."""
+        for i, action in enumerate(self._pending):
+            if action.seq == seq and not action.undo:
+                dropped = self.reject(self._pending[i + 1].seq) if i + 1 < len(self._pending) else []
+                for _ in action.auto:
+                    self.board.pop()
+                for move in auto:
+                    self.board.push(move)
+                self._groups[-1] = len(auto)
+                self._pending[i] = Pending(action.seq, action.move, False, tuple(auto))
+                return dropped
+        return []
 
     def auto_of(self, seq: int) -> tuple[Move, ...] | None:
         """The auto-moves pending action ``seq`` played or took back (None if not pending)."""

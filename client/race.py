@@ -781,16 +781,19 @@ class RaceController:
             self._render()
 
     def _check_auto(self, seq: int, reply: Moved) -> None:
-        """The server's auto-moves are the ones played here (the same engine's rule): say so if
-        not, rather than race on a board the server does not have."""
+        """The server's auto-moves are the ones played here (the same engine's rule); where they
+        are not, the server's board is the one that counts."""
         mine = self.screen.game.auto_of(seq)
-        if mine is None:
+        if mine is None or reply.undo:
+            if mine is not None and reply.undone != 1 + len(mine):  # an undo's count: logged only
+                log.warning("undo out of step: took back %d here, %d on the server", 1 + len(mine), reply.undone)
             return
-        here: object = len(mine) if reply.undo else tuple(str(m) for m in mine)
-        theirs: object = reply.undone - 1 if reply.undo else reply.auto
-        if here != theirs:
-            log.warning("auto-moves out of step: played %s, the server %s", mine, reply)
-            self.screen.flash(_("The board is out of step with the server: leave and rejoin the room"), "error")
+        if tuple(str(m) for m in mine) != reply.auto:
+            log.warning("auto-moves out of step: played %s, the server %s", mine, reply.auto)
+            try:
+                self.screen.take_servers_auto(seq, [Move.parse(text) for text in reply.auto])
+            except ValueError as error:  # IllegalMoveError too: not even the server's apply here
+                self.screen.flash(_("The board is out of step with the server: {reason}").format(reason=error), "error")
 
     def _advised(self, advice: Advice) -> None:
         """The server's answer to ``hint``: the move highlighted and named, or why there is none."""

@@ -13,6 +13,7 @@ import pytest
 from textual.widgets import Button, Input, Select
 
 from client.app import RaceApp
+from client.optimistic import OptimisticBoard
 from client.places import Place
 from client.race import RaceController
 from client.race_screen import RaceScreen
@@ -125,3 +126,32 @@ async def test_the_server_plays_the_safe_cards_and_the_client_agrees(server: Rac
         assert sum(isinstance(m, Undo) for m in sent) == 1
     for client in (bob, sue):
         await client.close()
+
+
+def test_the_servers_auto_moves_are_the_boards_where_they_differ() -> None:
+    board = Board.deal("seahaven", DEAL)
+    game = OptimisticBoard(board)
+    line = Line(board.copy())
+    line.board.autoplay()
+    game.play_auto(board.copy().autoplay())  # the opening's, final
+    while True:
+        move = line.next()
+        seq = game.play(move, auto=True)
+        line.board.push(move)
+        line.board.autoplay()
+        if game.auto_of(seq):
+            break
+        game.confirm(seq)
+    played = game.auto_of(seq)
+    assert played and board.move_stack == line.board.move_stack
+    later = game.play(line.next(), auto=True)
+    # Say the server played only the first of them: that is the board now, and the move played
+    # after it (on the other board) is rolled back.
+    dropped = game.take_servers_auto(seq, played[:1])
+    assert [p.seq for p in dropped] == [later]
+    assert board.move_stack == line.board.move_stack[: len(line.board.move_stack) - len(played) + 1]
+    assert game.auto_of(seq) == played[:1] and game.confirm(seq)
+    # The undo takes back the move and the one auto-move the server played.
+    undo_seq, taken = game.undo()
+    assert taken == move and game.auto_of(undo_seq) == played[:1]
+    assert board.move_stack == line.board.move_stack[: len(line.board.move_stack) - len(played) - 1]
