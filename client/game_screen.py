@@ -738,16 +738,26 @@ class GameScreen(LocalScreen[None]):
             self.flash(_("Undo is off in this race"), "error")
             return
         if not self.game.can_undo:
-            self.flash(_("Nothing to undo"), "error")
+            opening = bool(self.board.move_stack)  # only the cards auto-move sent home at the start
+            self.flash(
+                _("Nothing of yours to undo: the cards that went home at the start stay")
+                if opening
+                else _("Nothing to undo"),
+                "error",
+            )
             return
         seq, move = self.game.undo()
+        back = len(self.game.auto_of(seq) or ())
         self.actions += 1
         if self.sink is None:
             self.game.confirm(seq)
         else:
             self.sink.undo(seq)
         self._clear_selection()
-        self.flash(_("Undid {move}").format(move=describe(self.board, move)))
+        undid = _("Undid {move}").format(move=describe(self.board, move))
+        if back:
+            undid += " · " + ngettext("{n} card back from home", "{n} cards back from home", back).format(n=back)
+        self.flash(undid)
         self.post_message(self.MovePlayed(move, seq, undo=True))
         self._after_change()
 

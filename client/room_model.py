@@ -293,6 +293,7 @@ class RoomModel:
             _("undo on") if state.undo else _("undo off"),
             _("hints on") if state.hints else _("hints off"),
             _("told when lost") if state.lost_notice else "",
+            "" if state.auto else _("every card by hand"),  # the room forbids auto-move
             _("public") if state.public else _("private"),
             _("rated") if state.rated else _("unrated"),
         ]

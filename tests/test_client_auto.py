@@ -17,7 +17,7 @@ from client.optimistic import OptimisticBoard
 from client.places import Place
 from client.race import RaceController
 from client.race_screen import RaceScreen
-from protocol.messages import JoinRoom, MoveRequest, Ready, RoomState, Undo
+from protocol.messages import CreateRoom, JoinRoom, MoveRequest, Ready, RoomState, Undo
 from protocol.schema import Message
 from seahaven import COLUMN, FOUNDATION, Board, Move
 from server.app import RaceServer
@@ -155,3 +155,31 @@ def test_the_servers_auto_moves_are_the_boards_where_they_differ() -> None:
     undo_seq, taken = game.undo()
     assert taken == move and game.auto_of(undo_seq) == played[:1]
     assert board.move_stack == line.board.move_stack[: len(line.board.move_stack) - len(played) - 1]
+
+
+async def test_a_room_that_forbids_auto_move_gets_every_card_by_hand(server: RaceServer) -> None:
+    bob = await WsClient.open(url_of(server), "bob")
+    created = await bob.call(CreateRoom(deal_number=DEAL, auto=False))
+    assert isinstance(created, RoomState) and created.auto is False
+    app = RaceApp(url_of(server), "alice", autoconnect=False, automove=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        app.lobby.query_one("#code", Input).value = created.room
+        await pilot.click("#join")
+        await until(pilot, lambda: app.room is not None and isinstance(top(app), RaceScreen), "the room")
+        room = room_of(app)
+        assert "every card by hand" in " ".join(room.screen.view.cover)
+        sent = spy_requests(room)
+        await pilot.press("r")
+        await bob.call(Ready())
+        screen = room.screen
+        await until(pilot, lambda: room.model.phase == "racing" and not screen.locked, "the start")
+        assert screen.board.progress == 0, "no opening card sent home"
+        assert not screen.auto_on()
+        move = Board.deal("seahaven", DEAL).safe_home_moves()[0]
+        pick(screen, move)
+        await settle(pilot, room)
+        requests = [m for m in sent if isinstance(m, MoveRequest | Ready)]
+        assert [getattr(m, "auto", None) for m in requests] == [False, False]
+        assert screen.board.move_stack == [move], "nothing but the card played"
+    await bob.close()

@@ -93,6 +93,8 @@ async def test_safe_cards_go_home_with_the_move_that_freed_them_one_request() ->
         await pilot.press("u")  # the undo takes the move back with its auto-moves
         assert sink.sent == ["1a+auto", "undo"] and screen.board.move_stack == []
         assert screen.board.home[2] == 0
+        back = len(screen.game.pending[-1].auto)
+        assert back and f"{back} card{'s' if back > 1 else ''} back from home" in screen.message_text
 
 
 async def test_auto_move_can_be_turned_off_and_the_setting_is_kept(data_home: Path) -> None:
