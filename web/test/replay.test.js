@@ -8,7 +8,8 @@ import { Replay } from "../src/replay.js";
 import { Board, cardText, parseMove } from "../src/rules.js";
 
 const vectors = JSON.parse(readFileSync(new URL("./vectors.json", import.meta.url), "utf8"));
-const openings = vectors.positions.filter((p) => p.played === 0);
+// Deals' openings: a position made up for a rule (deal 0, such as auto-move's finishing board) is no deal's.
+const openings = vectors.positions.filter((p) => p.played === 0 && p.deal > 0);
 
 test("every preset's deals open as the engine deals them (both shuffles, Penguin's beak)", () => {
   assert.deepEqual(new Set(openings.map((p) => p.preset)), new Set(vectors.presets));
