@@ -408,7 +408,7 @@ async def test_a_name_of_spaces_is_refused_and_create_room_is_above_the_fold(
     no_errors(page)
 
 
-async def test_auto_move_plays_safe_cards_home_as_moves_the_server_counts(
+async def test_auto_move_plays_safe_cards_home_and_the_server_counts_the_players_own_moves(
     server: ServerProcess, browser: Browser
 ) -> None:
     page = await open_page(browser, http(server), "Otto", auto=True)
@@ -428,7 +428,8 @@ async def test_auto_move_plays_safe_cards_home_as_moves_the_server_counts(
             break
     result = await py.expect(Result)
     me = next(s for s in result.standings if s.name == "Otto")
-    assert me.status == "finished" and me.moves > played  # the auto-moves were moves the server counted
+    # The server played the auto-moves (move.auto): the count is the player's own moves.
+    assert me.status == "finished" and me.moves == played
     await page.wait_for_selector("#moment")
     assert await page.inner_text("#moment") == "You won!"
     await py.close()
@@ -723,6 +724,6 @@ async def test_auto_move_sends_the_deals_safe_cards_home_at_the_start(server: Se
         f"() => window.seahaven.board?.progress === {safe} && window.seahaven.pending.length === 0", timeout=WAIT_MS
     )
     progress = await py.expect(Progress, where=lambda p: p.progress == safe)
-    assert progress.moves == safe  # played as moves, judged and counted by the server
+    assert progress.moves == 0  # played by the server (ready.auto): none of them the player's
     await py.close()
     no_errors(page)

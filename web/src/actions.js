@@ -2,12 +2,14 @@
 // state (state.js) and asks the page to render; the page (main.js) hands in what it owns as `app`:
 // the state `S`, `render()`, `say(text)`, `url(path)` (the address bar), and the opening board's
 // keeping (`keepOpening`, `openingOf`). Moves are played at once on the local board and rolled
-// back if the server refuses them.
+// back if the server refuses them. With auto-move on (and allowed by the room), a move brings its
+// auto-moves at once (rules.js autoMove, the server's rule) and asks the server to play the same
+// (`move.auto`): one request, checked against the reply's `auto`; an undo takes the group back.
 import { FOUNDATION, COLUMN, CELL, moveText, mv } from "./rules.js";
 import { cardName, hintWords, moveWords, placeName, reasonWords, withSymbols } from "./words.js";
 import { refusal } from "./explain.js";
 import { language, t, tn } from "./i18n.js";
-import { enterRoom, finishMoves, hasCard, leftRoom, leavingResigns, racing, runFrom, settled, canUndo, canHint, lostText } from "./state.js";
+import { autoAllowed, autoOn, enterRoom, hasCard, leftRoom, leavingResigns, racing, runFrom, settled, canUndo, canHint, lostText } from "./state.js";
 
 /** The selection and where it may go, in words: "ten of spades selected: 2 places, cell a, column 4". */
 function selectionWords(board, sel) {
@@ -21,6 +23,13 @@ function selectionWords(board, sel) {
  * English; other languages say the move and the refusal code's words. */
 const refusedText = (move, why) =>
   language() === "en" ? withSymbols(why) : (reasonWords(why) ?? t("{move} refused: {reason}", { move: moveText(move), reason: refusal({ code: "illegal-move", message: why }) }));
+
+/** The server played the auto-moves played here (a move's `moved.auto`; an undo's `undone`). */
+export function sameAuto(action, reply) {
+  if (action.undo) return (reply.undone ?? 1) === action.auto.length + 1;
+  const theirs = reply.auto ?? [];
+  return theirs.length === action.auto.length && action.auto.every((m, i) => moveText(m) === theirs[i]);
+}
 
 /** 128 random bits in hex: a racer's seed for a drawn room's deal (the server counts them in the draw). */
 function randomSeed() {
@@ -117,25 +126,37 @@ export function makeActions(app) {
       return app.render();
     }
     const words = moveWords(S.board, move);
+    // A card taken off a foundation asks for no auto-move: it would go straight back.
+    const auto = autoOn(S) && move.sa !== FOUNDATION;
     S.board.push(move);
+    const played = [];
+    for (let next = auto ? S.board.autoMove() : null; next; next = S.board.autoMove()) {
+      S.board.push(next);
+      played.push(next);
+    }
+    S.groups.push(played.length);
     S.hint = null;
     app.announce?.(t("played {move}: {count} of 52 home", { move: words, count: S.board.progress }));
-    await settle({ move, undo: false }, "move", { move: moveText(move) });
+    await settle({ move, undo: false, auto: played }, "move", auto ? { move: moveText(move), auto: true } : { move: moveText(move) });
   }
 
   async function undo() {
     S.selected = null;
     if (!canUndo(S)) return app.render();
-    const move = S.board.pop();
-    if (!move) {
-      app.say(t("nothing to undo"));
+    if (!S.groups.length) {
+      app.say(t("nothing to undo")); // the opening's safe cards are nobody's move
       return app.render();
     }
+    // My last move and the auto-moves after it, those first.
+    const taken = [];
+    for (let n = S.groups.pop(); n > 0; n--) taken.unshift(S.board.pop());
+    const move = S.board.pop();
     S.hint = null;
-    await settle({ move, undo: true }, "undo", {});
+    await settle({ move, undo: true, auto: taken }, "undo", {});
   }
 
-  /** Send an action already shown; roll it (and every later one) back if the server refuses it. */
+  /** Send an action already shown; roll it (and every later one) back if the server refuses it.
+   * The server's auto-moves must be the ones played here: if not, the room state is fetched again. */
   async function settle(action, type, body) {
     S.pending.push(action);
     app.render();
@@ -143,28 +164,57 @@ export function makeActions(app) {
     try {
       const reply = await S.conn.call(type, body);
       if (gen !== S.gen) return;
-      S.pending.splice(S.pending.indexOf(action), 1);
+      const at = S.pending.indexOf(action);
+      if (at >= 0) S.pending.splice(at, 1);
       settled(S, reply);
+      // Not pending any more: rolled back here with an earlier refused action, yet played there.
+      if (at < 0 || !sameAuto(action, reply)) resync(t("The board is out of step with the server: catching up…"));
     } catch (e) {
       if (gen !== S.gen) return;
       const at = S.pending.indexOf(action);
+      if (at < 0) return app.render(); // rolled back already, with an earlier refused action
       for (const later of S.pending.splice(at).reverse()) {
-        if (later.undo) S.board.push(later.move);
-        else S.board.pop();
+        if (later.undo) {
+          S.board.push(later.move);
+          for (const m of later.auto) S.board.push(m);
+          S.groups.push(later.auto.length);
+        } else {
+          for (let i = 0; i <= later.auto.length; i++) S.board.pop();
+          S.groups.pop();
+        }
       }
       const what = type === "undo" ? t("undo") : moveText(action.move);
       if (e.code === "offline") app.say(t("{move} not played: the connection was lost", { move: what }));
       else app.say(t("{move} refused: {reason}", { move: what, reason: refusal(e) }));
     }
     app.render();
-    if (type === "move" && gen === S.gen) autoMove();
   }
 
-  /** After a move: the safe foundation moves (when on), each an ordinary move the server judges. */
-  function autoMove() {
-    if (!S.autoMove || !racing(S) || S.pending.length) return;
-    const next = S.board.safeHomeMoves()[0] ?? finishMoves(S.board)[0];
+  /** The board fell out of step with the server's: fetch the room state again, as after a dropped
+   * connection (net.js comes back by itself; the room frame that follows its welcome rebuilds the
+   * board, a spectator joins again). Replies to what was sent before are ignored from now. */
+  function resync(why) {
+    S.resync = null;
+    if (!S.conn?.online) return; // coming back already: the room state follows
+    S.gen++;
+    S.pending = [];
+    app.say(why);
+    S.conn.drop();
+  }
+
+  /** Auto-move turned on mid-race, or a race whose opening the server was not asked to play (an
+   * arena's, whose racers are seated ready): the safe cards waiting now go home, the first as a
+   * move of mine and the rest as its auto-moves: one request. */
+  function autoNow() {
+    if (!autoOn(S) || !racing(S) || S.pending.length) return;
+    const next = S.board.autoMove();
     if (next) play(next);
+  }
+
+  /** The race started: the server plays the opening's safe cards if asked (ready.auto), else here. */
+  function started() {
+    const server = S.autoAsked === S.room?.room;
+    if (!server) autoNow();
   }
 
   /** Offline in a race, a move is not played: say so rather than drop it without a word. */
@@ -208,8 +258,11 @@ export function makeActions(app) {
     if (room.role !== "racer" || (room.phase !== "waiting" && room.phase !== "countdown")) return;
     const me = room.racers.find((r) => r.player === room.you);
     const wanted = me?.status !== "ready";
-    // Our share of a drawn room's deal (docs/fairness.md): fresh random bits with every ready.
-    await request("ready", wanted ? { ready: true, seed: randomSeed() } : { ready: false });
+    // Our share of a drawn room's deal (docs/fairness.md): fresh random bits with every ready;
+    // with auto-move on, the server plays the opening's safe cards at the start.
+    const auto = wanted && autoOn(S);
+    const body = wanted ? { ready: true, seed: randomSeed(), ...(auto ? { auto: true } : {}) } : { ready: false };
+    if ((await request("ready", body)) !== null) asked(auto);
   }
 
   async function resign() {
@@ -217,7 +270,15 @@ export function makeActions(app) {
   }
 
   async function rematch() {
-    if (S.room.role === "racer") await request("rematch", { seed: randomSeed() });
+    if (S.room.role !== "racer") return;
+    const auto = autoOn(S);
+    if ((await request("rematch", { seed: randomSeed(), ...(auto ? { auto: true } : {}) })) !== null) asked(auto);
+  }
+
+  /** Whether the server plays this room's next opening for me, kept for a reload meanwhile. */
+  function asked(auto) {
+    S.autoAsked = auto ? S.room.room : null;
+    app.keepAsked?.(S.autoAsked);
   }
 
   /** Ask the server for a hint (rooms with hints: the standings count it). */
@@ -239,12 +300,17 @@ export function makeActions(app) {
     app.render();
   }
 
+  /** Auto-move on or off (kept in this browser); on mid-race, the safe cards waiting go home now. */
   function toggleAuto() {
+    if (S.room && !autoAllowed(S)) {
+      app.say(t("No auto-move in this room: every card by hand"));
+      return app.render();
+    }
     S.autoMove = !S.autoMove;
     app.keepAuto(S.autoMove);
     app.say(S.autoMove ? t("auto-move to the foundations on") : t("auto-move to the foundations off"));
     app.render();
-    autoMove();
+    autoNow();
   }
 
   const clear = () => {
@@ -261,5 +327,5 @@ export function makeActions(app) {
   };
   const say = (text) => app.say(text);
 
-  return { request, showRoom, enterWith, refreshRooms, backToLobby, leaveFor, joinRoom, leave, play, undo, pick, drop, ready, resign, rematch, hint, toggleAuto, autoMove, clear, select, watch, say };
+  return { request, showRoom, enterWith, refreshRooms, backToLobby, leaveFor, joinRoom, leave, play, undo, pick, drop, ready, resign, rematch, hint, toggleAuto, started, resync, clear, select, watch, say };
 }

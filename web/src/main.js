@@ -28,6 +28,7 @@ const KEY = {
   four: "seahaven.fourColour",
   opening: "seahaven.opening",
   auto: "seahaven.autoMove", // "off": no auto-move to the foundations
+  asked: "seahaven.autoAsked", // this tab's: the room whose next opening the server plays for me (ready.auto)
   form: "seahaven.newRoom", // the lobby's new-room form as last sent (its deal excepted)
   lang: STORAGE_KEY, // the language the player chose with the switcher (else the browser's)
 };
@@ -63,6 +64,7 @@ export function createApp(win = window) {
   if (S.dealAsked && win.location.pathname === "/") win.history.replaceState(null, "", "/");
   S.arena = A; // the arena I am in: arena.js keeps it, seen here by the tests
   S.autoMove = store.getItem(KEY.auto) !== "off";
+  S.autoAsked = tab.getItem(KEY.asked);
   let toastTimer = null;
 
   const app = {
@@ -103,6 +105,7 @@ export function createApp(win = window) {
       }
     },
     keepAuto: (on) => store.setItem(KEY.auto, on ? "on" : "off"),
+    keepAsked: (code) => (code ? tab.setItem(KEY.asked, code) : tab.removeItem(KEY.asked)),
     storedName: () => store.getItem(KEY.name) ?? "",
     named(text) {
       const name = cleanName(text);
@@ -356,8 +359,9 @@ export function createApp(win = window) {
     if (type === "result" && S.room && ghostChallenge(S.room)) noteRaced(store, ghostChallenge(S.room));
     applyEvent(S, type, body, Date.now());
     render();
-    // The deal's safe cards go home at the start, as after any move (the terminal client does so too).
-    if (type === "started") act.autoMove();
+    // The opening's safe cards: the server plays them when ready asked it to (a progress with them follows).
+    if (type === "started") act.started();
+    if (S.resync) act.resync(S.resync);
   }
 
   function onKey(e) {
@@ -381,7 +385,7 @@ export function createApp(win = window) {
     }
     S.status = "online";
     S.me = { player: "solo", name: S.conn.name };
-    S.conn.begin();
+    S.conn.begin(S.autoMove);
     return true;
   }
 

@@ -1,9 +1,11 @@
 // Practice alone on any deal: /solo/DEALCODE opens that deal on the page, no server in the loop.
 // A stand-in for the connection (net.js) answers the same requests a race room would (move, undo,
 // resign, rematch: the deal again, leave), judging moves with rules.js, so the race views, keys
-// and auto-move work unchanged. Deal codes as docs/deals.md defines them (seahaven/codes.py).
+// and auto-move work unchanged: a move asking for auto-move brings the same auto-moves the server
+// would play (rules.js autoMove), an undo takes them back with it, and the opening's safe cards
+// come as the server's do (a progress about me, after the room). Deal codes as docs/deals.md defines them (seahaven/codes.py).
 import { dealBoard, MAX_DEAL } from "./dealing.js";
-import { PRESETS, parseMove } from "./rules.js";
+import { PRESETS, moveText, parseMove } from "./rules.js";
 import { t } from "./i18n.js";
 
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
@@ -61,10 +63,12 @@ export class SoloConnection {
     return Date.now();
   }
 
-  /** The room frame of a new game (the page's `room` event): racing from now. */
-  begin() {
+  /** The room frame of a new game (the page's `room` event): racing from now; with ``auto``, then
+   * the opening's auto-moves (a `progress` about me, as the server sends them after `ready.auto`). */
+  begin(auto = false) {
     this.board = dealBoard(this.preset, this.number);
     this.moves = 0;
+    this.groups = []; // for each of my moves in effect, the auto-moves after it
     this.status = "racing";
     this.started = Date.now();
     const opening = this.board.text();
@@ -92,6 +96,18 @@ export class SoloConnection {
       rematch: [],
       watching: [],
     });
+    const played = auto ? this.autoMoves() : [];
+    if (played.length) this.onEvent("progress", { ...this.racer(), elapsed_ms: 0, move: null, auto: played });
+  }
+
+  /** Play auto-move's moves until it gives none (the server's rule); their notation. */
+  autoMoves() {
+    const played = [];
+    for (let next = this.board.autoMove(); next; next = this.board.autoMove()) {
+      this.board.push(next);
+      played.push(moveText(next));
+    }
+    return played;
   }
 
   racer() {
@@ -102,16 +118,25 @@ export class SoloConnection {
   async call(type, body = {}) {
     if (type === "move" || type === "undo") {
       if (this.status !== "racing" && !(type === "undo" && this.status === "stuck")) throw refusal("not-racing", "this game is over");
+      const reply = {};
       if (type === "move") {
         const move = parseMove(body.move);
         const why = this.board.reason(move);
         if (why !== null) throw refusal("illegal-move", why);
         this.board.push(move);
-      } else if (!this.board.pop()) throw refusal("nothing-to-undo", "nothing to undo");
+        const auto = body.auto ? this.autoMoves() : [];
+        this.groups.push(auto.length);
+        Object.assign(reply, { move: moveText(move), undo: false }, auto.length ? { auto } : {});
+      } else {
+        if (!this.groups.length) throw refusal("nothing-to-undo", "no move of yours to take back");
+        const undone = this.groups.pop() + 1;
+        for (let i = 0; i < undone; i++) this.board.pop();
+        Object.assign(reply, { move: "undo", undo: true }, undone > 1 ? { undone } : {});
+      }
       this.moves++;
       this.status = this.board.isWon() ? "finished" : this.board.isStuck() ? "stuck" : "racing";
       if (this.status === "finished") setTimeout(() => this.finish("won"), 0);
-      return { progress: this.board.progress, moves: this.moves, status: this.status };
+      return { ...reply, progress: this.board.progress, moves: this.moves, status: this.status, elapsed_ms: Date.now() - this.started };
     }
     if (type === "resign") {
       this.status = "resigned";
@@ -119,7 +144,7 @@ export class SoloConnection {
       return {};
     }
     if (type === "rematch") {
-      setTimeout(() => this.begin(), 0);
+      setTimeout(() => this.begin(Boolean(body.auto)), 0);
       return {};
     }
     if (type === "leave") {

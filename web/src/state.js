@@ -21,7 +21,8 @@ export function initialState({ view = "lobby", wanted = null, challenge = null }
     daily: null, // today's daily deal and its board (the server's daily_board reply)
     room: null, // the last room frame, updated by events
     board: null, // a racer's board (rules.js Board, with its move stack)
-    pending: [], // optimistic actions still waiting for the server: {move, undo}
+    pending: [], // optimistic actions still waiting for the server: {move, undo, auto}
+    groups: [], // for each move of mine on the board, how many auto-moves came after it (what an undo takes back)
     mine: null, // my own progress, moves, status from `moved`
     boards: new Map(), // spectator: player -> Board
     actions: new Map(), // spectator: player -> moves and undos applied
@@ -38,7 +39,9 @@ export function initialState({ view = "lobby", wanted = null, challenge = null }
     lost: false, // the server proved my position unwinnable (`lost`, rooms with lost_notice)
     hint: null, // the last hint's move (text), shown until the next move
     outside: 0, // bumped when state kept outside this one changed (account.js, challenge.js): views rebuild
-    autoMove: true, // safe moves to the foundations are played by themselves (a toggle, the key m)
+    autoMove: true, // safe moves to the foundations are played by themselves (a toggle, the key m), where the room allows it
+    autoAsked: null, // the room whose next race's opening safe cards the server was asked to play (ready.auto, rematch.auto)
+    resync: null, // the board is out of step with the server: what to say while the room state is fetched again (the page does it)
     slid: 0, // cards the last render slid to their place (motion.js; none with reduced motion)
     said: [], // what the page should say (toasts), oldest first; the page empties it
     heard: [], // what the page announces politely (screen readers: rivals' progress), oldest first
@@ -82,6 +85,7 @@ export function applyEvent(S, type, body, now = 0) {
     const opening = Board.parse(body.board, room.preset).progress;
     for (const r of room.racers) Object.assign(r, { status: "racing", progress: opening, moves: 0, time_ms: null });
     S.opening = { deal: body.deal, board: body.board };
+    S.groups = [];
     startBoards(S, body.board, [], room.role === "racer" ? [] : room.racers.map((r) => ({ player: r.player, history: [], actions: 0 })));
   } else if (type === "progress") {
     const racer = room.racers.find((r) => r.player === body.player);
@@ -91,7 +95,8 @@ export function applyEvent(S, type, body, now = 0) {
     if (racer && out && body.player !== room.you && racer.status !== body.status && room.phase === "racing" && S.mine?.status === "racing") S.said.push(out(racer.name));
     if (racer) Object.assign(racer, { progress: body.progress, moves: body.moves, status: body.status, time_ms: body.time_ms });
     if (body.player === room.you && S.mine) Object.assign(S.mine, { status: body.status });
-    if (body.move !== null && room.role === "spectator") spectate(S, body);
+    if (room.role === "spectator" && (body.move !== null || body.auto?.length)) spectate(S, body);
+    else if (body.player === room.you && room.role === "racer" && body.auto?.length) opened(S, body);
   } else if (type === "result") {
     room.phase = "finished";
     room.standings = body.standings.map(said);
@@ -115,6 +120,8 @@ export function enterRoom(S, body, opening = null) {
   body.ends_at = body.started_at && body.time_limit ? body.started_at + body.time_limit * 1000 : null;
   S.view = "room";
   S.pending = [];
+  S.groups = [];
+  S.resync = null;
   S.selected = null;
   S.armed = null; // an R or l pressed once in the last room does not count twice in this one
   S.lost = false;
@@ -125,8 +132,11 @@ export function enterRoom(S, body, opening = null) {
   if (body.phase === "racing" || body.phase === "finished") {
     const mine = body.racers.find((r) => r.player === body.you);
     S.mine = mine ? { progress: mine.progress, moves: mine.moves, status: mine.status } : null;
-    if (body.role === "racer") startBoards(S, opening?.deal === body.deal ? opening.board : null, body.history, [], body.board);
-    else startBoards(S, body.board, [], body.watching);
+    if (body.role === "racer") {
+      startBoards(S, opening?.deal === body.deal ? opening.board : null, body.history, [], body.board);
+      // What an undo takes back: only when the board holds the moves (else it cannot pop them).
+      S.groups = S.board?.stack.length === body.history.length ? groupsOf(body.history.length, body.auto_played) : [];
+    } else startBoards(S, body.board, [], body.watching);
   }
   return S;
 }
@@ -158,18 +168,61 @@ function startBoards(S, opening, myHistory, watching, current = null) {
   }
 }
 
+/** For each of a racer's own moves in a history of ``length`` moves, how many auto-moves came
+ * after it, from the indices of the moves the server played (`room.auto_played`; those before the
+ * first own move are the opening's, nobody's to undo). */
+export function groupsOf(length, autoPlayed = []) {
+  const auto = new Set(autoPlayed);
+  const groups = [];
+  for (let i = 0; i < length; i++) {
+    if (!auto.has(i)) groups.push(0);
+    else if (groups.length) groups[groups.length - 1]++;
+  }
+  return groups;
+}
+
+/** A spectator's frame: the move then its auto-moves, or an undo popping `undone` moves, once.
+ * Its `actions` (else `moves`) says where it leaves the racer's count: a frame at or below the
+ * count played is one seen already; one that starts past it follows a frame missed (the page
+ * fetches the room again). */
 function spectate(S, body) {
   const board = S.boards.get(body.player);
   const done = S.actions.get(body.player) ?? 0;
-  if (!board || body.moves <= done) return;
-  S.actions.set(body.player, done + 1);
-  if (body.move === "undo") board.pop();
-  else board.push(parseMove(body.move));
+  const after = body.actions ?? body.moves;
+  if (!board || after <= done) return;
+  const count = body.move === "undo" ? (body.undone ?? 1) : (body.move === null ? 0 : 1) + (body.auto?.length ?? 0);
+  if (after - count === done && playFrame(board, body, count)) S.actions.set(body.player, after);
+  else S.resync = t("The boards are out of step with the server: catching up…");
+}
+
+/** A spectator frame's moves played on the racer's board; false when they do not play there. */
+function playFrame(board, body, count) {
+  try {
+    if (body.move === "undo") {
+      for (let i = 0; i < count; i++) if (!board.pop()) return false;
+      return true;
+    }
+    if (body.move !== null) board.push(parseMove(body.move));
+    for (const text of body.auto ?? []) board.push(parseMove(text));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The opening's auto-moves the server played for me at the start (`ready.auto`): final at once.
+ * A move of mine already waiting was played on the board without them: out of step. */
+function opened(S, body) {
+  if (!S.board) return;
+  if (S.mine) S.mine.progress = body.progress;
+  if (S.pending.length === 0 && playFrame(S.board, { move: null, auto: body.auto }, body.auto.length)) return;
+  S.resync = t("The board is out of step with the server: catching up…");
 }
 
 /** Out of the room, back in the lobby. */
 export function leftRoom(S) {
   S.room = null;
+  S.autoAsked = null;
   S.board = null;
   S.result = null;
   S.selected = null;
@@ -210,24 +263,11 @@ export const canUndo = (S) => Boolean(S.room?.undo && S.room.phase === "racing" 
 export const canHint = (S) => Boolean(S.room?.hints && S.room.phase === "racing" && S.room.role === "racer" && S.board && canUndoOrRace(S));
 const canUndoOrRace = (S) => S.mine?.status === "racing" || (S.mine?.status === "stuck" && S.room.undo);
 
-/** The moves that finish the race from here by foundation moves alone, or [] when there are none:
- * the auto-finish plays them once nothing but the foundations is left to do. */
-export function finishMoves(board) {
-  const copy = board.copy();
-  const moves = [];
-  for (let found = true; found && !copy.isWon(); ) {
-    found = false;
-    for (const m of copy.legalMoves()) {
-      if (m.da === FOUNDATION) {
-        copy.push(m);
-        moves.push(m);
-        found = true;
-        break;
-      }
-    }
-  }
-  return copy.isWon() ? moves : [];
-}
+/** The room lets racers ask the server for auto-move (`room.auto`, absent: it does). */
+export const autoAllowed = (S) => S.room?.auto !== false;
+
+/** Auto-move is on: the player's setting, where the room allows it. */
+export const autoOn = (S) => Boolean(S.autoMove && autoAllowed(S));
 
 /** Does this place hold a card I could pick up? */
 export function hasCard(board, area, index) {

@@ -13,7 +13,7 @@ import { presetTitle } from "./records_format.js";
 import { gradeName, hintMove, hintWords } from "./words.js";
 import { KEYS_HELP } from "./keys.js";
 import { LANGUAGES, clock, day, language, number, rulesHelp, t, tn } from "./i18n.js";
-import { canHint, canUndo, destinations, inRace, leavingResigns, ratingText, resultLine, standingTime, statusText } from "./state.js";
+import { autoAllowed, autoOn, canHint, canUndo, destinations, inRace, leavingResigns, ratingText, resultLine, standingTime, statusText } from "./state.js";
 
 export function formatTime(ms) {
   if (ms === null || ms === undefined) return "–";
@@ -231,6 +231,8 @@ function createForm(app) {
   const deal = h("input", { name: "deal", placeholder: t("a winnable deal"), autocomplete: "off", value: S.dealAsked ?? "" });
   const pub = h("input", { name: "public", type: "checkbox", checked: last.public ?? true });
   const undoBox = h("input", { name: "undo", type: "checkbox", checked: last.undo ?? true });
+  // Racers may ask the server to send their safe cards home (docs/protocol.md, "Auto-move"); off: every card by hand.
+  const autoBox = h("input", { name: "auto", type: "checkbox", checked: last.auto ?? true });
   // Deal difficulty is the solver's grade of a winnable deal, not the easy/medium/hard presets (cell counts).
   const grade = h("select", { name: "deal_grade" }, ["any", "gentle", "tricky", "fiendish"].map((g) => h("option", { value: g, selected: g === last.grade }, gradeName(g))));
   const bot = h("select", { name: "bot" }, [["", t("no")], ["stroll", t("stroll")], ["brisk", t("brisk")], ["sprint", t("sprint")]].map(([v, text]) => h("option", { value: v, selected: v === (last.bot ?? "") }, text)));
@@ -252,8 +254,9 @@ function createForm(app) {
       onsubmit: async (e) => {
         e.preventDefault();
         const minutes = limit.value ? Number(limit.value) : null;
-        app.keepForm?.({ preset: preset.value, seats: Number(seats.value) || 2, minutes, public: pub.checked, undo: undoBox.checked, grade: grade.value, bot: bot.value, hints: hints.checked, lost: lost.checked, rated: rated.checked });
+        app.keepForm?.({ preset: preset.value, seats: Number(seats.value) || 2, minutes, public: pub.checked, undo: undoBox.checked, auto: autoBox.checked, grade: grade.value, bot: bot.value, hints: hints.checked, lost: lost.checked, rated: rated.checked });
         const body = { preset: preset.value, seats: Number(seats.value) || 2, public: pub.checked, undo: undoBox.checked };
+        if (!autoBox.checked) body.auto = false; // the default left out: an older server knows no such field
         if (rated.checked) body.rated = true;
         if (minutes) body.time_limit = Math.round(minutes * 60);
         const d = rated.checked ? "" : deal.value.trim();
@@ -275,6 +278,7 @@ function createForm(app) {
     field(t("Race the computer"), bot),
     h("label", { class: "check" }, pub, " ", t("listed in the lobby")),
     h("label", { class: "check" }, undoBox, " ", t("undo allowed")),
+    h("label", { class: "check" }, autoBox, " ", t("auto-move allowed")),
     h("label", { class: "check" }, hints, " ", t("hints allowed")),
     h("label", { class: "check" }, lost, " ", t("tell racers when their position is lost")),
     h("label", { class: "check" }, rated, " ", t("rated: counts for ratings, the deal drawn from everyone's seeds")),
@@ -305,7 +309,7 @@ function roomParts(app) {
   const { S } = app;
   const room = S.room;
   const board = S.board ? S.board.text() : "";
-  const key = JSON.stringify([room, board, S.selected, S.mine, S.pending.length, S.focus, S.status, S.lost, S.hint, S.autoMove, S.result?.race_id, S.ratings[room.preset], S.outside]);
+  const key = JSON.stringify([room, board, S.selected, S.mine, S.pending.length, S.groups.length, S.focus, S.status, S.lost, S.hint, S.autoMove, S.result?.race_id, S.ratings[room.preset], S.outside]);
   // Between races, the arena's standings (a placeholder outside one); arena.js also replaces the
   // panel by itself mid-race, so that a rebuild of the room does not drop a card being dragged.
   return [
@@ -333,6 +337,7 @@ function roomView(app) {
     room.time_limit ? t("{time} limit", { time: formatTime(room.time_limit * 1000) }) : t("no time limit"),
     room.undo ? t("undo on") : t("undo off"),
     room.hints ? t("hints on") : null,
+    room.auto === false ? t("no auto-move") : null,
     room.rated ? t("rated") : t("unrated"),
     mine ? t("your rating {rating}", { rating: ratingText(mine) }) : null,
     room.commitment ? t("deal drawn from everyone's seeds, commitment {short}", { short: room.commitment.slice(0, 12) }) : null,
@@ -413,12 +418,11 @@ function raceView(app) {
       "div",
       { class: "controls" },
       h("span", { class: "mine" }, t("{count}/52 home", { count: number(S.board.progress) }) + " · " + tn("{n} move", "{n} moves", S.mine?.moves ?? 0)),
-      room.undo && live ? h("button", { id: "undo", onclick: act.undo, disabled: !canUndo(S) || !S.board.stack.length }, t("Undo")) : null,
+      // Undo takes back a move of mine (with its auto-moves): the opening's safe cards are nobody's.
+      room.undo && live ? h("button", { id: "undo", onclick: act.undo, disabled: !canUndo(S) || !S.groups.length }, t("Undo")) : null,
       room.hints && live ? h("button", { id: "hint", onclick: act.hint, disabled: !canHint(S) }, t("Hint")) : null,
       live && (status === "racing" || status === "stuck") ? h("button", { class: "quiet", onclick: () => confirm(t("Resign this race?")) && act.resign() }, t("Resign")) : null,
-      live
-        ? h("label", { class: "check auto" }, h("input", { type: "checkbox", id: "auto-move", checked: S.autoMove, onchange: act.toggleAuto }), " ", t("auto-move"))
-        : null,
+      live ? autoToggle(S, act) : null,
       h("span", { class: `note ${status}`, role: "status" }, note),
     ),
     racersPanel(room, app.S.ratings, app.S.result?.race_id ?? null),
@@ -433,6 +437,13 @@ function raceView(app) {
       onDrop: act.drop,
     }),
   );
+}
+
+/** The auto-move switch: the player's setting, or, in a room that forbids it, off and saying so. */
+function autoToggle(S, act) {
+  const allowed = autoAllowed(S);
+  const box = h("input", { type: "checkbox", id: "auto-move", checked: autoOn(S), disabled: !allowed, onchange: act.toggleAuto });
+  return h("label", { class: `check auto${allowed ? "" : " off"}`, title: allowed ? null : t("No auto-move in this room: every card by hand") }, box, " ", t("auto-move"));
 }
 
 function spectatorView(app) {

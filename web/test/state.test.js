@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { Board, parseMove } from "../src/rules.js";
-import { applyEvent, canHint, canUndo, enterRoom, finishMoves, initialState, racing, resultLine, roomOfPath, settled, standingTime, statusText } from "../src/state.js";
+import { applyEvent, canHint, canUndo, enterRoom, initialState, racing, resultLine, roomOfPath, settled, standingTime, statusText } from "../src/state.js";
 import { keyAction } from "../src/keys.js";
 import { makeActions } from "../src/actions.js";
 
@@ -131,11 +131,12 @@ test("a drag let go on a card it cannot go to says why and selects nothing", asy
   assert.ok(said[0].length > 5, said[0]);
 });
 
-test("auto-finish: once only foundation moves are left, they are the moves", () => {
+test("auto-finish: once only foundation moves are left, auto-move plays them", () => {
   const board = Board.parse("Foundations: H-Q C-K D-K S-K\nFreecells: KH - - -\n:\n:\n:\n:\n:\n:\n:\n:\n:\n:\n", "seahaven");
-  assert.deepEqual(finishMoves(board).map((m) => [m.sa, m.s, m.da]), [[1, 0, 2]]);
+  const next = board.autoMove();
+  assert.deepEqual([next.sa, next.s, next.da], [1, 0, 2]);
   const opening = Board.parse(FRAMES.ann.find(([type]) => type === "started")[2].board, "seahaven");
-  assert.deepEqual(finishMoves(opening), []);
+  assert.equal(opening.autoMove(), null, "deal 1 opens with no card to send home");
   assert.equal(parseMove("3c").sa, 0);
 });
 
@@ -161,7 +162,7 @@ test("solo practice judges moves on the page and ends with a result", async () =
   const opening = FRAMES.ann.find(([type]) => type === "started")[2].board;
   assert.equal(S.board.text(), opening, "the same deal the server deals as deal 1");
   const reply = await conn.call("move", { move: "3c" });
-  assert.deepEqual(reply, { progress: 0, moves: 1, status: "racing" });
+  assert.deepEqual({ ...reply, elapsed_ms: 0 }, { move: "3c", undo: false, progress: 0, moves: 1, status: "racing", elapsed_ms: 0 });
   await assert.rejects(conn.call("move", { move: "3c" }), (e) => e.code === "illegal-move");
   await conn.call("resign");
   await new Promise((r) => setTimeout(r, 5));
