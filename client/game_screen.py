@@ -682,15 +682,25 @@ class GameScreen(LocalScreen[None]):
         return len(moves)
 
     def play_opening(self) -> None:
-        """At the start of a solo game, the safe cards the deal already offers go home (auto-move
-        otherwise waits for the player's first move): an ace on a column or in a cell. Final at
-        once, and no move of the player's: an undo does not take them back."""
+        """At the start, the safe cards the deal already offers go home (auto-move otherwise
+        waits for the player's first move): an ace on a column or in a cell. Solo: final at once,
+        no move of the player's. A race whose server was not asked to play them (an arena seats
+        its racers ready): the first is sent as the player's move, the rest come with it."""
         if not self.auto_on() or self.locked or self.has_class("counting") or self.touched:
+            return
+        if self.sink is not None:
+            first = self.board.auto_move()
+            if first is not None:
+                self._play(first)
             return
         self.opened(self.board.copy(stack=False).autoplay())
 
     def opened(self, moves: Sequence[Move]) -> None:
-        """Auto-moves played at the start (a race's server says which): on the board, final."""
+        """Auto-moves played at the start (a race's server says which): on the board, final.
+        Moves played here before they came (the client did not know the server would) go first:
+        they were played on a board the server does not have, and it refuses them."""
+        if self.game.pending:
+            self.actions = max(0, self.actions - len(self.game.reject(self.game.pending[0].seq)))
         try:
             home = self.game.play_auto(moves)
         except IllegalMoveError as error:  # the same engine: only a server of other rules gets here

@@ -158,6 +158,9 @@ class RaceController:
         """The race whose results were shown (a resync after the results must not show them again)."""
         self.results_open = False
         self.asked_rematch = False
+        self.opening_asked = False
+        """This client's ``ready`` (or rematch vote) asked the server to play the next race's
+        opening auto-moves: else (an arena seats its racers ready) the client sends the first."""
         self.hint_asked_at: int | None = None
         """The player's move count when they last asked for a hint."""
         self.challenge_code: str | None = None
@@ -436,7 +439,8 @@ class RaceController:
         # Our share of the deal's draw (docs/fairness.md): 128 random bits, so that nobody, the
         # server included, chooses a drawn room's deal.
         seed = secrets.token_hex(16) if ready else None
-        self.outbox.put(None, Ready(ready=ready, seed=seed, auto=ready and self.screen.auto_on()))
+        self.opening_asked = ready and self.screen.auto_on()
+        self.outbox.put(None, Ready(ready=ready, seed=seed, auto=self.opening_asked))
         self.screen.flash(_("Ready! The race starts when every racer is") if ready else _("Not ready any more"))
 
     def ask_leave(self) -> None:
@@ -469,7 +473,8 @@ class RaceController:
             return
         if choice == REMATCH and self.model.role == Role.RACER:
             self.asked_rematch = True
-            self.outbox.put(None, Rematch(seed=secrets.token_hex(16), auto=self.screen.auto_on()))
+            self.opening_asked = self.screen.auto_on()
+            self.outbox.put(None, Rematch(seed=secrets.token_hex(16), auto=self.opening_asked))
         elif choice == REVIEW:
             self.review()
         elif choice == CHALLENGE:
@@ -697,8 +702,11 @@ class RaceController:
         self.screen.start_clock(max(0, model.clock.now() - started.started_at), limit)
         self._render()
         if model.role == Role.RACER:
-            # The opening's auto-moves, when asked for with ready, come from the server (progress).
             self.screen.flash(_("Go! First to bring all 52 cards home wins"), "good")
+            # The opening's auto-moves, when asked for with ready, come from the server (progress).
+            if not self.opening_asked:
+                self.screen.play_opening()
+            self.opening_asked = False
         elif self.can_watch():
             self._flash_watching(_("The race is on"))
 

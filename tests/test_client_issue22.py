@@ -176,8 +176,10 @@ async def test_bug5_race_the_deals_safe_cards_go_home_at_the_start(make_memory_s
     async with app.run_test(size=SIZE) as pilot:
         bob, room = await join_bobs_room(app, pilot, server, deal_number=2)
         opening = len(opening_moves(2))
-        await until(pilot, lambda: room.model.racers[room.model.me].moves >= opening, "the server judged them")
-        assert room.screen.board.progress == room.model.racers[room.model.me].progress >= opening
+        # The server plays them (ready asked for it): cards home, no move of hers.
+        await until(pilot, lambda: room.model.racers[room.model.me].progress >= opening, "the server played them")
+        assert room.screen.board.progress == room.model.racers[room.model.me].progress == opening
+        assert room.model.racers[room.model.me].moves == 0 == room.screen.actions
         assert not room.screen.game.pending
     await bob.close()
 
