@@ -17,7 +17,7 @@ from client.optimistic import OptimisticBoard
 from client.places import Place
 from client.race import RaceController
 from client.race_screen import RaceScreen
-from protocol.messages import CreateRoom, JoinRoom, MoveRequest, Ready, RoomState, Undo
+from protocol.messages import CreateRoom, JoinRoom, MoveRequest, Progress, Ready, Result, RoomState, Undo
 from protocol.schema import Message
 from seahaven import COLUMN, FOUNDATION, Board, Move
 from server.app import RaceServer
@@ -124,6 +124,24 @@ async def test_the_server_plays_the_safe_cards_and_the_client_agrees(server: Rac
         await settle(pilot, room)
         assert screen.board.move_stack == before.move_stack
         assert sum(isinstance(m, Undo) for m in sent) == 1
+
+        # On to the win: the race is timed at her last own move, as the live spectator saw it.
+        line = Line(screen.board.copy())
+        while not line.board.is_won():
+            move = line.next()
+            pick(screen, move)
+            line.board.push(move)
+            line.board.autoplay()
+            await settle(pilot, room)
+        assert screen.board.is_won()
+        await until(pilot, lambda: room.model.phase == "finished", "the result")
+        result = await sue.expect(Result)  # the frames before it are kept in ``sue.events``
+        winner = result.standings[0]
+        assert winner.player == room.model.me and winner.moves == screen.actions
+        hers = [p for p in sue.events if isinstance(p, Progress) and p.player == room.model.me]
+        last = hers[-1]
+        assert last.status == "finished" and last.move is not None and last.auto, "her move and its auto-moves"
+        assert winner.time_ms == last.elapsed_ms, "timed at her last own move"
     for client in (bob, sue):
         await client.close()
 
