@@ -214,7 +214,8 @@ def test_this_build_writes_version_3_and_reads_version_0_as_it_always_was() -> N
 
 def type_index(kind: type) -> int:
     """An event kind's number in a version-0 head."""
-    extra = {events.ReadySet: [True], MovedEvent: ["3h"]}.get(kind, [])
+    extras: dict[type, list[object]] = {events.ReadySet: [True], MovedEvent: ["3h"]}
+    extra = extras.get(kind, [])
     head = msgpack.unpackb(pack(kind(0, "p", *extra)), raw=False)[0]
     assert isinstance(head, int)
     return head % SPAN
