@@ -5,7 +5,8 @@ Ed25519 over the record's canonical form (RFC 8785, JSON Canonicalization Scheme
 names its key (``signer``: the raw public key and its fingerprint). ``verify`` runs every check
 the record allows without the server's code or data: the signature; the deal's draw (the seed
 against the commitment, the deal against the draw, or a daily deal against the day); every
-racer's moves played again by this package's engine in order, undos included; their times
+racer's moves played again by this package's engine in order, undos included, those the server
+played for the racer (``auto``: auto-moves, and the undos of them) checked against the rule; their times
 increasing and within the race; the standings, statuses, progress and times recomputed. Given the
 server's published keys (``/api/v1/keys``) it also checks that the key is one of them.
 
@@ -271,17 +272,30 @@ def _racer(record: dict[str, Any], racer: Mapping[str, Any], span: int, limit: i
     name = f"racer {racer.get('player')}"
     board = Board.deal(record["preset"], record["deal"])
     previous, reached, finished_at = 0, 0, None
+    served = set(racer.get("auto", []))
+    by_server: list[bool] = []  # for each move on the board: whether the server played it
     for index, entry in enumerate(racer.get("moves", [])):
         at, text = entry
         if not isinstance(at, int) or at < previous or at > span or (limit is not None and at > limit):
             return Check(name, False, f"move {index + 1} at {at} ms is out of order or outside the race"), ()
         previous = at
         before = board.progress
+        auto = index in served
         try:
             if text == "undo":
+                if by_server and by_server[-1] != auto:
+                    whose = "an auto-move" if by_server[-1] else "a move of the racer's"
+                    return Check(name, False, f"move {index + 1} (undo) takes back {whose} out of turn"), ()
                 board.pop()
+                by_server.pop()
             else:
-                board.push(read_move(text))
+                move = read_move(text)
+                rule = board.auto_move() if auto else None
+                if auto and rule != move:
+                    gives = "none" if rule is None else str(rule)
+                    return Check(name, False, f"move {index + 1} ({text}) is no auto-move: the rule gives {gives}"), ()
+                board.push(move)
+                by_server.append(auto)
         except (IllegalMoveError, ValueError, IndexError) as exc:
             return Check(name, False, f"move {index + 1} ({text}) is not legal: {exc}"), ()
         if board.progress != before:
@@ -301,6 +315,8 @@ def _racer(record: dict[str, Any], racer: Mapping[str, Any], span: int, limit: i
         return Check(name, False, f"time {racer.get('time_ms')} ms but the moves give {time_ms} ms"), ()
     moves = len(racer.get("moves", []))
     replayed = f"{moves} move replayed" if moves == 1 else f"{moves} moves replayed"
+    if served:
+        replayed += f" ({len(served)} by auto-move)"
     if won:
         return Check(name, True, f"{replayed}: finished in {time_ms} ms"), (0, time_ms, 0)
     quit_ = 2 if status in ("resigned", "forfeit") else 1

@@ -72,5 +72,5 @@ async def on_record(database: str) -> dict[str, dict[str, list[str]]]:
             moves = json.loads(moves)
         racers = found.setdefault(row["race_id"], {})
         assert row["player"] not in racers, f"racer {row['player']} twice in {row['race_id']}"
-        racers[row["player"]] = [move for _, move in moves]
+        racers[row["player"]] = [entry[1] for entry in moves]  # [ms, move], or [ms, move, 1] by auto-move
     return found

@@ -418,6 +418,7 @@ def sample_race(race_id: str, *, archived: bool, players: tuple[str, str]) -> di
                 "ghost": False,
                 "proven": True,
                 "moves": [[1_200, "3h"], [1_900, "undo"], [2_400, "3h"]],
+                "auto": [],
             },
             {
                 "player": loser,
@@ -432,6 +433,7 @@ def sample_race(race_id: str, *, archived: bool, players: tuple[str, str]) -> di
                 "ghost": False,
                 "proven": True,
                 "moves": [[1_500, "1a"]],
+                "auto": [],
             },
         ],
     }

@@ -8,10 +8,12 @@ the signed record of a race won with auto-moves passes ``seahaven verify``."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import msgpack
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from protocol.codec import decode_server
 from protocol.enums import Phase, Status
@@ -37,7 +39,9 @@ from server.rooms.events import AutoMoved, Event, Undone, pack, unpack
 from server.rooms.events import Moved as MovedEvent
 from server.rooms.room import Room, RoomError
 from server.rooms.settings import Settings
+from tests.forgery import forge
 from tests.helpers import url_of
+from tests.httpclient import get
 from tests.racing import Line
 from tests.recording import recording_server, signed_record
 from tests.wsclient import WsClient
@@ -242,6 +246,21 @@ async def test_a_race_won_with_auto_moves_is_timed_at_the_winners_own_move_and_v
         record = await signed_record(server, result.race_id)
         checks = verify(record)
         assert passed(checks), [c for c in checks if not c.ok]
+        # The record marks what the server played: the rest is her own, as the results counted.
+        (hers,) = [r for r in record["record"]["racers"] if r["moves"] and r["auto"]]
+        assert len(hers["moves"]) - len(hers["auto"]) == requests
+        assert [hers["moves"][i][1] for i in hers["auto"]][: len(opening.auto)] == list(opening.auto)
+        view = (await get(server.port, f"/api/v1/races/{result.race_id}")).json()
+        (shown,) = [r for r in view["racers"] if r["auto"]]
+        assert shown["auto"] == hers["auto"] and shown["undos"] == 0
+        # A mark that does not follow the rule, or an own move passed off as the server's, fails.
+        forged = copy.deepcopy(record)
+        racer = next(r for r in forged["record"]["racers"] if r["auto"])
+        own = next(i for i in range(len(racer["moves"])) if i not in racer["auto"])
+        racer["auto"] = sorted([*racer["auto"], own])
+        failed = [c for c in verify(forge(forged, Ed25519PrivateKey.generate())) if c.ok is False]
+        assert [c.name for c in failed] == [f"racer {racer['player']}"]
+        assert "is no auto-move: the rule gives" in failed[0].detail
         assert started.started_at > 0
         for client in (ann, bob):
             await client.close()

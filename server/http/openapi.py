@@ -89,6 +89,12 @@ _RACER: Final = {
     "bot": _BOOL,
     "ghost": _BOOL,
     "moves": {"type": "array", "items": _MOVE},
+    "auto": {
+        "type": "array",
+        "items": _COUNT,
+        "description": "The indices in moves of what the server played for the racer: auto-moves, and the undos"
+        " that took them back (the others are the racer's own).",
+    },
 }
 """A racer's fields in a race (``Racer``) and in its signed record (``SignedRacer``, ids only)."""
 
@@ -131,7 +137,8 @@ SCHEMAS: Final[dict[str, Any]] = {
             "proven": {"type": "boolean", "description": "The engine replayed this racer's moves to this result."},
         }
     ),
-    "SignedRacer": _object(_RACER),
+    # ``auto`` is newer than the first signed records: they go without it (none was played).
+    "SignedRacer": {**_object(_RACER), "required": [name for name in _RACER if name != "auto"]},
     "SignedRace": _object(
         {
             "record": _object(

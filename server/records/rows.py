@@ -62,7 +62,7 @@ def racer_rows(record: RaceRecord, proven_runs: Mapping[str, bool]) -> list[dict
             "bot": racer.bot,
             "ghost": racer.ghost,
             "proven": proven_runs[racer.player],
-            "moves": [[at, move] for at, move in racer.moves],
+            "moves": _entries(racer),
             "ended_at": record.ended_at,
         }
         for racer in record.racers
@@ -90,11 +90,19 @@ def record_of(race: Mapping[Any, Any], racers: Sequence[Mapping[Any, Any]]) -> R
                 status=row["status"],
                 progress=row["progress"],
                 time_ms=row["time_ms"],
-                moves=tuple((at, move) for at, move in row["moves"]),
+                moves=tuple((entry[0], entry[1]) for entry in row["moves"]),
                 hints=row["hints"],
                 bot=row["bot"],
                 ghost=row["ghost"],
+                auto=tuple(i for i, entry in enumerate(row["moves"]) if len(entry) > 2 and entry[2]),
             )
             for row in racers
         ),
     )
+
+
+def _entries(racer: RacerRecord) -> list[list[Any]]:
+    """A racer's moves as the row keeps them: ``[ms, move]``, and ``[ms, move, 1]`` for what the
+    server played for them (``RacerRecord.auto``)."""
+    served = set(racer.auto)
+    return [[at, move, 1] if i in served else [at, move] for i, (at, move) in enumerate(racer.moves)]

@@ -117,6 +117,7 @@ def race_document(record: RaceRecord, players: Mapping[str, str], key: SigningKe
                     "bot": racer.bot,
                     "ghost": racer.ghost,
                     "moves": [[at, move] for at, move in racer.moves],
+                    "auto": list(racer.auto),
                 }
                 for racer in record.racers
             ],

@@ -59,6 +59,7 @@ def race_view(
                 "ghost": racer.ghost,
                 "proven": proven[racer.player],
                 "moves": [[at, move] for at, move in racer.moves],
+                "auto": list(racer.auto),
             }
             for racer in record.racers
         ],

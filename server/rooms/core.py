@@ -103,6 +103,8 @@ class SeatBefore:
             seat.board.push_legal(self.last_move)  # it was played in this very position
             seat.timeline.pop()
             seat.groups.append(0)
+        while seat.served and seat.served[-1] >= len(seat.timeline):
+            seat.served.pop()
         seat.status, seat.moves, seat.undos = self.status, self.moves, self.undos
         seat.reached_at, seat.finished_at = self.reached_at, self.finished_at
 

@@ -41,10 +41,20 @@ class RacerRecord:
     hints: int
     bot: bool
     ghost: bool
+    auto: tuple[int, ...] = ()
+    """The indices in ``moves`` of what the server played for the racer (auto-moves, and the undos
+    that took them back); the others are the racer's own."""
 
     @property
     def undos(self) -> int:
-        return sum(1 for _, move in self.moves if move == "undo")
+        """The racer's own undos (an undo that took back auto-moves counts once, as it was asked)."""
+        served = set(self.auto)
+        return sum(1 for i, (_, move) in enumerate(self.moves) if move == "undo" and i not in served)
+
+    @property
+    def own_moves(self) -> int:
+        """The racer's own moves and undos: the results' count."""
+        return len(self.moves) - len(self.auto)
 
     @property
     def finished(self) -> bool:
@@ -110,6 +120,7 @@ def _record(room: Room, ended: Ended, log: tuple[int, str] | None) -> RaceRecord
                 hints=seat.hints,
                 bot=standing.player.startswith(BOT_PREFIX),
                 ghost=standing.player.startswith(GHOST_PREFIX),
+                auto=tuple(seat.served),
             )
         )
     return RaceRecord(

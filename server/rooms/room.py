@@ -142,6 +142,9 @@ class Seat:
     groups: list[int] = field(default_factory=list)
     """For each of the racer's own moves in effect, how many auto-moves the server played after
     it: an undo takes back the last one with them (the opening's auto-moves are no one's to undo)."""
+    served: list[int] = field(default_factory=list)
+    """The indices in ``timeline`` of what the server played for the racer: auto-moves, and the
+    undos that took them back (the records mark them: the rest is the racer's own)."""
 
 
 Audience = frozenset[str] | None
@@ -628,6 +631,7 @@ class Room:
                         board.push(read_move(played))
                 seat.timeline.append((at, text))
                 if auto:
+                    seat.served += range(len(seat.timeline), len(seat.timeline) + len(auto))
                     seat.timeline += [(at, played) for played in auto]
                 seat.groups.append(len(auto))
                 seat.moves += 1
@@ -638,6 +642,7 @@ class Room:
                 board = seat.board
                 assert board is not None
                 before = board.progress
+                seat.served += range(len(seat.timeline), len(seat.timeline) + auto)  # the auto-moves go first
                 for _ in range(auto + 1):
                     board.pop()
                     seat.timeline.append((at, "undo"))
@@ -654,6 +659,7 @@ class Room:
                 before = board.progress
                 for played in moves:
                     board.push(read_move(played))
+                seat.served += range(len(seat.timeline), len(seat.timeline) + len(moves))
                 seat.timeline += [(at, played) for played in moves]
                 self._moved(seat, board, before, at)
             case Joined(at, player, name, role):
@@ -710,6 +716,7 @@ class Room:
                     seat.finished_at = None
                     seat.timeline = []
                     seat.groups = []
+                    seat.served = []
             case Resigned(_, player):
                 self.seats[player].status = Status.RESIGNED
             case Forfeited(_, player):
