@@ -36,6 +36,7 @@ from protocol.messages import (
     Started,
     Undo,
 )
+from seahaven import Board
 from server.app import RaceServer
 from server.http.openapi import document
 from server.records.archive import Archive
@@ -47,12 +48,14 @@ from server.records.schema import races
 from tests.helpers import MakeServer, fake, url_of, wait_until
 from tests.httpclient import get
 from tests.pg_proc import PgProcess, create_database
-from tests.racing import room_with, solution, start_race
+from tests.racing import Line, room_with, solution, start_race
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient, race_of_two
 
 STEP_MS = 100
 """Between two of Ann's recorded moves."""
+AUTO_DEAL = 5
+"""A deal that opens with safe cards."""
 
 
 def wall_ms() -> int:
@@ -451,3 +454,62 @@ async def processes_race(url: str) -> tuple[tuple[WsClient, WsClient], RoomState
     ann, bob = await WsClient.open(url, "Ann"), await WsClient.open(url, "Bob")
     state = await race_of_two(ann, bob, CreateRoom(deal_number=1))
     return (ann, bob), state
+
+
+async def test_a_run_with_auto_moves_is_raced_again_move_for_move(
+    make_memory_server: MakeServer, database: Database
+) -> None:
+    """A run whose racer let the server play auto-moves (the opening's too, and an undo of a move
+    with them): the ghost asks for the same, so its race on record is the run's, entry for entry,
+    and counts the same moves."""
+    server, _ = await recording(make_memory_server, database)
+    clock = fake(server)
+    ann, bob = [await WsClient.open(url_of(server), name) for name in ("Ann", "Bob")]
+    created = await ann.call(CreateRoom(deal_number=AUTO_DEAL))
+    assert isinstance(created, RoomState)
+    assert isinstance(await bob.call(JoinRoom(room=created.room)), RoomState)
+    assert isinstance(await ann.call(Ready(auto=True)), Ok) and isinstance(await bob.call(Ready()), Ok)
+    await ann.expect(Started)
+    line = Line(Board.deal("seahaven", AUTO_DEAL))
+    line.board.autoplay()
+    undone = False
+    requests = 0
+    while not line.board.is_won():
+        clock.advance(STEP_MS)
+        move = line.next()
+        reply = await ann.call(MoveRequest(move=str(move), auto=True))
+        assert isinstance(reply, Moved), reply
+        requests += 1
+        if reply.auto and not undone:  # once: an undo of a move and its auto-moves, then the move again
+            undone = True
+            clock.advance(STEP_MS)
+            assert isinstance(await ann.call(Undo()), Moved)
+            clock.advance(STEP_MS)
+            assert isinstance(await ann.call(MoveRequest(move=str(move), auto=True)), Moved)
+            requests += 2
+        line.board.push(move)
+        line.board.autoplay()
+    result = await ann.expect(Result)
+    assert result.race_id is not None and undone
+    made = await challenged(ann, result.race_id)
+    cid, _, ghost = await accepted(server, made.challenge)
+    opening = await cid.expect(Progress, where=lambda p: p.player == ghost)  # the opening's, at the start
+    assert opening.moves == 0 and opening.progress > 0
+    for _ in range(requests):  # the ghost's moves at their recorded times, one a step as Ann's were
+        clock.advance(STEP_MS)
+        await cid.expect(Progress, where=lambda p: p.player == ghost)
+    again = await cid.expect(Result)
+    assert again.race_id is not None
+    (ran,) = [s for s in again.standings if s.player == ghost]
+    (was,) = [s for s in result.standings if s.player == ann.player]
+    assert (ran.status, ran.time_ms, ran.moves) == (Status.FINISHED, was.time_ms, was.moves)
+    reader = Reader(database, now=wall_ms)
+    await wait_until(lambda: archived(database, str(again.race_id)), what="the ghost's race archived")
+    original, raced = await reader.race(result.race_id), await reader.race(again.race_id)
+    assert original is not None and raced is not None
+    (run,) = [r for r in original["racers"] if r["player"] == ann.player]
+    (replayed,) = [r for r in raced["racers"] if r["player"] == ghost]
+    assert run["auto"] and run["auto"][0] == 0, "the opening's, then the rest"
+    assert replayed["moves"] == run["moves"], (replayed["moves"][:8], run["moves"][:8])
+    assert (replayed["auto"], replayed["undos"]) == (run["auto"], run["undos"])
+    assert run["undos"] == 1

@@ -1,8 +1,10 @@
 """Ghost racers: a recorded run raced again, one task per ghost seat, through the judged room path.
 
 A ghost is a seat whose player id is ``ghost-`` and its challenge's id, named as the run's racer
-was. It is seated ready. Once the race starts, its task plays each recorded move (a recorded undo
-as an undo) at the race's start plus the move's recorded time, on the room path's clock, exactly
+was. It is seated ready. Once the race starts, its task plays each recorded move of the racer's
+own (a recorded undo as an undo; a move the server followed with auto-moves asking for them, so
+the server plays them again, as the opening's with ready) at the race's start plus the move's
+recorded time, on the room path's clock, exactly
 as a racer's move is played: the room core judges it, the store appends it, the rival hears
 ``progress`` at once and spectators a delay later. A run that ended by resignation (or forfeit)
 resigns right after its last move (the record keeps when a run's last move was, not when it gave
@@ -44,15 +46,28 @@ PLAYING: Final = frozenset({Status.RACING, Status.STUCK})
 
 @dataclass(frozen=True, slots=True)
 class GhostPlan:
-    """What a ghost plays: (ms from the start, move in the notation or ``"undo"``), and whether it
-    resigns after the last one."""
+    """What a ghost plays: the run's own moves (ms from the start, move in the notation or
+    ``"undo"``, whether the server followed it with auto-moves), whether the server played the
+    opening's, and whether it resigns after the last one."""
 
-    moves: tuple[tuple[int, str], ...]
+    moves: tuple[tuple[int, str, bool], ...]
+    opening: bool
     resigns: bool
 
     @classmethod
     def of(cls, run: RacerRecord) -> GhostPlan:
-        return cls(run.moves, run.status in QUITS)
+        served = set(run.auto)
+        moves: list[tuple[int, str, bool]] = []
+        opening = False
+        for index, (at, move) in enumerate(run.moves):
+            if index not in served:
+                moves.append((at, move, False))
+            elif move != "undo":  # an auto-move: the server plays it again, asked with the move before
+                if moves:
+                    moves[-1] = (*moves[-1][:2], True)
+                else:
+                    opening = True
+        return cls(tuple(moves), opening, run.status in QUITS)
 
 
 class GhostRacers(SeatDrivers[tuple[str, str]]):
@@ -71,8 +86,9 @@ class GhostRacers(SeatDrivers[tuple[str, str]]):
         and start playing it; its player id. Its task is kept by (room code, ghost player id): the
         same challenge may be raced in several rooms."""
         ghost = GHOST_PREFIX + challenge
-        await self.seat_ready(code, ghost, run.name)
-        self.drive((code, ghost), ghost, self._drive(code, ghost, GhostPlan.of(run)))
+        plan = GhostPlan.of(run)
+        await self.seat_ready(code, ghost, run.name, auto=plan.opening)
+        self.drive((code, ghost), ghost, self._drive(code, ghost, plan))
         return ghost
 
     async def _drive(self, code: str, ghost: str, plan: GhostPlan) -> None:
@@ -92,9 +108,9 @@ class GhostRacers(SeatDrivers[tuple[str, str]]):
                     command = _leave(ghost)
                 elif room.phase == Phase.RACING and room.started_at is not None and seat.status in PLAYING:
                     if step < len(plan.moves):
-                        at, move = plan.moves[step]
+                        at, move, auto = plan.moves[step]
                         due = room.started_at + at
-                        command = _play(ghost, move) if self.clock.now() >= due else None
+                        command = _play(ghost, move, auto) if self.clock.now() >= due else None
                     elif resigns:
                         command = _resign(ghost)
                 if command is None:
@@ -133,10 +149,10 @@ class GhostRacers(SeatDrivers[tuple[str, str]]):
                 timer.cancel()
 
 
-def _play(ghost: str, move: str) -> Command:
+def _play(ghost: str, move: str, auto: bool) -> Command:
     if move == "undo":
         return lambda core, now: core.undo(ghost, now)
-    return lambda core, now: core.move(ghost, move, now)
+    return lambda core, now: core.move(ghost, move, now, auto)
 
 
 def _resign(ghost: str) -> Command:

@@ -34,12 +34,13 @@ class SeatDrivers(Generic[K]):
         self.tasks: dict[K, asyncio.Task[None]] = {}
         self.closed = False
 
-    async def seat_ready(self, code: str, player: str, name: str) -> None:
-        """Seat ``player`` as a ready racer of room ``code`` (internal error once stopping)."""
+    async def seat_ready(self, code: str, player: str, name: str, *, auto: bool = False) -> None:
+        """Seat ``player`` as a ready racer of room ``code`` (``auto``: asking for the opening's
+        auto-moves; internal error once stopping)."""
         if self.closed:
             raise ProtocolError(ErrorCode.INTERNAL, "the server is stopping")
         await self.run(code, lambda core, now: core.join(player, name, False, now))
-        await self.run(code, lambda core, now: core.ready(player, True, now))
+        await self.run(code, lambda core, now: core.ready(player, True, now, auto=auto))
         self.changed.setdefault(code, asyncio.Event())
 
     def drive(self, key: K, name: str, work: Coroutine[Any, Any, None]) -> None:
