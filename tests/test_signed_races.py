@@ -17,7 +17,19 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from protocol.messages import CreateRoom, JoinRoom, MoveRequest, Resign, Result, RoomState, Undo
+from protocol.messages import (
+    CreateRoom,
+    JoinRoom,
+    Moved,
+    MoveRequest,
+    Ok,
+    Ready,
+    Resign,
+    Result,
+    RoomState,
+    Started,
+    Undo,
+)
 from seahaven import Board
 from seahaven.cli import main as seahaven
 from seahaven.rules import PRESETS
@@ -27,7 +39,7 @@ from server.records.signing import SigningKey
 from tests.forgery import forge
 from tests.helpers import url_of
 from tests.httpclient import get
-from tests.racing import solution, start_race
+from tests.racing import Line, solution, start_race
 from tests.recording import recording_server, signed_record
 from tests.wsclient import WsClient
 
@@ -42,7 +54,12 @@ async def play(server: RaceServer, index: int) -> str:
     state = await ann.call(CreateRoom(deal_number=None if index % 2 else 1))
     assert isinstance(state, RoomState)
     assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
-    await start_race(clients)
+    auto = index % 10 == 0  # Ann lets the server play her auto-moves, and wins
+    if auto:
+        assert isinstance(await ann.call(Ready(auto=True)), Ok) and isinstance(await bob.call(Ready()), Ok)
+        await ann.expect(Started)
+    else:
+        await start_race(clients)
     board = Board.deal("seahaven", 1)
     for _ in range(rng.randrange(0, 6)):  # Bob wanders: legal moves, now and then an undo
         if board.move_stack and rng.random() < 0.3:
@@ -54,7 +71,14 @@ async def play(server: RaceServer, index: int) -> str:
             move = rng.choice(board.legal_moves())
             await bob.call(MoveRequest(move=str(move)))
             board.push(move)
-    if index % 5 == 0:  # Ann plays the whole solution and wins
+    if auto:
+        line = Line(Board.deal("seahaven", 1))
+        while not line.board.is_won():
+            move = line.next()
+            assert isinstance(await ann.call(MoveRequest(move=str(move), auto=True)), Moved)
+            line.board.push(move)
+            line.board.autoplay()
+    elif index % 5 == 0:  # Ann plays the whole solution and wins
         for move in solution():
             await ann.call(MoveRequest(move=str(move)))
     else:
@@ -93,6 +117,8 @@ ALTERATIONS: list[tuple[str, str, Callable[[dict[str, Any]], object]]] = [
     ),
     ("the places", "standings", lambda r: [x.__setitem__("place", 3 - x["place"]) for x in r["racers"]]),
     ("the deal", "draw", lambda r: r.__setitem__("deal", r["deal"] + 1)),
+    # A racer's move passed off as the server's (deal 1 opens with no auto-move to play).
+    ("an auto-move mark", "racer", lambda r: racer_with_moves(r).__setitem__("auto", [0])),
 ]
 
 
@@ -101,6 +127,8 @@ async def test_fifty_races_verify_and_their_altered_copies_fail(tmp_path: Path) 
     async with recording_server(tmp_path) as server:
         races = [await play(server, i) for i in range(RACES)]
         documents = [await signed_record(server, race_id) for race_id in races]
+        with_auto = [d for d in documents if any(r["auto"] for r in d["record"]["racers"])]
+        assert len(with_auto) == RACES // 10, "one race in ten won with auto-moves, marked in its record"
         keys_url = f"http://127.0.0.1:{server.port}"
         # The replay page's address will do. The 50 reads above may have used up the API's rate
         # limit: the CLI then waits out the 429's Retry-After, as a polite client does.
@@ -145,7 +173,7 @@ async def test_a_record_names_its_key_the_server_publishes_it_and_a_forger_s_is_
 
 async def test_the_record_is_the_race_the_api_serves(tmp_path: Path) -> None:
     async with recording_server(tmp_path) as server:
-        race_id = await play(server, 10)  # Ann wins a deal her room chose
+        race_id = await play(server, 10)  # Ann wins a deal her room chose, with auto-moves
         document = await signed_record(server, race_id)
         race = (await get(server.port, f"/api/v1/races/{race_id}")).json()
     record = document["record"]
@@ -154,7 +182,9 @@ async def test_the_record_is_the_race_the_api_serves(tmp_path: Path) -> None:
     assert [r["moves"] for r in record["racers"]] == [r["moves"] for r in race["racers"]]
     assert record["racers"][0]["status"] == "finished"
     assert record["racers"][0]["time_ms"] == record["racers"][0]["moves"][-1][0]
-    assert record["log"]["length"] > len(record["racers"][0]["moves"]) and len(record["log"]["tip"]) > 8
+    winner = record["racers"][0]
+    # Each own move is an event of the log (the auto-moves ride in their move's event).
+    assert record["log"]["length"] > len(winner["moves"]) - len(winner["auto"]) and len(record["log"]["tip"]) > 8
     assert record["draw"] == {"kind": "chosen"}
 
 
