@@ -20,14 +20,29 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.async_api import Browser, Page
 
-from protocol.messages import CreateRoom, MoveRequest, Ok, Ready, Result, RoomState, Started, Undo
+from protocol.messages import (
+    CreateRoom,
+    JoinRoom,
+    Moved,
+    MoveRequest,
+    Ok,
+    Ready,
+    Result,
+    RoomState,
+    Standing,
+    Started,
+    Undo,
+)
 from seahaven import Board, Move, encode, to_board_text
 from seahaven.cards import Card
+from seahaven.codes import decode
+from seahaven.verify import passed, verify
 from server.app import RaceServer
 from tests.browser_pages import WAIT_MS, chromium, js, new_page, no_errors
 from tests.helpers import url_of, wait_until
-from tests.racing import solution
-from tests.recording import archived, recording_server
+from tests.httpclient import get
+from tests.racing import Line, solution
+from tests.recording import archived, recording_server, signed_record
 from tests.wsclient import WsClient
 
 SPACED = 4
@@ -236,3 +251,99 @@ async def test_a_race_not_on_record_says_so(server: RaceServer, browser: Browser
     await open_records(page, f"http://127.0.0.1:{server.port}/players/nobody_here")
     assert await page.inner_text("[role=alert]") == "No player nobody_here on record."
     no_errors(page)
+
+
+async def auto_race(server: RaceServer) -> tuple[str, Standing]:
+    """Ann races Bob in a rated room (its deal drawn, so the browser can check the draw too) with
+    auto-move: the server plays her safe cards home after each of her moves. The first move of
+    hers that brought some she takes back (an undo: the server's undos of its auto-moves, then
+    hers) and plays again. Bob does nothing. The race's id and Ann's standing in the live result."""
+    ann, bob = [await WsClient.open(url_of(server), name) for name in ("Ann", "Bob")]
+    created = await ann.call(CreateRoom(rated=True))
+    assert isinstance(created, RoomState)
+    assert isinstance(await bob.call(JoinRoom(room=created.room)), RoomState)
+    assert isinstance(await ann.call(Ready(auto=True, seed="5e" * 16)), Ok)
+    assert isinstance(await bob.call(Ready(seed="6f" * 16)), Ok)
+    started = await ann.expect(Started)
+    board = Board.deal(*decode(started.deal))
+    board.autoplay()  # the opening's safe cards, which the server plays at the start (ready.auto)
+    line = Line(board)
+    undone = False
+    while not board.is_won():
+        move = line.next()
+        reply = await ann.call(MoveRequest(move=str(move), auto=True))
+        assert isinstance(reply, Moved), reply
+        board.push(move)
+        brought = board.autoplay()
+        assert reply.auto == tuple(str(m) for m in brought)
+        if brought and not undone:
+            undone = True
+            taken = await ann.call(Undo())
+            assert isinstance(taken, Moved) and taken.undone == len(brought) + 1, taken
+            for _ in range(len(brought) + 1):
+                board.pop()
+            again = await ann.call(MoveRequest(move=str(move), auto=True))
+            assert isinstance(again, Moved) and again.auto == reply.auto, again
+            board.push(move)
+            board.autoplay()
+    assert undone, "a move of hers brought cards home"
+    result = await bob.expect(Result)
+    assert result.race_id is not None
+    winner = result.standings[0]
+    assert winner.player == ann.player and winner.status == "finished"
+    for client in (ann, bob):
+        await client.close()
+    return result.race_id, winner
+
+
+async def test_a_race_won_with_auto_moves_counts_the_winners_own_moves_and_verifies(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """The record lists the server's auto-moves among Ann's entries, marked (``auto``): the replay's
+    Moves column says her own moves and undos, as the live result did, not the entries; the move list
+    says which the server played; and the page's verify panel passes every check, the marks
+    included (each is the rule's move, each undo takes back a move of its own hand)."""
+    async with recording_server(tmp_path, drawn=True) as server:
+        race_id, winner = await auto_race(server)
+        document = await signed_record(server, race_id)
+        assert passed(verify(document)), "the reference passes it"
+        race = (await get(server.port, f"/api/v1/races/{race_id}")).json()
+        hers = race["racers"][0]
+        assert hers["player"] == winner.player
+        assert len(hers["moves"]) - len(hers["auto"]) == winner.moves < len(hers["moves"])
+        assert hers["undos"] == 1
+
+        page = await new_page(browser)
+        await open_records(page, f"http://127.0.0.1:{server.port}/races/{race_id}")
+        rows = [re.sub(r"\s+", " ", r) for r in await page.locator(".standings tbody tr").all_inner_texts()]
+        assert rows[0].startswith(f"1 Ann finished 52/52 {winner.moves} 1 0 "), (rows, winner.moves)
+
+        # The move list (opened) marks the server's entries; a step says so in words.
+        await page.click(".moves summary")
+        marked = await page.eval_on_selector_all(".move-list button.served", "(bs) => bs.map((b) => b.dataset.step)")
+        assert [int(step) - 1 for step in marked] == hers["auto"]
+        said = await page.locator(".move-list button.served").all_inner_texts()
+        assert all(text.endswith(" auto") for text in said), said
+        assert await page.is_visible(".moves p.muted"), "the list says what 'auto' means"
+        first = hers["auto"][0]
+        await page.locator("#step").fill(str(first + 1))
+        words = await page.inner_text("#step-text")
+        assert f"{hers['moves'][first][1]} (auto-move)" in words, words
+        undo = next(i for i in hers["auto"] if hers["moves"][i][1] == "undo")
+        await page.locator("#step").fill(str(undo + 1))
+        assert "undo (took back the auto-move " in await page.inner_text("#step-text")
+
+        await page.click("#verify")
+        await page.wait_for_function(
+            "() => ['verified', 'not-verified', 'missing', 'busy', 'error']"
+            ".includes(document.querySelector('#verify-verdict').dataset.verdict)",
+            timeout=WAIT_MS,
+        )
+        assert await page.inner_text("#verify-verdict") == "Verified: every check passed."
+        checks = await page.eval_on_selector_all(
+            "#verify-checks li", "(items) => items.map((li) => [li.dataset.check, li.dataset.state, li.innerText])"
+        )
+        assert [state for _, state, _ in checks] == ["passed"] * len(checks), checks
+        ann = next(text for name, _, text in checks if name == f"racer {winner.player}")
+        assert f"({len(hers['auto'])} by auto-move)" in ann, ann
+        no_errors(page)

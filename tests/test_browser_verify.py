@@ -29,7 +29,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from playwright.async_api import Browser, Page, Route
 
 from protocol.messages import MoveRequest, Result, Undo
+from seahaven import Board
 from seahaven.codes import encode
+from seahaven.moves import read_move
 from seahaven.rules import PRESETS
 from seahaven.verify import (
     FORMAT,
@@ -115,10 +117,62 @@ def _drawn() -> dict[str, Any]:
     }
 
 
-def _record(draw: dict[str, Any]) -> dict[str, Any]:
+AUTO_UNDONE = 2
+"""Which of Ann's own moves, played with auto-move, she takes back and plays again (0 first): the
+third (3d), which the server follows with three cards home."""
+
+
+def _with_auto_moves(first_ms: int = 1_000) -> tuple[list[list[Any]], list[int]]:
+    """Ann's moves as the server records a race she plays with auto-move on, and the indices of
+    the server's entries among them (``auto``): each of her own moves (the frozen win's, less the
+    foundation moves, which the rule plays) at its time, then the auto-moves the rule gives after
+    it at the same time; her own move ``AUTO_UNDONE`` taken back by an undo (one undo per
+    auto-move, the server's, then one for her move) and played again."""
+    board = Board.deal("seahaven", 1)
+    moves: list[list[Any]] = []
+    auto: list[int] = []
+    step = 0
+
+    def serve(at: int) -> int:
+        played = board.autoplay()
+        auto.extend(range(len(moves), len(moves) + len(played)))
+        moves.extend([at, str(move)] for move in played)
+        return len(played)
+
+    serve(first_ms)  # the opening's safe cards (none on this deal), before her first move
+    own = [text for text in SEAHAVEN_1_WIN if not text.endswith("#")]
+    for n, text in enumerate(own):
+        at = first_ms + STEP_MS * step
+        board.push(read_move(text))
+        moves.append([at, text])
+        brought = serve(at)
+        step += 1
+        if n == AUTO_UNDONE:
+            assert brought, "the move taken back brings auto-moves"
+            at = first_ms + STEP_MS * step
+            auto.extend(range(len(moves), len(moves) + brought))
+            for _ in range(brought + 1):
+                board.pop()
+                moves.append([at, "undo"])
+            step += 1
+            at = first_ms + STEP_MS * step
+            board.push(read_move(text))
+            moves.append([at, text])
+            serve(at)
+            step += 1
+    assert board.is_won()
+    return moves, auto
+
+
+def _record(draw: dict[str, Any], *, auto: bool = False) -> dict[str, Any]:
     """A race on Seahaven Towers #1: Ann wins it (an undo on the way), the bot Carl sends a card
-    home and is still racing when she wins, Zoë (a name past ASCII) resigned after three moves."""
+    home and is still racing when she wins, Zoë (a name past ASCII) resigned after three moves.
+    ``auto``: Ann plays with auto-move (_with_auto_moves) and every racer's ``auto`` is written, as
+    the server writes it now (a record without it is one from before the marks)."""
     ann = _timed([SEAHAVEN_1_WIN[0], SEAHAVEN_1_WIN[1], "undo", *SEAHAVEN_1_WIN[1:]])
+    served: list[int] = []
+    if auto:
+        ann, served = _with_auto_moves()
     carl = _timed(SEAHAVEN_1_WIN[:4], 1_350)
     zoe = _timed(SEAHAVEN_1_WIN[:3], 2_100)
     ended = ann[-1][0]
@@ -137,9 +191,9 @@ def _record(draw: dict[str, Any]) -> dict[str, Any]:
         "ended_at": T0 + ended,
         "end_reason": "won",
         "racers": [
-            _racer("p_ann", 1, "finished", 52, ended, ann),
-            _racer("bot:carl", 2, "racing", 1, carl[3][0], carl, bot=True),
-            _racer("zoë-🂡", 3, "resigned", 0, 0, zoe),
+            _racer("p_ann", 1, "finished", 52, ended, ann, auto=served if auto else None),
+            _racer("bot:carl", 2, "racing", 1, carl[3][0], carl, bot=True, auto=[] if auto else None),
+            _racer("zoë-🂡", 3, "resigned", 0, 0, zoe, auto=[] if auto else None),
         ],
         "log": {"length": 321, "tip": hashlib.sha256(b"tip").hexdigest()},
         "signed_at": T0 + ended + 40,
@@ -148,9 +202,17 @@ def _record(draw: dict[str, Any]) -> dict[str, Any]:
 
 
 def _racer(
-    player: str, place: int, status: str, progress: int, time_ms: int, moves: list[list[Any]], *, bot: bool = False
+    player: str,
+    place: int,
+    status: str,
+    progress: int,
+    time_ms: int,
+    moves: list[list[Any]],
+    *,
+    bot: bool = False,
+    auto: list[int] | None = None,
 ) -> dict[str, Any]:
-    return {
+    racer = {
         "player": player,
         "place": place,
         "status": status,
@@ -161,6 +223,7 @@ def _racer(
         "ghost": False,
         "moves": moves,
     }
+    return racer if auto is None else {**racer, "auto": auto}
 
 
 def _altered(document: dict[str, Any], change: Any, *, resign: bool) -> dict[str, Any]:
@@ -248,6 +311,38 @@ def _cases() -> list[dict[str, Any]]:
     def unknown(r: dict[str, Any]) -> None:
         r["draw"] = {"kind": "guessed"}
 
+    # Ann with auto-move: what the record marks as the server's must be the rule's, and each undo
+    # take back a move of its own hand.
+    served = KEY.sign(_record(_drawn(), auto=True))
+    marked = served["record"]["racers"][ann]["auto"]
+    entries = served["record"]["racers"][ann]["moves"]
+    undos = [i for i, (_, text) in enumerate(entries) if text == "undo"]
+    own_undo = next(i for i in undos if i not in marked)  # hers, after the server's undos
+    pair = next(
+        i
+        for i in marked
+        if entries[i][1] != "undo" and i + 1 in marked and entries[i + 1][1] not in (entries[i][1], "undo")
+    )
+
+    def own_marked(r: dict[str, Any]) -> None:
+        r["racers"][ann]["auto"] = sorted([0, *r["racers"][ann]["auto"]])  # her first move: no rule's
+
+    def swapped(r: dict[str, Any]) -> None:
+        moves = r["racers"][ann]["moves"]
+        moves[pair][1], moves[pair + 1][1] = moves[pair + 1][1], moves[pair][1]
+
+    def auto_undo_unmarked(r: dict[str, Any]) -> None:
+        r["racers"][ann]["auto"].remove(undos[0])
+
+    def own_undo_marked(r: dict[str, Any]) -> None:
+        r["racers"][ann]["auto"] = sorted([own_undo, *r["racers"][ann]["auto"]])
+
+    def auto_unmarked(r: dict[str, Any]) -> None:
+        r["racers"][ann]["auto"].pop()  # her last card home: a move she may have made herself
+
+    def no_marks(r: dict[str, Any]) -> None:
+        del r["racers"][ann]["auto"]  # as a record from before the marks: all hers, undos too
+
     everyone = [f"racer {r['player']}" for r in signed["record"]["racers"]]  # a failed racer sorts first
     late_key = [_listed(KEY, signed["record"]["signed_at"] + 1)]
     wrong_sig = {**signed, "signature": _flipped(signed["signature"])}
@@ -281,6 +376,30 @@ def _cases() -> list[dict[str, Any]]:
         ("a chosen deal", _altered(signed, chosen, resign=True), KEYS, []),
         ("a picked deal", _altered(signed, picked, resign=True), KEYS, []),
         ("an unknown draw", _altered(signed, unknown, resign=True), KEYS, ["draw"]),
+        ("auto-moves", served, KEYS, []),
+        ("auto-moves, no keys given", served, None, []),
+        (
+            "auto-moves, an own move marked",
+            _altered(served, own_marked, resign=False),
+            KEYS,
+            ["signature", "racer p_ann"],
+        ),
+        ("auto-moves, an own move marked, signed", _altered(served, own_marked, resign=True), KEYS, ["racer p_ann"]),
+        ("auto-moves, two swapped, signed", _altered(served, swapped, resign=True), KEYS, ["racer p_ann"]),
+        (
+            "auto-moves, an auto-move's undo unmarked, signed",
+            _altered(served, auto_undo_unmarked, resign=True),
+            KEYS,
+            ["racer p_ann"],
+        ),
+        (
+            "auto-moves, an own move's undo marked, signed",
+            _altered(served, own_undo_marked, resign=True),
+            KEYS,
+            ["racer p_ann"],
+        ),
+        ("auto-moves, one unmarked, signed", _altered(served, auto_unmarked, resign=True), KEYS, []),
+        ("auto-moves, no marks, signed", _altered(served, no_marks, resign=True), KEYS, []),
     ]
     out = []
     for title, document, keys, fails in cases:

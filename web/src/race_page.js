@@ -34,6 +34,7 @@ export async function showRace(main, raceId, R) {
     slider: h("input", { id: "step", type: "range", min: 0, max: 0, value: 0, "aria-label": t("move number"), oninput: (e) => jump(Number(e.target.value)) }),
     play: h("button", { id: "play", onclick: () => toggle() }, t("Play")),
     moves: h("ol", { class: "move-list", "aria-label": t("moves") }),
+    served: h("p", { class: "muted", hidden: true }, t("auto: what the server played for the racer (auto-moves, and the undos that took them back); the others are the racer's own.")),
   };
   R.view = view;
   document.title = t("Race {id}", { id: race.race_id }) + " · " + t("Seahaven race");
@@ -42,18 +43,30 @@ export async function showRace(main, raceId, R) {
     stop();
     R.racer = racer;
     try {
-      R.replay = new Replay(opening, racer.moves);
+      R.replay = new Replay(opening, racer.moves, racer.auto ?? []);
       R.replayError = null;
     } catch (e) {
       R.replay = new Replay(opening, []);
       R.replayError = t("{name}'s moves do not replay here: {reason}", { name: racer.name, reason: e.message });
     }
     view.slider.max = R.replay.length;
+    // What the server played for the racer (auto-moves, and the undos of them) says so, in words.
     view.moves.replaceChildren(
       ...R.replay.steps.map((step, i) =>
-        h("li", {}, h("button", { class: `quiet${step.undo ? " undo" : ""}`, "data-step": i + 1, onclick: () => jump(i + 1), title: raceTime(step.ms) }, step.text)),
+        h(
+          "li",
+          {},
+          h(
+            "button",
+            { class: `quiet${step.undo ? " undo" : ""}${step.auto ? " served" : ""}`, "data-step": i + 1, onclick: () => jump(i + 1), title: step.auto ? `${raceTime(step.ms)} · ${t("auto-move")}` : raceTime(step.ms) },
+            step.text,
+            // TRANSLATORS: after a move in a replay's list of moves: the server played it for the racer (auto-move).
+            step.auto ? h("span", { class: "by" }, " ", t("auto")) : null,
+          ),
+        ),
       ),
     );
+    view.served.hidden = !R.replay.steps.some((step) => step.auto);
     view.tabs.replaceChildren(
       ...race.racers.map((r) =>
         h("button", { role: "tab", "aria-selected": r === racer ? "true" : "false", onclick: () => choose(r) }, r.name, r.ghost ? ` (${t("ghost")})` : ""), // a bot's name says it is one
@@ -67,7 +80,7 @@ export async function showRace(main, raceId, R) {
     const board = replay.seek(n);
     const at = replay.at;
     const step = at ? replay.steps[at - 1] : null;
-    const did = step ? [raceTime(step.ms), step.undo ? t("undo (took back {move})", { move: moveText(step.move) }) : step.text] : [t("the deal")];
+    const did = step ? [raceTime(step.ms), stepWords(step)] : [t("the deal")];
     const where = t("{name}: move {at} of {count}", { name: racer.name, at: number(at), count: number(replay.length) });
     view.text.textContent = R.replayError ?? [where, ...did, t("{count}/52 home", { count: number(board.progress) })].join(" · ");
     view.slider.value = String(at);
@@ -145,13 +158,21 @@ export async function showRace(main, raceId, R) {
         ),
         view.text,
         view.board,
-        h("details", { class: "moves" }, h("summary", {}, t("Every move")), view.moves),
+        h("details", { class: "moves" }, h("summary", {}, t("Every move")), view.moves, view.served),
         h("p", { class: "muted keys" }, t("Keys: ← → a move, Home / End the deal / the last move, space play / pause.")),
       ),
       verifyPanel(race, R),
     ]),
   );
   choose(first, Number(query.get("step")) || 0); // a shared link's step, once
+}
+
+/** What a replay's step did, in words: its move, or the move an undo took back; what the server
+ * played for the racer (auto-move) says so. */
+function stepWords(step) {
+  const move = moveText(step.move);
+  if (step.undo) return step.auto ? t("undo (took back the auto-move {move})", { move }) : t("undo (took back {move})", { move });
+  return step.auto ? t("{move} (auto-move)", { move: step.text }) : step.text;
 }
 
 function raceHead(race) {
@@ -194,7 +215,7 @@ function standings(race) {
       h("td", {}, playerName(r)),
       h("td", {}, statusText(r.status, true)), // a record is of a race over: "racing" then means did not finish
       h("td", {}, `${number(r.progress)}/${number(52)}`),
-      h("td", {}, number(r.moves.length)), // as the results count them: an undo is a move too
+      h("td", {}, number(r.moves.length - (r.auto?.length ?? 0))), // the racer's own, as the results count them: an undo is a move too, what the server played (auto) is not
       h("td", {}, number(r.undos)),
       h("td", {}, number(r.hints)),
       h("td", {}, raceTime(r.status === "finished" ? r.time_ms : null)), // only a finish has a time

@@ -1,23 +1,27 @@
 // One racer's recorded actions, stepped through on a board: the race record lists each move
-// (docs/notation.md) or "undo" with its time from the start, in the order the server applied them.
+// (docs/notation.md) or "undo" with its time from the start, in the order the server applied them,
+// and marks those the server played for the racer (``auto``: auto-moves, and the undos of them).
 import { parseMove } from "./rules.js";
 
 export class Replay {
-  /** ``opening``: the deal's Board (left as it is); ``actions``: [ms, move or "undo"] pairs. Throws,
-   * naming the step, when an action does not apply (the record and these rules disagree). */
-  constructor(opening, actions) {
+  /** ``opening``: the deal's Board (left as it is); ``actions``: [ms, move or "undo"] pairs;
+   * ``auto``: the indices of the actions the server played (each step's ``auto``). Throws, naming
+   * the step, when an action does not apply (the record and these rules disagree). */
+  constructor(opening, actions, auto = []) {
     this.board = opening.copy();
     this.at = 0;
     // Each step keeps its move: the one played, or for an undo the one taken back, so that
     // stepping back over an undo plays that move again.
     this.steps = [];
+    const served = new Set(auto);
     const probe = opening.copy();
     actions.forEach(([ms, text], i) => {
       const where = `step ${i + 1} (${text})`;
+      const byServer = served.has(i);
       if (text === "undo") {
         const move = probe.pop();
         if (move === null) throw new Error(`${where}: there is no move to take back`);
-        this.steps.push({ ms, text, undo: true, move });
+        this.steps.push({ ms, text, undo: true, move, auto: byServer });
         return;
       }
       let move;
@@ -27,7 +31,7 @@ export class Replay {
       } catch (e) {
         throw new Error(`${where}: ${e.message}`);
       }
-      this.steps.push({ ms, text, undo: false, move });
+      this.steps.push({ ms, text, undo: false, move, auto: byServer });
     });
   }
 

@@ -8,7 +8,7 @@
 // test/verify.test.js checks all of it against vectors Python writes (tests/test_browser_verify.py).
 import { dealBoard } from "./dealing.js";
 import { number, t, tn } from "./i18n.js";
-import { PRESETS, parseMove } from "./rules.js";
+import { PRESETS, moveText, parseMove } from "./rules.js";
 import { statusText } from "./state.js";
 
 export const FORMAT = "seahaven-race/1";
@@ -289,6 +289,9 @@ async function drawnCheck(draw, preset, deal, dealList, subtle) {
   return check("draw", true, t("deal {deal} drawn from {count} published deals by {seeds} seeds (commitment {commitment})", shown));
 }
 
+/** Two moves the same (Python's Move tuples equal): null is no move. */
+const sameMove = (a, b) => a !== null && b !== null && a.sa === b.sa && a.s === b.s && a.da === b.da && a.d === b.d && a.n === b.n;
+
 /** Python's tuple order: item by item, a shorter prefix first. */
 function compareKeys(a, b) {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
@@ -331,6 +334,11 @@ function racerCheck(record, racer, span, limit) {
     return fail(e.message);
   }
   const moves = Array.isArray(racer.moves) ? racer.moves : [];
+  // What the server played for the racer (auto-moves, and the undos of them): the indices in moves
+  // the record marks (a record older than the marks has none). Each marked move must be the rule's
+  // (rules.js autoMove) where it is played, and an undo take back a move of its own hand.
+  const served = new Set(Array.isArray(racer.auto) ? racer.auto : []);
+  const byServer = []; // for each move on the board: whether the server played it
   let previous = 0;
   let reached = 0;
   let finishedAt = null;
@@ -341,12 +349,31 @@ function racerCheck(record, racer, span, limit) {
     }
     previous = at;
     const before = board.progress;
+    const auto = served.has(index);
     try {
       if (text === "undo") {
+        if (byServer.length && byServer.at(-1) !== auto) {
+          return fail(
+            byServer.at(-1)
+              ? t("move {n} (undo) takes back an auto-move out of turn", { n: index + 1 })
+              : t("move {n} (undo) takes back a move of the racer's out of turn", { n: index + 1 }),
+          );
+        }
         if (board.pop() === null) throw new Error(t("there is no move to take back"));
+        byServer.pop();
       } else {
         if (typeof text !== "string") throw new Error(t("not a move"));
-        board.push(parseMove(text));
+        const move = parseMove(text);
+        const rule = auto ? board.autoMove() : null;
+        if (auto && !sameMove(rule, move)) {
+          return fail(
+            rule === null
+              ? t("move {n} ({move}) is no auto-move: the rule gives none", { n: index + 1, move: text })
+              : t("move {n} ({move}) is no auto-move: the rule gives {rule}", { n: index + 1, move: text, rule: moveText(rule) }),
+          );
+        }
+        board.push(move);
+        byServer.push(auto);
       }
     } catch (e) {
       return fail(t("move {n} ({move}) is not legal: {reason}", { n: index + 1, move: String(text), reason: e.message }));
@@ -365,10 +392,17 @@ function racerCheck(record, racer, span, limit) {
   }
   const time = won ? finishedAt : reached;
   if (racer.time_ms !== time) return fail(t("time {found} ms but the moves give {time} ms", { found: shown(racer.time_ms), time }));
+  const auto = served.size;
   if (won) {
-    return [check(name, true, tn("{n} move replayed: finished in {time} ms", "{n} moves replayed: finished in {time} ms", moves.length, { time }), { player }), [0, time, 0]];
+    const detail = auto
+      ? tn("{n} move replayed ({auto} by auto-move): finished in {time} ms", "{n} moves replayed ({auto} by auto-move): finished in {time} ms", moves.length, { auto: number(auto), time })
+      : tn("{n} move replayed: finished in {time} ms", "{n} moves replayed: finished in {time} ms", moves.length, { time });
+    return [check(name, true, detail, { player }), [0, time, 0]];
   }
   const quit = status === "resigned" || status === "forfeit" ? 2 : 1;
-  const detail = tn("{n} move replayed: {home}/52 home, {status}", "{n} moves replayed: {home}/52 home, {status}", moves.length, { home: board.progress, status: statusText(status, true) });
+  const home = { home: board.progress, status: statusText(status, true) };
+  const detail = auto
+    ? tn("{n} move replayed ({auto} by auto-move): {home}/52 home, {status}", "{n} moves replayed ({auto} by auto-move): {home}/52 home, {status}", moves.length, { auto: number(auto), ...home })
+    : tn("{n} move replayed: {home}/52 home, {status}", "{n} moves replayed: {home}/52 home, {status}", moves.length, home);
   return [check(name, true, detail, { player }), [quit, -board.progress, reached]];
 }

@@ -41,6 +41,18 @@ test("stepping through a record's moves and undos builds the engine's board at e
   }
 });
 
+test("the steps the server played (a record's auto) are marked, the rest are the racer's", () => {
+  const r = vectors.replays[0];
+  const actions = r.actions.map((text, i) => [1000 * (i + 1), text]);
+  const replay = new Replay(dealBoard(r.preset, r.deal), actions, [1, 3]);
+  assert.deepEqual(
+    replay.steps.map((s) => s.auto),
+    actions.map((_, i) => i === 1 || i === 3),
+  );
+  assert.ok(new Replay(dealBoard(r.preset, r.deal), actions).steps.every((s) => s.auto === false), "a record without marks: every step the racer's");
+  for (let n = 0; n <= replay.length; n++) assert.equal(replay.seek(n).text(), r.boards[n], "the marks change nothing on the board");
+});
+
 test("seek clamps, and the opening board given is left as it is", () => {
   const r = vectors.replays[0];
   const opening = dealBoard(r.preset, r.deal);

@@ -124,6 +124,32 @@ test("the named alterations fail the named checks: a move, a time, a standing, t
   assert.deepEqual(await fails("the signature"), ["signature"]);
 });
 
+test("what the server played is checked as Python checks it: the rule's move, an undo of its own hand", async () => {
+  const served = vectors.cases.find((c) => c.title === "auto-moves");
+  const ann = served.document.record.racers[0];
+  const marked = new Set(ann.auto);
+  // The vectors hold a race played with auto-move, an undo of a move with auto-moves in it: the
+  // server's undos (marked), then the racer's (not), and the racer's own moves left unmarked.
+  const undo = ann.moves.findIndex(([, text], i) => text === "undo" && marked.has(i));
+  assert.ok(undo > 0 && marked.has(undo - 1) && ann.moves.slice(undo).some(([, text], i) => text === "undo" && !marked.has(undo + i)));
+  assert.ok(ann.moves.some(([, text], i) => text !== "undo" && !marked.has(i)));
+  const checks = byName(await verify(served.document, { keys: vectors.keys, dealList }));
+  assert.ok(Object.values(checks).every((c) => c.ok === true));
+  assert.equal(checks["racer p_ann"].detail, `${ann.moves.length} moves replayed (${ann.auto.length} by auto-move): finished in ${ann.time_ms} ms`);
+
+  const why = async (title) => {
+    const { document, keys } = vectors.cases.find((c) => c.title === title);
+    const failed = (await verify(document, { keys, dealList })).filter((c) => c.ok === false);
+    return failed.map((c) => `${c.name}: ${c.detail}`);
+  };
+  assert.deepEqual(await why("auto-moves, an own move marked, signed"), ["racer p_ann: move 1 (3c) is no auto-move: the rule gives none"]);
+  assert.deepEqual(await why("auto-moves, two swapped, signed"), ["racer p_ann: move 5 (a#) is no auto-move: the rule gives 3#"]);
+  assert.deepEqual(await why("auto-moves, an auto-move's undo unmarked, signed"), ["racer p_ann: move 7 (undo) takes back an auto-move out of turn"]);
+  assert.deepEqual(await why("auto-moves, an own move's undo marked, signed"), ["racer p_ann: move 10 (undo) takes back a move of the racer's out of turn"]);
+  assert.deepEqual(await why("auto-moves, one unmarked, signed"), [], "a move the racer may have made: no mark to check");
+  assert.deepEqual(await why("auto-moves, no marks, signed"), [], "a record from before the marks: every entry the racer's");
+});
+
 test("what the browser cannot check is said, not failed: a daily deal, no list, no WebCrypto", async () => {
   const daily = byName(await verify(vectors.daily, { keys: vectors.keys, dealList }));
   assert.equal(daily.draw.ok, null);
