@@ -155,7 +155,7 @@ class _Shape:
     """A message class's fields as the codec needs them, read once per class on its first encode
     or decode (``dataclasses.fields`` per message showed on the move path's profile)."""
 
-    __slots__ = ("fields", "fixes", "names", "order", "values")
+    __slots__ = ("cut", "fields", "fixes", "head", "head_fixes", "names", "order", "tail", "values")
 
     def __init__(self, cls: type[Message]) -> None:
         self.fields = tuple(_Field(f) for f in dataclasses.fields(cls))
@@ -165,6 +165,16 @@ class _Shape:
         self.fixes = tuple(f for f in self.fields if f.omit or f.dump is not None)
         """The fields whose value does not go on the wire as it is (left out at their default, or
         dumped): the only ones ``to_body`` looks at one by one."""
+        trailing = 0  # fields added later come last, left out at their default: mostly they are
+        while trailing < len(self.fields) and self.fields[-1 - trailing].omit:
+            trailing += 1
+        self.cut = len(self.fields) - trailing
+        self.tail = tuple(f.default for f in self.fields[self.cut :])
+        """The defaults of the trailing fields left out at their default: when the message's
+        values from ``cut`` on are these (one tuple comparison; always, with none), the body is
+        the fields before them."""
+        self.head = self.order[: self.cut]
+        self.head_fixes = self.fixes[: len(self.fixes) - trailing]
 
 
 def _values_of(names: tuple[str, ...]) -> Callable[[object], tuple[object, ...]]:
@@ -195,8 +205,14 @@ class Message:
 
     def to_body(self) -> dict[str, object]:
         shape = _SHAPES.get(type(self)) or _shape(type(self))
-        body = dict(zip(shape.order, shape.values(self), strict=True))
-        for f in shape.fixes:  # in place: the keys keep the fields' order
+        values = shape.values(self)
+        if values[shape.cut :] == shape.tail:
+            body = dict(zip(shape.head, values, strict=False))  # it stops with the head
+            fixes = shape.head_fixes
+        else:
+            body = dict(zip(shape.order, values, strict=True))
+            fixes = shape.fixes
+        for f in fixes:  # in place: the keys keep the fields' order
             if f.omit and body[f.name] == f.default:
                 del body[f.name]
             elif f.dump is not None:

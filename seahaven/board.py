@@ -108,6 +108,7 @@ class Board:
         "_king_only",
         "_moves",
         "_onto",
+        "_progress",
         "_rel",
         "_stack",
         "base",
@@ -137,6 +138,8 @@ class Board:
         self._cols = [[CARDS[c] for c in col] for col in columns]
         self._cells: list[Card | None] = [None if c is None else CARDS[c] for c in cells]
         self._home = list(home)
+        self._progress = sum(home)
+        """``sum(_home)``, kept as cards come and go: a race asks for it several times a move."""
         self._rel, self._fits = _tables(rules.build, base)
         self._onto = _onto(rules.build, base)
         self._moves = _move_table(rules.columns, rules.cells)
@@ -190,7 +193,7 @@ class Board:
     @property
     def progress(self) -> int:
         """Cards on the foundations, 0 to 52: what a race is scored by."""
-        return sum(self._home)
+        return self._progress
 
     @property
     def move_stack(self) -> list[Move]:
@@ -202,7 +205,7 @@ class Board:
         return self._stack[-1][0] if self._stack else None
 
     def is_won(self) -> bool:
-        return sum(self._home) == 52
+        return self._progress == 52
 
     def is_stuck(self) -> bool:
         """No legal move is left and the game is not won."""
@@ -529,6 +532,7 @@ class Board:
         else:
             card = self.foundation_top(s)  # type: ignore[assignment]
             self._home[s] -= 1
+            self._progress -= 1
         if da == COLUMN:
             if n == 1:
                 cols[d].append(card)
@@ -538,6 +542,7 @@ class Board:
             self._cells[d] = card
         else:
             self._home[card & 3] += 1
+            self._progress += 1
         self._stack.append((move, card))
 
     def pop(self) -> Move:
@@ -556,6 +561,7 @@ class Board:
             self._cells[d] = None
         else:
             self._home[card & 3] -= 1
+            self._progress -= 1
         if sa == COLUMN:
             if n == 1:
                 cols[s].append(card)
@@ -565,6 +571,7 @@ class Board:
             self._cells[s] = card
         else:
             self._home[s] += 1
+            self._progress += 1
         return move
 
     def smart_move(self, area: int, index: int) -> Move | None:

@@ -16,7 +16,7 @@ or another node) rebuilds the same schedule and serves the same views.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from protocol.codec import encode
 from protocol.enums import Status
@@ -292,8 +292,9 @@ class RoomCore:
         # A move or undo that caused nothing else (such as the end of the race) is taken back alone
         # (an undo that took back auto-moves too replays the log: it does not say what they were).
         lone = events[0] if len(events) == 1 else None
-        alone = isinstance(lone, MovedEvent) or (isinstance(lone, Undone) and not lone.auto)
-        self._takeback = (before, lone) if before is not None and alone and isinstance(lone, _RACER_MOVES) else None
+        self._takeback = None
+        if before is not None and (type(lone) is MovedEvent or (type(lone) is Undone and not lone.auto)):
+            self._takeback = (before, lone)
         room = self.room
         watched = bool(room.spectators)
         if not watched:
@@ -335,17 +336,19 @@ class RoomCore:
             if mover is not None and isinstance(event, _RACER_MOVES) and event.player == mover:
                 seat = self.room.seats[mover]
                 assert seat.board is not None
-                moved = isinstance(event, MovedEvent)
-                return Moved(
+                reply = Moved(
                     move=event.move if isinstance(event, MovedEvent) else "undo",
-                    undo=not moved,
+                    undo=isinstance(event, Undone),
                     progress=seat.board.progress,
                     moves=seat.moves,
                     status=seat.status,
                     elapsed_ms=self.room.elapsed(event.at),  # as the rivals' progress says
-                    auto=event.auto if isinstance(event, MovedEvent) else (),
-                    undone=1 if isinstance(event, MovedEvent) else event.auto + 1,
                 )
+                if not event.auto:  # most moves: no auto-move came with it
+                    return reply
+                if isinstance(event, MovedEvent):
+                    return replace(reply, auto=event.auto)
+                return replace(reply, undone=event.auto + 1)
         return Ok()
 
 

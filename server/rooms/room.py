@@ -79,6 +79,8 @@ MAX_CHANGES: Final = 50
 (each is an event replayed on every load) however often someone toggles ``ready`` or comes and
 goes as a spectator."""
 
+_RACER_MOVES: Final = (Moved, Undone)
+"""A tuple built once (``Moved | Undone`` in an ``isinstance`` builds a union at every call)."""
 _notation = functools.lru_cache(maxsize=4096)(Move.__str__)
 """And back, in canonical form (for the log and the frames): the same few hundred."""
 
@@ -807,7 +809,7 @@ class Room:
         bytes (a node that heard of a move a millisecond later must not date it later).
         """
         delay = self.settings.spectator_delay_ms
-        if isinstance(event, Moved | Undone):  # racers' moves first: almost every event is one
+        if isinstance(event, _RACER_MOVES):  # racers' moves first: almost every event is one
             player = event.player
             progress = self._progress(player, event.at)
             rivals = []  # a loop, not a comprehension: that is a function call per move

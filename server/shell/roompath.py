@@ -481,7 +481,7 @@ class RoomPath:
             raise StoreError(f"room {held.room.code} kept changing under {MAX_CONFLICTS} tries")
         if then is not None:
             await then()
-        lifecycle: list[Event] = [e for e in outcome.events if not isinstance(e, Moved | Undone)]
+        lifecycle: list[Event] = [] if _moves_only(outcome.events) else [e for e in outcome.events if not _is_move(e)]
         if lifecycle:
             for promise in self.promised:
                 await promise(held, lifecycle)
@@ -514,11 +514,7 @@ class RoomPath:
         ttl = self._ttl(held)
         now = self.clock.now()
         refreshed = held.refreshed
-        refresh = (
-            refreshed is None
-            or now - refreshed >= ttl * REFRESH_AFTER * 1000
-            or not all(isinstance(e, Moved | Undone) for e in events)
-        )
+        refresh = refreshed is None or now - refreshed >= ttl * REFRESH_AFTER * 1000 or not _moves_only(events)
         try:
             appended = await self.store.append_at(
                 core.room.code, packed, ttl, length, request, self.node, archive, tip=held.tip(length), refresh=refresh
@@ -613,7 +609,7 @@ class RoomPath:
         self.fanout.send(outcome.frames)
         self._wake_at(held, outcome.wake)
         self._record_back(held, outcome.events)
-        if any(not isinstance(e, Moved | Undone) for e in outcome.events):
+        if not _moves_only(outcome.events):
             self._release_seatless(held)
 
     def _record_back(self, held: HeldRoom, events: list[Event]) -> None:
@@ -1002,3 +998,20 @@ def _describe(event: Event) -> dict[str, object]:
 def _driven_seats(room: Room) -> bool:
     """Whether ``room`` seats a bot or a ghost still racing (their node plays them)."""
     return any(player.startswith((BOT_PREFIX, GHOST_PREFIX)) and not seat.left for player, seat in room.seats.items())
+
+
+_MOVES: Final = (Moved, Undone)
+"""Racers' moves and undos: what a room's log holds most. A tuple, built once: ``Moved | Undone``
+in an ``isinstance`` builds a union at every call, and this is asked on every move."""
+
+
+def _is_move(event: Event) -> bool:
+    return isinstance(event, _MOVES)
+
+
+def _moves_only(events: list[Event]) -> bool:
+    """Only racers' moves and undos (a loop, not a generator: it runs on every move)."""
+    for event in events:  # noqa: SIM110 - a generator costs a frame per call
+        if not isinstance(event, _MOVES):
+            return False
+    return True

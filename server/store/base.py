@@ -7,6 +7,7 @@ import hashlib
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 import msgpack
 
@@ -161,9 +162,14 @@ def room_bell(data: bytes) -> tuple[int, list[bytes] | None, str]:
     return length, events, "" if tip == b"-" else tip.decode()
 
 
+_NUMBERS: Final = (int, float)
+_TEXTS: Final = (str, bytes)
+"""Tuples built once: ``int | float`` in an ``isinstance`` builds a union at every call (every append)."""
+
+
 def check_ttl(ttl: float) -> float:
     """``ttl`` as seconds, when it is a finite number > 0; ``ValueError`` otherwise."""
-    if not (isinstance(ttl, int | float) and math.isfinite(ttl) and ttl > 0):
+    if not (isinstance(ttl, _NUMBERS) and math.isfinite(ttl) and ttl > 0):
         raise ValueError(f"ttl must be a finite number of seconds > 0, not {ttl!r}")
     return float(ttl)
 
@@ -171,7 +177,7 @@ def check_ttl(ttl: float) -> float:
 def check_races(races: Sequence[str]) -> list[str]:
     """``races`` as a list of race ids, when each is a non-empty string with no whitespace (the Redis
     append passes them space-separated); ``ValueError`` otherwise (one string is not a list of ids)."""
-    if isinstance(races, str | bytes):
+    if isinstance(races, _TEXTS):
         raise ValueError(f"race ids come as a sequence of strings, not one string: {races!r}")
     names = list(races)
     for race in names:
