@@ -266,13 +266,22 @@ def _racers(record: dict[str, Any]) -> list[Check]:
     return checks
 
 
+def _index(value: object, count: int) -> bool:
+    """``value`` is an index into a list of ``count`` (an int, not a bool or a float)."""
+    return type(value) is int and 0 <= value < count
+
+
 def _racer(record: dict[str, Any], racer: Mapping[str, Any], span: int, limit: int | None) -> tuple[Check, Any]:
     """One racer's check, and their standing's sort key (finishers by time, then by progress and
     who reached it first, quitters last: the room's rule)."""
     name = f"racer {racer.get('player')}"
     board = Board.deal(record["preset"], record["deal"])
     previous, reached, finished_at = 0, 0, None
-    served = set(racer.get("auto", []))
+    marks = racer.get("auto", [])  # a record older than the marks has none
+    count = len(racer.get("moves", []))
+    if not isinstance(marks, list) or len(set(marks)) != len(marks) or not all(_index(i, count) for i in marks):
+        return Check(name, False, "auto is not a list of distinct move indices"), ()
+    served = set(marks)
     by_server: list[bool] = []  # for each move on the board: whether the server played it
     for index, entry in enumerate(racer.get("moves", [])):
         at, text = entry

@@ -343,6 +343,18 @@ def _cases() -> list[dict[str, Any]]:
     def no_marks(r: dict[str, Any]) -> None:
         del r["racers"][ann]["auto"]  # as a record from before the marks: all hers, undos too
 
+    def marks_out_of_range(r: dict[str, Any]) -> None:
+        r["racers"][ann]["auto"].append(len(r["racers"][ann]["moves"]))
+
+    def marks_null(r: dict[str, Any]) -> None:
+        r["racers"][ann]["auto"] = None
+
+    def marks_twice(r: dict[str, Any]) -> None:
+        r["racers"][ann]["auto"].append(r["racers"][ann]["auto"][0])
+
+    def marks_not_numbers(r: dict[str, Any]) -> None:
+        r["racers"][ann]["auto"][0] = True
+
     everyone = [f"racer {r['player']}" for r in signed["record"]["racers"]]  # a failed racer sorts first
     late_key = [_listed(KEY, signed["record"]["signed_at"] + 1)]
     wrong_sig = {**signed, "signature": _flipped(signed["signature"])}
@@ -400,6 +412,20 @@ def _cases() -> list[dict[str, Any]]:
         ),
         ("auto-moves, one unmarked, signed", _altered(served, auto_unmarked, resign=True), KEYS, []),
         ("auto-moves, no marks, signed", _altered(served, no_marks, resign=True), KEYS, []),
+        (
+            "auto-moves, a mark past the moves, signed",
+            _altered(served, marks_out_of_range, resign=True),
+            KEYS,
+            ["racer p_ann"],
+        ),
+        ("auto-moves, marks null, signed", _altered(served, marks_null, resign=True), KEYS, ["racer p_ann"]),
+        ("auto-moves, a mark twice, signed", _altered(served, marks_twice, resign=True), KEYS, ["racer p_ann"]),
+        (
+            "auto-moves, a mark not a number, signed",
+            _altered(served, marks_not_numbers, resign=True),
+            KEYS,
+            ["racer p_ann"],
+        ),
     ]
     out = []
     for title, document, keys, fails in cases:

@@ -337,7 +337,12 @@ function racerCheck(record, racer, span, limit) {
   // What the server played for the racer (auto-moves, and the undos of them): the indices in moves
   // the record marks (a record older than the marks has none). Each marked move must be the rule's
   // (rules.js autoMove) where it is played, and an undo take back a move of its own hand.
-  const served = new Set(Array.isArray(racer.auto) ? racer.auto : []);
+  const marks = racer.auto === undefined ? [] : racer.auto;
+  const index = (i) => Number.isInteger(i) && i >= 0 && i < moves.length;
+  if (!Array.isArray(marks) || new Set(marks).size !== marks.length || !marks.every(index)) {
+    return fail(t("auto is not a list of distinct move indices"));
+  }
+  const served = new Set(marks);
   const byServer = []; // for each move on the board: whether the server played it
   let previous = 0;
   let reached = 0;
