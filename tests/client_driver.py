@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar, cast
 
@@ -41,10 +41,23 @@ from protocol.messages import (
 from protocol.schema import Message
 from seahaven import Board, Move, encode
 from server.app import RaceServer
+from server.config import Config
+from server.store.stores import MemoryStore
 from tests.helpers import url_of
 from tests.wsclient import WsClient
 
 SIZE = (110, 34)
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[RaceServer]:
+    """A race server on loopback for the client to play on: the memory store, a 0.1 s countdown, a
+    10 s grace period, live spectators."""
+    config = Config(port=0, countdown_ms=100, rate=10000, burst=10000, grace_ms=10_000, spectator_delay_ms=0)
+    race = RaceServer(config, MemoryStore())
+    await race.start()
+    yield race
+    await race.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -7,9 +7,6 @@ board at once, takes a move back with its auto-moves, and counts the player's ow
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import pytest
 from textual.widgets import Button, Input, Select
 
 from client.app import RaceApp
@@ -21,26 +18,15 @@ from protocol.messages import CreateRoom, JoinRoom, MoveRequest, Progress, Ready
 from protocol.schema import Message
 from seahaven import COLUMN, FOUNDATION, Board, Move
 from server.app import RaceServer
-from server.config import Config
-from server.store.stores import MemoryStore
-from tests.client_driver import SIZE, connect, data_home, room_of, settle, top, until
+from tests.client_driver import SIZE, connect, data_home, room_of, server, settle, top, until
 from tests.helpers import url_of
 from tests.racing import Line
 from tests.wsclient import WsClient
 
-__all__ = ["data_home"]  # the autouse fixture: the data directory is a temporary one
+__all__ = ["data_home", "server"]  # the autouse fixture: the data directory is a temporary one
 
 DEAL = 5
 """A deal that opens with safe cards."""
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[RaceServer]:
-    config = Config(port=0, countdown_ms=100, rate=10000, burst=10000, grace_ms=10_000, spectator_delay_ms=0)
-    race = RaceServer(config, MemoryStore())
-    await race.start()
-    yield race
-    await race.stop()
 
 
 async def create_room(app: RaceApp, pilot: object) -> RaceController:

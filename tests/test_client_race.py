@@ -5,7 +5,7 @@ The rival is a bare protocol client (tests.wsclient.WsClient) on the same server
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -40,8 +40,6 @@ from protocol.messages import (
 from protocol.schema import Message
 from seahaven import CELL, COLUMN, Board, Move, to_board_text
 from server.app import RaceServer
-from server.config import Config
-from server.store.stores import MemoryStore
 from tests.client_driver import (
     SIZE,
     ScriptedConnection,
@@ -57,6 +55,7 @@ from tests.client_driver import (
     room_of,
     room_requests,
     scripted_app,
+    server,
     settle,
     shown,
     spectate,
@@ -69,7 +68,7 @@ from tests.helpers import url_of
 from tests.racing import solution
 from tests.wsclient import WsClient
 
-__all__ = ["data_home"]  # the autouse fixture: the data directory is a temporary one
+__all__ = ["data_home", "server"]  # the autouse fixture: the data directory is a temporary one
 
 DEAL = Board.deal("seahaven", 1)
 
@@ -77,15 +76,6 @@ DEAL = Board.deal("seahaven", 1)
 def place_of(key: str) -> Place:
     """The column (1-9, 0) or cell (a-h) a key names."""
     return Place(COLUMN, (int(key) - 1) % 10) if key.isdigit() else Place(CELL, ord(key) - ord("a"))
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[RaceServer]:
-    config = Config(port=0, countdown_ms=100, rate=10000, burst=10000, grace_ms=10_000, spectator_delay_ms=0)
-    race = RaceServer(config, MemoryStore())
-    await race.start()
-    yield race
-    await race.stop()
 
 
 def rival(room: RaceController) -> RacerView:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,13 +31,11 @@ from protocol.errors import ErrorCode
 from protocol.messages import JoinRoom, Ready, RoomState
 from seahaven import CELL, COLUMN, FOUNDATION, PRESETS, Board, Move
 from server.app import RaceServer
-from server.config import Config
-from server.store.stores import MemoryStore
-from tests.client_driver import SIZE, create_deal_1, data_home, top, until
+from tests.client_driver import SIZE, create_deal_1, data_home, server, top, until
 from tests.helpers import url_of
 from tests.wsclient import WsClient
 
-__all__ = ["data_home"]  # the autouse fixture: the data directory is a temporary one
+__all__ = ["data_home", "server"]  # the autouse fixture: the data directory is a temporary one
 
 LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
@@ -47,15 +45,6 @@ def english_after() -> Iterator[None]:
     """The language is one per process (as gettext's): every test leaves English behind."""
     yield
     i18n.use("en")
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[RaceServer]:
-    config = Config(port=0, countdown_ms=100, rate=10000, burst=10000, grace_ms=10_000, spectator_delay_ms=0)
-    race = RaceServer(config, MemoryStore())
-    await race.start()
-    yield race
-    await race.stop()
 
 
 def french_environment(monkeypatch: pytest.MonkeyPatch) -> None:
