@@ -47,6 +47,9 @@ class Requests:
         once answered: it is sent to another node."""
 
     def handle(self, kind: type[Message], handler: Handler) -> None:
+        """``handler`` answers requests of ``kind``: the one that does (a second is a wiring bug)."""
+        if kind in self.handlers:
+            raise ValueError(f"{kind.TYPE} has a handler already")
         self.handlers[kind] = handler
 
     async def request(self, ws: ServerConnection, session: Session, seq: int, message: Message) -> None:
