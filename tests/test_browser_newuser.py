@@ -496,6 +496,76 @@ async def test_the_daily_race_can_be_raced_against_the_computer_or_alone(
     no_errors(alone)
 
 
+async def test_alone_in_the_daily_race_the_waiting_room_offers_the_computer_or_practice(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Issue 38, bug 8: a player who chose "Race today's deal" waited for a second racer with no
+    end. Alone in its waiting room, the page offers today's deal against the computer instead, or
+    alone; either leaves the waiting room."""
+    page = await open_page(browser, http(server), "Ode")
+    await page.wait_for_selector("#daily-solo", timeout=WAIT_MS)  # once the day's deal is known
+    deal = await js(page, "window.seahaven.daily.deal")
+    await page.click("#daily-race")
+    await page.wait_for_selector("#alone", timeout=WAIT_MS)
+    waiting = await js(page, "window.seahaven.room.room")
+    instead = page.get_by_role("button", name="Nobody yet: race the computer instead")
+    await instead.focus()
+    await page.keyboard.press("Enter")
+    await page.wait_for_function("code => window.seahaven.room && window.seahaven.room.room !== code", arg=waiting)
+    await page.wait_for_function("() => window.seahaven.room.racers.length === 2", timeout=WAIT_MS)
+    assert await js(page, "window.seahaven.room.racers.some(r => r.player.startsWith('bot-'))") is True
+    assert "the daily race" in await page.inner_text(".room-head .facts")
+    assert await js(page, "window.seahaven.room.public") is False
+    await page.click("#ready")
+    await page.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
+    assert await js(page, "window.seahaven.room.deal") == deal
+    no_errors(page)
+
+    alone = await open_page(browser, http(server), "Ula")
+    await alone.click("#daily-race")
+    await alone.wait_for_selector("#alone", timeout=WAIT_MS)
+    waiting = await js(alone, "window.seahaven.room.room")
+    await alone.click("text=Practise it alone")
+    await alone.wait_for_selector("#solo-h", timeout=WAIT_MS)
+    assert alone.url.endswith(f"/solo/{deal}") and await js(alone, "window.seahaven.room.deal") == deal
+    rooms = await WsClient.open(ws(server), "Lister")
+    listed = await rooms.call(ListRooms())
+    assert isinstance(listed, Rooms) and waiting not in [r.room for r in listed.rooms]  # left, not waited out
+    await rooms.close()
+    no_errors(alone)
+
+
+async def test_resigning_against_a_bot_shows_the_results_and_the_bots_board_at_once(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Issue 38, bug 6: a player who resigned against a bot waited with no results and no bot
+    board until the bot finished. The race ends at once (the server stops the bot with the last
+    person), and the page shows the results and, on a tab, the bot's board as it ended."""
+    page = await open_page(browser, http(server), "Res")
+    page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))  # "Resign this race?": yes
+    await page.select_option("select[name=bot]", "stroll")
+    await page.click("text=Create room")
+    await page.wait_for_function("() => window.seahaven.room?.racers.length === 2", timeout=WAIT_MS)
+    await page.click("#ready")
+    await page.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
+    await page.wait_for_timeout(1500)  # the bot goes on its way
+    await page.click(".controls >> text=Resign")
+    await page.wait_for_selector("#results-h", timeout=3000)
+    bot = await js(page, "window.seahaven.room.racers.find(r => r.player.startsWith('bot-')).player")
+    tabs = page.get_by_role("tablist", name="whose board")
+    assert (await tabs.get_by_role("tab").all_inner_texts())[0] == "your board"
+    await tabs.get_by_role("tab", name="Computer (stroll)").click()
+    board = page.locator('.board[aria-label="Computer (stroll)\'s board"]')
+    await board.wait_for(timeout=WAIT_MS)
+    played = await js(page, f"window.seahaven.result.histories.find(h => h.player === '{bot}').history.length")
+    assert await js(page, f"window.seahaven.finals.get('{bot}').stack.length") == played
+    assert await page.locator(".board").count() == 1  # one board at a time, as a spectator's tabs
+    assert await js(page, "window.seahaven.room.phase") == "finished"
+    await page.get_by_role("tab", name="your board").click()
+    await page.locator(".board[aria-label='your board']").wait_for(timeout=WAIT_MS)
+    no_errors(page)
+
+
 async def test_a_card_picked_in_a_free_cell_is_lit_as_a_columns_is(server: ServerProcess, browser: Browser) -> None:
     """Issue 38, bug 5: a card selected in a free cell was not lit (only where it may go was)."""
     page = await open_page(browser, http(server, "/solo/sh1-st-0001g"), None)
@@ -639,36 +709,66 @@ def kind(frame: str | bytes) -> str:
     return str(msgpack.unpackb(frame, raw=False).get("type")) if isinstance(frame, bytes) else "text"
 
 
-async def test_another_rooms_link_mid_race_asks_before_it_resigns(server: ServerProcess, browser: Browser) -> None:
-    """Issue 38, bug 1: opening another room's link mid-race resigned the player without a word.
-    Now it asks; no keeps the race (and its address), yes leaves it for the other room."""
+async def test_another_rooms_link_mid_race_asks_in_the_page_and_never_resigns_by_itself(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Issue 38, bug 1: opening another room's link mid-race resigned the player without a word,
+    and Back then made them a spectator of their own race. The browser asks first on leaving the
+    page (its own question, the only one it shows); the new page then asks in the page (a modal
+    dialog, keys only here): stay keeps the race and its address, and so does Back while asked;
+    "Resign and leave" resigns it and opens the other room."""
     page = await open_page(browser, http(server), "Rhea")
     py = await race_against_py(server, page)
     code = await js(page, "window.seahaven.room.room")
+    await key_move(page, SOLUTION[0])  # the page has been used: the browser asks on leaving it
     host = await WsClient.open(ws(server), "Host")
     other = await host.call(CreateRoom())
     assert isinstance(other, RoomState)
     asked: list[str] = []
-    resign = False
 
     async def answer(dialog: Dialog) -> None:
-        # The browser asks first whether to leave the page mid-race (yes: the link is opened),
-        # then the new page whether to resign the race.
-        asked.append(dialog.type if dialog.type == "beforeunload" else dialog.message)
-        await (dialog.accept() if dialog.type == "beforeunload" or resign else dialog.dismiss())
+        asked.append(dialog.type)
+        await dialog.accept()
 
     page.on("dialog", answer)
-    await page.goto(http(server, f"/r/{other.room}"))
-    await page.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
-    assert asked == ["beforeunload", "Leaving resigns this race. Leave?"]
-    assert await js(page, "window.seahaven.room.room") == code and page.url.endswith(f"/r/{code}")
-    assert await js(page, "window.seahaven.mine.status") == "racing"
+
+    async def the_question() -> None:
+        await page.goto(http(server, f"/r/{other.room}"))
+        await page.wait_for_selector("dialog#ask[open]", timeout=WAIT_MS)
+        question = page.get_by_role("dialog", name=f"You are racing in room {code}")
+        assert other.room in await question.inner_text()
+        assert await js(page, "document.activeElement.id") == "ask-no"  # the safe answer first
+        assert page.url.endswith(f"/r/{code}")  # the race's address while asked
+
+    async def racing_in_a() -> None:
+        await page.wait_for_function("code => window.seahaven.room?.room === code", arg=code, timeout=WAIT_MS)
+        assert await js(page, "window.seahaven.room.role") == "racer"
+        assert await js(page, "window.seahaven.mine.status") == "racing"
+        assert page.url.endswith(f"/r/{code}")
+
+    await the_question()
+    await page.keyboard.press("1")  # a key of the race does not reach the board behind
+    await page.keyboard.press("Enter")  # "Stay in the race"
+    await page.wait_for_selector("dialog#ask", state="detached", timeout=WAIT_MS)
+    await racing_in_a()
+    await page.go_back()  # Back after the link: still racing, not a spectator of this race
+    await racing_in_a()
+
+    await the_question()
+    await page.go_back()  # Back while asked: no answer is no
+    await racing_in_a()
+    assert asked == ["beforeunload"] * len(asked) and asked
     assert isinstance(await py.call(Ping()), Pong)
     assert not [m for m in await py.drain() if isinstance(m, Progress) and m.status == "resigned"]
 
-    resign = True
-    await page.goto(http(server, f"/r/{other.room}"))
+    await the_question()
+    await page.keyboard.press("Escape")  # Escape is no, as well
+    await racing_in_a()
+    await the_question()
+    await page.keyboard.press("Tab")
+    await page.keyboard.press("Enter")  # "Resign and leave"
     await page.wait_for_function("code => window.seahaven.room?.room === code", arg=other.room, timeout=WAIT_MS)
+    assert page.url.endswith(f"/r/{other.room}")
     await py.expect(Progress, where=lambda m: m.status == "resigned")
     for client in (py, host):
         await client.close()

@@ -37,6 +37,10 @@ function randomSeed() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** Today's deal against the computer, in a room of its own nobody else may join (the pace is the
+ * terminal's, and quick match's waiting bot's). */
+export const DAILY_BOT_ROOM = { preset: "seahaven", daily: true, bot: "brisk", public: false };
+
 export function makeActions(app) {
   const S = app.S;
 
@@ -86,10 +90,23 @@ export function makeActions(app) {
    * asked first when leaving resigns a race. False when the player stays: the race goes on here. */
   async function leaveFor(code = null) {
     if (!S.room || S.room.room === code) return true;
-    if (leavingResigns(S) && !confirm(t("Leaving resigns this race. Leave?"))) {
-      app.url(`/r/${S.room.room}`); // the link is not followed
-      app.render();
-      return false;
+    if (leavingResigns(S)) {
+      // Asked in the page (never the browser's confirm): the address is this race's meanwhile, so
+      // that Back, a reload or the answer "stay" all keep the player racing here.
+      const here = S.room.room;
+      app.url(`/r/${here}`);
+      const go = await app.ask(
+        t("You are racing in room {code}", { code: here }),
+        code ? t("Opening room {code} leaves this race, and leaving a race resigns it.", { code }) : t("Going there leaves this race, and leaving a race resigns it."),
+        t("Resign and leave"),
+        t("Stay in the race"),
+      );
+      // Still in that race (not resigned meanwhile, nor moved elsewhere): stay, or go as asked.
+      if (!go || S.room?.room !== here) {
+        app.render();
+        return false;
+      }
+      if (code) app.url(`/r/${code}`);
     }
     await request("leave");
     leftRoom(S);
@@ -112,9 +129,26 @@ export function makeActions(app) {
     }
   }
 
+  /** Waiting alone for a rival in the daily race: today's deal against the computer (``bot``), or
+   * alone (the /solo/ page), out of the waiting room first. */
+  async function dailyInstead(bot) {
+    const deal = S.room?.deal ?? S.daily?.deal;
+    if (!(await leaveFor())) return;
+    if (bot) return enterWith("create_room", DAILY_BOT_ROOM);
+    if (deal) window.location.assign(`/solo/${deal}`);
+    else backToLobby();
+  }
+
   async function leave() {
     await request("leave"); // not-in-room means we are out already
     backToLobby();
+  }
+
+  /** The Leave button: asked first in the page when leaving resigns a race. */
+  async function leaveAsking() {
+    const here = S.room?.room;
+    if (leavingResigns(S) && !(await app.ask(t("You are racing in room {code}", { code: here }), t("Leaving a race resigns it."), t("Resign and leave"), t("Stay in the race")))) return;
+    if (S.room?.room === here) await leave();
   }
 
   async function play(move) {
@@ -327,5 +361,5 @@ export function makeActions(app) {
   };
   const say = (text) => app.say(text);
 
-  return { request, showRoom, enterWith, refreshRooms, backToLobby, leaveFor, joinRoom, leave, play, undo, pick, drop, ready, resign, rematch, hint, toggleAuto, started, resync, clear, select, watch, say };
+  return { request, showRoom, enterWith, refreshRooms, backToLobby, leaveFor, joinRoom, dailyInstead, leave, leaveAsking, play, undo, pick, drop, ready, resign, rematch, hint, toggleAuto, started, resync, clear, select, watch, say };
 }

@@ -17,6 +17,7 @@ import { measure, slide } from "./motion.js";
 import { A, arenaOfPath, joinArena, onArenaMessage, showArena, tickArena } from "./arena.js";
 import { ratingsChanged } from "./ratings_view.js";
 import { STORAGE_KEY, language, speakAsStored, t } from "./i18n.js";
+import { h } from "./dom.js";
 
 const LAST_RACE_MS = 10000; // how long the last race's result is said over the next one
 
@@ -90,6 +91,30 @@ export function createApp(win = window) {
       }
     },
     keepForm: (settings) => store.setItem(KEY.form, JSON.stringify(settings)),
+    /** Ask the player in the page (a modal dialog: focus kept in it, Escape for no): resolves
+     * true for ``yes``, false for ``no``. The safe answer (no) has the focus. */
+    ask(title, text, yes, no) {
+      document.getElementById("ask")?.remove();
+      return new Promise((resolve) => {
+        const done = (answer) => {
+          if (!dialog.isConnected) return;
+          dialog.close();
+          dialog.remove();
+          resolve(answer);
+        };
+        const stay = h("button", { id: "ask-no", type: "button", onclick: () => done(false) }, no);
+        const dialog = h(
+          "dialog",
+          { id: "ask", class: "card-panel ask", "aria-labelledby": "ask-h", "aria-describedby": "ask-text", oncancel: (e) => (e.preventDefault(), done(false)) },
+          h("h2", { id: "ask-h" }, title),
+          h("p", { id: "ask-text" }, text),
+          h("div", { class: "row" }, stay, h("button", { id: "ask-yes", type: "button", class: "quiet", onclick: () => done(true) }, yes)),
+        );
+        document.body.append(dialog);
+        dialog.showModal();
+        stay.focus();
+      });
+    },
     /** Said politely to screen readers only (the live region): selections, places, moves. */
     announce(text) {
       S.heard.push(text);
@@ -365,7 +390,7 @@ export function createApp(win = window) {
   }
 
   function onKey(e) {
-    if (e.target.closest?.("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.target.closest?.("input, select, textarea, dialog") || e.ctrlKey || e.metaKey || e.altKey) return;
     const action = keyAction(S, e.key);
     if (!action) return;
     if (OWN_KEYS.has(e.key)) e.preventDefault();

@@ -4,6 +4,8 @@
 import { Board, COLUMN, FOUNDATION, CELL, PRESETS, parseMove } from "./rules.js";
 import { number, ordinal, t } from "./i18n.js";
 import { said } from "./marks.js";
+import { dealBoard } from "./dealing.js";
+import { dealOfCode } from "./solo.js";
 
 /** A fresh state: `view` is where the page starts, `wanted` the room a /r/CODE link names. */
 export function initialState({ view = "lobby", wanted = null, challenge = null } = {}) {
@@ -26,7 +28,8 @@ export function initialState({ view = "lobby", wanted = null, challenge = null }
     mine: null, // my own progress, moves, status from `moved`
     boards: new Map(), // spectator: player -> Board
     actions: new Map(), // spectator: player -> moves and undos applied
-    focus: null, // spectator: whose board is shown
+    focus: null, // spectator: whose board is shown (a racer's too once the race is over)
+    finals: null, // a racer's room once the race is over: every racer's board at the end (Map player -> Board)
     selected: null, // {area, index, n}
     result: null,
     gen: 0, // bumps when a room frame replaces the board: late replies to older moves are ignored
@@ -79,6 +82,7 @@ export function applyEvent(S, type, body, now = 0) {
   } else if (type === "started") {
     Object.assign(room, { phase: "racing", deal: body.deal, started_at: body.started_at, ends_at: body.ends_at, starts_at: null, standings: [] });
     S.result = null;
+    S.finals = null;
     S.mine = null;
     S.lost = false;
     S.hint = null;
@@ -102,6 +106,7 @@ export function applyEvent(S, type, body, now = 0) {
     room.standings = body.standings.map(said);
     S.result = { ...body, standings: room.standings };
     S.selected = null;
+    if (room.role === "racer") S.finals = finalBoards(room, body.histories);
   } else if (type === "lost") {
     S.lost = true;
     S.said.push(lostText(room.undo));
@@ -129,6 +134,7 @@ export function enterRoom(S, body, opening = null) {
   S.result = body.phase === "finished" ? { reason: null, standings: body.standings } : null;
   S.board = null;
   S.boards.clear();
+  S.finals = body.phase === "finished" && body.role === "racer" ? finalBoards(body, body.watching) : null;
   if (body.phase === "racing" || body.phase === "finished") {
     const mine = body.racers.find((r) => r.player === body.you);
     S.mine = mine ? { progress: mine.progress, moves: mine.moves, status: mine.status } : null;
@@ -166,6 +172,30 @@ function startBoards(S, opening, myHistory, watching, current = null) {
     }
     if (!S.focus || !S.boards.has(S.focus)) S.focus = watching[0]?.player ?? null;
   }
+}
+
+/** Every racer's board at the end of ``room``'s race, from the histories the server gives its
+ * racers once it is over (`result.histories`, a finished room's `watching`): rivals' boards, a
+ * bot's among them, to look at after the race. Null when there are none (an older server). */
+export function finalBoards(room, histories = []) {
+  if (!histories?.length || !room.deal) return null;
+  let opening;
+  try {
+    opening = dealBoard(room.preset, dealOfCode(room.deal).number).text();
+  } catch {
+    return null;
+  }
+  const boards = new Map();
+  for (const w of histories) {
+    try {
+      const board = Board.parse(opening, room.preset);
+      for (const text of w.history) board.push(parseMove(text));
+      boards.set(w.player, board);
+    } catch {
+      // a history that does not play here: that board is not shown
+    }
+  }
+  return boards.size ? boards : null;
 }
 
 /** For each of a racer's own moves in a history of ``length`` moves, how many auto-moves came
@@ -225,6 +255,7 @@ export function leftRoom(S) {
   S.autoAsked = null;
   S.board = null;
   S.result = null;
+  S.finals = null;
   S.selected = null;
   S.view = "lobby";
   return S;

@@ -13,7 +13,8 @@ import { presetTitle } from "./records_format.js";
 import { gradeName, hintMove, hintWords } from "./words.js";
 import { KEYS_HELP } from "./keys.js";
 import { LANGUAGES, clock, day, language, number, rulesHelp, t, tn } from "./i18n.js";
-import { autoAllowed, autoOn, canHint, canUndo, destinations, inRace, leavingResigns, ratingText, resultLine, standingTime, statusText } from "./state.js";
+import { DAILY_BOT_ROOM } from "./actions.js";
+import { autoAllowed, autoOn, canHint, canUndo, destinations, inRace, ratingText, resultLine, standingTime, statusText } from "./state.js";
 
 export function formatTime(ms) {
   if (ms === null || ms === undefined) return "–";
@@ -189,9 +190,6 @@ function joinPanel(app) {
   );
 }
 
-/** The pace of the computer racing today's deal against you (the terminal's, and quick match's waiting bot's). */
-const DAILY_BOT = "brisk";
-
 function dailyPanel(app) {
   const { S, act } = app;
   const d = S.daily;
@@ -205,7 +203,7 @@ function dailyPanel(app) {
       { class: "row" },
       h("button", { id: "daily-race", onclick: () => act.enterWith("quick_match", { preset: "seahaven", daily: true }) }, t("Race today's deal")),
       // Nobody else may come: today's deal against the computer (a private room), or alone.
-      h("button", { class: "quiet", id: "daily-bot", onclick: () => act.enterWith("create_room", { preset: "seahaven", daily: true, bot: DAILY_BOT, public: false }) }, t("vs the computer")),
+      h("button", { class: "quiet", id: "daily-bot", onclick: () => act.enterWith("create_room", DAILY_BOT_ROOM) }, t("vs the computer")),
       d ? h("button", { class: "quiet", id: "daily-solo", onclick: () => (window.location.href = `/solo/${d.deal}`) }, t("alone")) : null,
     ),
     d && d.entries.length
@@ -309,7 +307,7 @@ function roomParts(app) {
   const { S } = app;
   const room = S.room;
   const board = S.board ? S.board.text() : "";
-  const key = JSON.stringify([room, board, S.selected, S.mine, S.pending.length, S.groups.length, S.focus, S.status, S.lost, S.hint, S.autoMove, S.result?.race_id, S.ratings[room.preset], S.outside]);
+  const key = JSON.stringify([room, board, S.selected, S.mine, S.pending.length, S.groups.length, S.focus, S.status, S.lost, S.hint, S.autoMove, S.result?.race_id, S.finals?.size, S.ratings[room.preset], S.outside]);
   // Between races, the arena's standings (a placeholder outside one); arena.js also replaces the
   // panel by itself mid-race, so that a rebuild of the room does not drop a card being dragged.
   return [
@@ -342,7 +340,6 @@ function roomView(app) {
     mine ? t("your rating {rating}", { rating: ratingText(mine) }) : null,
     room.commitment ? t("deal drawn from everyone's seeds, commitment {short}", { short: room.commitment.slice(0, 12) }) : null,
   ].filter(Boolean);
-  const resigns = leavingResigns(S);
   const parts = [
     h(
       "div",
@@ -351,7 +348,7 @@ function roomView(app) {
       h("span", { class: "muted facts" }, facts.join(" · ")),
       room.role === "spectator" ? h("span", { class: "badge" }, t("watching")) : null,
       h("span", { class: "clock", id: "clock", role: "timer", "aria-label": t("race clock") }, ""),
-      h("button", { class: "quiet", id: "leave", onclick: () => (!resigns || confirm(t("Leaving resigns this race. Leave?"))) && act.leave() }, t("Leave")),
+      h("button", { class: "quiet", id: "leave", onclick: act.leaveAsking }, t("Leave")),
     ),
   ];
   if (room.deal && room.phase !== "waiting" && room.phase !== "countdown") parts.push(dealLine(room, location.origin));
@@ -368,6 +365,15 @@ function roomView(app) {
           ? h("button", { id: "ready", class: me?.status === "ready" ? "quiet" : "", onclick: act.ready }, me?.status === "ready" ? t("Not ready") : t("Ready"))
           : null,
         alone ? h("p", { id: "alone", class: "muted" }, room.daily ? t("The daily race starts once another racer joins: share the link, or wait for one.") : t("The race starts once another racer joins and both are ready.")) : null,
+        // Nobody may come: today's deal against the computer, or alone, without waiting on.
+        alone && room.daily
+          ? h(
+              "div",
+              { class: "row", id: "daily-instead" },
+              h("button", { class: "quiet", id: "daily-bot-instead", onclick: () => act.dailyInstead(true) }, t("Nobody yet: race the computer instead")),
+              h("button", { class: "quiet", id: "daily-solo-instead", onclick: () => act.dailyInstead(false) }, t("Practise it alone")),
+            )
+          : null,
         h("div", { id: "countdown", class: "countdown", "aria-live": "assertive" }, ""),
         h("p", { id: "match", class: "muted" }, ""),
         h("p", { class: "muted" }, tn("{n} watching", "{n} watching", room.spectators)),
@@ -397,6 +403,8 @@ function raceView(app) {
   const room = S.room;
   const status = S.mine?.status ?? "racing";
   const live = room.phase === "racing";
+  // After the race, every racer's board at the end (the server's histories): a rival's on its tab.
+  const rival = !live && S.finals?.size ? (S.finals.has(S.focus) ? S.focus : room.you) : null;
   const note =
     status === "stuck"
       ? room.undo
@@ -426,16 +434,32 @@ function raceView(app) {
       h("span", { class: `note ${status}`, role: "status" }, note),
     ),
     racersPanel(room, app.S.ratings, app.S.result?.race_id ?? null),
-    renderBoard(S.board, {
-      label: t("your board"),
-      selected: S.selected,
-      hint: S.hint && status === "racing" ? hintMove(S.hint) : null,
-      legal: destinations(S),
-      interactive: inRace(S),
-      onPick: act.pick,
-      onClear: act.clear,
-      onDrop: act.drop,
-    }),
+    rival ? finalTabs(app, rival) : null,
+    rival && rival !== room.you
+      ? renderBoard(S.finals.get(rival), { label: t("{name}'s board", { name: room.racers.find((r) => r.player === rival)?.name ?? t("racer") }), interactive: false })
+      : renderBoard(S.board, {
+          label: t("your board"),
+          selected: S.selected,
+          hint: S.hint && status === "racing" ? hintMove(S.hint) : null,
+          legal: destinations(S),
+          interactive: inRace(S),
+          onPick: act.pick,
+          onClear: act.clear,
+          onDrop: act.drop,
+        }),
+  );
+}
+
+/** Once the race is over, whose board a racer looks at: theirs, or a rival's (a bot's) at the end. */
+function finalTabs(app, shown) {
+  const { S, act } = app;
+  const room = S.room;
+  return h(
+    "div",
+    { class: "tabs", role: "tablist", "aria-label": t("whose board"), id: "final-boards" },
+    room.racers
+      .filter((r) => r.player === room.you || S.finals.has(r.player))
+      .map((r) => h("button", { role: "tab", "aria-selected": r.player === shown ? "true" : "false", onclick: () => act.watch(r.player) }, r.player === room.you ? t("your board") : r.name, r.player === room.you ? null : racerMarks(r))),
   );
 }
 
