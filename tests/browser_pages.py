@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pytest
 from playwright.async_api import Browser, Page, async_playwright
 
 from seahaven import COLUMN, Move
 from seahaven.moves import CELL, CELL_TOKENS, COLUMN_TOKENS, FOUNDATION
+from tests.server_proc import ServerProcess
 
 CHROMIUM = "/usr/bin/chromium"
 WAIT_MS = 15_000
@@ -101,3 +103,21 @@ async def key_move(page: Page, move: Move) -> None:
         await page.keyboard.press(".")
     else:
         await page.keyboard.press((COLUMN_TOKENS if move.dst_area == COLUMN else CELL_TOKENS)[move.dst])
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProcess]:
+    """One server process for a module's pages, spectators live (``--spectator-delay 0``)."""
+    process = ServerProcess("--spectator-delay", "0")
+    try:
+        yield process
+    finally:
+        process.close()
+
+
+def http(server: ServerProcess, path: str = "/") -> str:
+    return f"http://127.0.0.1:{server.port}{path}"
+
+
+def ws(server: ServerProcess) -> str:
+    return f"ws://127.0.0.1:{server.port}/"

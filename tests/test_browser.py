@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 
 import pytest
 from playwright.async_api import Browser, Dialog, Page
@@ -36,7 +35,7 @@ from protocol.messages import (
 from seahaven import COLUMN, Board, Move, to_board_text
 from seahaven.moves import FOUNDATION
 from seahaven.solver import solve
-from tests.browser_pages import AUTO_OFF, key_move
+from tests.browser_pages import AUTO_OFF, http, key_move, server
 from tests.helpers import wait_until
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient, race_of_two
@@ -45,23 +44,12 @@ CHROMIUM = "/usr/bin/chromium"
 SOLUTION: tuple[Move, ...] = solve(Board.deal("seahaven", 1)).moves
 WAIT_MS = 15_000
 
+__all__ = ["server"]  # the module's server process, a fixture
+
 
 # One server and one browser for the module (each page gets its own browser context, so its own
 # storage): starting them per test would cost more than the tests themselves.
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("close_pages")]
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ServerProcess]:
-    process = ServerProcess("--spectator-delay", "0")
-    try:
-        yield process
-    finally:
-        process.close()
-
-
-def http(server: ServerProcess, path: str = "/") -> str:
-    return f"http://127.0.0.1:{server.port}{path}"
 
 
 def after(moves: tuple[Move, ...] | list[Move]) -> str:

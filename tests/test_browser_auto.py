@@ -10,7 +10,6 @@ them back. The frames a page sends and gets are read off its WebSockets (msgpack
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import msgpack
@@ -20,7 +19,7 @@ from playwright.async_api import Browser, Page, WebSocket
 from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Progress, Ready, Result, RoomState, Undo
 from seahaven import Board, Move, to_board_text
 from seahaven.solver import solve
-from tests.browser_pages import AUTO_OFF, WAIT_MS, js, key_move, no_errors, watched
+from tests.browser_pages import AUTO_OFF, WAIT_MS, http, js, key_move, no_errors, server, watched, ws
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
 
@@ -28,22 +27,7 @@ pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures(
 
 SOLUTION: tuple[Move, ...] = solve(Board.deal("seahaven", 1)).moves
 
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ServerProcess]:
-    process = ServerProcess("--spectator-delay", "0")
-    try:
-        yield process
-    finally:
-        process.close()
-
-
-def http(server: ServerProcess, path: str = "/") -> str:
-    return f"http://127.0.0.1:{server.port}{path}"
-
-
-def ws(server: ServerProcess) -> str:
-    return f"ws://127.0.0.1:{server.port}/"
+__all__ = ["server"]  # the module's server process, a fixture
 
 
 class Frames:

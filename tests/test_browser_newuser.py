@@ -12,7 +12,6 @@ import asyncio
 import json
 import re
 import urllib.request
-from collections.abc import Iterator
 
 import msgpack
 import pytest
@@ -40,7 +39,7 @@ from seahaven import Board, Move, parse_board, to_board_text
 from seahaven.codes import encode
 from seahaven.moves import CELL, CELL_TOKENS, COLUMN
 from seahaven.solver import solve
-from tests.browser_pages import AUTO_OFF, WAIT_MS, at_rest, js, key_move
+from tests.browser_pages import AUTO_OFF, WAIT_MS, at_rest, http, js, key_move, server, ws
 from tests.helpers import wait_until
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient, race_of_two
@@ -51,22 +50,7 @@ SOLUTION: tuple[Move, ...] = solve(Board.deal("seahaven", 1)).moves
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ServerProcess]:
-    process = ServerProcess("--spectator-delay", "0")
-    try:
-        yield process
-    finally:
-        process.close()
-
-
-def http(server: ServerProcess, path: str = "/") -> str:
-    return f"http://127.0.0.1:{server.port}{path}"
-
-
-def ws(server: ServerProcess) -> str:
-    return f"ws://127.0.0.1:{server.port}/"
+__all__ = ["server"]  # the module's server process, a fixture
 
 
 async def open_page(

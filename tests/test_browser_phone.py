@@ -12,7 +12,6 @@ its top to the top of the card over it: 22 px at least (the fan's floor in style
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from itertools import pairwise
 from typing import Any
 
@@ -23,7 +22,7 @@ from protocol.messages import Arena, CreateArena, CreateRoom, Ok, Ready, Resign,
 from seahaven import COLUMN, Board, Move, parse_board, to_board_text
 from seahaven.codes import encode
 from seahaven.solver import solve
-from tests.browser_pages import AUTO_OFF, WAIT_MS, js, key_move
+from tests.browser_pages import AUTO_OFF, WAIT_MS, http, js, key_move, server
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
 
@@ -34,18 +33,7 @@ DESKTOP = {"width": 1280, "height": 800}
 MIN_TAP = 44
 MIN_STRIP = 22
 
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ServerProcess]:
-    process = ServerProcess("--spectator-delay", "0")
-    try:
-        yield process
-    finally:
-        process.close()
-
-
-def http(server: ServerProcess, path: str = "/") -> str:
-    return f"http://127.0.0.1:{server.port}{path}"
+__all__ = ["server"]  # the module's server process, a fixture
 
 
 async def open_page(browser: Browser, url: str, viewport: dict[str, int] = PHONE) -> Page:
