@@ -435,6 +435,9 @@ class Standing(Message):
     bot: bool = field_of(Bool(), False, omit_default=True)
     hints: int = field_of(Int(0, 2**31), 0, omit_default=True)
     ghost: bool = field_of(Bool(), False, omit_default=True)
+    undos: int = field_of(Int(0, 2**31), 0, omit_default=True)
+    """The racer's own undos: ``moves`` counts them and the moves they took back, so a client that
+    shows the moves on the board shows ``moves - 2 * undos``."""
 
 
 @dataclass(frozen=True, slots=True)

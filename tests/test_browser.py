@@ -31,6 +31,7 @@ from protocol.messages import (
     RoomState,
     SetPassword,
     Started,
+    Undo,
 )
 from seahaven import COLUMN, Board, Move, to_board_text
 from seahaven.moves import FOUNDATION
@@ -232,6 +233,39 @@ async def test_a_browser_races_the_python_protocol_client(server: ServerProcess,
     rows = await results(page)
     assert rows[0].startswith("1 Py finished 52/52 86") and rows[1].startswith("2 Web did not finish 3/52 12 –"), rows
     await page.wait_for_selector("[aria-label='Py: 52 of 52 cards home']")
+    await close(py)
+    no_errors(page)
+
+
+async def test_undo_takes_a_move_back_off_the_counter_and_the_results_agree(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """An undo takes a move back (12 moves, then 11 and 1 undo: issue 38, bug 9), as the player
+    expects, not one more; the results count each racer's moves left on the board the same way,
+    with the undos apart (the server's Standing.undos), a rival's as well as the page's."""
+    py, page = await py_and_a_page(server, browser)
+    for move in SOLUTION[:3]:
+        await key_move(page, move)
+    await settled(page)
+    assert await page.inner_text("#mine") == "1/52 home · 3 moves"
+    await page.keyboard.press("u")  # the third move (a card home) taken back
+    await settled(page)
+    assert await page.inner_text("#mine") == "0/52 home · 2 moves · 1 undo"
+    assert await board_text(page) == after(SOLUTION[:2])
+    await page.reload()  # the counts come back from the server's
+    await in_race(page)
+    await page.wait_for_function("() => document.querySelector('#mine')?.textContent.includes('undo')", timeout=WAIT_MS)
+    assert await page.inner_text("#mine") == "0/52 home · 2 moves · 1 undo"
+
+    # The rival takes a move back too, then wins: 86 moves on the board, not 88.
+    assert isinstance(await py.call(MoveRequest(move=str(SOLUTION[0]))), Moved)
+    assert isinstance(await py.call(Undo()), Moved)
+    for move in SOLUTION:
+        assert isinstance(await py.call(MoveRequest(move=str(move))), Moved)
+    await py.expect(Result)
+    rows = await results(page)
+    assert rows[0].startswith("1 Py finished 52/52 86 1 undo "), rows
+    assert rows[1].startswith("2 Web did not finish 0/52 2 1 undo –"), rows
     await close(py)
     no_errors(page)
 

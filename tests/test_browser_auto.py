@@ -143,6 +143,8 @@ async def test_a_move_that_frees_safe_cards_is_one_request_and_undo_takes_them_a
     assert undone["undo"] is True and undone["undone"] == 4 and undone["progress"] == 0 and undone["moves"] == 3
     progress = await py.expect(Progress, where=lambda p: p.moves == 3)
     assert progress.progress == 0
+    # The counter takes the move back (issue 38, bug 9): the server's 3 are two moves and an undo.
+    assert await page.inner_text(".controls .mine") == "0/52 home · 1 move · 1 undo"
 
     # The page plays the rest of the solution: one request per move of the player's, each asking
     # for auto-move; the race's time is the server's time of the winning (own) move.
@@ -162,7 +164,7 @@ async def test_a_move_that_frees_safe_cards_is_one_request_and_undo_takes_them_a
     result = await py.expect(Result)
     assert result.reason == "won"
     web = result.standings[0]
-    assert web.name == "Web" and web.moves == own
+    assert web.name == "Web" and web.moves == own and web.undos == 1
     await page.wait_for_selector("#moment", timeout=WAIT_MS)
     assert await page.inner_text("#moment") == "You won!"
     await settled(page)  # every reply in, and so in the frames read

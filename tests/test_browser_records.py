@@ -142,8 +142,9 @@ async def test_a_race_replays_move_by_move_then_the_winners_page_and_the_boards(
     assert await page.get_attribute("#race-this-deal", "href") == f"/?deal={encode('seahaven', 1)}"
     assert "Seahaven Towers · deal #1" in await page.inner_text("#race-facts")
     rows = [re.sub(r"\s+", " ", r) for r in await page.locator(".standings tbody tr").all_inner_texts()]
-    actions = ann_actions()  # moves as the results count them: an undo is one too
-    assert rows[0].startswith(f"1 Ann finished 52/52 {len(actions)} 1 0 ") and rows[0].endswith("proven"), rows
+    actions = ann_actions()
+    # Her moves left on the board, as the live results count them: the undo took one back (issue 38, bug 9).
+    assert rows[0].startswith(f"1 Ann finished 52/52 {len(actions) - 2} 1 0 ") and rows[0].endswith("proven"), rows
     # Bob was still on when Ann won: on record he did not finish, with no time and no proof.
     assert rows[1].strip() == "2 Bob did not finish 0/52 0 0 0 –", rows
     proven = page.locator(".standings tbody tr").nth(1).locator("td[title]")
@@ -300,9 +301,10 @@ async def test_a_race_won_with_auto_moves_counts_the_winners_own_moves_and_verif
     tmp_path: Path, browser: Browser
 ) -> None:
     """The record lists the server's auto-moves among Ann's entries, marked (``auto``): the replay's
-    Moves column says her own moves and undos, as the live result did, not the entries; the move list
-    says which the server played; and the page's verify panel passes every check, the marks
-    included (each is the rule's move, each undo takes back a move of its own hand)."""
+    Moves column says her own moves left on the board (an undo takes one back, and is counted
+    apart), as the live result does, not the entries; the move list says which the server played;
+    and the page's verify panel passes every check, the marks included (each is the rule's move,
+    each undo takes back a move of its own hand)."""
     async with recording_server(tmp_path, drawn=True) as server:
         race_id, winner = await auto_race(server)
         document = await signed_record(server, race_id)
@@ -316,7 +318,8 @@ async def test_a_race_won_with_auto_moves_counts_the_winners_own_moves_and_verif
         page = await new_page(browser)
         await open_records(page, f"http://127.0.0.1:{server.port}/races/{race_id}")
         rows = [re.sub(r"\s+", " ", r) for r in await page.locator(".standings tbody tr").all_inner_texts()]
-        assert rows[0].startswith(f"1 Ann finished 52/52 {winner.moves} 1 0 "), (rows, winner.moves)
+        assert winner.undos == 1
+        assert rows[0].startswith(f"1 Ann finished 52/52 {winner.moves - 2} 1 0 "), (rows, winner.moves)
 
         # The move list (opened) marks the server's entries; a step says so in words.
         await page.click(".moves summary")

@@ -252,6 +252,22 @@ def test_undo_follows_the_room_setting() -> None:
     assert seat.board == Board.deal("seahaven", DEAL) and seat.moves == 2
 
 
+def test_the_standings_count_each_racers_own_undos() -> None:
+    """``moves`` counts an undo and the move it took back: the standings say the undos apart, so a
+    client can show the moves left on the board (issue 38, bug 9)."""
+    room, _ = racing_room()
+    moves = solution()
+    room.move("p2", str(moves[0]), 1050)
+    room.move("p1", str(moves[0]), 1100)
+    room.undo("p1", 1150)
+    for i, move in enumerate(moves):
+        room.move("p1", str(move), 1200 + i)
+    first, second = room.standings
+    assert (first.player, first.moves, first.undos) == ("p1", len(moves) + 2, 1)
+    assert (second.player, second.moves, second.undos) == ("p2", 1, 0)
+    assert first.to_body()["undos"] == 1 and "undos" not in second.to_body()  # absent when none
+
+
 def test_rematch_when_every_connected_racer_agrees_deals_anew() -> None:
     room, _ = racing_room()
     refused(ErrorCode.NOT_FINISHED, lambda: room.vote_rematch("p1", 7, 1100))

@@ -791,6 +791,8 @@ class Room:
                 bot=player.startswith(BOT_PREFIX),
                 hints=seat.hints,
                 ghost=player.startswith(GHOST_PREFIX),
+                # Each own undo is counted in ``moves`` and takes back one own move (``groups``).
+                undos=(seat.moves - len(seat.groups)) // 2,
             )
             for i, (player, seat) in enumerate(ranked)
         )

@@ -185,6 +185,7 @@ export function makeActions(app) {
     const taken = [];
     for (let n = S.groups.pop(); n > 0; n--) taken.unshift(S.board.pop());
     const move = S.board.pop();
+    S.undos++;
     S.hint = null;
     await settle({ move, undo: true, auto: taken }, "undo", {});
   }
@@ -212,6 +213,7 @@ export function makeActions(app) {
           S.board.push(later.move);
           for (const m of later.auto) S.board.push(m);
           S.groups.push(later.auto.length);
+          S.undos--;
         } else {
           for (let i = 0; i <= later.auto.length; i++) S.board.pop();
           S.groups.pop();

@@ -215,7 +215,9 @@ function standings(race) {
       h("td", {}, playerName(r)),
       h("td", {}, statusText(r.status, true)), // a record is of a race over: "racing" then means did not finish
       h("td", {}, `${number(r.progress)}/${number(52)}`),
-      h("td", {}, number(r.moves.length - (r.auto?.length ?? 0))), // the racer's own, as the results count them: an undo is a move too, what the server played (auto) is not
+      // The racer's own moves left on the board, as the live results count them: an undo takes
+      // its move back (both are among the record's own moves); what the server played (auto) is not theirs.
+      h("td", {}, number(Math.max(0, r.moves.length - (r.auto?.length ?? 0) - 2 * r.undos))),
       h("td", {}, number(r.undos)),
       h("td", {}, number(r.hints)),
       h("td", {}, raceTime(r.status === "finished" ? r.time_ms : null)), // only a finish has a time

@@ -157,7 +157,9 @@ export class SoloConnection {
 
   finish(reason) {
     const time = Date.now() - this.started;
-    const standing = { place: 1, player: ME, name: this.name, status: this.status, progress: this.board.progress, moves: this.moves, time_ms: time };
+    // As the server counts them: an undo is in `moves`, and the undos are said apart.
+    const undos = (this.moves - this.groups.length) / 2;
+    const standing = { place: 1, player: ME, name: this.name, status: this.status, progress: this.board.progress, moves: this.moves, time_ms: time, ...(undos ? { undos } : {}) };
     this.onEvent("progress", { ...this.racer(), time_ms: time, move: null });
     this.onEvent("result", { reason, standings: [standing] });
   }

@@ -25,6 +25,8 @@ export function initialState({ view = "lobby", wanted = null, challenge = null }
     board: null, // a racer's board (rules.js Board, with its move stack)
     pending: [], // optimistic actions still waiting for the server: {move, undo, auto}
     groups: [], // for each move of mine on the board, how many auto-moves came after it (what an undo takes back)
+    undos: 0, // my undos this race: the counter shows the moves on my board, and these apart
+    uncounted: 0, // moves of mine the board cannot tell apart (no history to undo them): the server's count
     mine: null, // my own progress, moves, status from `moved`
     boards: new Map(), // spectator: player -> Board
     actions: new Map(), // spectator: player -> moves and undos applied
@@ -90,6 +92,7 @@ export function applyEvent(S, type, body, now = 0) {
     for (const r of room.racers) Object.assign(r, { status: "racing", progress: opening, moves: 0, time_ms: null });
     S.opening = { deal: body.deal, board: body.board };
     S.groups = [];
+    S.undos = S.uncounted = 0;
     startBoards(S, body.board, [], room.role === "racer" ? [] : room.racers.map((r) => ({ player: r.player, history: [], actions: 0 })));
   } else if (type === "progress") {
     const racer = room.racers.find((r) => r.player === body.player);
@@ -126,6 +129,7 @@ export function enterRoom(S, body, opening = null) {
   S.view = "room";
   S.pending = [];
   S.groups = [];
+  S.undos = S.uncounted = 0;
   S.resync = null;
   S.selected = null;
   S.armed = null; // an R or l pressed once in the last room does not count twice in this one
@@ -141,7 +145,11 @@ export function enterRoom(S, body, opening = null) {
     if (body.role === "racer") {
       startBoards(S, opening?.deal === body.deal ? opening.board : null, body.history, [], body.board);
       // What an undo takes back: only when the board holds the moves (else it cannot pop them).
-      S.groups = S.board?.stack.length === body.history.length ? groupsOf(body.history.length, body.auto_played) : [];
+      const known = S.board?.stack.length === body.history.length;
+      S.groups = known ? groupsOf(body.history.length, body.auto_played) : [];
+      // The server's count holds each undo and the move it took back: the rest are my moves on the board.
+      if (known) S.undos = Math.max(0, Math.floor(((S.mine?.moves ?? 0) - S.groups.length) / 2));
+      else S.uncounted = S.mine?.moves ?? 0;
     } else startBoards(S, body.board, [], body.watching);
   }
   return S;
@@ -363,6 +371,15 @@ export function resultLine(room) {
   const head = winner ? t("{name} won", { name: winner.name }) : t("Nobody finished");
   return me ? head + " · " + t("you are {place} of {count}", { place: ordinal(me.place), count: number(of) }) : head;
 }
+
+/** The moves a racer's standing leaves on their board: the server's count holds each undo and the
+ * move it took back (`undos`, absent from older servers: their count as it is). */
+export const boardMoves = (s) => Math.max(0, s.moves - 2 * (s.undos ?? 0));
+
+/** My moves on the board and my undos, as the race's counter shows them (the results agree): an
+ * undo takes a move back rather than adding one. Moves made before a board without its history
+ * (an older server's reload) count as the server counted them. */
+export const myCounts = (S) => ({ moves: S.uncounted + S.groups.length, undos: S.undos });
 
 /** The time a standing shows: a finisher's time, else a dash. */
 export const standingTime = (s) => (s.status === "finished" ? s.time_ms : null);

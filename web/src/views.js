@@ -14,7 +14,7 @@ import { gradeName, hintMove, hintWords } from "./words.js";
 import { KEYS_HELP } from "./keys.js";
 import { LANGUAGES, clock, day, language, number, rulesHelp, t, tn } from "./i18n.js";
 import { DAILY_BOT_ROOM } from "./actions.js";
-import { autoAllowed, autoOn, canHint, canUndo, destinations, inRace, ratingText, resultLine, standingTime, statusText } from "./state.js";
+import { autoAllowed, autoOn, boardMoves, canHint, canUndo, destinations, inRace, myCounts, ratingText, resultLine, standingTime, statusText } from "./state.js";
 
 export function formatTime(ms) {
   if (ms === null || ms === undefined) return "–";
@@ -307,7 +307,7 @@ function roomParts(app) {
   const { S } = app;
   const room = S.room;
   const board = S.board ? S.board.text() : "";
-  const key = JSON.stringify([room, board, S.selected, S.mine, S.pending.length, S.groups.length, S.focus, S.status, S.lost, S.hint, S.autoMove, S.result?.race_id, S.finals?.size, S.ratings[room.preset], S.outside]);
+  const key = JSON.stringify([room, board, S.selected, S.mine, S.pending.length, S.groups.length, S.undos, S.focus, S.status, S.lost, S.hint, S.autoMove, S.result?.race_id, S.finals?.size, S.ratings[room.preset], S.outside]);
   // Between races, the arena's standings (a placeholder outside one); arena.js also replaces the
   // panel by itself mid-race, so that a rebuild of the room does not drop a card being dragged.
   return [
@@ -395,6 +395,9 @@ function dealLine(room, origin) {
   return h("p", { class: "muted deal", id: "deal" }, t("Deal {deal}", { deal: room.deal }), " · ", h("a", { href: practice, id: "solo-link", target: "_blank", rel: "noopener" }, t("practise it alone")));
 }
 
+/** The moves on a board and the undos apart ("11 moves · 1 undo"): an undo takes a move back. */
+export const countsText = ({ moves, undos }) => tn("{n} move", "{n} moves", moves) + (undos ? " · " + tn("{n} undo", "{n} undos", undos) : "");
+
 // Where I am once out of the race, in a sentence ("You are forfeit." said it awkwardly).
 const OUT_OF_THE_RACE = { finished: () => t("You finished."), resigned: () => t("You resigned."), forfeit: () => t("You lost your seat: you were away too long.") };
 
@@ -425,7 +428,7 @@ function raceView(app) {
     h(
       "div",
       { class: "controls" },
-      h("span", { class: "mine" }, t("{count}/52 home", { count: number(S.board.progress) }) + " · " + tn("{n} move", "{n} moves", S.mine?.moves ?? 0)),
+      h("span", { class: "mine", id: "mine" }, t("{count}/52 home", { count: number(S.board.progress) }) + " · " + countsText(myCounts(S))),
       // Undo takes back a move of mine (with its auto-moves): the opening's safe cards are nobody's.
       room.undo && live ? h("button", { id: "undo", onclick: act.undo, disabled: !canUndo(S) || !S.groups.length }, t("Undo")) : null,
       room.hints && live ? h("button", { id: "hint", onclick: act.hint, disabled: !canHint(S) }, t("Hint")) : null,
@@ -514,7 +517,7 @@ function resultsView(app) {
             h("td", { class: "who", title: s.name }, s.name, racerMarks(s), ratingBadge(s, room.preset, room.you, S.ratings, Boolean(room.rated), S.result?.race_id ?? null)),
             h("td", {}, statusText(s.status, true)),
             h("td", {}, `${number(s.progress)}/${number(52)}`),
-            h("td", {}, number(s.moves)),
+            h("td", { class: "moves" }, number(boardMoves(s)), s.undos ? h("span", { class: "undos muted" }, tn("{n} undo", "{n} undos", s.undos)) : null),
             h("td", {}, formatTime(standingTime(s))),
           ),
         ),
