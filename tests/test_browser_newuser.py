@@ -584,6 +584,26 @@ async def test_keys_that_do_nothing_here_say_why_in_the_pages_language(server: S
     no_errors(page)
 
 
+async def test_the_live_region_is_emptied_on_another_page(server: ServerProcess, browser: Browser) -> None:
+    """Issue 38, bug 9: what the live region said in a race (screen readers: "played ...") stayed
+    there in the lobby after it, and on the account panel."""
+    page = await open_page(browser, http(server), "Lea")
+    py = await race_against_py(server, page)
+    await key_move(page, SOLUTION[0])
+    spoken = "() => document.getElementById('live').textContent.startsWith('played')"
+    await page.wait_for_function(spoken, timeout=WAIT_MS)
+    await page.keyboard.press("l")
+    await page.keyboard.press("l")
+    await page.wait_for_selector("#account", timeout=WAIT_MS)  # the lobby
+    assert await page.inner_text("#live") == ""
+    await page.evaluate("() => { document.getElementById('live').textContent = 'said in the lobby'; }")
+    await page.click("#account")
+    await page.wait_for_selector("#account-h", timeout=WAIT_MS)
+    assert await page.inner_text("#live") == ""
+    await py.close()
+    no_errors(page)
+
+
 async def test_with_reduced_motion_cards_do_not_slide(server: ServerProcess, browser: Browser) -> None:
     page = await open_page(browser, http(server, "/solo/SH1-ST-0001G"), None, reduced=True)
     await page.wait_for_selector("#solo-h", timeout=WAIT_MS)

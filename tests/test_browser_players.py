@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Dialog, Page
+from playwright.async_api import Browser, Page
 
 from protocol.messages import (
     Challenge,
@@ -243,20 +243,27 @@ async def test_an_account_claims_a_handle_signs_in_on_another_device_exports_and
     assert exported["player"]["devices"] == 2
     await note(phone, "Your data is downloaded: a JSON file of your account and every race of yours on record.")
 
-    # Delete: asked first (no is no), then gone; the page races on anonymously.
-    async def dismiss(dialog: Dialog) -> None:
-        await dialog.dismiss()
-
-    async def accept(dialog: Dialog) -> None:
-        await dialog.accept()
-
-    phone.once("dialog", dismiss)
+    # Delete: asked twice, in the page (issue 38, bug 9, as the README says): the button opens a
+    # warning, and only the handle typed in it deletes; "Keep my account" is no. Then gone, and
+    # the page races on anonymously.
+    dialogs: list[str] = []
+    phone.on("dialog", lambda dialog: dialogs.append(dialog.message))
     await phone.click("#delete-account")
+    assert await phone.is_visible("#delete-warning") and await phone.is_disabled("#delete-for-good")
+    assert await phone.evaluate("() => document.activeElement.id") == "delete-word"
+    await phone.click("#delete-keep")
+    assert not await phone.is_visible("#delete-form")
+    await phone.click("#delete-account")
+    await phone.fill("#delete-word", "Annie")  # her name, not her handle
+    assert await phone.is_disabled("#delete-for-good")
+    await phone.press("#delete-word", "Enter")
     assert await js(phone, "window.seahaven.me.identified") is True
     assert (await get(server.port, "/api/v1/players/Annie_B")).status == 200
-    phone.once("dialog", accept)
-    await phone.click("#delete-account")
+    await phone.fill("#delete-word", "annie_b ")
+    await phone.click("#delete-for-good")
     await note(phone, "Your account is deleted: you race on anonymously.")
+    assert dialogs == [], "asked in the page, not by the browser"
+    assert not await phone.is_visible("#delete-form")
     assert await js(phone, "localStorage.getItem('seahaven.key')") is None
     assert await phone.is_visible("#register")
     assert (await get(server.port, "/api/v1/players/Annie_B")).status == 404

@@ -7,7 +7,7 @@ import { h } from "./dom.js";
 import { explain } from "./explain.js";
 import { t } from "./i18n.js";
 
-const A = { note: null, busy: false, triedKey: false, fields: null };
+const A = { note: null, busy: false, triedKey: false, fields: null, deleting: false };
 
 /** The player a key names (its part before the dot: ID.SECRET). */
 export const keyPlayer = (key) => key.split(".", 1)[0];
@@ -23,6 +23,7 @@ export const myPagePath = (me) => `/players/${encodeURIComponent(me.handle ?? me
  * requests need the player's own, so the panel says hello with the key (once per page). */
 export function openAccount(app) {
   A.note = null;
+  A.deleting = false;
   const key = app.storedKey();
   if (app.me && !app.me.identified && key && !A.triedKey) {
     A.triedKey = true;
@@ -47,6 +48,7 @@ function fields() {
     password: h("input", { id: "new-password", type: "password", minlength: 8, maxlength: 128, required: true, autocomplete: "new-password" }),
     signHandle: h("input", { id: "sign-in-handle", maxlength: 64, required: true, autocomplete: "username" }),
     signPassword: h("input", { id: "sign-in-password", type: "password", maxlength: 128, required: true, autocomplete: "current-password" }),
+    deleteWord: h("input", { id: "delete-word", maxlength: 64, autocomplete: "off", spellcheck: "false", "aria-describedby": "delete-warning" }),
   };
   return A.fields;
 }
@@ -57,7 +59,7 @@ function playerPart(app, me) {
   return h(
     "div",
     { class: "account-player" },
-    h("dl", { class: "facts" }, fact("Player", me.player, "account-player"), fact("Handle", me.handle ?? t("none yet"), "account-handle")),
+    h("dl", { class: "facts" }, fact(t("Player"), me.player, "account-player"), fact(t("Handle"), me.handle ?? t("none yet"), "account-handle")),
     h("p", {}, h("a", { href: myPagePath(me), id: "account-page", target: "_blank", rel: "noopener" }, t("My page"))),
     form(
       app,
@@ -81,9 +83,49 @@ function playerPart(app, me) {
       "div",
       { class: "row" },
       h("button", { id: "export", class: "quiet", disabled: A.busy, onclick: () => act(app, () => exportData(app)) }, t("Export my data")),
-      h("button", { id: "delete-account", class: "danger", disabled: A.busy, onclick: () => deleteAccount(app) }, t("Delete my account")),
+      h("button", { id: "delete-account", class: "danger", disabled: A.busy || A.deleting, "aria-expanded": A.deleting ? "true" : "false", onclick: () => askToDelete(app) }, t("Delete my account")),
     ),
+    A.deleting ? deletePart(app, me) : null,
   );
+}
+
+/** What the player types to delete their account for good: their handle, else their name. */
+export const deleteWord = (me) => me.handle ?? me.name ?? me.player;
+
+/** Deleting cannot be undone, so it is asked twice: the button opens this warning, and the
+ * account goes only once the player has typed their handle (or name) in it. */
+function deletePart(app, me) {
+  const f = fields();
+  const word = deleteWord(me);
+  const matches = () => f.deleteWord.value.trim().toLowerCase() === word.toLowerCase();
+  const go = button("delete-for-good", t("Delete for good"));
+  go.classList.add("danger");
+  go.disabled = A.busy || !matches();
+  f.deleteWord.oninput = () => (go.disabled = A.busy || !matches());
+  return form(
+    app,
+    "delete-form",
+    () => (matches() ? deleteAccount(app) : Promise.reject(new Error(t("Type {word} to delete your account.", { word })))),
+    h("h3", { id: "delete-h" }, t("Delete your account?")),
+    h("p", { id: "delete-warning" }, t("Your handle, password and keys go at once; your races stay on record, as 'deleted player'. This cannot be undone.")),
+    h("label", { for: "delete-word" }, t("To confirm, type {word}", { word })),
+    f.deleteWord,
+    h("div", { class: "row" }, go, h("button", { type: "button", id: "delete-keep", class: "quiet", onclick: () => keep(app) }, t("Keep my account"))),
+  );
+}
+
+function askToDelete(app) {
+  A.deleting = true;
+  A.note = null;
+  fields().deleteWord.value = "";
+  app.render();
+  document.getElementById("delete-word")?.focus();
+}
+
+function keep(app) {
+  A.deleting = false;
+  app.render();
+  document.getElementById("delete-account")?.focus();
 }
 
 function anonymousPart(app) {
@@ -175,12 +217,10 @@ async function exportData(app) {
 }
 
 async function deleteAccount(app) {
-  const sure = confirm(t("Delete your account? Your handle, password and keys go at once; your races stay on record, as 'deleted player'. This cannot be undone."));
-  if (!sure) return;
-  await act(app, async () => {
-    await app.conn.call("delete_account");
-    app.forgetKey();
-    Object.assign(app.me, { identified: false, handle: null });
-    return t("Your account is deleted: you race on anonymously.");
-  });
+  await app.conn.call("delete_account");
+  A.deleting = false;
+  fields().deleteWord.value = "";
+  app.forgetKey();
+  Object.assign(app.me, { identified: false, handle: null });
+  return t("Your account is deleted: you race on anonymously.");
 }

@@ -186,10 +186,17 @@ export function createApp(win = window) {
   };
   const act = (app.act = makeActions(app));
 
+  // The page the live region last spoke on: another page (the lobby after a race, the account
+  // panel, another room) starts with it empty, so that a screen reader's review of it does not
+  // find the last race's "played ...: 12 of 52 home" there.
+  let spokenOn = null;
+
   function render() {
     for (const text of S.said.splice(0)) app.say(text);
     const heard = S.heard.splice(0);
-    if (heard.length) document.getElementById("live").textContent = heard.join(". ");
+    const on = S.view === "room" ? `room:${S.room?.room}` : S.view;
+    if (heard.length || on !== spokenOn) document.getElementById("live").textContent = heard.join(". ");
+    spokenOn = on;
     if (S.opening) {
       store.setItem(KEY.opening, JSON.stringify(S.opening));
       S.opening = null;
