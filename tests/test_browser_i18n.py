@@ -175,6 +175,38 @@ async def test_a_dutch_browser_gets_the_lobby_and_a_race_in_dutch(server: Server
     no_errors(bob)
 
 
+async def test_a_bot_is_named_once_in_the_pages_language(server: ServerProcess, browser: Browser) -> None:
+    """Issue 38, bug 10: the server names a bot "Computer (PACE)" in English; a French page said it
+    so, and with a mark after it on the replay's tab ("Computer (sprint) (robot)"). It is said in
+    French, once: in the racers, the results, the board's tab and the replay, with no second mark."""
+    page = await page_in(browser, "fr-FR")
+    await named(page, server.http + "/", "Zoé", "Continuer")
+    await page.select_option("select[name=bot]", "brisk")
+    await page.click("form.create button[type=submit]")
+    await page.wait_for_function("() => window.seahaven.room?.racers.length === 2", timeout=WAIT_MS)
+    assert (await text(page, "ol.racers li:nth-child(2) .who")) == "Ordinateur (vif)"
+    await page.click("#ready")
+    await page.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
+    await page.keyboard.press("R")
+    await page.keyboard.press("R")  # resigned: the race ends at once against a bot
+    await page.wait_for_selector("#results-h", timeout=WAIT_MS)
+    bot_row = [r for r in await page.locator(".results tbody tr").all_inner_texts() if "Ordinateur" in r]
+    assert len(bot_row) == 1 and "Ordinateur (vif)" in bot_row[0] and "robot" not in bot_row[0], bot_row
+    final = await page.locator("#final-boards [role=tab]").all_inner_texts()
+    tabs = [re.sub(r"\s+", " ", tab).strip() for tab in final]
+    assert tabs == ["votre jeu", "Ordinateur (vif)"], tabs
+    race_id = await page.evaluate("() => window.seahaven.result.race_id")
+
+    await page.goto(f"{server.http}/races/{race_id}")
+    await page.wait_for_selector("[role=tablist] [role=tab]", timeout=WAIT_MS)
+    replay = await page.locator("[role=tablist] [role=tab]").all_inner_texts()
+    tabs = [re.sub(r"\s+", " ", tab).strip() for tab in replay]
+    assert "Ordinateur (vif)" in tabs and not any("robot" in tab or "Computer" in tab for tab in tabs), tabs
+    standings = await text(page, ".standings")
+    assert "Ordinateur (vif)" in standings and "robot" not in standings, standings
+    no_errors(page)
+
+
 async def test_the_switcher_changes_the_language_and_is_remembered(server: ServerProcess, browser: Browser) -> None:
     page = await page_in(browser, "en-GB")
     await named(page, server.http + "/", "Cleo", "Continue")

@@ -8,8 +8,9 @@ import { t } from "./i18n.js";
 const TITLES = { bot: () => t("played by the server"), ghost: () => t("a recorded run, played again") };
 const WORDS = { bot: () => t("bot"), ghost: () => t("ghost") };
 
-/** The marks a racer (a Racer, Standing or a racer on record) carries: "bot", "ghost". */
-export const markNames = (racer) => Object.keys(TITLES).filter((mark) => racer[mark]);
+/** The marks a racer (a Racer, Standing or a racer on record) carries: "bot", "ghost". A bot
+ * whose name says it is the computer ("Ordinateur (vif)") is not marked again: said once. */
+export const markNames = (racer) => Object.keys(TITLES).filter((mark) => racer[mark] && !(mark === "bot" && namedBot(racer)));
 
 /** The racer's marks as badges after a name, each after a space so that the text reads "Bob
  * ghost" (class "mark mark-ghost": a bare "ghost" class is the dragged cards'). */
@@ -24,5 +25,8 @@ export function racerName(racer) {
   return named ? t("Computer ({pace})", { pace: t(named[1]) }) : racer.name;
 }
 
-/** A racer (or standing) with its name as the page says it. */
-export const said = (racer) => (racer.bot ? { ...racer, name: racerName(racer) } : racer);
+/** A racer (or standing) with its name as the page says it (``computer``: a bot's name says so). */
+export const said = (racer) => (racer.bot ? { ...racer, name: racerName(racer), computer: BOT_NAME.test(racer.name) || racer.computer } : racer);
+
+/** A bot named as the server names them, whose name says it is the computer (in some language). */
+const namedBot = (racer) => Boolean(racer.computer) || BOT_NAME.test(racer.name);
