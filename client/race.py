@@ -475,17 +475,19 @@ class RaceController:
             self.asked_rematch = True
             self.opening_asked = self.screen.auto_on()
             self.outbox.put(None, Rematch(seed=secrets.token_hex(16), auto=self.opening_asked))
-        elif choice == REVIEW:
-            self.review()
         elif choice == CHALLENGE:
             self.challenge()
         elif choice == LOBBY:
             self.leave()
             return
-        elif choice == BOARD and self.model.role == Role.RACER:
-            self.screen.flash(_("The final board: r for a rematch, l to leave the room"))
-        elif choice == BOARD:
-            self.screen.flash(_("The final board: l to leave the room"))
+        if choice in (REVIEW, BOARD):  # the final board is under the review too: its keys said
+            self.screen.flash(
+                _("The final board: r for a rematch, v to review the race, l to leave the room")
+                if self.model.role == Role.RACER
+                else _("The final board: v to review the race, l to leave the room")
+            )
+        if choice == REVIEW:
+            self.review()
         self._render()
 
     def _ghost_challenge(self) -> str | None:
@@ -593,6 +595,9 @@ class RaceController:
     def could_play(self) -> bool:
         """The player races or is stuck in the race."""
         return self.model.racing_now() or self.model.stuck_now()
+
+    def can_review(self) -> bool:
+        return self.model.phase == Phase.FINISHED and self.model.deal is not None
 
     def can_watch(self) -> bool:
         """A spectator during the race with boards to look at: the switching keys work."""

@@ -61,6 +61,9 @@ class RaceScreen(GameScreen):
         Binding("H", "hint", NP_("footer", "Hint")),
         Binding("H", "hint_off", NP_("footer", "Hint"), show=False),
         Binding("l", "leave", NP_("footer", "Leave room")),
+        # After the race v reviews it, as on the results; before, it shows or hides the racers.
+        Binding("v", "review", NP_("footer", "Review")),
+        Binding("v", "rivals", NP_("footer", "Racers")),
         # Not in the footer (the message line says "[ and ] switch racer"): with it the footer ran past 80.
         Binding("left_square_bracket", "watch(-1)", NP_("footer", "Previous racer"), key_display="[", show=False),
         Binding("right_square_bracket", "watch(1)", NP_("footer", "Next racer"), key_display="]"),
@@ -161,6 +164,9 @@ class RaceScreen(GameScreen):
     def action_watch(self, step: int) -> None:
         self.room.watch(step)
 
+    def action_review(self) -> None:
+        self.room.review()
+
     def action_hint(self) -> None:
         """In a race the server gives the hint (and counts it), never the local solver."""
         if not self.refuse_input():
@@ -186,4 +192,8 @@ class RaceScreen(GameScreen):
             return room.racing_now()
         if action == "watch":
             return room.can_watch()
+        if action == "review":
+            return room.can_review()
+        if action == "rivals" and room.can_review():
+            return False
         return super().check_action(action, parameters)

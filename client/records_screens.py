@@ -17,7 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import DataTable, Footer, Label
 
-from i18n import N_, NP_, _
+from i18n import N_, NP_, _, ngettext
 from i18n.rules_help import preset_title
 from protocol.messages import PRESET_NAMES
 from seahaven import preset
@@ -151,7 +151,11 @@ class PlayerScreen(RecordsScreen):
         self.heading.update(f"{doc['name']}{handle}")
         rate = f" ({round(100 * doc['wins'] / doc['races'])}%)" if doc["races"] else ""
         self.summary.update(
-            _("{races} · {wins}{rate} · {finished} finished · win streak {streak} · best streak {best}").format(
+            ngettext(
+                "{races} · {wins}{rate} · {finished} finished · win streak {streak} · best streak {best}",
+                "{races} · {wins}{rate} · {finished} finished · win streak {streak} · best streak {best}",
+                doc["finished"],
+            ).format(
                 races=races(doc["races"]),
                 wins=wins(doc["wins"]),
                 rate=rate,
@@ -216,7 +220,8 @@ class PlayerScreen(RecordsScreen):
                 deal_code(race["preset"], race["deal"]),
                 _("{place} of {n}").format(place=race["place"], n=race["racers"]),
                 status_word(DID_NOT_FINISH if race["status"] == "racing" else race["status"]),
-                format_ms(race["time_ms"]),
+                # A time is a finisher's: anyone else's is only when their progress last changed.
+                format_ms(race["time_ms"] if race["status"] == "finished" else None),
                 key=race["race_id"],
             )
         self.next = page["next"]

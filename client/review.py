@@ -45,9 +45,10 @@ class ReviewScreen(LocalScreen[None]):
         Binding("right", "step(1)", NP_("footer", "Next")),
         Binding("left", "step(-1)", NP_("footer", "Prev")),
         Binding("end", "step(100000)", NP_("footer", "Last")),
-        Binding("home", "step(-100000)", NP_("footer", "First")),
         Binding("right_square_bracket", "racer(1)", NP_("footer", "Next racer"), key_display="]"),
-        # Not shown: the footer fits 80 columns in every language with ] alone (issue 22, bug 12).
+        # Not shown: the footer fits 80 columns in every language with end and ] alone (issue 22,
+        # bug 12; issue 39, bug 6); home beside end, [ beside ], are found where they are looked for.
+        Binding("home", "step(-100000)", NP_("footer", "First"), show=False),
         Binding("left_square_bracket", "racer(-1)", NP_("footer", "Previous racer"), key_display="[", show=False),
         Binding("escape", "close", NP_("footer", "Back")),
     ]
@@ -193,8 +194,7 @@ class ReviewScreen(LocalScreen[None]):
                 before = self.board.copy()
                 before.pop()
                 last = f"{when} · {describe(before, step.move)}"
-        # The verdict first: at 80 columns the line's end is cut, and a cut "signed and verified"
-        # reads as unverified.
+        # The verdict first, where the eye starts: the line wraps to a second at 80 columns.
         verdict = f"{self.verdict} · " if self.verdict else ""
         text = _("Review: {name} · move {at} of {n}{last} · {home}/52 home · racer {racer} of {racers}{note}").format(
             name=track.name,

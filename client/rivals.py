@@ -96,8 +96,8 @@ def status_text(racer: RacerView) -> tuple[str, Style]:
     """What the panel says about a racer's state, and in which style."""
     try:
         status = Status(racer.status)
-    except ValueError:
-        return str(racer.status), Style(color="#9ca3af")
+    except ValueError:  # not the protocol's: "did not finish", said in the player's language too
+        return status_word(str(racer.status)), Style(color="#9ca3af")
     if not racer.connected and status not in (Status.FINISHED, Status.RESIGNED, Status.FORFEIT):
         return _("disconnected"), _DISCONNECTED
     if status is Status.FINISHED:

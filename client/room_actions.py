@@ -36,6 +36,9 @@ class RoomActions(MoveSink, Protocol):
     def ask_hint(self) -> None:
         """``H``: ask the server for a hint."""
 
+    def review(self) -> None:
+        """``v`` after the race: step through the racers' moves."""
+
     # -- which keys work now -----------------------------------------------------------
 
     def can_ready(self) -> bool:
@@ -68,4 +71,8 @@ class RoomActions(MoveSink, Protocol):
 
     def can_watch(self) -> bool:
         """A spectator during the race with boards to look at: the switching keys work."""
+        ...
+
+    def can_review(self) -> bool:
+        """The race is over and its deal known: ``v`` reviews it (the racers panel's key before)."""
         ...

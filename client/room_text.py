@@ -176,7 +176,8 @@ def cover(model: RoomModel, spectate: Boards, seen: Seen) -> tuple[str, ...] | N
             lines.append(_("r: not ready after all"))
         else:
             lines.append(_("Press r when you are ready"))
-        seated = ngettext("{n} of {seats} racer", "{n} of {seats} racers", seats).format(n=n, seats=seats)
+        # Counted by n, not by the seats: "1 joueur sur 2" (English says racers either way).
+        seated = ngettext("{n} of {seats} racers", "{n} of {seats} racers", n).format(n=n, seats=seats)
         readiness = ngettext("{ready} ready", "{ready} ready", ready).format(ready=ready)  # "1 pronto", "2 pronti"
         lines.append(f"{seated} · {readiness}" + (" · " + _("2 needed") if n < 2 else ""))
         lines.extend(match_lines(model, seen.now))
@@ -215,7 +216,7 @@ def cover(model: RoomModel, spectate: Boards, seen: Seen) -> tuple[str, ...] | N
             waiting = [r.name for p, r in model.racers.items() if r.connected and p not in model.rematch]
             return (
                 _("Rematch?"),
-                ngettext("{votes} of {n} racer wants one", "{votes} of {n} racers want one", len(present)).format(
+                ngettext("{votes} of {n} racers wants one", "{votes} of {n} racers want one", len(votes)).format(
                     votes=len(votes), n=len(present)
                 ),
                 _("waiting for {names}").format(names=", ".join(waiting)) if waiting else _("starting…"),
@@ -223,8 +224,7 @@ def cover(model: RoomModel, spectate: Boards, seen: Seen) -> tuple[str, ...] | N
                 if not seen.asked_rematch and not model.spectating
                 else _("v: review the race · l: back to the lobby"),
             )
-        return (_("The race is over"), _("r: rematch · v: review the race · l: back to the lobby"))
-    return ()
+    return ()  # the final board (the message line says the keys)
 
 
 def match_lines(model: RoomModel, now: int) -> tuple[str, ...]:
@@ -248,6 +248,12 @@ def headline(reason: str | None, standings: tuple[Standing, ...], me: str) -> st
         return _("Race over")
     first = standings[0]
     mine = first.player == me
+    # Level on cards and on the tie-break time: the places only follow the seats, nobody got further.
+    tied = len(standings) > 1 and (standings[1].progress, standings[1].time_ms) == (first.progress, first.time_ms)
+    if tied and reason == EndReason.TIME_LIMIT:
+        return _("Time is up: a tie at {n} cards home").format(n=first.progress)
+    if tied and reason == EndReason.ALL_DONE:
+        return _("Nobody finished: a tie at {n} cards home").format(n=first.progress)
     if reason == EndReason.WON:
         return _("You win!") if mine else _("{name} wins").format(name=first.name)
     if reason == EndReason.TIME_LIMIT:

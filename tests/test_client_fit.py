@@ -1,11 +1,12 @@
 """Issue 39, bug 6: at 80x24 no screen cuts a word, in any of the four languages. One walk per
 language through the screens a player meets (the lobby with a public room listed, a room waiting
-with its settings, a race, the results, the final board, statistics,
+with its settings, a race, the results, the final board and its review, statistics, my page,
 account, arena, help), each checked by tests/fit.py: every word a widget is asked to show is in
 what it draws."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,15 @@ from client.app import RaceApp
 from client.game_screen import GameScreen
 from client.help import HelpScreen
 from client.race_screen import RaceScreen
+from client.records_screens import PlayerScreen
 from client.results import ResultsScreen
+from client.review import ReviewScreen
 from protocol.messages import CreateRoom, JoinRoom, Leave, Ok, Ready, Resign, RoomState
+from server.records.accounts import Accounts
+from server.records.archive import Archive
+from server.records.database import open_database
+from server.records.migrate import migrate
+from server.records.reader import Reader
 from tests.client_driver import data_home, room_of, top, until
 from tests.fit import cut_words
 from tests.helpers import MakeServer, url_of
@@ -30,8 +38,13 @@ SIZE = (80, 24)
 
 
 @pytest.mark.parametrize("language", ["en", "fr", "it", "nl"])
-async def test_no_screen_cuts_a_word_at_80x24(make_memory_server: MakeServer, language: str) -> None:
-    server = await make_memory_server()
+async def test_no_screen_cuts_a_word_at_80x24(make_memory_server: MakeServer, tmp_path: Path, language: str) -> None:
+    # Records in a SQLite file: my page and the review's verdict have something to show.
+    db = open_database(f"sqlite:///{tmp_path / 'records.db'}", tmp_path)
+    await migrate(db)
+    server = await make_memory_server(
+        accounts=Accounts(db), archive=Archive(db, now=wall_ms), records=Reader(db, now=wall_ms)
+    )
     bob = await WsClient.open(url_of(server), "Bob")
     assert isinstance(await bob.call(CreateRoom(deal_number=7, public=True, undo=False, time_limit=600)), RoomState)
     cuts: list[str] = []
@@ -72,11 +85,16 @@ async def test_no_screen_cuts_a_word_at_80x24(make_memory_server: MakeServer, la
             await pilot.press("escape")
             await until(pilot, lambda: isinstance(top(app), RaceScreen), "the final board")
             await look(pilot, "final board")
+            await pilot.press("v")
+            await until(pilot, lambda: read(top(app)), "the review, its record read")
+            await look(pilot, "review")
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(top(app), RaceScreen), "the final board again")
             await pilot.press("l")
             await until(pilot, lambda: top(app) is app.lobby, "the lobby")
-            for key, where in (("f2", "statistics"), ("f7", "account"), ("f8", "arena")):
+            for key, where in (("f2", "statistics"), ("f4", "my page"), ("f7", "account"), ("f8", "arena")):
                 await pilot.press(key)
-                await until(pilot, lambda: top(app) is not app.lobby, where)
+                await until(pilot, lambda: top(app) is not app.lobby and loaded(top(app)), where)
                 await look(pilot, where)
                 await pilot.press("escape")
                 await until(pilot, lambda: top(app) is app.lobby, "the lobby again")
@@ -84,6 +102,20 @@ async def test_no_screen_cuts_a_word_at_80x24(make_memory_server: MakeServer, la
         i18n.use("en")
         await bob.close()
     assert cuts == [], "\n".join(cuts)
+
+
+def wall_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def read(screen: object) -> bool:
+    """A review has read the race on record (the verdict and the server's moves are in its line)."""
+    return isinstance(screen, ReviewScreen) and screen.source != "reading"
+
+
+def loaded(screen: object) -> bool:
+    """A records screen has its document (my page: the player's races) before it is looked at."""
+    return not isinstance(screen, PlayerScreen) or screen.document is not None
 
 
 async def test_the_check_sees_a_cut_word_a_cut_cell_and_a_widget_past_the_edge() -> None:

@@ -247,3 +247,74 @@ def test_missing_a_ghost_race_says_whose_run_its_time_and_who_raced_it() -> None
         "A ghost: bob's run, which did not finish",
         "Raced 1 time",
     )
+
+
+# -- found on the walk: the words after a race -----------------------------------------------------
+
+
+def test_a_racer_who_did_not_finish_is_said_so_in_the_players_language() -> None:
+    from client.rivals import DID_NOT_FINISH, RacerView, status_text
+
+    i18n.use("fr")
+    try:
+        assert status_text(RacerView(name="Bruno", status=DID_NOT_FINISH))[0] == "pas fini"
+    finally:
+        i18n.use("en")
+
+
+def test_a_race_nobody_finished_level_on_cards_and_time_is_a_tie() -> None:
+    from client.room_text import headline
+    from protocol.enums import EndReason
+    from protocol.messages import Standing
+
+    def standing(place: int, player: str, progress: int, time_ms: int) -> Standing:
+        return Standing(
+            place=place, player=player, name=player, status="resigned", progress=progress, moves=0, time_ms=time_ms
+        )
+
+    level = (standing(1, "ann", 3, 0), standing(2, "bob", 3, 0))
+    assert headline(EndReason.ALL_DONE, level, "ann") == "Nobody finished: a tie at 3 cards home"
+    assert headline(EndReason.TIME_LIMIT, level, "bob") == "Time is up: a tie at 3 cards home"
+    ahead = (standing(1, "ann", 3, 1200), standing(2, "bob", 3, 5000))  # the same cards, ann first
+    assert headline(EndReason.ALL_DONE, ahead, "bob") == "Nobody finished: ann got furthest"
+    assert headline(EndReason.ALL_DONE, (standing(1, "ann", 9, 0), standing(2, "bob", 3, 0)), "ann") == (
+        "Nobody finished: you got furthest"
+    )
+
+
+async def test_after_the_results_the_final_board_shows_and_v_reviews_the_race(make_memory_server: MakeServer) -> None:
+    """Escape on the results closes them over the final board: the cards, not a cover saying
+    "v: review the race" while v hid the racers; v opens the review, as on the results."""
+    from client.results import ResultsScreen
+    from client.review import ReviewScreen
+    from protocol.messages import Resign
+
+    server = await make_memory_server()
+    app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
+    bob = await WsClient.open(url_of(server), "bob")
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        room = await create_deal_1(app, pilot)
+        assert isinstance(await bob.call(JoinRoom(room=room.code)), RoomState)
+        await until(pilot, lambda: len(room.model.racers) == 2, "bob in the room")
+        await pilot.press("r")
+        await bob.call(Ready(ready=True))
+        await until(pilot, lambda: room.model.phase == "racing" and not room.screen.locked, "the race")
+        await pilot.press(*keys_of(solution()[0]))
+        await settle(pilot, room)
+        await bob.call(Resign())
+        await pilot.press("R", "R")
+        await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
+        await pilot.press("escape")
+        await until(pilot, lambda: top(app) is room.screen, "the final board")
+        assert room.screen.cover == (), room.screen.cover
+        assert "v to review the race" in room.screen.message_text, room.screen.message_text
+        shown_keys = {
+            binding.key: binding.action for (_, binding, enabled, _) in app.active_bindings.values() if enabled
+        }
+        assert shown_keys.get("v") == "review"
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(top(app), ReviewScreen), "the review")
+        review = top(app)
+        assert isinstance(review, ReviewScreen) and review.track is not None and review.track.player == room.model.me
+    await bob.close()
