@@ -404,10 +404,10 @@ async def test_quick_match_pairs_two_pages_and_the_deck_can_have_four_colours(
     await ann.wait_for_function("() => document.getElementById('match')?.textContent === ''", timeout=WAIT_MS)
     assert await js(ann, "window.seahaven.room.preset") == "freecell"
     await bob.wait_for_selector("[aria-label='racers'] li:nth-child(2)")
-    await ann.check("text=four-colour deck")
-    for page in (ann, bob):
-        await page.click("#ready")
+    # Paired, the race starts by itself: no Ready to press (issue 38, what players expect).
     await in_race(ann)
+    await in_race(bob)
+    await ann.check("text=four-colour deck")
     assert await ann.locator(".board .card").count() == 52  # FreeCell deals every card to the columns
     clubs = ann.locator(".board .card.s0").first
     diamonds = ann.locator(".board .card.s1").first
@@ -572,10 +572,11 @@ async def test_a_quick_match_says_rated_before_ready_and_the_page_hears_its_rati
     await page.click("button:text-is('Quick match')")
     await page.wait_for_selector("#room-code", timeout=WAIT_MS)
     assert "· rated" in await page.inner_text(".room-head .muted")  # said before anyone is ready
+    assert await page.locator("#ready").count() == 0, "alone in a quick match, nothing to press"
+    assert "nothing to press" in await page.inner_text("#alone")
     assert isinstance(await sam.call(JoinRoom(room=await page.inner_text("#room-code"))), RoomState)
     assert isinstance(await sam.call(Ready()), Ok)
-    await page.click("#ready")
-    await in_race(page)
+    await in_race(page)  # the page said ready by itself once Sam sat down
     assert isinstance(await sam.call(Resign()), Ok)
     for _ in range(2):  # R twice: resign
         await page.keyboard.press("R")

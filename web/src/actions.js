@@ -139,6 +139,27 @@ export function makeActions(app) {
     else backToLobby();
   }
 
+  /** Quick match (``body``: its preset, or today's daily race): the race starts once paired, with
+   * no Ready to press (quickReady). */
+  async function quickMatch(body) {
+    S.quick = true;
+    S.quickReadied = null;
+    await enterWith("quick_match", body);
+    if (!S.room) S.quick = false;
+    quickReady();
+  }
+
+  /** In a quick match's room with a partner now (they joined mine, or I was moved to theirs): say
+   * ready for the player, once a room: the race starts as soon as both are. */
+  function quickReady() {
+    const room = S.room;
+    if (!S.quick || room?.phase !== "waiting" || room.role !== "racer" || room.racers.length < 2 || S.quickReadied === room.room) return;
+    const me = room.racers.find((r) => r.player === room.you);
+    if (!me) return;
+    S.quickReadied = room.room;
+    if (me.status !== "ready") ready();
+  }
+
   async function leave() {
     await request("leave"); // not-in-room means we are out already
     backToLobby();
@@ -363,5 +384,5 @@ export function makeActions(app) {
   };
   const say = (text) => app.say(text);
 
-  return { request, showRoom, enterWith, refreshRooms, backToLobby, leaveFor, joinRoom, dailyInstead, leave, leaveAsking, play, undo, pick, drop, ready, resign, rematch, hint, toggleAuto, started, resync, clear, select, watch, say };
+  return { request, showRoom, enterWith, quickMatch, quickReady, refreshRooms, backToLobby, leaveFor, joinRoom, dailyInstead, leave, leaveAsking, play, undo, pick, drop, ready, resign, rematch, hint, toggleAuto, started, resync, clear, select, watch, say };
 }

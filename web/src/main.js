@@ -363,7 +363,8 @@ export function createApp(win = window) {
       if (S.wanted?.code === body.room) S.wanted = null;
       // The next race takes the screen at once (an arena's): the last one's result stays in sight a while.
       if (S.room?.phase === "finished" && S.room.room !== body.room && S.room.standings?.length) app.say(t("The last race: {result}", { result: resultLine(S.room) }), LAST_RACE_MS);
-      return act.showRoom(body);
+      act.showRoom(body);
+      return act.quickReady(); // moved into a quick match partner's room: ready there
     }
     if (type === "seat_taken") {
       // Another tab or device of mine took my seat: the lobby here, with "Play here" to take it back.
@@ -391,6 +392,7 @@ export function createApp(win = window) {
     if (type === "result" && S.room && ghostChallenge(S.room)) noteRaced(store, ghostChallenge(S.room));
     applyEvent(S, type, body, Date.now());
     render();
+    if (type === "members") act.quickReady(); // a quick match partner joined my room
     // The opening's safe cards: the server plays them when ready asked it to (a progress with them follows).
     if (type === "started") act.started();
     if (S.resync) act.resync(S.resync);

@@ -41,6 +41,8 @@ export function initialState({ view = "lobby", wanted = null, challenge = null }
     wanted, // {code, watch} from a /r/CODE link
     dealAsked: null, // the deal code a "Race this deal" link (/?deal=CODE) puts in the new-room form
     match: null, // quick match's wait for a partner: the last `matching`, with its room and when it came (local ms)
+    quick: false, // in a quick match's room until its race starts: ready by itself once paired
+    quickReadied: null, // the room quick match said ready in (once: a "Not ready" after it is the player's)
     lost: false, // the server proved my position unwinnable (`lost`, rooms with lost_notice)
     hint: null, // the last hint's move (text), shown until the next move
     outside: 0, // bumped when state kept outside this one changed (account.js, challenge.js): views rebuild
@@ -88,6 +90,7 @@ export function applyEvent(S, type, body, now = 0) {
     S.mine = null;
     S.lost = false;
     S.hint = null;
+    S.quick = false; // a rematch after it is asked as in any room
     const opening = Board.parse(body.board, room.preset).progress;
     for (const r of room.racers) Object.assign(r, { status: "racing", progress: opening, moves: 0, time_ms: null });
     S.opening = { deal: body.deal, board: body.board };
@@ -260,6 +263,7 @@ function opened(S, body) {
 /** Out of the room, back in the lobby. */
 export function leftRoom(S) {
   S.room = null;
+  S.quick = false;
   S.autoAsked = null;
   S.board = null;
   S.result = null;

@@ -186,7 +186,7 @@ function joinPanel(app) {
       h("button", { type: "submit", value: "watch", class: "quiet" }, t("Watch")),
     ),
     h("h2", {}, t("Quick match")),
-    h("div", { class: "row" }, quick, h("button", { onclick: () => act.enterWith("quick_match", { preset: quick.value }) }, t("Quick match"))),
+    h("div", { class: "row" }, quick, h("button", { id: "quick-match", onclick: () => act.quickMatch({ preset: quick.value }) }, t("Quick match"))),
   );
 }
 
@@ -201,7 +201,7 @@ function dailyPanel(app) {
     h(
       "div",
       { class: "row" },
-      h("button", { id: "daily-race", onclick: () => act.enterWith("quick_match", { preset: "seahaven", daily: true }) }, t("Race today's deal")),
+      h("button", { id: "daily-race", onclick: () => act.quickMatch({ preset: "seahaven", daily: true }) }, t("Race today's deal")),
       // Nobody else may come: today's deal against the computer (a private room), or alone.
       h("button", { class: "quiet", id: "daily-bot", onclick: () => act.enterWith("create_room", DAILY_BOT_ROOM) }, t("vs the computer")),
       d ? h("button", { class: "quiet", id: "daily-solo", onclick: () => (window.location.href = `/solo/${d.deal}`) }, t("alone")) : null,
@@ -307,7 +307,7 @@ function roomParts(app) {
   const { S } = app;
   const room = S.room;
   const board = S.board ? S.board.text() : "";
-  const key = JSON.stringify([room, board, S.selected, S.mine, S.pending.length, S.groups.length, S.undos, S.focus, S.status, S.lost, S.hint, S.autoMove, S.result?.race_id, S.finals?.size, S.ratings[room.preset], S.outside]);
+  const key = JSON.stringify([room, board, S.selected, S.mine, S.pending.length, S.groups.length, S.undos, S.quick, S.focus, S.status, S.lost, S.hint, S.autoMove, S.result?.race_id, S.finals?.size, S.ratings[room.preset], S.outside]);
   // Between races, the arena's standings (a placeholder outside one); arena.js also replaces the
   // panel by itself mid-race, so that a rebuild of the room does not drop a card being dragged.
   return [
@@ -361,10 +361,21 @@ function roomView(app) {
         // A room with a free seat has a link to share; a full one (an arena's, a ghost's) has none.
         room.racers.length < room.seats ? h("p", {}, t("Share this link:"), " ", h("a", { href: link, id: "share" }, link), " ", h("button", { class: "quiet", onclick: () => navigator.clipboard?.writeText(link).then(() => act.say(t("link copied"))) }, t("Copy"))) : null,
         racersPanel(room, S.ratings, S.result?.race_id ?? null),
-        room.role === "racer"
+        // Quick match readies the player once paired: alone, there is nothing to press.
+        room.role === "racer" && !(S.quick && alone)
           ? h("button", { id: "ready", class: me?.status === "ready" ? "quiet" : "", onclick: act.ready }, me?.status === "ready" ? t("Not ready") : t("Ready"))
           : null,
-        alone ? h("p", { id: "alone", class: "muted" }, room.daily ? t("The daily race starts once another racer joins: share the link, or wait for one.") : t("The race starts once another racer joins and both are ready.")) : null,
+        alone
+          ? h(
+              "p",
+              { id: "alone", class: "muted" },
+              room.daily
+                ? t("The daily race starts once another racer joins: share the link, or wait for one.")
+                : S.quick
+                  ? t("The race starts as soon as another racer is found: nothing to press.")
+                  : t("The race starts once another racer joins and both are ready."),
+            )
+          : null,
         // Nobody may come: today's deal against the computer, or alone, without waiting on.
         alone && room.daily
           ? h(
