@@ -8,12 +8,16 @@ each step keeps its move.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from i18n import _
 from protocol.messages import Watched
 from seahaven import Board, Move
+
+from .rivals import says_what
+from .words import bot_name
 
 __all__ = ["Step", "Track", "back", "forward", "tracks_from_histories", "tracks_from_race"]
 
@@ -28,6 +32,8 @@ class Step:
     move: Move
     undo: bool = False
     ms: int | None = None
+    auto: bool = False
+    """Played (or taken back) by the server for the racer: an auto-move, not one of the racer's own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +61,11 @@ def back(board: Board, step: Step) -> None:
         board.pop()
 
 
-def steps_of(opening: Board, actions: Iterable[tuple[int | None, str]]) -> tuple[Step, ...]:
-    """The steps of ``actions`` (``(ms, move or "undo")``) from ``opening``; ValueError naming
-    the step that does not apply."""
+def steps_of(
+    opening: Board, actions: Iterable[tuple[int | None, str]], auto: Collection[int] = ()
+) -> tuple[Step, ...]:
+    """The steps of ``actions`` (``(ms, move or "undo")``) from ``opening``, those at the indices
+    ``auto`` the server's; ValueError naming the step that does not apply."""
     board = opening.copy()
     steps: list[Step] = []
     for n, (ms, text) in enumerate(actions, start=1):
@@ -65,17 +73,22 @@ def steps_of(opening: Board, actions: Iterable[tuple[int | None, str]]) -> tuple
             if text == UNDO:
                 if not board.move_stack:
                     raise ValueError("there is no move to take back")
-                steps.append(Step(board.pop(), undo=True, ms=ms))
+                steps.append(Step(board.pop(), undo=True, ms=ms, auto=n - 1 in auto))
             else:
-                steps.append(Step(board.push_text(text), ms=ms))
+                steps.append(Step(board.push_text(text), ms=ms, auto=n - 1 in auto))
         except ValueError as error:  # a bad move text, or an illegal move (IllegalMoveError)
             raise ValueError(f"step {n} ({text}): {error}") from None
     return tuple(steps)
 
 
 def shown_name(racer: Mapping[str, Any]) -> str:
-    marks = [mark for mark in ("bot", "ghost") if racer.get(mark)]
-    return str(racer["name"]) + "".join(f" ({mark})" for mark in marks)
+    """A racer of a race document by name, in the player's language; a bot or a ghost marked
+    unless the name says so already ("Ordinateur (vive)", not "Computer (brisk) (bot)")."""
+    bot, ghost = bool(racer.get("bot")), bool(racer.get("ghost"))
+    name = bot_name(str(racer["name"])) if bot else str(racer["name"])
+    if (bot or ghost) and not says_what(name, bot=bot):
+        name += " " + (_("(bot)") if bot else _("(ghost)"))
+    return name
 
 
 def tracks_from_race(race: Mapping[str, Any]) -> tuple[Board, tuple[Track, ...]]:
@@ -83,7 +96,11 @@ def tracks_from_race(race: Mapping[str, Any]) -> tuple[Board, tuple[Track, ...]]
     document; ValueError when it does not replay (KeyError, TypeError: not a race document)."""
     opening = Board.from_code(str(race["deal_code"]))
     tracks = tuple(
-        Track(str(r["player"]), shown_name(r), steps_of(opening, ((int(ms), str(m)) for ms, m in r["moves"])))
+        Track(
+            str(r["player"]),
+            shown_name(r),
+            steps_of(opening, ((int(ms), str(m)) for ms, m in r["moves"]), {int(i) for i in r.get("auto", ())}),
+        )
         for r in race["racers"]
     )
     return opening, tracks

@@ -194,12 +194,16 @@ class ReviewScreen(LocalScreen[None]):
                 before = self.board.copy()
                 before.pop()
                 last = f"{when} · {describe(before, step.move)}"
+            if step.auto:
+                last += " " + _("(by itself)")
+        # Counted as the results count: the racer's own moves and undos, not the server's auto-moves.
+        own = [not step.auto for step in track.steps]
         # The verdict first, where the eye starts: the line wraps to a second at 80 columns.
         verdict = f"{self.verdict} · " if self.verdict else ""
         text = _("Review: {name} · move {at} of {n}{last} · {home}/52 home · racer {racer} of {racers}{note}").format(
             name=track.name,
-            at=self.at,
-            n=len(track.steps),
+            at=sum(own[: self.at]),
+            n=sum(own),
             last=last,
             home=self.board.progress,
             racer=self.racer + 1,

@@ -17,6 +17,7 @@ import i18n
 from client.app import RaceApp
 from client.game_screen import GameScreen
 from client.places import Place, safe_moves
+from client.review import ReviewScreen
 from client.solo import SoloApp
 from protocol.messages import CreateRoom, JoinRoom, Ready, RoomState
 from seahaven import COLUMN, Board
@@ -318,3 +319,52 @@ async def test_after_the_results_the_final_board_shows_and_v_reviews_the_race(ma
         review = top(app)
         assert isinstance(review, ReviewScreen) and review.track is not None and review.track.player == room.model.me
     await bob.close()
+
+
+async def test_the_review_counts_the_racers_own_moves_and_marks_the_servers() -> None:
+    """The results count a racer's own moves: the review steps through the server's auto-moves
+    too, marked, and counts as the results do ("move 1 of 2", not "move 1 of 5")."""
+    from typing import Any
+
+    from client.replay import shown_name
+    from seahaven.codes import encode
+
+    board = Board.deal("seahaven", 1)
+    moves: list[list[object]] = []
+    auto: list[int] = []
+    for ms, move in ((1000, solution()[0]), (2000, solution()[1])):
+        board.push(move)
+        moves.append([ms, str(move)])
+        while (played := board.auto_move()) is not None:
+            board.push(played)
+            auto.append(len(moves))
+            moves.append([ms, str(played)])
+    assert auto, "deal 1's first moves send cards home by themselves"
+    bot = {"player": "b1", "name": "Computer (brisk)", "bot": True, "moves": moves, "auto": auto}
+    race: dict[str, Any] = {"deal_code": encode("seahaven", 1), "racers": [bot]}
+
+    async def fetch() -> dict[str, Any]:
+        return race
+
+    review = ReviewScreen(None, fetch=fetch)
+    i18n.use("fr")
+    try:
+        assert shown_name(bot) == "Ordinateur (vive)"  # not "Computer (brisk) (bot)"
+    finally:
+        i18n.use("en")
+    async with _ReviewApp(review).run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: review.source == "server", "the race read")
+        (track,) = review.tracks
+        assert [step.auto for step in track.steps] == [i in auto for i in range(len(moves))]
+        await pilot.press(*["right"] * (auto[0] + 1))  # to the first card home by itself
+        own = auto[0] - sum(1 for i in auto if i < auto[0])  # the racer's moves before it
+        assert f"move {own} of 2 " in review.line_text and "(by itself)" in review.line_text, review.line_text
+
+
+class _ReviewApp(App[None]):
+    def __init__(self, review: ReviewScreen) -> None:
+        super().__init__()
+        self.review = review
+
+    def on_mount(self) -> None:
+        self.push_screen(self.review)
