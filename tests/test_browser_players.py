@@ -138,6 +138,8 @@ async def test_a_run_challenged_from_the_results_is_raced_as_a_ghost_from_its_li
     assert standings[1].startswith("2 Carol"), standings
     race_id = await js(carol, "window.seahaven.result.race_id")
     assert await js(carol, "window.seahaven.result.standings[0].ghost") is True
+    margin = await carol.inner_text("#ghost-margin")  # how it went, beside who won (issue 38)
+    assert re.fullmatch(rf"The ghost finished in \d+:\d\d; you had {OPENING_HOME}/52 home\.", margin), margin
     no_errors(carol)
 
     # A ghost asks for no rematch: racing it again is a new room of the same challenge.
@@ -276,8 +278,9 @@ async def test_an_account_claims_a_handle_signs_in_on_another_device_exports_and
     no_errors(phone)
 
 
-async def a_challenge(server: RaceServer) -> str:
-    """Ann beats Bob (two protocol clients) on deal 1 and challenges her run: its code."""
+async def a_challenge(server: RaceServer, *, pause: float = 0) -> str:
+    """Ann beats Bob (two protocol clients) on deal 1 and challenges her run: its code. Ann waits
+    ``pause`` seconds before her first move (a run to beat)."""
     ann = await WsClient.open(url_of(server), "Ann")
     bob = await WsClient.open(url_of(server), "Bob")
     created = await ann.call(CreateRoom())
@@ -286,6 +289,7 @@ async def a_challenge(server: RaceServer) -> str:
     await bob.call(Ready())
     await ann.call(Ready())
     await ann.expect(Started)
+    await asyncio.sleep(pause)
     for move in SOLUTION:
         await ann.call(MoveRequest(move=str(move)))
     result = await ann.expect(Result)
@@ -297,6 +301,29 @@ async def a_challenge(server: RaceServer) -> str:
     await ann.close()
     await bob.close()
     return made.challenge
+
+
+async def test_beating_a_ghost_says_by_how_much(server: RaceServer, browser: Browser) -> None:
+    """Issue 38, what players expect: after a race against a ghost, by how much ("You beat the
+    ghost by 35.2 s"): the race ends at the player's finish, so the ghost's is its run's time."""
+    code = await a_challenge(server, pause=15)  # a run of over 15 s: a page plays the keys in about 6
+    run = (await get(server.port, f"/api/v1/challenges/{code}")).json()["time_ms"]
+    carol = await new_page(browser)
+    await carol.goto(f"{base(server)}/c/{code}")
+    await carol.fill("#name", "Carol")
+    await carol.click("#race-it")
+    await carol.wait_for_selector("#ready", timeout=WAIT_MS)
+    await carol.click("#ready")
+    await carol.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
+    for move in SOLUTION:
+        await key_move(carol, move)
+    await carol.wait_for_selector("#results-h", timeout=WAIT_MS)
+    assert await carol.inner_text("#moment") == "You won!"
+    mine = await js(carol, "window.seahaven.room.standings.find(s => s.player === window.seahaven.room.you).time_ms")
+    assert isinstance(mine, int) and mine < run, (mine, run)
+    tenths = (run - mine + 50) // 100  # to a tenth, halves up as Intl rounds
+    assert await carol.inner_text("#ghost-margin") == f"You beat the ghost by {tenths // 10}.{tenths % 10} s"
+    no_errors(carol)
 
 
 async def dans_room(server: RaceServer, carol: Page, *, start: bool) -> tuple[WsClient, str]:

@@ -6,7 +6,7 @@
 // raced, raceChallenge, enterRoom, leave.
 import { h } from "./dom.js";
 import { explain } from "./explain.js";
-import { number, t } from "./i18n.js";
+import { clock, number, t } from "./i18n.js";
 import { statusText } from "./state.js";
 import { apiGet, raceDoc } from "./records_api.js";
 import { presetTitle, raceLink, raceTime, table, when } from "./records_format.js";
@@ -179,6 +179,48 @@ export async function acceptChallenge(app, challenge) {
     app.render();
     return page.raceError;
   }
+}
+
+// -- the results of a race against a ghost -----------------------------------------------------
+
+const runTimes = new Map(); // challenge -> its run's finishing time (ms, or null), once read
+
+/** Its run's finishing time (ms; null: it did not finish, or not known yet): the challenge's
+ * page read it; after a reload it is read again, and the results shown again once it comes. */
+function runTime(app, challenge) {
+  if (page.challenge === challenge && page.doc) return page.doc.time_ms ?? null;
+  if (!runTimes.has(challenge)) {
+    runTimes.set(challenge, null);
+    apiGet(`/challenges/${challenge}`).then(
+      (doc) => {
+        runTimes.set(challenge, doc.time_ms ?? null);
+        app.render();
+      },
+      () => {}, // the margin is not said: the results say the rest
+    );
+  }
+  return runTimes.get(challenge);
+}
+
+/** A gap between two times as a racer says it: "35.2 s", past a minute "1:05.3". */
+const gap = (ms) => (ms < 60_000 ? t("{secs} s", { secs: number(ms / 1000, { minimumFractionDigits: 1, maximumFractionDigits: 1 }) }) : raceTime(ms));
+
+/** How the race against the ghost went, by how much: "You beat the ghost by 35.2 s"; "The ghost
+ * finished in 3:03.2; you had 40/52 home". Null in a room without a ghost, or before the end. */
+export function ghostMargin(app, room) {
+  const challenge = ghostChallenge(room);
+  const standings = room.phase === "finished" ? (room.standings ?? []) : [];
+  const me = standings.find((s) => s.player === room.you);
+  const ghost = standings.find((s) => s.ghost);
+  if (!challenge || !me || !ghost) return null;
+  // The ghost's finish: in this race when it got there, else its run's (the race ended first).
+  const theirs = ghost.status === "finished" ? ghost.time_ms : runTime(app, challenge);
+  if (me.status === "finished") {
+    if (theirs === null || theirs === undefined) return t("You beat the ghost.");
+    return theirs >= me.time_ms ? t("You beat the ghost by {time}", { time: gap(theirs - me.time_ms) }) : t("The ghost beat you by {time}", { time: gap(me.time_ms - theirs) });
+  }
+  if (ghost.status === "finished") return t("The ghost finished in {time}; you had {count}/52 home.", { time: clock(ghost.time_ms), count: number(me.progress) });
+  return null;
 }
 
 /** A ghost never asks for a rematch: racing it again is a new room of its challenge. */

@@ -5,7 +5,7 @@ import { renderBoard } from "./board_view.js";
 import { PRESETS } from "./rules.js";
 import { h } from "./dom.js";
 import { accountView } from "./account.js";
-import { challengeOffer, challengeView, ghostChallenge, raceAgainButton } from "./challenge.js";
+import { challengeOffer, challengeView, ghostChallenge, ghostMargin, raceAgainButton } from "./challenge.js";
 import { racerMarks } from "./marks.js";
 import { A, arenaLobby, arenaPanel } from "./arena.js";
 import { ratingBadge } from "./ratings_view.js";
@@ -512,6 +512,7 @@ function resultsView(app) {
     { class: "card-panel results", "aria-labelledby": "results-h" },
     h("h2", { id: "results-h" }, t("Results")),
     h("p", { class: "moment", id: "moment", role: "status" }, resultLine(room)),
+    ghostMargin(hooks, room) ? h("p", { id: "ghost-margin" }, ghostMargin(hooks, room)) : null,
     S.result?.reason ? h("p", { class: "muted" }, t("The race is over: {reason}.", { reason: reasons[S.result.reason] ?? S.result.reason })) : null,
     h(
       "table",
