@@ -164,6 +164,31 @@ class ArenaAndRoom:
     cid: Page
 
 
+async def test_the_lobby_lists_the_live_arenas_to_join(server: RaceServer, browser: Browser) -> None:
+    """Issue 38, what players expect: arenas listed in the lobby. An arena running now is listed
+    with its rules, players and minutes left (one to come, with when it starts); Join is one click."""
+    base = f"http://127.0.0.1:{server.port}"
+    ann = await WsClient.open(url_of(server), "Ann")
+    opened = await ann.call(CreateArena(minutes=5))
+    assert isinstance(opened, Arena)
+    later = await ann.call(CreateArena(minutes=30, starts_in=600))
+    assert isinstance(later, Arena)
+    bob = await new_page(browser)
+    await lobby(bob, base, "Bob")
+    await bob.wait_for_selector("#live-arenas tbody tr", timeout=WAIT_MS)
+    listed = await rows(bob, "#live-arenas tbody tr")
+    assert len(listed) == 2, listed
+    assert re.fullmatch(rf"{opened.arena} Seahaven Towers \d+ [45] minutes left Join", listed[0]), listed
+    assert re.fullmatch(rf"{later.arena} Seahaven Towers \d+ starts in (9|10) minutes Join", listed[1]), listed
+    await bob.get_by_role("button", name=f"join arena {opened.arena}").click()
+    await bob.wait_for_function(
+        "code => window.seahaven.arena.arena?.arena === code", arg=opened.arena, timeout=WAIT_MS
+    )
+    await bob.wait_for_selector("#arena-standings", timeout=WAIT_MS)
+    await ann.close()
+    no_errors(bob)
+
+
 async def arena_and_room(server: RaceServer, browser: Browser) -> ArenaAndRoom:
     base = f"http://127.0.0.1:{server.port}"
     ann = await WsClient.open(url_of(server), "Ann")

@@ -8,6 +8,7 @@
 import { FOUNDATION, COLUMN, CELL, moveText, mv } from "./rules.js";
 import { cardName, hintWords, moveWords, placeName, reasonWords, withSymbols } from "./words.js";
 import { refusal } from "./explain.js";
+import { arenaList } from "./records_api.js";
 import { language, t, tn } from "./i18n.js";
 import { autoAllowed, autoOn, enterRoom, hasCard, leftRoom, leavingResigns, racing, runFrom, settled, canUndo, canHint, lostText } from "./state.js";
 
@@ -69,6 +70,7 @@ export function makeActions(app) {
 
   async function refreshRooms() {
     if (S.view !== "lobby" || !S.conn?.online) return;
+    refreshArenas();
     try {
       S.rooms = (await S.conn.call("list_rooms", {})).rooms;
       S.daily = await S.conn.call("daily_board", { preset: "seahaven" });
@@ -76,6 +78,20 @@ export function makeActions(app) {
     } catch {
       // the next refresh tries again
     }
+  }
+
+  /** The live arenas the lobby lists (the records API's; none said when it cannot be read). */
+  async function refreshArenas() {
+    try {
+      const { live, upcoming } = await arenaList();
+      const arenas = [...live, ...upcoming];
+      if (JSON.stringify(arenas) === JSON.stringify(S.arenas)) return;
+      S.arenas = arenas;
+    } catch {
+      if (S.arenas === null) return;
+      S.arenas = null;
+    }
+    if (S.view === "lobby") app.render();
   }
 
   function backToLobby(why) {

@@ -45,6 +45,8 @@ export const dealListDoc = (preset) => apiGet(`/deal-lists/${encodeURIComponent(
 export const playerDoc = (player) => apiGet(`/players/${encodeURIComponent(player)}`);
 export const playerRaces = (player, cursor = null, limit = 20) => apiGet(`/players/${encodeURIComponent(player)}/races`, { limit, cursor });
 export const playerRatings = (player, limit = 20) => apiGet(`/players/${encodeURIComponent(player)}/ratings`, { limit });
+/** The arenas running now and to come (and the last finished one: the API's least). */
+export const arenaList = () => apiGet("/arenas", { limit: 1 });
 export const playerArenas = (player, limit = 20) => apiGet(`/players/${encodeURIComponent(player)}/arenas`, { limit });
 export const boardDoc = (preset, { period = "all", day = null, grade = null, offset = 0, limit = 50 } = {}) =>
   apiGet(`/leaderboards/${encodeURIComponent(preset)}`, { period, day, grade, offset: offset || null, limit });

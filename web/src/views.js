@@ -7,7 +7,7 @@ import { h } from "./dom.js";
 import { accountView } from "./account.js";
 import { challengeOffer, challengeView, ghostChallenge, ghostMargin, raceAgainButton } from "./challenge.js";
 import { racerMarks } from "./marks.js";
-import { A, arenaLobby, arenaPanel } from "./arena.js";
+import { A, arenaLobby, arenaPanel, joinArena } from "./arena.js";
 import { ratingBadge } from "./ratings_view.js";
 import { presetTitle } from "./records_format.js";
 import { gradeName, hintMove, hintWords } from "./words.js";
@@ -113,9 +113,43 @@ function lobbyParts(app) {
   // The arena I am in comes first; else the arena panel (create or join one) after the daily race.
   const arena = [`lobby-arena:${arenaKey(S)}`, () => arenaLobby(app.hooks)];
   if (A.arena) inner.unshift(arena);
-  else inner.splice(3, 0, arena);
+  else inner.splice(3, 0, arena, [`lobby-arenas:${JSON.stringify(S.arenas)}`, () => arenasPanel(app)]);
   if (S.seat) inner.unshift([`lobby-seat:${S.seat}`, () => seatPanel(app)]);
   return [["lobby", () => h("div", { class: "lobby" }), inner]];
+}
+
+/** The arenas running now and about to start, to join from the lobby (none: nothing shown). */
+function arenasPanel(app) {
+  const { S } = app;
+  if (!S.arenas?.length) return h("span", { hidden: true });
+  const now = S.conn?.now?.() ?? Date.now();
+  const minutes = (ms) => Math.max(1, Math.ceil(ms / 60_000));
+  const rows = S.arenas.map((a) =>
+    h(
+      "tr",
+      {},
+      h("td", { class: "code", "data-label": t("Arena") }, a.name ? `${a.name} · ${a.code}` : a.code),
+      h("td", { "data-label": t("Rules") }, presetTitle(a.preset), a.deal_grade ? ` · ${gradeName(a.deal_grade)}` : ""),
+      h("td", { "data-label": t("Players") }, number(a.player_count)),
+      h(
+        "td",
+        { "data-label": t("Time") },
+        a.phase === "running" ? tn("{n} minute left", "{n} minutes left", minutes(a.ends_at - now)) : tn("starts in {n} minute", "starts in {n} minutes", minutes(a.starts_at - now)),
+      ),
+      h("td", { class: "go" }, h("button", { onclick: () => joinArena(app.hooks, a.code), "aria-label": t("join arena {code}", { code: a.code }) }, t("Join"))),
+    ),
+  );
+  return h(
+    "section",
+    { class: "card-panel arenas-panel", "aria-labelledby": "live-arenas-h", id: "live-arenas" },
+    h("h2", { id: "live-arenas-h" }, t("Live arenas")),
+    h(
+      "table",
+      { class: "rooms" },
+      h("thead", {}, h("tr", {}, ...[t("Arena"), t("Rules"), t("Players"), t("Time"), ""].map((head) => h("th", {}, head)))),
+      h("tbody", {}, rows),
+    ),
+  );
 }
 
 /** I race in another tab or device: say where, and offer to take the seat here. */
