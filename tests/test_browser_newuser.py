@@ -36,6 +36,7 @@ from protocol.messages import (
     Started,
 )
 from seahaven import Board, Move, parse_board, to_board_text
+from seahaven.codes import decode as decode_deal
 from seahaven.codes import encode
 from seahaven.moves import CELL, CELL_TOKENS, COLUMN
 from seahaven.solver import solve
@@ -322,11 +323,23 @@ async def test_a_deals_link_opens_it_for_practice_alone_with_auto_move(
     assert await page.inner_text("#moment") == "You won!"
     assert "The race is over: you put all 52 cards home." in await page.inner_text(".results")  # not "a racer"
     assert "(you)" not in await page.inner_text("[aria-label='racers']")  # alone: no "you (you)"
+    # Games alone are counted in this browser (issue 38, what players expect: solo statistics).
+    stats = await page.inner_text("#solo-stats")
+    assert re.fullmatch(r"1 played · 1 won · best 0:\d\d", stats), stats
     await at_rest(page)
     assert await js(page, "document.documentElement.scrollWidth") == (PHONE if phone else DESKTOP)["width"]
     await page.click("#rematch")  # the deal again
     await page.wait_for_function("() => window.seahaven.room.phase === 'racing'", timeout=WAIT_MS)
     assert await js(page, "window.seahaven.board.progress") == 0
+    # A new deal: another of the preset's published winnable deals, the statistics kept.
+    await page.click("#new-deal")
+    await page.wait_for_url(re.compile(r".*/solo/SH1-ST-\w+$"), timeout=WAIT_MS)
+    await page.wait_for_selector("#solo-h", timeout=WAIT_MS)
+    preset, number = decode_deal(page.url.rsplit("/", 1)[1])
+    assert preset == "seahaven" and number != 1
+    listed = (await (await page.request.get(http(server, "/api/v1/deal-lists/seahaven"))).json())["text"]
+    assert re.search(rf"^{number} [gtf]$", listed, re.M), number
+    assert await page.inner_text("#solo-stats") == stats
     await page.click("#leave")
     await page.wait_for_url(http(server, "/"), timeout=WAIT_MS)
     no_errors(page)

@@ -8,7 +8,9 @@
 import { FOUNDATION, COLUMN, CELL, moveText, mv } from "./rules.js";
 import { cardName, hintWords, moveWords, placeName, reasonWords, withSymbols } from "./words.js";
 import { refusal } from "./explain.js";
-import { arenaList } from "./records_api.js";
+import { arenaList, dealListDoc } from "./records_api.js";
+import { anotherDeal, dealOfCode } from "./solo.js";
+import { dealCode } from "./verify.js";
 import { language, t, tn } from "./i18n.js";
 import { autoAllowed, autoOn, enterRoom, hasCard, leftRoom, leavingResigns, racing, runFrom, settled, canUndo, canHint, lostText } from "./state.js";
 
@@ -174,6 +176,20 @@ export function makeActions(app) {
     if (!me) return;
     S.quickReadied = room.room;
     if (me.status !== "ready") ready();
+  }
+
+  /** Solo practice: another deal of the same rules, one proven winnable where the list is known. */
+  async function newDeal() {
+    const room = S.room;
+    if (!room?.solo) return;
+    const current = dealOfCode(room.deal).number;
+    let text = null;
+    try {
+      text = (await dealListDoc(room.preset)).text;
+    } catch {
+      // no records API here: any deal
+    }
+    window.location.assign(`/solo/${dealCode(room.preset, anotherDeal(room.preset, current, text))}`);
   }
 
   async function leave() {
@@ -400,5 +416,5 @@ export function makeActions(app) {
   };
   const say = (text) => app.say(text);
 
-  return { request, showRoom, enterWith, quickMatch, quickReady, refreshRooms, backToLobby, leaveFor, joinRoom, dailyInstead, leave, leaveAsking, play, undo, pick, drop, ready, resign, rematch, hint, toggleAuto, started, resync, clear, select, watch, say };
+  return { request, showRoom, enterWith, newDeal, quickMatch, quickReady, refreshRooms, backToLobby, leaveFor, joinRoom, dailyInstead, leave, leaveAsking, play, undo, pick, drop, ready, resign, rematch, hint, toggleAuto, started, resync, clear, select, watch, say };
 }

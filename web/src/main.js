@@ -12,7 +12,7 @@ import { OWN_KEYS, keyAction } from "./keys.js";
 import { patch } from "./patch.js";
 import { applyEvent, inRace, initialState, leftRoom, resultLine, roomOfPath } from "./state.js";
 import { pageParts, tick } from "./views.js";
-import { SoloConnection, soloOfPath } from "./solo.js";
+import { SoloConnection, noteSolo, soloOfPath, soloStats } from "./solo.js";
 import { measure, slide } from "./motion.js";
 import { A, arenaOfPath, joinArena, onArenaMessage, showArena, tickArena } from "./arena.js";
 import { ratingsChanged } from "./ratings_view.js";
@@ -390,6 +390,10 @@ export function createApp(win = window) {
       return render();
     }
     if (type === "result" && S.room && ghostChallenge(S.room)) noteRaced(store, ghostChallenge(S.room));
+    if (type === "result" && S.room?.solo) {
+      const me = body.standings[0];
+      S.soloStats = noteSolo(store, S.room.preset, me?.status === "finished", me?.time_ms ?? null);
+    }
     applyEvent(S, type, body, Date.now());
     render();
     if (type === "members") act.quickReady(); // a quick match partner joined my room
@@ -419,6 +423,7 @@ export function createApp(win = window) {
     }
     S.status = "online";
     S.me = { player: "solo", name: S.conn.name };
+    S.soloStats = soloStats(store, S.conn.preset);
     S.conn.begin(S.autoMove);
     return true;
   }

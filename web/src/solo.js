@@ -38,6 +38,60 @@ function checkChar(body) {
   return ALPHABET[(32 - (total % 32)) % 32];
 }
 
+// -- a player's games alone, kept in this browser ---------------------------------------------
+
+const STATS = "seahaven.solo"; // localStorage: preset -> {played, won, best, streak, bestStreak}
+
+/** Every preset's solo statistics kept in ``store`` (its localStorage). */
+function allStats(store) {
+  try {
+    const all = JSON.parse(store.getItem(STATS) ?? "{}");
+    return all && typeof all === "object" ? all : {};
+  } catch {
+    return {};
+  }
+}
+
+/** My games alone on ``preset``: played (won or given up), won, the best time (ms or null), the
+ * wins in a row now and at best. */
+export function soloStats(store, preset) {
+  return { played: 0, won: 0, best: null, streak: 0, bestStreak: 0, ...allStats(store)[preset] };
+}
+
+/** A game alone over: counted in ``store``. ``won``: all 52 home, in ``ms``. The new statistics. */
+export function noteSolo(store, preset, won, ms) {
+  const all = allStats(store);
+  const s = soloStats(store, preset);
+  s.played++;
+  if (won) {
+    s.won++;
+    s.best = s.best === null ? ms : Math.min(s.best, ms);
+    s.streak++;
+    s.bestStreak = Math.max(s.bestStreak, s.streak);
+  } else s.streak = 0;
+  all[preset] = s;
+  store.setItem(STATS, JSON.stringify(all));
+  return s;
+}
+
+/** Another deal of ``preset`` to practise (not ``current``): one of its published winnable deals
+ * (``listText``, the records API's deal list), else any deal of the classic numbers. */
+export function anotherDeal(preset, current, listText, random = Math.random) {
+  let numbers = [];
+  try {
+    numbers = listText ? winnableNumbers(listText).filter((n) => n !== current) : [];
+  } catch {
+    numbers = [];
+  }
+  if (numbers.length) return numbers[Math.floor(random() * numbers.length)];
+  let n = current;
+  while (n === current) n = 1 + Math.floor(random() * 32000);
+  return n;
+}
+
+/** The deal numbers of a published list's text (seahaven/winnable.py's format: "NUMBER GRADE"). */
+const winnableNumbers = (text) => text.split(/\r?\n/).flatMap((line) => (/^\d+\s+[gtf]\s*$/.test(line) ? [Number(line.split(/\s+/)[0])] : []));
+
 /** The deal code a /solo/ path names, or null. */
 export const soloOfPath = (path) => /^\/solo\/([0-9A-Za-z-]{10,16})$/.exec(path)?.[1] ?? null; // SH1-ST- and 5 to 9 characters
 

@@ -21,6 +21,7 @@ export function initialState({ view = "lobby", wanted = null, challenge = null }
     view,
     rooms: [],
     daily: null, // today's daily deal and its board (the server's daily_board reply)
+    soloStats: null, // solo practice: my games alone on this preset (solo.js soloStats)
     arenas: null, // the arenas running and to come, for the lobby (GET /api/v1/arenas: {live, upcoming}); null: not known
     room: null, // the last room frame, updated by events
     board: null, // a racer's board (rules.js Board, with its move stack)

@@ -341,7 +341,7 @@ function roomParts(app) {
   const { S } = app;
   const room = S.room;
   const board = S.board ? S.board.text() : "";
-  const key = JSON.stringify([room, board, S.selected, S.mine, S.pending.length, S.groups.length, S.undos, S.quick, S.focus, S.status, S.lost, S.hint, S.autoMove, S.result?.race_id, S.finals?.size, S.ratings[room.preset], S.outside]);
+  const key = JSON.stringify([room, board, S.selected, S.mine, S.pending.length, S.groups.length, S.undos, S.quick, S.soloStats, S.focus, S.status, S.lost, S.hint, S.autoMove, S.result?.race_id, S.finals?.size, S.ratings[room.preset], S.outside]);
   // Between races, the arena's standings (a placeholder outside one); arena.js also replaces the
   // panel by itself mid-race, so that a rebuild of the room does not drop a card being dragged.
   return [
@@ -379,9 +379,11 @@ function roomView(app) {
       "div",
       { class: "room-head" },
       room.solo ? h("h2", { id: "solo-h" }, t("Practice, alone")) : h("h2", {}, t("Room"), " ", h("span", { class: "code", id: "room-code" }, room.room)),
+      room.solo && S.soloStats ? h("span", { class: "muted", id: "solo-stats" }, soloStatsText(S.soloStats)) : null,
       h("span", { class: "muted facts" }, facts.join(" · ")),
       room.role === "spectator" ? h("span", { class: "badge" }, t("watching")) : null,
       h("span", { class: "clock", id: "clock", role: "timer", "aria-label": t("race clock") }, ""),
+      room.solo ? h("button", { class: "quiet", id: "new-deal", onclick: act.newDeal }, t("New deal")) : null,
       h("button", { class: "quiet", id: "leave", onclick: act.leaveAsking }, t("Leave")),
     ),
   ];
@@ -431,6 +433,14 @@ function roomView(app) {
   }
   if (room.phase === "finished" && room.standings.length) parts.push(resultsView(app));
   return h("div", { class: `room phase-${room.phase}` }, parts);
+}
+
+/** My games alone on these rules: "5 played · 3 won · best 2:35 · 2 in a row". */
+export function soloStatsText(s) {
+  const parts = [tn("{n} played", "{n} played", s.played), tn("{n} won", "{n} won", s.won)];
+  if (s.best !== null) parts.push(t("best {time}", { time: formatTime(s.best) }));
+  if (s.streak >= 2) parts.push(tn("{n} in a row", "{n} in a row", s.streak));
+  return parts.join(" · ");
 }
 
 /** The deal the room races, once it is dealt: its number, and a link to practise it alone. */
@@ -575,6 +585,7 @@ function resultsView(app) {
     room.role === "racer" && me && !ghostChallenge(room)
       ? h("button", { id: "rematch", onclick: act.rematch, disabled: room.rematch.includes(room.you) }, room.solo ? t("Play it again") : room.rematch.includes(room.you) ? t("Waiting for the others…") : t("Rematch"))
       : null,
+    room.solo ? h("button", { id: "results-new-deal", onclick: act.newDeal }, t("New deal")) : null,
     h("button", { class: "quiet", onclick: act.leave }, t("Back to the lobby")),
   );
 }
