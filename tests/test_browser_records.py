@@ -212,6 +212,11 @@ async def test_a_race_replays_move_by_move_then_the_winners_page_and_the_boards(
     races = [re.sub(r"\s+", " ", r) for r in await page.locator(".races tbody tr").all_inner_texts()]
     assert len(races) == 1 and "1 of 2 finished" in races[0], races
     assert await page.is_hidden("#more-races")
+    # Her rivals (issue 38, what players expect: opponents on the player page): Bob, once, behind her.
+    await page.wait_for_selector("#rivals table", timeout=WAIT_MS)
+    rivals = [re.sub(r"\s+", " ", r).strip() for r in await page.locator(".rivals tbody tr").all_inner_texts()]
+    assert rivals == ["Bob 1 1 0"], rivals
+    assert await page.get_attribute(".rivals a", "href") == f"/players/{bob_id}"
     await page.click(".races a")
     # The link goes there. By path: the replay, once loaded, puts its racer and step in the query
     # (replaceState), which a slow wait_for_url saw before the page it waited for (an exact URL).
@@ -223,6 +228,9 @@ async def test_a_race_replays_move_by_move_then_the_winners_page_and_the_boards(
     await open_records(page, f"{base}/players/{bob_id}")
     races = [re.sub(r"\s+", " ", r) for r in await page.locator(".races tbody tr").all_inner_texts()]
     assert len(races) == 1 and "2 of 2 did not finish – replay" in races[0], races
+    await page.wait_for_selector("#rivals table", timeout=WAIT_MS)
+    rivals = [re.sub(r"\s+", " ", r).strip() for r in await page.locator(".rivals tbody tr").all_inner_texts()]
+    assert rivals == ["Ann 1 0 1"], rivals
 
     # The boards: Ann's win, all time and this week; not on the daily board (not the daily deal).
     await open_records(page, f"{base}/boards")

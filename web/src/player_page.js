@@ -3,9 +3,10 @@
 // the arenas they played (GET .../arenas), and their races a page at a time (GET .../races), each
 // linking to its replay.
 import { h } from "./dom.js";
-import { playerArenas, playerDoc, playerRaces, playerRatings } from "./records_api.js";
-import { presetTitle, raceLink, raceTime, table, when } from "./records_format.js";
-import { number, t } from "./i18n.js";
+import { playerArenas, playerDoc, playerRaces, playerRatings, raceDoc } from "./records_api.js";
+import { playerName, presetTitle, raceLink, raceTime, table, when } from "./records_format.js";
+import { racerName } from "./marks.js";
+import { number, t, tn } from "./i18n.js";
 import { statusText } from "./state.js";
 
 export async function showPlayer(main, player, R) {
@@ -26,6 +27,8 @@ export async function showPlayer(main, player, R) {
   };
   addRows(first.races);
   more.hidden = R.next === null;
+  const rivals = h("section", { class: "card-panel", "aria-labelledby": "rivals-h", id: "rivals" }, h("h2", { id: "rivals-h" }, t("Rivals")), h("p", { class: "muted" }, t("Loading…")));
+  showRivals(rivals, doc.player, first.races, R);
   const rate = doc.races ? number(doc.wins / doc.races, { style: "percent" }) : "–";
   const fact = (label, value, id) => [h("dt", {}, label), h("dd", { id }, typeof value === "number" ? number(value) : String(value))];
   main.replaceChildren(
@@ -120,6 +123,7 @@ export async function showPlayer(main, player, R) {
             )
           : h("p", { class: "muted" }, t("No arena on record yet.")),
       ),
+      rivals,
       h(
         "section",
         { class: "card-panel", "aria-labelledby": "races-h" },
@@ -129,6 +133,48 @@ export async function showPlayer(main, player, R) {
           : h("p", { class: "muted" }, t("No race on record yet.")),
         more,
       ),
+    ),
+  );
+}
+
+/** How many of the latest races with others the rivals are read from (a race document each). */
+const RIVAL_RACES = 10;
+
+/** Who ``player`` raced in their latest races with others (``races``: their summaries, newest
+ * first), each with how often, and how often the player finished ahead of them or behind. A bot is
+ * one rival per pace (each room's bot has an id of its own). */
+export function rivalsOf(player, docs) {
+  const rivals = new Map();
+  for (const doc of docs) {
+    const me = doc?.racers.find((r) => r.player === player);
+    if (!me) continue;
+    for (const other of doc.racers) {
+      if (other.player === player) continue;
+      const key = other.bot ? `bot:${other.name}` : other.player;
+      const rival = rivals.get(key) ?? { racer: other, races: 0, ahead: 0, behind: 0 };
+      rival.races++;
+      if (me.place < other.place) rival.ahead++;
+      else rival.behind++;
+      rivals.set(key, rival);
+    }
+  }
+  return [...rivals.values()].sort((a, b) => b.races - a.races);
+}
+
+/** The rivals part, filled once the latest races with others are read. */
+async function showRivals(section, player, races, R) {
+  const shared = races.filter((r) => r.racers > 1).slice(0, RIVAL_RACES);
+  const docs = await Promise.all(shared.map((r) => raceDoc(r.race_id).catch(() => null)));
+  R.rivals = rivalsOf(player, docs);
+  const head = section.firstChild;
+  if (!R.rivals.length) return section.replaceChildren(head, h("p", { class: "muted" }, t("No race against anyone yet.")));
+  section.replaceChildren(
+    head,
+    h("p", { class: "muted" }, tn("From {n} race with others.", "From the latest {n} races with others.", shared.length)),
+    table(
+      [t("Rival"), t("Races"), t("Ahead of them"), t("Behind them")],
+      R.rivals.map((r) => h("tr", {}, h("td", {}, r.racer.bot ? racerName(r.racer) : playerName(r.racer)), h("td", {}, number(r.races)), h("td", {}, number(r.ahead)), h("td", {}, number(r.behind)))),
+      { class: "rivals" },
     ),
   );
 }

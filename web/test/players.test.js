@@ -52,3 +52,20 @@ test("the account's names: the key's player, the export's file, my page by handl
   assert.equal(myPagePath({ player: "uQ4T7M0K2ZP9R", handle: "Élodie" }), "/players/%C3%89lodie");
   assert.equal(myPagePath({ player: "uQ4T7M0K2ZP9R", handle: null }), "/players/uQ4T7M0K2ZP9R");
 });
+
+test("a player's rivals: who they raced, how often, ahead or behind; a bot is one rival per pace", async () => {
+  const { rivalsOf } = await import("../src/player_page.js");
+  const race = (...racers) => ({ racers: racers.map(([player, name, place, bot = false]) => ({ player, name, place, bot })) });
+  const docs = [
+    race(["me", "Me", 1], ["ann", "Ann", 2]),
+    race(["ann", "Ann", 1], ["me", "Me", 2], ["bot-1", "Computer (brisk)", 3, true]),
+    null, // a race that could not be read
+    race(["bot-2", "Computer (brisk)", 1, true], ["me", "Me", 2]),
+    race(["bob", "Bob", 1], ["cid", "Cid", 2]), // not the player's
+  ];
+  const seen = rivalsOf("me", docs).map((r) => [r.racer.name, r.races, r.ahead, r.behind]);
+  assert.deepEqual(seen, [
+    ["Ann", 2, 1, 1],
+    ["Computer (brisk)", 2, 1, 1],
+  ]);
+});
