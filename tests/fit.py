@@ -52,10 +52,20 @@ def texts_of(widget: Widget) -> list[str]:
     return texts
 
 
-def drawn(widget: Widget) -> str:
-    """What ``widget`` draws at its size, lines joined by spaces."""
+def drawn(widget: Widget, columns: int | None = None) -> str:
+    """What ``widget`` draws at its size, lines joined by spaces (each cut to ``columns``)."""
     width, height = widget.outer_size
-    return " ".join(strip.text for strip in widget.render_lines(Region(0, 0, width, height)))
+    return " ".join(strip.text[:columns] for strip in widget.render_lines(Region(0, 0, width, height)))
+
+
+def in_sight(widget: Widget) -> int:
+    """How many of ``widget``'s columns its box shows: a box that does not scroll sideways clips
+    its children to its content (a button wider than what is left of its dialog row)."""
+    right = widget.region.right
+    for box in widget.ancestors:
+        if isinstance(box, Widget) and not box.allow_horizontal_scroll:
+            right = min(right, box.content_region.right)
+    return max(0, right - widget.region.x)
 
 
 def cut_words(screen: Screen[Any], width: int) -> list[str]:
@@ -75,7 +85,7 @@ def cut_words(screen: Screen[Any], width: int) -> list[str]:
             texts.append(str(title))
         if not texts:
             continue
-        seen = drawn(widget)
+        seen = drawn(widget, in_sight(widget))
         for text in texts:
             for word in WORD.findall(text):
                 if word not in seen:

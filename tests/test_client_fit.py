@@ -168,7 +168,8 @@ async def test_a_long_message_wraps_in_the_message_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize("language", ["en", "fr", "it", "nl"])
 async def test_a_spectators_screen_cuts_no_word_at_80x24(make_memory_server: MakeServer, language: str) -> None:
     """A spectator's header (whose board, the room, the cards home, the moves, how late) and the
-    racers panel keep every word at 80x24 (the Dutch header lost its move count)."""
+    racers panel keep every word at 80x24 (the Dutch header lost its move count), and so do their
+    results (the Dutch note lost its end)."""
     server = await make_memory_server()
     bob = await WsClient.open(url_of(server), "Bob")
     cid = await WsClient.open(url_of(server), "Cid")
@@ -188,7 +189,12 @@ async def test_a_spectators_screen_cuts_no_word_at_80x24(make_memory_server: Mak
             await pilot.press("right_square_bracket")
             await until(pilot, lambda: room.spectate.watched is not None, "a racer's board")
             await pilot.pause()
-            cuts = cut_words(top(app), SIZE[0])
+            cuts = [f"race: {cut}" for cut in cut_words(top(app), SIZE[0])]
+            for racer in (bob, cid):  # the spectator's results: their note ran past 80 in Dutch
+                await racer.call(Resign())
+            await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
+            await pilot.pause()
+            cuts += [f"results: {cut}" for cut in cut_words(top(app), SIZE[0])]
     finally:
         i18n.use("en")
         await bob.close()
