@@ -820,6 +820,11 @@ async def test_the_new_room_form_keeps_its_settings_and_a_deal_link_fills_the_de
     assert await page.input_value(f"{form} input[name=time_limit]") == "2.5"
     assert not await page.is_checked(f"{form} input[name=undo]")
     assert await page.input_value(f"{form} input[name=deal]") == ""
+    # A limit of whole minutes is said in minutes, as it was given.
+    await page.fill(f"{form} input[name=time_limit]", "10")
+    await page.click(f"{form} button[type=submit]")
+    await page.wait_for_selector("#room-code", timeout=WAIT_MS)
+    assert "10 min limit" in await page.inner_text(".room-head .facts")
     no_errors(page)
 
 

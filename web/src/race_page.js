@@ -8,7 +8,7 @@ import { h } from "./dom.js";
 import { Replay } from "./replay.js";
 import { dealListDoc, raceDoc, raceRecord, recordPath, signingKeys } from "./records_api.js";
 import { moveText } from "./rules.js";
-import { playerName, presetTitle, raceTime, table, when } from "./records_format.js";
+import { limitTime, playerName, presetTitle, raceTime, table, when } from "./records_format.js";
 import { number, t, tn } from "./i18n.js";
 import { statusText } from "./state.js";
 import { said } from "./marks.js";
@@ -181,7 +181,7 @@ function raceHead(race) {
     race.deal_grade ? t("deal #{deal} ({grade})", { deal: race.deal, grade: gradeName(race.deal_grade) }) : t("deal #{deal}", { deal: race.deal }),
     race.chosen ? t("deal chosen by the room's creator") : null,
     race.daily ? t("daily race of {day}", { day: race.daily }) : null,
-    race.time_limit_ms ? t("{time} limit", { time: raceTime(race.time_limit_ms) }) : t("no time limit"),
+    race.time_limit_ms ? t("{time} limit", { time: limitTime(race.time_limit_ms) }) : t("no time limit"),
     race.undo ? t("undo on") : t("undo off"),
     race.hints ? t("hints allowed") : t("hints off"),
   ].filter(Boolean);

@@ -2,7 +2,7 @@
 import { h } from "./dom.js";
 import { racerMarks, racerName } from "./marks.js";
 import { PRESETS } from "./rules.js";
-import { moment, number, t } from "./i18n.js";
+import { clock, moment, number, t, tn } from "./i18n.js";
 
 /** A race time: m:ss.t (tenths, as the racers' times are close); a dash for none. */
 export function raceTime(ms) {
@@ -12,6 +12,9 @@ export function raceTime(ms) {
   const seconds = number((s % 60) + (tenths % 10) / 10, { minimumIntegerDigits: 2, minimumFractionDigits: 1, maximumFractionDigits: 1 });
   return `${number(Math.floor(s / 60))}:${seconds}`;
 }
+
+/** A room's time limit as players give it, in minutes ("10 min"; "2:30" when not whole). */
+export const limitTime = (ms) => (ms % 60_000 === 0 ? tn("{n} min", "{n} min", ms / 60_000) : clock(ms));
 
 /** A moment (ms since the epoch) in the reader's own time zone, to the minute. */
 export function when(ms) {

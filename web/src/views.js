@@ -9,7 +9,7 @@ import { challengeOffer, challengeView, ghostChallenge, ghostMargin, raceAgainBu
 import { racerMarks } from "./marks.js";
 import { A, arenaLobby, arenaPanel, joinArena } from "./arena.js";
 import { ratingBadge } from "./ratings_view.js";
-import { presetTitle } from "./records_format.js";
+import { limitTime, presetTitle } from "./records_format.js";
 import { gradeName, hintMove, hintWords } from "./words.js";
 import { KEYS_HELP } from "./keys.js";
 import { LANGUAGES, clock, day, language, number, rulesHelp, t, tn } from "./i18n.js";
@@ -366,7 +366,7 @@ function roomView(app) {
     title,
     room.daily ? t("the daily race") : null,
     tn("{n} seat", "{n} seats", room.seats),
-    room.time_limit ? t("{time} limit", { time: formatTime(room.time_limit * 1000) }) : t("no time limit"),
+    room.time_limit ? t("{time} limit", { time: limitTime(room.time_limit * 1000) }) : t("no time limit"),
     room.undo ? t("undo on") : t("undo off"),
     room.hints ? t("hints on") : null,
     room.auto === false ? t("no auto-move") : null,
