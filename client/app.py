@@ -273,13 +273,20 @@ class RaceApp(App[None]):
                 deal_asked = deal_label(deal_code(request.preset, request.deal_number))
             elif isinstance(request, CreateRoom) and request.deal_code is not None:
                 deal_asked = deal_label(request.deal_code)
-            await self._open_room(reply, created=isinstance(request, CreateRoom), deal_asked=deal_asked)
+            await self._open_room(
+                reply,
+                created=isinstance(request, CreateRoom),
+                deal_asked=deal_asked,
+                matched=isinstance(request, QuickMatch),
+            )
             for message in self._held:
                 self._room_event(message)
         finally:
             self._entering, self._held = False, []
 
-    async def _open_room(self, state: RoomState, *, created: bool = False, deal_asked: str | None = None) -> None:
+    async def _open_room(
+        self, state: RoomState, *, created: bool = False, deal_asked: str | None = None, matched: bool = False
+    ) -> None:
         assert self.conn is not None
         welcome = self.conn.welcome
         room = RaceController(
@@ -291,6 +298,7 @@ class RaceApp(App[None]):
             automove=self.settings.automove,
             grace_ms=welcome.limits.grace_ms if welcome is not None else None,
             ratings=self.ratings,
+            matched=matched,
         )
         await room.start()
         self.room = room

@@ -138,7 +138,10 @@ class RaceController:
         automove: bool = True,
         grace_ms: int | None = None,
         ratings: Mapping[str, RatingNotice] | None = None,
+        matched: bool = False,
     ) -> None:
+        """``matched``: the room came from quick match, whose racers asked to race: each is made
+        ready once a partner is seated (in whichever room the queue pairs them)."""
         self.host = host
         self.conn = conn
         self.model = RoomModel(state, created=created, deal_asked=deal_asked, ratings=ratings)
@@ -158,6 +161,9 @@ class RaceController:
         """The race whose results were shown (a resync after the results must not show them again)."""
         self.results_open = False
         self.asked_rematch = False
+        self.matched = matched
+        self._readied_in: str | None = None
+        """The room this client made the player ready in by itself (once: an r after it is theirs)."""
         self.opening_asked = False
         """This client's ``ready`` (or rematch vote) asked the server to play the next race's
         opening auto-moves: else (an arena seats its racers ready) the client sends the first."""
@@ -443,6 +449,18 @@ class RaceController:
         self.outbox.put(None, Ready(ready=ready, seed=seed, auto=self.opening_asked))
         self.screen.flash(_("Ready! The race starts when every racer is") if ready else _("Not ready any more"))
 
+    def _ready_when_paired(self) -> None:
+        """Quick match: pressing it said "I want to race now", so a second key once the partner
+        comes would only keep them waiting (as a lobby pairing starts the game)."""
+        model = self.model
+        if not self.matched or self._readied_in == model.code or self.reconnecting:
+            return
+        if model.phase != Phase.WAITING or model.role != Role.RACER or len(model.racers) < 2:
+            return
+        self._readied_in = model.code
+        if model.my_status() != Status.READY:
+            self.toggle_ready()  # the room's line then says "you are ready, waiting for the others"
+
     def ask_leave(self) -> None:
         if self.model.racing_now() and not self.screen.press_twice("l"):
             self.screen.flash(_("Press l again to leave: you resign this race"), "error")
@@ -647,6 +665,7 @@ class RaceController:
         if self._match_timer is not None and model.match_wait(now_ms()) is None:
             self._match_timer.stop()  # a partner came (or we left): the window is no news any more
             self._match_timer = None
+        self._ready_when_paired()
         self._ask_ratings()
         seen = self._seen()
         # The status line stays within 80 columns: the rest goes to the racers panel's title.

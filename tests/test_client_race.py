@@ -20,11 +20,13 @@ from client.race import RaceController
 from client.race_screen import RaceScreen
 from client.results import ResultsScreen
 from client.rivals import RacerView, RivalsPanel, status_text
+from protocol.enums import Phase, Status
 from protocol.messages import (
     CreateRoom,
     JoinRoom,
     Moved,
     MoveRequest,
+    Ok,
     Ping,
     Pong,
     Progress,
@@ -280,6 +282,12 @@ async def test_public_rooms_list_quick_match_and_spectate(server: RaceServer) ->
         assert isinstance(joined, RoomState) and joined.room == room.code
         await until(pilot, lambda: [v.name for v in shown(room)] == ["alice", "waiter"], "her partner")
         assert not any("Looking" in line for line in room.screen.view.cover)
+        # Quick match asked to race: paired, she is ready with no second key, and the race starts
+        # on her partner's ready alone.
+        await until(pilot, lambda: room.model.my_status() == Status.READY, "alice ready by herself")
+        await until(pilot, lambda: "you are ready" in room.screen.message_text, "said so")
+        assert isinstance(await waiter.call(Ready(ready=True)), Ok)
+        await until(pilot, lambda: room.model.phase in (Phase.COUNTDOWN, Phase.RACING), "the race")
     await host.close()
     await waiter.close()
 
