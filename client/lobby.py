@@ -160,7 +160,8 @@ class LobbyScreen(LocalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # Short words: every key fits the footer at 80 columns (the help and README say more).
-        Binding("f5", "list", NP_("footer", "List")),
+        # Said in the public rooms' title, as F3 in the daily box's: the footer fits 60 columns.
+        Binding("f5", "list", NP_("footer", "List"), show=False),
         # Focus keys for the forms in sight (the help says them): their footer room went to F8.
         Binding("ctrl+n", "focus_create", NP_("footer", "New"), show=False),
         Binding("ctrl+j", "focus_code", NP_("footer", "Join"), show=False),
@@ -300,7 +301,7 @@ class LobbyScreen(LocalScreen[None]):
                             yield Button(_("vs bot"), id="daily-bot", compact=True)
             # Across the whole width: at 80 columns a column's third cut the table's rules and phase.
             with Vertical(id="rooms-box", classes="box") as rooms:
-                rooms.border_title = _("Public rooms")
+                rooms.border_title = _("Public rooms (F5)")
                 table: DataTable[str] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
                 yield table
                 yield Label(_("none yet: create one"), id="no-rooms")
@@ -308,7 +309,7 @@ class LobbyScreen(LocalScreen[None]):
                     yield Button(_("Join"), id="join-selected", variant="success", compact=True)
                     yield Button(_("Spectate"), id="watch-selected", compact=True)
                     yield Button(_("Refresh"), id="refresh", compact=True)
-        yield Footer()
+        yield Footer(compact=True)  # its keys fit 60 columns too
 
     def on_mount(self) -> None:
         table = self.query_one("#rooms", DataTable)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input
 
 import i18n
 from client.app import RaceApp
@@ -220,3 +220,22 @@ async def test_the_statistics_with_races_cut_no_word_at_80x24(tmp_path: Path, la
     finally:
         i18n.use("en")
     assert cuts == [], cuts
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "it", "nl"])
+async def test_the_lobby_cuts_no_word_at_60x20(make_memory_server: MakeServer, language: str) -> None:
+    """At 60x20 (where a race is played, issue 39 bug 5) the lobby's address field kept one
+    character ("Server 0") and the footer lost its last key ("^q St")."""
+    server = await make_memory_server()
+    i18n.use(language)
+    try:
+        app = RaceApp(url_of(server), "Cees", autoconnect=True, automove=False)
+        async with app.run_test(size=(60, 20)) as pilot:
+            await until(pilot, lambda: app.connected, "connected")
+            await pilot.pause()
+            cuts = cut_words(top(app), 60)
+            address = app.lobby.query_one("#server", Input)
+            assert address.content_region.width >= len("ws://127.0.0.1:8765"), address.content_region
+    finally:
+        i18n.use("en")
+    assert cuts == [], "\n".join(cuts)
