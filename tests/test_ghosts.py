@@ -192,7 +192,9 @@ async def test_a_ghost_plays_the_recorded_run_at_its_recorded_times(
         "Ann",
     )
     results = page["results"]
-    assert results == [{"player": cid.player, "name": "Cid", "race_id": result.race_id, "place": 2, "time_ms": 0}]
+    # Cid did not finish: no time (the standings' tie-break time is not a time to show).
+    assert results == [{"player": cid.player, "name": "Cid", "race_id": result.race_id, "place": 2, "time_ms": None}]
+    assert page["time_ms"] == run[-1][0]  # Ann's run, finished: its time to beat
     (mine,) = await book.of_player(ann.player)
     assert (mine["challenge"], mine["race_id"], mine["created_by"], mine["results"]) == (
         made.challenge,
@@ -239,6 +241,8 @@ async def test_a_run_that_did_not_finish_is_raced_as_long_as_its_race_lasted(
     result = await cid.expect(Result)
     assert result.reason == EndReason.TIME_LIMIT
     assert {s.player: s.status for s in result.standings} == {cid.player: Status.RACING, ghost: Status.RACING}
+    # Bob's run did not finish: it has no time to beat ("0:00.0 to beat", said the clients).
+    assert (await challenge_page(server, made.challenge))["time_ms"] is None
 
 
 async def test_a_resigned_run_resigns_after_its_last_move(make_memory_server: MakeServer, database: Database) -> None:

@@ -36,6 +36,7 @@ def results_query(ids: list[str]) -> Select[Any]:
             them.c.name,
             them.c.race_id,
             them.c.place,
+            them.c.status,
             them.c.time_ms,
         )
         .join(them, and_(them.c.race_id == ghost.c.race_id, them.c.player != ghost.c.player))
@@ -49,13 +50,19 @@ def challenge_of(row: Mapping[str, Any]) -> str:
     return str(row["ghost"])[len(GHOST_PREFIX) :]
 
 
+def finishing_time(row: Mapping[str, Any]) -> int | None:
+    """A run's finishing time; None for a run that did not finish, whose stored time is only when
+    its progress last changed (the standings' tie-break): "0:00.0 to beat" for a resigned run."""
+    return int(row["time_ms"]) if row["status"] == "finished" and row["time_ms"] is not None else None
+
+
 def result_view(row: Mapping[str, Any], deleted: set[str]) -> dict[str, Any]:
     """One result (the API's ``ChallengeResult``): who raced the ghost, their place (1: they beat
-    it) and time (``Standing.time_ms``)."""
+    it) and finishing time (None: they did not finish)."""
     return {
         "player": row["player"],
         "name": shown_name(row["name"], row["player"] in deleted),
         "race_id": row["race_id"],
         "place": row["place"],
-        "time_ms": row["time_ms"],
+        "time_ms": finishing_time(row),
     }

@@ -31,7 +31,7 @@ from seahaven.rules import PRESETS
 from seahaven.verify import ALGORITHM
 from seahaven.winnable import GRADES
 from server.records.arenas import arena_document, player_arenas_page, recent_arenas
-from server.records.challenge_results import RESULTS, result_view, results_query
+from server.records.challenge_results import RESULTS, finishing_time, result_view, results_query
 from server.records.database import Database
 from server.records.rating_reads import player_ratings, rating_board, rating_history_page
 from server.records.rows import proofs, record_of
@@ -327,6 +327,7 @@ class Reader:
                 races.c.preset,
                 races.c.deal,
                 rr.c.name,
+                rr.c.status,
                 rr.c.time_ms,
                 players.c.deleted_at,
             )
@@ -349,7 +350,7 @@ class Reader:
             "name": shown_name(row["name"], row["deleted_at"] is not None),
             "preset": row["preset"],
             "deal": row["deal"],
-            "time_ms": row["time_ms"],
+            "time_ms": finishing_time(row),
             "created_at": row["created_at"],
             "results": [result_view(r, deleted) for r in results],
         }
