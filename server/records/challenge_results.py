@@ -50,7 +50,7 @@ def challenge_of(row: Mapping[str, Any]) -> str:
     return str(row["ghost"])[len(GHOST_PREFIX) :]
 
 
-def finishing_time(row: Mapping[str, Any]) -> int | None:
+def finishing_time(row: Mapping[Any, Any]) -> int | None:
     """A run's finishing time; None for a run that did not finish, whose stored time is only when
     its progress last changed (the standings' tie-break): "0:00.0 to beat" for a resigned run."""
     return int(row["time_ms"]) if row["status"] == "finished" and row["time_ms"] is not None else None
