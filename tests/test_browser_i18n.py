@@ -196,6 +196,10 @@ async def test_a_bot_is_named_once_in_the_pages_language(server: ServerProcess, 
     tabs = [re.sub(r"\s+", " ", tab).strip() for tab in final]
     assert tabs == ["votre jeu", "Ordinateur (vif)"], tabs
     race_id = await page.evaluate("() => window.seahaven.result.race_id")
+    await page.select_option("#lang", "it")  # said again in the language chosen now
+    assert (await text(page, "ol.racers li:nth-child(2) .who")) == "Computer (svelto)"
+    assert "Computer (svelto)" in await text(page, ".results tbody")
+    await page.select_option("#lang", "fr")
 
     await page.goto(f"{server.http}/races/{race_id}")
     await page.wait_for_selector("[role=tablist] [role=tab]", timeout=WAIT_MS)

@@ -18,6 +18,7 @@ import { A, arenaOfPath, joinArena, onArenaMessage, showArena, tickArena } from 
 import { ratingsChanged } from "./ratings_view.js";
 import { STORAGE_KEY, language, speakAsStored, t } from "./i18n.js";
 import { h } from "./dom.js";
+import { said } from "./marks.js";
 
 const LAST_RACE_MS = 10000; // how long the last race's result is said over the next one
 
@@ -177,6 +178,12 @@ export function createApp(win = window) {
     speak(lang) {
       store.setItem(KEY.lang, lang);
       speakAsAsked(win);
+      // A bot's name is said in the page's language: said again in this one.
+      if (S.room) {
+        S.room.racers = S.room.racers.map(said);
+        S.room.standings = S.room.standings?.map(said) ?? S.room.standings;
+        if (S.result) S.result.standings = S.room.standings;
+      }
       render();
     },
     fourColour(on) {

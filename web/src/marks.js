@@ -21,12 +21,13 @@ const BOT_NAME = /^Computer \((stroll|brisk|sprint)\)$/;
 /** A racer's name as the page says it: the server names a bot `Computer (PACE)` (docs/protocol.md,
  * section 6), said here in the page's language ("Ordinateur (vive)"); any other name as it is. */
 export function racerName(racer) {
-  const named = racer.bot ? BOT_NAME.exec(racer.name) : null;
+  const named = racer.bot ? BOT_NAME.exec(racer.serverName ?? racer.name) : null;
   return named ? t("Computer ({pace})", { pace: t(named[1]) }) : racer.name;
 }
 
-/** A racer (or standing) with its name as the page says it (``computer``: a bot's name says so). */
-export const said = (racer) => (racer.bot ? { ...racer, name: racerName(racer), computer: BOT_NAME.test(racer.name) || racer.computer } : racer);
+/** A racer (or standing) with its name as the page says it, in the language of the moment (said
+ * again when the language changes: ``serverName`` keeps the server's). */
+export const said = (racer) => (racer.bot ? { ...racer, serverName: racer.serverName ?? racer.name, name: racerName(racer) } : racer);
 
 /** A bot named as the server names them, whose name says it is the computer (in some language). */
-const namedBot = (racer) => Boolean(racer.computer) || BOT_NAME.test(racer.name);
+const namedBot = (racer) => BOT_NAME.test(racer.serverName ?? racer.name);
