@@ -211,6 +211,16 @@ async def test_a_bot_is_named_once_in_the_pages_language(server: ServerProcess, 
     no_errors(page)
 
 
+async def test_a_nameless_player_alone_is_named_in_the_pages_language(server: ServerProcess, browser: Browser) -> None:
+    """Found on a walk of issue 38's solo page: a visitor who never gave a name was "you" in every
+    language, in the racers and the results."""
+    page = await page_in(browser, "fr-FR")
+    await page.goto(server.http + "/solo/SH1-ST-0001G")
+    await page.wait_for_selector("#solo-h", timeout=WAIT_MS)
+    assert await text(page, "ol.racers li .who") == "vous"
+    no_errors(page)
+
+
 async def test_the_switcher_changes_the_language_and_is_remembered(server: ServerProcess, browser: Browser) -> None:
     page = await page_in(browser, "en-GB")
     await named(page, server.http + "/", "Cleo", "Continue")

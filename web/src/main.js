@@ -421,7 +421,8 @@ export function createApp(win = window) {
   /** Practice alone on the deal a /solo/ link names: a stand-in connection judges the moves. */
   function solo(code) {
     try {
-      S.conn = new SoloConnection(code, store.getItem(KEY.name) || "you", { onEvent, onLeave: () => win.location.assign("/") });
+      // TRANSLATORS: the name of a player alone on a deal who never gave one (solo practice's results).
+      S.conn = new SoloConnection(code, store.getItem(KEY.name) || t("you"), { onEvent, onLeave: () => win.location.assign("/") });
     } catch (e) {
       S.conn = null;
       app.url("/");

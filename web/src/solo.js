@@ -105,7 +105,7 @@ export class SoloConnection {
     this.code = code.toUpperCase();
     this.preset = preset;
     this.number = number;
-    this.name = name || "you";
+    this.name = name || t("you");
     this.onEvent = onEvent;
     this.onLeave = onLeave;
     this.online = true;
