@@ -574,6 +574,9 @@ async def test_a_quick_match_says_rated_before_ready_and_the_page_hears_its_rati
     assert "· rated" in await page.inner_text(".room-head .muted")  # said before anyone is ready
     assert await page.locator("#ready").count() == 0, "alone in a quick match, nothing to press"
     assert "nothing to press" in await page.inner_text("#alone")
+    await page.reload()  # still a quick match's wait: ready by itself once paired, after a reload too
+    await page.wait_for_selector("#alone", timeout=WAIT_MS)
+    assert await page.locator("#ready").count() == 0
     assert isinstance(await sam.call(JoinRoom(room=await page.inner_text("#room-code"))), RoomState)
     assert isinstance(await sam.call(Ready()), Ok)
     await in_race(page)  # the page said ready by itself once Sam sat down

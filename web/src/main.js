@@ -31,6 +31,7 @@ const KEY = {
   opening: "seahaven.opening",
   auto: "seahaven.autoMove", // "off": no auto-move to the foundations
   asked: "seahaven.autoAsked", // this tab's: the room whose next opening the server plays for me (ready.auto)
+  quick: "seahaven.quick", // this tab's: waiting in a quick match (ready by itself once paired, after a reload too)
   form: "seahaven.newRoom", // the lobby's new-room form as last sent (its deal excepted)
   lang: STORAGE_KEY, // the language the player chose with the switcher (else the browser's)
 };
@@ -67,6 +68,7 @@ export function createApp(win = window) {
   S.arena = A; // the arena I am in: arena.js keeps it, seen here by the tests
   S.autoMove = store.getItem(KEY.auto) !== "off";
   S.autoAsked = tab.getItem(KEY.asked);
+  S.quick = tab.getItem(KEY.quick) === "1";
   let toastTimer = null;
 
   const app = {
@@ -208,6 +210,8 @@ export function createApp(win = window) {
       store.setItem(KEY.opening, JSON.stringify(S.opening));
       S.opening = null;
     }
+    if (S.quick) tab.setItem(KEY.quick, "1");
+    else tab.removeItem(KEY.quick);
     const root = document.getElementById("app");
     const before = measure(root);
     if (patch(root, inLanguage(pageParts(app), language()))) S.slid = slide(root, before, win);
@@ -335,6 +339,7 @@ export function createApp(win = window) {
     if (body.identified) store.setItem(KEY.name, body.name); // the player's name, whatever this device called them
     tab.setItem(KEY.token, body.token);
     if (body.room) return; // the room frame follows
+    S.quick = false; // no room: no quick match's wait either
     if (S.room?.role === "spectator") S.wanted ??= { code: S.room.room, watch: true }; // a dropped spectator joins again
     else if (S.room) {
       leftRoom(S);

@@ -127,6 +127,7 @@ export function applyEvent(S, type, body, now = 0) {
 export function enterRoom(S, body, opening = null) {
   S.gen++;
   if (S.match?.room !== body.room) S.match = null; // moved to a partner's room: the wait is over
+  if (body.phase !== "waiting") S.quick = false; // a quick match's wait is over once its race is on
   body.racers = body.racers.map(said);
   body.standings = body.standings?.map(said) ?? body.standings;
   S.room = body;
