@@ -573,7 +573,7 @@ async def test_a_quick_match_says_rated_before_ready_and_the_page_hears_its_rati
     await page.wait_for_selector("#room-code", timeout=WAIT_MS)
     assert "· rated" in await page.inner_text(".room-head .muted")  # said before anyone is ready
     assert await page.locator("#ready").count() == 0, "alone in a quick match, nothing to press"
-    assert "nothing to press" in await page.inner_text("#alone")
+    assert "no Ready to press" in await page.inner_text("#alone")
     await page.reload()  # still a quick match's wait: ready by itself once paired, after a reload too
     await page.wait_for_selector("#alone", timeout=WAIT_MS)
     assert await page.locator("#ready").count() == 0

@@ -513,7 +513,7 @@ async def test_alone_in_the_daily_race_the_waiting_room_offers_the_computer_or_p
     assert await js(page, "window.seahaven.room.racers.some(r => r.player.startsWith('bot-'))") is True
     assert "the daily race" in await page.inner_text(".room-head .facts")
     assert await js(page, "window.seahaven.room.public") is False
-    await page.click("#ready")
+    # Its race starts at once: ready by itself, as a quick match's once paired (no Ready to press).
     await page.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
     assert await js(page, "window.seahaven.room.deal") == deal
     no_errors(page)
@@ -530,6 +530,28 @@ async def test_alone_in_the_daily_race_the_waiting_room_offers_the_computer_or_p
     assert isinstance(listed, Rooms) and waiting not in [r.room for r in listed.rooms]  # left, not waited out
     await rooms.close()
     no_errors(alone)
+
+
+async def test_a_quick_match_nobody_answers_can_race_the_computer_at_once(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Issue 38, what players expect: "play the computer if nobody comes". Alone in a quick match,
+    the page offers the computer instead: a room of the same rules with a bot, its race on at once."""
+    page = await open_page(browser, http(server), "Quinn")
+    await page.select_option("#quick-preset", "penguin")  # nobody else waits for Penguin here
+    await page.click("#quick-match")
+    await page.wait_for_selector("#alone", timeout=WAIT_MS)
+    waiting = await js(page, "window.seahaven.room.room")
+    await page.click("#bot-instead")
+    await page.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
+    assert await js(page, "window.seahaven.room.room") != waiting
+    assert await js(page, "window.seahaven.room.preset") == "penguin"
+    assert await js(page, "window.seahaven.room.racers.some(r => r.bot)") is True
+    rooms = await WsClient.open(ws(server), "Lister")
+    listed = await rooms.call(ListRooms())
+    assert isinstance(listed, Rooms) and waiting not in [r.room for r in listed.rooms]  # left, not waited out
+    await rooms.close()
+    no_errors(page)
 
 
 async def test_resigning_against_a_bot_shows_the_results_and_the_bots_board_at_once(

@@ -151,10 +151,24 @@ export function makeActions(app) {
    * alone (the /solo/ page), out of the waiting room first. */
   async function dailyInstead(bot) {
     const deal = S.room?.deal ?? S.daily?.deal;
+    if (bot) return botInstead();
     if (!(await leaveFor())) return;
-    if (bot) return enterWith("create_room", DAILY_BOT_ROOM);
     if (deal) window.location.assign(`/solo/${deal}`);
     else backToLobby();
+  }
+
+  /** Waiting alone for a quick match's partner (the daily race's too): the computer instead, in a
+   * room of our own on the same rules (today's deal for the daily race), its race starting at once
+   * (ready by itself, as a quick match's is once paired). */
+  async function botInstead() {
+    const room = S.room;
+    const body = room?.daily ? DAILY_BOT_ROOM : { preset: room?.preset ?? "seahaven", bot: "brisk", public: false };
+    if (!(await leaveFor())) return;
+    S.quick = true;
+    S.quickReadied = null;
+    await enterWith("create_room", body);
+    if (!S.room) S.quick = false;
+    quickReady();
   }
 
   /** Quick match (``body``: its preset, or today's daily race): the race starts once paired, with
@@ -416,5 +430,5 @@ export function makeActions(app) {
   };
   const say = (text) => app.say(text);
 
-  return { request, showRoom, enterWith, newDeal, quickMatch, quickReady, refreshRooms, backToLobby, leaveFor, joinRoom, dailyInstead, leave, leaveAsking, play, undo, pick, drop, ready, resign, rematch, hint, toggleAuto, started, resync, clear, select, watch, say };
+  return { request, showRoom, enterWith, botInstead, newDeal, quickMatch, quickReady, refreshRooms, backToLobby, leaveFor, joinRoom, dailyInstead, leave, leaveAsking, play, undo, pick, drop, ready, resign, rematch, hint, toggleAuto, started, resync, clear, select, watch, say };
 }

@@ -408,7 +408,7 @@ function roomView(app) {
               room.daily
                 ? t("The daily race starts once another racer joins: share the link, or wait for one.")
                 : S.quick
-                  ? t("The race starts as soon as another racer is found: nothing to press.")
+                  ? t("The race starts as soon as another racer is found: no Ready to press.")
                   : t("The race starts once another racer joins and both are ready."),
             )
           : null,
@@ -420,6 +420,10 @@ function roomView(app) {
               h("button", { class: "quiet", id: "daily-bot-instead", onclick: () => act.dailyInstead(true) }, t("Nobody yet: race the computer instead")),
               h("button", { class: "quiet", id: "daily-solo-instead", onclick: () => act.dailyInstead(false) }, t("Practise it alone")),
             )
+          : null,
+        // A quick match nobody has answered yet: the computer instead, at once.
+        alone && S.quick && !room.daily
+          ? h("div", { class: "row", id: "quick-instead" }, h("button", { class: "quiet", id: "bot-instead", onclick: act.botInstead }, t("Nobody yet: race the computer instead")))
           : null,
         h("div", { id: "countdown", class: "countdown", "aria-live": "assertive" }, ""),
         h("p", { id: "match", class: "muted" }, ""),
