@@ -9,6 +9,7 @@ from typing import ClassVar, Final
 
 from rich.style import Style
 from rich.table import Table
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -27,6 +28,10 @@ REVIEW: Final = "review"
 CHALLENGE: Final = "challenge"
 BOARD: Final = "board"
 """Escape: the results close over the final board; leaving the room is always asked for by name."""
+NAME_ROOM: Final = 20
+"""The columns a racer's name keeps in the standings however narrow the box (longer ones are cut)."""
+TIGHT: Final = 72
+"""Below this many columns the results show no buttons (their keys stay in the footer)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,31 +54,31 @@ class ResultRow:
 
 
 def standings_table(rows: Sequence[ResultRow]) -> Table:
+    names = [
+        row.name
+        + (" " + _("(you)") if row.you else "")
+        + (" " + _("(bot)") if row.bot and not says_what(row.name, bot=True) else "")
+        + (" " + _("(ghost)") if row.ghost and not says_what(row.name, bot=False) else "")
+        + (f" {row.rating}" if row.rating else "")
+        for row in rows
+    ]
     table = Table(box=None, padding=(0, 1), expand=True, header_style=Style(bold=True, color="#a9d3b9"))
     table.add_column("#", justify="right")
-    table.add_column(_("racer"), ratio=1, no_wrap=True, overflow="ellipsis")
+    # Where the box is narrow (60 columns) the note wraps to a second line before a name is cut.
+    widest = max((len(name) for name in names), default=0)
+    table.add_column(_("racer"), no_wrap=True, overflow="ellipsis", min_width=min(widest, NAME_ROOM))
     table.add_column(_("home"), justify="right")
     table.add_column(_("moves"), justify="right")
     table.add_column(_("time"), justify="right")
     table.add_column("")
-    for row in rows:
+    for row, name in zip(rows, names, strict=True):
         style = Style(bold=True, color="#fde047") if row.you else None
         status = str(row.status)
         note = "" if status == Status.FINISHED else status_word(status)
         if row.hints:
             note = " · ".join(filter(None, (note, hints(row.hints))))
         table.add_row(
-            f"{row.place}.",
-            row.name
-            + (" " + _("(you)") if row.you else "")
-            + (" " + _("(bot)") if row.bot and not says_what(row.name, bot=True) else "")
-            + (" " + _("(ghost)") if row.ghost and not says_what(row.name, bot=False) else "")
-            + (f" {row.rating}" if row.rating else ""),
-            f"{row.progress}/52",
-            str(row.moves),
-            format_ms(row.time_ms),
-            note,
-            style=style,
+            f"{row.place}.", name, f"{row.progress}/52", str(row.moves), format_ms(row.time_ms), note, style=style
         )
     return table
 
@@ -135,6 +140,10 @@ class ResultsScreen(LocalModalScreen[str]):
                     yield Button(_("Challenge (c)"), id=CHALLENGE, compact=True)
                 yield Button(_("Back to lobby (l)"), id=LOBBY, variant="primary", compact=True)
         yield Footer()  # this view's keys, over the race screen's
+
+    def on_resize(self, event: events.Resize) -> None:
+        # Below 72 columns (60x20) the buttons would run past the box: the footer has the same keys.
+        self.set_class(event.size.width < TIGHT, "-tight")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -28,7 +28,7 @@ from server.records.database import open_database
 from server.records.migrate import migrate
 from server.records.reader import Reader
 from tests.client_driver import data_home, room_of, top, until
-from tests.fit import cut_words
+from tests.fit import cut_words, drawn
 from tests.helpers import MakeServer, url_of
 from tests.wsclient import WsClient
 
@@ -239,3 +239,34 @@ async def test_the_lobby_cuts_no_word_at_60x20(make_memory_server: MakeServer, l
     finally:
         i18n.use("en")
     assert cuts == [], "\n".join(cuts)
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "it", "nl"])
+async def test_the_results_cut_no_name_at_60x20(language: str) -> None:
+    """At 60x20 the results' four buttons ran past the box ("Lob") and cut the names ("Cees
+    (ji…"): there the footer alone has their keys, and a long status wraps before a name is cut."""
+    from textual.app import App
+
+    from client.results import ResultRow
+
+    class Results(App[None]):
+        def on_mount(self) -> None:
+            rows = [
+                ResultRow(1, "Cees", "did not finish", 2, 0, you=True),
+                ResultRow(2, "Anne", "resigned", 2, 0, ghost=True),
+            ]
+            self.push_screen(
+                ResultsScreen(rows, "Time is up", can_review=True, can_challenge=True, deal="SH1-ST-0001G")
+            )
+
+    i18n.use(language)
+    try:
+        app = Results()
+        async with app.run_test(size=(60, 20)) as pilot:
+            await pilot.pause()
+            cuts = cut_words(app.screen, 60)
+            standings = drawn(app.screen.query_one("#standings"))
+    finally:
+        i18n.use("en")
+    assert cuts == [], "\n".join(cuts)
+    assert "…" not in standings
