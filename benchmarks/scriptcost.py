@@ -8,11 +8,13 @@ Its CPU per call (``/proc/PID/schedstat``: time on a CPU, kernel included) for:
 - the same call of a script that only checks the log's length and appends (``LLEN``, ``RPUSH``):
   the least an append can do when several nodes write one room;
 - the append script (``scripts.APPEND_AT``) as the room path calls it: one move event, the
-  player's request and reply, this node as holder, the chain tip named and checked, the TTL left as
-  it is;
+  player's request and reply, this node as holder, the chain tip named and checked and the new one
+  given (computed by the caller), the TTL left as it is;
+- the same script computing the new tip itself (a SHA-1 in Lua per event), as it did before the
+  caller gave it (issue 42);
 - the append script without each of its duties in turn: the request memo (``HGET``/``HSET``: exactly
-  once), the holders (``SCARD``/``SADD``: doorbells), the hash chain (``LLEN``/``LINDEX``/``RPUSH``
-  and a SHA-1: no mixed histories). A duty's cost is the full script's figure less this one;
+  once), the holders (``SCARD``/``SADD``: doorbells), the hash chain (``LLEN``/``LINDEX``/``RPUSH``:
+  no mixed histories). A duty's cost is the full script's figure less this one;
 - ``FCALL`` of the same two ends (the script that returns at once, the append script) loaded as a
   Redis Function instead (Redis 7): whether a function call costs less than ``EVALSHA``.
 
@@ -54,7 +56,7 @@ REPLY = b"\x82\xa1t\xa2ok\xa3seq\xcd\x01\x00" + bytes(80)
 CHECKED_RPUSH = """
 local length = redis.call('LLEN', KEYS[1])
 if length ~= tonumber(ARGV[2]) then return {-1, length} end
-return {redis.call('RPUSH', KEYS[1], ARGV[10])}
+return {redis.call('RPUSH', KEYS[1], ARGV[12])}
 """
 """The least a script can do that appends only to the log its caller expects (several nodes write a
 room): what is left of the append without its duties."""
@@ -76,13 +78,17 @@ def variants() -> dict[str, str]:
     memo = without(memo, hset, "local added = 0 --")  # the rest of the line, commented out
     holders = without(full, "local others = redis.call('SCARD', KEYS[3])", "local others = 0")
     holders = without(holders, "local joined = redis.call('SADD', KEYS[3], ARGV[7])", "local joined = 0")
+    links = "if links > 0 and ARGV[9] ~= '*' then"
+    in_lua = without(full, links, "if false then")  # the links given are ignored: computed here
     chain = without(full, "heal_chain(KEYS[1], KEYS[5], length)", "")
     chain = without(chain, "before = tip_at(KEYS[5], expected)", "before = ARGV[9]")
-    chain = without(chain, "push_chain(KEYS[5], before, ARGV, 10, #ARGV)", "")
+    chain = without(chain, links, "if false then")
+    chain = without(chain, "push_chain(KEYS[5], before, ARGV, first, #ARGV)", "")
     return {
         "EVALSHA that returns at once": "return {tonumber(ARGV[2]) + 1}",
         "EVALSHA, length check + RPUSH": CHECKED_RPUSH,
         "append script": full,
+        "  with the new tip's SHA-1 in Lua": in_lua,
         "  without the request memo": memo,
         "  without the holders": holders,
         "  without the hash chain": chain,
@@ -132,12 +138,13 @@ class Rooms:
         self.seq += 1
         ttl = -TTL_MS if length else TTL_MS  # a move leaves the TTL; a new log gets it
         bell = self.store.bell("room", room)
-        args: list[bytes | str | int] = [ttl, length, "ann", self.seq, REPLY, bell, "node", "", tip, self.event]
+        new = base.chain(tip, [self.event])[-1]  # the caller's work, as in the room path
+        args: list[bytes | str | int] = [ttl, length, "ann", self.seq, REPLY, bell, "node", "", tip, 1, new, self.event]
         reply = run(5, *self.keys(room), *args)
         if reply[0] != length + 1:
             raise RuntimeError(f"an append was not stored: {reply!r}")
         self.lengths[i] = length + 1
-        self.tips[i] = base.chain(tip, [self.event])[-1]
+        self.tips[i] = new
 
     def rpush(self, n: int) -> None:
         self.client.rpush(self.store.log_key(f"R{n % self.count}"), self.event)

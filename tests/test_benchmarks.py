@@ -263,6 +263,8 @@ def test_every_script_cost_variant_takes_out_what_it_names() -> None:
     memo = found["  without the request memo"]
     assert "redis.call('HGET'" not in memo and "redis.call('HSET'" not in memo
     assert "SCARD" not in found["  without the holders"] and "SADD', KEYS[3]" not in found["  without the holders"]
-    assert "push_chain(KEYS[5]" not in found["  without the hash chain"]
+    chain = found["  without the hash chain"]  # neither read (heal, tip) nor written (the links given, or a SHA-1)
+    assert all(call not in chain for call in ("heal_chain(KEYS", "tip_at(KEYS[5], expected)", "push_chain(KEYS[5]"))
+    assert "if links > 0" not in chain and "if links > 0" not in found["  with the new tip's SHA-1 in Lua"]
     with pytest.raises(ValueError, match="not in the append script"):
         scriptcost.without(full, "redis.call('NOSUCH')", "")

@@ -19,7 +19,8 @@ import redis.asyncio as aioredis
 from redis.asyncio.connection import Connection
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from server.store.base import LAYOUT_FORMAT, MEMO_FORMAT, Behind, Duplicate, Request, Stored
+from server.store.base import LAYOUT_FORMAT, MEMO_FORMAT, Behind, Duplicate, Request, Stored, chain
+from server.store.scripts import APPEND_AT
 from server.store.stores import DEAD_NODES_KEPT, MemoryStore, RedisStore, Store, StoreError, open_store
 from tests.conftest import ManualClock
 from tests.redis_proc import RedisProcess
@@ -890,6 +891,31 @@ async def test_redis_append_is_one_round_trip(redis_url: str, raw: Any) -> None:
         calls = {name: n for name, n in calls.items() if not name.startswith(("config", "info"))}  # ours
         # One script call each; RPUSH and PEXPIRE run inside it (LLEN too, for the length).
         assert calls == {"evalsha": n, "llen": n, "rpush": n, "pexpire": n}
+    finally:
+        await store.close()
+
+
+async def test_redis_chain_is_one_list_whoever_computes_its_links(redis_url: str, raw: Any) -> None:
+    """The links the caller gives (issue 42) and those the script computes itself (a write with
+    none, as every write was before) make one chain, ``base.chain`` of the log: nodes of either
+    build share a room, each checking the other's tips. A caller's links that do not match its
+    events in number are refused before anything is sent."""
+    store = RedisStore(redis_url, prefix="links:")
+    keys = [f"links:{{room:R}}:{k}" for k in ("log", "replies", "holders", "archive", "chain")]
+    bell = store.bell("room", "R")
+    try:
+        log = [event(n) for n in range(6)]
+        tips = chain("", log)
+        assert await store.append_at("R", log[:2], LONG, 0, tip="", tips=tips[:2]) == Stored(2)
+        # No links given: the script computes them (a SHA-1 each), as the previous build's did.
+        args = [60_000, 2, "", 0, b"", bell, "old-node", "", tips[1], 0, *log[2:4]]
+        assert await raw.eval(APPEND_AT, len(keys), *keys, *args) == [4]
+        assert await store.append_at("R", log[4:], LONG, 4, Request("p", 1, b"r"), "node", tip=tips[3]) == Stored(6)
+        assert [t.decode() for t in await raw.lrange("links:{room:R}:chain", 0, -1)] == tips
+        assert await store.read_from("R", 6) == (6, [], tips[5])
+        with pytest.raises(ValueError, match="2 chain tips for 1 events"):
+            store.append_at("R", [event(9)], LONG, 6, tip=tips[5], tips=tips[:2])
+        assert await raw.llen("links:{room:R}:log") == 6
     finally:
         await store.close()
 

@@ -163,6 +163,37 @@ async def test_a_doorbell_names_the_tip_its_events_follow(store: Store) -> None:
             await listening
 
 
+async def test_the_links_a_caller_gives_are_the_chain_it_names_and_a_doorbell_follows(store: Store) -> None:
+    """The room path computes an append's new tips once (``base.chain`` from the tip it names) and
+    hands them over, so Redis computes no SHA-1 (issue 42): the stored chain is the same as the
+    one computed from the log, a reader's and a doorbell's tips follow it, and a wrong tip named is
+    still refused before anything (links included) is written."""
+    heard: asyncio.Queue[tuple[str, str, bytes]] = asyncio.Queue()
+    listening = asyncio.create_task(store.doorbells(lambda kind, key, data: heard.put_nowait((kind, key, data))))
+    try:
+        assert await asyncio.wait_for(heard.get(), 10) == ("*", "", b"")
+        await store.listen([("room", "L1")])
+        log = [b"created", b"m1", b"m2", b"m3"]
+        tips = chain("", log)
+        assert await store.append_at("L1", log[:2], TTL, 0, holder="node-a", tip="", tips=tips[:2]) == Stored(2)
+        assert await store.append_at("L1", log[2:3], TTL, 2, holder="node-b", tip=tips[1], tips=tips[2:3]) == Stored(3)
+        kind, room, data = await asyncio.wait_for(heard.get(), 10)
+        assert (kind, room) == ("room", "L1") and room_bell(data) == (3, [b"m2"], tips[1])
+        assert await store.read_from("L1", 2) == (3, [b"m2"], tips[1])
+        assert await store.read_from("L1", 3) == (3, [], tips[2])
+        # Named from another history: refused, and neither the log nor its chain grew.
+        other = chain("", [b"created", b"x", b"y"])
+        assert await store.append_at("L1", [b"z"], TTL, 3, tip=other[2], tips=chain(other[2], [b"z"])) == Forked(
+            3, log[:3]
+        )
+        assert await store.append_at("L1", log[3:], TTL, 3, holder="node-b", tip=tips[2], tips=tips[3:]) == Stored(4)
+        assert await store.read_from("L1", 4) == (4, [], tips[3])
+    finally:
+        listening.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await listening
+
+
 @pytest.fixture(params=["redis", "cluster"])
 async def redis_store(request: pytest.FixtureRequest) -> AsyncIterator[RedisStore]:
     """A RedisStore (unique prefix) on one redis-server or on the session's Redis Cluster."""

@@ -456,10 +456,10 @@ class RoomPath:
             if not outcome.events:
                 core.commit(outcome, None)
                 break
-            appended, packed = await self._append(held, outcome, asker, frame, ends_stay)
+            appended, tips = await self._append(held, outcome, asker, frame, ends_stay)
             match appended:  # match the append's result
                 case Stored(length=length):
-                    held.chain += chain(held.tip(len(core.log)), packed)
+                    held.chain += tips
                     core.commit(outcome, length)
                     break
                 case Duplicate(memo=memo):
@@ -496,11 +496,12 @@ class RoomPath:
 
     async def _append(
         self, held: HeldRoom, outcome: Outcome, asker: Asker | None, frame: bytes | None, ends_stay: str | None = None
-    ) -> tuple[Appended, list[bytes]]:
+    ) -> tuple[Appended, list[str]]:
         """Append the events if the stored log is the one the core holds, named by its length and
         chain tip (one round trip; the asker's request and reply go with them); the core is aborted
         unless they were stored. When the store failed, the room reads the log back before its next
-        command (a room whose creation failed is let go). Also the events as packed."""
+        command (a room whose creation failed is let go). Also the chain's new tips, computed once
+        here: the store checks the tip named and keeps these (no SHA-1 in Redis)."""
         core = held.core
         request = Request(asker.session.player, asker.seq, frame) if asker is not None and frame is not None else None
         if request is None and ends_stay is not None:
@@ -511,13 +512,15 @@ class RoomPath:
         archive = (core.room.race_id(),) if ends else ()
         packed = [pack(e) for e in events]
         length = len(core.log)
+        tip = held.tip(length)
+        tips = chain(tip, packed)
         ttl = self._ttl(held)
         now = self.clock.now()
         refreshed = held.refreshed
         refresh = refreshed is None or now - refreshed >= ttl * REFRESH_AFTER * 1000 or not _moves_only(events)
         try:
             appended = await self.store.append_at(
-                core.room.code, packed, ttl, length, request, self.node, archive, tip=held.tip(length), refresh=refresh
+                core.room.code, packed, ttl, length, request, self.node, archive, tip=tip, refresh=refresh, tips=tips
             )
         except StoreError:
             core.abort()
@@ -534,7 +537,7 @@ class RoomPath:
             if not core.log:
                 self._let_go(held)
                 raise ProtocolError(ErrorCode.INTERNAL, "that room code was just taken: try again")
-        return appended, packed
+        return appended, tips
 
     async def _committed(self, held: HeldRoom, lifecycle: list[Event], listed: bool) -> None:
         """After a commit that stored something, outside the lock and after the answer: the
@@ -729,9 +732,10 @@ class RoomPath:
             self._adopt(held, stored, theirs_chain, theirs, len(ours), f"the merged log does not replay: {exc}")
             return
         packed = [pack(e) for e in extra]
+        extra_tips = chain(theirs_chain[-1], packed)
         archive = ended_races(merged.log, len(stored)) if self.archiving else []
         appended = await self.store.append_at(
-            code, packed, self._ttl(held), len(stored), None, self.node, archive, tip=theirs_chain[-1]
+            code, packed, self._ttl(held), len(stored), None, self.node, archive, tip=theirs_chain[-1], tips=extra_tips
         )
         if not isinstance(appended, Stored):
             held.stale = True  # it changed again meanwhile: read it again before the next command
@@ -742,7 +746,7 @@ class RoomPath:
         core = held.core
         outcome = core.apply(theirs, self.clock.now())
         core.room, core.log = merged.room, merged.log
-        held.chain = theirs_chain + chain(theirs_chain[-1], packed)
+        held.chain = theirs_chain + extra_tips
         self.fanout.send(outcome.frames)
         if any(isinstance(e, RACE_WIDE) for e in extra):
             self._resync(held)

@@ -62,6 +62,7 @@ class RoomLog(Protocol):
         *,
         tip: str | None = None,
         refresh: bool = True,
+        tips: Sequence[str] | None = None,
     ) -> Awaitable[Appended]:
         """Append ``events`` only if the log is ``expected`` long, its chain tip there is ``tip``
         (``base.chain`` of the caller's first ``expected`` events; None: not checked, for callers that
@@ -73,7 +74,8 @@ class RoomLog(Protocol):
         database (``Archives``); while a room has marks its log and replies keep no TTL (``ttl`` and
         ``expire`` apply again once the marks are cleared). ``refresh=False``: the caller gave the room
         ``ttl`` lately (within an eighth of it), so the store may leave the TTL as it is, but for keys
-        this append creates.
+        this append creates. ``tips``: ``base.chain(tip, events)`` when the caller has it already
+        (the store then computes no link; with ``tip`` None they are ignored).
         ``Stored``, else ``Duplicate`` (the request was stored before), ``Forked`` (the log's first
         ``expected`` events are not the caller's: it holds another history from some index on) or
         ``Behind`` (the log was not ``expected`` long; when shorter, its ``tip`` says whether it is a

@@ -189,8 +189,10 @@ class MemoryStore:
         *,
         tip: str | None = None,
         refresh: bool = True,
+        tips: Sequence[str] | None = None,
     ) -> Awaitable[Appended]:
         del refresh  # giving the TTL every time costs nothing here (an expiry time per room)
+        del tips  # the chain is kept beside the log here, computed from the events (no script to spare)
         ttl = check_ttl(ttl)
         races = check_races(archive) if archive else ()
         return self._run("append", lambda: self._append_at(room, events, ttl, expected, request, holder, races, tip))

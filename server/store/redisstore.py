@@ -117,6 +117,7 @@ from server.store.base import (
     Ring,
     Stored,
     StoreError,
+    chain,
     check_count,
     check_races,
     check_rating,
@@ -520,6 +521,7 @@ class RedisStore:
         *,
         tip: str | None = None,
         refresh: bool = True,
+        tips: Sequence[str] | None = None,
     ) -> Awaitable[Appended]:
         ms = ttl_ms(ttl) if refresh else -ttl_ms(ttl)  # negative: leave the TTL (scripts.APPEND_AT)
         races = " ".join(check_races(archive)) if archive else ""
@@ -529,7 +531,15 @@ class RedisStore:
         if request is not None:
             who = (request.player, request.seq, b"" if request.ends_stay else request.reply)
         named = "*" if tip is None else tip
-        args: list[bytes | str | int] = [ms, expected, *who, bell, holder or "", races, named, *events]
+        # The new links, so that the script computes no SHA-1 (a caller that has them, the room
+        # path, saves computing them twice); with no tip named the script computes its own.
+        links: Sequence[str] = ()
+        if tip is not None and events:
+            links = chain(tip, events) if tips is None else tips
+            if len(links) != len(events):
+                raise ValueError(f"{len(links)} chain tips for {len(events)} events")
+        node = holder or ""
+        args: list[bytes | str | int] = [ms, expected, *who, bell, node, races, named, len(links), *links, *events]
         link = self._link
         call: Callable[[], Awaitable[Appended]]
         if self.replicas:

@@ -69,8 +69,8 @@ local function heal_chain(log, chain, length)
 end
 """.replace("TIP_CHARS", str(TIP_CHARS))
 
-# Optimistic concurrency: appends ARGV[10..] only if the log is ARGV[2] long, its chain tip there is
-# ARGV[9] ('*': not checked, for callers that keep no chain) and the request
+# Optimistic concurrency: appends the events (ARGV[11 + ARGV[10]..]) only if the log is ARGV[2] long,
+# its chain tip there is ARGV[9] ('*': not checked, for callers that keep no chain) and the request
 # (player ARGV[3], seq ARGV[4]; '' for none) is newer than the player's last stored one; then marks the
 # race ids ARGV[8] (space-separated, '' for none) as due for archiving, keeps the request's reply
 # (ARGV[5]) in the room's replies hash, adds the node ARGV[7] ('' for none) to the room's holders and
@@ -93,6 +93,12 @@ end
 # gave it lately (within an eighth of it, server.shell.roompath.REFRESH_AFTER): then it is left as it
 # is (no EXISTS, no PEXPIREs: a move costs 5 commands fewer) unless this append created a key that
 # needs it (a new log, a player's first memo, a node's first hold).
+# The new links: ARGV[10] = how many follow (one per event, or 0), ARGV[11..] = the chain's tips after
+# each event, computed by the caller from the tip it named (base.chain: it computes them for itself
+# anyway), so a move costs no SHA-1 here. They are pushed only after ARGV[9] was found at the
+# index, so the chain still names the stored history: links from a tip that is not the log's are
+# never written (with ARGV[9] '*' they are not trusted). With none given the script computes them,
+# as before; either way the chain is the same list, so nodes of either build share a room.
 # KEYS[1] = the room's log, KEYS[2] = its replies (player -> seq, player..':r' -> reply, player..':v' ->
 # the memo's format), KEYS[3] = its holders, KEYS[4] = its archive marks, KEYS[5] = its chain;
 # ARGV[1] = TTL ms (see above).
@@ -100,6 +106,8 @@ APPEND_AT = (
     _CHAIN
     + """
 local length = redis.call('LLEN', KEYS[1])
+local links = tonumber(ARGV[10])
+local first = 11 + links
 local player = ARGV[3]
 if player ~= '' and ARGV[5] ~= '' and length > 0 then
     local seen = tonumber(redis.call('HGET', KEYS[2], player) or '-1')
@@ -136,10 +144,14 @@ if marked then
     for race in string.gmatch(ARGV[8], '%S+') do races[#races + 1] = race end
     redis.call('SADD', KEYS[4], unpack(races))
 end
-for i = 10, #ARGV, 1000 do
+for i = first, #ARGV, 1000 do
     length = redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
-push_chain(KEYS[5], before, ARGV, 10, #ARGV)
+if links > 0 and ARGV[9] ~= '*' then
+    for i = 11, first - 1, 1000 do redis.call('RPUSH', KEYS[5], unpack(ARGV, i, math.min(i + 999, first - 1))) end
+else
+    push_chain(KEYS[5], before, ARGV, first, #ARGV)
+end
 if player ~= '' and ARGV[5] == '' then
     redis.call('HDEL', KEYS[2], player, player .. ':r', player .. ':v')
 elseif player ~= '' then
@@ -166,9 +178,9 @@ elseif refresh then
 end
 if others > 0 then
     local bell = length
-    if #ARGV >= 10 and #ARGV - 9 <= BELL_EVENTS then
+    if #ARGV >= first and #ARGV - first < BELL_EVENTS then
         if before == '' then before = '-' end
-        bell = length .. ' ' .. before .. ' ' .. cmsgpack.pack({unpack(ARGV, 10)})
+        bell = length .. ' ' .. before .. ' ' .. cmsgpack.pack({unpack(ARGV, first)})
     end
     redis.call('PUBLISH', ARGV[6], bell)
 end
