@@ -24,7 +24,12 @@ is most of what a call costs there. Calls go one at a time over ``--rooms`` room
 alternate, ``--repeats`` times (the machine is shared), and each prints its median and least CPU per
 call.
 
-    .venv/bin/python -m benchmarks.scriptcost [--calls 10000] [--repeats 5]
+``--instructions`` counts redis-server's instructions per call instead (valgrind's callgrind, zeroed
+before and dumped after each variant's calls with ``callgrind_control``): what the CPU time cannot
+give on a busy machine, the same figure for the same code however busy it is, so two scripts
+a few percent apart can be told apart. It leaves out what a cache miss costs (the CPU time has it).
+
+    .venv/bin/python -m benchmarks.scriptcost [--calls 10000] [--repeats 5] [--instructions]
 """
 
 from __future__ import annotations
@@ -32,7 +37,9 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import re
 import statistics
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -150,11 +157,40 @@ class Rooms:
         self.client.rpush(self.store.log_key(f"R{n % self.count}"), self.event)
 
 
-def measure(calls: int, repeats: int, rooms: int) -> dict[str, list[float]]:
-    """Microseconds of redis-server CPU per call, per variant, one figure per repeat."""
+class Callgrind(RedisProcess):
+    """A private redis-server run under valgrind's callgrind, counting its instructions between
+    ``zero`` and ``dump`` (``callgrind_control``: the process is asked while it runs)."""
+
+    def __init__(self) -> None:
+        super().__init__(startup_timeout=60.0)
+        self.out = self.dir / "callgrind.out"
+
+    def _argv(self) -> list[str]:
+        return ["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={self.out}", *super()._argv()]
+
+    def _control(self, option: str) -> None:
+        subprocess.run(["callgrind_control", option, str(self.pid)], check=True, capture_output=True, timeout=60)
+
+    def zero(self) -> None:
+        self._control("-z")
+
+    def dump(self) -> int:
+        """The instructions counted since the last ``zero`` (a new dump file's summary)."""
+        before = set(self.dir.glob("callgrind.out.*"))
+        self._control("-d")
+        (made,) = set(self.dir.glob("callgrind.out.*")) - before
+        found = re.search(r"^summary: (\d+)$", made.read_text(), re.MULTILINE)
+        if found is None:
+            raise RuntimeError(f"no summary in {made}")
+        return int(found.group(1))
+
+
+def measure(calls: int, repeats: int, rooms: int, instructions: bool = False) -> dict[str, list[float]]:
+    """Microseconds of redis-server CPU per call (or its instructions), per variant, one figure per
+    repeat."""
     figures: dict[str, list[float]] = {}
     cpus = os.sched_getaffinity(0)
-    with RedisProcess() as proc:
+    with Callgrind() if instructions else RedisProcess() as proc:
         client = redis.Redis.from_url(proc.url)
         try:
             pid = int(client.info("server")["process_id"])
@@ -179,6 +215,12 @@ def measure(calls: int, repeats: int, rooms: int) -> dict[str, list[float]]:
                         call = functools.partial(subject.append, runs[name])
                     for n in range(min(calls, 2 * rooms)):  # warm up: every room has a log
                         call(n)
+                    if isinstance(proc, Callgrind):
+                        proc.zero()
+                        for n in range(calls):
+                            call(n)
+                        figures.setdefault(name, []).append(proc.dump() / calls)
+                        continue
                     began = cpu_seconds(pid)
                     for n in range(calls):
                         call(n)
@@ -194,16 +236,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=10_000, help="calls per variant and repeat")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--rooms", type=int, default=200)
+    parser.add_argument("--instructions", action="store_true", help="count instructions (callgrind), not CPU time")
     args = parser.parse_args(argv)
     if args.calls < 1 or args.repeats < 1 or args.rooms < 1:
         parser.error("--calls, --repeats and --rooms must be at least 1")
-    figures = measure(args.calls, args.repeats, args.rooms)
+    figures = measure(args.calls, args.repeats, args.rooms, args.instructions)
     floor = statistics.median(figures["RPUSH"])
-    print(f"redis-server CPU per call, client on the same CPU, {args.calls} calls x {args.repeats} repeats")
-    print(f"{'':<32}{'median us':>10}{'least us':>10}{'/ RPUSH':>9}")
+    if args.instructions:
+        print(f"redis-server instructions per call (callgrind), {args.calls} calls x {args.repeats} repeats")
+        print(f"{'':<32}{'median':>10}{'least':>10}{'/ RPUSH':>9}")
+    else:
+        print(f"redis-server CPU per call, client on the same CPU, {args.calls} calls x {args.repeats} repeats")
+        print(f"{'':<32}{'median us':>10}{'least us':>10}{'/ RPUSH':>9}")
+    shown = "{:>10,.0f}" if args.instructions else "{:>10.2f}"
     for name, values in figures.items():
         median = statistics.median(values)
-        print(f"{name:<32}{median:>10.2f}{min(values):>10.2f}{median / floor:>8.2f}x")
+        print(f"{name:<32}{shown.format(median)}{shown.format(min(values))}{median / floor:>8.2f}x")
     return 0
 
 

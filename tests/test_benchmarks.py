@@ -9,6 +9,7 @@ import gc
 import math
 import os
 import re
+import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -254,6 +255,21 @@ def test_the_script_cost_benchmark_prints_every_variant_and_stores_every_append(
         row = re.search(rf"^{re.escape(name)}\s+(\d+\.\d\d)\s+(\d+\.\d\d)\s+(\d+\.\d\d)x$", out, re.MULTILINE)
         assert row is not None, f"no row for {name!r} in:\n{out}"
         assert float(row.group(2)) > 0
+
+
+def test_the_script_cost_benchmark_counts_redis_servers_instructions(capsys: pytest.CaptureFixture[str]) -> None:
+    assert shutil.which("valgrind"), "valgrind is not installed: scripts/install-test-deps installs it"
+    assert scriptcost.main(["--instructions", "--calls", "20", "--repeats", "1", "--rooms", "3"]) == 0
+    out = capsys.readouterr().out
+    counts = {}
+    for name in ["RPUSH", *scriptcost.variants()]:
+        row = re.search(rf"^{re.escape(name)}\s+([\d,]+)\s+([\d,]+)\s+(\d+\.\d\d)x$", out, re.MULTILINE)
+        assert row is not None, f"no row for {name!r} in:\n{out}"
+        counts[name] = int(row.group(1).replace(",", ""))
+    # Deterministic enough to order what each does more: a script's call costs more than RPUSH,
+    # and computing the new tip in Lua more than being given it.
+    assert counts["RPUSH"] < counts["EVALSHA that returns at once"] < counts["append script"]
+    assert counts["append script"] < counts["  with the new tip's SHA-1 in Lua"]
 
 
 def test_every_script_cost_variant_takes_out_what_it_names() -> None:
