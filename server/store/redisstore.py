@@ -11,7 +11,9 @@ Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
                                  which knows no marks: tests and benchmarks use it, the rooms never)
     P{room:ID}:chain     list    beside the log: element i is the log's chain tip after its first i + 1
                                  events (``base.chain``); the append checks the caller's tip at the
-                                 index it appends at; same TTL as the log (none while marked)
+                                 index it appends at, then pushes the links the caller computed
+                                 (the script computes them only for a caller that names no tip);
+                                 same TTL as the log (none while marked)
     P{room:ID}:replies   hash    each player's last stored request: player -> seq, player:r -> reply
                                  frame, player:v -> the memo's format (MEMO_FORMAT; absent = 1)
     P{room:ID}:holders   set     the nodes that read or wrote the room's log: whom its doorbell rings for
@@ -78,6 +80,9 @@ Format versions, so that a later change can be rolled out node by node:
   The chains (``P{room:ID}:chain``) came the same way: a node of an older build appends without
   extending the chain, and the next newer node's append or read builds it again from the log (one
   pass over it) before checking a tip; only nodes that know chains are refused a forked log.
+  The links given by the appending node (issue 42) changed no key and no format: the list holds
+  the same tips whoever computed them, so nodes that compute them in Lua and nodes that hand them
+  over share a room, each checking the other's tips.
 - Reply memos: each stored request's reply carries its format (``player:v``; absent = 1). A memo
   in a newer format is not served: ``memo`` returns None and a resend of its request is answered
   ``Duplicate`` with no memo (as for one replaced by a later request). What clients receive of a
