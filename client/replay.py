@@ -61,9 +61,7 @@ def back(board: Board, step: Step) -> None:
         board.pop()
 
 
-def steps_of(
-    opening: Board, actions: Iterable[tuple[int | None, str]], auto: Collection[int] = ()
-) -> tuple[Step, ...]:
+def steps_of(opening: Board, actions: Iterable[tuple[int | None, str]], auto: Collection[int] = ()) -> tuple[Step, ...]:
     """The steps of ``actions`` (``(ms, move or "undo")``) from ``opening``, those at the indices
     ``auto`` the server's; ValueError naming the step that does not apply."""
     board = opening.copy()
