@@ -41,6 +41,7 @@ from .places import (
     card_at,
     choose,
     describe,
+    destination_of,
     destinations,
     key_place,
     moves_from,
@@ -230,6 +231,8 @@ class GameScreen(LocalScreen[None]):
         self.info_text = ""
         self.selected: Place | None = None
         self.limit: int | None = None
+        self.hinted: Place | None = None
+        """The destination of the hint shown, lit alone (the selection's other places are not)."""
         self.locked: str | None = None
         self._won_posted = False
         self._stuck_posted = False
@@ -560,7 +563,7 @@ class GameScreen(LocalScreen[None]):
         place = self._source(place)
         if self._refused_source(place):
             return
-        self.selected = place
+        self.selected, self.hinted = place, None
         self.limit = self._limit_for(place, depth)
         self._redraw()
         card = card_at(self.board, place)
@@ -588,6 +591,7 @@ class GameScreen(LocalScreen[None]):
     def _clear_selection(self) -> None:
         self.selected = None
         self.limit = None
+        self.hinted = None
 
     def action_cancel(self) -> None:
         if self.selected is not None:
@@ -875,6 +879,9 @@ class GameScreen(LocalScreen[None]):
         src = Place(move.src_area, move.src)
         depth = len(self.board.columns[move.src]) - move.count if move.src_area == COLUMN else None
         self._select(src, depth)
+        if self.selected == src:
+            self.hinted = destination_of(self.board, move)
+            self._redraw()
         self.flash(_("Hint: {move}").format(move=describe(self.board, move)), "good")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -891,6 +898,8 @@ class GameScreen(LocalScreen[None]):
     def _redraw(self) -> None:
         sel = self.selected
         dests = destinations(self.board, sel, self.limit) if sel is not None else set()
+        if self.hinted is not None and self.hinted in dests:
+            dests = {self.hinted}  # the hint's card and where it goes, not every place it could
         self.view.show(self.board, sel, self._selected_count(), dests)
         self._update_status()
 

@@ -13,7 +13,7 @@ from textual.app import App
 from client.board_view import card_face, geometry
 from client.game_screen import GameScreen
 from client.help import HelpScreen, rules_rows
-from client.places import Place, with_symbols
+from client.places import Place, destination_of, destinations, with_symbols
 from client.review import ReviewScreen
 from client.screenshots import sample_histories, save_all
 from client.solo import SoloApp
@@ -141,6 +141,12 @@ async def test_hint_in_solo_comes_from_a_thread_and_selects_the_move(data_home: 
         assert screen.message_text.startswith("Hint: ")
         assert screen.selected == Place(first.src_area, first.src)
         assert screen.hint_result is not None and screen.hint_result.moves[0] == first
+        # Lit: the card and the one place the hint sends it, not every place it could go.
+        board = Board.deal("seahaven", 1)
+        assert len(destinations(board, screen.selected)) > 1
+        assert screen.view.dests == {destination_of(board, first)}
+        await pilot.press("escape")
+        assert screen.hinted is None and screen.view.dests == frozenset()
 
 
 async def test_hints_are_off_in_races_unless_the_room_allows() -> None:
