@@ -1,7 +1,9 @@
 """The post-race review: step through any racer's moves on the deal.
 
 ``ReviewScreen`` replays each racer's actions on the opening position: left / right step one,
-home / end jump, ``[`` / ``]`` switch racer at the same step. With ``fetch`` (the race on the
+home / end jump, ``[`` / ``]`` switch racer at the same step, space plays the steps at the race's
+own pace (``+`` / ``-``: faster, slower); a line under the step draws the racer's cards home over
+the race, the step shown marked (client/progress_graph.py). With ``fetch`` (the race on the
 server's record, ``GET /api/v1/races/{race_id}``: client/records_api.py) it reads every racer's
 moves and undos with their times from the server, showing meanwhile, and if the record cannot be
 read, what the client has: each racer's moves in effect at the end (``result.histories``, or a
@@ -12,12 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from i18n import NP_, _
@@ -27,6 +30,7 @@ from seahaven import Board
 from .board_view import BoardView
 from .localized import LocalScreen
 from .places import describe
+from .progress_graph import progress_after, sparkline
 from .records_api import RecordsError
 from .replay import Track, back, forward, tracks_from_histories, tracks_from_race
 from .rivals import format_ms
@@ -35,6 +39,13 @@ FetchRace = Callable[[], Awaitable[Mapping[str, Any]]]
 """Reads the race document from the server (a RecordsError when it cannot)."""
 CheckRace = Callable[[], Awaitable[str]]
 """Checks the race's signed record (client/verification.py): the verdict in words."""
+SPEEDS: Final = (0.5, 1, 2, 4, 8)
+"""Autoplay's speeds, times the race's own pace (``+`` / ``-``)."""
+PAUSE_S: Final = 0.5
+"""Autoplay's pause before a step whose time is not known (the moves seen here)."""
+MIN_PAUSE_S: Final = 0.15
+MAX_PAUSE_S: Final = 3.0
+"""Autoplay's pauses at x1 are the racer's own, within these bounds: a long think is not sat through."""
 
 
 class ReviewScreen(LocalScreen[None]):
@@ -51,6 +62,10 @@ class ReviewScreen(LocalScreen[None]):
         Binding("home", "step(-100000)", NP_("footer", "First"), show=False),
         Binding("left_square_bracket", "racer(-1)", NP_("footer", "Previous racer"), key_display="[", show=False),
         Binding("escape", "close", NP_("footer", "Back")),
+        # Said on the graph's line (the footer is full at 80 columns).
+        Binding("space", "play", NP_("footer", "Play"), show=False),
+        Binding("plus,equals_sign", "speed(1)", NP_("footer", "Faster"), show=False),
+        Binding("minus", "speed(-1)", NP_("footer", "Slower"), show=False),
     ]
 
     at: reactive[int] = reactive(0)
@@ -92,10 +107,19 @@ class ReviewScreen(LocalScreen[None]):
         self.view = BoardView(self.board, id="review-board")
         self.view.display = self.opening is not None
         self.line = Static(id="review-line")
+        self.graph = Static(id="review-graph")
+        """The racer's cards home over the race, the step shown marked (client/progress_graph.py)."""
+        self.counts: list[int] = []
+        """Cards home after each step of the track shown (its graph's heights)."""
+        self.speed = 1
+        """Autoplay's index into SPEEDS."""
+        self.player_timer: Timer | None = None
+        """Steps forward while autoplay runs (None: stopped)."""
         self.set_reactive(ReviewScreen.racer, self.index_of(first))
 
     def compose(self) -> ComposeResult:
         yield self.line
+        yield self.graph
         yield self.view
         yield Footer()
 
@@ -158,6 +182,7 @@ class ReviewScreen(LocalScreen[None]):
             return
         self.board = self.opening.copy()
         steps = self.track.steps if self.track is not None else ()
+        self.counts = progress_after(self.opening, steps)
         at = min(self.at, len(steps))
         for step in steps[:at]:
             forward(self.board, step)
@@ -168,11 +193,49 @@ class ReviewScreen(LocalScreen[None]):
         steps = self.track.steps if self.track is not None else ()
         self.at = max(0, min(len(steps), self.at + by))
 
+    def action_play(self) -> None:
+        """Space: play the racer's steps at the race's own pace (times SPEEDS), or stop; from the
+        start again once at the end."""
+        if self.player_timer is not None:
+            self._stop()
+        elif self.track is not None and self.track.steps:
+            if self.at >= len(self.track.steps):
+                self.at = 0
+            self._next_step()
+        self._show()
+
+    def action_speed(self, by: int) -> None:
+        self.speed = max(0, min(len(SPEEDS) - 1, self.speed + by))
+        self._show()
+
+    def _next_step(self) -> None:
+        """Wait as long as the racer took before the next step (shortened, at most MAX_PAUSE_S at x1),
+        then play it."""
+        steps = self.track.steps if self.track is not None else ()
+        if self.at >= len(steps):
+            self._stop()
+            self._show()
+            return
+        step, before = steps[self.at], steps[self.at - 1] if self.at else None
+        took = (step.ms - (before.ms or 0)) / 1000 if step.ms is not None and before is not None else PAUSE_S
+        pause = min(MAX_PAUSE_S, max(MIN_PAUSE_S, took)) / SPEEDS[self.speed]
+        self.player_timer = self.set_timer(pause, self._played)
+
+    def _played(self) -> None:
+        self.action_step(1)
+        self._next_step()
+
+    def _stop(self) -> None:
+        if self.player_timer is not None:
+            self.player_timer.stop()
+            self.player_timer = None
+
     def action_racer(self, by: int) -> None:
         if self.tracks:
             self.racer = (self.racer + by) % len(self.tracks)
 
     def action_close(self) -> None:
+        self._stop()
         self.dismiss(None)
 
     def _show(self) -> None:
@@ -211,6 +274,23 @@ class ReviewScreen(LocalScreen[None]):
             note=note,
         )
         self.line.update(Content(verdict + text))
+        self._draw_graph()
+
+    def _draw_graph(self) -> None:
+        """The graph, then its keys: "space ▶ · x1" (what space does now, and the speed)."""
+        if not self.counts and self.opening is not None and self.track is not None:
+            self.counts = progress_after(self.opening, self.track.steps)
+        playing = self.player_timer is not None
+        keys = " " + _("space {action} · {speed} (+/-)").format(
+            action="⏸" if playing else "▶", speed=f"×{SPEEDS[self.speed]:g}"
+        )
+        room = max(0, self.graph.size.width - len(keys) - 2)
+        graph = sparkline(self.counts, room, self.at)
+        graph.append(keys, "#a9d3b9")
+        self.graph.update(graph)
+
+    def on_resize(self) -> None:
+        self._draw_graph()
 
     @property
     def line_text(self) -> str:
