@@ -18,11 +18,12 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, FloatRect, Page
 
-from protocol.messages import Arena, CreateArena, CreateRoom, Ok, Ready, Resign, RoomState
+from protocol.messages import Arena, CreateArena, CreateRoom, Moved, MoveRequest, Ok, Ready, Resign, RoomState, Undo
 from seahaven import COLUMN, Board, Move, parse_board, to_board_text
 from seahaven.codes import encode
 from seahaven.solver import solve
 from tests.browser_pages import AUTO_OFF, WAIT_MS, http, js, key_move, server
+from tests.racing import solution
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
 
@@ -233,19 +234,27 @@ async def test_the_desktop_board_keeps_its_sizes(server: ServerProcess, browser:
     no_errors(page)
 
 
+@pytest.mark.parametrize(
+    ("language", "headings"),
+    [
+        ("nl", ["Plaats", "Deelnemer", "Status", "Basisstapels", "Zetten", "Tijd"]),
+        ("it", ["Posizione", "Concorrente", "Stato", "Fondazioni", "Mosse", "Tempo"]),
+    ],
+)
 async def test_a_race_on_a_phone_puts_the_board_first_then_the_results_and_every_column_fits(
-    server: ServerProcess, browser: Browser
+    server: ServerProcess, browser: Browser, language: str, headings: list[str]
 ) -> None:
     """Issue 38, bug 4: on a phone the board began 56% down the screen (the header, the room's
     facts, the buttons and the racers first); after the race the Dutch results hid Moves and
     Time; the four-colour toggle was not there at all. Now the board comes first in a race, the
     results first after it (and no card slides when they push the board down), every column
-    of a table fits, and the toggle is in the bar as its suits."""
+    of a table fits, and the toggle is in the bar as its suits. A racer's undos, said under their
+    moves ("1 annullamento"), pushed Italian's Time off the screen."""
     py = await WsClient.open(f"ws://127.0.0.1:{server.port}/", "Py")
     state = await py.call(CreateRoom(deal_number=1))
     assert isinstance(state, RoomState)
     page = await open_page(browser, http(server, f"/r/{state.room}"))
-    await page.evaluate("() => localStorage.setItem('seahaven.lang', 'nl')")
+    await page.evaluate(f"() => localStorage.setItem('seahaven.lang', '{language}')")
     await page.reload()
     await page.fill("#name", "Webby")
     await page.keyboard.press("Enter")
@@ -262,6 +271,8 @@ async def test_a_race_on_a_phone_puts_the_board_first_then_the_results_and_every
     assert four is not None and four["width"] >= MIN_TAP and four["height"] >= MIN_TAP
     assert await page.get_attribute(".bar .four input", "type") == "checkbox"
 
+    assert isinstance(await py.call(MoveRequest(move=str(solution()[0]))), Moved)
+    assert isinstance(await py.call(Undo()), Moved)  # Py's row says "1 undo" under its moves
     assert isinstance(await py.call(Resign()), Ok)
     for _ in range(2):  # R twice: resign
         await page.keyboard.press("R")
@@ -274,7 +285,8 @@ async def test_a_race_on_a_phone_puts_the_board_first_then_the_results_and_every
         "() => [...document.querySelectorAll('.results th')]"
         ".map(th => [th.textContent, th.getBoundingClientRect().right])"
     )
-    assert [h for h, _ in heads] == ["Plaats", "Deelnemer", "Status", "Basisstapels", "Zetten", "Tijd"]
+    assert [h for h, _ in heads] == headings
+    assert await page.locator(".results td.moves .undos").count() == 1
     assert all(right <= PHONE["width"] for _, right in heads), heads
     assert await js(page, "document.documentElement.scrollWidth") == PHONE["width"]
     await py.close()
