@@ -340,6 +340,9 @@ async def test_a_race_won_with_auto_moves_counts_the_winners_own_moves_and_verif
         await page.locator("#step").fill(str(first + 1))
         words = await page.inner_text("#step-text")
         assert f"{hers['moves'][first][1]} (auto-move)" in words, words
+        # Counted as the standings count (her own moves and undos): "move 90 of 90" said 86.
+        own = sum(1 for i in range(first + 1) if i not in hers["auto"])
+        assert f"Ann: move {own} of {winner.moves} · " in words, words
         undo = next(i for i in hers["auto"] if hers["moves"][i][1] == "undo")
         await page.locator("#step").fill(str(undo + 1))
         assert "undo (took back the auto-move " in await page.inner_text("#step-text")

@@ -81,7 +81,9 @@ export async function showRace(main, raceId, R) {
     const at = replay.at;
     const step = at ? replay.steps[at - 1] : null;
     const did = step ? [raceTime(step.ms), stepWords(step)] : [t("the deal")];
-    const where = t("{name}: move {at} of {count}", { name: racer.name, at: number(at), count: number(replay.length) });
+    // Counted as the standings count: the racer's own moves and undos, not the server's auto-moves.
+    const own = (steps) => steps.filter((s) => !s.auto).length;
+    const where = t("{name}: move {at} of {count}", { name: racer.name, at: number(own(replay.steps.slice(0, at))), count: number(own(replay.steps)) });
     view.text.textContent = R.replayError ?? [where, ...did, t("{count}/52 home", { count: number(board.progress) })].join(" · ");
     view.slider.value = String(at);
     view.board.replaceChildren(renderBoard(board, { label: tn("{name}'s board after {n} move", "{name}'s board after {n} moves", at, { name: racer.name }), interactive: false }));
