@@ -20,7 +20,7 @@ from protocol.enums import Status
 
 from .localized import LocalModalScreen
 from .rivals import format_ms, says_what
-from .words import hints, status_word
+from .words import hints, status_word, undos
 
 REMATCH: Final = "rematch"
 LOBBY: Final = "lobby"
@@ -43,6 +43,7 @@ class ResultRow:
     status: Status | str
     progress: int
     moves: int
+    """Moves on the board at the end: an undo takes one back (``Standing.moves - 2 * undos``)."""
     time_ms: int | None = None
     you: bool = False
     bot: bool = False
@@ -51,6 +52,8 @@ class ResultRow:
     ghost: bool = False
     rating: str = ""
     """The rating shown beside the name (client/rating_text.py)."""
+    undos: int = 0
+    """The racer's own undos, said beside the status (as the browser says them under the moves)."""
 
 
 def standings_table(rows: Sequence[ResultRow]) -> Table:
@@ -75,8 +78,9 @@ def standings_table(rows: Sequence[ResultRow]) -> Table:
         style = Style(bold=True, color="#fde047") if row.you else None
         status = str(row.status)
         note = "" if status == Status.FINISHED else status_word(status)
-        if row.hints:
-            note = " · ".join(filter(None, (note, hints(row.hints))))
+        if row.hints or row.undos:
+            said = (hints(row.hints) if row.hints else "", undos(row.undos) if row.undos else "")
+            note = " · ".join(filter(None, (note, *said)))
         table.add_row(
             f"{row.place}.", name, f"{row.progress}/52", str(row.moves), format_ms(row.time_ms), note, style=style
         )

@@ -317,13 +317,14 @@ def result_rows(standings: Iterable[Standing], me: str, shown: Mapping[str, str]
             s.name,
             DID_NOT_FINISH if s.status == Status.RACING else s.status,
             s.progress,
-            s.moves,
+            s.moves - 2 * s.undos,  # an undo takes a move back: the moves on the board, undos said apart
             s.time_ms if s.status == Status.FINISHED else None,
             s.player == me,
             s.bot,
             s.hints,
             s.ghost,
             (shown or {}).get(s.player, ""),
+            s.undos,
         )
         for s in standings
     ]

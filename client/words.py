@@ -50,6 +50,11 @@ def hints(n: int) -> str:
     return ngettext("{n} hint", "{n} hints", n).format(n=n)
 
 
+def undos(n: int) -> str:
+    """``1 undo``: a racer's own undos, beside the moves they took back."""
+    return ngettext("{n} undo", "{n} undos", n).format(n=n)
+
+
 def races(n: int) -> str:
     return ngettext("{n} race", "{n} races", n).format(n=n)
 

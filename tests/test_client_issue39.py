@@ -368,3 +368,21 @@ class _ReviewApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(self.review)
+
+
+def test_the_results_count_the_moves_on_the_board_and_the_undos_apart() -> None:
+    """As the browser and the replay count them: an undo takes a move back ("34 moves, 1 undo"
+    where the server counts 36 actions), so both clients' results of one race agree."""
+    from rich.console import Console
+
+    from client.results import standings_table
+    from client.room_text import result_rows
+    from protocol.messages import Standing
+
+    ann = Standing(place=1, player="ann", name="Ann", status="finished", progress=52, moves=36, time_ms=9000, undos=1)
+    (row,) = result_rows([ann], "ann")
+    assert (row.moves, row.undos) == (34, 1)
+    console = Console(width=80, record=True)
+    console.print(standings_table([row]))
+    drawn = console.export_text()
+    assert " 34 " in drawn and "1 undo" in drawn and " 36 " not in drawn, drawn
