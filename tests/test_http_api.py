@@ -202,6 +202,7 @@ async def test_the_openapi_document_is_served_with_the_api(server: RaceServer) -
     assert answer.headers["cache-control"] == "public, max-age=300" and answer.headers["etag"]
     assert set(document["paths"]) == {
         "/api/v1/openapi.json",
+        "/api/v1/asyncapi.json",
         "/api/v1/races/{race_id}",
         "/api/v1/races/{race_id}/record",
         "/api/v1/keys",

@@ -29,7 +29,7 @@ from server.config import Config
 from server.shell.names import normalise_room_code
 from server.store.stores import MemoryStore
 from tests.fakeclock import FakeClock
-from tests.protocol_doc import section
+from tests.protocol_doc import Example, examples, section
 from tests.wsclient import WsClient
 
 TIMES = frozenset({"server_time", "starts_at", "started_at", "ends_at", "elapsed_ms", "time_ms"})
@@ -45,27 +45,6 @@ def code_blocks(text: str) -> Iterator[str]:
 
 
 # -- section 17 -----------------------------------------------------------------------------------
-
-
-@dataclass
-class Example:
-    title: str
-    size: int
-    data: bytes
-    items: bytes
-    """The item-by-item breakdown's bytes, concatenated."""
-
-
-def examples() -> list[Example]:
-    found = []
-    for title, block in re.findall(r"\n#### (.+?)\n.*?\n```\n(.*?)\n```", section(17), re.S):
-        head, _, rest = block.partition("\n\n")
-        size, _, hexed = head.partition(" bytes:")
-        # Each line: the bytes (two hex digits each, one space apart), then two spaces and a comment.
-        columns = [re.split(r"\s{2,}", line.strip())[0] for line in rest.splitlines()]
-        items = "".join(c.replace(" ", "") for c in columns if re.fullmatch(r"[0-9a-f]{2}( [0-9a-f]{2})*", c))
-        found.append(Example(title, int(size), bytes.fromhex("".join(hexed.split())), bytes.fromhex(items)))
-    return found
 
 
 EXAMPLES = examples()

@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any, Final, Protocol, TypeVar
 
+from protocol import asyncapi
 from seahaven.rules import PRESETS
 from seahaven.winnable import GRADES, deal_list
 from server.http.openapi import (
@@ -155,6 +156,8 @@ class Api:
         """The live arenas (None: this server lists none)."""
         self.read_timeout = read_timeout
         self.description = json_body(document())
+        self.protocol = json_body(asyncapi.document())
+        """The WebSocket protocol as an AsyncAPI document (protocol/asyncapi.py), built once."""
         lists = {name: deal_list(name).to_text() for name in PRESETS}
         self.lists = json_body({"lists": [list_summary(name, text) for name, text in lists.items()]})
         self.list_texts = {name: json_body({**list_summary(name, text), "text": text}) for name, text in lists.items()}
@@ -163,6 +166,7 @@ class Api:
     def add_routes(self, router: Router) -> None:
         for pattern, handler in (
             ("/api/v1/openapi.json", self.openapi),
+            ("/api/v1/asyncapi.json", self.asyncapi),
             ("/api/v1/races/{race_id}", self.race),
             ("/api/v1/races/{race_id}/record", self.signed_race),
             ("/api/v1/keys", self.keys),
@@ -185,6 +189,10 @@ class Api:
     async def openapi(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         query(request, set())
         return document_reply(request, self.description, DESCRIPTION)
+
+    async def asyncapi(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        query(request, set())
+        return document_reply(request, self.protocol, DESCRIPTION)
 
     async def deal_lists(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         """The published lists a drawn room's deal comes from (docs/fairness.md), with their digests."""

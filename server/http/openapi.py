@@ -550,6 +550,23 @@ PATHS: Final[dict[str, Any]] = {
             },
         }
     },
+    "/api/v1/asyncapi.json": {
+        "get": {
+            "operationId": "getAsyncApi",
+            "summary": "The WebSocket protocol as an AsyncAPI 3.0 document, generated from the server's message specs.",
+            "parameters": [{"$ref": "#/components/parameters/IfNoneMatch"}],
+            "responses": {
+                "200": {
+                    "description": "The AsyncAPI document (protocol/asyncapi.py; the guide is docs/protocol.md).",
+                    "headers": _DOCUMENT_HEADERS,
+                    "content": {"application/json": {"schema": {"type": "object"}}},
+                },
+                "304": {"$ref": "#/components/responses/NotModified"},
+                "400": {"$ref": "#/components/responses/BadRequest"},
+                "429": {"$ref": "#/components/responses/RateLimited"},
+            },
+        }
+    },
     "/api/v1/races/{race_id}": _operation(
         "getRace",
         "A race on record: its settings, deal and every racer's moves with their server times.",
