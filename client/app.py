@@ -63,7 +63,7 @@ from .lobby import LobbyScreen
 from .net import ConnectError, ConnectionLost, RaceConnection, ServerError
 from .race import RaceController
 from .race_screen import RaceScreen
-from .records_api import Records, http_base
+from .records_api import Records, RecordsError, http_base
 from .records_screens import BoardsScreen, PlayerScreen
 from .room_model import deal_code, deal_label, now_ms, rating_line
 from .stats import RaceRecord, Stats
@@ -576,6 +576,13 @@ class RaceApp(App[None]):
 
     def show_arena(self, code: str | None = None) -> None:
         self.push_screen(ArenaScreen(code))
+
+    async def is_arena(self, code: str) -> bool:
+        try:
+            await self.records().arena(code)
+        except (RecordsError, ValueError):  # none (404), the records away, or no http:// address
+            return False
+        return True
 
     def offer_deal(self, code: str) -> None:
         self.lobby.offer_deal(code)

@@ -150,6 +150,9 @@ class LobbyHost(Protocol):
     def show_arena(self, code: str | None = None) -> None:
         """The arena screen: join one by its code, open one, its standings."""
 
+    async def is_arena(self, code: str) -> bool:
+        """An arena of this code is live or on record (False when the records cannot say)."""
+
 
 class LobbyScreen(LocalScreen[None]):
     """Server and name at the top; a new room on the left; joining on the right."""
@@ -703,6 +706,13 @@ class LobbyScreen(LocalScreen[None]):
             await self.host.enter(request)
             self.query_one("#code", Input).value = ""  # the next join starts from an empty field
         except ServerError as error:
+            missing = error.code == ErrorCode.ROOM_NOT_FOUND and isinstance(request, JoinRoom)
+            if missing and await self.host.is_arena(code):
+                # An arena's code typed where a friend's room's goes (both are 6 characters): open it.
+                self.query_one("#code", Input).value = ""
+                self.show_status(_("{code} is an arena: joining it").format(code=code))
+                self.host.show_arena(code)
+                return
             self.show_status(explain(error, code), "error")
         except ConnectionLost:
             self.show_status(_("The connection dropped before the server answered: try again"), "error")

@@ -80,6 +80,10 @@ class Records:
         """The finished arenas the player was in, the last to end first, a page at a time."""
         return await self.get(f"/players/{quote(player)}/arenas", self._page(cursor, limit))
 
+    async def arena(self, code: str) -> dict[str, Any]:
+        """``GET /api/v1/arenas/{code}``: an arena, live or on record (RecordsError 404: none)."""
+        return await self.get(f"/arenas/{urllib.parse.quote(code)}")
+
     async def challenge(self, code: str) -> dict[str, Any]:
         """A ghost challenge: whose run, its time, and the races run against it."""
         return await self.get(f"/challenges/{quote(code)}")

@@ -22,6 +22,7 @@ from protocol.enums import Phase
 from protocol.messages import (
     Arena,
     ArenaStanding,
+    CreateArena,
     CreateRoom,
     JoinArena,
     JoinRoom,
@@ -213,3 +214,30 @@ async def test_a_rated_rivals_number_shows_beside_their_name_from_the_records(
 
 def wall_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+async def test_an_arenas_code_typed_into_join_opens_the_arena(make_memory_server: MakeServer, data_home: Path) -> None:
+    """Found on a walk: a friend's arena code (6 characters, as a room's) typed into the lobby's
+    Join said "No room ME32GS: check the code". It is an arena: the lobby opens it and joins."""
+    server = await make_memory_server()
+    bob = await WsClient.open(url_of(server), "bob")
+    opened = await bob.call(CreateArena(minutes=5))
+    assert isinstance(opened, Arena)
+    app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await connect(app, pilot)
+        field = app.lobby.query_one("#code", Input)
+        field.value = opened.arena
+        await field.action_submit()
+        await until(pilot, lambda: isinstance(app.screen, ArenaScreen), "the arena screen")
+        await until(pilot, lambda: app.arena_desk.arena is not None, "joined")
+        arena = app.arena_desk.arena
+        assert arena is not None and arena.arena == opened.arena and len(arena.standings) == 2
+        # A code that is neither a room nor an arena still says there is no such room.
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.lobby, "the lobby")
+        field.value = "ZZZZZZ"
+        await field.action_submit()
+        await until(pilot, lambda: "ZZZZZZ" in app.lobby.status_text, "the refusal")
+        assert isinstance(app.screen, type(app.lobby))
+    await bob.close()
