@@ -131,6 +131,8 @@ class Racer:
                     self.replies.pop(re).set_result(frame)
                 elif kind == "started" and not self.started.done():
                     self.started.set_result(None)
+                else:
+                    self.gen.event(self, frame)
         except ConnectionClosed:
             pass
 
@@ -138,9 +140,12 @@ class Racer:
 class Generator:
     """Every racer of one benchmark target, and the scheduler that makes them move."""
 
-    def __init__(self, urls: list[str], deflate: bool) -> None:
+    def __init__(self, urls: list[str], deflate: bool, source: str | None = None) -> None:
+        """``source``: the loopback address connections come from (each holds about 28,000 ports to
+        one server port), the kernel's pick when None."""
         self.urls = urls
         self.deflate = deflate
+        self.source = source
         self.racers: list[Racer] = []
         self.by_player: dict[str, Racer] = {}
         self.window: Window | None = None
@@ -155,8 +160,12 @@ class Generator:
 
         await asyncio.gather(*(run(job) for job in jobs))
 
-    async def connect(self, count: int) -> None:
-        """Open ``count`` connections (spread over the URLs) and say hello on each."""
+    def event(self, racer: Racer, frame: dict[str, Any]) -> None:
+        """A frame the racer's reader does not use itself (``result``, ``members``, ...)."""
+
+    async def connect(self, count: int, first: int = 0) -> None:
+        """Open ``count`` connections (spread over the URLs) and say hello on each; their indices
+        (and names) go from ``first`` on."""
 
         async def one(index: int) -> None:
             ws = await connect(
@@ -165,6 +174,7 @@ class Generator:
                 compression="deflate" if self.deflate else None,
                 open_timeout=OPEN_TIMEOUT,
                 max_size=None,
+                local_addr=(self.source, 0) if self.source else None,
             )
             racer = Racer(index, ws, self)
             welcome = await racer.call("hello", {"name": f"bench{index}"})
@@ -172,7 +182,7 @@ class Generator:
             self.racers.append(racer)
             self.by_player[racer.player] = racer
 
-        await self._bounded([lambda i=i: one(i) for i in range(count)])  # type: ignore[misc]
+        await self._bounded([lambda i=i: one(i) for i in range(first, first + count)])  # type: ignore[misc]
 
     async def seat(self, scripts: list[Script]) -> None:
         """Pair the racers into two-racer rooms (creator and joiner on consecutive connections,

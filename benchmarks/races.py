@@ -9,6 +9,7 @@ so the server accepts each one in order.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from seahaven import CELL, COLUMN, Board, Move
@@ -75,13 +76,30 @@ def script_for(deal: int) -> Script:
         line.pop()
 
 
-def scripts(count: int, first_deal: int = 1) -> list[Script]:
-    """Scripts for ``count`` different deals, from ``first_deal`` on (deals without one are skipped)."""
+def winning_line(deal: int) -> Script:
+    """The solver's whole winning line for ``deal``, checked move by move with the engine, as a
+    Script whose ``loop`` is never reached: the line's last move finishes the racer and ends a race
+    (benchmarks/capacity.py). ValueError when the solver finds no win."""
+    board = Board.deal(PRESET, deal)
+    solution = solve(board)
+    if not solution.solved or not solution.moves:
+        raise ValueError(f"deal {deal}: the solver found no win ({solution.status})")
+    for index, move in enumerate(solution.moves):
+        verdict = board.is_legal(move)
+        assert verdict, f"deal {deal} move {index} {move}: {verdict.reason}"
+        board.push(move)
+    assert board.is_won(), f"deal {deal}: the line does not win"
+    return Script(deal, tuple(map(str, solution.moves)), ("", ""))
+
+
+def scripts(count: int, first_deal: int = 1, make: Callable[[int], Script] = script_for) -> list[Script]:
+    """Scripts for ``count`` different deals, from ``first_deal`` on (deals without one are skipped);
+    ``make`` makes a deal's script (``winning_line``: to the finish)."""
     found: list[Script] = []
     deal = first_deal
     while len(found) < count:
         with contextlib.suppress(ValueError):
-            found.append(script_for(deal))
+            found.append(make(deal))
         deal += 1
     return found
 
