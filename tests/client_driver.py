@@ -11,9 +11,10 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 import pytest
+from textual.app import App
 from textual.css.query import NoMatches
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -339,3 +340,17 @@ def racing_state(undo: bool) -> RoomState:
         deal=encode("seahaven", 1),
         history=(),
     )
+
+
+S = TypeVar("S", bound=Screen[Any])
+
+
+class OneScreen(App[None], Generic[S]):
+    """An app that shows ``shown`` and nothing else: a screen tried on its own."""
+
+    def __init__(self, shown: S) -> None:
+        super().__init__()
+        self.shown = shown
+
+    def on_mount(self) -> None:
+        self.push_screen(self.shown)

@@ -8,7 +8,6 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from textual.app import App
 from textual.color import Color
 from textual.geometry import Region
 from textual.widgets import Button, Input
@@ -24,7 +23,19 @@ from seahaven import COLUMN, Board
 from server.records.accounts import Accounts
 from server.records.database import Database, open_database
 from server.records.migrate import migrate
-from tests.client_driver import SIZE, connect, create_deal_1, data_home, keys_of, room_of, settle, shown, top, until
+from tests.client_driver import (
+    SIZE,
+    OneScreen,
+    connect,
+    create_deal_1,
+    data_home,
+    keys_of,
+    room_of,
+    settle,
+    shown,
+    top,
+    until,
+)
 from tests.helpers import MakeServer, url_of
 from tests.racing import solution
 from tests.wsclient import WsClient
@@ -130,9 +141,9 @@ async def test_bug5_a_race_is_played_at_60x20_with_the_racers_a_key_away(make_me
 
 
 async def test_bug1_dragging_a_card_leaves_no_text_selection_over_the_board() -> None:
-    app = _SoloApp(GameScreen(Board.deal("seahaven", 1)))
+    app = OneScreen(GameScreen(Board.deal("seahaven", 1)))
     async with app.run_test(size=SIZE) as pilot:
-        screen = app.game
+        screen = app.shown
         board = screen.view
         start = board.point_of(Place(COLUMN, 0))
         end = board.point_of(Place(COLUMN, 4))
@@ -142,17 +153,6 @@ async def test_bug1_dragging_a_card_leaves_no_text_selection_over_the_board() ->
         await pilot.pause()
         assert not screen.selections, screen.selections  # no light-blue block from drag to drop
         assert board.allow_select is False
-
-
-class _SoloApp(App[None]):
-    """One game screen, nothing else."""
-
-    def __init__(self, game: GameScreen) -> None:
-        super().__init__()
-        self.game = game
-
-    def on_mount(self) -> None:
-        self.push_screen(self.game)
 
 
 # -- bug 9: the smaller ones ---------------------------------------------------------------------------
@@ -352,22 +352,13 @@ async def test_the_review_counts_the_racers_own_moves_and_marks_the_servers() ->
         assert shown_name(bot) == "Ordinateur (vive)"  # not "Computer (brisk) (bot)"
     finally:
         i18n.use("en")
-    async with _ReviewApp(review).run_test(size=SIZE) as pilot:
+    async with OneScreen(review).run_test(size=SIZE) as pilot:
         await until(pilot, lambda: review.source == "server", "the race read")
         (track,) = review.tracks
         assert [step.auto for step in track.steps] == [i in auto for i in range(len(moves))]
         await pilot.press(*["right"] * (auto[0] + 1))  # to the first card home by itself
         own = auto[0] - sum(1 for i in auto if i < auto[0])  # the racer's moves before it
         assert f"move {own} of 2 " in review.line_text and "(by itself)" in review.line_text, review.line_text
-
-
-class _ReviewApp(App[None]):
-    def __init__(self, review: ReviewScreen) -> None:
-        super().__init__()
-        self.review = review
-
-    def on_mount(self) -> None:
-        self.push_screen(self.review)
 
 
 def test_the_results_count_the_moves_on_the_board_and_the_undos_apart() -> None:

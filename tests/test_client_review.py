@@ -6,14 +6,12 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
-from textual.app import App
-
 from client.progress_graph import BARS, column_of, progress_after, sparkline
 from client.replay import Step
 from client.review import SPEEDS, ReviewScreen
 from seahaven import Board
 from seahaven.codes import encode
-from tests.client_driver import SIZE, until
+from tests.client_driver import SIZE, OneScreen, until
 from tests.racing import solution
 
 
@@ -42,15 +40,6 @@ def test_a_short_race_is_drawn_a_column_a_step() -> None:
     assert sparkline([], 20, 0).plain == ""
 
 
-class _ReviewApp(App[None]):
-    def __init__(self, review: ReviewScreen) -> None:
-        super().__init__()
-        self.review = review
-
-    def on_mount(self) -> None:
-        self.push_screen(self.review)
-
-
 async def test_space_plays_the_race_to_its_end_and_plus_speeds_it_up() -> None:
     moves = [[400 * (n + 1), str(move)] for n, move in enumerate(solution()[:6])]
     race: dict[str, Any] = {
@@ -62,17 +51,17 @@ async def test_space_plays_the_race_to_its_end_and_plus_speeds_it_up() -> None:
         return race
 
     review = ReviewScreen(None, fetch=fetch)
-    async with _ReviewApp(review).run_test(size=SIZE) as pilot:
+    async with OneScreen(review).run_test(size=SIZE) as pilot:
         await until(pilot, lambda: review.source == "server", "the race read")
-        await pilot.press("plus", "plus", "plus")  # x8: the 400 ms steps at 50 ms
-        assert SPEEDS[review.speed] == 8
-        await pilot.press("space")
+        await pilot.press("space")  # at x1: 400 ms a step
         assert "⏸" in str(review.graph.content)
+        await pilot.press("plus", "plus", "plus")  # x8 meanwhile: 50 ms a step
+        assert SPEEDS[review.speed] == 8 and "×8" in str(review.graph.content)
         await until(pilot, lambda: review.at == len(moves), "played to the end")
         await until(pilot, lambda: review.player_timer is None, "stopped at the end")
         assert "▶" in str(review.graph.content)
         assert review.board.move_stack == list(solution()[:6])
-        await pilot.press("space")  # from the start again
+        await pilot.press("minus", "minus", "minus", "space")  # at x1 again, from the start
         await until(pilot, lambda: 0 < review.at < len(moves), "playing again")
         await pilot.press("space")
         stopped = review.at
