@@ -221,7 +221,7 @@ async def test_an_arenas_code_typed_into_join_opens_the_arena(make_memory_server
     Join said "No room ME32GS: check the code". It is an arena: the lobby opens it and joins."""
     server = await make_memory_server()
     bob = await WsClient.open(url_of(server), "bob")
-    opened = await bob.call(CreateArena(minutes=5))
+    opened = await bob.call(CreateArena(minutes=5, starts_in=600))  # no race seats them meanwhile
     assert isinstance(opened, Arena)
     app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
     async with app.run_test(size=SIZE) as pilot:
