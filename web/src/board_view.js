@@ -1,5 +1,6 @@
 // One board as DOM: cells, foundations and columns, cards with accessible names, the selection
 // and its legal destinations highlighted; clicks, and drags by mouse, pen or touch (pointer events).
+import { cardFace } from "./card_face.js";
 import { h } from "./dom.js";
 import { CELL, CELL_TOKENS, COLUMN, FOUNDATION, SUIT_SYMBOLS, rankOf, suitOf } from "./rules.js";
 import { cardLabel, foundationName, rankIndex } from "./words.js";
@@ -8,7 +9,9 @@ import { number, t, tn } from "./i18n.js";
 const DRAG_START_PX = 6;
 
 function cardEl(card, attrs, interactive, where) {
-  const face = [h("span", { class: "rank" }, rankIndex(rankOf(card))), h("span", { class: "suit" }, SUIT_SYMBOLS[suitOf(card)])];
+  const index = rankIndex(rankOf(card));
+  const symbol = SUIT_SYMBOLS[suitOf(card)];
+  const face = [h("span", { class: "index" }, h("span", { class: "rank" }, index), h("span", { class: "suit" }, symbol)), cardFace(rankOf(card), index, symbol)];
   const cls = `card s${suitOf(card)} ${attrs.class ?? ""}`;
   const label = `${cardLabel(card)}, ${where}`;
   return interactive
