@@ -8,8 +8,8 @@
 const NS = "http://www.w3.org/2000/svg";
 const W = 100;
 const H = 140;
-const L = 33;
-const R = 67;
+const L = 36; // the pip columns, inward enough that a 10's corner index clears them
+const R = 64;
 const C = 50;
 const TOP = 24;
 const BOT = H - TOP;
