@@ -15,7 +15,8 @@ from playwright.async_api import Browser
 
 from seahaven import Board
 from seahaven.codes import encode
-from tests.browser_pages import AUTO_OFF, WAIT_MS, http, js, server
+from tests.browser_pages import AUTO_OFF, WAIT_MS, http, js, key_move, server
+from tests.racing import solution
 from tests.server_proc import ServerProcess
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("close_pages")]
@@ -131,3 +132,28 @@ async def test_on_a_phone_a_face_is_its_index_and_one_big_suit(server: ServerPro
         assert not face["index2"], face  # too small to read turned: not drawn
     assert all(f["beside"] for f in found)  # the index: rank beside suit, to read in a 22 px strip
     assert last_of(found, 7)["fill"] == BLUE
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+async def test_a_won_board_celebrates_unless_the_reader_asked_for_less_motion(
+    server: ServerProcess, browser: Browser, motion: str
+) -> None:
+    """Issue 38, "a win that feels like one": the kings leap in turn once the deal is won; with
+    reduced motion nothing moves, and the kings are ringed in gold all the same."""
+    context = await browser.new_context(viewport=DESKTOP, reduced_motion=motion)  # type: ignore[arg-type]
+    await context.add_init_script(AUTO_OFF)
+    page = await context.new_page()
+    await page.goto(http(server, f"/solo/{encode('seahaven', 1)}"))
+    await page.wait_for_selector("#solo-h", timeout=WAIT_MS)
+    assert await page.locator(".board.won").count() == 0
+    for move in solution():
+        await key_move(page, move)
+    await page.wait_for_selector(".board.won", timeout=WAIT_MS)
+    leaps = await js(
+        page, "document.getAnimations().filter(a => a.animationName === 'leap' && a.playState === 'running').length"
+    )
+    assert leaps == (4 if motion == "no-preference" else 0), leaps
+    rings = await page.eval_on_selector_all(
+        ".board.won .found .card", "(cs) => cs.map(c => getComputedStyle(c).outlineStyle)"
+    )
+    assert rings == ["solid"] * 4

@@ -70,7 +70,8 @@ export function renderBoard(board, opts) {
   });
   const el = h(
     "section",
-    { class: `board cols-${board.rules.columns}`, "aria-label": opts.label },
+    // A won board celebrates (style.css: its kings leap in turn, unless the reader asked for less motion).
+    { class: `board cols-${board.rules.columns}${board.isWon() ? " won" : ""}`, "aria-label": opts.label },
     h("div", { class: "top" }, h("div", { class: "cells" }, cells), h("div", { class: "founds" }, founds)),
     h("div", { class: "columns" }, columns),
   );
