@@ -532,41 +532,35 @@ _CURSOR: Final = {
 }
 """The cursor of a player's paged lists (races, ratings, arenas)."""
 
+
+def _document(operation: str, summary: str, answer: str) -> dict[str, Any]:
+    """A document served as it is (any JSON object), with its ETag: 200, or 304 for the same tag."""
+    return {
+        "get": {
+            "operationId": operation,
+            "summary": summary,
+            "parameters": [{"$ref": "#/components/parameters/IfNoneMatch"}],
+            "responses": {
+                "200": {
+                    "description": answer,
+                    "headers": _DOCUMENT_HEADERS,
+                    "content": {"application/json": {"schema": {"type": "object"}}},
+                },
+                "304": {"$ref": "#/components/responses/NotModified"},
+                "400": {"$ref": "#/components/responses/BadRequest"},
+                "429": {"$ref": "#/components/responses/RateLimited"},
+            },
+        }
+    }
+
+
 PATHS: Final[dict[str, Any]] = {
-    "/api/v1/openapi.json": {
-        "get": {
-            "operationId": "getOpenApi",
-            "summary": "This document.",
-            "parameters": [{"$ref": "#/components/parameters/IfNoneMatch"}],
-            "responses": {
-                "200": {
-                    "description": "This document.",
-                    "headers": _DOCUMENT_HEADERS,
-                    "content": {"application/json": {"schema": {"type": "object"}}},
-                },
-                "304": {"$ref": "#/components/responses/NotModified"},
-                "400": {"$ref": "#/components/responses/BadRequest"},
-                "429": {"$ref": "#/components/responses/RateLimited"},
-            },
-        }
-    },
-    "/api/v1/asyncapi.json": {
-        "get": {
-            "operationId": "getAsyncApi",
-            "summary": "The WebSocket protocol as an AsyncAPI 3.0 document, generated from the server's message specs.",
-            "parameters": [{"$ref": "#/components/parameters/IfNoneMatch"}],
-            "responses": {
-                "200": {
-                    "description": "The AsyncAPI document (protocol/asyncapi.py; the guide is docs/protocol.md).",
-                    "headers": _DOCUMENT_HEADERS,
-                    "content": {"application/json": {"schema": {"type": "object"}}},
-                },
-                "304": {"$ref": "#/components/responses/NotModified"},
-                "400": {"$ref": "#/components/responses/BadRequest"},
-                "429": {"$ref": "#/components/responses/RateLimited"},
-            },
-        }
-    },
+    "/api/v1/openapi.json": _document("getOpenApi", "This document.", "This document."),
+    "/api/v1/asyncapi.json": _document(
+        "getAsyncApi",
+        "The WebSocket protocol as an AsyncAPI 3.0 document, generated from the server's message specs.",
+        "The AsyncAPI document (protocol/asyncapi.py; the guide is docs/protocol.md).",
+    ),
     "/api/v1/races/{race_id}": _operation(
         "getRace",
         "A race on record: its settings, deal and every racer's moves with their server times.",
