@@ -902,13 +902,15 @@ class RedisStore:
             ids = sorted(_bytes(raw).decode() for raw in members)
             if not ids:
                 return {}
-            now = _deadline_ms(0)
             # One key per command, so a cluster pipeline can send each to its room's node.
             async with self._redis.pipeline(transaction=False) as pipe:
                 for room in ids:
                     pipe.get(self.listing_key(room))
                     pipe.exists(self.log_key(room))
                 replies = await pipe.execute()
+            # The time after the reads: a listing Redis expired just now is past its deadline by then
+            # (taken before them, a listing that expired in between stayed in the index one call more).
+            now = _deadline_ms(0)
             summaries, logs = replies[0::2], replies[1::2]
             result: dict[str, bytes] = {}
             gone: list[str] = []
