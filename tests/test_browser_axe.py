@@ -11,7 +11,7 @@ that brings axe in; nothing else is changed.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,12 +34,10 @@ from protocol.messages import (
 )
 from seahaven import Board
 from seahaven.solver import solve
-from tests.browser_pages import WAIT_MS, http, server, ws
+from tests.browser_pages import WAIT_MS
 from tests.helpers import wait_until
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
-
-__all__ = ["server"]  # the module's server process, a fixture
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("close_pages")]
 
@@ -63,6 +61,23 @@ class OnRecord:
     winner: str
     challenge: str
     arena: str
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProcess]:
+    process = ServerProcess("--spectator-delay", "0")
+    try:
+        yield process
+    finally:
+        process.close()
+
+
+def ws(server: ServerProcess) -> str:
+    return f"ws://127.0.0.1:{server.port}/"
+
+
+def http(server: ServerProcess, path: str = "/") -> str:
+    return f"http://127.0.0.1:{server.port}{path}"
 
 
 async def win(server: ServerProcess, winner: WsClient, page: Page | None = None) -> Result:

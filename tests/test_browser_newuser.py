@@ -525,17 +525,11 @@ async def test_alone_in_the_daily_race_the_waiting_room_offers_the_computer_or_p
     await alone.click("text=Practise it alone")
     await alone.wait_for_selector("#solo-h", timeout=WAIT_MS)
     assert alone.url.endswith(f"/solo/{deal}") and await js(alone, "window.seahaven.room.deal") == deal
-    assert waiting not in await listed_rooms(server)  # left, not waited out
+    rooms = await WsClient.open(ws(server), "Lister")
+    listed = await rooms.call(ListRooms())
+    assert isinstance(listed, Rooms) and waiting not in [r.room for r in listed.rooms]  # left, not waited out
+    await rooms.close()
     no_errors(alone)
-
-
-async def listed_rooms(server: ServerProcess) -> list[str]:
-    """The rooms the lobby lists now, as a protocol client reads them."""
-    lister = await WsClient.open(ws(server), "Lister")
-    listed = await lister.call(ListRooms())
-    await lister.close()
-    assert isinstance(listed, Rooms)
-    return [r.room for r in listed.rooms]
 
 
 async def test_a_quick_match_nobody_answers_can_race_the_computer_at_once(
@@ -553,7 +547,10 @@ async def test_a_quick_match_nobody_answers_can_race_the_computer_at_once(
     assert await js(page, "window.seahaven.room.room") != waiting
     assert await js(page, "window.seahaven.room.preset") == "penguin"
     assert await js(page, "window.seahaven.room.racers.some(r => r.bot)") is True
-    assert waiting not in await listed_rooms(server)  # left, not waited out
+    rooms = await WsClient.open(ws(server), "Lister")
+    listed = await rooms.call(ListRooms())
+    assert isinstance(listed, Rooms) and waiting not in [r.room for r in listed.rooms]  # left, not waited out
+    await rooms.close()
     no_errors(page)
 
 
