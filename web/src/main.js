@@ -19,6 +19,7 @@ import { ratingsChanged } from "./ratings_view.js";
 import { STORAGE_KEY, language, speakAsStored, t } from "./i18n.js";
 import { h } from "./dom.js";
 import { said } from "./marks.js";
+import { loadYours } from "./yours.js";
 
 const LAST_RACE_MS = 10000; // how long the last race's result is said over the next one
 
@@ -205,6 +206,10 @@ export function createApp(win = window) {
     const heard = S.heard.splice(0);
     const on = S.view === "room" ? `room:${S.room?.room}` : S.view;
     if (heard.length || on !== spokenOn) document.getElementById("live").textContent = heard.join(". ");
+    // The lobby's panel of mine (yours.js): read again each time I come back to the lobby (a race
+    // since), or am another player (signed in); never for a solo page, which has no server.
+    const me = S.me?.player;
+    if (on === "lobby" && !S.room && me && me !== "solo" && (spokenOn !== "lobby" || S.yours?.player !== me)) loadYours(S, me, render);
     spokenOn = on;
     if (S.opening) {
       store.setItem(KEY.opening, JSON.stringify(S.opening));

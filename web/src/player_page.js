@@ -8,6 +8,7 @@ import { playerName, presetTitle, raceLink, raceTime, table, when } from "./reco
 import { racerName } from "./marks.js";
 import { number, t, tn } from "./i18n.js";
 import { statusText } from "./state.js";
+import { rivalsOf } from "./rivals.js";
 
 export async function showPlayer(main, player, R) {
   const [doc, first, rated, arenas] = await Promise.all([playerDoc(player), playerRaces(player), playerRatings(player), playerArenas(player)]);
@@ -139,27 +140,6 @@ export async function showPlayer(main, player, R) {
 
 /** How many of the latest races with others the rivals are read from (a race document each). */
 const RIVAL_RACES = 10;
-
-/** Who ``player`` raced in their latest races with others (``races``: their summaries, newest
- * first), each with how often, and how often the player finished ahead of them or behind. A bot is
- * one rival per pace (each room's bot has an id of its own). */
-export function rivalsOf(player, docs) {
-  const rivals = new Map();
-  for (const doc of docs) {
-    const me = doc?.racers.find((r) => r.player === player);
-    if (!me) continue;
-    for (const other of doc.racers) {
-      if (other.player === player) continue;
-      const key = other.bot ? `bot:${other.name}` : other.player;
-      const rival = rivals.get(key) ?? { racer: other, races: 0, ahead: 0, behind: 0 };
-      rival.races++;
-      if (me.place < other.place) rival.ahead++;
-      else rival.behind++;
-      rivals.set(key, rival);
-    }
-  }
-  return [...rivals.values()].sort((a, b) => b.races - a.races);
-}
 
 /** The rivals part, filled once the latest races with others are read. */
 async function showRivals(section, player, races, R) {

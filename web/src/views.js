@@ -12,6 +12,7 @@ import { ratingBadge } from "./ratings_view.js";
 import { limitTime, presetTitle } from "./records_format.js";
 import { gradeName, hintMove, hintWords } from "./words.js";
 import { KEYS_HELP } from "./keys.js";
+import { yoursPanel } from "./yours.js";
 import { LANGUAGES, clock, day, language, number, rulesHelp, t, tn } from "./i18n.js";
 import { DAILY_BOT_ROOM } from "./actions.js";
 import { autoAllowed, autoOn, boardMoves, canHint, canUndo, destinations, inRace, myCounts, ratingText, resultLine, standingTime, statusText } from "./state.js";
@@ -108,12 +109,14 @@ function lobbyParts(app) {
     ["lobby-create", () => createForm(app)],
     ["lobby-join", () => joinPanel(app)],
     [`lobby-daily:${JSON.stringify(S.daily)}`, () => dailyPanel(app)],
+    // My page, the boards and my recent rivals (yours.js): beside the main actions, never above them.
+    [`lobby-yours:${S.me?.player}:${JSON.stringify(S.yours)}`, () => yoursPanel(S, app.act)],
     [`lobby-rooms:${JSON.stringify(S.rooms)}`, () => roomsPanel(app)],
   ];
   // The arena I am in comes first; else the arena panel (create or join one) after the daily race.
   const arena = [`lobby-arena:${arenaKey(S)}`, () => arenaLobby(app.hooks)];
   if (A.arena) inner.unshift(arena);
-  else inner.splice(3, 0, arena, [`lobby-arenas:${JSON.stringify(S.arenas)}`, () => arenasPanel(app)]);
+  else inner.splice(4, 0, arena, [`lobby-arenas:${JSON.stringify(S.arenas)}`, () => arenasPanel(app)]);
   if (S.seat) inner.unshift([`lobby-seat:${S.seat}`, () => seatPanel(app)]);
   return [["lobby", () => h("div", { class: "lobby" }), inner]];
 }

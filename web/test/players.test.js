@@ -54,7 +54,7 @@ test("the account's names: the key's player, the export's file, my page by handl
 });
 
 test("a player's rivals: who they raced, how often, ahead or behind; a bot is one rival per pace", async () => {
-  const { rivalsOf } = await import("../src/player_page.js");
+  const { rivalsOf } = await import("../src/rivals.js");
   const race = (...racers) => ({ racers: racers.map(([player, name, place, bot = false]) => ({ player, name, place, bot })) });
   const docs = [
     race(["me", "Me", 1], ["ann", "Ann", 2]),
@@ -67,5 +67,23 @@ test("a player's rivals: who they raced, how often, ahead or behind; a bot is on
   assert.deepEqual(seen, [
     ["Ann", 2, 1, 1],
     ["Computer (brisk)", 2, 1, 1],
+  ]);
+});
+
+test("the lobby's recent rivals: people only, the last raced first, at most so many", async () => {
+  const { recentRivals } = await import("../src/rivals.js");
+  const race = (...racers) => ({ racers: racers.map(([player, name, place, bot = false, ghost = false]) => ({ player, name, place, bot, ghost })) });
+  const docs = [
+    race(["cid", "Cid", 1], ["me", "Me", 2]),
+    race(["me", "Me", 1], ["bot-1", "Computer (brisk)", 2, true]),
+    race(["me", "Me", 1], ["ann", "Ann", 2], ["cid", "Cid", 3]),
+    race(["ann", "Ann", 1], ["me", "Me", 2, false, false], ["gus", "Gus", 3, false, true]),
+    race(["me", "Me", 1], ["dot", "Dot", 2]),
+  ];
+  const seen = recentRivals("me", docs, 3).map((r) => [r.racer.name, r.races, r.ahead, r.behind]);
+  assert.deepEqual(seen, [
+    ["Cid", 2, 1, 1],
+    ["Ann", 2, 1, 1],
+    ["Dot", 1, 1, 0],
   ]);
 });
