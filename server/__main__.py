@@ -18,10 +18,12 @@ from server.app import RaceServer
 from server.config import Config, default_data_dir
 from server.config_file import SettingsParser
 from server.logs import FORMATS, Logs, configure
+from server.play.analyst import Analyst
 from server.play.arena_command import arena_command
 from server.play.arena_schedule import Series, load_series
 from server.play.dealpool import DealPool, worker_executor
 from server.records.accounts import Accounts
+from server.records.analyses import Analyses
 from server.records.archive import Archive
 from server.records.arenas import ArenaArchive
 from server.records.challenges import ChallengeRecords
@@ -366,6 +368,8 @@ async def serve(config: Config, arenas: list[Series]) -> None:
         accounts=Accounts(db) if db is not None else None,  # registered players, on the same records
         arena_archive=ArenaArchive(db, now=clock.now) if db is not None else None,
         arena_series=arenas,
+        # Each race on record analysed once, in a worker below the hints' priority (docs/api.md).
+        analyst=Analyst(Analyses(db, now=clock.now), lambda: worker_executor(1, nice=10)) if db is not None else None,
     )
     # Handlers first: a SIGTERM while starting (a supervisor stopping early) stops gracefully once
     # started, instead of killing the process mid-start.

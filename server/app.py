@@ -54,6 +54,7 @@ from server.http.admin import AdminRoutes
 from server.http.api import RecordsReader
 from server.http.front import Doors
 from server.http.routes import HttpRoutes
+from server.play.analyst import Analyst
 from server.play.arena_schedule import Series
 from server.play.arenas import Arenas
 from server.play.challenges import ChallengeRequests
@@ -110,7 +111,8 @@ class RaceServer:
     ``archive`` the database finished races go to; ``challenges`` the ghost challenges' records
     (None: this server answers challenges with records-unavailable); ``arena_archive`` the
     database finished arenas go to (None: they are not kept); ``arena_series`` the operator's
-    arenas of the ``--arenas`` file (docs/arenas.md)."""
+    arenas of the ``--arenas`` file (docs/arenas.md); ``analyst`` analyses the races on record
+    (None: none is analysed here), woken by each archive pass."""
 
     def __init__(
         self,
@@ -130,6 +132,7 @@ class RaceServer:
         challenges: ChallengeBook | None = None,
         arena_archive: ArenaArchive | None = None,
         arena_series: Sequence[Series] = (),
+        analyst: Analyst | None = None,
     ) -> None:
         self.config = config
         self.clock: Clock = clock if clock is not None else SystemClock()
@@ -186,6 +189,9 @@ class RaceServer:
             self.path.ended.append(self.archiver.wake)
             # What a rated race did to its racers' ratings: into the store, and to each racer.
             archive.rated.append(RatingNotices(self.store).tell)
+        self.analyst = analyst
+        if self.archiver is not None and analyst is not None:
+            self.archiver.archived.append(analyst.archived)
 
         rooms = RoomRequests(self.path, self.table, self.guard, self.clock, self.dealing, self.fair, self.fair)
         self.lobby = Lobby(self.store)
@@ -330,6 +336,8 @@ class RaceServer:
         self.tasks.spawn(self.arenas.run())
         if self.archiver is not None:
             self.tasks.spawn(self.archiver.run())
+        if self.analyst is not None:
+            self.tasks.spawn(self.analyst.run())
         try:
             await self.pool.seed()
         except StoreError as exc:  # deals still come from the shipped lists
@@ -416,6 +424,8 @@ class RaceServer:
                 async with asyncio.timeout(DRAIN_SECONDS):
                     await self._drained()
         await self.fair.bots.close()
+        if self.analyst is not None:
+            self.analyst.close()
         await self.ghosts.close()
         self.path.stop_timers()
         if self.ws is not None:

@@ -287,6 +287,20 @@ class DictRecords:
         race = self.races.get(race_id)
         return json.dumps(sample_signed(race, SIGNER)) if race is not None and race["archived"] else None
 
+    async def analysis(self, race_id: str) -> dict[str, Any] | None:
+        await self._ask("analysis", race_id)
+        race = self.races.get(race_id)
+        if race is None:
+            return None
+        if not race["archived"]:
+            return {"race_id": race_id, "status": "pending", "analysed_at": None, "analysis": None}
+        return {
+            "race_id": race_id,
+            "status": "done",
+            "analysed_at": race["ended_at"],
+            "analysis": sample_analysis(race),
+        }
+
     async def keys(self) -> dict[str, Any]:
         await self._ask("keys")
         return {"keys": [{"id": SIGNER.key_id, "alg": "Ed25519", "key": SIGNER.public, "since": 1, "until": None}]}
@@ -381,6 +395,47 @@ def sample_signed(race: dict[str, Any], key: SigningKey) -> dict[str, Any]:
             "signer": {"alg": "Ed25519", "id": key.key_id, "key": key.public},
         }
     )
+
+
+def sample_analysis(race: dict[str, Any]) -> dict[str, Any]:
+    """An analysis in the API's shape (server/http/openapi.py ``RaceAnalysis``) of ``race``:
+    every position winnable, the loser's line parting from the winner's at once."""
+
+    def point(index: int, ms: int, took: int, line: int) -> dict[str, Any]:
+        return {"index": index, "ms": ms, "took_ms": took, "verdict": "winnable", "line": line}
+
+    racers = []
+    for n, racer in enumerate(race["racers"]):
+        times = [0] + [ms for ms, _ in racer["moves"]]
+        slow = {"kind": "slow", "index": 0, "own": 1, "ms": times[1], "move": racer["moves"][0][1], "by": times[1]}
+        racers.append(
+            {
+                "player": racer["player"],
+                "opening": point(-1, 0, 0, 90),
+                "points": [point(i, times[i + 1], times[i + 1] - times[i], 89 - i) for i in range(len(racer["moves"]))],
+                "lost_at": None,
+                "costly": [slow],
+                "against_winner": None
+                if n == 0
+                else {
+                    "winner": race["racers"][0]["player"],
+                    "common": 0,
+                    "parted_at": 0,
+                    "winner_moves": 1,
+                    "racer_moves": 1,
+                },
+            }
+        )
+    shortest = {"moves": 90, "by": "solver"}
+    return {
+        "race_id": race["race_id"],
+        "preset": race["preset"],
+        "deal": race["deal"],
+        "solution": 90,
+        "shortest": shortest,
+        "max_states": 100_000,
+        "racers": racers,
+    }
 
 
 def sample_race(race_id: str, *, archived: bool, players: tuple[str, str]) -> dict[str, Any]:

@@ -15,7 +15,10 @@ from typing import Any
 
 from server.app import RaceServer
 from server.config import Config
+from server.play.analyst import Analyst
+from server.play.dealpool import worker_executor
 from server.records.accounts import Accounts
+from server.records.analyses import Analyses
 from server.records.archive import Archive
 from server.records.challenges import ChallengeRecords
 from server.records.database import open_database
@@ -31,13 +34,14 @@ def wall_ms() -> int:
 
 @asynccontextmanager
 async def recording_server(
-    folder: Path, *, records: bool = True, players: bool = False, drawn: bool = False
+    folder: Path, *, records: bool = True, players: bool = False, drawn: bool = False, analysis: bool = False
 ) -> AsyncIterator[RaceServer]:
     """A started server whose every room races seahaven deal 1, picked by the server as if in
     secret (so a proven win counts on the boards); its records in ``folder``/records.db.
     ``records`` False: no records (the API answers 503 "records are off"). ``players``: registered
     players (``register``, ``sign_in``...) and ghost challenges too. ``drawn``: the server picks
-    deals as it does when serving (the pool; a rated room's drawn at each start), not deal 1."""
+    deals as it does when serving (the pool; a rated room's drawn at each start), not deal 1.
+    ``analysis``: each race on record is analysed, in a worker process, as ``serve`` wires it."""
     db = open_database(f"sqlite:///{folder / 'records.db'}", folder)
     await migrate(db)
     store = MemoryStore()
@@ -51,6 +55,7 @@ async def recording_server(
         records=Reader(db, now=wall_ms, live=store) if records else None,
         challenges=ChallengeRecords(db, archive, live=store) if players and archive is not None else None,
         accounts=Accounts(db) if players and records else None,
+        analyst=Analyst(Analyses(db, now=wall_ms), lambda: worker_executor(1, nice=10)) if analysis else None,
     )
     await server.start()
     try:
@@ -64,6 +69,19 @@ async def archived(server: RaceServer, race_id: str) -> bool:
     """The server's API serves the race from its database."""
     answer = await get(server.port, f"/api/v1/races/{race_id}")
     return answer.status == 200 and answer.json()["archived"] is True
+
+
+async def analysis(port: int, race_id: str) -> dict[str, Any]:
+    """The race's analysis once the server on ``port`` has stored it ("pending" until then)."""
+    deadline = asyncio.get_running_loop().time() + 60
+    while True:
+        answer = await get(port, f"/api/v1/races/{race_id}/analysis")
+        assert answer.status in (200, 429), (answer.status, answer.body)
+        if answer.status == 200 and answer.json()["status"] != "pending":
+            document: dict[str, Any] = answer.json()
+            return document
+        assert asyncio.get_running_loop().time() < deadline, f"race {race_id} not analysed in time"
+        await asyncio.sleep(float(answer.headers.get("retry-after", "1")) if answer.status == 429 else 0.1)
 
 
 async def signed_record(server: RaceServer, race_id: str) -> dict[str, Any]:

@@ -205,6 +205,7 @@ async def test_the_openapi_document_is_served_with_the_api(server: RaceServer) -
         "/api/v1/asyncapi.json",
         "/api/v1/races/{race_id}",
         "/api/v1/races/{race_id}/record",
+        "/api/v1/races/{race_id}/analysis",
         "/api/v1/keys",
         "/api/v1/deal-lists",
         "/api/v1/deal-lists/{preset}",

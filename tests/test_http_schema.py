@@ -88,6 +88,7 @@ async def test_every_operation_answers_as_the_served_document_says(make_memory_s
     known = {
         "getRace": {"race_id": race},
         "getSignedRace": {"race_id": race},
+        "getRaceAnalysis": {"race_id": race},
         "getPlayer": {"player": player},
         "getPlayerRaces": {"player": player},
         "getPlayerRatings": {"player": player},
@@ -108,6 +109,7 @@ async def test_every_operation_answers_as_the_served_document_says(make_memory_s
     assert answered == {
         "race",
         "signed_race",
+        "analysis",
         "keys",
         "player",
         "player_races",
@@ -133,6 +135,7 @@ async def test_every_operation_answers_as_the_served_document_says(make_memory_s
         "getPlayerRaces",
         "getPlayerRatings",
         "getRace",
+        "getRaceAnalysis",
         "getRatingBoard",
         "getSignedRace",
     ]
@@ -164,6 +167,7 @@ async def test_the_real_records_answer_as_the_served_document_says(
     known = {
         "getRace": {"race_id": result.race_id},
         "getSignedRace": {"race_id": result.race_id},
+        "getRaceAnalysis": {"race_id": result.race_id},
         "getPlayer": {"player": ann.player},
         "getPlayerRaces": {"player": ann.player},
         "getPlayerRatings": {"player": ann.player},
@@ -175,7 +179,7 @@ async def test_the_real_records_answer_as_the_served_document_says(
         loop.call_soon_threadsafe(clock.advance, 1000)
 
     checked = await asyncio.to_thread(run_every_operation, f"http://127.0.0.1:{server.port}", known, refill)
-    assert len(checked) == 15
+    assert len(checked) == 16
 
 
 def fake_wall_clock() -> int:

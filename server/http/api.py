@@ -79,6 +79,10 @@ class RecordsReader(Protocol):
         """The race's signed record as stored (JSON text; None: none on record)."""
         ...
 
+    async def analysis(self, race_id: str) -> dict[str, Any] | None:
+        """Where the race was won and lost, or that it is still to be analysed (None: no such race)."""
+        ...
+
     async def keys(self) -> dict[str, Any]:
         """``{"keys": [...]}``: the keys that signed races here."""
         ...
@@ -169,6 +173,7 @@ class Api:
             ("/api/v1/asyncapi.json", self.asyncapi),
             ("/api/v1/races/{race_id}", self.race),
             ("/api/v1/races/{race_id}/record", self.signed_race),
+            ("/api/v1/races/{race_id}/analysis", self.analysis),
             ("/api/v1/keys", self.keys),
             ("/api/v1/players/{player}", self.player),
             ("/api/v1/players/{player}/races", self.player_races),
@@ -222,6 +227,14 @@ class Api:
         if found is None:
             return not_found(f"no signed record of race {race_id} (not archived yet, or archived before signing)")
         return document_reply(request, found.encode(), ARCHIVED)
+
+    async def analysis(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        race_id = identifier(params["race_id"], _RACE_ID, "race id")
+        query(request, set())
+        found = await self.read(self.reader().analysis(race_id))
+        if found is None:
+            return not_found(f"no race {race_id}")
+        return document_reply(request, json_body(found), ARCHIVED if found["status"] == "done" else RECENT)
 
     async def keys(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         query(request, set())

@@ -185,6 +185,81 @@ SCHEMAS: Final[dict[str, Any]] = {
             "signature": {"type": "string", "description": "Ed25519 over the record's RFC 8785 form, base64."},
         }
     ),
+    "Analysis": _object(
+        {
+            "race_id": {"type": "string", "pattern": RACE_ID},
+            "status": {
+                "type": "string",
+                "enum": ["done", "pending", "failed"],
+                "description": "pending: the race ended and waits for its analysis (ask again later).",
+            },
+            "analysed_at": {"type": ["integer", "null"], "description": "When it was analysed (ms); null if not."},
+            "analysis": {"oneOf": [_ref("RaceAnalysis"), {"type": "null"}]},
+        }
+    ),
+    "RaceAnalysis": _object(
+        {
+            "race_id": {"type": "string", "pattern": RACE_ID},
+            "preset": _PRESET,
+            "deal": _INT,
+            "solution": {"type": ["integer", "null"], "description": "The solver's line from the opening (moves)."},
+            "shortest": {
+                "oneOf": [
+                    _object({"moves": _COUNT, "by": {"type": "string", "description": "A player id, or `solver`."}}),
+                    {"type": "null"},
+                ],
+                "description": "The shortest winning line known: the solver's or a finisher's.",
+            },
+            "max_states": {"type": "integer", "minimum": 1, "description": "The search budget per position."},
+            "racers": {"type": "array", "items": _ref("RacerAnalysis"), "description": "In the standings' order."},
+        }
+    ),
+    "RacerAnalysis": _object(
+        {
+            "player": _STR,
+            "opening": _ref("AnalysedPoint"),
+            "points": {
+                "type": "array",
+                "items": _ref("AnalysedPoint"),
+                "description": "The position after each entry of the racer's `moves`, in order.",
+            },
+            "lost_at": {"oneOf": [_ref("CostlyMove"), {"type": "null"}]},
+            "costly": {"type": "array", "items": _ref("CostlyMove")},
+            "against_winner": {
+                "oneOf": [
+                    _object(
+                        {
+                            "winner": _STR,
+                            "common": _COUNT,
+                            "parted_at": {"type": ["integer", "null"], "minimum": 0},
+                            "winner_moves": _COUNT,
+                            "racer_moves": _COUNT,
+                        }
+                    ),
+                    {"type": "null"},
+                ]
+            },
+        }
+    ),
+    "AnalysedPoint": _object(
+        {
+            "index": {"type": "integer", "minimum": -1, "description": "The entry of `moves`; -1 the opening."},
+            "ms": _COUNT,
+            "took_ms": _COUNT,
+            "verdict": {"type": "string", "enum": ["won", "winnable", "lost", "unknown"]},
+            "line": {"type": ["integer", "null"], "minimum": 0, "description": "The solver's line from here."},
+        }
+    ),
+    "CostlyMove": _object(
+        {
+            "kind": {"type": "string", "enum": ["lost", "longer", "slow"]},
+            "index": _COUNT,
+            "own": {"type": "integer", "minimum": 1, "description": "The racer's own moves and undos up to it."},
+            "ms": _COUNT,
+            "move": {"type": "string", "description": "In docs/notation.md, or `undo`."},
+            "by": {"type": "integer", "description": "longer: moves added to the line; slow: ms it took."},
+        }
+    ),
     "DealListSummary": _object(_DEAL_LIST),
     "DealLists": _object({"lists": {"type": "array", "items": _ref("DealListSummary")}}),
     "DealList": _object(
@@ -571,6 +646,12 @@ PATHS: Final[dict[str, Any]] = {
         "getSignedRace",
         "A race's signed record, for `seahaven verify` (docs/fairness.md); 404 until it is archived.",
         "SignedRace",
+        [_path("race_id", {"type": "string", "pattern": RACE_ID}, "The race's id, as `result` gave it.")],
+    ),
+    "/api/v1/races/{race_id}/analysis": _operation(
+        "getRaceAnalysis",
+        "Where a race was won and lost: each racer's position after each move judged by the solver.",
+        "Analysis",
         [_path("race_id", {"type": "string", "pattern": RACE_ID}, "The race's id, as `result` gave it.")],
     ),
     "/api/v1/keys": _operation(

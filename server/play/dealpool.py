@@ -68,22 +68,23 @@ def find_winnable(preset: str, numbers: Sequence[int], max_states: int) -> list[
     return found
 
 
-def worker_executor(workers: int = 1) -> ProcessPoolExecutor:
+def worker_executor(workers: int = 1, *, nice: int = 5) -> ProcessPoolExecutor:
     """Worker processes for solving, started with "spawn" (forking a running event loop is unsafe).
 
-    Each worker runs at a lower priority than the server (solving is background work next to
-    serving moves) and exits when the server process is gone, even killed without a goodbye."""
+    Each worker runs at a lower priority than the server (``nice``: solving is background work
+    next to serving moves) and exits when the server process is gone, even killed without a
+    goodbye."""
     return ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_worker_setup,
-        initargs=(os.getpid(),),
+        initargs=(os.getpid(), nice),
     )
 
 
-def _worker_setup(parent: int) -> None:
+def _worker_setup(parent: int, nice: int) -> None:
     with contextlib.suppress(OSError):
-        os.nice(5)
+        os.nice(nice)
     threading.Thread(target=_exit_with, args=(parent,), name="exit-with-parent", daemon=True).start()
 
 

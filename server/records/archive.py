@@ -7,7 +7,8 @@ at once, a re-recorded log) changes nothing. Two writers of one race at the same
 on the key (PostgreSQL makes the second wait for the first's commit, then do nothing; SQLite
 admits one writer at a time). The racers' rows are written in the same transaction, so a race is
 on record whole or not at all. So is its signed record (``server.records.signing``: one signature
-per race, by the key of the node that wrote it). So are its ratings (``server.records.ratings``): a rated race
+per race, by the key of the node that wrote it), and its place in the analysis queue
+(``server.records.analyses``: analysed once). So are its ratings (``server.records.ratings``): a rated race
 updates its racers' ratings in that same transaction, so a race written twice rates once; once it
 committed, the ``rated`` hooks hear what changed (the players are told: ``server/shell/ratings.py``).
 """
@@ -24,7 +25,15 @@ from protocol.messages import ANONYMOUS_PREFIX, REGISTERED_PREFIX
 from server.records.database import Database
 from server.records.ratings import rate_race
 from server.records.rows import proofs, race_row, racer_rows
-from server.records.schema import guest_claims, players, race_racers, race_signatures, races, signing_keys
+from server.records.schema import (
+    analysis_queue,
+    guest_claims,
+    players,
+    race_racers,
+    race_signatures,
+    races,
+    signing_keys,
+)
 from server.records.signing import SigningKey, race_document
 from server.records.views import DELETED_NAME
 from server.rooms.history import RaceRecord
@@ -76,6 +85,8 @@ class Archive:
                 await conn.execute(race_racers.insert(), racers)
             filed = {r.player: row["player"] for r, row in zip(record.racers, racers, strict=True)}
             await self.sign(conn, record, filed, now)
+            queued = {"race_id": record.race_id, "queued_at": now, "taken_until": None, "tries": 0}
+            await conn.execute(analysis_queue.insert(), queued)
             registered = [r.player for r in record.racers if r.player.startswith(REGISTERED_PREFIX)]
             if registered:
                 # A racer who deleted their account before the race reached the database is on

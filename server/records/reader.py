@@ -30,6 +30,7 @@ from protocol.names import fold
 from seahaven.rules import PRESETS
 from seahaven.verify import ALGORITHM
 from seahaven.winnable import GRADES
+from server.records.analyses import analysis_document, analysis_view
 from server.records.arenas import arena_document, player_arenas_page, recent_arenas
 from server.records.challenge_results import RESULTS, finishing_time, result_view, results_query
 from server.records.database import Database
@@ -99,6 +100,15 @@ class Reader:
             query = select(race_signatures.c.document).where(race_signatures.c.race_id == race_id)
             document: str | None = (await conn.execute(query)).scalar()
         return document
+
+    async def analysis(self, race_id: str) -> dict[str, Any] | None:
+        """Where the race was won and lost (``server.records.analyses``): "pending" for a race
+        that ended and is not on record yet; None if there is no such race."""
+        async with self.db.read() as conn:
+            found = await analysis_view(conn, race_id, self.now())
+        if found is None and await self.live_race(race_id) is not None:
+            return analysis_document(race_id, "pending")
+        return found
 
     async def keys(self) -> dict[str, Any]:
         """``{"keys": [...]}``: every key that signed races here, the oldest first."""

@@ -25,6 +25,7 @@ from sqlalchemy import (
 )
 
 __all__ = [
+    "analysis_queue",
     "arena_players",
     "arenas",
     "challenges",
@@ -32,6 +33,7 @@ __all__ = [
     "metadata",
     "player_keys",
     "players",
+    "race_analyses",
     "race_racers",
     "race_signatures",
     "races",
@@ -245,4 +247,26 @@ race_signatures = Table(
     Column("race_id", Text, ForeignKey("races.race_id", ondelete="CASCADE"), primary_key=True),
     Column("key_id", Text, ForeignKey("signing_keys.key_id"), nullable=False),
     Column("document", Text, nullable=False),  # the signed document's JSON, served as it is
+)
+
+analysis_queue = Table(
+    "analysis_queue",
+    metadata,
+    # A race still to analyse (server/records/analyses.py): queued in the race's own transaction,
+    # gone in the one that stores its analysis, so each archived race is analysed exactly once.
+    Column("race_id", Text, ForeignKey("races.race_id", ondelete="CASCADE"), primary_key=True),
+    Column("queued_at", BigInteger, nullable=False),
+    # An analyst took it until then (ms): another leaves it alone meanwhile; None: nobody has.
+    Column("taken_until", BigInteger),
+    Column("tries", Integer, nullable=False),
+    Index(None, "queued_at"),
+)
+
+race_analyses = Table(
+    "race_analyses",
+    metadata,
+    # Where a race was won and lost (seahaven/analysis.py): one per race, written once.
+    Column("race_id", Text, ForeignKey("races.race_id", ondelete="CASCADE"), primary_key=True),
+    Column("analysed_at", BigInteger, nullable=False),
+    Column("document", Text, nullable=False),  # the analysis's JSON, served as it is
 )

@@ -64,6 +64,21 @@ class RaceArchive(Protocol):
         ...
 
 
+class AnalysisBook(Protocol):
+    """The records' side of race analyses (server/records/analyses.py): a queue of races, each
+    analysed once. Every method raises ``OSError`` when the database cannot be reached."""
+
+    async def take(self, limit: int, lease_ms: int) -> list[dict[str, Any]]:
+        """Up to ``limit`` of the oldest races still to analyse that nobody holds, held now by the
+        caller for ``lease_ms`` (race documents: ``race_id``, ``preset``, ``deal``, ``racers``)."""
+        ...
+
+    async def store(self, race_id: str, document: dict[str, Any]) -> bool:
+        """Keep the race's analysis and take it off the queue, in one transaction keyed by its id:
+        False when it had one already (a second store changes nothing)."""
+        ...
+
+
 class ArenaArchive(Protocol):
     """The database's side of finished arenas (server/records/arenas.py): each written once."""
 

@@ -1,0 +1,229 @@
+"""Each race on record analysed exactly once (server/play/analyst.py, server/records/analyses.py),
+on SQLite and PostgreSQL, with real worker processes: two analysts on one queue, a worker killed
+under its analyst, the database away; and the read API's ``/api/v1/races/{id}/analysis`` on a real
+server process, as a player's client reads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Callable
+from concurrent.futures import Executor
+from pathlib import Path
+from typing import Any
+
+import jsonschema_rs
+from sqlalchemy import func, select
+
+from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Ready, Resign, Result, RoomState, Started
+from server.http.openapi import SCHEMAS
+from server.play.analyst import Analyst, Budget
+from server.play.dealpool import worker_executor
+from server.records.analyses import MAX_TRIES, Analyses, analysis_view
+from server.records.archive import Archive
+from server.records.database import Database, open_database
+from server.records.migrate import migrate
+from server.records.schema import analysis_queue, race_analyses
+from tests.helpers import wait_until
+from tests.httpclient import get
+from tests.pg_proc import PgProcess
+from tests.race_records import copies, raced_record
+from tests.recording import analysis, archived, recording_server, wall_ms
+from tests.server_proc import ServerProcess
+from tests.wins import SEAHAVEN_1_WIN
+from tests.wsclient import WsClient
+
+
+def workers() -> Executor:
+    return worker_executor(1, nice=10)
+
+
+async def analysed_counts(db: Database) -> dict[str, int]:
+    """Race id -> how many analyses the records hold of it."""
+    async with db.read() as conn:
+        query = select(race_analyses.c.race_id, func.count()).group_by(race_analyses.c.race_id)
+        return {race_id: count for race_id, count in (await conn.execute(query)).all()}
+
+
+async def queued(db: Database) -> int:
+    async with db.read() as conn:
+        return int((await conn.execute(select(func.count()).select_from(analysis_queue))).scalar_one())
+
+
+async def running(analysts: list[Analyst], until: Callable[[], object], what: str) -> None:
+    """Run ``analysts`` until ``until()`` is true; then stop them and their workers."""
+    tasks = [asyncio.create_task(a.run()) for a in analysts]
+    try:
+        await wait_until(until, 60, what=what)  # type: ignore[arg-type]
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for analyst in analysts:
+            analyst.close()
+
+
+async def test_two_analysts_analyse_each_archived_race_exactly_once(database: Database) -> None:
+    records = copies(raced_record(), 6)
+    await Archive(database, now=wall_ms).write_races(records)
+    await Archive(database, now=wall_ms).write_races(records[:2])  # written twice: queued once
+    assert await queued(database) == 6
+    assert (await await_view(database, records[0].race_id))["status"] == "pending"
+
+    analysts = [Analyst(Analyses(database, now=wall_ms), workers) for _ in range(2)]
+
+    async def done() -> bool:
+        return await queued(database) == 0
+
+    await running(analysts, done, "the queue analysed")
+    assert await analysed_counts(database) == {r.race_id: 1 for r in records}
+    assert sum(a.stored for a in analysts) == 6  # no analysis stored twice, none lost
+    view = await await_view(database, records[0].race_id)
+    assert view["status"] == "done" and view["analysed_at"] is not None
+    report = view["analysis"]
+    assert report["race_id"] == records[0].race_id and report["deal"] == 1
+    for racer, record in zip(report["racers"], records[0].racers, strict=True):
+        assert racer["player"] == record.player and len(racer["points"]) == len(record.moves)
+    ann, bob = report["racers"]
+    assert ann["points"][-1]["verdict"] == "won" and ann["lost_at"] is None
+    assert bob["against_winner"]["winner"] == ann["player"]
+    assert "name" not in ann  # names are the race's: an account deleted later leaves none here
+
+
+async def await_view(db: Database, race_id: str) -> dict[str, Any]:
+    async with db.read() as conn:
+        view = await analysis_view(conn, race_id, wall_ms())
+    assert view is not None
+    return view
+
+
+async def test_a_killed_worker_leaves_its_race_queued_and_it_is_analysed_once_after(database: Database) -> None:
+    (record,) = copies(raced_record(), 1)
+    await Archive(database, now=wall_ms).write_races([record])
+    made: list[Executor] = []
+
+    def dying_then_healthy() -> Executor:
+        executor = worker_executor(1, nice=10)
+        if not made:  # the first worker is killed as an out-of-memory killer would
+            pid = executor.submit(os.getpid).result(timeout=30)
+            os.kill(pid, signal.SIGKILL)
+        made.append(executor)
+        return executor
+
+    analyst = Analyst(Analyses(database, now=wall_ms), dying_then_healthy, Budget(lease_seconds=1.0))
+
+    async def done() -> bool:
+        return await queued(database) == 0
+
+    await running([analyst], done, "the race analysed by a new worker")
+    assert len(made) == 2 and analyst.stored == 1
+    assert await analysed_counts(database) == {record.race_id: 1}
+
+
+async def test_a_race_whose_analysis_keeps_failing_is_said_failed_not_retried_forever(database: Database) -> None:
+    (record,) = copies(raced_record(), 1)
+    await Archive(database, now=wall_ms).write_races([record])
+    book = Analyses(database, now=wall_ms)
+    for _ in range(MAX_TRIES):  # taken and never stored: each lease runs out
+        assert [r["race_id"] for r in await book.take(5, lease_ms=0)] == [record.race_id]
+        await asyncio.sleep(0.002)  # the lease (0 ms) has run out
+    assert await book.take(5, lease_ms=0) == []
+    assert (await await_view(database, record.race_id))["status"] == "failed"
+    assert await book.backlog() == 0
+
+
+async def test_races_wait_out_a_database_outage_and_are_analysed_once_after(
+    private_postgres: PgProcess, tmp_path: Path
+) -> None:
+    db = open_database(private_postgres.url, tmp_path)
+    try:
+        await migrate(db)
+        records = copies(raced_record(), 3)
+        await Archive(db, now=wall_ms).write_races(records)
+        private_postgres.stop()  # the database goes away before the analyst starts
+        analyst = Analyst(Analyses(db, now=wall_ms), workers)
+        task = asyncio.create_task(analyst.run())
+        try:
+            await wait_until(lambda: analyst.failures >= 2, 30, what="the analyst backing off")
+            assert analyst.stored == 0 and not task.done()
+            private_postgres.start()
+
+            async def done() -> bool:
+                return analyst.stored == 3 and await queued(db) == 0
+
+            await wait_until(done, 60, what="the races analysed after the outage")
+            assert analyst.failures == 0  # resumed
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            analyst.close()
+        assert await analysed_counts(db) == {r.race_id: 1 for r in records}
+    finally:
+        await db.close()
+
+
+async def test_the_api_says_pending_until_a_race_is_analysed_and_refuses_bad_ids(tmp_path: Path) -> None:
+    async with recording_server(tmp_path) as server:  # no analyst: races stay queued
+        result_race, _ = await play_and_resign(f"ws://127.0.0.1:{server.port}/")
+        await wait_until(lambda: archived(server, result_race), what="the race archived")
+        answer = await get(server.port, f"/api/v1/races/{result_race}/analysis")
+        assert answer.status == 200 and answer.headers["cache-control"] == "public, max-age=10"
+        assert answer.json() == {"race_id": result_race, "status": "pending", "analysed_at": None, "analysis": None}
+        for path, status in (
+            ("/api/v1/races/not-a-race/analysis", 400),
+            ("/api/v1/races/ZZZZ-1-aaaaaaaa/analysis", 404),
+            (f"/api/v1/races/{result_race}/analysis?verbose=1", 400),
+        ):
+            refused = await get(server.port, path)
+            assert refused.status == status, (path, refused.status, refused.body)
+            assert refused.json()["error"]
+
+
+async def play_and_resign(url: str) -> tuple[str, dict[str, int]]:
+    """Ann plays 30 moves of a win, Bob 4 and a losing wander; both resign. The race id and each
+    racer's acknowledged moves."""
+    ann, bob = await WsClient.open(url, "Ann"), await WsClient.open(url, "Bob")
+    state = await ann.call(CreateRoom(deal_number=1))
+    assert isinstance(state, RoomState)
+    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
+    for racer in (ann, bob):
+        assert isinstance(await racer.call(Ready()), Ok)
+    for racer in (ann, bob):
+        await racer.expect(Started)
+    counts = {}
+    for racer, moves in ((ann, SEAHAVEN_1_WIN[:30]), (bob, SEAHAVEN_1_WIN[:4])):
+        for move in moves:
+            assert isinstance(await racer.call(MoveRequest(move=move)), Moved)
+        counts[racer.player] = len(moves)
+    await bob.call(Resign())
+    await ann.call(Resign())
+    result = await ann.expect(Result)
+    assert result.race_id is not None
+    for racer in (ann, bob):
+        await racer.close()
+    return result.race_id, counts
+
+
+async def test_a_server_process_analyses_its_races_and_serves_them(tmp_path: Path) -> None:
+    server = ServerProcess("--data-dir", str(tmp_path))
+    try:
+        race_id, counts = await play_and_resign(server.url)
+        view = await analysis(server.port, race_id)
+        assert view["status"] == "done"
+        validator = {"$ref": "#/components/schemas/Analysis", "components": {"schemas": SCHEMAS}}
+        jsonschema_rs.Draft202012Validator(validator).validate(view)  # as the OpenAPI document says
+        report = view["analysis"]
+        assert {r["player"]: len(r["points"]) for r in report["racers"]} == counts
+        assert all(p["verdict"] == "winnable" for r in report["racers"] for p in r["points"])
+        assert report["solution"] is not None and report["shortest"]["by"] == "solver"
+        answer = await get(server.port, f"/api/v1/races/{race_id}/analysis")
+        assert answer.headers["cache-control"] == "public, max-age=3600"
+    finally:
+        server.close()
+    db = open_database(None, tmp_path)  # the node's default file in its data folder
+    try:
+        assert await analysed_counts(db) == {race_id: 1} and await queued(db) == 0
+    finally:
+        await db.close()
