@@ -1,7 +1,8 @@
 """The lobby's panel for a player who comes back (issue 38: "a lobby that shows what there is to
 do"): their page, the leaderboards and the people they raced last, head to head; a first race
 offered to a new player; nothing at all from a server that keeps no records. In Debian's Chromium
-on a real server with records (tests/recording.py), at desktop and phone sizes.
+on a real server with records (tests/recording.py), at desktop and phone sizes. And the settings'
+sounds (issue 38: "sound optional, off by default"): none until the player turns them on.
 
 The player's races are raced by protocol clients (both racers resign: a race on record in two
 requests), then a page opens the lobby with the player's key, as the browser that registered them
@@ -20,12 +21,28 @@ from playwright.async_api import Browser, Page
 
 from protocol.messages import CreateRoom, Identity, Register, Resign, Result
 from protocol.messages import Leave as LeaveRoom
+from seahaven import COLUMN, Board, Move
+from seahaven.codes import encode
+from seahaven.solver import solve
 from server.app import RaceServer
-from tests.browser_pages import WAIT_MS, chromium, lobby, new_page, no_errors
+from tests.browser_pages import AUTO_OFF, WAIT_MS, chromium, key_move, lobby, new_page, no_errors, watched
 from tests.helpers import url_of, wait_until
 from tests.recording import archived, recording_server
 from tests.wsclient import WsClient, race_of_two
 
+SOLUTION: tuple[Move, ...] = solve(Board.deal("seahaven", 1)).moves
+TONES = """
+window.tones = [];
+const start = OscillatorNode.prototype.start;
+OscillatorNode.prototype.start = function (...args) {
+  window.tones.push(`${this.type}:${Math.round(this.frequency.value)}`);
+  return start.apply(this, args);
+};
+"""
+"""A page's script: each WebAudio tone the page starts, kept as ``wave:Hz`` in ``window.tones``."""
+PLACE = ["triangle:880"]
+REFUSE = ["square:150", "square:120"]
+WIN = ["sine:523", "sine:659", "sine:784", "sine:1047"]
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
@@ -150,4 +167,83 @@ async def test_a_server_without_records_shows_no_panel(tmp_path: Path, browser: 
         await page.wait_for_function("() => window.seahaven.yours?.state === 'off'", timeout=WAIT_MS)
         assert await page.locator("#yours").count() == 0
         assert await page.locator("#quick-match").is_visible()
+        no_errors(page)
+
+
+def refused_after(moves: tuple[Move, ...]) -> Move:
+    """A column-to-column move the board after ``moves`` refuses, between two columns with cards."""
+    board = Board.deal("seahaven", 1)
+    for move in moves:
+        board.push(move)
+    columns = range(len(board.columns))
+    return next(
+        move
+        for src in columns
+        for dst in columns
+        if src != dst and board.columns[src] and board.columns[dst]
+        for move in [Move(COLUMN, src, COLUMN, dst, 1)]
+        if not board.is_legal(move)
+    )
+
+
+async def played(page: Page, move: Move, count: int) -> None:
+    """Play ``move`` by the keys; back once the page has ``count`` moves of mine on its board."""
+    await key_move(page, move)
+    await page.wait_for_function("n => window.seahaven.groups.length === n", arg=count, timeout=WAIT_MS)
+
+
+async def refused(page: Page, move: Move) -> None:
+    """Try ``move`` by the keys; back once the page said why not (and the selection is let go)."""
+    await page.evaluate("() => (document.getElementById('toast').textContent = '')")
+    await key_move(page, move)
+    await page.wait_for_function("() => document.getElementById('toast').textContent !== ''", timeout=WAIT_MS)
+    await page.keyboard.press("Escape")
+
+
+async def tones(page: Page) -> list[str]:
+    return list(await page.evaluate("() => window.tones"))
+
+
+async def test_sounds_are_off_until_turned_on_then_a_card_a_refusal_and_a_win(tmp_path: Path, browser: Browser) -> None:
+    async with recording_server(tmp_path, records=False) as server:
+        context = await browser.new_context(viewport=DESKTOP)  # type: ignore[arg-type]
+        await context.add_init_script(AUTO_OFF)
+        await context.add_init_script(TONES)
+        page = watched(await context.new_page())
+        await page.goto(f"{base(server)}/solo/{encode('seahaven', 1)}")
+        await page.wait_for_selector("#solo-h", timeout=WAIT_MS)
+        # Off by default, and the switch says so.
+        assert await page.locator("#sound").count() == 1
+        assert not await page.is_checked("#sound")
+        assert "off unless you turn them on" in str(await page.get_attribute("label.sound", "title"))
+        await played(page, SOLUTION[0], 1)
+        await refused(page, refused_after(SOLUTION[:1]))
+        assert await tones(page) == []
+
+        # Turned on: a sample at once, then a card placed, a refusal, and the win at the end.
+        await page.check("#sound")
+        assert await page.evaluate("() => localStorage.getItem('seahaven.sound')") == "on"
+        assert await tones(page) == PLACE
+        await page.locator("#sound").blur()  # the keys are the board's again
+        await played(page, SOLUTION[1], 2)
+        assert await tones(page) == PLACE * 2
+        await refused(page, refused_after(SOLUTION[:2]))
+        assert await tones(page) == PLACE * 2 + REFUSE
+        for n, move in enumerate(SOLUTION[2:], start=3):
+            await played(page, move, n)
+        # The sample and the 85 cards after the first, the refusal, then the win's four notes.
+        everything = len(SOLUTION) + len(REFUSE) + len(WIN)
+        await page.wait_for_function("n => window.tones.length >= n", arg=everything, timeout=WAIT_MS)
+        heard = await tones(page)
+        assert heard[-len(WIN) :] == WIN and heard.count(PLACE[0]) == len(SOLUTION), heard
+
+        # Remembered in this browser; turned off, silent again.
+        await page.reload()
+        await page.wait_for_selector("#solo-h", timeout=WAIT_MS)
+        assert await page.is_checked("#sound")
+        await page.uncheck("#sound")
+        assert await page.evaluate("() => localStorage.getItem('seahaven.sound')") == "off"
+        await page.locator("#sound").blur()
+        await played(page, SOLUTION[0], 1)
+        assert await tones(page) == []
         no_errors(page)

@@ -223,6 +223,7 @@ export function makeActions(app) {
     if (!racing(S)) return app.render();
     const why = S.board.reason(move);
     if (why !== null) {
+      app.sound?.("refuse");
       app.say(refusedText(move, why));
       return app.render();
     }
@@ -230,6 +231,7 @@ export function makeActions(app) {
     // A card taken off a foundation asks for no auto-move: it would go straight back.
     const auto = autoOn(S) && move.sa !== FOUNDATION;
     S.board.push(move);
+    app.sound?.("place");
     const played = [];
     for (let next = auto ? S.board.autoMove() : null; next; next = S.board.autoMove()) {
       S.board.push(next);
@@ -288,7 +290,10 @@ export function makeActions(app) {
       }
       const what = type === "undo" ? t("undo") : moveText(action.move);
       if (e.code === "offline") app.say(t("{move} not played: the connection was lost", { move: what }));
-      else app.say(t("{move} refused: {reason}", { move: what, reason: refusal(e) }));
+      else {
+        app.sound?.("refuse");
+        app.say(t("{move} refused: {reason}", { move: what, reason: refusal(e) }));
+      }
     }
     app.render();
   }
@@ -342,6 +347,7 @@ export function makeActions(app) {
       const move = mv(sel.area, sel.index, area, area === FOUNDATION ? 0 : index, sel.n);
       const why = board.reason(move);
       if (why === null || !hasCard(board, area, index)) return play(move);
+      app.sound?.("refuse");
       app.say(refusedText(move, why)); // then that card is the selection: a click's way to choose again
     }
     if (!hasCard(board, area, index)) return;

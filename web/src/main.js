@@ -20,6 +20,7 @@ import { STORAGE_KEY, language, speakAsStored, t } from "./i18n.js";
 import { h } from "./dom.js";
 import { said } from "./marks.js";
 import { loadYours } from "./yours.js";
+import { setSound, sound, soundOn } from "./sound.js";
 
 const LAST_RACE_MS = 10000; // how long the last race's result is said over the next one
 
@@ -31,6 +32,7 @@ const KEY = {
   four: "seahaven.fourColour",
   opening: "seahaven.opening",
   auto: "seahaven.autoMove", // "off": no auto-move to the foundations
+  sound: "seahaven.sound", // "on": short sounds (sound.js); off unless the player turned them on
   asked: "seahaven.autoAsked", // this tab's: the room whose next opening the server plays for me (ready.auto)
   quick: "seahaven.quick", // this tab's: waiting in a quick match (ready by itself once paired, after a reload too)
   form: "seahaven.newRoom", // the lobby's new-room form as last sent (its deal excepted)
@@ -68,6 +70,7 @@ export function createApp(win = window) {
   if (S.dealAsked && win.location.pathname === "/") win.history.replaceState(null, "", "/");
   S.arena = A; // the arena I am in: arena.js keeps it, seen here by the tests
   S.autoMove = store.getItem(KEY.auto) !== "off";
+  setSound(store.getItem(KEY.sound) === "on");
   S.autoAsked = tab.getItem(KEY.asked);
   S.quick = tab.getItem(KEY.quick) === "1";
   let toastTimer = null;
@@ -188,6 +191,16 @@ export function createApp(win = window) {
         if (S.result) S.result.standings = S.room.standings;
       }
       render();
+    },
+    /** Short sounds (sound.js): played by the parts through ``app.sound``, when on. */
+    sound,
+    soundOn,
+    /** The sounds' switch: kept in this browser; turned on, a sound says what they are like. */
+    setSound(on) {
+      setSound(on);
+      store.setItem(KEY.sound, on ? "on" : "off");
+      app.say(on ? t("Sounds on: a card placed, a refused move, a win.") : t("Sounds off."));
+      sound("place");
     },
     fourColour(on) {
       document.body.classList.toggle("four-colour", on);
@@ -407,6 +420,10 @@ export function createApp(win = window) {
       return render();
     }
     if (type === "result" && S.room && ghostChallenge(S.room)) noteRaced(store, ghostChallenge(S.room));
+    if (type === "result" && S.room?.role === "racer") {
+      const me = body.standings.find((s) => s.player === S.room.you) ?? (S.room.solo ? body.standings[0] : null);
+      if (me?.place === 1 && me.status === "finished") sound("win");
+    }
     if (type === "result" && S.room?.solo) {
       const me = body.standings[0];
       S.soloStats = noteSolo(store, S.room.preset, me?.status === "finished", me?.time_ms ?? null);

@@ -69,6 +69,15 @@ function header(app) {
       h("span", { class: "four-words" }, t("four-colour deck")),
       h("span", { class: "four-suits", "aria-hidden": "true" }, "♣♦"), // a phone's bar has room for the suits only
     ),
+    // Off unless turned on here (sound.js), and the switch says so.
+    h(
+      "label",
+      { class: "sound", title: t("Short sounds for a card placed, a refused move and a win: off unless you turn them on.") },
+      h("input", { type: "checkbox", id: "sound", checked: app.soundOn?.() ?? false, onchange: (e) => app.setSound(e.target.checked) }),
+      " ",
+      h("span", { class: "sound-words" }, t("sounds")),
+      h("span", { class: "sound-icon", "aria-hidden": "true" }, "♪"),
+    ),
     languageSwitch(app),
   );
 }
