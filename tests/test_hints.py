@@ -45,6 +45,21 @@ async def test_following_hints_from_deal_1_wins_without_going_in_circles(executo
     assert board.is_won()
 
 
+@pytest.mark.parametrize("deals", [range(1, 6), range(6, 11), range(11, 16), range(16, 21)])
+def test_following_hints_from_the_opening_of_deals_1_to_20_wins_each(deals: range) -> None:
+    """Issue 40: a racer who follows every hint walks one winning line home, on every deal (the
+    worker's own function, run here: the state budget decides, not the machine's speed)."""
+    for deal in deals:
+        board = Board.deal("seahaven", deal)
+        for _ in range(300):
+            advice = advise_now(board, 30.0, 1_000_000)
+            if advice.kind == "won":
+                break
+            assert advice.kind == "hint" and advice.move is not None, (deal, advice)
+            board.push(advice.move)
+        assert board.is_won(), deal
+
+
 async def test_a_lost_position_is_proven(executor: ProcessPoolExecutor) -> None:
     board = Board.deal("seahaven", 21)  # unwinnable from the deal, yet moves remain
     assert not board.is_stuck()
