@@ -12,14 +12,15 @@ export class ApiError extends Error {
 
 /** GET ``path`` under /api/v1 (``query``: an object of parameters, empty ones left out): the JSON
  * document, or an ApiError with the API's own message (docs/api.md, Errors). ``fresh``: asked of
- * the server again even while the browser's copy is in date (by its ETag: a 304 costs nothing). */
-export async function apiGet(path, query = {}, { fresh = false } = {}) {
+ * the server again even while the browser's copy is in date (by its ETag: a 304 costs nothing);
+ * ``unkept``: neither read from the browser's cache nor kept there (a page opened next asks again). */
+export async function apiGet(path, query = {}, { fresh = false, unkept = false } = {}) {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value !== null && value !== undefined && value !== "") params.set(key, String(value));
   const search = params.toString();
   let response;
   try {
-    response = await fetch(`/api/v1${path}${search ? `?${search}` : ""}`, { headers: { Accept: "application/json" }, cache: fresh ? "no-cache" : "default" });
+    response = await fetch(`/api/v1${path}${search ? `?${search}` : ""}`, { headers: { Accept: "application/json" }, cache: unkept ? "no-store" : fresh ? "no-cache" : "default" });
   } catch {
     throw new ApiError(0, "offline", "the server cannot be reached: check the connection and reload");
   }
@@ -42,7 +43,7 @@ export const raceRecord = (raceId) => apiGet(recordPath(raceId));
 export const signingKeys = () => apiGet("/keys");
 /** A preset's published list of winnable deals, ``{preset, sha256, text}``: what a drawn deal was drawn from. */
 export const dealListDoc = (preset) => apiGet(`/deal-lists/${encodeURIComponent(preset)}`);
-export const playerDoc = (player) => apiGet(`/players/${encodeURIComponent(player)}`);
+export const playerDoc = (player, options = {}) => apiGet(`/players/${encodeURIComponent(player)}`, {}, options);
 export const playerRaces = (player, cursor = null, limit = 20) => apiGet(`/players/${encodeURIComponent(player)}/races`, { limit, cursor });
 export const playerRatings = (player, limit = 20) => apiGet(`/players/${encodeURIComponent(player)}/ratings`, { limit });
 /** The arenas running now and to come (and the last finished one: the API's least). */

@@ -69,10 +69,11 @@ function header(app) {
       h("span", { class: "four-words" }, t("four-colour deck")),
       h("span", { class: "four-suits", "aria-hidden": "true" }, "♣♦"), // a phone's bar has room for the suits only
     ),
-    // Off unless turned on here (sound.js), and the switch says so.
+    // Off unless turned on here (sound.js), and the switch says so. On a phone, in the lobby only:
+    // a room's header keeps to two lines there (style.css).
     h(
       "label",
-      { class: "sound", title: t("Short sounds for a card placed, a refused move and a win: off unless you turn them on.") },
+      { class: S.view === "lobby" ? "sound" : "sound in-room", title: t("Short sounds for a card placed, a refused move and a win: off unless you turn them on.") },
       h("input", { type: "checkbox", id: "sound", checked: app.soundOn?.() ?? false, onchange: (e) => app.setSound(e.target.checked) }),
       " ",
       h("span", { class: "sound-words" }, t("sounds")),

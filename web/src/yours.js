@@ -21,7 +21,9 @@ export async function loadYours(S, player, render) {
   let state;
   let rivals = [];
   try {
-    const doc = await playerDoc(player);
+    // Not from the browser's cache, nor kept there: the lobby is read again after each race, and
+    // "My page" opened next must not show the copy from before it (cached 10 s).
+    const doc = await playerDoc(player, { unkept: true });
     const shared = (doc.recent ?? []).filter((r) => r.racers > 1).slice(0, RACES_READ);
     const docs = await Promise.all(shared.map((r) => raceDoc(r.race_id).catch(() => null)));
     rivals = recentRivals(doc.player, docs, RIVALS_SHOWN).map((r) => ({ player: r.racer.player, name: racerName(r.racer), races: r.races, ahead: r.ahead, behind: r.behind }));
