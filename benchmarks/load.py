@@ -30,6 +30,7 @@ move -> rival p99 stays under 50 ms with at least 95% of the offered moves accep
     .venv/bin/python -m benchmarks.load                  # about ten minutes
     .venv/bin/python -m benchmarks.load --profile prof/  # py-spy on each of our servers under load
     .venv/bin/python -m benchmarks.load --quick --targets redis --lever gc-freeze --against plain  # A/B
+    .venv/bin/python -m benchmarks.load --quick --analysis-backlog 200 --against plain  # analyses running
 
 Levers (``--lever``, ``--no-deflate``, ``--server-arg``) are tried on the unchanged server from
 outside (levers/sitecustomize.py); ``--against plain`` then runs the same target without them in
@@ -64,6 +65,7 @@ if __package__ in (None, ""):
 import redis
 
 from benchmarks import stacks
+from benchmarks.analysis_backlog import seed
 from benchmarks.figures import Phase, Result, as_json, describe, describe_step, fmt, table
 from benchmarks.loadgen import Generator
 from benchmarks.procs import (
@@ -182,6 +184,9 @@ class Bench:
         ours, other = Result(target), Result("plain" if plain else "floor")
         logs = Path(tempfile.mkdtemp(prefix="seahaven-bench-"))
         env = dict(kv.split("=", 1) for kv in args.server_env)
+        if args.analysis_backlog:  # our side's records hold races to analyse, the other's none
+            folder = Path(tempfile.mkdtemp(prefix="seahaven-backlog-"))
+            env["SEAHAVEN_DATA_DIR"] = str(await seed(folder, args.analysis_backlog))
         other_env: dict[str, str] = {}
         if "gc-log" in args.lever:  # both sides log their collections, so both pay for it
             env["SEAHAVEN_BENCH_GC_LOG"] = str(logs / "ours.json")
@@ -397,6 +402,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="the target's servers reach their redis-server through its Unix socket, not TCP (with --against "
         "plain: only ours)",
     )
+    parser.add_argument(
+        "--analysis-backlog",
+        type=int,
+        default=0,
+        metavar="N",
+        help="our servers start with N races queued for analysis (benchmarks/analysis_backlog.py); with "
+        "--against plain, the same server without them runs in the other slices",
+    )
     parser.add_argument("--profile", metavar="DIR", help="py-spy record each of our servers during the load")
     parser.add_argument("--json", metavar="PATH", help="also write every figure as JSON")
     args = parser.parse_args(argv)
@@ -426,10 +439,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--server-env takes KEY=VALUE")
     if args.lever:
         args.server_env += [f"{k}={v}" for k, v in lever_env(args.lever, args.extras).items()]
+    if not 0 <= args.analysis_backlog <= 10_000:
+        parser.error("--analysis-backlog goes from 0 to 10000")
     if args.against == "plain" and not (
-        args.lever or args.server_arg or args.server_env or args.no_deflate or args.redis_unix
+        args.lever or args.server_arg or args.server_env or args.no_deflate or args.redis_unix or args.analysis_backlog
     ):
-        parser.error("--against plain compares levers, flags, --no-deflate or --redis-unix with none: give some")
+        parser.error(
+            "--against plain compares levers, flags, --no-deflate, --redis-unix or --analysis-backlog with none: "
+            "give some"
+        )
     cpus = os.sched_getaffinity(0)
     if {args.server_cpu, args.gen_cpu} - cpus or args.server_cpu == args.gen_cpu:
         parser.error(f"--server-cpu and --gen-cpu must be two different CPUs of {sorted(cpus)}")
@@ -452,6 +470,8 @@ async def bench(args: argparse.Namespace) -> list[tuple[Result, Result]]:
     )
     if args.server_arg or args.server_env:
         print(f"seahaven-server with flags {args.server_arg}, environment {args.server_env}")
+    if args.analysis_backlog:
+        print(f"our servers start with {args.analysis_backlog} races queued for analysis")
     bench_ = Bench(args, scripts(DEALS))
     pairs = []
     for target in args.targets:

@@ -29,13 +29,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .board import Board
-from .moves import Move
+from .moves import CELL, FOUNDATION, Move
 from .solver import solve
 
 __all__ = ["Costly", "Line", "Point", "RaceAnalysis", "RacerAnalysis", "analyse"]
 
 Verdict = Literal["won", "winnable", "lost", "unknown"]
 Kind = Literal["lost", "longer", "slow"]
+To = Literal["cell", "column", "empty-column", "foundation", "undo"]
+"""Where a move went: what kind of move it was, for a player's summary of their mistakes."""
 
 UNDO = "undo"
 COSTLY_EACH = 3
@@ -66,6 +68,7 @@ class Costly:
     own: int
     ms: int
     move: str
+    to: To
     by: int
 
 
@@ -167,6 +170,7 @@ class _Entry:
     """The move played, or (an undo) the one taken back."""
     undo: bool
     auto: bool
+    to: To
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,16 +193,27 @@ class _Run:
         by: list[int] = []
         for index, (ms, text) in enumerate(racer["moves"]):
             try:
+                to: To = "undo"
                 if text == UNDO:
                     move, undo = board.pop(), True
                     by.pop()
                 else:
-                    move, undo = board.push_text(text), False
+                    move, undo = Move.parse(text), False
+                    to = _to(board, move)
+                    board.push(move)
                     by.append(index)
             except (ValueError, IndexError) as exc:
                 raise ValueError(f"{racer['player']}: entry {index} ({text}) does not replay: {exc}") from None
-            entries.append(_Entry(int(ms), str(text), move, undo, index in served))
+            entries.append(_Entry(int(ms), str(text), move, undo, index in served, to))
         return cls(str(racer["player"]), tuple(entries), board.is_won(), tuple(board.move_stack), tuple(by))
+
+
+def _to(board: Board, move: Move) -> To:
+    if move.dst_area == CELL:
+        return "cell"
+    if move.dst_area == FOUNDATION:
+        return "foundation"
+    return "column" if board.columns[move.dst] else "empty-column"
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,7 +297,7 @@ def _racer(run: _Run, first: _Known, verdicts: Sequence[_Known], winner: _Run | 
     def costly(kind: Kind, index: int, by: int) -> Costly:
         entry = run.entries[index]
         text = entry.text if not entry.undo else UNDO
-        return Costly(kind, index, own[index], entry.ms, text, by)
+        return Costly(kind, index, own[index], entry.ms, text, entry.to, by)
 
     lost = _lost_at(run, opening, points)
     longer: list[tuple[int, int]] = []
@@ -349,7 +364,7 @@ def _racer_json(racer: RacerAnalysis) -> dict[str, Any]:
         return {"index": p.index, "ms": p.ms, "took_ms": p.took_ms, "verdict": p.verdict, "line": p.line}
 
     def cost(c: Costly) -> dict[str, Any]:
-        return {"kind": c.kind, "index": c.index, "own": c.own, "ms": c.ms, "move": c.move, "by": c.by}
+        return {"kind": c.kind, "index": c.index, "own": c.own, "ms": c.ms, "move": c.move, "to": c.to, "by": c.by}
 
     line = racer.against_winner
     return {

@@ -369,7 +369,7 @@ async def serve(config: Config, arenas: list[Series]) -> None:
         arena_archive=ArenaArchive(db, now=clock.now) if db is not None else None,
         arena_series=arenas,
         # Each race on record analysed once, in a worker below the hints' priority (docs/api.md).
-        analyst=Analyst(Analyses(db, now=clock.now), lambda: worker_executor(1, nice=10)) if db is not None else None,
+        analyst=Analyst(Analyses(db, now=clock.now), lambda: worker_executor(1, idle=True)) if db is not None else None,
     )
     # Handlers first: a SIGTERM while starting (a supervisor stopping early) stops gracefully once
     # started, instead of killing the process mid-start.

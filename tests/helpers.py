@@ -187,6 +187,12 @@ class DictRecords:
                 ],
                 "ratings": [{"preset": "seahaven", "rating": 1523, "provisional": True, "races": 2}],
                 "recent": summaries,
+                "mistakes": {
+                    "analysed": 2,
+                    "lost": 1,
+                    "lost_by": {"cell": 1, "column": 0, "empty-column": 0, "foundation": 0, "undo": 0},
+                    "detours": {"cell": 1, "column": 0, "empty-column": 0, "foundation": 0, "undo": 0},
+                },
             }
         }
         self.rating_changes: dict[str, list[dict[str, Any]]] = {
@@ -407,7 +413,15 @@ def sample_analysis(race: dict[str, Any]) -> dict[str, Any]:
     racers = []
     for n, racer in enumerate(race["racers"]):
         times = [0] + [ms for ms, _ in racer["moves"]]
-        slow = {"kind": "slow", "index": 0, "own": 1, "ms": times[1], "move": racer["moves"][0][1], "by": times[1]}
+        slow = {
+            "kind": "slow",
+            "index": 0,
+            "own": 1,
+            "ms": times[1],
+            "move": racer["moves"][0][1],
+            "to": "column",
+            "by": times[1],
+        }
         racers.append(
             {
                 "player": racer["player"],

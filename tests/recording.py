@@ -55,7 +55,7 @@ async def recording_server(
         records=Reader(db, now=wall_ms, live=store) if records else None,
         challenges=ChallengeRecords(db, archive, live=store) if players and archive is not None else None,
         accounts=Accounts(db) if players and records else None,
-        analyst=Analyst(Analyses(db, now=wall_ms), lambda: worker_executor(1, nice=10)) if analysis else None,
+        analyst=Analyst(Analyses(db, now=wall_ms), lambda: worker_executor(1, idle=True)) if analysis else None,
     )
     await server.start()
     try:

@@ -9,15 +9,18 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
+from benchmarks.analysis_backlog import backlog_races
 from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Ready, Resign, Result, RoomState, Started
+from seahaven import CELL, FOUNDATION, Board, Move
 from server.http.openapi import SCHEMAS
 from server.play.analyst import Analyst, Budget
 from server.play.dealpool import worker_executor
@@ -25,7 +28,8 @@ from server.records.analyses import MAX_TRIES, Analyses, analysis_view
 from server.records.archive import Archive
 from server.records.database import Database, open_database
 from server.records.migrate import migrate
-from server.records.schema import analysis_queue, race_analyses
+from server.records.reader import Reader
+from server.records.schema import analysis_queue, race_analyses, race_racers
 from tests.helpers import wait_until
 from tests.httpclient import get
 from tests.pg_proc import PgProcess
@@ -37,7 +41,7 @@ from tests.wsclient import WsClient
 
 
 def workers() -> Executor:
-    return worker_executor(1, nice=10)
+    return worker_executor(1, idle=True)
 
 
 async def analysed_counts(db: Database) -> dict[str, int]:
@@ -105,7 +109,7 @@ async def test_a_killed_worker_leaves_its_race_queued_and_it_is_analysed_once_af
     made: list[Executor] = []
 
     def dying_then_healthy() -> Executor:
-        executor = worker_executor(1, nice=10)
+        executor = worker_executor(1, idle=True)
         if not made:  # the first worker is killed as an out-of-memory killer would
             pid = executor.submit(os.getpid).result(timeout=30)
             os.kill(pid, signal.SIGKILL)
@@ -227,3 +231,49 @@ async def test_a_server_process_analyses_its_races_and_serves_them(tmp_path: Pat
         assert await analysed_counts(db) == {race_id: 1} and await queued(db) == 0
     finally:
         await db.close()
+
+
+async def test_a_players_page_sums_their_mistakes_from_the_analyses(database: Database) -> None:
+    records = backlog_races(6)  # Ann plays the solver's line home; Bob wanders, as new players do
+    await Archive(database, now=wall_ms).write_races(records)
+    analyst = Analyst(Analyses(database, now=wall_ms), workers)
+
+    async def done() -> bool:
+        return await queued(database) == 0
+
+    await running([analyst], done, "the races analysed")
+    reader = Reader(database, now=wall_ms)
+    lost_to: list[str] = []
+    for record in records:
+        view = await reader.analysis(record.race_id)
+        assert view is not None and view["status"] == "done"
+        bob = view["analysis"]["racers"][1]
+        assert bob["player"] == "pBOB"
+        if bob["lost_at"] is not None:
+            # The kind of move, read again from the board before it.
+            board = Board.deal("seahaven", record.settings.deal)
+            for _, text in record.racers[1].moves[: bob["lost_at"]["index"]]:
+                board.pop() if text == "undo" else board.push_text(text)
+            move = Move.parse(bob["lost_at"]["move"])
+            kind = {CELL: "cell", FOUNDATION: "foundation"}.get(move.dst_area)
+            lost_to.append(kind or ("column" if board.columns[move.dst] else "empty-column"))
+    assert lost_to, "some wanderer lost the deal"
+    page = await reader.player("pBOB")
+    assert page is not None
+    summed = page["mistakes"]
+    assert summed["analysed"] == 6 and summed["lost"] == len(lost_to)
+    assert {k: v for k, v in summed["lost_by"].items() if v} == dict(Counter(lost_to))
+    ann = await reader.player("pANN")
+    assert ann is not None and ann["mistakes"]["analysed"] == 6 and ann["mistakes"]["lost"] == 0
+
+    # A race filed under another id since (a guest who registered): the analysis follows it.
+    async with database.write() as conn:
+        await conn.execute(
+            update(race_racers)
+            .where(race_racers.c.race_id == records[0].race_id, race_racers.c.player == "pBOB")
+            .values(player="uBOBBY")
+        )
+    view = await reader.analysis(records[0].race_id)
+    assert view is not None
+    assert [r["player"] for r in view["analysis"]["racers"]] == ["pANN", "uBOBBY"]
+    assert view["analysis"]["racers"][1]["against_winner"]["winner"] == "pANN"

@@ -107,6 +107,10 @@ _DEAL_LIST: Final = {
 }
 """A published deal list as ``/api/v1/deal-lists`` names it (``DealList`` adds its text)."""
 
+_MOVE_KINDS: Final = _object({kind: _COUNT for kind in ("cell", "column", "empty-column", "foundation", "undo")}) | {
+    "description": "Counts by where the move went (a kind of move): the moves that lost, or lengthened the line."
+}
+
 SCHEMAS: Final[dict[str, Any]] = {
     "Error": _object(
         {
@@ -257,6 +261,11 @@ SCHEMAS: Final[dict[str, Any]] = {
             "own": {"type": "integer", "minimum": 1, "description": "The racer's own moves and undos up to it."},
             "ms": _COUNT,
             "move": {"type": "string", "description": "In docs/notation.md, or `undo`."},
+            "to": {
+                "type": "string",
+                "enum": ["cell", "column", "empty-column", "foundation", "undo"],
+                "description": "Where the move went: what kind of move it was.",
+            },
             "by": {"type": "integer", "description": "longer: moves added to the line; slow: ms it took."},
         }
     ),
@@ -398,6 +407,14 @@ SCHEMAS: Final[dict[str, Any]] = {
                 "description": "The player's rating on each preset they were rated on.",
             },
             "recent": {"type": "array", "items": _ref("RaceSummary"), "description": "The latest races, newest first."},
+            "mistakes": _object(
+                {
+                    "analysed": {**_COUNT, "description": "The newest analysed races summed (20 at most)."},
+                    "lost": {**_COUNT, "description": "Of those, races in which the player's board was lost."},
+                    "lost_by": _MOVE_KINDS,
+                    "detours": _MOVE_KINDS,
+                }
+            ),
         }
     ),
     "PlayerRaces": _object(

@@ -2,7 +2,7 @@
 
 One per node, as the archiver is. Each pass takes the oldest race no other analyst holds from the
 records' queue (``AnalysisBook.take``, for a lease), analyses it in a worker process at a lower
-priority than the hints' (``seahaven.analysis``: a budget per position and per race, "unknown"
+priority than anything else (``seahaven.analysis``: a budget per position and per race, "unknown"
 when it runs out), and stores the analysis (``AnalysisBook.store``: once, whoever stores it
 first). Nothing here is on the move path: the queue is written in the race's archive transaction,
 and the analysis reads only the records.
@@ -43,10 +43,12 @@ class Budget:
     on every machine), ``max_seconds`` per position and ``race_seconds`` per race on top."""
 
     max_states: int = 100_000
-    max_seconds: float = 2.0
-    race_seconds: float = 60.0
-    lease_seconds: float = 120.0
-    """How long a race is held: its whole budget, and a minute for the worker to start and the
+    max_seconds: float = 30.0
+    race_seconds: float = 300.0
+    """Generous: the worker runs only on an idle CPU, so a busy machine stretches its wall time;
+    the state budget is what bounds the work (100,000 states: a few seconds of CPU at most)."""
+    lease_seconds: float = 420.0
+    """How long a race is held: its whole budget, and two minutes for the worker to start and the
     store to answer. Another analyst takes the race after that."""
 
     @property

@@ -25,8 +25,12 @@ from server.records.database import Database
 from server.records.rows import record_of
 from server.records.schema import analysis_queue, race_analyses, race_racers, races
 
-__all__ = ["MAX_TRIES", "Analyses", "analysis_document", "analysis_view"]
+__all__ = ["MAX_TRIES", "Analyses", "analysis_document", "analysis_view", "mistakes"]
 
+MISTAKES_OVER: Final = 20
+"""The newest analysed races a player's page sums their mistakes over."""
+MOVE_KINDS: Final = ("cell", "column", "empty-column", "foundation", "undo")
+"""Where a move went (``seahaven.analysis.To``), as the summary counts them."""
 MAX_TRIES: Final = 3
 """Leases a race gets before it is left alone (each try's analysis failed or its analyst died)."""
 
@@ -103,13 +107,62 @@ async def analysis_view(conn: AsyncConnection, race_id: str, now: int) -> dict[s
     )
     done = stored.first()
     if done is not None:
-        return analysis_document(race_id, "done", done[0], json.loads(done[1]))
+        return analysis_document(race_id, "done", done[0], await filed(conn, json.loads(done[1])))
     archived = (await conn.execute(select(races.c.race_id).where(races.c.race_id == race_id))).first()
     if archived is None:
         return None
     held = (await conn.execute(select(queue.c.tries, queue.c.taken_until).where(queue.c.race_id == race_id))).first()
     given_up = held is not None and held[0] >= MAX_TRIES and (held[1] is None or held[1] < now)
     return analysis_document(race_id, "failed" if given_up else "pending")
+
+
+async def filed(conn: AsyncConnection, analysis: dict[str, Any]) -> dict[str, Any]:
+    """``analysis`` with its racers under the ids their race is filed under now: a guest who
+    registered since has their races under their player id (server/records/accounts.py). The
+    racers are in the standings' order in both."""
+    query = select(race_racers.c.player).where(race_racers.c.race_id == analysis["race_id"])
+    now = list((await conn.execute(query.order_by(race_racers.c.place, race_racers.c.player))).scalars())
+    racers = analysis["racers"]
+    if len(now) != len(racers):
+        return analysis
+    ids = {racer["player"]: player for racer, player in zip(racers, now, strict=True)}
+    for racer in racers:
+        racer["player"] = ids[racer["player"]]
+        if racer["against_winner"] is not None:
+            racer["against_winner"]["winner"] = ids.get(racer["against_winner"]["winner"], "")
+    if analysis["shortest"] is not None and analysis["shortest"]["by"] in ids:
+        analysis["shortest"]["by"] = ids[analysis["shortest"]["by"]]
+    return analysis
+
+
+async def mistakes(conn: AsyncConnection, player: str) -> dict[str, Any]:
+    """What the analyses of ``player``'s newest ``MISTAKES_OVER`` analysed races say of them: how
+    many they lost the deal in, and by which kind of move; which kinds of move made their line
+    longest (the analyses' costly moves)."""
+    rr = race_racers
+    query = (
+        select(rr.c.place, race_analyses.c.document)
+        .join(race_analyses, race_analyses.c.race_id == rr.c.race_id)
+        .where(rr.c.player == player)
+        .order_by(rr.c.ended_at.desc(), rr.c.race_id.desc())
+        .limit(MISTAKES_OVER)
+    )
+    rows = (await conn.execute(query)).all()
+    lost_by = dict.fromkeys(MOVE_KINDS, 0)
+    detours = dict.fromkeys(MOVE_KINDS, 0)
+    lost = 0
+    for place, document in rows:
+        racers = json.loads(document)["racers"]
+        if not 1 <= place <= len(racers):
+            continue
+        racer = racers[place - 1]
+        if racer["lost_at"] is not None:
+            lost += 1
+            lost_by[racer["lost_at"]["to"]] += 1
+        for costly in racer["costly"]:
+            if costly["kind"] == "longer":
+                detours[costly["to"]] += 1
+    return {"analysed": len(rows), "lost": lost, "lost_by": lost_by, "detours": detours}
 
 
 def analysis_document(

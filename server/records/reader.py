@@ -30,7 +30,7 @@ from protocol.names import fold
 from seahaven.rules import PRESETS
 from seahaven.verify import ALGORITHM
 from seahaven.winnable import GRADES
-from server.records.analyses import analysis_document, analysis_view
+from server.records.analyses import analysis_document, analysis_view, mistakes
 from server.records.arenas import arena_document, player_arenas_page, recent_arenas
 from server.records.challenge_results import RESULTS, finishing_time, result_view, results_query
 from server.records.database import Database
@@ -166,6 +166,7 @@ class Reader:
             current, best = await streaks(conn, player)
             bests = await personal_bests(conn, player)
             rated = await player_ratings(conn, player)
+            summed = await mistakes(conn, player)
         name = account["display_name"] if account is not None else (recent[0]["name"] if recent else player)
         return {
             "player": player,
@@ -179,6 +180,7 @@ class Reader:
             "bests": bests,
             "ratings": rated,
             "recent": [summary_view(row) for row in recent],
+            "mistakes": summed,
         }
 
     async def player_races(self, player: str, limit: int = 20, before: str | None = None) -> dict[str, Any]:
