@@ -277,3 +277,13 @@ async def test_a_players_page_sums_their_mistakes_from_the_analyses(database: Da
     assert view is not None
     assert [r["player"] for r in view["analysis"]["racers"]] == ["pANN", "uBOBBY"]
     assert view["analysis"]["racers"][1]["against_winner"]["winner"] == "pANN"
+
+
+async def test_the_newest_race_is_taken_first_and_a_held_one_is_left_alone(database: Database) -> None:
+    older, newer = copies(raced_record(), 2)
+    await Archive(database, now=lambda: 1_000).write_races([older])  # a backlog a migration queued
+    await Archive(database, now=lambda: 2_000).write_races([newer])  # the race just run
+    book, other = Analyses(database, now=wall_ms), Analyses(database, now=wall_ms)
+    assert [r["race_id"] for r in await book.take(1, 60_000)] == [newer.race_id]
+    assert [r["race_id"] for r in await other.take(5, 60_000)] == [older.race_id]  # not the held one
+    assert await book.take(5, 60_000) == []

@@ -1,6 +1,6 @@
 """The analyst: each archived race analysed once, in a worker, off the move path.
 
-One per node, as the archiver is. Each pass takes the oldest race no other analyst holds from the
+One per node, as the archiver is. Each pass takes the newest race no other analyst holds from the
 records' queue (``AnalysisBook.take``, for a lease), analyses it in a worker process at a lower
 priority than anything else (``seahaven.analysis``: a budget per position and per race, "unknown"
 when it runs out), and stores the analysis (``AnalysisBook.store``: once, whoever stores it

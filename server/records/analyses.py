@@ -2,7 +2,7 @@
 
 ``Analyses`` implements ``server.shell.ports.AnalysisBook``. The archive queues each race in the
 race's own transaction (``server/records/archive.py``). An analyst (``server/play/analyst.py``, one
-per node) takes the oldest queued races that no other analyst holds, each for a lease
+per node) takes the newest queued races that no other analyst holds, each for a lease
 (``UPDATE ... RETURNING``: of two analysts asking at once, each row goes to one), analyses them in
 its worker, and stores each analysis in one transaction that also takes its race off the queue,
 keyed by the race's id (``ON CONFLICT DO NOTHING``): a second store of a race (a lease that ran
@@ -50,14 +50,17 @@ class Analyses:
         )
 
     async def take(self, limit: int, lease_ms: int) -> list[dict[str, Any]]:
-        """Up to ``limit`` of the oldest queued races nobody holds, now held by the caller for
+        """Up to ``limit`` of the newest queued races nobody holds (a race just run before the
+        backlog a migration queued: its racers are the ones looking), now held by the caller for
         ``lease_ms``: each as the analysis reads it (``race_id``, ``preset``, ``deal``, ``racers``
         with ``player``, ``moves`` and ``auto``)."""
         now = self.now()
         free = (or_(queue.c.taken_until.is_(None), queue.c.taken_until < now), queue.c.tries < MAX_TRIES)
         async with self.db.write() as conn:
-            oldest = select(queue.c.race_id).where(*free).order_by(queue.c.queued_at, queue.c.race_id).limit(limit)
-            wanted = list((await conn.execute(oldest)).scalars())
+            newest = queue.c.queued_at.desc(), queue.c.race_id.desc()
+            wanted = list(
+                (await conn.execute(select(queue.c.race_id).where(*free).order_by(*newest).limit(limit))).scalars()
+            )
             if not wanted:
                 return []
             lease = update(queue).where(queue.c.race_id.in_(wanted), *free)

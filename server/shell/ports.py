@@ -69,7 +69,7 @@ class AnalysisBook(Protocol):
     analysed once. Every method raises ``OSError`` when the database cannot be reached."""
 
     async def take(self, limit: int, lease_ms: int) -> list[dict[str, Any]]:
-        """Up to ``limit`` of the oldest races still to analyse that nobody holds, held now by the
+        """Up to ``limit`` of the newest races still to analyse that nobody holds, held now by the
         caller for ``lease_ms`` (race documents: ``race_id``, ``preset``, ``deal``, ``racers``)."""
         ...
 
