@@ -190,8 +190,10 @@ class RaceServer:
             # What a rated race did to its racers' ratings: into the store, and to each racer.
             archive.rated.append(RatingNotices(self.store).tell)
         self.analyst = analyst
-        if self.archiver is not None and analyst is not None:
-            self.archiver.archived.append(analyst.archived)
+        if analyst is not None:
+            self.metrics.watch_analyst(lambda: analyst.stored)
+            if self.archiver is not None:
+                self.archiver.archived.append(analyst.archived)
 
         rooms = RoomRequests(self.path, self.table, self.guard, self.clock, self.dealing, self.fair, self.fair)
         self.lobby = Lobby(self.store)

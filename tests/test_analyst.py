@@ -224,6 +224,8 @@ async def test_a_server_process_analyses_its_races_and_serves_them(tmp_path: Pat
         assert report["solution"] is not None and report["shortest"]["by"] == "solver"
         answer = await get(server.port, f"/api/v1/races/{race_id}/analysis")
         assert answer.headers["cache-control"] == "public, max-age=3600"
+        metrics = (await get(server.port, "/metrics")).body.decode()
+        assert "seahaven_analyses_stored 1.0" in metrics.splitlines()
     finally:
         server.close()
     db = open_database(None, tmp_path)  # the node's default file in its data folder

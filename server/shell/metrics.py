@@ -175,6 +175,12 @@ class Metrics:
             "Times the stall breaker opened since the node started.",
             registry=self.registry,
         ).set_function(lambda: float(self._breaker.trips if self._breaker is not None else 0))
+        self._analysed: Callable[[], int] = lambda: 0
+        Gauge(
+            "seahaven_analyses_stored",
+            "Race analyses this node's analyst stored since the node started (docs/records.md).",
+            registry=self.registry,
+        ).set_function(lambda: float(self._analysed()))
         self.http_requests = Counter(
             "seahaven_http_requests",
             "Plain HTTP requests answered (not WebSocket upgrades), by status code.",
@@ -195,6 +201,10 @@ class Metrics:
     def watch(self, live: Callable[[], LiveCounts]) -> None:
         """Read the live gauges from ``live`` from now on (for a server made after its metrics)."""
         self._live = live
+
+    def watch_analyst(self, stored: Callable[[], int]) -> None:
+        """Report the analyses ``stored()`` says this node's analyst stored."""
+        self._analysed = stored
 
     def watch_breaker(self, breaker: Breaker) -> None:
         """Report ``breaker``'s state (the one the store's guard asks)."""
