@@ -567,8 +567,9 @@ class RaceController:
         records, race = self.host.records(), model.race_id
         fetch = partial(records.race, race) if race is not None else None
         check = partial(verdict, records, race) if race is not None else None
+        analyse = partial(records.analysis, race) if race is not None else None
         self.screen.app.push_screen(
-            ReviewScreen(model.deal, histories, names, first=model.me, fetch=fetch, check=check)
+            ReviewScreen(model.deal, histories, names, first=model.me, fetch=fetch, check=check, analyse=analyse)
         )
 
     def histories(self) -> tuple[Watched, ...]:

@@ -1,5 +1,5 @@
 """The server's public read API (docs/api.md) for the terminal client: a race on record with
-every racer's moves, a player's page, their races, rating history and arenas, the leaderboards.
+every racer's moves and its analysis, a player's page, their races, rating history and arenas, the leaderboards.
 
 The client knows the server by its WebSocket URL; the API is on the same host and port over plain
 HTTP(S) (``ws://`` is ``http://``, ``wss://`` is ``https://``). Each request runs the standard
@@ -57,6 +57,12 @@ class Records:
 
     async def race(self, race_id: str) -> dict[str, Any]:
         return await self.get(f"/races/{quote(race_id)}")
+
+    async def analysis(self, race_id: str) -> dict[str, Any]:
+        """Where the race was won and lost (docs/api.md, "analysis"): ``status`` "pending" until it
+        is on record and analysed, then "done" with ``analysis`` (or "failed"); 404 for no such race,
+        and from a server older than the analysis."""
+        return await self.get(f"/races/{quote(race_id)}/analysis")
 
     async def signed_race(self, race_id: str) -> dict[str, Any]:
         """The race's signed record (docs/fairness.md): 404 until it is archived."""

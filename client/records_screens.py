@@ -86,7 +86,8 @@ class RecordsScreen(LocalScreen[None]):
         race_id = event.row_key.value
         if race_id:
             fetch, check = partial(self.records.race, race_id), partial(verdict, self.records, race_id)
-            self.app.push_screen(ReviewScreen(None, fetch=fetch, check=check))
+            analyse = partial(self.records.analysis, race_id)
+            self.app.push_screen(ReviewScreen(None, fetch=fetch, check=check, analyse=analyse))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -7,11 +7,16 @@ the race, the step shown marked (client/progress_graph.py). With ``fetch`` (the 
 server's record, ``GET /api/v1/races/{race_id}``: client/records_api.py) it reads every racer's
 moves and undos with their times from the server, showing meanwhile, and if the record cannot be
 read, what the client has: each racer's moves in effect at the end (``result.histories``, or a
-finished room's ``watching``).
+finished room's ``watching``). With ``analyse`` (the race's analysis, ``GET
+/api/v1/races/{race_id}/analysis``), read once the record is, and again a few times a few seconds
+apart while it is pending: the graph draws the steps after which the racer's deal could not be won
+and marks the move that lost it, a line says it in words (client/race_analysis.py) and ``l`` shows
+that move. A server without the analysis (records off, older: a 404) leaves them out.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Final
@@ -31,6 +36,7 @@ from .board_view import BoardView
 from .localized import LocalScreen
 from .places import describe
 from .progress_graph import progress_after, sparkline
+from .race_analysis import Judged, judged, summary
 from .records_api import RecordsError
 from .replay import Track, back, forward, tracks_from_histories, tracks_from_race
 from .rivals import format_ms
@@ -39,12 +45,24 @@ FetchRace = Callable[[], Awaitable[Mapping[str, Any]]]
 """Reads the race document from the server (a RecordsError when it cannot)."""
 CheckRace = Callable[[], Awaitable[str]]
 """Checks the race's signed record (client/verification.py): the verdict in words."""
+FetchAnalysis = Callable[[], Awaitable[Mapping[str, Any]]]
+"""Reads the race's analysis from the server: ``status`` and, once done, ``analysis`` (a
+RecordsError when it cannot)."""
+ANALYSIS_WAITS_S: Final = (3.0, 3.0, 5.0, 5.0, 10.0)
+"""How long to wait before asking again while the analysis is pending: the server analyses a race
+a few seconds after it is on record; after these it is left out."""
 SPEEDS: Final = (0.5, 1, 2, 4, 8)
 """Autoplay's speeds, times the race's own pace (``+`` / ``-``)."""
 PAUSE_S: Final = 0.5
 """Autoplay's pause before a step whose time is not known (the moves seen here)."""
 MIN_PAUSE_S: Final = 0.15
 MAX_PAUSE_S: Final = 3.0
+WIDE: Final = 80
+"""Below this many columns the footer is compact (its keys closer), as it is when it shows ``l``:
+then the app's ``^q`` still fits at 80 in every language."""
+TALL: Final = 24
+"""Below this many rows the analysis's line leaves out the longest think unless it fits on the
+line: the board keeps its rows at 60x20."""
 """Autoplay's pauses at x1 are the racer's own, within these bounds: a long think is not sat through."""
 
 
@@ -62,6 +80,8 @@ class ReviewScreen(LocalScreen[None]):
         Binding("home", "step(-100000)", NP_("footer", "First"), show=False),
         Binding("left_square_bracket", "racer(-1)", NP_("footer", "Previous racer"), key_display="[", show=False),
         Binding("escape", "close", NP_("footer", "Back")),
+        # Shown only when the analysis names the move that lost the racer's deal.
+        Binding("l", "lost", NP_("footer", "Lost move")),
         # Said on the graph's line (the footer is full at 80 columns).
         Binding("space", "play", NP_("footer", "Play"), show=False),
         Binding("plus,equals_sign", "speed(1)", NP_("footer", "Faster"), show=False),
@@ -82,16 +102,25 @@ class ReviewScreen(LocalScreen[None]):
         first: str | None = None,
         fetch: FetchRace | None = None,
         check: CheckRace | None = None,
+        analyse: FetchAnalysis | None = None,
     ) -> None:
         """``deal`` and ``histories``: what the client saw (``deal`` None: only the record, which
         ``fetch`` must then give); ``first``: whose track shows first; ``check``: the record's
-        verification, shown once the record is read."""
+        verification, shown once the record is read; ``analyse``: the race's analysis, read once
+        the record is (its indices are the record's)."""
         super().__init__()
         if deal is None and fetch is None:
             raise ValueError("a review needs the deal and the moves, or the race on record")
         self.first = first
         self.fetch = fetch
         self.check = check
+        self.analyse = analyse
+        self.analysis_waits: Sequence[float] = ANALYSIS_WAITS_S
+        """The waits between reads of a pending analysis (ANALYSIS_WAITS_S)."""
+        self.analysis: Mapping[str, Any] | None = None
+        """The race's analysis (docs/api.md, "analysis"), once read and done."""
+        self.judged: Judged | None = None
+        """The shown racer's part of it (None: no analysis, or none that fits the track)."""
         self.verdict = ""
         """The signed record's verdict (empty until checked)."""
         self.opening = Board.from_code(deal) if deal is not None else None
@@ -109,6 +138,9 @@ class ReviewScreen(LocalScreen[None]):
         self.line = Static(id="review-line")
         self.graph = Static(id="review-graph")
         """The racer's cards home over the race, the step shown marked (client/progress_graph.py)."""
+        self.said = Static(id="review-analysis")
+        """What the analysis says of the racer's deal, in words (hidden without one)."""
+        self.said.display = False
         self.counts: list[int] = []
         """Cards home after each step of the track shown (its graph's heights)."""
         self.speed = 1
@@ -120,6 +152,7 @@ class ReviewScreen(LocalScreen[None]):
     def compose(self) -> ComposeResult:
         yield self.line
         yield self.graph
+        yield self.said
         yield self.view
         yield Footer()
 
@@ -145,9 +178,41 @@ class ReviewScreen(LocalScreen[None]):
         self.view.display = True
         self.set_reactive(ReviewScreen.racer, self.index_of(player))
         self.watch_racer()
+        if self.analyse is not None:
+            self.run_worker(self.read_analysis(self.analyse), exit_on_error=False)
         if self.check is not None:
             self.verdict = await self.check()
             self._show()
+
+    async def read_analysis(self, analyse: FetchAnalysis) -> None:
+        """The race's analysis, asked again after each of ``analysis_waits`` while it is pending (or
+        the API asks to wait: 429); anything else (failed, no such race, an older server's 404,
+        records off, no answer) leaves it out, unsaid."""
+        for wait in (*self.analysis_waits, None):
+            try:
+                answer = await analyse()
+            except RecordsError as error:
+                if error.status != 429:
+                    return
+            else:
+                status, analysis = answer.get("status"), answer.get("analysis")
+                if status == "done" and isinstance(analysis, Mapping):
+                    self.analysis = analysis
+                    self.judge()
+                    return
+                if status != "pending":
+                    return
+            if wait is None:
+                return
+            await asyncio.sleep(wait)
+
+    def judge(self) -> None:
+        """The shown racer's part of the analysis, on the graph, in words and in the footer (``l``)."""
+        track = self.track
+        found = judged(self.analysis, track.player, track.steps) if self.analysis and track is not None else None
+        self.judged = found if self.source == "server" else None  # the analysis indexes the record's moves
+        self.refresh_bindings()
+        self._show()
 
     def fallen_back(self, why: str) -> None:
         self.source = "failed"
@@ -187,7 +252,7 @@ class ReviewScreen(LocalScreen[None]):
         for step in steps[:at]:
             forward(self.board, step)
         self.set_reactive(ReviewScreen.at, at)
-        self._show()
+        self.judge()
 
     def action_step(self, by: int) -> None:
         steps = self.track.steps if self.track is not None else ()
@@ -229,6 +294,18 @@ class ReviewScreen(LocalScreen[None]):
         if self.player_timer is not None:
             self.player_timer.stop()
             self.player_timer = None
+
+    def action_lost(self) -> None:
+        """``l``: the board just after the move that lost the racer's deal, that move on the line."""
+        if self.judged is not None and self.judged.lost is not None:
+            self._stop()
+            self.at = self.judged.lost.index + 1
+            self._show()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "lost":  # in the footer only when there is a lost move to show
+            return self.judged is not None and self.judged.lost is not None
+        return super().check_action(action, parameters)
 
     def action_racer(self, by: int) -> None:
         if self.tracks:
@@ -274,6 +351,14 @@ class ReviewScreen(LocalScreen[None]):
             note=note,
         )
         self.line.update(Content(verdict + text))
+        judgement = self.judged
+        lost = judgement is not None and judgement.lost is not None
+        self.query_one(Footer).compact = lost or self.size.width < WIDE
+        self.said.display = judgement is not None and self.opening is not None
+        if judgement is not None and self.opening is not None:
+            room = self.said.size.width - 2 if self.size.height < TALL else None
+            self.said.update(Content(summary(judgement, self.opening, track.steps, room)))
+            self.said.set_class(judgement.end == "lost", "-lost")
         self._draw_graph()
 
     def _draw_graph(self) -> None:
@@ -285,13 +370,21 @@ class ReviewScreen(LocalScreen[None]):
             action="⏸" if playing else "▶", speed=f"×{SPEEDS[self.speed]:g}"
         )
         room = max(0, self.graph.size.width - len(keys) - 2)
-        graph = sparkline(self.counts, room, self.at)
+        judgement = self.judged
+        verdicts = judgement.verdicts if judgement is not None else ()
+        lost = judgement.lost.index + 1 if judgement is not None and judgement.lost is not None else None
+        graph = sparkline(self.counts, room, self.at, verdicts, lost)
         graph.append(keys, "#a9d3b9")
         self.graph.update(graph)
 
     def on_resize(self) -> None:
-        self._draw_graph()
+        self._show()
 
     @property
     def line_text(self) -> str:
         return str(self.line.content)
+
+    @property
+    def analysis_text(self) -> str:
+        """What the analysis line says ("" when it is not shown)."""
+        return str(self.said.content) if self.said.display else ""
