@@ -1,11 +1,12 @@
 """Screenshots of the browser client for docs/: the lobby, a race and the results, desktop and phone,
-then the race's replay and the winner's page (the records pages).
+then the race's replay, its analysis (the graph, where the phone's racer lost the deal on purpose)
+and the winner's page (the records pages).
 
     .venv/bin/python scripts/web_screenshots.py
 
 Starts a server process on a free port (its records in a temporary data folder), plays seahaven
 deal 1 in headless Chromium (/usr/bin/chromium) and writes
-docs/web-{lobby,race,results,replay}-{desktop,phone}.png and docs/web-player-desktop.png.
+docs/web-{lobby,race,results,replay,analysis}-{desktop,phone}.png and docs/web-player-desktop.png.
 
     .venv/bin/python scripts/web_screenshots.py --lang nl
 
@@ -15,11 +16,14 @@ writes the lobby and a race as a browser speaking that language sees them (its
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
@@ -50,6 +54,35 @@ def start_server() -> tuple[subprocess.Popen[str], str, str]:
     server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     assert server.stdout is not None
     return server, "http://127.0.0.1:" + server.stdout.readline().rsplit(":", 1)[1].strip(), data
+
+
+def losing_move(played: list[str]) -> str:
+    """A move after ``played`` on deal 1 that leaves no win (the solver proves it), not to the foundation."""
+    board = Board.deal("seahaven", 1)
+    for text in played:
+        board.push_text(text)
+    for move in board.legal_moves():
+        if move.dst_area == FOUNDATION:
+            continue
+        after = board.copy()
+        after.push(move)
+        if solve(after, max_states=50_000).status == "unsolvable":
+            return str(move)
+    raise SystemExit("no losing move found")
+
+
+def analysed(base: str, race_id: str) -> None:
+    """Wait until the server has analysed the race (a few seconds after it is on record)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{base}/api/v1/races/{race_id}/analysis") as answer:
+                if json.load(answer)["status"] != "pending":
+                    return
+        except OSError:
+            pass  # not on record yet (404), or busy
+        time.sleep(1)
+    raise SystemExit(f"race {race_id} not analysed in time")
 
 
 def language_shots(lang: str) -> int:
@@ -137,18 +170,19 @@ def main() -> int:
                 page.wait_for_selector(".board")
             key_moves(ann, solution[:30])
             key_moves(bob, solution[:17])
-            board = Board.deal("seahaven", 1)
-            for text in solution[:30]:
-                board.push_text(text)
+            lost = losing_move(solution[:17])
+            bob.wait_for_timeout(1500)  # a think before the move that loses the deal
+            key_moves(bob, [lost])
+            played = {"desktop": solution[:30], "phone": [*solution[:17], lost]}
             # Show a selection with its legal destinations: a column whose card can go somewhere but home.
-            for page, played in ((ann, 30), (bob, 17)):
+            for page, size in ((ann, "desktop"), (bob, "phone")):
                 b = Board.deal("seahaven", 1)
-                for text in solution[:played]:
+                for text in played[size]:
                     b.push_text(text)
                 source = next(m.src for m in b.legal_moves() if m.src_area == 0 and m.dst_area != FOUNDATION)
                 page.keyboard.press(COLUMN_TOKENS[source])
                 page.wait_for_timeout(1200)  # the race clock shows a second or so
-                page.screenshot(path=DOCS / f"web-race-{'desktop' if page is ann else 'phone'}.png")
+                page.screenshot(path=DOCS / f"web-race-{size}.png")
                 page.keyboard.press("Escape")
             key_moves(ann, solution[30:])
             for page, size in ((ann, "desktop"), (bob, "phone")):
@@ -159,10 +193,16 @@ def main() -> int:
             # The records pages: the race's replay a third of the way through Ann's moves, her page.
             replay = base + str(ann.get_attribute("#replay-link", "href"))
             mine = base + str(ann.get_attribute("#my-page-link", "href"))
+            bob_id = bob.evaluate("() => window.seahaven.me.player")
+            analysed(base, replay.rsplit("/", 1)[1])
             for page, size in ((ann, "desktop"), (bob, "phone")):
                 page.goto(f"{replay}?step=30")
-                page.wait_for_function("() => window.seahavenRecords.ready")
+                page.wait_for_selector("#analysis-facts")
                 page.screenshot(path=DOCS / f"web-replay-{size}.png", full_page=True)
+                # The analysis, the phone's racer at the move that lost the deal.
+                page.goto(f"{replay}?racer={bob_id}&step={len(played['phone'])}")
+                page.wait_for_selector("#analysis-facts")
+                page.locator("section.analysis").screenshot(path=DOCS / f"web-analysis-{size}.png")
             ann.goto(mine)
             ann.wait_for_function("() => window.seahavenRecords.ready")
             ann.screenshot(path=DOCS / "web-player-desktop.png")

@@ -8,6 +8,7 @@ import os
 import re
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,15 @@ from seahaven.moves import CELL, CELL_TOKENS, COLUMN_TOKENS, FOUNDATION
 from tests.server_proc import ServerProcess
 
 CHROMIUM = "/usr/bin/chromium"
+AXE = Path(__file__).resolve().parents[1] / "web" / "node_modules" / "axe-core" / "axe.min.js"
+WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+AXE_RUN = """async (tags) => {
+  const found = await axe.run(document, { runOnly: { type: "tag", values: tags } });
+  return found.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}) on ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+}"""
+"""axe-core's serious or critical WCAG 2.x A/AA violations on a page (its context must bypass the CSP)."""
 WAIT_MS = 15_000
 AUTO_OFF = "localStorage.getItem('seahaven.autoMove') || localStorage.setItem('seahaven.autoMove', 'off')"
 """A page's first script: auto-move off (unless the page set it), for pages that play given moves."""
@@ -70,6 +80,14 @@ async def at_rest(page: Page) -> None:
         " || a.effect.getComputedTiming().iterations === Infinity)",
         timeout=15_000,
     )
+
+
+async def axe_problems(page: Page) -> list[str]:
+    """axe-core on ``page`` as it is now: its serious and critical violations, in words."""
+    if not await page.evaluate("() => typeof axe !== 'undefined'"):
+        await page.add_script_tag(path=str(AXE))
+    problems: list[str] = await page.evaluate(AXE_RUN, WCAG)
+    return problems
 
 
 async def js(page: Page, expression: str) -> Any:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -34,21 +33,13 @@ from protocol.messages import (
 )
 from seahaven import Board
 from seahaven.solver import solve
-from tests.browser_pages import WAIT_MS
+from tests.browser_pages import WAIT_MS, axe_problems
 from tests.helpers import wait_until
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("close_pages")]
 
-AXE = Path(__file__).resolve().parents[1] / "web" / "node_modules" / "axe-core" / "axe.min.js"
-WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
-RUN = """async (tags) => {
-  const found = await axe.run(document, { runOnly: { type: "tag", values: tags } });
-  return found.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}) on ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
-}"""
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 SOLUTION = solve(Board.deal("seahaven", 1)).moves
 
@@ -133,9 +124,7 @@ async def on_record(server: ServerProcess) -> AsyncIterator[OnRecord]:
 
 async def checked(page: Page, what: str) -> None:
     """axe on ``page`` as it is now: nothing serious or critical."""
-    if not await page.evaluate("() => typeof axe !== 'undefined'"):
-        await page.add_script_tag(path=str(AXE))
-    problems = await page.evaluate(RUN, WCAG)
+    problems = await axe_problems(page)
     assert problems == [], f"{what}: {problems}"
 
 

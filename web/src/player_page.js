@@ -1,12 +1,12 @@
 // /players/{player}: a player's page (GET /api/v1/players/{player}): races, wins, streaks, the
 // best time per preset, ratings per preset and what each rated race did to them (GET .../ratings),
 // the arenas they played (GET .../arenas), and their races a page at a time (GET .../races), each
-// linking to its replay.
+// linking to its replay; and their mistakes over their latest analysed races, in words.
 import { h } from "./dom.js";
 import { playerArenas, playerDoc, playerRaces, playerRatings, raceDoc } from "./records_api.js";
 import { playerName, presetTitle, raceLink, raceTime, table, when } from "./records_format.js";
 import { racerName } from "./marks.js";
-import { number, t, tn } from "./i18n.js";
+import { language, number, t, tn } from "./i18n.js";
 import { statusText } from "./state.js";
 import { rivalsOf } from "./rivals.js";
 
@@ -51,6 +51,7 @@ export async function showPlayer(main, player, R) {
           fact(t("Best streak"), doc.best_streak, "best-streak"),
         ),
       ),
+      mistakesPanel(doc),
       h(
         "section",
         { class: "card-panel", "aria-labelledby": "bests-h" },
@@ -170,5 +171,56 @@ function raceRow(race) {
     h("td", {}, statusText(race.status, true)), // a race on record is over
     h("td", {}, raceTime(race.status === "finished" ? race.time_ms : null)),
     h("td", {}, raceLink(race.race_id, t("replay"))),
+  );
+}
+
+// How a move that lost the deal (or lengthened the winning line) went, by kind (the analyses' ``to``).
+const LOST_BY = {
+  cell: (n) => tn("{n} by a move to a cell", "{n} by moves to a cell", n),
+  column: (n) => tn("{n} by a move onto a column", "{n} by moves onto a column", n),
+  "empty-column": (n) => tn("{n} by a move into an empty column", "{n} by moves into an empty column", n),
+  foundation: (n) => tn("{n} by a move to the foundation", "{n} by moves to the foundation", n),
+  undo: (n) => tn("{n} by an undo", "{n} by undos", n),
+};
+const DETOURS = {
+  cell: (n) => tn("{n} move to a cell", "{n} moves to a cell", n),
+  column: (n) => tn("{n} move onto a column", "{n} moves onto a column", n),
+  "empty-column": (n) => tn("{n} move into an empty column", "{n} moves into an empty column", n),
+  foundation: (n) => tn("{n} move to the foundation", "{n} moves to the foundation", n),
+  undo: (n) => tn("{n} undo", "{n} undos", n),
+};
+
+/** "3 by a move to a cell and 2 by moves into an empty column": the kinds counted, most first. */
+function byKind(counts, words) {
+  const parts = Object.entries(counts ?? {})
+    .filter(([kind, n]) => n > 0 && kind in words)
+    .sort((p, q) => q[1] - p[1])
+    .map(([kind, n]) => words[kind](n));
+  return new Intl.ListFormat(language(), { type: "conjunction" }).format(parts);
+}
+
+/** The player's mistakes (``mistakes`` of their page: from the analyses of their latest races), in
+ * words; nothing before a race of theirs was analysed. */
+export function mistakesWords(name, m) {
+  if (!m?.analysed) return [];
+  const over = tn("In {name}'s one analysed race", "In {name}'s last {n} analysed races", m.analysed, { name });
+  const how = byKind(m.lost_by, LOST_BY);
+  const lost = !m.lost
+    ? t("{over}, the deal was never lost.", { over })
+    : how
+      ? tn("{over}, the deal was lost once: {how}.", "{over}, the deal was lost {n} times: {how}.", m.lost, { over, how })
+      : tn("{over}, the deal was lost once.", "{over}, the deal was lost {n} times.", m.lost, { over });
+  const detours = byKind(m.detours, DETOURS);
+  return detours ? [lost, t("The moves that made the winning line longer: {how}.", { how: detours })] : [lost];
+}
+
+function mistakesPanel(doc) {
+  const words = mistakesWords(doc.name, doc.mistakes);
+  if (!words.length) return null;
+  return h(
+    "section",
+    { class: "card-panel mistakes", "aria-labelledby": "mistakes-h", id: "mistakes" },
+    h("h2", { id: "mistakes-h" }, t("Mistakes")),
+    words.map((text, i) => h("p", { class: i ? "muted" : null }, text)),
   );
 }

@@ -1,12 +1,14 @@
 // /races/{race_id}: a race on record (GET /api/v1/races/{race_id}): its settings and deal, the
 // final standings, and a board that steps through any racer's moves, by buttons, the slider,
 // the keys (left/right, home/end, space) or played back at the recorded speed; and the race's signed
-// record checked in the browser (verify.js), with the command that checks it outside it.
+// record checked in the browser (verify.js), with the command that checks it outside it; and the
+// race's analysis, when the server has made it (analysis_view.js: a graph, then the facts in words).
 import { renderBoard } from "./board_view.js";
 import { dealBoard } from "./dealing.js";
 import { h } from "./dom.js";
 import { Replay } from "./replay.js";
 import { dealListDoc, raceDoc, raceRecord, recordPath, signingKeys } from "./records_api.js";
+import { showAnalysis, verdictWords } from "./analysis_view.js";
 import { moveText } from "./rules.js";
 import { limitTime, playerName, presetTitle, raceTime, table, when } from "./records_format.js";
 import { number, t, tn } from "./i18n.js";
@@ -34,6 +36,7 @@ export async function showRace(main, raceId, R) {
     slider: h("input", { id: "step", type: "range", min: 0, max: 0, value: 0, "aria-label": t("move number"), oninput: (e) => jump(Number(e.target.value)) }),
     play: h("button", { id: "play", onclick: () => toggle() }, t("Play")),
     moves: h("ol", { class: "move-list", "aria-label": t("moves") }),
+    analysis: h("section", { class: "card-panel analysis", "aria-labelledby": "analysis-h", hidden: true }),
     served: h("p", { class: "muted", hidden: true }, t("auto: what the server played for the racer (auto-moves, and the undos that took them back); the others are the racer's own.")),
   };
   R.view = view;
@@ -84,7 +87,9 @@ export async function showRace(main, raceId, R) {
     // Counted as the standings count: the racer's own moves and undos, not the server's auto-moves.
     const own = (steps) => steps.filter((s) => !s.auto).length;
     const where = t("{name}: move {at} of {count}", { name: racer.name, at: number(own(replay.steps.slice(0, at))), count: number(own(replay.steps)) });
-    view.text.textContent = R.replayError ?? [where, ...did, t("{count}/52 home", { count: number(board.progress) })].join(" · ");
+    const judged = verdictWords(R.analysisView?.verdictAt(racer.player, at));
+    view.text.textContent = R.replayError ?? [where, ...did, t("{count}/52 home", { count: number(board.progress) }), judged].filter(Boolean).join(" · ");
+    R.analysisView?.mark(racer.player, at);
     view.slider.value = String(at);
     view.board.replaceChildren(renderBoard(board, { label: tn("{name}'s board after {n} move", "{name}'s board after {n} moves", at, { name: racer.name }), interactive: false }));
     for (const li of view.moves.children) li.firstChild.classList.toggle("current", Number(li.firstChild.dataset.step) === at);
@@ -142,6 +147,7 @@ export async function showRace(main, raceId, R) {
     h("div", { class: "records race-page" }, [
       h("section", { class: "card-panel" }, raceHead(race)),
       h("section", { class: "card-panel", "aria-labelledby": "standings-h" }, h("h2", { id: "standings-h" }, t("Standings")), standings(race)),
+      view.analysis,
       h(
         "section",
         { class: "card-panel replay", "aria-labelledby": "replay-h" },
@@ -167,6 +173,16 @@ export async function showRace(main, raceId, R) {
     ]),
   );
   choose(first, Number(query.get("step")) || 0); // a shared link's step, once
+  // A point of the graph (or a fact's button): that racer's move on the board, brought into view.
+  const go = (player, step) => {
+    const racer = race.racers.find((r) => r.player === player);
+    if (!racer) return;
+    if (racer === R.racer) jump(step);
+    else choose(racer, step);
+    view.board.scrollIntoView?.({ block: "nearest" });
+  };
+  R.onAnalysis = () => seek(R.replay.at); // the step's verdict said, the graph's marker placed
+  showAnalysis(view.analysis, race, opening, R, go);
 }
 
 /** What a replay's step did, in words: its move, or the move an undo took back; what the server

@@ -40,6 +40,9 @@ export const raceDoc = (raceId) => apiGet(`/races/${encodeURIComponent(raceId)}`
 /** The API path of a race's signed record (docs/fairness.md): what the verify panel reads and links. */
 export const recordPath = (raceId) => `/races/${encodeURIComponent(raceId)}/record`;
 export const raceRecord = (raceId) => apiGet(recordPath(raceId));
+/** A race's analysis (``status`` pending, done or failed); ``options`` as apiGet's (``fresh``: a
+ * pending answer, which the browser may keep for seconds, asked again). */
+export const raceAnalysis = (raceId, options = {}) => apiGet(`/races/${encodeURIComponent(raceId)}/analysis`, {}, options);
 export const signingKeys = () => apiGet("/keys");
 /** A preset's published list of winnable deals, ``{preset, sha256, text}``: what a drawn deal was drawn from. */
 export const dealListDoc = (preset) => apiGet(`/deal-lists/${encodeURIComponent(preset)}`);

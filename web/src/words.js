@@ -63,13 +63,17 @@ export const gradeName = (grade) => GRADES[grade]?.() ?? grade;
 /** "spades foundation". */
 export const foundationName = (suit) => t("{suit} foundation", { suit: SUITS[suit]() });
 
+/** A card as its corner shows it: "7♥", "R♦" in French. */
+export const cardFace = (card) => `${rankIndex(rankOf(card))}${SUIT_SYMBOLS[suitOf(card)]}`;
+
 /** A move in words, read on the board before it (never notation: issue 38): "six of diamonds to
- * column 7", "ten of spades and 2 below to cell b", "ace of hearts to hearts foundation". */
-export function moveWords(board, m) {
+ * column 7", "ten of spades and 2 below to cell b", "ace of hearts to hearts foundation".
+ * ``name``: how the card is named (cardFace: "7♥ to cell b", as the analysis says a move). */
+export function moveWords(board, m, name = cardName) {
   const col = m.sa === COLUMN ? board.cols[m.s] : null;
   const card = col ? col[col.length - m.n] : m.sa === CELL ? board.cells[m.s] : board.foundationTop(m.s);
   if (card === null || card === undefined) return moveText(m);
-  const what = m.n > 1 ? tn("{card} and {n} below", "{card} and {n} below", m.n - 1, { card: cardName(card) }) : cardName(card);
+  const what = m.n > 1 ? tn("{card} and {n} below", "{card} and {n} below", m.n - 1, { card: name(card) }) : name(card);
   const to = m.da === FOUNDATION ? foundationName(suitOf(card)) : placeName(m.da, m.d);
   return t("{cards} to {place}", { cards: what, place: to });
 }
