@@ -11,6 +11,7 @@ import signal
 import socket
 import sys
 from collections.abc import Callable, Mapping
+from concurrent.futures import Executor
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -37,6 +38,9 @@ from server.shell.held import log_event
 from server.store.stores import check_url, open_store
 from server.store.urls import CLUSTER_SCHEMES
 from server.workers import release_held, supervise
+
+ANALYSIS = ("idle", "low", "off")
+"""How races are analysed: ``Config.analysis``."""
 
 
 def at_least(low: float, kind: Callable[[str], float] = float) -> Callable[[str], float]:
@@ -251,6 +255,13 @@ def command_parser(environ: Mapping[str, str] | None = None) -> SettingsParser:
         help="keep no records: races are not archived, no database is opened (env SEAHAVEN_RECORDS=0)",
     )
     parser.add_argument(
+        "--analysis",
+        choices=ANALYSIS,
+        default=env.get("SEAHAVEN_ANALYSIS", "idle"),
+        help="analyse each race on record in a worker that runs only on an idle CPU (idle), at nice 10 (low: "
+        "keeps up on a busy node), or not (off) (env SEAHAVEN_ANALYSIS)",
+    )
+    parser.add_argument(
         "--arenas",
         type=arena_file,
         default=env.get("SEAHAVEN_ARENAS") or None,
@@ -307,6 +318,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[Config, Logs, int, list[S
         data_dir=args.data_dir,
         signing_key=args.signing_key,
         records=not args.no_records,
+        analysis=args.analysis,
         admin_host=args.admin_host,
         admin_port=None if args.admin_port is None else int(args.admin_port),
         admin_token=args.admin_token,
@@ -357,6 +369,14 @@ async def serve(config: Config, arenas: list[Series]) -> None:
     reader = Reader(db, now=clock.now, live=store) if db is not None else None
     # Ghost challenges on the same records; a race not archived yet is read from the store.
     challenges = ChallengeRecords(db, archive, live=store) if db is not None and archive is not None else None
+    idle = config.analysis == "idle"
+
+    def analyst_worker() -> Executor:
+        return worker_executor(1, nice=10, idle=idle)
+
+    # Each race on record analysed once, in a worker of its own (docs/records.md).
+    analyst = None if db is None or config.analysis == "off" else Analyst(Analyses(db, now=clock.now), analyst_worker)
+
     server = RaceServer(
         config,
         store,
@@ -368,8 +388,7 @@ async def serve(config: Config, arenas: list[Series]) -> None:
         accounts=Accounts(db) if db is not None else None,  # registered players, on the same records
         arena_archive=ArenaArchive(db, now=clock.now) if db is not None else None,
         arena_series=arenas,
-        # Each race on record analysed once, in a worker below the hints' priority (docs/api.md).
-        analyst=Analyst(Analyses(db, now=clock.now), lambda: worker_executor(1, idle=True)) if db is not None else None,
+        analyst=analyst,
     )
     # Handlers first: a SIGTERM while starting (a supervisor stopping early) stops gracefully once
     # started, instead of killing the process mid-start.

@@ -70,6 +70,10 @@ class Config:
     """The Ed25519 key (PEM file) that signs archived races; None: ``signing-key.pem`` in ``data_dir``."""
     records: bool = True
     """Archive finished races into the database (off: no database is opened, no race is marked)."""
+    analysis: str = "idle"
+    """How the races on record are analysed (docs/records.md): ``idle`` in a worker that runs only
+    on an idle CPU, ``low`` at nice 10 (it keeps up on a node that is never idle, at a small cost
+    to the moves' latency), ``off`` not at all."""
     admin_host: str = "127.0.0.1"
     """Where the admin API listens (docs/admin.md)."""
     admin_port: int | None = None

@@ -41,7 +41,8 @@ async def recording_server(
     ``records`` False: no records (the API answers 503 "records are off"). ``players``: registered
     players (``register``, ``sign_in``...) and ghost challenges too. ``drawn``: the server picks
     deals as it does when serving (the pool; a rated room's drawn at each start), not deal 1.
-    ``analysis``: each race on record is analysed, in a worker process, as ``serve`` wires it."""
+    ``analysis``: each race on record is analysed, in a worker process, as ``serve`` wires it
+    (but at the tests' own priority: a worker waiting for an idle CPU waits out a busy test run)."""
     db = open_database(f"sqlite:///{folder / 'records.db'}", folder)
     await migrate(db)
     store = MemoryStore()
@@ -55,7 +56,7 @@ async def recording_server(
         records=Reader(db, now=wall_ms, live=store) if records else None,
         challenges=ChallengeRecords(db, archive, live=store) if players and archive is not None else None,
         accounts=Accounts(db) if players and records else None,
-        analyst=Analyst(Analyses(db, now=wall_ms), lambda: worker_executor(1, idle=True)) if analysis else None,
+        analyst=Analyst(Analyses(db, now=wall_ms), lambda: worker_executor(1, nice=0)) if analysis else None,
     )
     await server.start()
     try:

@@ -68,25 +68,26 @@ def find_winnable(preset: str, numbers: Sequence[int], max_states: int) -> list[
     return found
 
 
-def worker_executor(workers: int = 1, *, idle: bool = False) -> ProcessPoolExecutor:
+def worker_executor(workers: int = 1, *, nice: int = 5, idle: bool = False) -> ProcessPoolExecutor:
     """Worker processes for solving, started with "spawn" (forking a running event loop is unsafe).
 
-    Each worker runs at a lower priority than the server (nice 5: solving is background work next
-    to serving moves) and exits when the server process is gone, even killed without a goodbye.
-    ``idle``: only when a CPU has nothing else to run (Linux's SCHED_IDLE, else nice 19), for work
-    nobody waits on, such as race analyses: a nice worker still takes its slice of a busy CPU, and
-    the moves queued behind it wait milliseconds."""
+    Each worker runs at a lower priority than the server (``nice``: solving is background work
+    next to serving moves) and exits when the server process is gone, even killed without a
+    goodbye. ``idle``: only when a CPU has nothing else to run (Linux's SCHED_IDLE, else nice
+    19), for work nobody waits on, such as race analyses: a nice worker still takes its slice of a
+    busy CPU, and the moves queued behind it wait milliseconds; an idle one waits for a quiet
+    moment, however long."""
     return ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_worker_setup,
-        initargs=(os.getpid(), idle),
+        initargs=(os.getpid(), 19 if idle else nice, idle),
     )
 
 
-def _worker_setup(parent: int, idle: bool) -> None:
+def _worker_setup(parent: int, nice: int, idle: bool) -> None:
     with contextlib.suppress(OSError):
-        os.nice(19 if idle else 5)
+        os.nice(nice)
     if idle and hasattr(os, "sched_setscheduler"):
         with contextlib.suppress(OSError):
             os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
