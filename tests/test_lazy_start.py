@@ -2,7 +2,7 @@
 drops recorded and their grace periods run: real server processes on one real redis-server.
 
 Node A holds rooms whose racers are all on it and is killed (SIGKILL); node C holds a room of its
-own racers all along; node B starts after the kill. B never reads C's room (it is not among the
+own racers all along; node B starts just before the kill. B never reads C's room (it is not among the
 room's holders: nobody on B needed it), a racer of A resumes on B (B loads her room then), and every
 racer of A who never comes back forfeits without anyone connecting for them (the survivors make A's
 rooms due, load them, record the drops, and the grace periods run out).
@@ -60,8 +60,10 @@ async def test_a_started_node_loads_rooms_when_needed_and_a_dead_nodes_racers_st
         own = await race(cid, dan)  # C's room: its racers stay connected to C throughout
         before = await holders(redis, own)
 
-        a.kill()
+        # B starts before A dies: started after, a loaded machine's slow start let A's death be
+        # noticed and Bob's one-second grace run out before Ann could come back (the race over).
         b = ServerProcess("--redis", redis_proc.url, "--grace", "1")
+        a.kill()
 
         # A racer of A resumes on B: B loads her room for her, and she races on.
         ann, bob = pairs[0]
