@@ -57,7 +57,7 @@ async def main() -> None:
                     pg.start()
                 end = time.monotonic() + seconds
                 while time.monotonic() < end:
-                    runs = await asyncio.gather(*(race(nodes[0], 20, spells[spell]) for _ in range(2)))
+                    runs = await asyncio.gather(*(race(nodes[0].url, 20, spells[spell]) for _ in range(2)))
                     for race_id, moves in runs:
                         played[race_id] = moves
                         finished[spell] += 1

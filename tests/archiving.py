@@ -21,14 +21,12 @@ def node(redis_url: str, database: str, *extra: str) -> ServerProcess:
     return ServerProcess("--redis", redis_url, "--database", database, "--spectator-delay", "0", *extra)
 
 
-async def race(
-    server: ServerProcess, moves: int, timings: list[float] | None = None
-) -> tuple[str, dict[str, list[str]]]:
-    """Ann and Bob race on ``server``: Ann plays ``moves`` moves of a win, Bob two, both resign.
-    The race's id and each racer's acknowledged moves; ``timings`` gets each move's milliseconds
-    from the request to its acknowledgement."""
-    ann = await WsClient.open(server.url, "Ann")
-    bob = await WsClient.open(server.url, "Bob")
+async def race(url: str, moves: int, timings: list[float] | None = None) -> tuple[str, dict[str, list[str]]]:
+    """Ann and Bob race on the server at ``url``: Ann plays ``moves`` moves of a win, Bob two, both
+    resign. The race's id and each racer's acknowledged moves; ``timings`` gets each move's
+    milliseconds from the request to its acknowledgement."""
+    ann = await WsClient.open(url, "Ann")
+    bob = await WsClient.open(url, "Bob")
     try:
         state = await ann.call(CreateRoom(deal_number=1))
         assert isinstance(state, RoomState)

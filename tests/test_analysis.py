@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from benchmarks.analysis_backlog import wander
 from seahaven import Board, Move
 from seahaven.analysis import analyse
 from seahaven.moves import FOUNDATION
@@ -73,20 +74,8 @@ def follower(deal: int, rng: random.Random) -> tuple[list[Move | None], bool]:
 
 
 def wanderer(deal: int, rng: random.Random, count: int) -> list[Move | None]:
-    """Random legal moves, one in five taken back."""
-    board, played = Board.deal("seahaven", deal), list[Move | None]()
-    for _ in range(count):
-        if board.move_stack and rng.random() < 0.2:
-            board.pop()
-            played.append(None)
-            continue
-        legal = board.legal_moves()
-        if not legal:
-            break
-        move = rng.choice(legal)
-        board.push(move)
-        played.append(move)
-    return played
+    """Random legal moves, one in five taken back (None), as the benchmarks' backlog plays them."""
+    return [None if text == "undo" else Move.parse(text) for text in wander(Board.deal("seahaven", deal), rng, count)]
 
 
 def race_of(deal: int, racers: list[tuple[str, list[Move | None], bool]]) -> Race:

@@ -19,7 +19,6 @@ import jsonschema_rs
 from sqlalchemy import func, select, update
 
 from benchmarks.analysis_backlog import backlog_races
-from protocol.messages import CreateRoom, JoinRoom, Moved, MoveRequest, Ok, Ready, Resign, Result, RoomState, Started
 from seahaven import CELL, FOUNDATION, Board, Move
 from server.http.openapi import SCHEMAS
 from server.play.analyst import Analyst, Budget
@@ -30,14 +29,13 @@ from server.records.database import Database, open_database
 from server.records.migrate import migrate
 from server.records.reader import Reader
 from server.records.schema import analysis_queue, race_analyses, race_racers
+from tests.archiving import race
 from tests.helpers import wait_until
 from tests.httpclient import get
 from tests.pg_proc import PgProcess
 from tests.race_records import copies, raced_record
 from tests.recording import analysis, archived, recording_server, wall_ms
 from tests.server_proc import ServerProcess
-from tests.wins import SEAHAVEN_1_WIN
-from tests.wsclient import WsClient
 
 
 def workers() -> Executor:
@@ -172,7 +170,7 @@ async def test_races_wait_out_a_database_outage_and_are_analysed_once_after(
 
 async def test_the_api_says_pending_until_a_race_is_analysed_and_refuses_bad_ids(tmp_path: Path) -> None:
     async with recording_server(tmp_path) as server:  # no analyst: races stay queued
-        result_race, _ = await play_and_resign(f"ws://127.0.0.1:{server.port}/")
+        result_race, _ = await race(f"ws://127.0.0.1:{server.port}/", 30)
         await wait_until(lambda: archived(server, result_race), what="the race archived")
         answer = await get(server.port, f"/api/v1/races/{result_race}/analysis")
         assert answer.status == 200 and answer.headers["cache-control"] == "public, max-age=10"
@@ -187,42 +185,17 @@ async def test_the_api_says_pending_until_a_race_is_analysed_and_refuses_bad_ids
             assert refused.json()["error"]
 
 
-async def play_and_resign(url: str) -> tuple[str, dict[str, int]]:
-    """Ann plays 30 moves of a win, Bob 4 and a losing wander; both resign. The race id and each
-    racer's acknowledged moves."""
-    ann, bob = await WsClient.open(url, "Ann"), await WsClient.open(url, "Bob")
-    state = await ann.call(CreateRoom(deal_number=1))
-    assert isinstance(state, RoomState)
-    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
-    for racer in (ann, bob):
-        assert isinstance(await racer.call(Ready()), Ok)
-    for racer in (ann, bob):
-        await racer.expect(Started)
-    counts = {}
-    for racer, moves in ((ann, SEAHAVEN_1_WIN[:30]), (bob, SEAHAVEN_1_WIN[:4])):
-        for move in moves:
-            assert isinstance(await racer.call(MoveRequest(move=move)), Moved)
-        counts[racer.player] = len(moves)
-    await bob.call(Resign())
-    await ann.call(Resign())
-    result = await ann.expect(Result)
-    assert result.race_id is not None
-    for racer in (ann, bob):
-        await racer.close()
-    return result.race_id, counts
-
-
 async def test_a_server_process_analyses_its_races_and_serves_them(tmp_path: Path) -> None:
     # At nice 10 (--analysis low): a worker that waits for an idle CPU waits out a busy test run.
     server = ServerProcess("--data-dir", str(tmp_path), "--analysis", "low")
     try:
-        race_id, counts = await play_and_resign(server.url)
+        race_id, played = await race(server.url, 30)  # Ann plays 30 moves of a win, Bob 2
         view = await analysis(server.port, race_id)
         assert view["status"] == "done"
         validator = {"$ref": "#/components/schemas/Analysis", "components": {"schemas": SCHEMAS}}
         jsonschema_rs.Draft202012Validator(validator).validate(view)  # as the OpenAPI document says
         report = view["analysis"]
-        assert {r["player"]: len(r["points"]) for r in report["racers"]} == counts
+        assert {r["player"]: len(r["points"]) for r in report["racers"]} == {p: len(m) for p, m in played.items()}
         assert all(p["verdict"] == "winnable" for r in report["racers"] for p in r["points"])
         assert report["solution"] is not None and report["shortest"]["by"] == "solver"
         answer = await get(server.port, f"/api/v1/races/{race_id}/analysis")
