@@ -4,7 +4,8 @@
     python -m client.screenshots docs --lang fr --lang it --lang nl
 
 The lobby, the race screen, the results and the statistics at 80x24 and at 160x50
-(``lobby-80x24.svg``, ``race-160x50.svg``, ...), a race at 60x20, and review.svg; with ``--lang``, a language's
+(``lobby-80x24.svg``, ``race-160x50.svg``, ...), a race at 60x20, review.svg and review-analysis.svg (a race
+on record with its analysis: where a deal was lost); with ``--lang``, a language's
 lobby, race and results at 80x24 (``lobby-fr-80x24.svg``). client/README.md shows them.
 """
 
@@ -24,7 +25,8 @@ import i18n
 from i18n import _
 from protocol.enums import Status
 from protocol.messages import Watched
-from seahaven import Board, encode
+from seahaven import Board, Move, encode
+from seahaven.analysis import analyse
 from seahaven.solver import solve
 
 from .app import RaceApp
@@ -88,6 +90,56 @@ def sample_histories() -> tuple[Watched, ...]:
     )
 
 
+def sample_race() -> dict[str, Any]:
+    """A race on record (the read API's document) on Seahaven deal 1: tomasz solves it; alice
+    plays 30 moves of his line, then one that leaves no win, then 4 more."""
+    line = [str(m) for m in solve(Board.deal("seahaven", 1)).moves]
+    board = Board.deal("seahaven", 1)
+    for text in line[:30]:
+        board.push_text(text)
+    losing = next(m for m in board.legal_moves() if _leaves_no_win(board, m))
+    board.push(losing)
+    alice = [*line[:30], str(losing), *(str(m) for m in _some_moves(board, 4))]
+    racer = {"place": 1, "status": "finished", "bot": False, "ghost": False, "auto": []}
+    return {
+        "race_id": "SHOTS1-1-abcdefgh",
+        "deal_code": encode("seahaven", 1),
+        "preset": "seahaven",
+        "deal": 1,
+        "racers": [
+            {**racer, "player": "p1", "name": "tomasz", "moves": [[900 * (n + 1), m] for n, m in enumerate(line)]},
+            {
+                **racer,
+                "player": "p2",
+                "name": "alice",
+                "place": 2,
+                "status": "resigned",
+                "moves": [[1300 * (n + 1), m] for n, m in enumerate(alice)],
+            },
+        ],
+    }
+
+
+def _leaves_no_win(board: Board, move: Move) -> bool:
+    board.push(move)
+    try:
+        return solve(board, max_states=20_000).status == "unsolvable"
+    finally:
+        board.pop()
+
+
+def _some_moves(board: Board, count: int) -> list[Move]:
+    played: list[Move] = []
+    while len(played) < count and (moves := board.legal_moves()):
+        board.push(moves[0])
+        played.append(moves[0])
+    return played
+
+
+async def _ready(document: dict[str, Any]) -> dict[str, Any]:
+    return document
+
+
 async def save_all(directory: Path) -> list[Path]:
     """Write every screenshot into ``directory``; the paths written."""
     written: list[Path] = []
@@ -129,6 +181,12 @@ async def save_all(directory: Path) -> list[Path]:
     names = {"p1": "tomasz", "p2": "alice"}
     review = ReviewScreen(encode("seahaven", 1), sample_histories(), names, first="p2")
     await shoot(ShowApp(review), (100, 30), "review.svg", "Seahaven race: review", ["end", "left", "left"])
+    # The review of a race on record with its analysis: where alice's deal was lost, marked and said.
+    race = sample_race()
+    analysed = {"race_id": race["race_id"], "status": "done", "analysis": analyse(race).as_json()}
+    on_record = ReviewScreen(None, fetch=lambda: _ready(race), analyse=lambda: _ready(analysed), first="p2")
+    keys = ["l"]  # to the move that lost the deal
+    await shoot(ShowApp(on_record), (80, 24), "review-analysis.svg", "Seahaven race: review, analysed", keys)
     return written
 
 

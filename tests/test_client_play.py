@@ -363,6 +363,10 @@ async def test_screenshots_are_written(tmp_path: Path) -> None:
     screens = ("race", "results", "stats", "lobby")
     assert {p.name for p in written} == {f"{s}-{size}.svg" for s in screens for size in ("80x24", "160x50")} | {
         "review.svg",
+        "review-analysis.svg",
         "race-60x20.svg",
     }
     assert "tomasz&#160;wins" in (tmp_path / "results-80x24.svg").read_text()
+    # The analysed review: where alice's deal was lost, said and marked (client/race_analysis.py).
+    analysed = (tmp_path / "review-analysis.svg").read_text()
+    assert "Lost&#160;at&#160;move&#160;31&#160;" in analysed and "✗" in analysed
