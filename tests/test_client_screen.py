@@ -415,14 +415,16 @@ async def test_demo_confirms_moves() -> None:
     app = RaceDemoApp(live=False, select=None)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.game_screen
-        app.sink.delay = 1.0
+        # The sink answers when the test says: a one-second timer raced a busy CI machine's keys
+        # (the move was confirmed before the first look at it).
+        app.sink.delay = 3600.0
         await pilot.press("2", "a")
         assert len(screen.game.pending) == 1
         await pilot.pause(0.5)
         assert len(screen.game.pending) == 1, "not confirmed before the sink answers"
-        # Then confirmed once the sink's timer runs (late on a busy machine: waited for, not timed).
-        await until(pilot, lambda: not screen.game.pending, "the sink's confirmation")
         assert app.sink.log == ["1 move 2a"]
+        screen.confirm(1)  # the sink's answer: what its timer calls
+        await until(pilot, lambda: not screen.game.pending, "the sink's confirmation")
 
 
 async def test_small_terminal_one_line_cards_still_click_right() -> None:
