@@ -214,24 +214,7 @@ export function createApp(win = window) {
   // find the last race's "played ...: 12 of 52 home" there.
   let spokenOn = null;
 
-  // A burst of server messages (a rival's quick moves, a spectator's catch-up) is drawn once a
-  // frame, not once a message: each drawing builds the page and measures it for the slides, and a
-  // busy machine's page fell seconds behind the race. The timer draws in a tab that is not shown,
-  // which gets no animation frames (its storage and timers still follow the state).
-  let soon = null;
-
-  function renderSoon() {
-    if (soon) return;
-    const now = () => render();
-    soon = { frame: win.requestAnimationFrame(now), timer: win.setTimeout(now, 100) };
-  }
-
   function render() {
-    if (soon) {
-      win.cancelAnimationFrame(soon.frame);
-      win.clearTimeout(soon.timer);
-      soon = null;
-    }
     for (const text of S.said.splice(0)) app.say(text);
     const heard = S.heard.splice(0);
     const on = S.view === "room" ? `room:${S.room?.room}` : S.view;
@@ -446,7 +429,7 @@ export function createApp(win = window) {
       S.soloStats = noteSolo(store, S.room.preset, me?.status === "finished", me?.time_ms ?? null);
     }
     applyEvent(S, type, body, Date.now());
-    renderSoon();
+    render();
     if (type === "members") act.quickReady(); // a quick match partner joined my room
     // The opening's safe cards: the server plays them when ready asked it to (a progress with them follows).
     if (type === "started") act.started();
