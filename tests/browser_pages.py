@@ -72,9 +72,16 @@ def no_errors(page: Page) -> None:
     assert errors == []
 
 
+async def next_frame(page: Page) -> None:
+    """Wait until the page has drawn an animation frame: cards slide from the frame after a render
+    (web/src/motion.js)."""
+    await page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
 async def at_rest(page: Page) -> None:
     """Wait until no finite animation runs (cards sliding home, the win's moment arriving): a
     page measured mid-slide counts the moving card where it passes, not where it lands."""
+    await next_frame(page)
     await page.wait_for_function(
         "() => document.getAnimations().every(a => a.playState !== 'running'"
         " || a.effect.getComputedTiming().iterations === Infinity)",

@@ -33,7 +33,7 @@ from protocol.messages import (
 )
 from seahaven import Board
 from seahaven.solver import solve
-from tests.browser_pages import WAIT_MS, axe_problems
+from tests.browser_pages import WAIT_MS, at_rest, axe_problems
 from tests.helpers import wait_until
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
@@ -159,7 +159,7 @@ async def test_every_page_is_clean_under_axe(
     bea = await WsClient.open(ws(server), "Bea")
     await win(server, bea, page)
     await page.wait_for_selector("#results-h", timeout=WAIT_MS)
-    await page.evaluate("() => Promise.all(document.getAnimations().map((a) => a.finished))")
+    await at_rest(page)
     await checked(page, "the results")
     await bea.close()
 

@@ -40,7 +40,7 @@ from seahaven.codes import decode as decode_deal
 from seahaven.codes import encode
 from seahaven.moves import CELL, CELL_TOKENS, COLUMN
 from seahaven.solver import solve
-from tests.browser_pages import AUTO_OFF, WAIT_MS, at_rest, http, js, key_move, server, ws
+from tests.browser_pages import AUTO_OFF, WAIT_MS, at_rest, http, js, key_move, next_frame, server, ws
 from tests.helpers import wait_until
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient, race_of_two
@@ -252,7 +252,7 @@ async def test_a_refused_drop_says_why_and_undo_goes_after_resigning(server: Ser
 
     await key_move(page, SOLUTION[0])
     await page.wait_for_function("() => window.seahaven.pending.length === 0")
-    assert await js(page, "window.seahaven.slid") >= 1  # the card slid to its place
+    await page.wait_for_function("() => window.seahaven.slid >= 1", timeout=WAIT_MS)  # the card slid to its place
     assert "1 move" in await page.inner_text(".controls .mine") and "1 moves" not in await page.inner_text(".mine")
     assert (await page.inner_text("#live")).startswith("played ")  # moves in the polite live region
     await page.keyboard.press("5")
@@ -645,6 +645,7 @@ async def test_with_reduced_motion_cards_do_not_slide(server: ServerProcess, bro
     await key_move(page, SOLUTION[0])
     await page.wait_for_function("() => window.seahaven.pending.length === 0", timeout=WAIT_MS)
     assert await js(page, "window.seahaven.board.stack.length") == 1
+    await next_frame(page)  # the frame in which the card would have slid
     assert await js(page, "window.seahaven.slid") == 0
     no_errors(page)
 

@@ -22,7 +22,7 @@ from protocol.messages import Arena, CreateArena, CreateRoom, Moved, MoveRequest
 from seahaven import COLUMN, Board, Move, parse_board, to_board_text
 from seahaven.codes import encode
 from seahaven.solver import solve
-from tests.browser_pages import AUTO_OFF, WAIT_MS, http, js, key_move, server
+from tests.browser_pages import AUTO_OFF, WAIT_MS, at_rest, http, js, key_move, next_frame, server
 from tests.racing import solution
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient
@@ -185,7 +185,7 @@ async def long_column(browser: Browser, server: ServerProcess, viewport: dict[st
     for step in solve(board).moves[:played]:
         await key_move(page, step)
         await page.wait_for_function("() => window.seahaven.pending.length === 0", timeout=WAIT_MS)
-    await page.evaluate("() => Promise.all(document.getAnimations().map((a) => a.finished))")  # the cards slid
+    await at_rest(page)  # the cards slid
     shown = parse_board(str(await js(page, "window.seahaven.board.text()")), "seahaven")
     lengths = [len(c) for c in shown.columns]
     assert max(lengths) == length
@@ -280,6 +280,7 @@ async def test_a_race_on_a_phone_puts_the_board_first_then_the_results_and_every
     results = await page.locator(".results").bounding_box()
     board = await board_box(page)
     assert results is not None and results["y"] + results["height"] <= board["y"], "the results come first"
+    await next_frame(page)
     assert await js(page, "window.seahaven.slid") == 0, "the board moved down whole: no card slid on it"
     heads = await page.evaluate(
         "() => [...document.querySelectorAll('.results th')]"

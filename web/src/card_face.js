@@ -59,8 +59,19 @@ function glyph(text, x, y, size, cls, turned = false) {
   return el("use", attrs);
 }
 
-/** The face of the card of rank 1-13 (index: its rank's word, e.g. "R"; symbol: its suit's). */
+const faces = new Map(); // "rank|index|symbol" -> a face drawn once
+
+/** The face of the card of rank 1-13 (index: its rank's word, e.g. "R"; symbol: its suit's): a copy
+ * of the one drawn first. A board is drawn anew whenever it changes (a spectator's, at each of the
+ * racer's moves), and cloning a face costs a fraction of building its pips one by one. */
 export function cardFace(rank, index, symbol) {
+  const key = `${rank}|${index}|${symbol}`;
+  if (!faces.has(key)) faces.set(key, drawFace(rank, index, symbol));
+  if (!sprite.isConnected) document.body.append(sprite);
+  return faces.get(key).cloneNode(true);
+}
+
+function drawFace(rank, index, symbol) {
   const parts = [];
   // The index again, turned, in the bottom-right corner.
   parts.push(el("g", { class: "idx2", transform: `rotate(180 ${W / 2} ${H / 2})` }, glyph(index, 13, 13, 22, "r"), glyph(symbol, 13, 33, 20, "s")));

@@ -13,7 +13,7 @@ import { patch } from "./patch.js";
 import { applyEvent, inRace, initialState, leftRoom, resultLine, roomOfPath } from "./state.js";
 import { pageParts, tick } from "./views.js";
 import { SoloConnection, noteSolo, soloOfPath, soloStats } from "./solo.js";
-import { measure, slide } from "./motion.js";
+import { slides } from "./motion.js";
 import { A, arenaOfPath, joinArena, onArenaMessage, showArena, tickArena } from "./arena.js";
 import { ratingsChanged } from "./ratings_view.js";
 import { STORAGE_KEY, language, speakAsStored, t } from "./i18n.js";
@@ -213,6 +213,7 @@ export function createApp(win = window) {
   // panel, another room) starts with it empty, so that a screen reader's review of it does not
   // find the last race's "played ...: 12 of 52 home" there.
   let spokenOn = null;
+  const slider = slides(win, (n) => (S.slid = n));
 
   function render() {
     for (const text of S.said.splice(0)) app.say(text);
@@ -231,8 +232,7 @@ export function createApp(win = window) {
     if (S.quick) tab.setItem(KEY.quick, "1");
     else tab.removeItem(KEY.quick);
     const root = document.getElementById("app");
-    const before = measure(root);
-    if (patch(root, inLanguage(pageParts(app), language()))) S.slid = slide(root, before, win);
+    if (patch(root, inLanguage(pageParts(app), language()))) slider.drawn(root);
     tick(S);
     if (S.view === "name" && !root.contains(document.activeElement)) document.getElementById("name")?.focus();
   }

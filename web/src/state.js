@@ -51,7 +51,7 @@ export function initialState({ view = "lobby", wanted = null, challenge = null }
     autoMove: true, // safe moves to the foundations are played by themselves (a toggle, the key m), where the room allows it
     autoAsked: null, // the room whose next race's opening safe cards the server was asked to play (ready.auto, rematch.auto)
     resync: null, // the board is out of step with the server: what to say while the room state is fetched again (the page does it)
-    slid: 0, // cards the last render slid to their place (motion.js; none with reduced motion)
+    slid: 0, // cards the last frame slid to their place (motion.js; none with reduced motion)
     said: [], // what the page should say (toasts), oldest first; the page empties it
     heard: [], // what the page announces politely (screen readers: rivals' progress), oldest first
     opening: null, // {deal, board}: the race's opening, for the page to keep (undo after a reload)

@@ -349,16 +349,32 @@ function racersPanel(room, ratings, raceId) {
   );
 }
 
-/** The room's parts: its head (static for the room), then what the phase shows. */
+/** The room's parts: its head, then what the phase shows. A board is a part of its own, kept while
+ * what it shows is the same: a rival's move changes the racers' panel, not my board of 52 drawn
+ * cards, and a burst of a rival's moves rebuilt it once each (a busy machine's page fell seconds
+ * behind the race; a card being dragged was dropped). Everything else is rebuilt on any change. */
 function roomParts(app) {
   const { S } = app;
   const room = S.room;
   const board = S.board ? S.board.text() : "";
-  const key = JSON.stringify([room, board, S.selected, S.mine, S.pending.length, S.groups.length, S.undos, S.quick, S.soloStats, S.focus, S.status, S.lost, S.hint, S.autoMove, S.result?.race_id, S.finals?.size, S.ratings[room.preset], S.outside]);
+  const all = JSON.stringify([room, board, S.selected, S.mine, S.pending.length, S.groups.length, S.undos, S.quick, S.soloStats, S.focus, S.status, S.lost, S.hint, S.autoMove, S.result?.race_id, S.finals?.size, S.ratings[room.preset], S.outside]);
+  const part = (name, build) => [`${name}:${all}`, build];
+  const racing = room.phase !== "waiting" && room.phase !== "countdown";
+  const main = !racing
+    ? part("waiting", () => waitingPanel(app))
+    : room.role === "racer" && S.board
+      ? [`race:${room.room}`, () => h("div", { class: "race" }), [part("controls", () => raceControls(app)), part("racers", () => racersPanel(room, S.ratings, S.result?.race_id ?? null)), ...raceBoard(app, part)]]
+      : [`spectating:${room.room}`, () => h("div", { class: "race spectating" }), [part("racers", () => racersPanel(room, S.ratings, S.result?.race_id ?? null)), part("tabs", () => watchTabs(app)), spectatorBoard(app)]];
+  const inner = [
+    part("head", () => roomHead(app)),
+    room.deal && racing ? part("deal", () => dealLine(room, location.origin)) : null,
+    main,
+    room.phase === "finished" && room.standings.length ? part("results", () => resultsView(app)) : null,
+  ].filter(Boolean);
   // Between races, the arena's standings (a placeholder outside one); arena.js also replaces the
-  // panel by itself mid-race, so that a rebuild of the room does not drop a card being dragged.
+  // panel by itself mid-race.
   return [
-    [`room:${key}`, () => roomView(app)],
+    [`room:${room.room}:${room.phase}`, () => h("div", { class: `room phase-${room.phase}` }), inner],
     [`room-arena:${arenaKey(S)}`, () => arenaPanel(app.hooks, true) ?? h("span", { hidden: true })],
   ];
 }
@@ -368,11 +384,9 @@ function arenaKey(S) {
   return JSON.stringify([A.arena, A.podium, A.busy, S.me?.player, S.outside]);
 }
 
-function roomView(app) {
+function roomHead(app) {
   const { S, act } = app;
   const room = S.room;
-  const link = `${location.origin}/r/${room.room}`;
-  const me = room.racers.find((r) => r.player === room.you);
   const title = presetTitle(room.preset);
   const mine = room.rated ? S.ratings[room.preset] : null;
   const facts = [
@@ -387,69 +401,63 @@ function roomView(app) {
     mine ? t("your rating {rating}", { rating: ratingText(mine) }) : null,
     room.commitment ? t("deal drawn from everyone's seeds, commitment {short}", { short: room.commitment.slice(0, 12) }) : null,
   ].filter(Boolean);
-  const parts = [
-    h(
-      "div",
-      { class: "room-head" },
-      room.solo ? h("h2", { id: "solo-h" }, t("Practice, alone")) : h("h2", {}, t("Room"), " ", h("span", { class: "code", id: "room-code" }, room.room)),
-      room.solo && S.soloStats ? h("span", { class: "muted", id: "solo-stats" }, soloStatsText(S.soloStats)) : null,
-      h("span", { class: "muted facts" }, facts.join(" · ")),
-      room.role === "spectator" ? h("span", { class: "badge" }, t("watching")) : null,
-      h("span", { class: "clock", id: "clock", role: "timer", "aria-label": t("race clock") }, ""),
-      room.solo ? h("button", { class: "quiet", id: "new-deal", onclick: act.newDeal }, t("New deal")) : null,
-      h("button", { class: "quiet", id: "leave", onclick: act.leaveAsking }, t("Leave")),
-    ),
-  ];
-  if (room.deal && room.phase !== "waiting" && room.phase !== "countdown") parts.push(dealLine(room, location.origin));
-  if (room.phase === "waiting" || room.phase === "countdown") {
-    const alone = room.role === "racer" && room.racers.length === 1;
-    parts.push(
-      h(
-        "section",
-        { class: "card-panel waiting" },
-        // A room with a free seat has a link to share; a full one (an arena's, a ghost's) has none.
-        room.racers.length < room.seats ? h("p", {}, t("Share this link:"), " ", h("a", { href: link, id: "share" }, link), " ", h("button", { class: "quiet", onclick: () => navigator.clipboard?.writeText(link).then(() => act.say(t("link copied"))) }, t("Copy"))) : null,
-        racersPanel(room, S.ratings, S.result?.race_id ?? null),
-        // Quick match readies the player once paired: alone, there is nothing to press.
-        room.role === "racer" && !(S.quick && alone)
-          ? h("button", { id: "ready", class: me?.status === "ready" ? "quiet" : "", onclick: act.ready }, me?.status === "ready" ? t("Not ready") : t("Ready"))
-          : null,
-        alone
-          ? h(
-              "p",
-              { id: "alone", class: "muted" },
-              room.daily
-                ? t("The daily race starts once another racer joins: share the link, or wait for one.")
-                : S.quick
-                  ? t("The race starts as soon as another racer is found: no Ready to press.")
-                  : t("The race starts once another racer joins and both are ready."),
-            )
-          : null,
-        // Nobody may come: today's deal against the computer, or alone, without waiting on.
-        alone && room.daily
-          ? h(
-              "div",
-              { class: "row", id: "daily-instead" },
-              h("button", { class: "quiet", id: "daily-bot-instead", onclick: () => act.dailyInstead(true) }, t("Nobody yet: race the computer instead")),
-              h("button", { class: "quiet", id: "daily-solo-instead", onclick: () => act.dailyInstead(false) }, t("Practise it alone")),
-            )
-          : null,
-        // A quick match nobody has answered yet: the computer instead, at once.
-        alone && S.quick && !room.daily
-          ? h("div", { class: "row", id: "quick-instead" }, h("button", { class: "quiet", id: "bot-instead", onclick: act.botInstead }, t("Nobody yet: race the computer instead")))
-          : null,
-        h("div", { id: "countdown", class: "countdown", "aria-live": "assertive" }, ""),
-        h("p", { id: "match", class: "muted" }, ""),
-        h("p", { class: "muted" }, tn("{n} watching", "{n} watching", room.spectators)),
-      ),
-    );
-  } else if (room.role === "racer" && S.board) {
-    parts.push(raceView(app));
-  } else {
-    parts.push(spectatorView(app));
-  }
-  if (room.phase === "finished" && room.standings.length) parts.push(resultsView(app));
-  return h("div", { class: `room phase-${room.phase}` }, parts);
+  return h(
+    "div",
+    { class: "room-head" },
+    room.solo ? h("h2", { id: "solo-h" }, t("Practice, alone")) : h("h2", {}, t("Room"), " ", h("span", { class: "code", id: "room-code" }, room.room)),
+    room.solo && S.soloStats ? h("span", { class: "muted", id: "solo-stats" }, soloStatsText(S.soloStats)) : null,
+    h("span", { class: "muted facts" }, facts.join(" · ")),
+    room.role === "spectator" ? h("span", { class: "badge" }, t("watching")) : null,
+    h("span", { class: "clock", id: "clock", role: "timer", "aria-label": t("race clock") }, ""),
+    room.solo ? h("button", { class: "quiet", id: "new-deal", onclick: act.newDeal }, t("New deal")) : null,
+    h("button", { class: "quiet", id: "leave", onclick: act.leaveAsking }, t("Leave")),
+  );
+}
+
+function waitingPanel(app) {
+  const { S, act } = app;
+  const room = S.room;
+  const link = `${location.origin}/r/${room.room}`;
+  const me = room.racers.find((r) => r.player === room.you);
+  const alone = room.role === "racer" && room.racers.length === 1;
+  return h(
+    "section",
+    { class: "card-panel waiting" },
+    // A room with a free seat has a link to share; a full one (an arena's, a ghost's) has none.
+    room.racers.length < room.seats ? h("p", {}, t("Share this link:"), " ", h("a", { href: link, id: "share" }, link), " ", h("button", { class: "quiet", onclick: () => navigator.clipboard?.writeText(link).then(() => act.say(t("link copied"))) }, t("Copy"))) : null,
+    racersPanel(room, S.ratings, S.result?.race_id ?? null),
+    // Quick match readies the player once paired: alone, there is nothing to press.
+    room.role === "racer" && !(S.quick && alone)
+      ? h("button", { id: "ready", class: me?.status === "ready" ? "quiet" : "", onclick: act.ready }, me?.status === "ready" ? t("Not ready") : t("Ready"))
+      : null,
+    alone
+      ? h(
+          "p",
+          { id: "alone", class: "muted" },
+          room.daily
+            ? t("The daily race starts once another racer joins: share the link, or wait for one.")
+            : S.quick
+              ? t("The race starts as soon as another racer is found: no Ready to press.")
+              : t("The race starts once another racer joins and both are ready."),
+        )
+      : null,
+    // Nobody may come: today's deal against the computer, or alone, without waiting on.
+    alone && room.daily
+      ? h(
+          "div",
+          { class: "row", id: "daily-instead" },
+          h("button", { class: "quiet", id: "daily-bot-instead", onclick: () => act.dailyInstead(true) }, t("Nobody yet: race the computer instead")),
+          h("button", { class: "quiet", id: "daily-solo-instead", onclick: () => act.dailyInstead(false) }, t("Practise it alone")),
+        )
+      : null,
+    // A quick match nobody has answered yet: the computer instead, at once.
+    alone && S.quick && !room.daily
+      ? h("div", { class: "row", id: "quick-instead" }, h("button", { class: "quiet", id: "bot-instead", onclick: act.botInstead }, t("Nobody yet: race the computer instead")))
+      : null,
+    h("div", { id: "countdown", class: "countdown", "aria-live": "assertive" }, ""),
+    h("p", { id: "match", class: "muted" }, ""),
+    h("p", { class: "muted" }, tn("{n} watching", "{n} watching", room.spectators)),
+  );
 }
 
 /** My games alone on these rules: "5 played · 3 won · best 2:35 · 2 in a row". */
@@ -473,13 +481,18 @@ export const countsText = ({ moves, undos }) => tn("{n} move", "{n} moves", move
 // Where I am once out of the race, in a sentence ("You are forfeit." said it awkwardly).
 const OUT_OF_THE_RACE = { finished: () => t("You finished."), resigned: () => t("You resigned."), forfeit: () => t("You lost your seat: you were away too long.") };
 
-function raceView(app) {
+/** After the race, every racer's board at the end (the server's histories): whose is shown, a
+ * rival's on its tab; null while racing. */
+function finalShown(S) {
+  const room = S.room;
+  return room.phase !== "racing" && S.finals?.size ? (S.finals.has(S.focus) ? S.focus : room.you) : null;
+}
+
+function raceControls(app) {
   const { S, act } = app;
   const room = S.room;
   const status = S.mine?.status ?? "racing";
   const live = room.phase === "racing";
-  // After the race, every racer's board at the end (the server's histories): a rival's on its tab.
-  const rival = !live && S.finals?.size ? (S.finals.has(S.focus) ? S.focus : room.you) : null;
   const note =
     status === "stuck"
       ? room.undo
@@ -496,33 +509,36 @@ function raceView(app) {
             : "";
   return h(
     "div",
-    { class: "race" },
-    h(
-      "div",
-      { class: "controls" },
-      h("span", { class: "mine", id: "mine" }, t("{count}/52 home", { count: number(S.board.progress) }) + " · " + countsText(myCounts(S))),
-      // Undo takes back a move of mine (with its auto-moves): the opening's safe cards are nobody's.
-      room.undo && live ? h("button", { id: "undo", onclick: act.undo, disabled: !canUndo(S) || !S.groups.length }, t("Undo")) : null,
-      room.hints && live ? h("button", { id: "hint", onclick: act.hint, disabled: !canHint(S) }, t("Hint")) : null,
-      live && (status === "racing" || status === "stuck") ? h("button", { class: "quiet", onclick: () => confirm(t("Resign this race?")) && act.resign() }, t("Resign")) : null,
-      live ? autoToggle(S, act) : null,
-      h("span", { class: `note ${status}`, role: "status" }, note),
-    ),
-    racersPanel(room, app.S.ratings, app.S.result?.race_id ?? null),
-    rival ? finalTabs(app, rival) : null,
-    rival && rival !== room.you
-      ? renderBoard(S.finals.get(rival), { label: t("{name}'s board", { name: room.racers.find((r) => r.player === rival)?.name ?? t("racer") }), interactive: false })
-      : renderBoard(S.board, {
-          label: t("your board"),
-          selected: S.selected,
-          hint: S.hint && status === "racing" ? hintMove(S.hint) : null,
-          legal: destinations(S),
-          interactive: inRace(S),
-          onPick: act.pick,
-          onClear: act.clear,
-          onDrop: act.drop,
-        }),
+    { class: "controls" },
+    h("span", { class: "mine", id: "mine" }, t("{count}/52 home", { count: number(S.board.progress) }) + " · " + countsText(myCounts(S))),
+    // Undo takes back a move of mine (with its auto-moves): the opening's safe cards are nobody's.
+    room.undo && live ? h("button", { id: "undo", onclick: act.undo, disabled: !canUndo(S) || !S.groups.length }, t("Undo")) : null,
+    room.hints && live ? h("button", { id: "hint", onclick: act.hint, disabled: !canHint(S) }, t("Hint")) : null,
+    live && (status === "racing" || status === "stuck") ? h("button", { class: "quiet", onclick: () => confirm(t("Resign this race?")) && act.resign() }, t("Resign")) : null,
+    live ? autoToggle(S, act) : null,
+    h("span", { class: `note ${status}`, role: "status" }, note),
   );
+}
+
+/** A racer's board (or, after the race, the tabs and the board of whose end is shown): a part
+ * keyed by what it draws, so that it stays while only the rest of the room changes. */
+function raceBoard(app, part) {
+  const { S, act } = app;
+  const room = S.room;
+  const rival = finalShown(S);
+  const tabs = rival ? part("final-tabs", () => finalTabs(app, rival)) : null;
+  if (rival && rival !== room.you) {
+    const name = room.racers.find((r) => r.player === rival)?.name ?? t("racer");
+    const board = S.finals.get(rival);
+    return [tabs, [`final:${JSON.stringify([rival, name, board.text()])}`, () => renderBoard(board, { label: t("{name}'s board", { name }), interactive: false })]];
+  }
+  const status = S.mine?.status ?? "racing";
+  const hint = S.hint && status === "racing" ? hintMove(S.hint) : null;
+  const legal = destinations(S);
+  const interactive = inRace(S);
+  const key = JSON.stringify([S.board.text(), S.selected, hint ? S.hint : null, [...legal], interactive]);
+  const mine = [`board:${key}`, () => renderBoard(S.board, { label: t("your board"), selected: S.selected, hint, legal, interactive, onPick: act.pick, onClear: act.clear, onDrop: act.drop })];
+  return tabs ? [tabs, mine] : [mine];
 }
 
 /** Once the race is over, whose board a racer looks at: theirs, or a rival's (a bot's) at the end. */
@@ -545,22 +561,23 @@ function autoToggle(S, act) {
   return h("label", { class: `check auto${allowed ? "" : " off"}`, title: allowed ? null : t("No auto-move in this room: every card by hand") }, box, " ", t("auto-move"));
 }
 
-function spectatorView(app) {
+function watchTabs(app) {
   const { S, act } = app;
   const room = S.room;
-  const focus = S.boards.get(S.focus);
-  const racer = room.racers.find((r) => r.player === S.focus);
   return h(
     "div",
-    { class: "race spectating" },
-    racersPanel(room, app.S.ratings, app.S.result?.race_id ?? null),
-    h(
-      "div",
-      { class: "tabs", role: "tablist", "aria-label": t("whose board") },
-      room.racers.map((r) => h("button", { role: "tab", "aria-selected": r.player === S.focus ? "true" : "false", onclick: () => act.watch(r.player) }, r.name, racerMarks(r))),
-    ),
-    focus ? renderBoard(focus, { label: t("{name}'s board", { name: racer?.name ?? t("racer") }), interactive: false }) : h("p", { class: "muted" }, t("The boards show once the race starts.")),
+    { class: "tabs", role: "tablist", "aria-label": t("whose board") },
+    room.racers.map((r) => h("button", { role: "tab", "aria-selected": r.player === S.focus ? "true" : "false", onclick: () => act.watch(r.player) }, r.name, racerMarks(r))),
   );
+}
+
+/** The watched racer's board: a part keyed by what it draws (raceBoard). */
+function spectatorBoard(app) {
+  const { S } = app;
+  const focus = S.boards.get(S.focus);
+  if (!focus) return [`no-board:${S.focus}`, () => h("p", { class: "muted" }, t("The boards show once the race starts."))];
+  const name = S.room.racers.find((r) => r.player === S.focus)?.name ?? t("racer");
+  return [`watched:${JSON.stringify([S.focus, name, focus.text()])}`, () => renderBoard(focus, { label: t("{name}'s board", { name }), interactive: false })];
 }
 
 function resultsView(app) {
