@@ -265,3 +265,45 @@ async def test_the_newest_race_is_taken_first_and_a_held_one_is_left_alone(datab
     assert [r["race_id"] for r in await book.take(1, 60_000)] == [newer.race_id]
     assert [r["race_id"] for r in await other.take(5, 60_000)] == [older.race_id]  # not the held one
     assert await book.take(5, 60_000) == []
+
+
+def workers_of(pid: int) -> list[int]:
+    """The multiprocessing workers (spawned) that process ``pid`` started."""
+    found = []
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        if b"spawn_main" in cmdline:
+            found.append(int(child))
+    return found
+
+
+def running_process(pid: int) -> bool:
+    return Path(f"/proc/{pid}").exists()
+
+
+async def test_a_server_stops_at_once_with_an_analysis_under_way(tmp_path: Path) -> None:
+    """A SIGTERM mid-analysis kills the worker, not waits for it: at SCHED_IDLE on a busy machine
+    an analysis may not end for minutes, and the interpreter's exit used to join it. Here the
+    worker is stopped (SIGSTOP) with the race's analysis on it: it would never end."""
+    server = ServerProcess("--data-dir", str(tmp_path), "--analysis", "low")
+    try:
+        assert workers_of(server.proc.pid) == []  # no worker until a race is on record
+        race_id, _ = await race(server.url, 30)
+        stopped: set[int] = set()
+
+        def caught() -> bool:
+            for pid in workers_of(server.proc.pid):
+                os.kill(pid, signal.SIGSTOP)
+                stopped.add(pid)
+            return bool(stopped)
+
+        await wait_until(caught, 30, interval=0.005, what="the analysis worker started")
+        answer = await get(server.port, f"/api/v1/races/{race_id}/analysis")
+        assert answer.json()["status"] == "pending"  # caught before it stored the analysis
+        assert server.terminate() == 0  # within 10 s
+        for pid in stopped:
+            assert not running_process(pid), f"worker {pid} outlived its server"
+    finally:
+        for pid in workers_of(server.proc.pid) if server.proc.poll() is None else []:
+            os.kill(pid, signal.SIGKILL)
+        server.close()

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from seahaven.analysis import analyse
+from server.play.dealpool import stop_workers
 from server.rooms.history import RaceRecord
 from server.shell.held import log_event
 from server.shell.ports import AnalysisBook
@@ -135,7 +136,8 @@ class Analyst:
         return self._executor
 
     def close(self) -> None:
-        """Stop the worker (a job under way ends by itself)."""
+        """Stop the worker, the analysis under way with it: its race's lease runs out, and the next
+        pass (here after a restart, or another node's) takes it again."""
         if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+            stop_workers(self._executor)
             self._executor = None

@@ -24,7 +24,7 @@ from protocol.enums import Phase, Status
 from protocol.errors import ProtocolError
 from protocol.messages import GHOST_PREFIX
 from server.play.bot import PACES, BotBrain, think
-from server.play.dealpool import worker_executor
+from server.play.dealpool import stop_workers, worker_executor
 from server.play.seats import Run, SeatDrivers
 from server.rooms.room import BOT_PREFIX, Room
 from server.shell.held import Command
@@ -77,7 +77,7 @@ class BotRacers(SeatDrivers[str]):
 
     def _drop_executor(self) -> None:
         if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+            stop_workers(self._executor)
             self._executor = None
 
     async def seat(self, code: str, pace: str) -> str:
@@ -93,7 +93,7 @@ class BotRacers(SeatDrivers[str]):
     async def close(self) -> None:
         """Stop every bot (their seats stay in the rooms' logs) and the worker process."""
         await super().close()
-        self._drop_executor()  # a job under way ends by itself
+        self._drop_executor()
 
     async def _drive(self, code: str, bot: str, pace: str) -> None:
         brain = BotBrain(pace, seed=secrets.randbits(32))

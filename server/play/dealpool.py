@@ -85,6 +85,19 @@ def worker_executor(workers: int = 1, *, nice: int = 5, idle: bool = False) -> P
     )
 
 
+def stop_workers(executor: Executor) -> None:
+    """Shut ``executor`` down and kill its worker processes, with the job under way: no one waits
+    for a search nobody needs any more (a stopping server, a bot whose plan timed out). Left to
+    finish, it held the server's exit: the interpreter joins a pool's manager thread at exit, which
+    waits for the job, and an analysis at SCHED_IDLE on a busy machine may not finish for minutes.
+    Python 3.14 has ``kill_workers()`` for this; 3.11 keeps its processes in ``_processes``."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError):  # gone already, or closed
+            process.kill()
+
+
 def _worker_setup(parent: int, nice: int, idle: bool) -> None:
     with contextlib.suppress(OSError):
         os.nice(nice)
