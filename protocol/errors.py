@@ -50,6 +50,12 @@ class ErrorCode(StrEnum):
     # arenas
     ARENA_NOT_FOUND = "arena-not-found"
     ARENA_OVER = "arena-over"
+    # friends (docs/protocol.md, section 24)
+    PLAYER_NOT_FOUND = "player-not-found"
+    NOT_FRIENDS = "not-friends"
+    BLOCKED = "blocked"
+    FRIENDS_LIMIT = "friends-limit"
+    INVITE_NOT_FOUND = "invite-not-found"
     # moderation (docs/admin.md)
     BANNED = "banned"
     NAME_RESERVED = "name-reserved"

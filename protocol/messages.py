@@ -852,3 +852,166 @@ class SeatTaken(Message):
 
 
 SERVER_MESSAGES.update({m.TYPE: m for m in (SeatTaken,)})
+
+
+# -- friends, presence and invitations (docs/protocol.md, section 24) ------------------------------
+
+PRESENCES: Final = ("offline", "lobby", "waiting", "racing", "watching")
+"""What a friend is doing: not connected (or hiding it), in the lobby, in a room's waiting room (or
+its results), racing, watching a room."""
+PRESENCE_SHOWN_TO: Final = ("friends", "nobody")
+"""Who sees a player's presence."""
+INVITE_ANSWERS: Final = ("accepted", "declined", "expired")
+FRIENDS_MAX: Final = 200
+"""The most friends a player keeps (and the most requests either way)."""
+INVITE_LEN: Final = 12
+
+
+@dataclass(frozen=True, slots=True)
+class FriendsRequest(Message):
+    """My friends, with what each is doing, and the requests either way."""
+
+    TYPE = "friends"
+
+
+@dataclass(frozen=True, slots=True)
+class AddFriend(Message):
+    """Ask a registered player to be friends, by ``handle`` or by ``player`` id (exactly one); if
+    they asked me already, we are friends."""
+
+    TYPE = "add_friend"
+    handle: str | None = field_of(Opt(Str(1, HANDLE_MAX)), None, omit_default=True)
+    player: str | None = field_of(Opt(_PLAYER), None, omit_default=True)
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveFriend(Message):
+    """End a friendship, withdraw my request, or decline theirs."""
+
+    TYPE = "remove_friend"
+    player: str = field_of(_PLAYER)
+
+
+@dataclass(frozen=True, slots=True)
+class BlockPlayer(Message):
+    """Block a player: no request, invitation or presence between us (a friendship ends)."""
+
+    TYPE = "block_player"
+    player: str = field_of(_PLAYER)
+
+
+@dataclass(frozen=True, slots=True)
+class UnblockPlayer(Message):
+    TYPE = "unblock_player"
+    player: str = field_of(_PLAYER)
+
+
+@dataclass(frozen=True, slots=True)
+class SetPresence(Message):
+    """Who sees what I am doing: ``friends`` (the default) or ``nobody`` (I am shown offline)."""
+
+    TYPE = "set_presence"
+    shown_to: str = field_of(Str(1, 16, PRESENCE_SHOWN_TO))
+
+
+@dataclass(frozen=True, slots=True)
+class Invite(Message):
+    """Invite a friend to race: to the room I am waiting in, or, in none, to a new private room of
+    two seats the server makes and seats me in (a ``room`` event comes before the reply)."""
+
+    TYPE = "invite"
+    player: str = field_of(_PLAYER)
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerInvite(Message):
+    """Accept (seated in the room: the reply is ``room``) or decline (``ok``) an invitation."""
+
+    TYPE = "answer_invite"
+    invite: str = field_of(Str(INVITE_LEN, INVITE_LEN))
+    accept: bool = field_of(Bool())
+
+
+@dataclass(frozen=True, slots=True)
+class FriendRef(Message):
+    """A player in a friends list: the id, the display name and the handle (nil: none claimed)."""
+
+    player: str = field_of(_PLAYER)
+    name: str = field_of(_NAME)
+    handle: str | None = field_of(Opt(Str(1, HANDLE_MAX)), None, omit_default=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Friend(Message):
+    """A friend and what they are doing (``room``: the room they wait in, race in or watch)."""
+
+    player: str = field_of(_PLAYER)
+    name: str = field_of(_NAME)
+    handle: str | None = field_of(Opt(Str(1, HANDLE_MAX)), None, omit_default=True)
+    state: str = field_of(Str(1, 16, PRESENCES), "offline")
+    room: str | None = field_of(Opt(_ROOM), None, omit_default=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Friends(Message):
+    """Reply to every friends request, and an event when my list changes (a request came, was
+    accepted, a friendship ended)."""
+
+    TYPE = "friends"
+    friends: tuple[Friend, ...] = field_of(ListOf(Obj(Friend), FRIENDS_MAX))
+    incoming: tuple[FriendRef, ...] = field_of(ListOf(Obj(FriendRef), FRIENDS_MAX))
+    """Players who asked me (``add_friend`` accepts, ``remove_friend`` declines)."""
+    outgoing: tuple[FriendRef, ...] = field_of(ListOf(Obj(FriendRef), FRIENDS_MAX))
+    """Players I asked, who have not answered."""
+    blocked: tuple[FriendRef, ...] = field_of(ListOf(Obj(FriendRef), FRIENDS_MAX))
+    shown_to: str = field_of(Str(1, 16, PRESENCE_SHOWN_TO), "friends")
+
+
+@dataclass(frozen=True, slots=True)
+class Presence(Message):
+    """Event: a friend's state changed."""
+
+    TYPE = "presence"
+    player: str = field_of(_PLAYER)
+    state: str = field_of(Str(1, 16, PRESENCES))
+    room: str | None = field_of(Opt(_ROOM), None, omit_default=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Invitation(Message):
+    """Reply to ``invite``: the invitation sent (``expires_at`` in server time)."""
+
+    TYPE = "invitation"
+    invite: str = field_of(Str(INVITE_LEN, INVITE_LEN))
+    player: str = field_of(_PLAYER)
+    room: str = field_of(_ROOM)
+    expires_at: int = field_of(_MS)
+
+
+@dataclass(frozen=True, slots=True)
+class Invited(Message):
+    """Event: a friend invites me to race in ``room`` (answer with ``answer_invite``)."""
+
+    TYPE = "invited"
+    invite: str = field_of(Str(INVITE_LEN, INVITE_LEN))
+    player: str = field_of(_PLAYER)
+    name: str = field_of(_NAME)
+    room: str = field_of(_ROOM)
+    preset: str = field_of(Str(1, 32))
+    expires_at: int = field_of(_MS)
+
+
+@dataclass(frozen=True, slots=True)
+class InviteClosed(Message):
+    """Event, to the inviter and the invited: the invitation was answered or ran out."""
+
+    TYPE = "invite_closed"
+    invite: str = field_of(Str(INVITE_LEN, INVITE_LEN))
+    player: str = field_of(_PLAYER)
+    """The invited player."""
+    answer: str = field_of(Str(1, 16, INVITE_ANSWERS))
+
+
+_FRIENDS_REQUESTS: Final = (FriendsRequest, AddFriend, RemoveFriend, BlockPlayer, UnblockPlayer, SetPresence)
+REQUESTS.update({m.TYPE: m for m in (*_FRIENDS_REQUESTS, Invite, AnswerInvite)})
+SERVER_MESSAGES.update({m.TYPE: m for m in (Friends, Presence, Invitation, Invited, InviteClosed)})

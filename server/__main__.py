@@ -29,6 +29,7 @@ from server.records.archive import Archive
 from server.records.arenas import ArenaArchive
 from server.records.challenges import ChallengeRecords
 from server.records.database import Database, DatabaseUnavailable, normalise_url, open_database
+from server.records.friends import FriendRecords
 from server.records.migrate import SchemaMismatch, check, migrate
 from server.records.reader import Reader
 from server.records.signing import KEY_FILE, SigningKey
@@ -385,6 +386,7 @@ async def serve(config: Config, arenas: list[Series]) -> None:
         archive=archive,
         records=reader,
         challenges=challenges,
+        friends=FriendRecords(db) if db is not None else None,  # friends between registered players
         accounts=Accounts(db) if db is not None else None,  # registered players, on the same records
         arena_archive=ArenaArchive(db, now=clock.now) if db is not None else None,
         arena_series=arenas,

@@ -23,6 +23,9 @@ from protocol.codec import MAX_FRAME, SUBPROTOCOL
 from protocol.errors import CloseCode
 from protocol.messages import (
     AcceptChallenge,
+    AddFriend,
+    AnswerInvite,
+    BlockPlayer,
     ChallengeRequest,
     ClaimHandle,
     CreateArena,
@@ -30,7 +33,9 @@ from protocol.messages import (
     DailyBoardRequest,
     DeleteAccount,
     ExportData,
+    FriendsRequest,
     HintRequest,
+    Invite,
     JoinArena,
     JoinRoom,
     Leave,
@@ -42,10 +47,13 @@ from protocol.messages import (
     Ready,
     Register,
     Rematch,
+    RemoveFriend,
     Resign,
     SetName,
     SetPassword,
+    SetPresence,
     SignIn,
+    UnblockPlayer,
     Undo,
 )
 from protocol.schema import Message
@@ -62,6 +70,7 @@ from server.play.daily import DailyDeals, DailyTimes
 from server.play.dealing import Dealing
 from server.play.dealpool import DealPool
 from server.play.fairplay import HINT_SECONDS, FairPlay
+from server.play.friends import FriendRequests
 from server.play.ghosts import GhostRacers
 from server.play.rematches import Rematches
 from server.rooms import events
@@ -79,7 +88,7 @@ from server.shell.matchmaking import Matchmaker
 from server.shell.metrics import LiveCounts, Metrics
 from server.shell.moderation import ADMIN_BELL, BanBook, Moderation
 from server.shell.nodes import NodeUpkeep
-from server.shell.ports import Accounts, ArenaArchive, ChallengeBook, RaceArchive
+from server.shell.ports import Accounts, ArenaArchive, ChallengeBook, FriendBook, RaceArchive
 from server.shell.ratings import RatingNotices
 from server.shell.replies import Replies
 from server.shell.requests import Requests
@@ -130,6 +139,7 @@ class RaceServer:
         accounts: Accounts | None = None,
         records: RecordsReader | None = None,
         challenges: ChallengeBook | None = None,
+        friends: FriendBook | None = None,
         arena_archive: ArenaArchive | None = None,
         arena_series: Sequence[Series] = (),
         analyst: Analyst | None = None,
@@ -286,6 +296,30 @@ class RaceServer:
         self.requests.handle(ChallengeRequest, challenge_requests.on_challenge)
         self.requests.handle(AcceptChallenge, challenge_requests.on_accept_challenge)
 
+        # Friends, presence and invitations (without records, every request says so).
+        self.friends = FriendRequests(
+            self.path,
+            self.table,
+            self.store,
+            friends,
+            self.dealing,
+            rooms.create,
+            rooms.on_join_room,
+            self.clock,
+            self.tasks.spawn,
+        )
+        for friends_kind, friends_handler in (
+            (FriendsRequest, self.friends.on_friends),
+            (AddFriend, self.friends.on_add_friend),
+            (RemoveFriend, self.friends.on_remove_friend),
+            (BlockPlayer, self.friends.on_block_player),
+            (UnblockPlayer, self.friends.on_unblock_player),
+            (SetPresence, self.friends.on_set_presence),
+            (Invite, self.friends.on_invite),
+            (AnswerInvite, self.friends.on_answer_invite),
+        ):
+            self.requests.handle(friends_kind, friends_handler)
+
         # Arenas: timed events pairing their players race after race (one node pairs, by lease).
         self.arenas = Arenas(
             self.path,
@@ -340,6 +374,8 @@ class RaceServer:
             self.tasks.spawn(self.archiver.run())
         if self.analyst is not None:
             self.tasks.spawn(self.analyst.run())
+        if self.friends.book is not None:
+            self.tasks.spawn(self.friends.run())
         try:
             await self.pool.seed()
         except StoreError as exc:  # deals still come from the shipped lists

@@ -22,6 +22,7 @@ from server.records.analyses import Analyses
 from server.records.archive import Archive
 from server.records.challenges import ChallengeRecords
 from server.records.database import open_database
+from server.records.friends import FriendRecords
 from server.records.migrate import migrate
 from server.records.reader import Reader
 from server.store.stores import MemoryStore
@@ -56,6 +57,7 @@ async def recording_server(
         records=Reader(db, now=wall_ms, live=store) if records else None,
         challenges=ChallengeRecords(db, archive, live=store) if players and archive is not None else None,
         accounts=Accounts(db) if players and records else None,
+        friends=FriendRecords(db) if players and records else None,
         analyst=Analyst(Analyses(db, now=wall_ms), lambda: worker_executor(1, nice=0)) if analysis else None,
     )
     await server.start()

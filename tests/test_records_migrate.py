@@ -20,15 +20,15 @@ from server.records.migrate import MIGRATIONS, SchemaMismatch, alembic_config, c
 from server.records.schema import metadata
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAD = "0007_race_analyses"
+HEAD = "0008_friends"
 
 NEXT = '''"""A later schema (for the tests: a build newer than this one)."""
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0008_next"
-down_revision = "0007_race_analyses"
+revision = "0009_next"
+down_revision = "0008_friends"
 branch_labels = None
 depends_on = None
 
@@ -46,7 +46,7 @@ def newer_build(tmp_path: Path) -> Path:
     """The migrations of a build one revision ahead of this one."""
     scripts = tmp_path / "migrations"
     shutil.copytree(MIGRATIONS, scripts, ignore=shutil.ignore_patterns("__pycache__"))
-    (scripts / "versions" / "0008_next.py").write_text(NEXT)
+    (scripts / "versions" / "0009_next.py").write_text(NEXT)
     return scripts
 
 
@@ -120,15 +120,15 @@ async def test_an_older_database_is_refused_until_migrated(database_url: str, tm
         with pytest.raises(SchemaMismatch) as info:
             await check(db, scripts)
         assert str(info.value) == (
-            "database at revision 0007_race_analyses, this build needs 0008_next: run `seahaven-server migrate`"
+            "database at revision 0008_friends, this build needs 0009_next: run `seahaven-server migrate`"
         )
-        assert await migrate(db, scripts) == "0008_next"
-        assert await check(db, scripts) == "0008_next"
+        assert await migrate(db, scripts) == "0009_next"
+        assert await check(db, scripts) == "0009_next"
         # ...and this build, older now than the database, refuses it too.
         with pytest.raises(SchemaMismatch) as info:
             await check(db)
-        assert "database at revision 0008_next, which this build does not know" in str(info.value)
-        assert "this build needs 0007_race_analyses" in str(info.value)
+        assert "database at revision 0009_next, which this build does not know" in str(info.value)
+        assert "this build needs 0008_friends" in str(info.value)
     finally:
         await db.close()
 

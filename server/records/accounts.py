@@ -30,9 +30,11 @@ from server.records.database import Database
 from server.records.schema import (
     arena_players,
     challenges,
+    friendships,
     guest_claims,
     player_keys,
     players,
+    presence_settings,
     race_racers,
     races,
     ratings,
@@ -147,6 +149,10 @@ class Accounts:
             await conn.execute(delete(player_keys).where(player_keys.c.player == player))
             # Their ratings go (off the rating boards); what each race did to them stays with the race.
             await conn.execute(delete(ratings).where(ratings.c.player == player))
+            # No friend, request or block stays: nobody sees the deleted player anywhere.
+            mine = (friendships.c.player == player) | (friendships.c.other == player)
+            await conn.execute(delete(friendships).where(mine))
+            await conn.execute(delete(presence_settings).where(presence_settings.c.player == player))
             await conn.execute(update(race_racers).where(race_racers.c.player == player).values(name=DELETED_NAME))
         return True
 

@@ -29,10 +29,12 @@ __all__ = [
     "arena_players",
     "arenas",
     "challenges",
+    "friendships",
     "guest_claims",
     "metadata",
     "player_keys",
     "players",
+    "presence_settings",
     "race_analyses",
     "race_racers",
     "race_signatures",
@@ -269,4 +271,24 @@ race_analyses = Table(
     Column("race_id", Text, ForeignKey("races.race_id", ondelete="CASCADE"), primary_key=True),
     Column("analysed_at", BigInteger, nullable=False),
     Column("document", Text, nullable=False),  # the analysis's JSON, served as it is
+)
+
+friendships = Table(
+    "friendships",
+    metadata,
+    # One row per direction (server/records/friends.py): a friendship is two ``friends`` rows; a
+    # request is the asker's ``requested`` row; a block is the blocker's ``blocked`` row.
+    Column("player", Text, ForeignKey("players.player", ondelete="CASCADE"), primary_key=True),
+    Column("other", Text, ForeignKey("players.player", ondelete="CASCADE"), primary_key=True),
+    Column("state", Text, nullable=False),
+    Column("since", BigInteger, nullable=False),
+    Index(None, "other"),
+)
+
+presence_settings = Table(
+    "presence_settings",
+    metadata,
+    # Who sees what the player is doing: ``nobody`` (absent: ``friends``, the default).
+    Column("player", Text, ForeignKey("players.player", ondelete="CASCADE"), primary_key=True),
+    Column("shown_to", Text, nullable=False),
 )

@@ -176,3 +176,61 @@ class ChallengeBook(Protocol):
     async def get(self, challenge: str) -> ChallengeRun | None:
         """The challenge of this id (None: none)."""
         ...
+
+
+class Known(Protocol):
+    """A registered player as a friends list shows them."""
+
+    @property
+    def player(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def handle(self) -> str | None: ...
+
+
+class FriendListing(Protocol):
+    """A player's friends, requests either way, blocks, and who sees their presence."""
+
+    @property
+    def friends(self) -> Sequence[Known]: ...
+    @property
+    def incoming(self) -> Sequence[Known]: ...
+    @property
+    def outgoing(self) -> Sequence[Known]: ...
+    @property
+    def blocked(self) -> Sequence[Known]: ...
+    @property
+    def shown_to(self) -> str: ...
+    @property
+    def ids(self) -> frozenset[str]:
+        """The friends' ids."""
+        ...
+
+
+class FriendBook(Protocol):
+    """The records' side of friends (``server/play/friends.py`` asks; ``server/records/friends.py``
+    answers). Every method raises ``OSError`` when the database cannot be reached."""
+
+    async def find(self, *, handle: str | None = None, player: str | None = None) -> Known | None:
+        """A live registered player by handle or by id."""
+        ...
+
+    async def listing(self, player: str) -> FriendListing: ...
+
+    async def add(self, me: str, other: str, now: int) -> str:
+        """``me`` asks ``other``: ``requested``, ``friends`` (they had asked), ``already``,
+        ``blocked`` (they block me), ``you-blocked`` (I block them) or ``limit``."""
+        ...
+
+    async def remove(self, me: str, other: str) -> bool: ...
+
+    async def block(self, me: str, other: str, now: int) -> None: ...
+
+    async def unblock(self, me: str, other: str) -> bool: ...
+
+    async def set_shown_to(self, me: str, shown_to: str) -> None: ...
+
+    async def blocks_or_friends(self, me: str, other: str) -> tuple[bool, bool]:
+        """(either blocks the other, the two are friends)."""
+        ...

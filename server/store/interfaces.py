@@ -437,6 +437,32 @@ class BanList(Protocol):
         ...
 
 
+class FriendStore(Protocol):
+    """What friends share across nodes (server/play/friends.py): each player's presence as the node
+    holding their connection last said it (opaque bytes), and invitations until answered or expired."""
+
+    def put_presence(self, player: str, value: bytes, ttl: float) -> Awaitable[None]:
+        """Keep ``value`` as the player's presence for ``ttl`` seconds, replacing what was there."""
+        ...
+
+    def presences(self, players: Sequence[str]) -> Awaitable[list[bytes | None]]:
+        """Each player's presence, in order (None: none kept: offline)."""
+        ...
+
+    def drop_presence(self, player: str, value: bytes) -> Awaitable[bool]:
+        """Remove the player's presence if it is still ``value`` (True: removed): a node drops only
+        what it wrote, not what the node the player moved to wrote since."""
+        ...
+
+    def put_invite(self, invite: str, value: bytes, ttl: float) -> Awaitable[None]:
+        """Keep an invitation for ``ttl`` seconds."""
+        ...
+
+    def take_invite(self, invite: str) -> Awaitable[bytes | None]:
+        """The invitation, removed: one caller gets it (None: answered, expired or never made)."""
+        ...
+
+
 class Store(
     RoomLog,
     Doorbells,
@@ -451,6 +477,7 @@ class Store(
     ArenaStore,
     MatchQueues,
     BanList,
+    FriendStore,
     Protocol,
 ):
     """A whole backend: every consumer's protocol, and its guard, ping and close."""

@@ -110,6 +110,8 @@ class MemoryStore:
         self._due: dict[str, int] = {}
         """The archivers' index: room -> stamp."""
         self._stamps = itertools.count(1)
+        self._presence: dict[str, _Timed] = {}
+        self._invites: dict[str, _Timed] = {}
         self._guard = Guard(_answers)
 
     # -- the guarded call ----------------------------------------------------------------------------
@@ -135,7 +137,15 @@ class MemoryStore:
 
     def _sweep(self, now: float) -> None:
         self._next_sweep = now + self._sweep_interval
-        tables: tuple[dict[Any, Any], ...] = (self._logs, self._listings, self._sessions, self._where, self._boards)
+        tables: tuple[dict[Any, Any], ...] = (
+            self._logs,
+            self._listings,
+            self._sessions,
+            self._where,
+            self._boards,
+            self._presence,
+            self._invites,
+        )
         for table in tables:
             dead = [key for key, entry in table.items() if now >= entry.deadline]
             for key in dead:
@@ -679,6 +689,46 @@ class MemoryStore:
             for key in [key for key, entry in table.entries.items() if now >= entry.deadline]:
                 del table.entries[key]
         return table, now
+
+    # -- friends (FriendStore) -----------------------------------------------------------------------
+
+    def put_presence(self, player: str, value: bytes, ttl: float) -> Awaitable[None]:
+        ttl = check_ttl(ttl)
+        return self._run("put_presence", lambda: self._put_timed(self._presence, player, bytes(value), ttl))
+
+    def presences(self, players: Sequence[str]) -> Awaitable[list[bytes | None]]:
+        def read() -> list[bytes | None]:
+            now = self._now()
+            return [None if (e := self._live(self._presence, p, now)) is None else e.value for p in players]
+
+        return self._run("presences", read)
+
+    def drop_presence(self, player: str, value: bytes) -> Awaitable[bool]:
+        def drop() -> bool:
+            entry = self._live(self._presence, player, self._now())
+            if entry is None or entry.value != value:
+                return False
+            del self._presence[player]
+            return True
+
+        return self._run("drop_presence", drop)
+
+    def put_invite(self, invite: str, value: bytes, ttl: float) -> Awaitable[None]:
+        ttl = check_ttl(ttl)
+        return self._run("put_invite", lambda: self._put_timed(self._invites, invite, bytes(value), ttl))
+
+    def take_invite(self, invite: str) -> Awaitable[bytes | None]:
+        def take() -> bytes | None:
+            entry = self._live(self._invites, invite, self._now())
+            if entry is None:
+                return None
+            del self._invites[invite]
+            return bytes(entry.value)
+
+        return self._run("take_invite", take)
+
+    def _put_timed(self, table: dict[str, _Timed], key: str, value: bytes, ttl: float) -> None:
+        table[key] = _Timed(value, self._now() + ttl)
 
     # -- arenas (ArenaStore) -------------------------------------------------------------------------
 

@@ -56,6 +56,9 @@ Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
     P{arena:CODE}:done   set     what the arena did once (the races it scored, its end)
     P arenas             set     the live arenas' codes
     P NAME:lease         string  the holder of a lease (the arenas' pairing: arena); PX its TTL
+    P{player:ID}:presence  string  what the player is doing, as the node holding their connection last
+                                 said it (server/play/friends.py); own TTL, renewed while connected
+    P{invite:ID}         string  an invitation to race, until answered (GETDEL) or expired; own TTL
     P bans               hash    the moderators' list: name:FOLD, address:IP, network:CIDR,
                                  reserved:FOLD -> the entry (server/shell/moderation.py); no TTL
 
@@ -139,6 +142,7 @@ from server.store.scripts import (
     APPEND_AT,
     CLEAR_ARCHIVE,
     DEQUEUE,
+    DROP_IF,
     ENQUEUE,
     EXPIRE_ROOM,
     INDEX_ARCHIVE,
@@ -1163,6 +1167,58 @@ class RedisStore:
 
     def rating_key(self, player: str, preset: str) -> str:
         return f"{self.prefix}{{player:{player}}}:rating:{preset}"
+
+    # -- friends (FriendStore): P{player:ID}:presence, P{invite:ID} -----------------------------------
+
+    def presence_key(self, player: str) -> str:
+        return f"{self.prefix}{{player:{player}}}:presence"
+
+    def invite_key(self, invite: str) -> str:
+        return f"{self.prefix}{{invite:{invite}}}"
+
+    def put_presence(self, player: str, value: bytes, ttl: float) -> Awaitable[None]:
+        ms = ttl_ms(ttl)
+
+        async def call() -> None:
+            await self._redis.set(self.presence_key(player), value, px=ms)
+
+        return self._run("put_presence", "keep a presence", call)
+
+    def presences(self, players: Sequence[str]) -> Awaitable[list[bytes | None]]:
+        async def call() -> list[bytes | None]:
+            if not players:
+                return []
+            pipe = self._redis.pipeline(transaction=False)
+            for player in players:
+                pipe.get(self.presence_key(player))
+            return [None if raw is None else _bytes(raw) for raw in await pipe.execute()]
+
+        return self._run("presences", "read presences", call)
+
+    @functools.cached_property
+    def _drop_if(self) -> Any:
+        return self._redis.register_script(DROP_IF)
+
+    def drop_presence(self, player: str, value: bytes) -> Awaitable[bool]:
+        async def call() -> bool:
+            return bool(await self._drop_if(keys=[self.presence_key(player)], args=[value]))
+
+        return self._run("drop_presence", "drop a presence", call)
+
+    def put_invite(self, invite: str, value: bytes, ttl: float) -> Awaitable[None]:
+        ms = ttl_ms(ttl)
+
+        async def call() -> None:
+            await self._redis.set(self.invite_key(invite), value, px=ms)
+
+        return self._run("put_invite", "keep an invitation", call)
+
+    def take_invite(self, invite: str) -> Awaitable[bytes | None]:
+        async def call() -> bytes | None:
+            raw = await self._redis.getdel(self.invite_key(invite))
+            return None if raw is None else _bytes(raw)
+
+        return self._run("take_invite", "take an invitation", call)
 
     # -- the moderators' list (BanList): one hash, P bans ---------------------------------------------
 

@@ -9,6 +9,7 @@ __all__ = [
     "APPEND_AT",
     "CLEAR_ARCHIVE",
     "DEQUEUE",
+    "DROP_IF",
     "ENQUEUE",
     "EXPIRE_ROOM",
     "INDEX_ARCHIVE",
@@ -301,6 +302,12 @@ return ARGV[2]
 # A registered player's cache entry replaced only if it is still the one the caller wrote (one
 # key). KEYS[1] = the player's key; ARGV[1] = the entry expected, ARGV[2] = the new one,
 # ARGV[3] = TTL in ms. Returns 1 when replaced.
+# Deletes KEYS[1] if it holds ARGV[1] (a node drops only the presence it wrote). Returns 1 if deleted.
+DROP_IF = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 SWAP_PLAYER_ENTRY = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
