@@ -219,7 +219,34 @@ class RaceServer:
             self.tasks.spawn,
         )
         """Quick match: the queues' pairs, and this node's waiters."""
-        self.upkeep = NodeUpkeep(self.path, self.table, self.fanout, self.store, self.tasks.spawn, self.node)
+        # Friends, presence and invitations (without records, every request says so).
+        self.friends = FriendRequests(
+            self.path,
+            self.table,
+            self.store,
+            friends,
+            self.dealing,
+            rooms.create,
+            rooms.on_join_room,
+            self.clock,
+            self.tasks.spawn,
+            self.node,
+        )
+        for friends_kind, friends_handler in (
+            (FriendsRequest, self.friends.on_friends),
+            (AddFriend, self.friends.on_add_friend),
+            (RemoveFriend, self.friends.on_remove_friend),
+            (BlockPlayer, self.friends.on_block_player),
+            (UnblockPlayer, self.friends.on_unblock_player),
+            (SetPresence, self.friends.on_set_presence),
+            (Invite, self.friends.on_invite),
+            (AnswerInvite, self.friends.on_answer_invite),
+        ):
+            self.requests.handle(friends_kind, friends_handler)
+
+        self.upkeep = NodeUpkeep(
+            self.path, self.table, self.fanout, self.store, self.tasks.spawn, self.node, heard=self.friends.heard
+        )
         # Players that last: keys at the door, and the account requests (docs/protocol.md, section 21).
         self.identities = Identities(self.store, self.table, accounts)
         account_requests = AccountRequests(
@@ -295,30 +322,6 @@ class RaceServer:
         )
         self.requests.handle(ChallengeRequest, challenge_requests.on_challenge)
         self.requests.handle(AcceptChallenge, challenge_requests.on_accept_challenge)
-
-        # Friends, presence and invitations (without records, every request says so).
-        self.friends = FriendRequests(
-            self.path,
-            self.table,
-            self.store,
-            friends,
-            self.dealing,
-            rooms.create,
-            rooms.on_join_room,
-            self.clock,
-            self.tasks.spawn,
-        )
-        for friends_kind, friends_handler in (
-            (FriendsRequest, self.friends.on_friends),
-            (AddFriend, self.friends.on_add_friend),
-            (RemoveFriend, self.friends.on_remove_friend),
-            (BlockPlayer, self.friends.on_block_player),
-            (UnblockPlayer, self.friends.on_unblock_player),
-            (SetPresence, self.friends.on_set_presence),
-            (Invite, self.friends.on_invite),
-            (AnswerInvite, self.friends.on_answer_invite),
-        ):
-            self.requests.handle(friends_kind, friends_handler)
 
         # Arenas: timed events pairing their players race after race (one node pairs, by lease).
         self.arenas = Arenas(

@@ -78,6 +78,8 @@ INVITE_KEPT_AFTER: Final = 30
 INVITES_PER_MINUTE: Final = 10
 """Invitations one player may send in a minute."""
 
+_FRIENDS_FRAME: Final = msgpack.packb({"type": "friends"})[1:]
+"""How a ``friends`` frame begins after its map's head (server frames begin with their type)."""
 _RANK: Final = {"offline": 0, "lobby": 1, "waiting": 2, "watching": 3, "racing": 4}
 _OUT: Final = (Status.FINISHED, Status.RESIGNED, Status.FORFEIT)
 
@@ -126,6 +128,7 @@ class FriendRequests:
         join: Handler,
         clock: Clock,
         spawn: Spawn,
+        node: str,
     ) -> None:
         self.path = path
         self.table = table
@@ -136,7 +139,7 @@ class FriendRequests:
         self.join = join
         self.clock = clock
         self.spawn = spawn
-        self.node = secrets.token_hex(4)
+        self.node = node
         self.circles: dict[str, _Circle] = {}
         self.shown: dict[str, _Shown] = {}
         self.sent: dict[str, deque[float]] = {}
@@ -265,6 +268,13 @@ class FriendRequests:
             raise
         await self._closed(message.invite, inviter, invited, "accepted")
         return reply
+
+    def heard(self, player: str, frame: bytes) -> None:
+        """A frame the player's doorbell brought here: a ``friends`` one means their circle changed
+        on another node (read it again, and tell it their presence, at the next look)."""
+        if frame[1:].startswith(_FRIENDS_FRAME):
+            self.circles.pop(player, None)
+            self.shown.pop(player, None)
 
     # -- presence ------------------------------------------------------------------------------------
 

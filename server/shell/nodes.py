@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+from collections.abc import Callable
 from typing import Final, Protocol
 
 from protocol.errors import CloseCode, ProtocolError
@@ -50,14 +51,23 @@ class NodeUpkeep:
     ``table`` kept in step with what the other nodes store."""
 
     def __init__(
-        self, path: RoomPath, table: SessionTable, fanout: Fanout, store: NodeStore, spawn: Spawn, node: str
+        self,
+        path: RoomPath,
+        table: SessionTable,
+        fanout: Fanout,
+        store: NodeStore,
+        spawn: Spawn,
+        node: str,
+        heard: Callable[[str, bytes], None] | None = None,
     ) -> None:
+        """``heard``: told of each frame a player's doorbell brought here (player, frame)."""
         self.path = path
         self.table = table
         self.fanout = fanout
         self.store = store
         self.spawn = spawn
         self.node = node
+        self.heard = heard
         self.beats = 0
 
     def ring(self, kind: str, key: str, data: bytes) -> None:
@@ -65,6 +75,8 @@ class NodeUpkeep:
         a session over, or a frame for a player (sent if their connection is here)."""
         if kind == PLAYER_BELL:  # to each of the player's connections here
             self.fanout.write([s.conn for s in self.table.sessions_of(key) if s.conn is not None], data)
+            if self.heard is not None:
+                self.heard(key, data)
             return
         if kind == SESSION_BELL:
             session = self.table.by_token.get(key)
