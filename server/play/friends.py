@@ -7,8 +7,8 @@
   changed, keeps it in the store (``FriendStore``, read by ``friends`` on any node) and rings each
   friend's doorbell with a ``presence`` event. A player who moved to another node is left to it: a
   node drops only the presence it wrote, and says "offline" only when it dropped one. Who the
-  friends are is read from the records when a player is first seen here, then every
-  ``CIRCLE_SECONDS`` and after a change made here.
+  friends are is read from the records when a player is first seen here, after a change (made
+  here, or heard of through the player's doorbell), and at the latest every ``CIRCLE_SECONDS``.
 - **Invitations** live in the store until answered (taken once) or expired; the inviter's node
   says "expired" to both when nobody answered in time.
 """
@@ -69,8 +69,9 @@ PRESENCE_TTL: Final = 90.0
 """Seconds a presence is kept unless renewed: a node that died leaves its players offline after it."""
 RENEW_AFTER: Final = 30.0
 """Seconds after which an unchanged presence is written again."""
-CIRCLE_SECONDS: Final = 10.0
-"""How long a player's friends, as read from the records, are trusted here."""
+CIRCLE_SECONDS: Final = 60.0
+"""How long a player's friends, as read from the records, are trusted here: a change anywhere
+reaches this node sooner, through the doorbell that brings the player a ``friends`` event."""
 INVITE_SECONDS: Final = 60
 """How long an invitation waits for its answer."""
 INVITE_KEPT_AFTER: Final = 30
