@@ -56,6 +56,11 @@ const CODES = {
   "arena-over": () => t("That arena is over."),
   banned: () => t("A moderator has banned this player from the server."),
   "name-reserved": () => t("That name is reserved: pick another."),
+  "player-not-found": () => t("No player has that handle."),
+  "not-friends": () => t("You can invite only your friends."),
+  blocked: () => t("That player takes no requests from you, or you block them."),
+  "friends-limit": () => t("Too many friends or requests: remove some first."),
+  "invite-not-found": () => t("That invitation was answered or has expired."),
 };
 
 /** The codes the browser says in words of its own, for the test against protocol/errors.py. */

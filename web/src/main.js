@@ -19,6 +19,7 @@ import { ratingsChanged } from "./ratings_view.js";
 import { STORAGE_KEY, language, speakAsStored, t } from "./i18n.js";
 import { h } from "./dom.js";
 import { said } from "./marks.js";
+import { loadFriends, onFriendsMessage } from "./friends.js";
 import { loadYours } from "./yours.js";
 import { setSound, sound, soundOn } from "./sound.js";
 
@@ -355,6 +356,7 @@ export function createApp(win = window) {
     S.me = body;
     S.seat = body.seat ?? null;
     if (body.identified) store.setItem(KEY.name, body.name); // the player's name, whatever this device called them
+    loadFriends(app); // my friends and what they are doing (friends.js): their events follow
     tab.setItem(KEY.token, body.token);
     if (body.room) return; // the room frame follows
     S.quick = false; // no room: no quick match's wait either
@@ -409,6 +411,7 @@ export function createApp(win = window) {
     }
     if (type === "rating" && S.room) ratingsChanged(S.room.racers.map((r) => r.player)); // theirs changed too: ask again
     if (onArenaMessage(type, body)) return showArena(hooks);
+    if (onFriendsMessage(app, type, body)) return render();
     if (type === "notice") {
       // From the server's operators (docs/admin.md): shown for a while; a closed room takes us to the lobby.
       if (body.room && S.room?.room === body.room) {

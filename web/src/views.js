@@ -13,6 +13,7 @@ import { limitTime, presetTitle } from "./records_format.js";
 import { gradeName, hintMove, hintWords } from "./words.js";
 import { KEYS_HELP } from "./keys.js";
 import { yoursPanel } from "./yours.js";
+import { addRivals, friendsKey, friendsPanel, knownKey } from "./friends.js";
 import { LANGUAGES, clock, day, language, number, rulesHelp, t, tn } from "./i18n.js";
 import { DAILY_BOT_ROOM } from "./actions.js";
 import { autoAllowed, autoOn, boardMoves, canHint, canUndo, destinations, inRace, myCounts, ratingText, resultLine, standingTime, statusText } from "./state.js";
@@ -41,7 +42,9 @@ export function pageParts(app) {
     lobby: () => lobbyParts(app),
   };
   const body = S.view === "room" && S.room ? roomParts(app) : (views[S.view] ?? views.lobby)();
-  return [head, ...body, ...(S.view === "room" && S.room ? [[`help:${S.room.preset}`, () => helpView(S.room.preset)]] : [])];
+  // My friends beside my waiting room too, to invite them into it (a part of its own: presence never rebuilds the room).
+  const friends = S.view === "room" && S.room?.phase === "waiting" && S.room.role === "racer" ? [[`friends:${friendsKey(S)}`, () => friendsPanel(app)]] : [];
+  return [head, ...body, ...friends, ...(S.view === "room" && S.room ? [[`help:${S.room.preset}`, () => helpView(S.room.preset)]] : [])];
 }
 
 function header(app) {
@@ -128,6 +131,8 @@ function lobbyParts(app) {
   if (A.arena) inner.unshift(arena);
   else inner.splice(4, 0, arena, [`lobby-arenas:${JSON.stringify(S.arenas)}`, () => arenasPanel(app)]);
   if (S.seat) inner.unshift([`lobby-seat:${S.seat}`, () => seatPanel(app)]);
+  // My friends and what they are doing (friends.js): a side panel on a desktop, in the page on a phone.
+  inner.push([`lobby-friends:${friendsKey(S)}`, () => friendsPanel(app)]);
   return [["lobby", () => h("div", { class: "lobby" }), inner]];
 }
 
@@ -369,7 +374,7 @@ function roomParts(app) {
     part("head", () => roomHead(app)),
     room.deal && racing ? part("deal", () => dealLine(room, location.origin)) : null,
     main,
-    room.phase === "finished" && room.standings.length ? part("results", () => resultsView(app)) : null,
+    room.phase === "finished" && room.standings.length ? [`results:${all}:${knownKey()}`, () => resultsView(app)] : null,
   ].filter(Boolean);
   // Between races, the arena's standings (a placeholder outside one); arena.js also replaces the
   // panel by itself mid-race.
@@ -614,6 +619,7 @@ function resultsView(app) {
       ),
     ),
     recordsLinks(S),
+    addRivals(app, room.standings),
     room.role === "racer" && me && S.result?.race_id ? challengeOffer(hooks, S.result.race_id) : null,
     room.role === "racer" && me && ghostChallenge(room) ? raceAgainButton(hooks, ghostChallenge(room)) : null,
     room.role === "racer" && me && !ghostChallenge(room)
