@@ -18,6 +18,7 @@ signs in, deletes and exports through the App). Races are kept in the statistics
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import logging
 import os
@@ -29,21 +30,32 @@ from typing import Any, ClassVar, Final
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.message import Message as TextualMessage
 from textual.worker import Worker, WorkerState
 
 from i18n import N_, NP_, _
 from protocol.enums import Role
+from protocol.errors import ErrorCode
 from protocol.messages import (
     AcceptChallenge,
+    AnswerInvite,
     Arena,
     CreateRoom,
     DailyBoard,
     DailyBoardRequest,
+    Friends,
+    FriendsRequest,
+    Invitation,
+    Invite,
+    InviteClosed,
+    Invited,
     JoinRoom,
+    Leave,
     ListRooms,
     Notice,
     Podium,
+    Presence,
     QuickMatch,
     RatingNotice,
     Rooms,
@@ -58,6 +70,9 @@ from seahaven import Board
 from . import room_text
 from .account_screen import Account, AccountScreen
 from .arena_screen import ArenaDesk, ArenaScreen
+from .errors import ERROR_TEXTS, problem
+from .friends import ACCEPT, FriendsDesk, InvitationScreen
+from .friends_screen import FriendsColumn, FriendsScreen
 from .game_screen import GameScreen
 from .lobby import LobbyScreen
 from .net import ConnectError, ConnectionLost, RaceConnection, ServerError
@@ -95,6 +110,8 @@ class RaceApp(App[None]):
         Binding("ctrl+q", "quit", NP_("footer", "Quit"), priority=True),
         # The lobby shows F8 in its footer; over a race it shows the standings (action_arena).
         Binding("f8", "arena", NP_("footer", "Arena"), show=False),
+        # Friends (client/friends_screen.py) from anywhere: from a waiting room, invite to it.
+        Binding("f9", "friends", NP_("footer", "Friends"), show=False),
     ]
     QUIT_SECONDS = 3.0
 
@@ -152,6 +169,8 @@ class RaceApp(App[None]):
         """My ratings by preset, as the server's last ``rating`` said (docs/ratings.md)."""
         self.arena_desk = ArenaDesk()
         """The arena I am in (client/arena_screen.py)."""
+        self.friends = FriendsDesk()
+        """My friends, their presence, invitations either way (client/friends.py)."""
         self.lobby = LobbyScreen(self.server, self.player_name, autoconnect=autoconnect)
         self._entering = False
         self._held: list[Message] = []
@@ -213,6 +232,8 @@ class RaceApp(App[None]):
         self.lobby.show_name(name)
         self.server, self.player_name = url, name
         self.arena_desk.me = welcome.player
+        self.friends.clock.sync(welcome.server_time)
+        self._ask_friends()
         self._remember(welcome.room)
         if welcome.room is not None:
             return _("Welcome back, {name}: returning to room {room}…").format(name=welcome.name, room=welcome.room)
@@ -261,7 +282,7 @@ class RaceApp(App[None]):
         Room events that arrive before the reply has been handled are held, then replayed
         on the new room in order (the reply's state comes first on the wire).
         """
-        assert isinstance(request, CreateRoom | JoinRoom | QuickMatch | AcceptChallenge)
+        assert isinstance(request, CreateRoom | JoinRoom | QuickMatch | AcceptChallenge | Invite | AnswerInvite)
         self._entering, self._held = True, []
         try:
             reply = await self._request(request)
@@ -404,6 +425,9 @@ class RaceApp(App[None]):
         if isinstance(message, Notice):  # from the server's operators (docs/admin.md): shown wherever we are
             self.notify(message.text, title=_("Room closed") if message.room else _("Notice"), timeout=20)
             return
+        if isinstance(message, Friends | Presence | Invitation | Invited | InviteClosed):  # wherever we are
+            self._hear_friends(message)
+            return
         if isinstance(message, Arena | Podium):  # the player's arena, in a room or not
             said = self.arena_desk.hear(message)
             if said and self.room is not None:
@@ -484,6 +508,8 @@ class RaceApp(App[None]):
             return
         if status == "reconnecting":
             self._reconnecting = True
+        if status in ("connected", "new-session"):
+            self._ask_friends()  # what changed while away
         room = self.room
         if status == "new-session":
             # The server forgot our session: it restarted without its store, so rooms are gone.
@@ -598,6 +624,125 @@ class RaceApp(App[None]):
 
     def show_boards(self) -> None:
         self.push_screen(BoardsScreen(self.records()))
+
+    # -- friends (client/friends.py, client/friends_screen.py) ------------------------------
+
+    def action_friends(self) -> None:
+        """F9 anywhere: the friends screen (from a waiting room, an invitation is to that room)."""
+        self.show_friends()
+
+    def show_friends(self) -> None:
+        if not isinstance(self.screen, FriendsScreen | InvitationScreen):
+            self.push_screen(FriendsScreen())
+
+    def _ask_friends(self) -> None:
+        """My friends and their presence, once connected as a registered player (the events keep
+        them current after that)."""
+        welcome = self.conn.welcome if self.conn is not None else None
+        if welcome is None or not welcome.identified:
+            self.friends.listing = None
+            self.friends.why_not = (
+                _("Connect in the lobby first: your friends are your player's on that server")
+                if welcome is None
+                else _("Only a registered player has friends: this session is anonymous (F7: your account)")
+            )
+            self._friends_changed()
+            return
+        self.run_worker(self._load_friends(), group="friends-list", exit_on_error=False)
+
+    async def _load_friends(self) -> None:
+        try:
+            await self.friends_request(FriendsRequest())
+        except (ServerError, ConnectionLost, TimeoutError) as error:
+            self.friends.listing, self.friends.why_not = None, problem(error)
+            self._friends_changed()
+
+    async def friends_request(self, message: Message) -> Friends:
+        reply = await self._request(message)
+        if not isinstance(reply, Friends):
+            raise ServerError("bad-reply", f"the server answered {message.TYPE} with {reply.TYPE}")
+        self._hear_friends(reply)
+        return reply
+
+    async def invite_friend(self, player: str) -> None:
+        """To my waiting room; from no room, the server makes one (its ``room`` is the reply, and
+        the ``invitation`` follows as an event)."""
+        if self.room is None:
+            await self.enter(Invite(player=player))
+            return
+        reply = await self._request(Invite(player=player))
+        if isinstance(reply, Invitation):
+            self._hear_friends(reply)
+
+    async def watch_room(self, room: str) -> None:
+        if self.room is not None:
+            raise ServerError(ErrorCode.ALREADY_IN_ROOM, str(ERROR_TEXTS[ErrorCode.ALREADY_IN_ROOM]))
+        await self.enter(JoinRoom(room=room, spectate=True))
+
+    def _hear_friends(self, message: Message) -> None:
+        said = self.friends.hear(message)
+        if isinstance(message, Invited):
+            self._offer_invitation()
+        elif isinstance(message, InviteClosed):
+            for screen in self.screen_stack:
+                if isinstance(screen, InvitationScreen) and screen.invited.invite == message.invite:
+                    screen.close()  # answered in another terminal, or expired
+        if said:
+            self.notify(said, title=_("Friends"), timeout=8)
+            if isinstance(self.screen, FriendsScreen):
+                self.screen.show_status(said, "good")
+        if isinstance(message, Friends | Presence):
+            self._friends_changed()
+
+    def _friends_changed(self) -> None:
+        """Redraw the friends where they show: the friends screens, the lobby's column."""
+        for screen in self.screen_stack:
+            if isinstance(screen, FriendsScreen):
+                with contextlib.suppress(NoMatches):
+                    screen.show(self.friends)
+        with contextlib.suppress(NoMatches):
+            for column in self.lobby.query(FriendsColumn):
+                column.show(self.friends)
+
+    def _racing_now(self) -> bool:
+        return self.room is not None and self.room.model.racing_now()
+
+    def _offer_invitation(self) -> None:
+        """Show the oldest open invitation to me over whatever is on top, one at a time."""
+        if any(isinstance(screen, InvitationScreen) for screen in self.screen_stack):
+            return  # the next shows when this one goes
+        invited = self.friends.next_invitation()
+        if invited is None:
+            return
+
+        def answered(answer: str | None) -> None:
+            self.friends.invited.pop(invited.invite, None)
+            if answer is not None:
+                work = self._answer_invitation(invited, answer == ACCEPT)
+                self.run_worker(work, group="invitation", exit_on_error=False)
+            self.call_later(self._offer_invitation)
+
+        self.push_screen(InvitationScreen(invited, self.friends, self._racing_now), answered)
+
+    async def _answer_invitation(self, invited: Invited, accept: bool) -> None:
+        """Decline; or accept: out of the room I am in (a race asked about first), then seated in theirs."""
+        try:
+            if not accept:
+                await self._request(AnswerInvite(invite=invited.invite, accept=False))
+                return
+            if self.room is not None:
+                try:
+                    await self._request(Leave())
+                except (ServerError, ConnectionLost, TimeoutError) as error:
+                    log.info("leave: %s", error)
+                self.back_to_lobby()
+            self.lobby.show_status(_("Joining {name} in room {room}…").format(name=invited.name, room=invited.room))
+            await self.enter(AnswerInvite(invite=invited.invite, accept=True))
+        except (ServerError, ConnectionLost, TimeoutError) as error:
+            said = _("Could not answer {name}'s invitation: {error}").format(name=invited.name, error=problem(error))
+            self.notify(said, title=_("Invitation"), severity="error", timeout=8)
+            if self.room is None:
+                self.lobby.show_status(said, "error")
 
     # -- my account (client/account_screen.py) -------------------------------------
 

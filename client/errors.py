@@ -58,6 +58,11 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     ErrorCode.ARENA_OVER: N_("That arena is over"),
     ErrorCode.BANNED: N_("The server's moderators have banned this player"),
     ErrorCode.NAME_RESERVED: N_("That name is kept for someone else: choose another"),
+    ErrorCode.PLAYER_NOT_FOUND: N_("No registered player has that handle: check it with your friend"),
+    ErrorCode.NOT_FRIENDS: N_("You can invite only your friends: ask them to be friends first"),
+    ErrorCode.BLOCKED: N_("A block stands between you and that player: no requests or invitations"),
+    ErrorCode.FRIENDS_LIMIT: N_("Too many friends or requests: remove some first"),
+    ErrorCode.INVITE_NOT_FOUND: N_("That invitation was answered already or has expired"),
 }
 """Every ErrorCode; tests/test_i18n_terminal.py checks none is missing."""
 

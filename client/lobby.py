@@ -40,6 +40,7 @@ from seahaven import decode, preset
 from seahaven.deals import MAX_DEAL
 
 from .errors import error_text, problem
+from .friends_screen import FriendsColumn
 from .localized import LocalScreen
 from .net import ConnectError, ConnectionLost, ServerError
 from .rivals import format_ms
@@ -150,6 +151,9 @@ class LobbyHost(Protocol):
     def show_arena(self, code: str | None = None) -> None:
         """The arena screen: join one by its code, open one, its standings."""
 
+    def show_friends(self) -> None:
+        """The friends screen (client/friends_screen.py)."""
+
     async def is_arena(self, code: str) -> bool:
         """An arena of this code is live or on record (False when the records cannot say)."""
 
@@ -159,7 +163,8 @@ class LobbyScreen(LocalScreen[None]):
 
     CSS_PATH = Path(__file__).with_name("lobby.tcss")
 
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (78, "-wide")]  # noqa: RUF012 (Textual declares it so)
+    # From 160 columns the friends have a column of their own (client/friends_screen.py).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (78, "-wide"), (160, "-roomy")]  # noqa: RUF012 (Textual declares it so)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # Short words: every key fits the footer at 80 columns (the help and README say more).
@@ -177,6 +182,9 @@ class LobbyScreen(LocalScreen[None]):
         Binding("f7", "account", NP_("footer", "Acct")),
         # Arenas (client/arena_screen.py); over a race F8 shows the standings (the App's binding).
         Binding("f8", "arena", NP_("footer", "Arena")),
+        # Friends (client/friends_screen.py): in the footer from 78 columns (at 60 it had no room);
+        # narrower, the App's own F9 opens them all the same.
+        Binding("f9", "friends", NP_("footer", "Friends")),
     ]
 
     def __init__(self, server: str, name: str, *, autoconnect: bool = True) -> None:
@@ -302,6 +310,7 @@ class LobbyScreen(LocalScreen[None]):
                             yield Button(_("Race"), id="daily-race", variant="warning", compact=True)
                             yield Button(_("Solo"), id="daily-solo", compact=True)
                             yield Button(_("vs bot"), id="daily-bot", compact=True)
+                yield FriendsColumn(id="friends-column")
             # Across the whole width: at 80 columns a column's third cut the table's rules and phase.
             with Vertical(id="rooms-box", classes="box") as rooms:
                 rooms.border_title = _("Public rooms (F5)")
@@ -802,6 +811,15 @@ class LobbyScreen(LocalScreen[None]):
 
     def action_account(self) -> None:
         self.host.show_account()
+
+    def action_friends(self) -> None:
+        self.host.show_friends()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "friends" or self.size.width >= 78
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()  # F9 in the footer or not
 
     @on(Button.Pressed, "#arena")
     def action_arena(self) -> None:

@@ -5,8 +5,9 @@
 
 The lobby, the race screen, the results and the statistics at 80x24 and at 160x50
 (``lobby-80x24.svg``, ``race-160x50.svg``, ...), a race at 60x20, review.svg and review-analysis.svg (a race
-on record with its analysis: where a deal was lost); with ``--lang``, a language's
-lobby, race and results at 80x24 (``lobby-fr-80x24.svg``). client/README.md shows them.
+on record with its analysis: where a deal was lost), terminal-friends.svg (the friends screen; alone
+with ``--friends``); with ``--lang``, a language's lobby, race and results at 80x24
+(``lobby-fr-80x24.svg``). client/README.md shows them.
 """
 
 from __future__ import annotations
@@ -24,13 +25,15 @@ from textual.screen import Screen
 import i18n
 from i18n import _
 from protocol.enums import Status
-from protocol.messages import Watched
+from protocol.messages import Friend, FriendRef, Friends, Watched
 from seahaven import Board, Move, encode
 from seahaven.analysis import analyse
 from seahaven.solver import solve
 
 from .app import RaceApp
 from .demo import RaceDemoApp
+from .friends import FriendsDesk
+from .friends_screen import FriendsScreen
 from .results import ResultRow
 from .review import ReviewScreen
 from .rivals import DID_NOT_FINISH
@@ -190,6 +193,32 @@ async def save_all(directory: Path) -> list[Path]:
     return written
 
 
+def sample_friends() -> FriendsDesk:
+    """Friends in each presence, a request either way and a block."""
+    friends = (
+        Friend(player="p7k2m9q4", name="Bob", handle="bobby", state="waiting", room="3R12R9"),
+        Friend(player="p3xw9d2a", name="marguerite", state="racing", room="K7Q2MA"),
+        Friend(player="p8ne4r1b", name="ines", handle="ines", state="lobby"),
+        Friend(player="p5tq7c3d", name="tomasz", state="watching", room="P3XW9D"),
+        Friend(player="p2a8c4d1", name="Ann", handle="ann", state="offline"),
+    )
+    listing = Friends(
+        friends=friends,
+        incoming=(FriendRef(player="p9cees5e", name="Cees", handle="cees"),),
+        outgoing=(FriendRef(player="p4dora6f", name="Dora"),),
+        blocked=(FriendRef(player="p6zed7g8", name="zed"),),
+        shown_to="friends",
+    )
+    return FriendsDesk(listing=listing)
+
+
+async def save_friends(directory: Path, size: tuple[int, int] = (80, 24)) -> Path:
+    """The friends screen (F9) from sample data: ``terminal-friends.svg``."""
+    path = directory / "terminal-friends.svg"
+    await _shoot(ShowApp(FriendsScreen(sample_friends(), live=False)), size, path, "Seahaven: friends")
+    return path
+
+
 RESULT_ROWS = (
     ResultRow(1, "tomasz", Status.FINISHED, 52, 96, 192_400),
     ResultRow(2, "alice", Status.FINISHED, 52, 104, 201_900, you=True),
@@ -232,12 +261,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="a language's lobby, race and results at 80x24 (fr, it, nl; repeat it), instead of the English set",
     )
+    p.add_argument("--friends", action="store_true", help="only the friends screen (terminal-friends.svg)")
     args = p.parse_args(argv)
-    written = (
-        [path for lang in args.lang for path in asyncio.run(save_language(args.directory, lang))]
-        if args.lang
-        else asyncio.run(save_all(args.directory))
-    )
+    if args.friends:
+        written = [asyncio.run(save_friends(args.directory))]
+    elif args.lang:
+        written = [path for lang in args.lang for path in asyncio.run(save_language(args.directory, lang))]
+    else:
+        written = [*asyncio.run(save_all(args.directory)), asyncio.run(save_friends(args.directory))]
     for path in written:
         print(f"wrote {path}")
     return 0

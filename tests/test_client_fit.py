@@ -1,7 +1,7 @@
 """Issue 39, bug 6: at 80x24 no screen cuts a word, in any of the four languages. One walk per
 language through the screens a player meets (the lobby with a public room listed, a room waiting
 with its settings, a race, the results, the final board and its review, statistics, my page,
-account, arena, help), each checked by tests/fit.py: every word a widget is asked to show is in
+account, arena, friends, help), each checked by tests/fit.py: every word a widget is asked to show is in
 what it draws."""
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ from textual.widgets import DataTable, Input
 
 import i18n
 from client.app import RaceApp
+from client.friends_screen import FriendsScreen
 from client.game_screen import GameScreen
 from client.help import HelpScreen
 from client.race_screen import RaceScreen
 from client.records_screens import PlayerScreen
 from client.results import ResultsScreen
 from client.review import ReviewScreen
-from protocol.messages import CreateRoom, JoinRoom, Leave, Ok, Ready, Resign, RoomState
+from protocol.messages import CreateRoom, Invited, JoinRoom, Leave, Ok, Ready, Resign, RoomState
 from server.records.accounts import Accounts
 from server.records.archive import Archive
 from server.records.database import open_database
@@ -92,7 +93,8 @@ async def test_no_screen_cuts_a_word_at_80x24(make_memory_server: MakeServer, tm
             await until(pilot, lambda: isinstance(top(app), RaceScreen), "the final board again")
             await pilot.press("l")
             await until(pilot, lambda: top(app) is app.lobby, "the lobby")
-            for key, where in (("f2", "statistics"), ("f4", "my page"), ("f7", "account"), ("f8", "arena")):
+            screens = (("f2", "statistics"), ("f4", "my page"), ("f7", "account"), ("f8", "arena"), ("f9", "friends"))
+            for key, where in screens:
                 await pilot.press(key)
                 await until(pilot, lambda: top(app) is not app.lobby and loaded(top(app)), where)
                 await look(pilot, where)
@@ -115,6 +117,8 @@ def read(screen: object) -> bool:
 
 def loaded(screen: object) -> bool:
     """A records screen has its document (my page: the player's races) before it is looked at."""
+    if isinstance(screen, FriendsScreen):  # its answer in (this server keeps no friends: it says so)
+        return not screen.busy and screen.status_text != "Reading your friends…"
     return not isinstance(screen, PlayerScreen) or screen.document is not None
 
 
@@ -220,6 +224,45 @@ async def test_the_statistics_with_races_cut_no_word_at_80x24(tmp_path: Path, la
     finally:
         i18n.use("en")
     assert cuts == [], cuts
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "it", "nl"])
+async def test_the_friends_screen_and_an_invitation_cut_no_word_at_80x24(language: str) -> None:
+    """The friends screen with a friend in each presence, a request either way and a block, each
+    row's keys said under the list; then an invitation over it, with its seconds left."""
+    from client.friends import InvitationScreen
+    from client.screenshots import ShowApp, sample_friends
+
+    desk = sample_friends()
+    i18n.use(language)
+    cuts: list[str] = []
+    try:
+        app = ShowApp(FriendsScreen(desk, live=False))
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, FriendsScreen), "the friends screen")
+            screen = app.screen
+            assert isinstance(screen, FriendsScreen)
+            screen.query_one("#people", DataTable).focus()
+            for row in range(len(screen.rows)):  # each kind of row: its keys line and footer
+                await pilot.pause()
+                cuts += [f"row {row}: {cut}" for cut in cut_words(screen, SIZE[0])]
+                await pilot.press("down")
+            invited = Invited(
+                invite="N3K7QW2PZ8XA",
+                player="p7k2m9q4",
+                name="marguerite",
+                room="3R12R9",
+                preset="seahaven",
+                expires_at=desk.clock.now() + 58_000,
+            )
+            desk.invited[invited.invite] = invited
+            app.push_screen(InvitationScreen(invited, desk, lambda: False))
+            await until(pilot, lambda: isinstance(app.screen, InvitationScreen), "the invitation")
+            await pilot.pause()
+            cuts += [f"invitation: {cut}" for cut in cut_words(app.screen, SIZE[0])]
+    finally:
+        i18n.use("en")
+    assert cuts == [], "\n".join(cuts)
 
 
 @pytest.mark.parametrize("language", ["en", "fr", "it", "nl"])
