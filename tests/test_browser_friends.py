@@ -63,6 +63,14 @@ async def text(page: Page, selector: str) -> str:
     return re.sub(r"\s+", " ", await page.inner_text(selector)).strip()
 
 
+async def boxes(page: Page, *selectors: str) -> list[dict[str, float]]:
+    """Where each element is now, measured at once (a render may replace one between two looks)."""
+    read = "sels => sels.map((s) => { const r = document.querySelector(s).getBoundingClientRect();"
+    read += " return { x: r.x, y: r.y, width: r.width, height: r.height }; })"
+    found: list[dict[str, float]] = await page.evaluate(read, list(selectors))
+    return found
+
+
 async def told(page: Page, words: str) -> None:
     """Wait until the page's toast says ``words``."""
     await page.wait_for_function(
@@ -106,12 +114,11 @@ async def test_friends_by_handle_see_each_other_and_race_on_an_invitation(browse
     ann, bob = await friends(browser, server)
 
     # The panel is beside the lobby on a desktop, and within the phone's width on a phone.
-    panel = await ann.locator("#friends").bounding_box()
-    create = await ann.locator(".create").bounding_box()
-    assert panel is not None and create is not None and panel["x"] > create["x"] + create["width"]
+    panel, create = await boxes(ann, "#friends", ".create")
+    assert panel["x"] > create["x"] + create["width"]
     assert panel["x"] + panel["width"] <= DESKTOP["width"]
-    box = await bob.locator("#friends").bounding_box()
-    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    (box,) = await boxes(bob, "#friends")
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
     assert await bob.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
     assert await axe_problems(ann) == []
 

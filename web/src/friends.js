@@ -144,8 +144,11 @@ function closeInvite(app, id) {
   if (F.invites.length !== before) showInvites(app);
 }
 
-/** The seconds an invitation has left, by the server's clock. */
-const secondsLeft = (app, inv) => Math.max(0, Math.ceil((inv.expires_at - (app.S.conn?.now?.() ?? Date.now())) / 1000));
+/** An invitation's life (docs/protocol.md, section 24): more is never shown, whatever the clocks' skew. */
+const INVITE_SECONDS = 60;
+
+/** The seconds an invitation has left, by the server's clock (as this page estimates it). */
+const secondsLeft = (app, inv) => Math.min(INVITE_SECONDS, Math.max(0, Math.ceil((inv.expires_at - (app.S.conn?.now?.() ?? Date.now())) / 1000)));
 
 /** The open invitations as toasts (one each, kept while open), and a clock that counts them down. */
 function showInvites(app) {
