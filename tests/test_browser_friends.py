@@ -226,7 +226,8 @@ async def test_a_registered_rival_in_the_results_can_be_asked_to_be_friends(
     await ann.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
     await dan.call(Resign())
     await ann.evaluate("() => window.seahaven.conn.call('resign')")
-    await ann.wait_for_selector(".results", timeout=WAIT_MS)
+    await ann.wait_for_selector("#add-rivals", timeout=WAIT_MS)
+    assert await axe_problems(ann) == []
     add = ann.locator(".results").get_by_role("button", name="Add Dan as a friend")
     await add.click()
     await told(ann, "Asked Dan to be friends.")
@@ -235,3 +236,34 @@ async def test_a_registered_rival_in_the_results_can_be_asked_to_be_friends(
     assert await ann.locator(".results .add-rival").count() == 0
     await dan.close()
     no_errors(ann)
+
+
+async def test_an_invitation_accepted_mid_race_asks_first_then_leaves_the_race(
+    browser: Browser, server: RaceServer
+) -> None:
+    ann, bob = await friends(browser, server)
+    # Bob races Dan.
+    dan = await registered(server, "Dan")
+    await bob.click(".create button[type=submit]")
+    await bob.wait_for_selector("#room-code", timeout=WAIT_MS)
+    code = await bob.inner_text("#room-code")
+    assert isinstance(await dan.call(JoinRoom(room=code)), RoomState)
+    await dan.call(Ready(ready=True))
+    await bob.click("#ready")
+    await bob.wait_for_function("() => window.seahaven.room?.phase === 'racing'", timeout=WAIT_MS)
+    await friend_state(ann, "Bob", "racing")
+    # Ann invites him all the same; accepting would resign his race: he is asked first.
+    await ann.get_by_role("button", name=re.compile(r"^Invite to .*\s*: Bob$")).click()
+    await ann.wait_for_selector("#room-code", timeout=WAIT_MS)
+    room = await ann.inner_text("#room-code")
+    await bob.locator(".invites .invite-accept").click()
+    await bob.wait_for_selector("#ask", timeout=WAIT_MS)
+    assert "leaving a race resigns it" in await text(bob, "#ask")
+    await bob.click("#ask-yes")
+    await bob.wait_for_function(
+        "c => document.getElementById('room-code')?.textContent === c", arg=room, timeout=WAIT_MS
+    )
+    await told(ann, "Bob accepted your invitation.")
+    await dan.close()
+    no_errors(ann)
+    no_errors(bob)
