@@ -280,3 +280,25 @@ async def test_without_records_friends_are_unavailable(tmp_path: Path) -> None:
         refused = await guest.error(FriendsRequest())
         assert refused.code == ErrorCode.RECORDS_UNAVAILABLE
         await guest.close()
+
+
+async def test_leaving_or_hiding_right_after_a_change_still_says_offline(server: RaceServer) -> None:
+    """A friends change makes the next look tell each side's presence again; a player who hides or
+    goes away before that look was once never said offline (their friends saw them in the lobby
+    until the stored presence ran out)."""
+    ann, bob, cid = await player(server, "Ann"), await player(server, "Bob"), await player(server, "Cid")
+    await friends(ann, bob)
+    await friends(cid, bob)
+    for friend in (ann, cid):
+        await friend.expect(Presence, where=lambda p: p.player == bob.player and p.state == "lobby")
+    assert isinstance(await bob.call(RemoveFriend(player=cid.player)), Friends)  # a change...
+    assert isinstance(await bob.call(SetPresence(shown_to="nobody")), Friends)  # ...and at once, hidden
+    await ann.expect(Presence, where=lambda p: p.player == bob.player and p.state == "offline")
+    listed = await ann.call(FriendsRequest())
+    assert isinstance(listed, Friends) and [f.state for f in listed.friends] == ["offline"]
+
+    assert isinstance(await ann.call(AddFriend(player=cid.player)), Friends)  # Ann's circle changes
+    await ann.close()  # ...and she is gone before the next look
+    await bob.expect(Presence, where=lambda p: p.player == ann.player and p.state == "offline")
+    for client in (bob, cid):
+        await client.close()

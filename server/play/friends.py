@@ -104,7 +104,10 @@ class _Circle:
 class _Shown:
     state: State
     value: bytes
+    """What this node keeps in the store for the player (b"": nothing)."""
     at: float
+    told: bool = True
+    """The player's friends heard this state (False: their circle changed: tell it again)."""
 
 
 def _ref(known: Known) -> FriendRef:
@@ -193,11 +196,12 @@ class FriendRequests:
     async def on_set_presence(self, asker: Asker, message: SetPresence) -> Message:
         me = self._me(asker)
         await _records(self._book().set_shown_to(me.player, message.shown_to))
-        self.circles.pop(me.player, None)
-        shown = self.shown.pop(me.player, None)  # told again, as it now is, at the next look
-        if shown is not None and message.shown_to == "nobody":
-            await self.store.drop_presence(me.player, shown.value)
-            await self._tell(me.player, ("offline", None), await self._circle(me.player))
+        self._retell(me.player)  # shown again, as it now is, at the next look
+        shown = self.shown.get(me.player)
+        if message.shown_to == "nobody" and shown is not None and shown.value:
+            self.shown[me.player] = _Shown(("offline", None), b"", time.monotonic())
+            if await self.store.drop_presence(me.player, shown.value):
+                await self._tell(me.player, ("offline", None), await self._circle(me.player))
         return await self.listing(me.player)
 
     async def on_invite(self, asker: Asker, message: Invite) -> Message | None:
@@ -274,8 +278,7 @@ class FriendRequests:
         """A frame the player's doorbell brought here: a ``friends`` one means their circle changed
         on another node (read it again, and tell it their presence, at the next look)."""
         if frame[1:].startswith(_FRIENDS_FRAME):
-            self.circles.pop(player, None)
-            self.shown.pop(player, None)
+            self._retell(player)
 
     # -- presence ------------------------------------------------------------------------------------
 
@@ -300,21 +303,23 @@ class FriendRequests:
             if state is None:
                 continue
             shown = self.shown.get(player)
-            if shown is not None and shown.state == state and now - shown.at < RENEW_AFTER:
+            if shown is not None and shown.state == state and shown.told and now - shown.at < RENEW_AFTER:
                 continue
             circle = await self._circle(player)
-            if circle.hidden:
+            if circle.hidden:  # shown to nobody: what this node showed goes (hidden on another node)
+                if shown is not None and shown.value and await self.store.drop_presence(player, shown.value):
+                    await self._tell(player, ("offline", None), circle)
+                self.shown[player] = _Shown(state, b"", now)
                 continue
             if state[0] == "offline":
-                was_shown = shown is not None and shown.state[0] != "offline"
-                if was_shown and shown is not None and await self.store.drop_presence(player, shown.value):
+                if shown is not None and shown.value and await self.store.drop_presence(player, shown.value):
                     await self._tell(player, state, circle)
                 self.shown[player] = _Shown(state, b"", now)
                 continue
             value = msgpack.packb([state[0], state[1], self.node, self.clock.now()])
             await self.store.put_presence(player, value, PRESENCE_TTL)
             self.shown[player] = _Shown(state, value, now)
-            if shown is None or shown.state != state:
+            if shown is None or shown.state != state or not shown.told:
                 await self._tell(player, state, circle)
         for player in [p for p in self.shown if states.get(p) is None]:  # no session here any more
             shown = self.shown.pop(player)
@@ -390,13 +395,19 @@ class FriendRequests:
 
     async def _changed(self, me: str, other: str) -> Friends:
         """After a change between two players: both circles read again, the other told."""
-        self.circles.pop(me, None)
-        self.circles.pop(other, None)
-        self.shown.pop(me, None)  # each tells the other their presence again at the next look
-        self.shown.pop(other, None)
+        self._retell(me)  # each tells the other their presence at the next look
+        self._retell(other)
         theirs = await self.listing(other)
         await self.store.ring(PLAYER_BELL, other, encode(theirs))
         return await self.listing(me)
+
+    def _retell(self, player: str) -> None:
+        """The player's friends changed: read them again, and tell them the player's presence, at
+        the next look (what this node keeps in the store stays known: it can still drop it)."""
+        self.circles.pop(player, None)
+        shown = self.shown.get(player)
+        if shown is not None:
+            shown.told = False
 
     async def _circle(self, player: str) -> _Circle:
         circle = self.circles.get(player)
