@@ -31,6 +31,7 @@ from protocol.messages import (
     RoomState,
     Started,
 )
+from protocol.schema import Message
 from server.play.arena_rules import Entry
 from server.rooms.events import Ended, Event
 from server.shell.clock import SystemClock
@@ -69,12 +70,12 @@ class Racer:
         freed_at: float | None = None
         while True:
             self.step = "a race's room state"
-            state = await self.client.expect(RoomState, wait=60)
+            state, earlier = await self.next_state()
             self.free.append((self.since, loop.time()))
-            # A race's `started` may come before its state (then the state says racing): one kept
-            # from an earlier race is not this one's start.
-            self.arenas += [e for e in self.client.events if isinstance(e, Arena)]
-            self.client.events = [e for e in self.client.events if not isinstance(e, (Started, Arena))]
+            # A `started` that came before this race's state is an earlier race's (when this race's
+            # came first, the state says racing); one that came after it, read meanwhile with
+            # other frames (a result late from another node), is this race's: it stays.
+            self.arenas += [e for e in earlier if isinstance(e, Arena)]
             if freed_at is not None:
                 self.waits.append(loop.time() - freed_at)
             self.races.append(state.room)
@@ -88,6 +89,18 @@ class Racer:
             await self.client.expect(Result, wait=30)
             freed_at = self.since = loop.time()
             self.arenas += [e for e in self.client.events if isinstance(e, Arena)]
+
+    async def next_state(self) -> tuple[RoomState, list[Message]]:
+        """The next room state, and the events that came before it."""
+        events = self.client.events
+        for i, event in enumerate(events):
+            if isinstance(event, RoomState):
+                self.client.events = events[i + 1 :]
+                return event, events[:i]
+        self.client.events = []
+        state = await self.client.expect(RoomState, wait=60)
+        earlier, self.client.events = self.client.events, []  # read while waiting: before the state
+        return state, events + earlier
 
     async def last_arena(self) -> Arena:
         """The last standings the server sent (reading what is still unread)."""
