@@ -267,3 +267,19 @@ async def test_an_invitation_accepted_mid_race_asks_first_then_leaves_the_race(
     await dan.close()
     no_errors(ann)
     no_errors(bob)
+
+
+async def test_a_friend_waiting_in_a_room_is_joined_from_the_panel(browser: Browser, server: RaceServer) -> None:
+    """From the lobby, a friend shown waiting in a room has "Join": one click seats me there."""
+    ann, bob = await friends(browser, server)
+    await bob.fill("input[name=deal]", "1")
+    await bob.click("text=Create room")
+    await bob.wait_for_selector("#room-code", timeout=WAIT_MS)
+    code = await bob.inner_text("#room-code")
+    await friend_state(ann, "Bob", f"waiting in room {code}")
+    await ann.get_by_role("button", name=re.compile(r"^Join\s*: Bob$")).click()
+    await ann.wait_for_function(f"() => window.seahaven.room?.room === {code!r}", timeout=WAIT_MS)
+    assert await ann.inner_text("#room-code") == code
+    await bob.wait_for_function("() => window.seahaven.room?.racers.length === 2", timeout=WAIT_MS)
+    no_errors(ann)
+    no_errors(bob)

@@ -238,6 +238,8 @@ export function friendsPanel(app) {
         { class: "acts" },
         to && f.state !== "offline" ? button(to === "room" ? t("Invite to my room") : t("Invite to race"), f, () => invite(app, f), false) : null,
         (f.state === "racing" || f.state === "watching") && f.room && f.room !== S.room?.room ? button(t("Watch"), f, () => act.joinRoom(f.room, true)) : null,
+        // A friend waiting for racers, seen from the lobby: their room's seat, as its link would give.
+        f.state === "waiting" && f.room && !S.room ? button(t("Join"), f, () => act.joinRoom(f.room, false)) : null,
         button(t("Remove"), f, () => ask(app, "remove_friend", { player: f.player })),
         button(t("Block"), f, () => block(app, f)),
       ),
