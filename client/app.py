@@ -510,6 +510,9 @@ class RaceApp(App[None]):
             self._reconnecting = True
         if status in ("connected", "new-session"):
             self._ask_friends()  # what changed while away
+        elif status in ("closed", "replaced", "removed"):
+            self.friends.listing = None  # not shown as current while away
+            self._friends_changed()
         room = self.room
         if status == "new-session":
             # The server forgot our session: it restarted without its store, so rooms are gone.

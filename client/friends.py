@@ -213,8 +213,13 @@ class InvitationScreen(LocalModalScreen[str | None]):
             yield Static("", id="invitation-text")
             yield Static("", id="invitation-note")
             with Horizontal(classes="buttons"):
-                yield Button(_("Accept (y)"), id="accept", variant="success", compact=True)
-                yield Button(_("Decline (n)"), id="decline", variant="error", compact=True)
+                # For the mouse: the keys are the screen's (a focused button took Enter over a race).
+                for button in (
+                    Button(_("Accept (y)"), id="accept", variant="success", compact=True),
+                    Button(_("Decline (n)"), id="decline", variant="error", compact=True),
+                ):
+                    button.can_focus = False
+                    yield button
 
     def on_mount(self) -> None:
         self._tick()

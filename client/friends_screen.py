@@ -21,7 +21,8 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Static
 
-from i18n import NP_, _, ngettext
+from i18n import N_, NP_, _, ngettext
+from protocol.errors import ErrorCode
 from protocol.messages import (
     AddFriend,
     BlockPlayer,
@@ -46,6 +47,20 @@ OUTGOING: Final = "outgoing"
 BLOCKED: Final = "blocked"
 
 KIND_MARKS: Final = {INCOMING: "?", OUTGOING: "…", BLOCKED: "⊘"}
+
+INVITE_REFUSALS: Final[dict[str, str]] = {
+    ErrorCode.RACE_IN_PROGRESS: N_("Invite from the lobby or a waiting room: this room's race has begun or is over"),
+    ErrorCode.NOT_A_RACER: N_("A spectator cannot invite: leave the room (l), then invite from the lobby"),
+    ErrorCode.ROOM_FULL: N_("Your room has no free seat for a friend"),
+}
+"""An invitation's refusals that the error catalogue's words would mislead about (client/errors.py)."""
+
+
+def invite_problem(error: BaseException) -> str:
+    """Why an invitation could not be sent, in words."""
+    if isinstance(error, ServerError) and error.code in INVITE_REFUSALS:
+        return _(INVITE_REFUSALS[error.code])
+    return problem(error)
 
 
 class FriendsHost(Protocol):
@@ -333,7 +348,8 @@ class FriendsScreen(LocalScreen[None]):
         try:
             await self.host.invite_friend(ref.player)
         except (ServerError, ConnectionLost, TimeoutError) as error:
-            self.show_status(_("Could not invite {name}: {error}").format(name=ref.name, error=problem(error)), "error")
+            said = _("Could not invite {name}: {error}").format(name=ref.name, error=invite_problem(error))
+            self.show_status(said, "error")
         finally:
             self.busy = False
 
@@ -552,4 +568,4 @@ class FriendsColumn(Vertical):
             await self.host.invite_friend(player)
         except (ServerError, ConnectionLost, TimeoutError) as error:
             if say is not None:
-                say(_("Could not invite {name}: {error}").format(name=name, error=problem(error)), "error")
+                say(_("Could not invite {name}: {error}").format(name=name, error=invite_problem(error)), "error")

@@ -28,9 +28,11 @@ from protocol.messages import (
     Identity,
     Invite,
     Invited,
+    JoinRoom,
     Leave,
     Members,
     Ok,
+    Ready,
     RoomState,
 )
 from server.app import RaceServer
@@ -140,6 +142,67 @@ async def test_friends_presence_and_invitations_both_ways(server: RaceServer, mo
         await bob.expect(Members, where=lambda m: ann in [r.player for r in m.racers])
         assert not isinstance(top(app), InvitationScreen)
     await bob.close()
+
+
+async def test_an_invitation_from_my_waiting_room_seats_the_friend_there(
+    server: RaceServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bob = await registered(url(server), "Bob")
+    app = RaceApp(url(server), "Ann", autoconnect=True, automove=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        notes = heard_notes(app, monkeypatch)
+        ann = await identified(app, pilot)
+        assert isinstance(await bob.call(AddFriend(player=ann)), Friends)
+        await app.friends_request(AddFriend(player=bob.player))
+        await app.enter(CreateRoom(deal_number=1, seats=3))
+        assert app.room is not None
+        mine = app.room.code
+        screen = await open_friends(app, pilot)  # F9 over the waiting room
+        await until(pilot, lambda: [r[1] for r in shown_rows(screen)] == ["Bob"], "Bob listed")
+        await pilot.press("enter")  # Enter on a friend invites
+        invited = await bob.expect(Invited)
+        assert invited.room == mine
+        await until(pilot, lambda: ("Friends", "Invitation sent to Bob") in notes, "the invitation said")
+        assert isinstance(await bob.call(AnswerInvite(invite=invited.invite, accept=True)), RoomState)
+        await until(pilot, lambda: ("Friends", "Bob accepted your invitation") in notes, "the acceptance told")
+        await until(pilot, lambda: app.room is not None and len(app.room.model.racers) == 2, "Bob seated")
+    await bob.close()
+
+
+async def test_over_a_running_race_accepting_asks_first(server: RaceServer) -> None:
+    """Enter and Escape stay the race's keys under the invitation; y asks again, as accepting
+    resigns the race; the second y leaves it for the friend's room."""
+    bob, cid = await registered(url(server), "Bob"), await registered(url(server), "Cid")
+    app = RaceApp(url(server), "Ann", autoconnect=True, automove=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        ann = await identified(app, pilot)
+        assert isinstance(await cid.call(AddFriend(player=ann)), Friends)
+        await app.friends_request(AddFriend(player=cid.player))
+        await app.enter(CreateRoom(deal_number=1))
+        assert app.room is not None
+        race = app.room
+        assert isinstance(await bob.call(JoinRoom(room=race.code)), RoomState)
+        await until(pilot, lambda: len(race.model.racers) == 2, "Bob seated")
+        await pilot.press("r")
+        assert isinstance(await bob.call(Ready(ready=True)), Ok)
+        await until(pilot, lambda: race.model.racing_now(), "the race")
+        theirs = await cid.call(Invite(player=ann))
+        assert isinstance(theirs, RoomState)
+        await until(pilot, lambda: isinstance(top(app), InvitationScreen), "the invitation over the race")
+        shown = top(app)
+        assert isinstance(shown, InvitationScreen)
+        note: InvitationScreen = shown
+        assert "You are racing" in note.note
+        await pilot.press("enter", "escape")
+        await pilot.pause()
+        assert top(app) is note and app.room is race, "Enter and Escape answer nothing over a race"
+        await pilot.press("y")
+        await until(pilot, lambda: "y again" in note.note, "asked again")
+        assert top(app) is note and app.room is race
+        await pilot.press("y")
+        await until(pilot, lambda: app.room is not None and app.room.code == theirs.room, "in Cid's room")
+    for client in (bob, cid):
+        await client.close()
 
 
 async def test_the_lobby_has_a_friends_column_from_160_columns(server: RaceServer) -> None:
