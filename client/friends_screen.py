@@ -40,6 +40,7 @@ from .errors import problem
 from .friends import FriendsDesk, presence_mark, presence_words, who
 from .localized import LocalScreen
 from .net import ConnectionLost, ServerError
+from .tickbox import TickBox
 
 FRIEND: Final = "friend"
 INCOMING: Final = "incoming"
@@ -90,17 +91,6 @@ def rows(listing: Friends | None) -> list[tuple[str, str, FriendRef]]:
     for kind, refs in ((INCOMING, listing.incoming), (OUTGOING, listing.outgoing), (BLOCKED, listing.blocked)):
         found += [(kind, ref.player, ref) for ref in refs]
     return found
-
-
-class TickBox(Checkbox):
-    """A checkbox whose mark says its state, not only its colour (as the lobby's): ✓ on, blank off."""
-
-    def watch_value(self) -> None:
-        self.BUTTON_INNER = "✓" if self.value else " "
-        super().watch_value()
-
-    def on_mount(self) -> None:
-        self.BUTTON_INNER = "✓" if self.value else " "
 
 
 class FriendsScreen(LocalScreen[None]):

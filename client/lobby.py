@@ -44,6 +44,7 @@ from .friends_screen import FriendsColumn
 from .localized import LocalScreen
 from .net import ConnectError, ConnectionLost, ServerError
 from .rivals import format_ms
+from .tickbox import TickBox
 from .words import grade_word, minutes, pace_word, racers, status_word
 
 DEAL_KINDS: Final = ((N_("random"), "random"), (N_("number"), "number"), (N_("deal code"), "code"))
@@ -835,14 +836,3 @@ def typed_code(text: str) -> tuple[str | None, str]:
         if len(parts) >= 2 and parts[-2] in ("r", "c", "a"):
             kind, text = parts[-2], parts[-1]
     return kind, "".join(text.split()).upper()
-
-
-class TickBox(Checkbox):
-    """A checkbox whose mark says its state, not only its colour: ✓ on, blank off."""
-
-    def watch_value(self) -> None:
-        self.BUTTON_INNER = "✓" if self.value else " "
-        super().watch_value()
-
-    def on_mount(self) -> None:
-        self.BUTTON_INNER = "✓" if self.value else " "
