@@ -32,6 +32,7 @@ from protocol.messages import (
     Ok,
     Presence,
     Ready,
+    Register,
     RemoveFriend,
     RoomState,
     SetPresence,
@@ -301,4 +302,27 @@ async def test_leaving_or_hiding_right_after_a_change_still_says_offline(server:
     await ann.close()  # ...and she is gone before the next look
     await bob.expect(Presence, where=lambda p: p.player == ann.player and p.state == "offline")
     for client in (bob, cid):
+        await client.close()
+
+
+async def test_a_race_now_is_refused_while_racing_in_another_tab(server: RaceServer) -> None:
+    """A player racing on one connection cannot get a second seat by inviting from another's lobby."""
+    first = await WsClient.open(url(server), "Ann")
+    identity = await first.call(Register())
+    assert isinstance(identity, Identity) and identity.key is not None
+    await first.close()
+    ann = await WsClient.open(url(server), "Ann", key=identity.key)
+    bob, cid = await player(server, "Bob"), await player(server, "Cid")
+    await friends(ann, bob)
+    state = await ann.call(CreateRoom(deal_number=1))
+    assert isinstance(state, RoomState)
+    assert isinstance(await cid.call(JoinRoom(room=state.room)), RoomState)
+    for racer in (ann, cid):
+        assert isinstance(await racer.call(Ready()), Ok)
+    await ann.expect(Started)
+    other_tab = await WsClient.open(url(server), "Ann", key=identity.key)
+    refused = await other_tab.error(Invite(player=bob.player))
+    assert refused.code == ErrorCode.ALREADY_IN_ROOM and state.room in refused.message
+    assert not [e for e in await bob.drain() if isinstance(e, Invited)]
+    for client in (ann, bob, cid, other_tab):
         await client.close()

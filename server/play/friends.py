@@ -216,6 +216,7 @@ class FriendRequests:
             raise ProtocolError(ErrorCode.NOT_FRIENDS, "you can invite only your friends")
         created = me.room is None
         if created:  # a race now: a private room of two, the asker seated (answered with its state)
+            await self.path.check_free(me)  # not while racing on another connection of theirs
             settings = await self.deals.settings("seahaven", None, seats=2, public=False)
             held = await self.create(asker, settings)
             await self.path.join(asker, held, spectate=False)
