@@ -249,6 +249,11 @@ class FriendsScreen(LocalScreen[None]):
                 shown.value = listing.shown_to == "friends"
         if listing is None and desk.why_not:
             self.show_status(desk.why_not, "error")
+        # The first row came while the empty field waited (a request arrived): its keys work at once,
+        # not typed into the field ("a accepts" typed an "a").
+        field = self.query_one("#friend-handle", Input)
+        if self.rows and field.has_focus and not field.value:
+            table.focus()
         self._row_keys()
 
     def _row_keys(self) -> None:

@@ -243,3 +243,20 @@ def test_the_new_refusals_are_said_in_words() -> None:
             assert said != "english" and code not in said, said
     finally:
         i18n.use("en")
+
+
+async def test_a_request_that_comes_while_the_screen_waits_is_accepted_with_a(server: RaceServer) -> None:
+    """The screen opened empty (its field focused, to ask someone); a request comes: its keys work
+    at once (a accepts), not typed into the field."""
+    app = RaceApp(url(server), "Bob", autoconnect=True, automove=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        bob = await identified(app, pilot)
+        screen = await open_friends(app, pilot)
+        assert screen.query_one("#friend-handle", Input).has_focus
+        ann = await registered(url(server), "Ann")
+        assert isinstance(await ann.call(AddFriend(player=bob)), Friends)
+        await until(pilot, lambda: [r[2] for r in shown_rows(screen)] == ["asks to be your friend"], "the request")
+        await pilot.press("a")
+        await until(pilot, lambda: [r[2] for r in shown_rows(screen)] == ["in the lobby"], "Ann a friend")
+        assert screen.query_one("#friend-handle", Input).value == ""
+        await ann.close()
