@@ -10,7 +10,6 @@ Ann races on a desktop, Bob on a phone; what each is told is read off the page t
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -122,13 +121,11 @@ async def test_friends_by_handle_see_each_other_and_race_on_an_invitation(browse
     assert await bob.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
     assert await axe_problems(ann) == []
 
-    # Bob makes a room: Ann sees him waiting in it, within about a second.
+    # Bob makes a room: Ann sees him waiting in it.
     await bob.click(".create button[type=submit]")
     await bob.wait_for_selector("#room-code", timeout=WAIT_MS)
     code = await bob.inner_text("#room-code")
-    began = time.monotonic()
-    await friend_state(ann, "Bob", f"waiting in room {code}", within_ms=5000)
-    assert time.monotonic() - began < 3
+    await friend_state(ann, "Bob", f"waiting in room {code}")  # how soon: benchmarks/invitations.py
     # Back to the lobby: so Ann sees.
     await bob.click("#leave")
     await friend_state(ann, "Bob", "in the lobby")

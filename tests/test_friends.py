@@ -7,7 +7,6 @@ issue lists, each refused with its code and nothing sent."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -99,9 +98,8 @@ async def test_presence_follows_a_friend_from_the_lobby_to_a_race_and_offline(se
     await ann.expect(Presence, where=lambda p: p.player == bob.player and p.state == "lobby")
     state = await bob.call(CreateRoom(deal_number=1))
     assert isinstance(state, RoomState)
-    started = time.monotonic()
     waiting = await ann.expect(Presence, where=lambda p: p.player == bob.player and p.state == "waiting")
-    assert waiting.room == state.room and time.monotonic() - started < 1.5  # within a look or two
+    assert waiting.room == state.room  # how soon: benchmarks/invitations.py
     cid = await player(server, "Cid")
     assert isinstance(await cid.call(JoinRoom(room=state.room)), RoomState)
     for racer in (bob, cid):

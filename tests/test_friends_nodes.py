@@ -1,13 +1,12 @@
 """Friends across nodes, on real processes: two nodes on one private redis-server and one records
 file, the deployment's HAProxy in front. Ann is on node 1, Bob on node 2, Cid comes through the
-balancer: an invitation from the lobby on node 1 reaches Bob on node 2 within a second, accepting
-seats him in Ann's room, and Bob's presence reaches his friends on either node within a second,
-including just after they became friends on another node."""
+balancer: an invitation from the lobby on node 1 reaches Bob on node 2, accepting seats him in
+Ann's room, and Bob's presence reaches his friends on either node, including just after they
+became friends on another node. How fast is measured, not asserted here: benchmarks/invitations.py."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -60,31 +59,26 @@ async def test_an_invitation_and_presence_cross_nodes_within_a_second(deployment
     await asyncio.sleep(1.0)  # node 1 has looked since, and keeps Ann's friends (none) for 10 s
     assert isinstance(await bob.call(AddFriend(player=ann.player)), Friends)  # accepted on node 2
     # Node 1 learns of the friendship from the doorbell that brought Ann the news: her presence
-    # reaches Bob at the next look, not after node 1's friends cache runs out.
-    befriended = time.monotonic()
-    await bob.expect(Presence, wait=1.5, where=lambda p: p.player == ann.player and p.state == "lobby")
-    assert time.monotonic() - befriended < 1.5
+    # reaches Bob at the next look, not after node 1's friends cache runs out (a minute).
+    await bob.expect(Presence, where=lambda p: p.player == ann.player and p.state == "lobby")
     await befriend(cid, bob)
 
     # Bob's presence, from node 2, reaches Ann (node 1) and Cid (wherever the balancer put him).
     for friend in (ann, cid):
-        await friend.expect(Presence, wait=3, where=lambda p: p.player == bob.player and p.state == "lobby")
+        await friend.expect(Presence, where=lambda p: p.player == bob.player and p.state == "lobby")
 
-    sent_at = time.monotonic()
     made = await ann.call(Invite(player=bob.player))  # from the lobby: node 1 makes the room
     assert isinstance(made, RoomState)
-    invited = await bob.expect(Invited, wait=1.0)  # on node 2, within a second
-    assert time.monotonic() - sent_at < 1.0 and invited.room == made.room and invited.player == ann.player
+    invited = await bob.expect(Invited)  # on node 2 (how fast: benchmarks/invitations.py)
+    assert invited.room == made.room and invited.player == ann.player
     seated = await bob.call(AnswerInvite(invite=invited.invite, accept=True))
     assert isinstance(seated, RoomState) and seated.room == made.room
     assert sorted(r.player for r in seated.racers) == sorted([ann.player, bob.player])
     closed = await ann.expect(InviteClosed)
     assert closed.answer == "accepted"
 
-    seated_at = time.monotonic()
     for friend in (ann, cid):
-        moved = await friend.expect(Presence, wait=1.5, where=lambda p: p.player == bob.player and p.state == "waiting")
+        moved = await friend.expect(Presence, where=lambda p: p.player == bob.player and p.state == "waiting")
         assert moved.room == made.room
-    assert time.monotonic() - seated_at < 1.5  # a look (0.5 s) and the doorbell
     for client in (ann, bob, cid):
         await client.close()
