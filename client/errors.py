@@ -63,6 +63,7 @@ ERROR_TEXTS: Final[dict[str, str]] = {
     ErrorCode.BLOCKED: N_("A block stands between you and that player: no requests or invitations"),
     ErrorCode.FRIENDS_LIMIT: N_("Too many friends or requests: remove some first"),
     ErrorCode.INVITE_NOT_FOUND: N_("That invitation was answered already or has expired"),
+    ErrorCode.NOBODY_TO_INVITE: N_("Nobody else raced: start a new room instead"),
 }
 """Every ErrorCode; tests/test_i18n_terminal.py checks none is missing."""
 

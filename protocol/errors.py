@@ -56,6 +56,7 @@ class ErrorCode(StrEnum):
     BLOCKED = "blocked"
     FRIENDS_LIMIT = "friends-limit"
     INVITE_NOT_FOUND = "invite-not-found"
+    NOBODY_TO_INVITE = "nobody-to-invite"
     # moderation (docs/admin.md)
     BANNED = "banned"
     NAME_RESERVED = "name-reserved"

@@ -924,6 +924,14 @@ class Invite(Message):
 
 
 @dataclass(frozen=True, slots=True)
+class RaceAgain(Message):
+    """From a race's results: a new private room with the room's settings and a new deal, me seated
+    in it (I leave this one), and an invitation to each other person who raced (section 24)."""
+
+    TYPE = "race_again"
+
+
+@dataclass(frozen=True, slots=True)
 class AnswerInvite(Message):
     """Accept (seated in the room: the reply is ``room``) or decline (``ok``) an invitation."""
 
@@ -999,6 +1007,8 @@ class Invited(Message):
     room: str = field_of(_ROOM)
     preset: str = field_of(Str(1, 32))
     expires_at: int = field_of(_MS)
+    again: bool = field_of(Bool(), False, omit_default=True)
+    """The inviter raced with me and asks the same group to race again (``race_again``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1013,5 +1023,5 @@ class InviteClosed(Message):
 
 
 _FRIENDS_REQUESTS: Final = (FriendsRequest, AddFriend, RemoveFriend, BlockPlayer, UnblockPlayer, SetPresence)
-REQUESTS.update({m.TYPE: m for m in (*_FRIENDS_REQUESTS, Invite, AnswerInvite)})
+REQUESTS.update({m.TYPE: m for m in (*_FRIENDS_REQUESTS, Invite, RaceAgain, AnswerInvite)})
 SERVER_MESSAGES.update({m.TYPE: m for m in (Friends, Presence, Invitation, Invited, InviteClosed)})

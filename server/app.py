@@ -44,6 +44,7 @@ from protocol.messages import (
     MoveRequest,
     Ping,
     QuickMatch,
+    RaceAgain,
     Ready,
     Register,
     Rematch,
@@ -240,6 +241,7 @@ class RaceServer:
             (UnblockPlayer, self.friends.on_unblock_player),
             (SetPresence, self.friends.on_set_presence),
             (Invite, self.friends.on_invite),
+            (RaceAgain, self.friends.on_race_again),
             (AnswerInvite, self.friends.on_answer_invite),
         ):
             self.requests.handle(friends_kind, friends_handler)

@@ -19,6 +19,7 @@ from protocol.messages import (
     BlockPlayer,
     ClaimHandle,
     CreateRoom,
+    Error,
     Friends,
     FriendsRequest,
     Identity,
@@ -30,9 +31,12 @@ from protocol.messages import (
     Leave,
     Ok,
     Presence,
+    RaceAgain,
     Ready,
     Register,
     RemoveFriend,
+    Resign,
+    Result,
     RoomState,
     SetPresence,
     Started,
@@ -324,3 +328,81 @@ async def test_a_race_now_is_refused_while_racing_in_another_tab(server: RaceSer
     assert not [e for e in await bob.drain() if isinstance(e, Invited)]
     for client in (ann, bob, cid, other_tab):
         await client.close()
+
+
+async def raced(server: RaceServer, names: list[str], spectator: bool = False, **settings: object) -> list[WsClient]:
+    """Registered players, not friends, who raced one race together (each resigned), on its
+    results, and (``spectator``) one more who watched it, last in the list."""
+    clients = [await player(server, name) for name in names]
+    state = await clients[0].call(CreateRoom(deal_number=1, seats=len(names), **settings))  # type: ignore[arg-type]
+    assert isinstance(state, RoomState)
+    for client in clients[1:]:
+        assert isinstance(await client.call(JoinRoom(room=state.room)), RoomState)
+    watchers = [await player(server, "Dee")] if spectator else []
+    for watcher in watchers:
+        assert isinstance(await watcher.call(JoinRoom(room=state.room, spectate=True)), RoomState)
+    for client in clients:
+        assert isinstance(await client.call(Ready()), Ok)
+    for client in clients:
+        await client.expect(Started)
+    for client in clients:
+        await client.call(Resign())
+    for client in clients:
+        await client.expect(Result)
+    return [*clients, *watchers]
+
+
+async def test_race_again_invites_the_group_to_a_new_room_with_a_new_deal(server: RaceServer) -> None:
+    ann, bob, cid, dee = await raced(server, ["Ann", "Bob", "Cid"], spectator=True, hints=True, time_limit=600)
+    made = await ann.call(RaceAgain())  # they are not friends: having raced makes them a group
+    assert isinstance(made, RoomState) and made.you == ann.player
+    assert (made.seats, made.public, made.phase, made.hints, made.time_limit) == (3, False, "waiting", True, 600)
+    assert [r.player for r in made.racers] == [ann.player]
+    assert made.deal is None  # the server's deal, not the chosen one of the last race
+    sent = [await ann.expect(Invitation), await ann.expect(Invitation)]
+    assert sorted(s.player for s in sent) == sorted([bob.player, cid.player])
+    assert {s.room for s in sent} == {made.room}
+    invitations = []
+    for racer in (bob, cid):
+        invited = await racer.expect(Invited)
+        assert (invited.player, invited.name, invited.room, invited.again) == (ann.player, "Ann", made.room, True)
+        invitations.append(invited)
+    assert not any(isinstance(m, Invited) for m in await dee.settle())  # a spectator did not race
+    assert not isinstance(await bob.call(Leave()), Error)  # off the results, as the clients do
+    seated = await bob.call(AnswerInvite(invite=invitations[0].invite, accept=True))
+    assert isinstance(seated, RoomState) and seated.room == made.room and seated.deal is None
+    closed = await ann.expect(InviteClosed)
+    assert (closed.player, closed.answer) == (bob.player, "accepted")
+    for client in (ann, bob, cid, dee):
+        await client.close()
+
+
+async def test_race_again_is_refused_before_the_end_to_spectators_and_past_blocks(server: RaceServer) -> None:
+    ann, bob, cid = await player(server, "Ann"), await player(server, "Bob"), await player(server, "Cid")
+    state = await ann.call(CreateRoom(deal_number=1))
+    assert isinstance(state, RoomState)
+    assert isinstance(await bob.call(JoinRoom(room=state.room)), RoomState)
+    assert (await ann.error(RaceAgain())).code == ErrorCode.NOT_FINISHED  # nobody has raced yet
+    assert (await cid.error(RaceAgain())).code == ErrorCode.NOT_IN_ROOM
+    for client in (ann, bob, cid):
+        await client.close()
+    ann, bob, dee = await raced(server, ["Ann", "Bob"], spectator=True)
+    assert (await dee.error(RaceAgain())).code == ErrorCode.NOT_A_RACER
+    assert isinstance(await bob.call(BlockPlayer(player=ann.player)), Friends)
+    assert (await ann.error(RaceAgain())).code == ErrorCode.BLOCKED
+    assert not any(isinstance(m, Invited) for m in await bob.settle())
+    assert not isinstance(await ann.call(Leave()), Error)  # still in the last race's room
+    for client in (ann, bob, dee):
+        await client.close()
+
+
+async def test_race_again_after_racing_the_computer_has_nobody_to_invite(server: RaceServer) -> None:
+    ann = await player(server, "Ann")
+    state = await ann.call(CreateRoom(deal_number=1, bot="brisk"))
+    assert isinstance(state, RoomState)
+    assert isinstance(await ann.call(Ready()), Ok)
+    await ann.expect(Started)
+    await ann.call(Resign())
+    await ann.expect(Result)
+    assert (await ann.error(RaceAgain())).code == ErrorCode.NOBODY_TO_INVITE
+    await ann.close()

@@ -594,7 +594,7 @@ def test_the_contract_documents_every_code_request_and_message() -> None:
     assert [c.value for c in ErrorCode if f"| `{c.value}` |" not in section(11)] == []
     assert [t for t in REQUESTS if f"### `{t}`" not in section(6)] == []
     assert [t for t in SERVER_MESSAGES if f"### `{t}`" not in section(7)] == []
-    assert "Thirty-four request types" in section(6) and len(REQUESTS) == 34
+    assert "Thirty-five request types" in section(6) and len(REQUESTS) == 35
     assert "Twenty-nine message types" in section(7) and len(SERVER_MESSAGES) == 29
     for field in ("`key` *(optional)*", "`handle` *(optional)*", "`identified` *(optional)*"):
         assert field in section(6) + section(7), field

@@ -44,17 +44,19 @@ from protocol.messages import (
     Invited,
     JoinRoom,
     Presence,
+    RaceAgain,
     RemoveFriend,
     SetPresence,
     UnblockPlayer,
 )
 from protocol.schema import Message
+from server.rooms.room import MACHINES, Room
 from server.shell.clock import Clock
 from server.shell.held import Asker, Create, log_event
 from server.shell.names import CODE_ALPHABET
 from server.shell.ports import Deals, FriendBook, FriendListing, Known
 from server.shell.ratings import PLAYER_BELL
-from server.shell.roompath import RoomPath, Spawn
+from server.shell.roompath import RoomPath, Spawn, seated_elsewhere
 from server.shell.sessions import Session, SessionTable
 from server.store.base import StoreError
 from server.store.interfaces import Doorbells, FriendStore
@@ -83,6 +85,7 @@ _FRIENDS_FRAME: Final = msgpack.packb({"type": "friends"})[1:]
 """How a ``friends`` frame begins after its map's head (server frames begin with their type)."""
 _RANK: Final = {"offline": 0, "lobby": 1, "waiting": 2, "watching": 3, "racing": 4}
 _OUT: Final = (Status.FINISHED, Status.RESIGNED, Status.FORFEIT)
+
 
 Handler = Callable[[Asker, JoinRoom], Awaitable[Message | None]]
 State = tuple[str, str | None]
@@ -229,9 +232,60 @@ class FriendRequests:
             raise ProtocolError(ErrorCode.NOT_A_RACER, "only a racer of the room invites")
         if len(room.seats) >= room.settings.seats:
             raise ProtocolError(ErrorCode.ROOM_FULL, f"all {room.settings.seats} seats are taken")
+        reply = await self._send_invite(me, message.player, room)
+        if not created:
+            return reply
+        await asker.ws.send(encode(reply))  # the reply was the room's state: the invitation follows
+        return None
+
+    async def on_race_again(self, asker: Asker, message: RaceAgain) -> None:
+        me, book = self._me(asker), self._book()
+        held = self.path.held_by(me)
+        room = held.room
+        if room.phase != Phase.FINISHED:
+            raise ProtocolError(ErrorCode.NOT_FINISHED, "race again once the race is over")
+        if me.player not in room.seats:
+            raise ProtocolError(ErrorCode.NOT_A_RACER, "only a racer of the race asks to race again")
+        group = [p for p in room.seats if p != me.player and not p.startswith(MACHINES)]
+        if not group:
+            raise ProtocolError(ErrorCode.NOBODY_TO_INVITE, "nobody else raced: start a new room instead")
+        invited = [p for p in group if not (await _records(book.blocks_or_friends(me.player, p)))[0]]
+        if not invited:
+            raise ProtocolError(ErrorCode.BLOCKED, "you cannot invite the players you raced")
+        self._spend_invite(me.player, len(invited))
+        elsewhere = await self.path.seat_elsewhere(me)  # not while racing on another connection of theirs
+        if elsewhere is not None:
+            raise seated_elsewhere(elsewhere[1].room.code)
+        old = room.settings
+        settings = await self.deals.settings(
+            old.preset,
+            None,
+            seats=max(2, len(invited) + 1),
+            public=False,
+            time_limit_ms=old.time_limit_ms,
+            undo=old.undo,
+            hints=old.hints,
+            lost_notice=old.lost_notice,
+            auto=old.auto,
+            rated=old.rated,
+            any_deal=old.any_deal,
+            deal_grade=old.deal_grade,
+        )
+        new = await self.create(asker, settings)  # before leaving: a refusal keeps me where I was
+        try:
+            await self.path.leave(me, held)
+        except BaseException:
+            await self.path.forget_if_idle(new)  # nobody was seated in it
+            raise
+        await self.path.join(asker, new, spectate=False)
+        for player in invited:  # the reply was the new room's state: the invitations follow
+            await asker.ws.send(encode(await self._send_invite(me, player, new.room, again=True)))
+
+    async def _send_invite(self, me: Session, player: str, room: Room, again: bool = False) -> Invitation:
+        """Invite ``player`` to ``room``: kept in the store, rung to them, its expiry timed here."""
         invite = "".join(secrets.choice(CODE_ALPHABET) for _ in range(INVITE_LEN))
         expires_at = self.clock.now() + INVITE_SECONDS * 1000
-        kept = [me.player, me.name, message.player, room.code, room.settings.preset, expires_at]
+        kept = [me.player, me.name, player, room.code, room.settings.preset, expires_at]
         # Kept past its end, for the inviter's node to take it then and say it expired.
         await self.store.put_invite(invite, msgpack.packb(kept), INVITE_SECONDS + INVITE_KEPT_AFTER)
         invited = Invited(
@@ -241,15 +295,12 @@ class FriendRequests:
             room=room.code,
             preset=room.settings.preset,
             expires_at=expires_at,
+            again=again,
         )
-        await self.store.ring(PLAYER_BELL, message.player, encode(invited))
-        self.clock.call_at(expires_at, lambda: self.spawn(self._expire(invite, me.player, message.player)))
-        log_event("friends.invite", invite=invite, player=me.player, other=message.player, room=room.code)
-        reply = Invitation(invite=invite, player=message.player, room=room.code, expires_at=expires_at)
-        if not created:
-            return reply
-        await asker.ws.send(encode(reply))  # the reply was the room's state: the invitation follows
-        return None
+        await self.store.ring(PLAYER_BELL, player, encode(invited))
+        self.clock.call_at(expires_at, lambda: self.spawn(self._expire(invite, me.player, player)))
+        log_event("friends.invite", invite=invite, player=me.player, other=player, room=room.code, again=again)
+        return Invitation(invite=invite, player=player, room=room.code, expires_at=expires_at)
 
     async def on_answer_invite(self, asker: Asker, message: AnswerInvite) -> Message | None:
         me = self._me(asker)
@@ -385,14 +436,15 @@ class FriendRequests:
             raise ProtocolError(ErrorCode.RECORDS_UNAVAILABLE, "this server keeps no records: no friends")
         return self.book
 
-    def _spend_invite(self, player: str) -> None:
+    def _spend_invite(self, player: str, count: int = 1) -> None:
+        """Take ``count`` invitations from the player's minute, all or none."""
         now = time.monotonic()
         sent = self.sent.setdefault(player, deque())
         while sent and now - sent[0] > 60:
             sent.popleft()
-        if len(sent) >= INVITES_PER_MINUTE:
+        if len(sent) + count > INVITES_PER_MINUTE:
             raise ProtocolError(ErrorCode.RATE_LIMITED, f"{INVITES_PER_MINUTE} invitations a minute: wait a little")
-        sent.append(now)
+        sent.extend([now] * count)
 
     async def _changed(self, me: str, other: str) -> Friends:
         """After a change between two players: both circles read again, the other told."""
