@@ -252,7 +252,13 @@ class RaceServer:
         # Players that last: keys at the door, and the account requests (docs/protocol.md, section 21).
         self.identities = Identities(self.store, self.table, accounts)
         account_requests = AccountRequests(
-            accounts, self.identities, self.store, self.table, self.clock, self.guard.address
+            accounts,
+            self.identities,
+            self.store,
+            self.table,
+            self.clock,
+            self.guard.address,
+            renamed=self.friends.renamed,
         )
         for account_kind, account_handler in (
             (Register, account_requests.on_register),

@@ -38,6 +38,7 @@ from protocol.messages import (
     Resign,
     Result,
     RoomState,
+    SetName,
     SetPresence,
     Started,
     UnblockPlayer,
@@ -406,3 +407,20 @@ async def test_race_again_after_racing_the_computer_has_nobody_to_invite(server:
     await ann.expect(Result)
     assert (await ann.error(RaceAgain())).code == ErrorCode.NOBODY_TO_INVITE
     await ann.close()
+
+
+async def test_a_friend_who_claims_a_handle_or_a_name_is_shown_by_it_at_once(server: RaceServer) -> None:
+    ann, bob = await player(server, "Ann"), await player(server, "Bob")
+    await friends(ann, bob)
+    cid = await player(server, "Cid")
+    assert isinstance(await cid.call(AddFriend(player=bob.player)), Friends)  # a request, waiting
+    assert isinstance(await bob.call(ClaimHandle(handle="bobby")), Identity)
+    for client in (ann, cid):
+        told = await client.expect(Friends, where=lambda f: "bobby" in [r.handle for r in (*f.friends, *f.outgoing)])
+        (shown,) = [r for r in (*told.friends, *told.outgoing) if r.player == bob.player]
+        assert (shown.name, shown.handle) == ("Bob", "bobby")
+    assert isinstance(await bob.call(SetName(name="Robert")), Ok)
+    told = await ann.expect(Friends, where=lambda f: [r.name for r in f.friends] == ["Robert"])
+    assert [r.handle for r in told.friends] == ["bobby"]
+    for client in (ann, bob, cid):
+        await client.close()

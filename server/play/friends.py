@@ -326,6 +326,18 @@ class FriendRequests:
         await self._closed(message.invite, inviter, invited, "accepted")
         return reply
 
+    def renamed(self, player: str) -> None:
+        """The player's handle or name on record changed: each friend, and each player with a
+        request either way, gets their list again, saying it (off the request's path)."""
+        if self.book is not None:
+            self.spawn(self._renamed(self.book, player))
+
+    async def _renamed(self, book: FriendBook, player: str) -> None:
+        with contextlib.suppress(StoreError, OSError):  # their lists say it at their next look
+            found = await book.listing(player)
+            for other in sorted({k.player for k in (*found.friends, *found.incoming, *found.outgoing)}):
+                await self.store.ring(PLAYER_BELL, other, encode(await self.listing(other)))
+
     def heard(self, player: str, frame: bytes) -> None:
         """A frame the player's doorbell brought here: a ``friends`` one means their circle changed
         on another node (read it again, and tell it their presence, at the next look)."""

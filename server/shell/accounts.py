@@ -53,6 +53,10 @@ REGISTRATIONS_PER_HOUR: Final = 200
 start, so every new visitor behind one address (a school, a household's NAT) counts here."""
 
 
+def _nobody_told(player: str) -> None:
+    """No one is told of a change of name."""
+
+
 class AccountRequests:
     """The handlers of the account requests (registered in server/app.py)."""
 
@@ -65,8 +69,12 @@ class AccountRequests:
         clock: Clock,
         address: Callable[[ServerConnection], str],
         passwords: Passwords | None = None,
+        renamed: Callable[[str], None] | None = None,
     ) -> None:
+        """``renamed``: told the player whose handle or name on record changed (their friends'
+        lists show it)."""
         self.accounts = accounts
+        self.renamed = renamed if renamed is not None else _nobody_told
         self.identities = identities
         self.cache = cache
         self.table = table
@@ -123,6 +131,7 @@ class AccountRequests:
             raise ProtocolError(ErrorCode.HANDLE_TAKEN, f"the handle {handle!r} is taken (or one too like it)")
         session.handle = handle
         await self.table.save(session)
+        self.renamed(player)
         return Identity(player=player, handle=handle, key=None)
 
     async def on_set_password(self, asker: Asker, message: SetPassword) -> Ok:
@@ -144,6 +153,7 @@ class AccountRequests:
                 accounts, player, lambda: accounts.set_name(player, name), RECORDS_WAIT
             ):
                 raise _gone()
+            self.renamed(player)
         session.name = name
         await self.table.save(session)
         return Ok()
