@@ -273,6 +273,26 @@ class DictRecords:
             }
         }
         self.player_arena_pages: dict[str, list[dict[str, Any]]] = {ann: [{**arena, "place": 1, **standing}] * 3}
+        self.rivals: dict[str, list[dict[str, Any]]] = {
+            ann: [
+                {
+                    "player": bob,
+                    "name": "Bob",
+                    "handle": None,
+                    "races": 2,
+                    "wins": 2,
+                    "losses": 0,
+                    "last_race": "ABCDEF-2-bcdefghi",
+                    "last_raced_at": self.races["ABCDEF-2-bcdefghi"]["ended_at"],
+                    "deals": {
+                        "shared": 1,
+                        "faster": 1,
+                        "slower": 0,
+                        "latest": [{"deal_code": "SH1-ST-001AX", "mine_ms": 61_000, "theirs_ms": 64_000}],
+                    },
+                }
+            ]
+        }
         self.failure: OSError | None = None
         self.hang = False
         self.asked: list[tuple[str, tuple[Any, ...]]] = []
@@ -319,6 +339,10 @@ class DictRecords:
         await self._ask("player_races", player, limit, before)
         page, after = cursor_page(self.player_pages.get(player, []), limit, before)
         return {"races": page, "next": after}
+
+    async def player_rivals(self, player: str, limit: int) -> dict[str, Any]:
+        await self._ask("player_rivals", player, limit)
+        return {"player": player, "rivals": self.rivals.get(player, [])[:limit]}
 
     async def leaderboard(
         self, preset: str, period: str, grade: str | None, day: str | None, limit: int, offset: int

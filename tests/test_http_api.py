@@ -75,6 +75,7 @@ async def test_head_on_the_api_is_the_get_without_its_body(server: RaceServer) -
         ("/api/v1/races/ABCDEF-9-abcdefgh", "no race"),
         ("/api/v1/players/pNOBODY0000", "no player"),
         ("/api/v1/players/pNOBODY0000/races", "no player"),
+        ("/api/v1/players/pNOBODY0000/rivals", "no player"),
         ("/api/v1/leaderboards/klondike", "no preset"),
         ("/api/v1/challenges/nope", "no challenge"),
     ],
@@ -101,6 +102,10 @@ async def test_what_is_not_there_is_404_json_cached_briefly(server: RaceServer, 
         f"/api/v1/players/{ANN}/races?cursor=has%20space",
         f"/api/v1/players/{ANN}/races?cursor=j7",  # the right form, but never given out
         f"/api/v1/players/{ANN}/races?limt=5",
+        f"/api/v1/players/{ANN}/rivals?limit=0",
+        f"/api/v1/players/{ANN}/rivals?limit=51",
+        f"/api/v1/players/{ANN}/rivals?limit=x",
+        f"/api/v1/players/{ANN}/rivals?cursor=i1",  # one list: no pages
         "/api/v1/players/a%00b",
         "/api/v1/players/%FF",
         "/api/v1/players/" + "x" * 65,
@@ -139,6 +144,18 @@ async def test_a_players_page_and_their_races_a_page_at_a_time(server: RaceServe
     assert ("player_races", (ANN, 4, "i4")) in records.asked  # the cursor reached the reader as given
     default = (await api(server, f"/api/v1/players/{ANN}/races")).json()
     assert len(default["races"]) == 6 and default["next"] is None  # 20 at most by default
+
+
+async def test_a_players_rivals_pass_their_limit(server: RaceServer, records: DictRecords) -> None:
+    answer = await api(server, f"/api/v1/players/{ANN}/rivals")
+    assert answer.status == 200 and answer.json() == {"player": ANN, "rivals": records.rivals[ANN]}
+    assert answer.headers["cache-control"] == "public, max-age=10"
+    assert records.asked[-2:] == [("player", (ANN,)), ("player_rivals", (ANN, 20))]  # 404 first, as the others
+    for limit in ("1", "50"):
+        assert (await api(server, f"/api/v1/players/{ANN}/rivals?limit={limit}")).status == 200
+        assert records.asked[-1] == ("player_rivals", (ANN, int(limit)))
+    refused = await api(server, f"/api/v1/players/{ANN}/rivals?limit=51")
+    assert refused.json()["error"]["message"] == "limit must be a whole number from 1 to 50, not '51'"
 
 
 async def test_a_handle_in_any_script_reaches_the_reader_decoded(server: RaceServer, records: DictRecords) -> None:
@@ -211,6 +228,7 @@ async def test_the_openapi_document_is_served_with_the_api(server: RaceServer) -
         "/api/v1/deal-lists/{preset}",
         "/api/v1/players/{player}",
         "/api/v1/players/{player}/races",
+        "/api/v1/players/{player}/rivals",
         "/api/v1/players/{player}/ratings",
         "/api/v1/players/{player}/arenas",
         "/api/v1/arenas",

@@ -91,6 +91,7 @@ async def test_every_operation_answers_as_the_served_document_says(make_memory_s
         "getRaceAnalysis": {"race_id": race},
         "getPlayer": {"player": player},
         "getPlayerRaces": {"player": player},
+        "getPlayerRivals": {"player": player},
         "getPlayerRatings": {"player": player},
         "getRatingBoard": {"preset": "seahaven"},
         "getChallenge": {"challenge": challenge},
@@ -113,6 +114,7 @@ async def test_every_operation_answers_as_the_served_document_says(make_memory_s
         "keys",
         "player",
         "player_races",
+        "player_rivals",
         "player_ratings",
         "leaderboard",
         "rating_board",
@@ -134,6 +136,7 @@ async def test_every_operation_answers_as_the_served_document_says(make_memory_s
         "getPlayerArenas",
         "getPlayerRaces",
         "getPlayerRatings",
+        "getPlayerRivals",
         "getRace",
         "getRaceAnalysis",
         "getRatingBoard",
@@ -170,6 +173,7 @@ async def test_the_real_records_answer_as_the_served_document_says(
         "getRaceAnalysis": {"race_id": result.race_id},
         "getPlayer": {"player": ann.player},
         "getPlayerRaces": {"player": ann.player},
+        "getPlayerRivals": {"player": ann.player},
         "getPlayerRatings": {"player": ann.player},
     }
     loop = asyncio.get_running_loop()
@@ -179,7 +183,7 @@ async def test_the_real_records_answer_as_the_served_document_says(
         loop.call_soon_threadsafe(clock.advance, 1000)
 
     checked = await asyncio.to_thread(run_every_operation, f"http://127.0.0.1:{server.port}", known, refill)
-    assert len(checked) == 16
+    assert len(checked) == 17
 
 
 def fake_wall_clock() -> int:

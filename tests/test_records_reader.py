@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from seahaven.codes import encode
 from server.records.archive import Archive
 from server.records.database import Database
 from server.records.reader import Reader, today
@@ -327,3 +328,152 @@ async def test_a_challenge_needs_the_run_on_record(database: Database) -> None:
                     challenge="nope", race_id=record.race_id, player="zed", created_at=NOW, created_by="bob"
                 )
             )
+
+
+# -- rivals -----------------------------------------------------------------
+
+
+def flagged(record: RaceRecord, player: str, *, bot: bool = False, ghost: bool = False) -> RaceRecord:
+    """``record`` with ``player``'s row marked a bot's or a ghost's, as the archive stores it."""
+    racers = tuple(dataclasses.replace(r, bot=bot, ghost=ghost) if r.player == player else r for r in record.racers)
+    return dataclasses.replace(record, racers=racers)
+
+
+def rival_rows(page: dict[str, Any]) -> list[tuple[str, int, int, int, str, int]]:
+    return [
+        (r["player"], r["races"], r["wins"], r["losses"], r["last_race"], r["last_raced_at"]) for r in page["rivals"]
+    ]
+
+
+async def test_rivals_newest_first_with_wins_and_losses(database: Database) -> None:
+    await archive(
+        database,
+        made_record("V1-1-aaaaaaaa", T0 + 1, [Run("pat", 60_000), Run("ann", 70_000)]),  # pat ahead of ann
+        made_record("V2-1-aaaaaaaa", T0 + 2, [Run("bob", 50_000), Run("pat", 55_000), Run("ann")]),
+        made_record("V3-1-aaaaaaaa", T0 + 3, [Run("ann", 40_000), Run("pat", 45_000)]),  # ann ahead
+        made_record("V4-1-aaaaaaaa", T0 + 4, [Run("pat", 50_000), Run("cid", 52_000)]),
+        made_record("V5-1-aaaaaaaa", T0 + 5, [Run("pat", 50_000)]),  # alone: nobody
+        made_record("V6-1-aaaaaaaa", T0 + 6, [Run("ann", 30_000), Run("bob", 31_000)]),  # without pat
+    )
+    page = await Reader(database, now=clock).player_rivals("pat")
+    assert page["player"] == "pat"
+    assert rival_rows(page) == [
+        ("cid", 1, 1, 0, "V4-1-aaaaaaaa", T0 + 4),
+        ("ann", 3, 2, 1, "V3-1-aaaaaaaa", T0 + 3),
+        ("bob", 1, 0, 1, "V2-1-aaaaaaaa", T0 + 2),
+    ]
+    ann = await Reader(database, now=clock).player_rivals("ann")
+    assert rival_rows(ann) == [
+        ("bob", 2, 1, 1, "V6-1-aaaaaaaa", T0 + 6),  # ann ahead in V6, behind in V2 (she resigned)
+        ("pat", 3, 1, 2, "V3-1-aaaaaaaa", T0 + 3),
+    ]
+    assert await Reader(database, now=clock).player_rivals("nobody") == {"player": "nobody", "rivals": []}
+
+
+async def test_bots_and_ghosts_are_never_rivals(database: Database) -> None:
+    await archive(
+        database,
+        made_record("B1-1-aaaaaaaa", T0 + 1, [Run("pat", 60_000), Run("ann", 70_000)]),
+        # Newer races: against a bot and a ghost by their ids, and rows flagged so on either side.
+        made_record("B2-1-aaaaaaaa", T0 + 2, [Run("pat", 60_000), Run("bot-x", 50_000), Run("ghost-ch1", 55_000)]),
+        flagged(made_record("B3-1-aaaaaaaa", T0 + 3, [Run("pat", 60_000), Run("ann", 50_000)]), "ann", ghost=True),
+        flagged(made_record("B4-1-aaaaaaaa", T0 + 4, [Run("pat", 60_000), Run("dan", 50_000)]), "dan", bot=True),
+        flagged(made_record("B5-1-aaaaaaaa", T0 + 5, [Run("pat", 60_000), Run("eve", 50_000)]), "pat", ghost=True),
+        flagged(made_record("B6-1-aaaaaaaa", T0 + 6, [Run("pat", 60_000), Run("fay", 50_000)]), "pat", bot=True),
+    )
+    page = await Reader(database, now=clock).player_rivals("pat")
+    assert rival_rows(page) == [("ann", 1, 1, 0, "B1-1-aaaaaaaa", T0 + 1)]
+    assert (await Reader(database, now=clock).player_rivals("bot-x"))["rivals"] == []
+
+
+async def test_at_most_twenty_rivals_unless_asked(database: Database) -> None:
+    await archive(
+        database,
+        *[made_record(f"L{i}-1-aaaaaaaa", T0 + i, [Run("pat", 60_000), Run(f"r{i:02d}", 70_000)]) for i in range(25)],
+    )
+    reader = Reader(database, now=clock)
+    newest = [f"r{i:02d}" for i in reversed(range(25))]
+    assert [r["player"] for r in (await reader.player_rivals("pat"))["rivals"]] == newest[:20]
+    assert [r["player"] for r in (await reader.player_rivals("pat", limit=3))["rivals"]] == newest[:3]
+    assert [r["player"] for r in (await reader.player_rivals("pat", limit=50))["rivals"]] == newest
+
+
+@pytest.mark.parametrize("limit", [0, 51])
+async def test_a_rivals_limit_out_of_range_is_refused(database: Database, limit: int) -> None:
+    with pytest.raises(ValueError, match="limit must be 1 to 50"):
+        await Reader(database, now=clock).player_rivals("pat", limit=limit)
+
+
+def deal_race(race_id: str, ended_at: int, deal: int, runs: list[Run], **settings: Any) -> RaceRecord:
+    """A race on deal ``deal`` (its finishes are not proven there: the bests do not ask)."""
+    return made_record(race_id, ended_at, runs, deal=deal, **settings)
+
+
+async def test_best_times_on_the_deals_both_finished(database: Database) -> None:
+    t = T0
+    await archive(
+        database,
+        # Deal 1: pat's best 50 s (of two), ann's 55 s: faster.
+        deal_race("D1-1-aaaaaaaa", t + 1, 1, [Run("pat", 60_000), Run("ann", 55_000)]),
+        deal_race("D1-2-aaaaaaaa", t + 2, 1, [Run("pat", 50_000)]),
+        # ...a ghost row of ann's there at 10 s, and one of pat's on deal 2 at 1 s, never count.
+        flagged(deal_race("G1-1-aaaaaaaa", t + 3, 1, [Run("ann", 10_000)]), "ann", ghost=True),
+        flagged(deal_race("G2-1-aaaaaaaa", t + 4, 2, [Run("pat", 1_000)]), "pat", ghost=True),
+        # Deal 2: 70 s against 65 s: slower.
+        deal_race("D2-1-aaaaaaaa", t + 5, 2, [Run("pat", 70_000), Run("ann", 65_000)]),
+        # Deal 3: 40 s each: shared, neither faster nor slower.
+        deal_race("D3-1-aaaaaaaa", t + 6, 3, [Run("pat", 40_000), Run("ann", 40_000)]),
+        # Deal 4: ann resigned: not shared.
+        deal_race("D4-1-aaaaaaaa", t + 7, 4, [Run("pat", 40_000), Run("ann")]),
+        # Deal 5: each alone, in races of their own: shared all the same (30 s against 31 s).
+        deal_race("D5-1-aaaaaaaa", t + 8, 5, [Run("ann", 31_000)]),
+        deal_race("D5-2-aaaaaaaa", t + 9, 5, [Run("pat", 30_000)]),
+        # Deal 6 on two presets: two deals, each finished by one of them only.
+        deal_race("D6-1-aaaaaaaa", t + 10, 6, [Run("pat", 20_000)]),
+        deal_race("D6-2-aaaaaaaa", t + 11, 6, [Run("ann", 25_000)], preset="seahaven-relaxed"),
+    )
+    (ann,) = (await Reader(database, now=clock).player_rivals("pat"))["rivals"]
+    assert (ann["player"], ann["races"], ann["wins"], ann["losses"]) == ("ann", 4, 2, 2)  # D1, D2 behind
+    deals = ann["deals"]
+    assert (deals["shared"], deals["faster"], deals["slower"]) == (4, 2, 1)
+    codes = {deal: encode("seahaven", deal) for deal in (1, 2, 3, 5)}
+    assert deals["latest"] == [  # the last finished first (by either)
+        {"deal_code": codes[5], "mine_ms": 30_000, "theirs_ms": 31_000},
+        {"deal_code": codes[3], "mine_ms": 40_000, "theirs_ms": 40_000},
+        {"deal_code": codes[2], "mine_ms": 70_000, "theirs_ms": 65_000},
+        {"deal_code": codes[1], "mine_ms": 50_000, "theirs_ms": 55_000},
+    ]
+    (pat,) = (await Reader(database, now=clock).player_rivals("ann"))["rivals"]
+    assert (pat["deals"]["shared"], pat["deals"]["faster"], pat["deals"]["slower"]) == (4, 1, 2)  # the other side
+
+
+async def test_at_most_five_shared_deals_listed(database: Database) -> None:
+    await archive(
+        database,
+        *[deal_race(f"S{d}-1-aaaaaaaa", T0 + d, d, [Run("pat", 50_000 + d), Run("bob", 60_000)]) for d in range(1, 8)],
+        deal_race("S0-1-aaaaaaaa", T0 + 100, 8, [Run("pat", 50_000), Run("cid")]),  # cid finished nothing
+    )
+    bob, cid = (await Reader(database, now=clock).player_rivals("pat"))["rivals"][::-1]
+    assert bob["player"] == "bob" and (bob["deals"]["shared"], bob["deals"]["faster"]) == (7, 7)
+    assert [d["deal_code"] for d in bob["deals"]["latest"]] == [encode("seahaven", d) for d in (7, 6, 5, 4, 3)]
+    assert cid["deals"] == {"shared": 0, "faster": 0, "slower": 0, "latest": []}
+
+
+async def test_rivals_are_named_as_they_are_now(database: Database) -> None:
+    await archive(
+        database,
+        made_record("N1-1-aaaaaaaa", T0 + 1, [Run("pat", 60_000), Run("ann", 61_000, name="Annie")]),
+        made_record("N2-1-aaaaaaaa", T0 + 2, [Run("pat", 60_000), Run("bob", 61_000, name="Bob")]),
+        made_record("N3-1-aaaaaaaa", T0 + 3, [Run("bob", 50_000, name="Bobby")]),  # bob's newest row, without pat
+        made_record("N4-1-aaaaaaaa", T0 + 4, [Run("pat", 60_000), Run("cid", 61_000, name="Cid")]),
+    )
+    await add_player(database, "ann", "Ann the Great", handle="Ann", handle_key="ann")
+    await add_player(database, "pat", "Pat", handle="patty", handle_key="patty")
+    await add_player(database, "cid", "deleted player", deleted_at=NOW)
+    page = await Reader(database, now=clock).player_rivals("PATTY")  # a handle, as the name rule folds it
+    assert page["player"] == "pat"
+    assert [(r["player"], r["name"], r["handle"]) for r in page["rivals"]] == [
+        ("cid", "deleted player", None),
+        ("bob", "Bobby", None),  # no account: the name of the newest race
+        ("ann", "Ann the Great", "Ann"),  # the account's, not the race's
+    ]

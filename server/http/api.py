@@ -36,6 +36,8 @@ from server.http.openapi import (
     PERIODS,
     PLAYER_MAX,
     RACE_ID,
+    RIVALS_DEFAULT,
+    RIVALS_MAX,
     document,
 )
 from server.http.reply import HttpRequest, Reply, error_document, json_body, json_reply
@@ -92,6 +94,11 @@ class RecordsReader(Protocol):
     async def player_races(self, player: str, limit: int, before: str | None) -> dict[str, Any]:
         """``{"races": [summary, ...], "next": cursor | None}``, newest first, ``limit`` at most,
         from the cursor ``before`` on (None: from the newest)."""
+        ...
+
+    async def player_rivals(self, player: str, limit: int) -> dict[str, Any]:
+        """``{"player", "rivals": [rival, ...]}``: the last ``limit`` people the player raced, the
+        newest race together first, each with their head-to-head."""
         ...
 
     async def leaderboard(
@@ -177,6 +184,7 @@ class Api:
             ("/api/v1/keys", self.keys),
             ("/api/v1/players/{player}", self.player),
             ("/api/v1/players/{player}/races", self.player_races),
+            ("/api/v1/players/{player}/rivals", self.player_rivals),
             ("/api/v1/players/{player}/ratings", self.player_ratings),
             ("/api/v1/players/{player}/arenas", self.player_arenas),
             ("/api/v1/arenas", self.arena_list),
@@ -254,6 +262,17 @@ class Api:
         return await self.player_page(
             request, player, given, lambda records, limit, cursor: records.player_races(player, limit, cursor)
         )
+
+    async def player_rivals(self, request: HttpRequest, params: dict[str, str]) -> Reply:
+        """The player's recent rivals (one list, no pages): ``limit`` checked, then 404 for a
+        player the records do not know, as ``player_page``."""
+        player = player_name(params["player"])
+        limit = integer(query(request, {"limit"}), "limit", RIVALS_DEFAULT, 1, RIVALS_MAX)
+        records = self.reader()
+        if await self.read(records.player(player)) is None:
+            return not_found(f"no player {player}")
+        found = await self.read(records.player_rivals(player, limit))
+        return document_reply(request, json_body(found), RECENT)
 
     async def player_ratings(self, request: HttpRequest, params: dict[str, str]) -> Reply:
         player = player_name(params["player"])

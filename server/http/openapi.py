@@ -25,6 +25,11 @@ DAY: Final = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 PLAYER_MAX: Final = 64
 LIMIT_DEFAULT: Final = 20
 LIMIT_MAX: Final = 100
+RIVALS_DEFAULT: Final = 20
+RIVALS_MAX: Final = 50
+"""A player's rivals: 20 unless asked, 50 at most (server/records/reader.py holds the same)."""
+LATEST_DEALS: Final = 5
+"""Shared deals a rival's head-to-head lists."""
 OFFSET_MAX: Final = 10_000
 PERIODS: Final = ("all", "week", "day")
 """Leaderboard periods; the first is the default."""
@@ -427,6 +432,50 @@ SCHEMAS: Final[dict[str, Any]] = {
             },
         }
     ),
+    "RivalDeal": _object(
+        {
+            "deal_code": {"type": "string", "description": "The deal (docs/deals.md)."},
+            "mine_ms": {**_COUNT, "description": "The player's best time on it, in any race."},
+            "theirs_ms": {**_COUNT, "description": "The rival's best time on it, in any race."},
+        }
+    ),
+    "Rival": _object(
+        {
+            "player": _STR,
+            "name": {"type": "string", "description": "Their account's name now, else their latest race's."},
+            "handle": _OPT_STR,
+            "races": {"type": "integer", "minimum": 1, "description": "Races both were racers in."},
+            "wins": {**_COUNT, "description": "Of those, how often the player placed ahead."},
+            "losses": {**_COUNT, "description": "Of those, how often the player placed behind."},
+            "last_race": {"type": "string", "pattern": RACE_ID, "description": "The newest race together."},
+            "last_raced_at": {**_MS, "description": "When it ended (ms since the Unix epoch)."},
+            "deals": _object(
+                {
+                    "shared": {**_COUNT, "description": "Deals both finished, in any race (ghosts' runs aside)."},
+                    "faster": {**_COUNT, "description": "Of those, where the player's best time is lower."},
+                    "slower": {**_COUNT, "description": "Of those, where the player's best time is higher."},
+                    "latest": {
+                        "type": "array",
+                        "items": _ref("RivalDeal"),
+                        "maxItems": LATEST_DEALS,
+                        "description": "The shared deals last finished (by either) first.",
+                    },
+                }
+            ),
+        }
+    ),
+    "PlayerRivals": _object(
+        {
+            "player": _STR,
+            "rivals": {
+                "type": "array",
+                "items": _ref("Rival"),
+                "maxItems": RIVALS_MAX,
+                "description": "The people the player raced, the newest race together first (bots and ghosts are"
+                " nobody's rivals).",
+            },
+        }
+    ),
     "Entry": _object(
         {
             "rank": {"type": "integer", "minimum": 1},
@@ -691,6 +740,22 @@ PATHS: Final[dict[str, Any]] = {
             _PLAYER,
             _LIMIT,
             _CURSOR,
+        ],
+    ),
+    "/api/v1/players/{player}/rivals": _operation(
+        "getPlayerRivals",
+        "A player's recent rivals, newest first, head to head: places in their races together, best times on"
+        " the deals both finished.",
+        "PlayerRivals",
+        [
+            _PLAYER,
+            {
+                "name": "limit",
+                "in": "query",
+                "required": False,
+                "description": "How many rivals at most.",
+                "schema": {"type": "integer", "minimum": 1, "maximum": RIVALS_MAX, "default": RIVALS_DEFAULT},
+            },
         ],
     ),
     "/api/v1/players/{player}/ratings": _operation(

@@ -1,4 +1,4 @@
-"""The public read API's answers: races, players, their races and ratings, leaderboards, challenges.
+"""The public read API's answers: races, players, their races, rivals and ratings, leaderboards, challenges.
 
 Every method returns JSON-ready dicts (``server.records.views``) or None for what is not there,
 raises ``ValueError`` (with a message for the asker) for a bad argument and
@@ -43,7 +43,7 @@ from server.rooms.history import races_of
 from server.rooms.raceid import room_of
 from server.store.interfaces import RoomLog
 
-__all__ = ["MAX_LIMIT", "PERIODS", "RECENT", "Reader"]
+__all__ = ["LATEST_DEALS", "MAX_LIMIT", "PERIODS", "RECENT", "RIVALS_DEFAULT", "RIVALS_MAX", "Reader"]
 
 PERIODS = ("day", "week", "all")
 MAX_LIMIT = 100
@@ -52,6 +52,12 @@ PROBE_TIMEOUT = 1.0
 """The most rows one page holds."""
 RECENT = 10
 """Races a player's page lists."""
+RIVALS_DEFAULT = 20
+"""Rivals a player's rivals list holds unless asked for fewer or more..."""
+RIVALS_MAX = 50
+"""...and at most (server/http/openapi.py says the same)."""
+LATEST_DEALS = 5
+"""Shared deals a rival's head-to-head lists, the most recently finished first."""
 WEEK_MS = 7 * 86_400_000
 
 rr = race_racers
@@ -219,6 +225,35 @@ class Reader:
             "preset": preset,
             "history": history,
             "next": cursor(*last) if last is not None else None,
+        }
+
+    async def player_rivals(self, player: str, limit: int = RIVALS_DEFAULT) -> dict[str, Any]:
+        """The last ``limit`` people a player (an id or a handle) raced, the newest race together
+        first, each with their head-to-head: the races both were in (bots and ghosts are nobody's
+        rivals), how often the player placed ahead and behind, and their best times on the deals
+        both finished, in any race (``shared_deals``). Two queries, whatever the number of rivals."""
+        if not 1 <= limit <= RIVALS_MAX:
+            raise ValueError(f"limit must be 1 to {RIVALS_MAX}, not {limit}")
+        async with self.db.read() as conn:
+            player = await resolve(conn, player)
+            rows = (await conn.execute(rivals_query(player, limit))).mappings().all()
+            deals = await shared_deals(conn, player, [row["player"] for row in rows])
+        return {
+            "player": player,
+            "rivals": [
+                {
+                    "player": row["player"],
+                    "name": rival_name(row),
+                    "handle": row["handle"] if row["deleted_at"] is None else None,
+                    "races": int(row["races"]),
+                    "wins": int(row["wins"]),
+                    "losses": int(row["losses"]),
+                    "last_race": row["race_id"],
+                    "last_raced_at": row["ended_at"],
+                    "deals": deals.get(row["player"], {"shared": 0, "faster": 0, "slower": 0, "latest": []}),
+                }
+                for row in rows
+            ],
         }
 
     # -- arenas -------------------------------------------------------------
@@ -402,6 +437,125 @@ def summaries(player: str) -> Select[Any]:
         .where(rr.c.player == player)
         .order_by(rr.c.ended_at.desc(), rr.c.race_id.desc())
     )
+
+
+def rivals_query(player: str, limit: int) -> Select[Any]:
+    """The ``limit`` people ``player`` raced most recently, one row each: the newest race together
+    (``race_id``, ``ended_at``), ``races`` together, ``wins`` and ``losses`` (``player`` placed
+    ahead, behind), their account's ``display_name``, ``handle`` and ``deleted_at`` (None without
+    one) and the ``name`` of their newest racer row. People only: a bot or ghost row counts on
+    neither side. One pass over the player's races (their index) and each race's racers (its key)."""
+    me, them, theirs = rr.alias("me"), rr.alias("them"), rr.alias("theirs")
+    by_rival = them.c.player
+    pairs = (
+        select(
+            them.c.player,
+            them.c.race_id,
+            them.c.ended_at,
+            func.row_number()
+            .over(partition_by=by_rival, order_by=(them.c.ended_at.desc(), them.c.race_id.desc()))
+            .label("n"),
+            func.count().over(partition_by=by_rival).label("races"),
+            func.sum(case((me.c.place < them.c.place, 1), else_=0)).over(partition_by=by_rival).label("wins"),
+            func.sum(case((me.c.place > them.c.place, 1), else_=0)).over(partition_by=by_rival).label("losses"),
+        )
+        .select_from(me.join(them, and_(them.c.race_id == me.c.race_id, them.c.player != me.c.player)))
+        .where(
+            me.c.player == player,
+            me.c.bot.is_(False),
+            me.c.ghost.is_(False),
+            them.c.bot.is_(False),
+            them.c.ghost.is_(False),
+        )
+        .subquery("pairs")
+    )
+    newest = (
+        select(pairs)
+        .where(pairs.c.n == 1)
+        .order_by(pairs.c.ended_at.desc(), pairs.c.race_id.desc(), pairs.c.player)
+        .limit(limit)
+        .subquery("newest")
+    )
+    # Their newest racer row's name, for rivals without an account (looked up by the index, for
+    # the rivals listed only).
+    name = (
+        select(theirs.c.name)
+        .where(theirs.c.player == newest.c.player)
+        .order_by(theirs.c.ended_at.desc(), theirs.c.race_id.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    return (
+        select(newest, name.label("name"), players.c.display_name, players.c.handle, players.c.deleted_at)
+        .outerjoin(players, players.c.player == newest.c.player)
+        .order_by(newest.c.ended_at.desc(), newest.c.race_id.desc(), newest.c.player)
+    )
+
+
+def rival_name(row: Any) -> str:
+    """A rival's current name: their account's, else their newest racer row's ("deleted player"
+    for a deleted account, as everywhere)."""
+    if row["deleted_at"] is not None:
+        return shown_name(row["name"], deleted=True)
+    return str(row["display_name"] if row["display_name"] is not None else row["name"])
+
+
+async def shared_deals(conn: AsyncConnection, player: str, rivals: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """For each of ``rivals``, the deals (a deal code and a preset) both they and ``player``
+    finished, in any race: how many (``shared``), on how many ``player``'s best time is lower
+    (``faster``) or higher (``slower``) than theirs, and the ``LATEST_DEALS`` last finished by
+    either (``latest``: each one's best there). Ghost rows never count. One query."""
+    if not rivals:
+        return {}
+
+    def bests(who: Any, group: tuple[Any, ...], name: str) -> Any:
+        return (
+            select(
+                *group,
+                races.c.deal_code,
+                races.c.preset,
+                func.min(rr.c.time_ms).label("best"),
+                func.max(rr.c.ended_at).label("last"),
+            )
+            .join(races, races.c.race_id == rr.c.race_id)
+            .where(who, rr.c.status == Status.FINISHED, rr.c.time_ms.is_not(None), rr.c.ghost.is_(False))
+            .group_by(*group, races.c.deal_code, races.c.preset)
+            .subquery(name)
+        )
+
+    mine = bests(rr.c.player == player, (), "mine")
+    theirs = bests(rr.c.player.in_(rivals), (rr.c.player,), "theirs")
+    last = case((mine.c.last > theirs.c.last, mine.c.last), else_=theirs.c.last)
+    by_rival = theirs.c.player
+    shared = (
+        select(
+            theirs.c.player,
+            theirs.c.deal_code,
+            mine.c.best.label("mine_ms"),
+            theirs.c.best.label("theirs_ms"),
+            func.row_number()
+            .over(partition_by=by_rival, order_by=(last.desc(), theirs.c.deal_code, theirs.c.preset))
+            .label("n"),
+            func.count().over(partition_by=by_rival).label("shared"),
+            func.sum(case((mine.c.best < theirs.c.best, 1), else_=0)).over(partition_by=by_rival).label("faster"),
+            func.sum(case((mine.c.best > theirs.c.best, 1), else_=0)).over(partition_by=by_rival).label("slower"),
+        )
+        .select_from(mine.join(theirs, and_(mine.c.deal_code == theirs.c.deal_code, mine.c.preset == theirs.c.preset)))
+        .subquery("shared")
+    )
+    rows = (
+        await conn.execute(select(shared).where(shared.c.n <= LATEST_DEALS).order_by(shared.c.player, shared.c.n))
+    ).mappings()
+    found: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        deals = found.setdefault(
+            row["player"],
+            {"shared": int(row["shared"]), "faster": int(row["faster"]), "slower": int(row["slower"]), "latest": []},
+        )
+        deals["latest"].append(
+            {"deal_code": row["deal_code"], "mine_ms": row["mine_ms"], "theirs_ms": row["theirs_ms"]}
+        )
+    return found
 
 
 async def streaks(conn: AsyncConnection, player: str) -> tuple[int, int]:
