@@ -20,6 +20,8 @@ from protocol.messages import (
     ClaimHandle,
     CreateRoom,
     Error,
+    Friend,
+    FriendRef,
     Friends,
     FriendsRequest,
     Identity,
@@ -415,10 +417,14 @@ async def test_a_friend_who_claims_a_handle_or_a_name_is_shown_by_it_at_once(ser
     cid = await player(server, "Cid")
     assert isinstance(await cid.call(AddFriend(player=bob.player)), Friends)  # a request, waiting
     assert isinstance(await bob.call(ClaimHandle(handle="bobby")), Identity)
+
+    def shown(listing: Friends) -> list[tuple[str, str | None]]:
+        refs: list[Friend | FriendRef] = [*listing.friends, *listing.outgoing]
+        return [(r.name, r.handle) for r in refs if r.player == bob.player]
+
     for client in (ann, cid):
-        told = await client.expect(Friends, where=lambda f: "bobby" in [r.handle for r in (*f.friends, *f.outgoing)])
-        (shown,) = [r for r in (*told.friends, *told.outgoing) if r.player == bob.player]
-        assert (shown.name, shown.handle) == ("Bob", "bobby")
+        told = await client.expect(Friends, where=lambda f: shown(f) == [("Bob", "bobby")])
+        assert shown(told) == [("Bob", "bobby")]
     assert isinstance(await bob.call(SetName(name="Robert")), Ok)
     told = await ann.expect(Friends, where=lambda f: [r.name for r in f.friends] == ["Robert"])
     assert [r.handle for r in told.friends] == ["bobby"]
