@@ -99,9 +99,9 @@ async def page_of(browser: Browser, server: RaceServer, key: str, name: str, vie
 
 
 def head_to_head(result: Result, player: str, rival: str) -> str:
+    """One race against ``rival``, as the lobby says it: a win or a loss (the read API's rivals)."""
     place = {s.player: s.place for s in result.standings}
-    ahead = int(place[player] < place[rival])
-    return f"1 race: {ahead} ahead, {1 - ahead} behind"
+    return "1 win, 0 losses" if place[player] < place[rival] else "0 wins, 1 loss"
 
 
 async def rival_rows(page: Page) -> list[str]:

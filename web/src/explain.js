@@ -61,6 +61,7 @@ const CODES = {
   blocked: () => t("That player takes no requests from you, or you block them."),
   "friends-limit": () => t("Too many friends or requests: remove some first."),
   "invite-not-found": () => t("That invitation was answered or has expired."),
+  "nobody-to-invite": () => t("Nobody else raced here: there is nobody to invite. Start a new room instead."),
 };
 
 /** The codes the browser says in words of its own, for the test against protocol/errors.py. */

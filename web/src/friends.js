@@ -1,17 +1,23 @@
 // Friends, presence and invitations (docs/protocol.md, section 24): the lobby's friends panel
-// (also beside my waiting room, to invite into it), the "Add friend" offer beside a rival's name,
+// (also beside my waiting room, to invite into it; in the lobby, my recent rivals to add), the
+// "Add friend" offer beside a rival's name, "Race again" on a race's results (everyone I raced
+// invited to a new room), the invitations I sent (said in the waiting room, with each answer)
 // and the invitation toasts. Its state is its own (`F`), filled by the server's `friends` reply
 // and kept by its events (`friends`, `presence`, `invitation`, `invited`, `invite_closed`); the
 // panel is a part keyed by what it shows (friendsKey), so a friend's presence never rebuilds a board.
 import { h } from "./dom.js";
 import { refusal } from "./explain.js";
-import { number, t } from "./i18n.js";
+import { list, number, t, tn } from "./i18n.js";
 import { presetTitle } from "./records_format.js";
+import { headToHead } from "./rivals.js";
 
 export const F = {
   list: null, // the last `friends` body: {friends, incoming, outgoing, blocked, shown_to}; null: none (not a registered player, no records)
   invites: [], // invitations to me, still open: the `invited` bodies, oldest first
-  sent: new Map(), // invitations I sent, still open: invite id -> the friend's name
+  // Invitations I sent, to the room I invited to last: invite id -> {player, name, room, answer}
+  // (answer null while open, then "accepted", "declined" or "expired"), in the order sent.
+  sent: new Map(),
+  names: new Map(), // the people of the race I asked to race again: player id -> name (they need not be friends)
 };
 
 // The friends requests' refusals in words (explain.js has the others).
@@ -21,16 +27,20 @@ const WORDS = {
   blocked: () => t("That player takes no requests from you, or you block them."),
   "friends-limit": () => t("Too many friends or requests: remove some first."),
   "invite-not-found": () => t("That invitation was answered or has expired."),
+  "nobody-to-invite": () => t("Nobody else raced here: there is nobody to invite. Start a new room instead."),
 };
 const refused = (e) => WORDS[e?.code]?.() ?? refusal(e);
 
 /** What the panel shows: its part's key (with whether I may invite, and to what). */
 export function friendsKey(S) {
-  return JSON.stringify([F.list, S.me?.player, inviteTo(S)]);
+  return JSON.stringify([F.list, S.me?.player, inviteTo(S), lobbyRivals(S)]);
 }
 
 /** The players the lists know (any list): a rival's "Add friend" is not offered to them. */
 export const knownKey = () => (F.list ? [...F.list.friends, ...F.list.incoming, ...F.list.outgoing, ...F.list.blocked].map((p) => p.player).join(",") : "");
+
+/** Who is in which of my lists: a part's key, for what it offers each (a rival's "Add friend"). */
+export const listsKey = () => JSON.stringify(F.list ? ["friends", "incoming", "outgoing", "blocked"].map((which) => F.list[which].map((p) => p.player)) : null);
 
 /** Where an invitation takes a friend now: "race" (from no room, a room the server makes),
  * "room" (my waiting room, with a free seat), or null (racing, watching, full). */
@@ -41,7 +51,8 @@ function inviteTo(S) {
   return null;
 }
 
-const nameOf = (player) => [...(F.list?.friends ?? []), ...(F.list?.outgoing ?? []), ...(F.list?.incoming ?? [])].find((p) => p.player === player)?.name ?? t("your friend");
+const nameOf = (player) =>
+  [...(F.list?.friends ?? []), ...(F.list?.outgoing ?? []), ...(F.list?.incoming ?? [])].find((p) => p.player === player)?.name ?? F.names.get(player) ?? t("your friend");
 
 /** Ask for my lists (after each welcome of a registered player's session). */
 export function loadFriends(app) {
@@ -73,21 +84,54 @@ export function onFriendsMessage(app, type, body) {
     F.invites = F.invites.filter((i) => i.invite !== body.invite).concat([body]);
     showInvites(app);
   } else if (type === "invite_closed") {
-    const name = F.sent.get(body.invite);
-    if (name !== undefined) {
-      F.sent.delete(body.invite);
-      const said = { accepted: t("{name} accepted your invitation.", { name }), declined: t("{name} declined your invitation.", { name }) };
-      app.say(said[body.answer] ?? t("{name} did not answer your invitation.", { name }), 6000);
+    const mine = F.sent.get(body.invite);
+    if (mine && !mine.answer) {
+      mine.answer = body.answer in ANSWERS ? body.answer : "expired";
+      app.say(answerWords(mine), 6000);
     }
     closeInvite(app, body.invite);
   } else return false;
   return true;
 }
 
+/** An invitation of mine, sent: kept with the others to the same room (those to an earlier room
+ * forgotten), and said with every one still open there: "Invitation sent to Bob and Cid." */
 function sent(app, body) {
-  const name = nameOf(body.player);
-  F.sent.set(body.invite, name);
-  app.say(t("Invitation sent to {name}.", { name }), 6000);
+  for (const [id, inv] of F.sent) if (inv.room !== body.room) F.sent.delete(id);
+  F.sent.set(body.invite, { player: body.player, name: nameOf(body.player), room: body.room, answer: null });
+  const open = [...F.sent.values()].filter((inv) => !inv.answer);
+  app.say(tn("Invitation sent to {names}.", "Invitations sent to {names}.", open.length, { names: list(open.map((inv) => inv.name)) }), 6000);
+}
+
+const ANSWERS = {
+  accepted: (name) => t("{name} accepted your invitation.", { name }),
+  declined: (name) => t("{name} declined your invitation.", { name }),
+  expired: (name) => t("{name} did not answer your invitation.", { name }),
+};
+const answerWords = (inv) => (inv.answer ? ANSWERS[inv.answer](inv.name) : t("Invitation sent to {name}: no answer yet.", { name: inv.name }));
+
+/** The race in ``room`` started: the invitations I sent to its waiting room are done with. */
+export function forgetSent(room) {
+  for (const [id, inv] of F.sent) if (inv.room === room) F.sent.delete(id);
+}
+
+/** What the invitations I sent to ``room`` show: a part's key. */
+export const sentKey = (room) => JSON.stringify([...F.sent.values()].filter((inv) => inv.room === room));
+
+/** The invitations I sent to my waiting room ``room``, each with its answer so far (nothing: none). */
+export function sentList(room) {
+  const mine = [...F.sent.values()].filter((inv) => inv.room === room);
+  if (!mine.length) return h("span", { hidden: true });
+  return h(
+    "section",
+    { class: "card-panel invited", id: "invited", "aria-labelledby": "invited-h" },
+    h("h2", { id: "invited-h" }, t("Invited")),
+    h(
+      "ul",
+      { class: "invited-list" },
+      mine.map((inv) => h("li", { class: `answer-${inv.answer ?? "open"}`, "data-player": inv.player }, answerWords(inv))),
+    ),
+  );
 }
 
 /** A friends request; its `friends` reply is the lists from now on. Null after a refusal (said). */
@@ -189,7 +233,12 @@ function inviteToast(app, inv) {
     "section",
     { class: "invite card-panel", "data-invite": inv.invite, tabindex: "0", "aria-labelledby": `invite-${inv.invite}`, onkeydown },
     // Said once as it comes (role alert); the seconds are the eye's, not read out each second.
-    h("p", { id: `invite-${inv.invite}`, role: "alert" }, t("{name} invites you to race ({rules})", { name: inv.name, rules: presetTitle(inv.preset) })),
+    h(
+      "p",
+      { id: `invite-${inv.invite}`, role: "alert" },
+      // Race again (race_again): someone of my last race asks its people to a new room and a new deal.
+      inv.again ? t("{name} asks you to race again (new deal)", { name: inv.name }) : t("{name} invites you to race ({rules})", { name: inv.name, rules: presetTitle(inv.preset) }),
+    ),
     h(
       "div",
       { class: "row" },
@@ -246,7 +295,7 @@ export function friendsPanel(app) {
     ),
   );
   const section = (id, title, people, acts) =>
-    people.length ? [h("h3", { id }, title), h("ul", { class: "people", "aria-labelledby": id }, people.map((p) => h("li", {}, h("span", { class: "person" }, who(p)), h("span", { class: "acts" }, acts(p)))))] : [];
+    people.length ? [h("h3", { id }, title), h("ul", { class: "people", "aria-labelledby": id }, people.map((p) => h("li", { "data-player": p.player }, h("span", { class: "person" }, who(p)), h("span", { class: "acts" }, acts(p)))))] : [];
   const field = h("input", { id: "friend-handle", maxlength: 24, autocomplete: "off", placeholder: t("their handle"), "aria-label": t("a friend's handle") });
   const add = async (e) => {
     e.preventDefault();
@@ -275,6 +324,7 @@ export function friendsPanel(app) {
     ]),
     ...section("outgoing-h", t("Asked by you"), L.outgoing, (p) => [button(t("Cancel"), p, () => ask(app, "remove_friend", { player: p.player }))]),
     ...section("blocked-h", t("Blocked"), L.blocked, (p) => [button(t("Unblock"), p, () => ask(app, "unblock_player", { player: p.player }))]),
+    ...panelRivals(app),
     h("form", { class: "row add-friend", onsubmit: add }, field, h("button", { type: "submit", id: "add-friend" }, t("Add a friend"))),
     h("label", { class: "field shown-to" }, h("span", {}, t("Show what I'm doing to")), shown),
   );
@@ -288,13 +338,121 @@ async function block(app, f) {
 /** Whom a button of a person's row acts on: said to screen readers ("Remove: Bob"), seen in the row. */
 const whom = (p) => h("span", { class: "sr-only" }, ": ", p.name);
 
+// -- recent rivals: the people I raced last, to add as friends ----------------------------------
+
+/** How many of my recent rivals (the lobby's, yours.js) the friends panel lists. */
+const PANEL_RIVALS = 6;
+
+/** The recent rivals the friends panel lists: in the lobby only, once read (yours.js), those I
+ * may ask (registered players), those of my lists left out (the panel lists them already). */
+function lobbyRivals(S) {
+  const y = S.yours;
+  if (S.view !== "lobby" || S.room || !y?.rivals?.length || y.player !== S.me?.player || !F.list) return null;
+  const listed = new Set(knownKey().split(","));
+  const rivals = y.rivals.filter((r) => registered(r.player) && !listed.has(r.player)).slice(0, PANEL_RIVALS);
+  return rivals.length ? rivals : null;
+}
+
+/** The friends panel's "Recent rivals": each with their head-to-head in short and what I may do. */
+function panelRivals(app) {
+  const rivals = lobbyRivals(app.S);
+  if (!rivals) return [];
+  return [
+    h("h3", { id: "friend-rivals-h" }, t("Recent rivals")),
+    h(
+      "ul",
+      { class: "people friend-rivals", "aria-labelledby": "friend-rivals-h" },
+      rivals.map((r) =>
+        h(
+          "li",
+          { "data-player": r.player },
+          h("span", { class: "person" }, h("a", { href: playerHref(r.player), class: "who", title: r.name }, r.name), h("span", { class: "state muted h2h" }, headToHead(r).record)),
+          h("span", { class: "acts" }, rivalAct(app, r, "friends")),
+        ),
+      ),
+    ),
+  ];
+}
+
+/** A registered player's id (an anonymous racer's is a session's: nobody to ask to be friends). */
+const registered = (player) => /^u/.test(player);
+
+/** A player's page (the records pages). */
+export const playerHref = (player) => `/players/${encodeURIComponent(player)}`;
+
+/** What I may do about a recent rival (``where``: the panel's name, for the button's id): "Add
+ * friend" (a registered player I have nothing with), "Request sent" once asked (the button kept,
+ * its focus too, saying so), "Accept" when they asked me; a friend is said so; nothing for a
+ * player I block, or one who is not registered (nobody to ask). The friends panel lists only
+ * those I have nothing with: once asked, they are under "Asked by you" there, the focus with them. */
+export function rivalAct(app, rival, where) {
+  const L = F.list;
+  if (!L || !app.S.me?.identified || !registered(rival.player)) return null;
+  const is = (people) => people.some((p) => p.player === rival.player);
+  if (is(L.blocked)) return null;
+  if (is(L.friends)) return h("span", { class: "muted rival-friend" }, t("your friend"));
+  const id = `${where}-rival-${rival.player}`;
+  if (is(L.outgoing)) return h("button", { id, class: "quiet sent", "aria-disabled": "true" }, t("Request sent"), whom(rival));
+  const add = async () => {
+    const reply = await ask(app, "add_friend", { player: rival.player });
+    if (!reply) return;
+    app.say(reply.friends.some((f) => f.player === rival.player) ? t("You and {name} are friends now.", { name: rival.name }) : t("Asked {name} to be friends.", { name: rival.name }));
+    // The part was rebuilt: the focus where it was, or (the friends panel) on their row in my lists now.
+    const row = [...document.querySelectorAll("#friends li")].find((li) => li.dataset.player === rival.player);
+    (document.getElementById(id) ?? row?.querySelector("button"))?.focus();
+  };
+  if (is(L.incoming)) return h("button", { id, class: "quiet", onclick: add }, t("Accept"), whom(rival));
+  return h("button", { id, class: "quiet add-rival-friend", onclick: add }, t("Add friend"), whom(rival));
+}
+
+// -- race again: the people of a finished race, invited to a new room -----------------------------
+
+/** The people I raced in the room's race (bots and ghosts are nobody to invite). */
+const peopleRaced = (room) => (room.standings ?? []).filter((s) => s.player !== room.you && !s.bot && !s.ghost);
+
+/** An open "race again" invitation to me from someone of this race: theirs answers it, not a room of mine. */
+const againFrom = (room) => F.invites.find((i) => i.again && peopleRaced(room).some((p) => p.player === i.player));
+
+/** What the results' race-again offer shows: a part's key. */
+export const againKey = (S) => JSON.stringify([Boolean(F.list), S.me?.identified, againFrom(S.room ?? {})?.invite]);
+
+/** "Race again" on a finished race's results, for a registered racer who raced people: a new
+ * room, a new deal, each of them invited (race_again). Null when there is nobody to invite, or
+ * one of them asked already (their invitation is the way). */
+export function againOffer(app) {
+  const { S } = app;
+  const room = S.room;
+  const people = peopleRaced(room);
+  if (!F.list || !S.me?.identified || room.role !== "racer" || room.solo || !people.length || againFrom(room)) return null;
+  return [
+    // Once: a second press while the first is answered would be refused from the new room.
+    h("button", { id: "race-again-all", "aria-describedby": "race-again-note", onclick: (e) => raceAgain(app, e.currentTarget) }, t("Race again")),
+    // TRANSLATORS: under a race's results, beside Rematch (the same room, once everyone asks): what "Race again" does.
+    h("p", { class: "muted again-note", id: "race-again-note" }, t("A new room and a new deal, {names} invited: whoever accepts races.", { names: list(people.map((p) => p.name)) })),
+  ];
+}
+
+/** Race again: seated at once in a new room (the reply), then an `invitation` event for each
+ * person invited, said as it comes; their names are the race's (they need not be friends). */
+async function raceAgain(app, button) {
+  const { S, act } = app;
+  for (const p of peopleRaced(S.room)) F.names.set(p.player, p.name);
+  button.disabled = true;
+  try {
+    act.showRoom(await S.conn.call("race_again"));
+  } catch (e) {
+    button.disabled = false;
+    app.say(refused(e));
+  }
+}
+
 /** "Add as a friend", under a race's results: a button for each registered rival I have nothing
  * with yet (none: nothing shown). */
 export function addRivals(app, racers) {
   const { S } = app;
   if (!F.list || !S.me?.identified) return null;
   const known = new Set(knownKey().split(","));
-  const rivals = racers.filter((r) => r.player !== S.me.player && /^u/.test(r.player) && !known.has(r.player));
+  const rivals = racers.filter((r) => r.player !== S.me.player && registered(r.player) && !known.has(r.player));
   if (!rivals.length) return null;
   const add = async (racer) => {
     const reply = await ask(app, "add_friend", { player: racer.player });

@@ -71,6 +71,12 @@ export function tn(singular, pluralText, n, params = {}) {
 /** A number as the locale writes it (1 234,5 in French). */
 export const number = (n, options = {}) => new Intl.NumberFormat(lang, options).format(n);
 
+/** Names (or any words) as the locale lists them: "Bob and Cid", "Bob et Cid", "Bob, Cid en Dee". */
+export const list = (items) => new Intl.ListFormat(lang, { type: "conjunction" }).format(items);
+
+/** Counts as the locale lists measures: "4 wins, 3 losses", "4 victoires, 3 défaites". */
+export const counts = (items) => new Intl.ListFormat(lang, { type: "unit", style: "short" }).format(items);
+
 /** An ordinal as the locale writes it: 2nd, 2e, 2º (CLDR's ordinal categories, through Intl). */
 export function ordinal(n) {
   const form = new Intl.PluralRules(lang, { type: "ordinal" }).select(n);

@@ -19,7 +19,7 @@ import { ratingsChanged } from "./ratings_view.js";
 import { STORAGE_KEY, language, speakAsStored, t } from "./i18n.js";
 import { h } from "./dom.js";
 import { said } from "./marks.js";
-import { loadFriends, onFriendsMessage } from "./friends.js";
+import { forgetSent, loadFriends, onFriendsMessage } from "./friends.js";
 import { loadYours } from "./yours.js";
 import { setSound, sound, soundOn } from "./sound.js";
 
@@ -435,7 +435,10 @@ export function createApp(win = window) {
     render();
     if (type === "members") act.quickReady(); // a quick match partner joined my room
     // The opening's safe cards: the server plays them when ready asked it to (a progress with them follows).
-    if (type === "started") act.started();
+    if (type === "started") {
+      act.started();
+      if (S.room) forgetSent(S.room.room); // the invitations to its waiting room are answered, or too late
+    }
     if (S.resync) act.resync(S.resync);
   }
 

@@ -48,6 +48,10 @@ export const signingKeys = () => apiGet("/keys");
 export const dealListDoc = (preset) => apiGet(`/deal-lists/${encodeURIComponent(preset)}`);
 export const playerDoc = (player, options = {}) => apiGet(`/players/${encodeURIComponent(player)}`, {}, options);
 export const playerRaces = (player, cursor = null, limit = 20) => apiGet(`/players/${encodeURIComponent(player)}/races`, { limit, cursor });
+/** The people ``player`` raced last, the newest race together first, each with the head-to-head
+ * (``{player, rivals: [{player, name, handle, races, wins, losses, last_race, last_raced_at,
+ * deals: {shared, faster, slower, latest}}]}``); ``options`` as apiGet's. */
+export const playerRivals = (player, limit = 20, options = {}) => apiGet(`/players/${encodeURIComponent(player)}/rivals`, { limit }, options);
 export const playerRatings = (player, limit = 20) => apiGet(`/players/${encodeURIComponent(player)}/ratings`, { limit });
 /** The arenas running now and to come (and the last finished one: the API's least). */
 export const arenaList = () => apiGet("/arenas", { limit: 1 });

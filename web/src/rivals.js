@@ -1,5 +1,7 @@
-// Who a player raced, read from their races on record (the read API's race documents): the
-// player page's rivals and the lobby's recent ones (yours.js). No DOM, no requests: pure.
+// Who a player raced: the player page's rivals, read from their races on record (the read API's
+// race documents), and a recent rival's head-to-head in words (the read API's rivals list: the
+// lobby's recent rivals, yours.js and friends.js). No DOM, no requests: pure.
+import { counts, number, tn } from "./i18n.js";
 
 /** Who ``player`` raced in ``docs`` (race documents, newest first; null for one that could not be
  * read), each with how often, and how often the player finished ahead of them or behind, in the
@@ -25,9 +27,15 @@ export function rivalsByRecency(player, docs) {
 /** The same rivals, the most raced first (the player page's table). */
 export const rivalsOf = (player, docs) => rivalsByRecency(player, docs).sort((a, b) => b.races - a.races);
 
-/** The people ``player`` raced last (bots and ghosts left out: they have no page of their own),
- * at most ``count``, the last raced first. */
-export const recentRivals = (player, docs, count) =>
-  rivalsByRecency(player, docs)
-    .filter((r) => !r.racer.bot && !r.racer.ghost)
-    .slice(0, count);
+/** A recent rival's head-to-head in words, from the read API's rivals list (GET
+ * /api/v1/players/{player}/rivals: docs/api.md): ``record`` "4 wins, 3 losses" (placed ahead of
+ * them, behind them), and ``deals`` "faster on 3 of 5 deals you both finished" (each one's best
+ * time on a deal both finished, in any race), null when they share no finished deal. */
+export function headToHead(rival) {
+  // TRANSLATORS: races a player placed ahead of a rival ("wins") and behind ("losses"), listed: "4 wins, 3 losses".
+  const record = counts([tn("{n} win", "{n} wins", rival.wins), tn("{n} loss", "{n} losses", rival.losses)]);
+  const shared = rival.deals?.shared ?? 0;
+  // TRANSLATORS: of the deals both a player and a rival finished, on how many the player's best time is the lower.
+  const deals = shared ? tn("faster on {faster} of {n} deal you both finished", "faster on {faster} of {n} deals you both finished", shared, { faster: number(rival.deals.faster) }) : null;
+  return { record, deals };
+}

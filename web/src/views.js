@@ -12,8 +12,8 @@ import { ratingBadge } from "./ratings_view.js";
 import { limitTime, presetTitle } from "./records_format.js";
 import { gradeName, hintMove, hintWords } from "./words.js";
 import { KEYS_HELP } from "./keys.js";
-import { yoursPanel } from "./yours.js";
-import { addRivals, friendsKey, friendsPanel, knownKey } from "./friends.js";
+import { yoursKey, yoursPanel } from "./yours.js";
+import { addRivals, againKey, againOffer, friendsKey, friendsPanel, knownKey, sentKey, sentList } from "./friends.js";
 import { LANGUAGES, clock, day, language, number, rulesHelp, t, tn } from "./i18n.js";
 import { DAILY_BOT_ROOM } from "./actions.js";
 import { autoAllowed, autoOn, boardMoves, canHint, canUndo, destinations, inRace, myCounts, ratingText, resultLine, standingTime, statusText } from "./state.js";
@@ -123,7 +123,7 @@ function lobbyParts(app) {
     ["lobby-join", () => joinPanel(app)],
     [`lobby-daily:${JSON.stringify(S.daily)}`, () => dailyPanel(app)],
     // My page, the boards and my recent rivals (yours.js): beside the main actions, never above them.
-    [`lobby-yours:${S.me?.player}:${JSON.stringify(S.yours)}`, () => yoursPanel(S, app.act)],
+    [`lobby-yours:${yoursKey(S)}`, () => yoursPanel(app)],
     [`lobby-rooms:${JSON.stringify(S.rooms)}`, () => roomsPanel(app)],
   ];
   // The arena I am in comes first; else the arena panel (create or join one) after the daily race.
@@ -374,7 +374,9 @@ function roomParts(app) {
     part("head", () => roomHead(app)),
     room.deal && racing ? part("deal", () => dealLine(room, location.origin)) : null,
     main,
-    room.phase === "finished" && room.standings.length ? [`results:${all}:${knownKey()}`, () => resultsView(app)] : null,
+    // The invitations I sent to my waiting room, each with its answer (friends.js).
+    room.phase === "waiting" && room.role === "racer" ? [`invited:${sentKey(room.room)}`, () => sentList(room.room)] : null,
+    room.phase === "finished" && room.standings.length ? [`results:${all}:${knownKey()}:${againKey(S)}`, () => resultsView(app)] : null,
   ].filter(Boolean);
   // Between races, the arena's standings (a placeholder outside one); arena.js also replaces the
   // panel by itself mid-race.
@@ -625,6 +627,8 @@ function resultsView(app) {
     room.role === "racer" && me && !ghostChallenge(room)
       ? h("button", { id: "rematch", onclick: act.rematch, disabled: room.rematch.includes(room.you) }, room.solo ? t("Play it again") : room.rematch.includes(room.you) ? t("Waiting for the others…") : t("Rematch"))
       : null,
+    // Race again: everyone raced here invited to a new room and a new deal (not the same room as Rematch).
+    me && !ghostChallenge(room) ? againOffer(app) : null,
     room.solo ? h("button", { id: "results-new-deal", onclick: act.newDeal }, t("New deal")) : null,
     h("button", { class: "quiet", onclick: act.leave }, t("Back to the lobby")),
   );

@@ -1,20 +1,22 @@
 // The lobby's panel for a player coming back: their page, the leaderboards, and the people they
-// raced last with how each went (read from the read API: GET /api/v1/players/{player}, then the
-// race documents of their latest races with others). A player with no race yet is offered a first
-// one; a server that serves no records (503: no database) shows no panel at all, since both pages
-// would answer the same; a player not on record (404) gets the leaderboards and the offer.
+// raced last with how each went (the read API: GET /api/v1/players/{player}, and its rivals list,
+// GET /api/v1/players/{player}/rivals, each with the head-to-head), each to add as a friend. A
+// player with no race yet is offered a first one; a server that serves no records (503: no
+// database) shows no panel at all, since both pages would answer the same; a player not on record
+// (404) gets the leaderboards and the offer.
 import { h } from "./dom.js";
-import { playerDoc, raceDoc } from "./records_api.js";
-import { recentRivals } from "./rivals.js";
-import { racerName } from "./marks.js";
-import { number, t, tn } from "./i18n.js";
+import { playerDoc, playerRivals } from "./records_api.js";
+import { headToHead } from "./rivals.js";
+import { listsKey, playerHref, rivalAct } from "./friends.js";
+import { t } from "./i18n.js";
 
-/** How many of the latest races with others are read (a race document each), and how many rivals shown. */
-const RACES_READ = 8;
+/** How many rivals are read (the friends panel lists the first of them too), and how many shown here. */
+const RIVALS_READ = 10;
 const RIVALS_SHOWN = 6;
 
 /** Read ``player``'s panel into ``S.yours`` (``{player, state, rivals}``; state: "loading", "new"
- * (no race yet), "raced", "unlisted" (not on record), "off"), calling ``render`` when it changes. */
+ * (no race yet), "raced", "unlisted" (not on record), "off"; rivals: the API's, newest first, or
+ * null when they could not be read), calling ``render`` when it changes. */
 export async function loadYours(S, player, render) {
   const asked = { player, state: "loading", rivals: [] };
   S.yours = asked;
@@ -23,10 +25,9 @@ export async function loadYours(S, player, render) {
   try {
     // Not from the browser's cache, nor kept there: the lobby is read again after each race, and
     // "My page" opened next must not show the copy from before it (cached 10 s).
-    const doc = await playerDoc(player, { unkept: true });
-    const shared = (doc.recent ?? []).filter((r) => r.racers > 1).slice(0, RACES_READ);
-    const docs = await Promise.all(shared.map((r) => raceDoc(r.race_id).catch(() => null)));
-    rivals = recentRivals(doc.player, docs, RIVALS_SHOWN).map((r) => ({ player: r.racer.player, name: racerName(r.racer), races: r.races, ahead: r.ahead, behind: r.behind }));
+    const [doc, found] = await Promise.all([playerDoc(player, { unkept: true }), playerRivals(player, RIVALS_READ, { unkept: true }).catch((e) => e)]);
+    // The rivals not read (a server before the list, say) are not said to be none.
+    rivals = found instanceof Error ? null : found.rivals;
     state = doc.races ? "raced" : "new";
   } catch (e) {
     state = e.status === 404 ? "unlisted" : "off";
@@ -36,17 +37,16 @@ export async function loadYours(S, player, render) {
   render();
 }
 
-/** The panel (an empty hidden element when there is nothing to show). ``act``: the lobby's actions. */
-export function yoursPanel(S, act) {
+/** What the panel shows: its part's key (the rivals' "Add friend" follows my friends lists). */
+export const yoursKey = (S) => JSON.stringify([S.me?.player, S.me?.identified, S.yours, listsKey()]);
+
+/** The panel (an empty hidden element when there is nothing to show). */
+export function yoursPanel(app) {
+  const { S, act } = app;
   const y = S.yours;
   if (!y || y.state === "off" || y.player !== S.me?.player) return h("span", { hidden: true });
   const link = (href, id, text) => h("a", { href, id }, text);
-  const links = h(
-    "p",
-    { class: "row links" },
-    y.state === "unlisted" ? null : link(`/players/${encodeURIComponent(y.player)}`, "yours-page", t("My page")),
-    link("/boards", "yours-boards", t("Leaderboards")),
-  );
+  const links = h("p", { class: "row links" }, y.state === "unlisted" ? null : link(playerHref(y.player), "yours-page", t("My page")), link("/boards", "yours-boards", t("Leaderboards")));
   let body;
   if (y.state === "loading") body = h("p", { class: "muted" }, t("Loading…"));
   else if (y.state === "new" || y.state === "unlisted")
@@ -59,6 +59,7 @@ export function yoursPanel(S, act) {
         h("button", { id: "yours-quick", class: "quiet", onclick: () => act.quickMatch({ preset: "seahaven" }) }, t("Quick match")),
       ),
     ];
+  else if (!y.rivals) body = null;
   else if (!y.rivals.length) body = h("p", { class: "muted", id: "yours-alone" }, t("No rival yet: your latest races were alone or against the computer."));
   else
     body = [
@@ -66,16 +67,18 @@ export function yoursPanel(S, act) {
       h(
         "ul",
         { class: "rivals", "aria-labelledby": "rivals-h" },
-        y.rivals.map((r) =>
-          h(
+        y.rivals.slice(0, RIVALS_SHOWN).map((r) => {
+          const { record, deals } = headToHead(r);
+          return h(
             "li",
-            {},
-            h("a", { href: `/players/${encodeURIComponent(r.player)}`, class: "who" }, r.name),
+            { "data-player": r.player },
+            h("a", { href: playerHref(r.player), class: "who", title: r.name }, r.name),
             " ",
-            // TRANSLATORS: how a player did against a rival in their latest races together.
-            h("span", { class: "muted h2h" }, tn("{n} race: {ahead} ahead, {behind} behind", "{n} races: {ahead} ahead, {behind} behind", r.races, { ahead: number(r.ahead), behind: number(r.behind) })),
-          ),
-        ),
+            h("span", { class: "muted h2h" }, record),
+            deals ? [" ", h("span", { class: "muted deals" }, deals)] : null,
+            h("span", { class: "acts" }, rivalAct(app, r, "yours")),
+          );
+        }),
       ),
     ];
   return h("section", { class: "card-panel yours", id: "yours", "aria-labelledby": "yours-h" }, h("h2", { id: "yours-h" }, t("Your races")), links, body);

@@ -70,20 +70,21 @@ test("a player's rivals: who they raced, how often, ahead or behind; a bot is on
   ]);
 });
 
-test("the lobby's recent rivals: people only, the last raced first, at most so many", async () => {
-  const { recentRivals } = await import("../src/rivals.js");
-  const race = (...racers) => ({ racers: racers.map(([player, name, place, bot = false, ghost = false]) => ({ player, name, place, bot, ghost })) });
-  const docs = [
-    race(["cid", "Cid", 1], ["me", "Me", 2]),
-    race(["me", "Me", 1], ["bot-1", "Computer (brisk)", 2, true]),
-    race(["me", "Me", 1], ["ann", "Ann", 2], ["cid", "Cid", 3]),
-    race(["ann", "Ann", 1], ["me", "Me", 2, false, false], ["gus", "Gus", 3, false, true]),
-    race(["me", "Me", 1], ["dot", "Dot", 2]),
-  ];
-  const seen = recentRivals("me", docs, 3).map((r) => [r.racer.name, r.races, r.ahead, r.behind]);
-  assert.deepEqual(seen, [
-    ["Cid", 2, 1, 1],
-    ["Ann", 2, 1, 1],
-    ["Dot", 1, 1, 0],
-  ]);
+test("a recent rival's head-to-head in words: wins and losses, then the deals both finished", async () => {
+  const { headToHead } = await import("../src/rivals.js");
+  const { setLanguage } = await import("../src/i18n.js");
+  const rival = (wins, losses, shared, faster) => ({ player: "u1", name: "Bob", races: wins + losses, wins, losses, deals: { shared, faster, slower: shared - faster, latest: [] } });
+  try {
+    assert.deepEqual(headToHead(rival(4, 3, 5, 3)), { record: "4 wins, 3 losses", deals: "faster on 3 of 5 deals you both finished" });
+    assert.deepEqual(headToHead(rival(1, 0, 1, 0)), { record: "1 win, 0 losses", deals: "faster on 0 of 1 deal you both finished" });
+    // No deal both finished (both resigned, say): nothing said of deals.
+    assert.equal(headToHead(rival(0, 1, 0, 0)).deals, null);
+    assert.equal(headToHead({ wins: 0, losses: 1 }).deals, null);
+    setLanguage("fr");
+    const fr = headToHead(rival(4, 3, 5, 3));
+    assert.match(fr.record, /^4 victoires.* 3 défaites$/);
+    assert.equal(fr.deals, "plus rapide sur 3 des 5 donnes que vous avez tous deux terminées");
+  } finally {
+    setLanguage("en");
+  }
 });
