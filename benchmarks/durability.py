@@ -31,7 +31,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 from redis.asyncio import Redis
 
 from benchmarks.store import add_load_options, concurrencies_of, percentile, report, run, sample_event
-from server.store.base import chain
+from server.store.base import Append, chain
 from server.store.stores import RedisStore
 from tests.redis_proc import RedisProcess
 
@@ -116,7 +116,7 @@ async def replicated(iterations: int) -> None:
                 tip = ""
                 for n in range(iterations + 200):
                     started = time.perf_counter()
-                    await store.append_at("R", [event], 60.0, n, None, "node", tip=tip)
+                    await store.append_at("R", [event], Append(60.0, n, None, "node", tip=tip))
                     if n >= 200:  # warmed up
                         latencies.append(time.perf_counter() - started)
                     tip = chain(tip, [event])[-1]

@@ -29,6 +29,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 
 from benchmarks.store import MAX_ITERATIONS, TTL, sample_event
 from server.runtime import uvloop_factory
+from server.store.base import Append
 from server.store.stores import RedisStore, Request, Stored
 from tests.redis_proc import RedisProcess
 
@@ -55,7 +56,9 @@ async def run(store: RedisStore, calls: int, callers: int, tag: str) -> Sample:
         room = f"{tag}-{n}"
         length = 0
         for seq in range(per_caller):
-            appended = await store.append_at(room, [event], TTL, length, Request("player", seq, reply), "node-a")
+            appended = await store.append_at(
+                room, [event], Append(TTL, length, Request("player", seq, reply), "node-a")
+            )
             assert isinstance(appended, Stored), f"append to {room} at {length} not stored: {appended}"
             length = appended.length
 

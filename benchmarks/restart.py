@@ -34,6 +34,7 @@ from seahaven.solver import solve
 from server.rooms.core import RoomCore
 from server.rooms.events import pack
 from server.rooms.settings import Settings
+from server.store.base import Append
 from server.store.redisstore import RedisStore
 from tests.redis_proc import RedisProcess
 
@@ -71,7 +72,10 @@ async def seed(url: str, rooms: int) -> tuple[list[str], int]:
             logs = [room_log(code, now, moves) for code in batch]  # the room's code is in its log
             length = len(logs[0])
             await asyncio.gather(
-                *(store.append_at(c, log, ROOM_TTL, 0, None, OLD_NODE) for c, log in zip(batch, logs, strict=True))
+                *(
+                    store.append_at(c, log, Append(ROOM_TTL, 0, None, OLD_NODE))
+                    for c, log in zip(batch, logs, strict=True)
+                )
             )
             await asyncio.gather(*(store.locate(c, p, OLD_NODE, ROOM_TTL) for c in batch for p in PLAYERS))
         await store.beat(OLD_NODE, 6)

@@ -21,7 +21,7 @@ from server.records.reader import Reader
 from server.records.schema import race_racers, races
 from server.rooms.raceid import room_of
 from server.shell.archiver import Archiver
-from server.store.base import Stored
+from server.store.base import Append, Stored
 from server.store.stores import Store
 from tests.helpers import MakeServer, wait_until
 from tests.racing import room_with, solution, start_race
@@ -140,7 +140,7 @@ async def test_a_mark_the_index_lost_is_found_by_the_sweep(make_server: MakeServ
         """The room's last append again, as an archiving node would have stored it: with the mark
         (the racers' drops may still be landing: again until the log held still)."""
         log = await server.store.load(room)
-        return isinstance(await server.store.append_at(room, [], 60.0, len(log), None, None, [race]), Stored)
+        return isinstance(await server.store.append_at(room, [], Append(60.0, len(log), None, None, [race])), Stored)
 
     await wait_until(marked)
     assert await server.store.archive_marks(room) == [race]

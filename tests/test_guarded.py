@@ -14,7 +14,7 @@ import pytest
 
 from server.shell.metrics import Metrics
 from server.shell.sessions import SessionTable
-from server.store.base import Stored, StoreError
+from server.store.base import Append, Stored, StoreError
 from server.store.guarded import Breaker
 from server.store.redisstore import RedisStore
 from tests.metrics_scrape import scrape, value
@@ -46,7 +46,7 @@ async def test_an_append_is_counted_once_and_refused_unsent_while_stalled(
     guarded: tuple[RedisStore, Breaker, Metrics], redis_proc: RedisProcess
 ) -> None:
     store, breaker, metrics = guarded
-    assert await store.append_at("R", [b"first"], 60, 0) == Stored(1)
+    assert await store.append_at("R", [b"first"], Append(60, 0)) == Stored(1)
     assert value(metrics, LATENCY, operation="append") == 1  # once: one layer, one observation
     assert (ERRORS, (("operation", "append"),)) not in scrape(metrics)
     assert redis_proc._proc is not None
@@ -55,12 +55,12 @@ async def test_an_append_is_counted_once_and_refused_unsent_while_stalled(
     try:
         started = time.monotonic()
         with pytest.raises(StoreError):
-            await store.append_at("R", [b"slow"], 60, 1)  # waits for the timeout...
+            await store.append_at("R", [b"slow"], Append(60, 1))  # waits for the timeout...
         assert time.monotonic() - started >= 0.5
         assert breaker.stalled and breaker.trips == 1  # ...and trips the breaker
         started = time.monotonic()
         with pytest.raises(StoreError, match="stalled"):
-            await store.append_at("R", [b"refused"], 60, 1)  # refused at once, never sent
+            await store.append_at("R", [b"refused"], Append(60, 1))  # refused at once, never sent
         assert time.monotonic() - started < 0.1
         assert breaker.refused == 1
         assert value(metrics, LATENCY, operation="append") == 3

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from server.store.base import Append
 from server.store.link import Link, LinkLost, LinkTimeout, ReplyError, link_url
 from server.store.stores import RedisStore, Request, Stored, StoreError
 from tests.redis_proc import RedisProcess
@@ -211,11 +212,13 @@ async def test_the_store_appends_over_the_link_in_one_call_per_move(redis_proc: 
     store = RedisStore(redis_proc.url if over == "tcp" else redis_proc.unix_url, prefix="hot:")
     raw = aioredis.Redis.from_url(redis_proc.url)
     try:
-        assert isinstance(await store.append_at("R", [b"created"], 60, 0, None, "node-a"), Stored)
+        assert isinstance(await store.append_at("R", [b"created"], Append(60, 0, None, "node-a")), Stored)
         await raw.config_resetstat()
         n = 40
         for i in range(1, n + 1):
-            assert isinstance(await store.append_at("R", [b"move"], 60, i, Request("p", i, b"ok"), "node-a"), Stored)
+            assert isinstance(
+                await store.append_at("R", [b"move"], Append(60, i, Request("p", i, b"ok"), "node-a")), Stored
+            )
         stats = await raw.info("commandstats")
         calls = {name.removeprefix("cmdstat_"): s["calls"] for name, s in stats.items()}
         assert calls["evalsha"] == n
@@ -226,7 +229,7 @@ async def test_the_store_appends_over_the_link_in_one_call_per_move(redis_proc: 
         # After a script flush (a restarted Redis), the next append still lands, once.
         await raw.script_flush()
         assert isinstance(
-            await store.append_at("R", [b"move"], 60, n + 1, Request("p", n + 1, b"ok"), "node-a"), Stored
+            await store.append_at("R", [b"move"], Append(60, n + 1, Request("p", n + 1, b"ok"), "node-a")), Stored
         )
         assert len(await store.load("R")) == n + 2
     finally:
@@ -242,14 +245,14 @@ async def test_the_store_maps_link_failures_to_store_errors() -> None:
 async def _failures_mapped(redis_proc: RedisProcess) -> None:
     store = RedisStore(redis_proc.url, prefix="lost:", timeout=0.5)
     try:
-        assert isinstance(await store.append_at("R", [b"a"], 60, 0, None, "n"), Stored)
+        assert isinstance(await store.append_at("R", [b"a"], Append(60, 0, None, "n")), Stored)
         redis_proc.stop()
         with pytest.raises(StoreError, match="unavailable"):
-            await store.append_at("R", [b"b"], 60, 1, None, "n")
+            await store.append_at("R", [b"b"], Append(60, 1, None, "n"))
         with pytest.raises(StoreError, match="unavailable"):
             await store.read_from("R", 0, "n")
         redis_proc.start()  # no persistence: a blank server
         assert await store.read_from("R", 0, "n") == (0, [], "")
-        assert isinstance(await store.append_at("R", [b"a"], 60, 0, None, "n"), Stored)
+        assert isinstance(await store.append_at("R", [b"a"], Append(60, 0, None, "n")), Stored)
     finally:
         await store.close()

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 import redis.asyncio as aioredis
 
-from server.store.base import Duplicate, Request, Stored, StoreError, chain
+from server.store.base import Append, Duplicate, Request, Stored, StoreError, chain
 from server.store.redisstore import RedisStore
 from tests.redis_proc import HOST, RedisProcess
 from tests.server_proc import ServerProcess
@@ -64,18 +64,22 @@ async def test_an_append_is_stored_once_a_replica_has_it(
     on_replica = aioredis.Redis.from_url(replica.url)
     try:
         events = [b"created", b"move"]
-        assert await store.append_at("R", events, 60, 0, Request("p", 1, b"r1"), "n", tip="") == Stored(2)
+        assert await store.append_at("R", events, Append(60, 0, Request("p", 1, b"r1"), "n", tip="")) == Stored(2)
         # Acknowledged: the replica holds it already (WAIT returned 1 before the answer).
         assert await on_replica.lrange("rep:{room:R}:log", 0, -1) == events
         os.kill(replica.pid, signal.SIGSTOP)
         try:
             with pytest.raises(StoreError, match="reached 0 of 1 replica"):
-                await store.append_at("R", [b"late"], 60, 2, Request("p", 2, b"r2"), "n", tip=chain("", events)[-1])
+                await store.append_at(
+                    "R", [b"late"], Append(60, 2, Request("p", 2, b"r2"), "n", tip=chain("", events)[-1])
+                )
         finally:
             os.kill(replica.pid, signal.SIGCONT)
         await in_sync(master)
         # On the master all along; the resend gets the stored reply once the replica has it too.
-        again = await store.append_at("R", [b"late"], 60, 2, Request("p", 2, b"r2"), "n", tip=chain("", events)[-1])
+        again = await store.append_at(
+            "R", [b"late"], Append(60, 2, Request("p", 2, b"r2"), "n", tip=chain("", events)[-1])
+        )
         assert again == Duplicate(3, b"r2")
         assert await on_replica.llen("rep:{room:R}:log") == 3
     finally:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from server.store.base import Stored, StoreError, chain
+from server.store.base import Append, Stored, StoreError, chain
 from server.store.redisstore import RedisStore
 from server.store.urls import check_url, sentinels
 from tests.redis_proc import HOST, RedisProcess, free_port, redis_server_binary
@@ -84,7 +84,7 @@ async def test_the_store_follows_a_failover(watched: tuple[RedisProcess, RedisPr
     store = RedisStore(f"redis+sentinel://{HOST}:{sentinel.port}/svc", prefix="sen:", timeout=1.0)
     on_replica = aioredis.Redis.from_url(replica.url)
     try:
-        assert await store.append_at("R", [b"created"], 60, 0, None, "n", tip="") == Stored(1)
+        assert await store.append_at("R", [b"created"], Append(60, 0, None, "n", tip="")) == Stored(1)
         for _ in range(200):  # replicated before the master dies (--durability replicated would wait)
             if await on_replica.llen("sen:{room:R}:log") == 1:
                 break
@@ -94,7 +94,7 @@ async def test_the_store_follows_a_failover(watched: tuple[RedisProcess, RedisPr
         appended = None
         for _ in range(60):  # the sentinel sees the master down, promotes the replica
             try:
-                appended = await store.append_at("R", [b"move"], 60, 1, None, "n", tip=tip)
+                appended = await store.append_at("R", [b"move"], Append(60, 1, None, "n", tip=tip))
                 break
             except StoreError:
                 await asyncio.sleep(0.25)

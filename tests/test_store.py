@@ -19,7 +19,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.connection import Connection
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from server.store.base import LAYOUT_FORMAT, MEMO_FORMAT, Behind, Duplicate, Request, Stored, chain
+from server.store.base import LAYOUT_FORMAT, MEMO_FORMAT, Append, Behind, Duplicate, Request, Stored, chain
 from server.store.scripts import APPEND_AT
 from server.store.stores import DEAD_NODES_KEPT, MemoryStore, RedisStore, Store, StoreError, open_store
 from tests.conftest import ManualClock
@@ -329,8 +329,8 @@ def race(room: str, number: int = 1) -> str:
 
 async def test_a_mark_keeps_the_log_and_replies_past_their_ttl(store: Store, later: Later) -> None:
     room = new_room()
-    assert await store.append_at(room, [event(1)], LONG, 0, Request("p", 1, b"r1"), "node") == Stored(1)
-    ended = await store.append_at(room, [event(2)], SHORT, 1, Request("p", 2, b"r2"), "node", [race(room)])
+    assert await store.append_at(room, [event(1)], Append(LONG, 0, Request("p", 1, b"r1"), "node")) == Stored(1)
+    ended = await store.append_at(room, [event(2)], Append(SHORT, 1, Request("p", 2, b"r2"), "node", [race(room)]))
     assert ended == Stored(2)
     assert await store.archive_marks(room) == [race(room)]
     await later(SHORT + MARGIN)
@@ -339,7 +339,7 @@ async def test_a_mark_keeps_the_log_and_replies_past_their_ttl(store: Store, lat
     assert await store.memo(room, "p") == (2, b"r2")
     assert room in await store.room_ids()
     # Later appends of the marked room (a new race) keep it without a TTL too.
-    assert await store.append_at(room, [event(3)], SHORT, 2, Request("p", 3, b"r3"), "node") == Stored(3)
+    assert await store.append_at(room, [event(3)], Append(SHORT, 2, Request("p", 3, b"r3"), "node")) == Stored(3)
     await later(SHORT + MARGIN)
     assert await store.load(room) == [event(1), event(2), event(3)]
 
@@ -347,8 +347,8 @@ async def test_a_mark_keeps_the_log_and_replies_past_their_ttl(store: Store, lat
 async def test_clearing_the_last_mark_gives_the_room_its_ttl_back(store: Store, later: Later) -> None:
     room = new_room()
     first, second = race(room, 1), race(room, 2)
-    await store.append_at(room, [event(1)], SHORT, 0, Request("p", 1, b"r1"), None, [first])
-    await store.append_at(room, [event(2)], SHORT, 1, None, None, [second])
+    await store.append_at(room, [event(1)], Append(SHORT, 0, Request("p", 1, b"r1"), None, [first]))
+    await store.append_at(room, [event(2)], Append(SHORT, 1, None, None, [second]))
     assert await store.archive_marks(room) == [first, second]
     assert await store.clear_archive(room, [first], SHORT) == 1  # one left: still kept
     await later(SHORT + MARGIN)
@@ -369,7 +369,7 @@ async def test_clearing_keeps_a_ttl_the_room_has(store: Store, later: Later) -> 
     """A mark cleared on a room whose log has a TTL (a node that knows no marks gave it one, or the
     room was never marked) leaves that TTL as it is."""
     room = new_room()
-    await store.append_at(room, [event(1)], LONG, 0)
+    await store.append_at(room, [event(1)], Append(LONG, 0))
     assert await store.clear_archive(room, [race(room)], SHORT) == 0
     await later(SHORT + MARGIN)
     assert await store.load(room) == [event(1)]
@@ -411,7 +411,7 @@ async def test_a_room_indexed_again_after_due_stays_indexed(store: Store) -> Non
 
 async def test_unindex_refuses_while_marks_remain(store: Store) -> None:
     room = new_room()
-    await store.append_at(room, [event(1)], LONG, 0, None, None, [race(room)])
+    await store.append_at(room, [event(1)], Append(LONG, 0, None, None, [race(room)]))
     await store.index_archive(room)
     [(_, stamp)] = await store.archive_due(1)
     assert await store.unindex_archive(room, stamp) is False
@@ -426,9 +426,9 @@ async def test_marked_rooms_finds_marks_the_index_lacks(store: Store) -> None:
     odd = ["a:b", "x*y", "q?[z]", "room:1:log", "ünï"]
     rooms = sorted([*odd, *(new_room() for _ in range(12))])  # on every master of a cluster
     for room in rooms:
-        await store.append_at(room, [event(1)], LONG, 0, None, None, [race("R")])
+        await store.append_at(room, [event(1)], Append(LONG, 0, None, None, [race("R")]))
     unmarked = new_room()
-    await store.append_at(unmarked, [event(1)], LONG, 0)
+    await store.append_at(unmarked, [event(1)], Append(LONG, 0))
     assert await store.marked_rooms() == rooms
     assert await store.archive_due(100) == []  # never indexed
     await store.clear_archive(rooms[0], [race("R")], LONG)
@@ -439,21 +439,23 @@ async def test_an_append_that_ends_a_stay_forgets_the_players_memo(store: Store)
     """A leave (Request.stay_ended): nothing is checked, and the player's next stay starts with no
     memo, so its requests are new whatever their seq (a new page counts from 1 again)."""
     room = new_room()
-    assert await store.append_at(room, [event(1)], SHORT, 0, Request("p", 1, b"r1")) == Stored(1)
-    assert await store.append_at(room, [event(2)], SHORT, 1, Request("p", 5, b"r5")) == Stored(2)
-    assert await store.append_at(room, [event(3)], SHORT, 2, Request.stay_ended("p")) == Stored(3)
+    assert await store.append_at(room, [event(1)], Append(SHORT, 0, Request("p", 1, b"r1"))) == Stored(1)
+    assert await store.append_at(room, [event(2)], Append(SHORT, 1, Request("p", 5, b"r5"))) == Stored(2)
+    assert await store.append_at(room, [event(3)], Append(SHORT, 2, Request.stay_ended("p"))) == Stored(3)
     assert await store.memo(room, "p") is None
-    assert await store.append_at(room, [event(4)], SHORT, 3, Request("p", 1, b"again")) == Stored(4)
+    assert await store.append_at(room, [event(4)], Append(SHORT, 3, Request("p", 1, b"again"))) == Stored(4)
     assert await store.memo(room, "p") == (1, b"again")
-    assert await store.append_at(room, [event(4)], SHORT, 4, Request("p", 1, b"again")) == Duplicate(4, b"again")
+    assert await store.append_at(room, [event(4)], Append(SHORT, 4, Request("p", 1, b"again"))) == Duplicate(
+        4, b"again"
+    )
 
 
 async def test_a_refused_append_marks_nothing(store: Store, later: Later) -> None:
     room = new_room()
-    assert await store.append_at(room, [event(1)], SHORT, 0, Request("p", 1, b"r1")) == Stored(1)
-    resent = await store.append_at(room, [event(1)], SHORT, 1, Request("p", 1, b"r1"), None, [race(room)])
+    assert await store.append_at(room, [event(1)], Append(SHORT, 0, Request("p", 1, b"r1"))) == Stored(1)
+    resent = await store.append_at(room, [event(1)], Append(SHORT, 1, Request("p", 1, b"r1"), None, [race(room)]))
     assert resent == Duplicate(1, b"r1")
-    behind = await store.append_at(room, [event(2)], SHORT, 5, Request("p", 2, b"r2"), None, [race(room)])
+    behind = await store.append_at(room, [event(2)], Append(SHORT, 5, Request("p", 2, b"r2"), None, [race(room)]))
     assert behind == Behind(1, [])
     assert await store.archive_marks(room) == []
     assert await store.marked_rooms() == []
@@ -467,7 +469,7 @@ async def test_a_refused_append_marks_nothing(store: Store, later: Later) -> Non
 
 async def test_expire_leaves_a_marked_log_without_ttl(store: Store, later: Later) -> None:
     room = new_room()
-    await store.append_at(room, [event(1)], LONG, 0, None, None, [race(room)])
+    await store.append_at(room, [event(1)], Append(LONG, 0, None, None, [race(room)]))
     await store.set_listing(room, b"summary", LONG)
     await store.expire(room, SHORT)  # the race is over: the room's keys get the finished TTL...
     await later(SHORT + MARGIN)
@@ -489,8 +491,8 @@ async def test_expire_leaves_a_marked_log_without_ttl(store: Store, later: Later
 async def test_an_append_without_events_or_request_marks(store: Store, later: Later) -> None:
     """The race's end came with no event of its own to store (a timer, say): the marks alone."""
     room = new_room()
-    await store.append_at(room, [event(1)], LONG, 0)
-    assert await store.append_at(room, [], SHORT, 1, None, None, [race(room, 1), race(room, 2)]) == Stored(1)
+    await store.append_at(room, [event(1)], Append(LONG, 0))
+    assert await store.append_at(room, [], Append(SHORT, 1, None, None, [race(room, 1), race(room, 2)])) == Stored(1)
     assert await store.archive_marks(room) == [race(room, 1), race(room, 2)]
     await later(SHORT + MARGIN)
     await later(0.3)
@@ -502,13 +504,13 @@ async def test_a_write_back_with_archive_marks_again(store: Store, later: Later)
     write-back passes the race again and the mark is back."""
     room = new_room()
     events = [event(1), event(2)]
-    await store.append_at(room, events, LONG, 0, None, "node", [race(room)])
+    await store.append_at(room, events, Append(LONG, 0, None, "node", [race(room)]))
     await store.delete(room)  # the log, its marks and all: what a lost tail looks like from here
     assert await store.archive_marks(room) == []
-    assert await store.append_at(room, events, SHORT, 0, None, "node", [race(room)]) == Stored(2)
+    assert await store.append_at(room, events, Append(SHORT, 0, None, "node", [race(room)])) == Stored(2)
     assert await store.archive_marks(room) == [race(room)]
     # A write-back over marks still there adds none twice.
-    assert await store.append_at(room, [event(3)], SHORT, 2, None, "node", [race(room)]) == Stored(3)
+    assert await store.append_at(room, [event(3)], Append(SHORT, 2, None, "node", [race(room)])) == Stored(3)
     assert await store.archive_marks(room) == [race(room)]
     await later(SHORT + MARGIN)
     assert await store.load(room) == [*events, event(3)]
@@ -518,7 +520,7 @@ async def test_archive_input_is_checked(store: Store) -> None:
     room = new_room()
     for bad in (race(room), ["with space-1-abcdefgh"], [""], ["tab\there"], [b"bytes"]):
         with pytest.raises(ValueError):
-            await store.append_at(room, [event(1)], LONG, 0, None, None, bad)  # type: ignore[arg-type]
+            await store.append_at(room, [event(1)], Append(LONG, 0, None, None, bad))  # type: ignore[arg-type]
         with pytest.raises(ValueError):
             await store.clear_archive(room, bad, LONG)  # type: ignore[arg-type]
     for count in (0, -1):
@@ -544,7 +546,7 @@ async def test_archive_calls_go_through_the_guarded_call(store: Store) -> None:
     recorder = Recorder()
     store.guard(None, recorder)
     room = new_room()
-    await store.append_at(room, [event(1)], LONG, 0, None, None, [race(room)])
+    await store.append_at(room, [event(1)], Append(LONG, 0, None, None, [race(room)]))
     await store.index_archive(room)
     [(_, stamp)] = await store.archive_due(1)
     await store.archive_marks(room)
@@ -670,7 +672,7 @@ async def test_redis_refuses_a_newer_key_layout_without_writing(redis_url: str, 
             with pytest.raises(StoreError, match=f"key layout is format {LAYOUT_FORMAT + 1}, newer than this node"):
                 await store.room_ids()
         with pytest.raises(StoreError, match="newer"):
-            await store.append_at("R", [event(1)], LONG, 0)
+            await store.append_at("R", [event(1)], Append(LONG, 0))
         with pytest.raises(StoreError, match="newer"):
             await store.put_session("tok", b"S", LONG)
         assert await store.ping() is False  # /healthz says so too
@@ -690,10 +692,10 @@ async def test_redis_reads_todays_data_without_a_version(redis_url: str, raw: An
         assert await store.room_ids() == ["R"]
         assert await store.load("R") == [event(1), event(2)]
         assert await store.memo("R", "p") == (4, b"reply-4")
-        again = await store.append_at("R", [event(3)], LONG, 2, Request("p", 4, b"other"))
+        again = await store.append_at("R", [event(3)], Append(LONG, 2, Request("p", 4, b"other")))
         assert again == Duplicate(2, b"reply-4")  # the stored frame, byte for byte
         assert await raw.get("old:format") == str(LAYOUT_FORMAT).encode()  # recorded from now on
-        assert await store.append_at("R", [event(3)], LONG, 2, Request("p", 5, b"reply-5")) == Stored(3)
+        assert await store.append_at("R", [event(3)], Append(LONG, 2, Request("p", 5, b"reply-5"))) == Stored(3)
         assert await raw.hget("old:{room:R}:replies", "p:v") == str(MEMO_FORMAT).encode()
         assert await store.memo("R", "p") == (5, b"reply-5")
     finally:
@@ -703,10 +705,10 @@ async def test_redis_reads_todays_data_without_a_version(redis_url: str, raw: An
 async def test_redis_does_not_serve_a_memo_of_a_newer_format(redis_url: str, raw: Any) -> None:
     store = RedisStore(redis_url, prefix="memo:")
     try:
-        assert await store.append_at("R", [event(1)], LONG, 0, Request("p", 1, b"reply-1")) == Stored(1)
+        assert await store.append_at("R", [event(1)], Append(LONG, 0, Request("p", 1, b"reply-1"))) == Stored(1)
         await raw.hset("memo:{room:R}:replies", mapping={"p:r": b"\x00new", "p:v": MEMO_FORMAT + 1})
         assert await store.memo("R", "p") is None  # can't serve it: not a crash, not its bytes
-        again = await store.append_at("R", [event(2)], LONG, 1, Request("p", 1, b"other"))
+        again = await store.append_at("R", [event(2)], Append(LONG, 1, Request("p", 1, b"other")))
         assert again == Duplicate(1, None)  # still not stored twice
         await raw.hset("memo:{room:R}:replies", "p:v", "not a version")
         assert await store.memo("R", "p") is None
@@ -773,32 +775,34 @@ async def test_an_append_that_leaves_the_ttl_gives_it_to_the_keys_it_creates(
     store = RedisStore(redis_url, prefix="ref:", pipelined=pipelined)
     keys = [f"ref:{{room:R}}:{k}" for k in ("log", "chain", "replies", "holders")]
     try:
-        first = await store.append_at("R", [event(1)], 30, 0, Request("p", 1, b"r"), "node", refresh=False)
+        first = await store.append_at("R", [event(1)], Append(30, 0, Request("p", 1, b"r"), "node", refresh=False))
         assert first == Stored(1)
         for key in keys:  # a new log: every key new, each given the TTL all the same
             assert 29_000 < await raw.pttl(key) <= 30_000, key
         for key in keys:
             await raw.pexpire(key, 10_000)
-        await store.append_at("R", [event(2)], 30, 1, Request("p", 2, b"r"), "node", refresh=False)
+        await store.append_at("R", [event(2)], Append(30, 1, Request("p", 2, b"r"), "node", refresh=False))
         for key in keys:  # nothing new: left as they were
             assert 9_000 < await raw.pttl(key) <= 10_000, key
-        await store.append_at("R", [event(3)], 30, 2, Request("q", 1, b"r"), "node", refresh=False)
+        await store.append_at("R", [event(3)], Append(30, 2, Request("q", 1, b"r"), "node", refresh=False))
         for key in keys:  # a new player's memo: the TTL for all
             assert 29_000 < await raw.pttl(key) <= 30_000, key
         for key in keys:
             await raw.pexpire(key, 10_000)
-        await store.append_at("R", [event(4)], 30, 3, Request("q", 2, b"r"), "other", refresh=False)
+        await store.append_at("R", [event(4)], Append(30, 3, Request("q", 2, b"r"), "other", refresh=False))
         for key in keys:  # a new holder: the TTL for all
             assert 29_000 < await raw.pttl(key) <= 30_000, key
         for key in keys:
             await raw.pexpire(key, 10_000)
-        await store.append_at("R", [event(5)], 30, 4, Request("q", 3, b"r"), "other")
+        await store.append_at("R", [event(5)], Append(30, 4, Request("q", 3, b"r"), "other"))
         for key in keys:  # refresh=True: the TTL
             assert 29_000 < await raw.pttl(key) <= 30_000, key
-        await store.append_at("R", [event(6)], 30, 5, Request("q", 4, b"r"), "other", ["R-1-abcdefgh"], refresh=False)
+        await store.append_at(
+            "R", [event(6)], Append(30, 5, Request("q", 4, b"r"), "other", ["R-1-abcdefgh"], refresh=False)
+        )
         for key in keys:  # marked: kept whatever the refresh
             assert await raw.pttl(key) == -1, key
-        await store.append_at("R", [event(7)], 30, 6, Request("q", 5, b"r"), "other", refresh=False)
+        await store.append_at("R", [event(7)], Append(30, 6, Request("q", 5, b"r"), "other", refresh=False))
         for key in keys:
             assert await raw.pttl(key) == -1, key
         assert await raw.llen("ref:{room:R}:log") == 7
@@ -811,8 +815,8 @@ async def test_redis_archive_keys_and_ttls(redis_url: str, raw: Any, pipelined: 
     """The keys and TTLs, on either path of the append (the pipelined link, redis-py's pool)."""
     store = RedisStore(redis_url, prefix="arc:", pipelined=pipelined)
     try:
-        await store.append_at("R", [event(1)], 30, 0, Request("p", 1, b"r"), "node")
-        await store.append_at("R", [event(2)], 30, 1, Request("p", 2, b"r"), "node", ["R-1-abcdefgh"])
+        await store.append_at("R", [event(1)], Append(30, 0, Request("p", 1, b"r"), "node"))
+        await store.append_at("R", [event(2)], Append(30, 1, Request("p", 2, b"r"), "node", ["R-1-abcdefgh"]))
         await store.locate("R", "p", "node", 30)
         await store.set_listing("R", b"A", 30)
         await store.index_archive("R")
@@ -906,15 +910,17 @@ async def test_redis_chain_is_one_list_whoever_computes_its_links(redis_url: str
     try:
         log = [event(n) for n in range(6)]
         tips = chain("", log)
-        assert await store.append_at("R", log[:2], LONG, 0, tip="", tips=tips[:2]) == Stored(2)
+        assert await store.append_at("R", log[:2], Append(LONG, 0, tip="", tips=tips[:2])) == Stored(2)
         # No links given: the script computes them (a SHA-1 each), as the previous build's did.
         args = [60_000, 2, "", 0, b"", bell, "old-node", "", tips[1], 0, *log[2:4]]
         assert await raw.eval(APPEND_AT, len(keys), *keys, *args) == [4]
-        assert await store.append_at("R", log[4:], LONG, 4, Request("p", 1, b"r"), "node", tip=tips[3]) == Stored(6)
+        assert await store.append_at(
+            "R", log[4:], Append(LONG, 4, Request("p", 1, b"r"), "node", tip=tips[3])
+        ) == Stored(6)
         assert [t.decode() for t in await raw.lrange("links:{room:R}:chain", 0, -1)] == tips
         assert await store.read_from("R", 6) == (6, [], tips[5])
         with pytest.raises(ValueError, match="2 chain tips for 1 events"):
-            store.append_at("R", [event(9)], LONG, 6, tip=tips[5], tips=tips[:2])
+            store.append_at("R", [event(9)], Append(LONG, 6, tip=tips[5], tips=tips[:2]))
         assert await raw.llen("links:{room:R}:log") == 6
     finally:
         await store.close()

@@ -42,7 +42,7 @@ from server.shell.held import Asker, Command, HeldRoom, log_event
 from server.shell.names import new_room_code
 from server.shell.replies import Replies
 from server.shell.sessions import SEAT_TAKEN, SESSION_BELL, Session, SessionTable
-from server.store.base import Appended, Behind, Duplicate, Forked, Request, Stored, StoreError, chain
+from server.store.base import Append, Appended, Behind, Duplicate, Forked, Request, Stored, StoreError, chain
 from server.store.interfaces import Archives, Doorbells, Listings, Nodes, RoomLog
 
 ROOM_BELL: Final = "room"
@@ -518,10 +518,9 @@ class RoomPath:
         now = self.clock.now()
         refreshed = held.refreshed
         refresh = refreshed is None or now - refreshed >= ttl * REFRESH_AFTER * 1000 or not _moves_only(events)
+        append = Append(ttl, length, request, self.node, archive, tip, refresh, tips)  # positional: no kwargs dict
         try:
-            appended = await self.store.append_at(
-                core.room.code, packed, ttl, length, request, self.node, archive, tip=tip, refresh=refresh, tips=tips
-            )
+            appended = await self.store.append_at(core.room.code, packed, append)
         except StoreError:
             core.abort()
             if core.log:
@@ -690,9 +689,8 @@ class RoomPath:
         tail = log[length:]
         # A lost end is archived again (a second write changes nothing).
         archive = ended_races(log, length) if self.archiving else []
-        appended = await self.store.append_at(
-            code, [pack(e) for e in tail], self._ttl(held), length, None, self.node, archive, tip=held.tip(length)
-        )
+        append = Append(self._ttl(held), length, None, self.node, archive, tip=held.tip(length))
+        appended = await self.store.append_at(code, [pack(e) for e in tail], append)
         if not isinstance(appended, Stored):
             held.stale = True  # someone wrote meanwhile: read again before the next command
             return
@@ -734,9 +732,8 @@ class RoomPath:
         packed = [pack(e) for e in extra]
         extra_tips = chain(theirs_chain[-1], packed)
         archive = ended_races(merged.log, len(stored)) if self.archiving else []
-        appended = await self.store.append_at(
-            code, packed, self._ttl(held), len(stored), None, self.node, archive, tip=theirs_chain[-1], tips=extra_tips
-        )
+        append = Append(self._ttl(held), len(stored), None, self.node, archive, tip=theirs_chain[-1], tips=extra_tips)
+        appended = await self.store.append_at(code, packed, append)
         if not isinstance(appended, Stored):
             held.stale = True  # it changed again meanwhile: read it again before the next command
             return

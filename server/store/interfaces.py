@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Collection, Sequence
 from typing import Protocol
 
-from server.store.base import Appended, Request, Ring
+from server.store.base import Append, Appended, Ring
 from server.store.guarded import Breaker, Observer
 from server.store.matching import Matched, Waiter, Window
 
@@ -50,36 +50,13 @@ class RoomLog(Protocol):
         """
         ...
 
-    def append_at(
-        self,
-        room: str,
-        events: Sequence[bytes],
-        ttl: float,
-        expected: int,
-        request: Request | None = None,
-        holder: str | None = None,
-        archive: Sequence[str] = (),
-        *,
-        tip: str | None = None,
-        refresh: bool = True,
-        tips: Sequence[str] | None = None,
-    ) -> Awaitable[Appended]:
-        """Append ``events`` only if the log is ``expected`` long, its chain tip there is ``tip``
-        (``base.chain`` of the caller's first ``expected`` events; None: not checked, for callers that
-        keep no chain) and ``request`` (if any) was not
-        stored before, in one atomic call; then keep the request's reply with the room, count the
-        node ``holder`` among the room's holders and ring the room's doorbell (the new length) for
-        the other holders. No other holder, no doorbell: a node alone with its rooms hears nothing.
-        ``archive``: ids of races these events end, marked in the same atomic call as due for the
-        database (``Archives``); while a room has marks its log and replies keep no TTL (``ttl`` and
-        ``expire`` apply again once the marks are cleared). ``refresh=False``: the caller gave the room
-        ``ttl`` lately (within an eighth of it), so the store may leave the TTL as it is, but for keys
-        this append creates. ``tips``: ``base.chain(tip, events)`` when the caller has it already
-        (the store then computes no link; with ``tip`` None they are ignored).
-        ``Stored``, else ``Duplicate`` (the request was stored before), ``Forked`` (the log's first
-        ``expected`` events are not the caller's: it holds another history from some index on) or
-        ``Behind`` (the log was not ``expected`` long; when shorter, its ``tip`` says whether it is a
-        prefix of the caller's)."""
+    def append_at(self, room: str, events: Sequence[bytes], append: Append) -> Awaitable[Appended]:
+        """Append ``events`` as ``append`` says (:class:`~server.store.base.Append`: at the
+        ``expected`` length and chain ``tip``, once per ``request``, the ``holder``, the ``archive``
+        marks, the TTL), in one atomic call. ``Stored``, else ``Duplicate`` (the request was stored
+        before), ``Forked`` (the log's first ``expected`` events are not the caller's: it holds
+        another history from some index on) or ``Behind`` (the log was not ``expected`` long; when
+        shorter, its ``tip`` says whether it is a prefix of the caller's)."""
         ...
 
     def read_from(self, room: str, start: int, holder: str | None = None) -> Awaitable[tuple[int, list[bytes], str]]:
@@ -249,7 +226,7 @@ class Archives(Protocol):
     """Finished races on their way to the database, exactly once whatever fails.
 
     A race's mark lives in its room's own keys (one hash slot) and is written by the very append
-    that stores the race's end (``append_at(..., archive=...)``), so no crash can store an end
+    that stores the race's end (``Append.archive``), so no crash can store an end
     without its mark. Archivers find marked rooms through an index (one key) filled after the
     commit and idempotently; a crash between the commit and ``index_archive`` leaves a mark the
     index lacks, which ``marked_rooms`` (a slow scan) finds for the sweep that indexes it again.

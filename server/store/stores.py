@@ -9,17 +9,21 @@ knows nothing of rooms, moves or players beyond their ids.
 
 The package's modules:
 
-- ``base``: :class:`StoreError`, :class:`Request`, the append results (``Stored | Duplicate |
-  Behind``), doorbell data, TTL checks, the format versions;
+- ``base``: :class:`StoreError`, :class:`Request`, :class:`Append` (how a room append goes), the
+  append results (``Stored | Duplicate | Behind | Forked``), doorbell data, TTL checks, the format
+  versions;
 - ``interfaces``: one protocol per consumer (``RoomLog``, ``Doorbells``, ``Nodes``,
   ``SessionStore``, ``Listings``, ``DealStore``, ``DailyStore``, ``Archives``, ``PlayerCache``,
-  ``RatingCache``) and ``Store``, the whole backend;
+  ``RatingCache``, ``ArenaStore``, ``MatchQueues``, ``BanList``, ``FriendStore``) and ``Store``,
+  the whole backend;
 - ``guarded``: the one guarded call's parts: the stall :class:`Breaker`, the :class:`Observer`
   the metrics implement, and the :class:`Guard` each backend's chokepoint consults;
-- ``memory``: :class:`MemoryStore`, process memory, for ``seahaven-server`` with no Redis and tests;
+- ``memory``: :class:`MemoryStore`, process memory, for ``seahaven-server`` with no Redis and tests
+  (a package: ``base`` and one part per protocol, composed in its ``__init__``);
 - ``redisstore``: :class:`RedisStore`, redis-py asyncio on one server or a Cluster (its module
-  docstring has the key layout and the format versions); ``scripts``: its Lua; ``link``: its
-  pipelined connection; ``urls``: the URLs it opens.
+  docstring has the key layout and the format versions), composed of the parts in ``redis/``
+  (``base`` and one per protocol); ``scripts``: its Lua; ``link``: its pipelined connection;
+  ``urls``: the URLs it opens.
 
 Both backends share one contract (``tests/test_store.py`` runs on memory, Redis and Cluster).
 """
@@ -29,6 +33,7 @@ from __future__ import annotations
 from server.store.base import (
     BELL_EVENTS,
     DEAD_NODES_KEPT,
+    Append,
     Appended,
     Behind,
     Duplicate,
@@ -48,6 +53,7 @@ from server.store.urls import check_url
 __all__ = [
     "BELL_EVENTS",
     "DEAD_NODES_KEPT",
+    "Append",
     "Appended",
     "Behind",
     "Breaker",
