@@ -1,6 +1,6 @@
 """What the browser tests share: Debian's Chromium under Playwright, a page that records its
 script errors, the lobby entered by name, rows read off a page, and playing a move with the keys
-(the terminal client's)."""
+(the terminal client's); a new device's lobby under a name, and its toast and texts read."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from playwright.async_api import Browser, Page, async_playwright
 
 from seahaven import COLUMN, Move
 from seahaven.moves import CELL, CELL_TOKENS, COLUMN_TOKENS, FOUNDATION
+from server.app import RaceServer
 from tests.server_proc import ServerProcess
 
 CHROMIUM = "/usr/bin/chromium"
@@ -29,6 +30,8 @@ AXE_RUN = """async (tags) => {
 }"""
 """axe-core's serious or critical WCAG 2.x A/AA violations on a page (its context must bypass the CSP)."""
 WAIT_MS = 15_000
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
 AUTO_OFF = "localStorage.getItem('seahaven.autoMove') || localStorage.setItem('seahaven.autoMove', 'off')"
 """A page's first script: auto-move off (unless the page set it), for pages that play given moves."""
 
@@ -146,3 +149,28 @@ def http(server: ServerProcess, path: str = "/") -> str:
 
 def ws(server: ServerProcess) -> str:
     return f"ws://127.0.0.1:{server.port}/"
+
+
+async def player_page(browser: Browser, server: RaceServer, name: str, viewport: dict[str, int]) -> Page:
+    """A new device's lobby under ``name``: the page registers its player by itself (a key kept
+    in its storage); back once that player's session is welcomed and their friends are read."""
+    # bypass_csp: axe-core's script is put in the page (tests/browser_pages.py axe_problems).
+    context = await browser.new_context(viewport=viewport, has_touch=viewport == PHONE, bypass_csp=True)  # type: ignore[arg-type]
+    page = watched(await context.new_page())
+    await page.goto(f"http://127.0.0.1:{server.port}")
+    await page.fill("#name", name)
+    await page.click("text=Continue")
+    await page.wait_for_function("() => window.seahaven.me?.identified === true", timeout=WAIT_MS)
+    await page.wait_for_selector("#friends", timeout=WAIT_MS)
+    return page
+
+
+async def text(page: Page, selector: str) -> str:
+    return re.sub(r"\s+", " ", await page.inner_text(selector)).strip()
+
+
+async def told(page: Page, words: str) -> None:
+    """Wait until the page's toast says ``words``."""
+    await page.wait_for_function(
+        "w => document.getElementById('toast').textContent.includes(w)", arg=words, timeout=WAIT_MS
+    )

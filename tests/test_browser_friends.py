@@ -18,13 +18,20 @@ from playwright.async_api import Browser, Page
 
 from protocol.messages import Identity, JoinRoom, Ready, Register, Resign, RoomState
 from server.app import RaceServer
-from tests.browser_pages import WAIT_MS, axe_problems, chromium, no_errors, watched
+from tests.browser_pages import (
+    DESKTOP,
+    PHONE,
+    WAIT_MS,
+    axe_problems,
+    chromium,
+    no_errors,
+    player_page,
+    text,
+    told,
+)
 from tests.helpers import url_of
 from tests.recording import recording_server
 from tests.wsclient import WsClient
-
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture
@@ -39,27 +46,9 @@ async def server(tmp_path: Path) -> AsyncIterator[RaceServer]:
         yield started
 
 
-async def player_page(browser: Browser, server: RaceServer, name: str, viewport: dict[str, int]) -> Page:
-    """A new device's lobby under ``name``: the page registers its player by itself (a key kept
-    in its storage); back once that player's session is welcomed and their friends are read."""
-    # bypass_csp: axe-core's script is put in the page (tests/browser_pages.py axe_problems).
-    context = await browser.new_context(viewport=viewport, has_touch=viewport == PHONE, bypass_csp=True)  # type: ignore[arg-type]
-    page = watched(await context.new_page())
-    await page.goto(f"http://127.0.0.1:{server.port}")
-    await page.fill("#name", name)
-    await page.click("text=Continue")
-    await page.wait_for_function("() => window.seahaven.me?.identified === true", timeout=WAIT_MS)
-    await page.wait_for_selector("#friends", timeout=WAIT_MS)
-    return page
-
-
 async def claim(page: Page, handle: str) -> None:
     """The page's player claims ``handle`` (as the Account panel does)."""
     await page.evaluate("h => window.seahaven.conn.call('claim_handle', { handle: h })", handle)
-
-
-async def text(page: Page, selector: str) -> str:
-    return re.sub(r"\s+", " ", await page.inner_text(selector)).strip()
 
 
 async def boxes(page: Page, *selectors: str) -> list[dict[str, float]]:
@@ -68,13 +57,6 @@ async def boxes(page: Page, *selectors: str) -> list[dict[str, float]]:
     read += " return { x: r.x, y: r.y, width: r.width, height: r.height }; })"
     found: list[dict[str, float]] = await page.evaluate(read, list(selectors))
     return found
-
-
-async def told(page: Page, words: str) -> None:
-    """Wait until the page's toast says ``words``."""
-    await page.wait_for_function(
-        "w => document.getElementById('toast').textContent.includes(w)", arg=words, timeout=WAIT_MS
-    )
 
 
 async def friend_state(page: Page, name: str, state: str, within_ms: int = WAIT_MS) -> None:

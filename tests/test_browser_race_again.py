@@ -24,11 +24,21 @@ from protocol.messages import CreateRoom, Identity, Leave, MoveRequest, Register
 from seahaven import Board
 from seahaven.solver import solve
 from server.app import RaceServer
-from tests.browser_pages import WAIT_MS, axe_problems, chromium, no_errors, watched
+from tests.browser_pages import (
+    DESKTOP,
+    PHONE,
+    WAIT_MS,
+    axe_problems,
+    chromium,
+    no_errors,
+    player_page,
+    text,
+    told,
+    watched,
+)
 from tests.helpers import url_of, wait_until
 from tests.httpclient import get
 from tests.recording import archived, recording_server
-from tests.test_browser_friends import DESKTOP, PHONE, player_page, text, told
 from tests.wsclient import WsClient, race_of_two
 
 SOLUTION = solve(Board.deal("seahaven", 1)).moves
