@@ -1,7 +1,7 @@
 """The archiver: finished races from the store's marks into the database, exactly once.
 
 Off the move path. The append that stores a race's end marks the race in its room's own keys
-(``append_at(..., archive=...)``); after the commit the room path puts the room in the archivers'
+(``Append.archive`` of ``append_at``); after the commit the room path puts the room in the archivers'
 index and wakes this loop. Every node runs one; each pass takes the oldest indexed rooms and, for
 each one:
 
