@@ -57,6 +57,7 @@ from protocol.messages import (
     Podium,
     Presence,
     QuickMatch,
+    RaceAgain,
     RatingNotice,
     Rooms,
     RoomState,
@@ -116,12 +117,13 @@ class RaceApp(App[None]):
     QUIT_SECONDS = 3.0
 
     class NetEvent(TextualMessage):
-        """A server event (not a reply) arrived on connection ``conn``."""
+        """A server event (not a reply) arrived on connection ``conn``, its ``at``-th frame."""
 
-        def __init__(self, message: Message, conn: object) -> None:
+        def __init__(self, message: Message, conn: object, at: int = 0) -> None:
             super().__init__()
             self.message = message
             self.conn = conn
+            self.at = at
 
     class NetStatus(TextualMessage):
         """Connection ``conn`` changed state: connecting, connected, reconnecting, closed, replaced."""
@@ -177,6 +179,12 @@ class RaceApp(App[None]):
         self._reconnecting = False
         self._rejoin_held: list[Message] | None = None
         """Room events held while a spectator joins their room again (None: not rejoining)."""
+        self._again_held: list[tuple[int, Message]] | None = None
+        """Room events held, with their frame numbers, while ``race_again`` waits for its reply
+        (None: not asked): those before the reply are the finished room's, those after the new one's."""
+        self._left_below: tuple[object, int] | None = None
+        """After a race again: the connection, and the frame of its reply; room events numbered
+        below it are the finished room's, left (they may be handled after the new room opened)."""
 
     def on_mount(self) -> None:
         # Pushed, not the default screen: Textual loads a pushed screen's CSS file.
@@ -200,7 +208,7 @@ class RaceApp(App[None]):
         box: list[RaceConnection] = []
 
         def on_event(message: Message) -> None:
-            self.post_message(self.NetEvent(message, box[0]))
+            self.post_message(self.NetEvent(message, box[0], getattr(box[0], "received", 0)))
 
         def on_status(status: str) -> None:
             self.post_message(self.NetStatus(status, box[0]))
@@ -460,7 +468,12 @@ class RaceApp(App[None]):
             self.ratings[message.preset] = message
             if self.room is None:
                 self.lobby.show_status(rating_line(message), "good")
-        if self._rejoin_held is not None:
+        left = self._left_below
+        if left is not None and left[0] is event.conn and event.at < left[1]:
+            return  # the finished room's, come after we moved on to the new one
+        if self._again_held is not None:
+            self._again_held.append((event.at, message))
+        elif self._rejoin_held is not None:
             self._rejoin_held.append(message)
         elif self.room is not None:
             self.room.handle(message)
@@ -677,13 +690,79 @@ class RaceApp(App[None]):
         if isinstance(reply, Invitation):
             self._hear_friends(reply)
 
+    async def recent_rivals(self) -> list[dict[str, Any]]:
+        """The people I raced lately, head to head, from the read API (``/players/ME/rivals``)."""
+        welcome = self.conn.welcome if self.conn is not None else None
+        if welcome is None or not welcome.identified:
+            return []
+        document = await self.records().player_rivals(welcome.player)
+        rivals = document.get("rivals")
+        return [entry for entry in rivals if isinstance(entry, dict)] if isinstance(rivals, list) else []
+
     async def watch_room(self, room: str) -> None:
         if self.room is not None:
             raise ServerError(ErrorCode.ALREADY_IN_ROOM, str(ERROR_TEXTS[ErrorCode.ALREADY_IN_ROOM]))
         await self.enter(JoinRoom(room=room, spectate=True))
 
+    # -- race again (race_again: a new room and deal, the people just raced invited) -----------
+
+    def why_no_invitations(self) -> str | None:
+        """Why this session cannot invite anyone (None: it can): anonymous, or a server without
+        friends (the friends list could not be read)."""
+        welcome = self.conn.welcome if self.conn is not None else None
+        if welcome is None:
+            return _("Not connected: connect in the lobby first")
+        if not welcome.identified:
+            return _("Racing again is for registered players: this session is anonymous (F7: your account)")
+        if self.friends.listing is None:
+            return self.friends.why_not or _("Invitations are not ready yet: try again in a moment")
+        return None
+
+    def invited_to(self, room: str) -> list[str]:
+        return self.friends.invited_to(room)
+
+    def race_again(self, room: RaceController) -> None:
+        self.run_worker(self._race_again(room), group="race", exit_on_error=False)
+
+    async def _race_again(self, room: RaceController) -> None:
+        """Ask for a new room and deal with the people of ``room``'s race. The reply is the new
+        room's state (shown as a room I created); each ``invitation`` comes after it as an event.
+        Until the reply the room events are held with their frame numbers: those before it are the
+        finished room's (refused: all of them), those after it the new room's."""
+        conn = self.conn
+        if conn is None or self.room is not room or self._again_held is not None:
+            return
+        for player, racer in room.model.racers.items():  # the invitations name them, friends or not
+            self.friends.names[player] = racer.name
+        self._again_held = []
+        try:
+            reply, at = await conn.call(RaceAgain())
+            if not isinstance(reply, RoomState):
+                raise ServerError("bad-reply", f"the server answered race_again with {reply.TYPE}")
+        except (ServerError, ConnectionLost, TimeoutError) as error:
+            held, self._again_held = self._again_held, None
+            for _at, message in held:
+                self._room_event(message)  # still in the finished room: its events, in order
+            room.again_refused(error)
+            return
+        held, self._again_held = self._again_held, None
+        self._left_below = (conn, at)
+        self._entering, self._held = True, [message for number, message in held if number > at]
+        try:
+            self.back_to_lobby()  # the finished room's screens close (the server took us out of it)
+            await self._open_room(reply, created=True)
+            for message in self._held:
+                self._room_event(message)
+        finally:
+            self._entering, self._held = False, []
+        if self.room is not None:
+            self.room.invitations_changed()  # those that came before the room was shown
+
     def _hear_friends(self, message: Message) -> None:
+        to_room = self.friends.sent_to.get(message.invite) if isinstance(message, InviteClosed) else None
         said = self.friends.hear(message)
+        if isinstance(message, Invitation):
+            to_room = message.room
         if isinstance(message, Invited):
             self._offer_invitation()
         elif isinstance(message, InviteClosed):
@@ -694,6 +773,10 @@ class RaceApp(App[None]):
             self.notify(said, title=_("Friends"), timeout=8)
             if isinstance(self.screen, FriendsScreen):
                 self.screen.show_status(said, "good")
+        room = self.room
+        if to_room is not None and room is not None and room.code == to_room:
+            # The waiting room says whom it waits for: "Invitation sent to Bob and Cid", then each answer.
+            room.invitations_changed(said if isinstance(message, InviteClosed) else None)
         if isinstance(message, Friends | Presence):
             self._friends_changed()
 

@@ -6,7 +6,8 @@ events moved it, the invitations I sent that wait for an answer, and those I was
 the friends screen and the lobby's column (client/friends_screen.py) draw it.
 
 An invitation to me shows at once over whatever screen is on top (``InvitationScreen``): who, the
-rules, the seconds left; ``y`` (or Enter) accepts, ``n`` (or Escape) declines. Over a race the
+rules (or, from ``race_again``, that the people I just raced ask to race again on a new deal), the
+seconds left; ``y`` (or Enter) accepts, ``n`` (or Escape) declines. Over a race the
 player is running, Enter and Escape stay the race's keys: only ``y`` and ``n`` answer, and ``y``
 asks again, as accepting leaves the race (the player resigns it).
 """
@@ -76,6 +77,13 @@ def presence_mark(state: str) -> Text:
     return Text(mark, style=f"bold {colour}")
 
 
+def names_and(names: list[str]) -> str:
+    """``Bob``, ``Bob and Cid``, ``Bob, Cid and Dora``: names as a sentence lists them."""
+    if len(names) < 2:
+        return "".join(names)
+    return _("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])
+
+
 def who(ref: FriendRef | Friend) -> str:
     """A player's name, with the handle when they claimed one: ``Bob (@bobby)``."""
     return f"{ref.name} (@{ref.handle})" if ref.handle else ref.name
@@ -92,6 +100,10 @@ class FriendsDesk:
     clock: ServerClock = field(default_factory=ServerClock)
     sent: dict[str, str] = field(default_factory=dict)
     """My invitations waiting for an answer: id -> the friend's name."""
+    sent_to: dict[str, str] = field(default_factory=dict)
+    """The room each of them is to: id -> room code."""
+    names: dict[str, str] = field(default_factory=dict)
+    """Names of players who are not in the list (the people of my last race): id -> name."""
     invited: dict[str, Invited] = field(default_factory=dict)
     """Invitations to me not answered yet, by id, oldest first."""
 
@@ -106,7 +118,11 @@ class FriendsDesk:
             for ref in refs:
                 if ref.player == player:
                     return ref.name
-        return player
+        return self.names.get(player, player)
+
+    def invited_to(self, room: str) -> list[str]:
+        """Whom I invited to ``room`` who has not answered yet, by name, in the order invited."""
+        return [self.sent[invite] for invite, code in self.sent_to.items() if code == room and invite in self.sent]
 
     def hear(self, message: Message) -> str | None:
         """Take a friends message in; what to tell the player about it (None: nothing)."""
@@ -127,6 +143,7 @@ class FriendsDesk:
                 return None
             name = self.name_of(message.player)
             self.sent[message.invite] = name
+            self.sent_to[message.invite] = message.room
             return _("Invitation sent to {name}").format(name=name)
         if isinstance(message, Invited):
             self.invited[message.invite] = message
@@ -134,6 +151,7 @@ class FriendsDesk:
         if isinstance(message, InviteClosed):
             self.invited.pop(message.invite, None)
             friend = self.sent.pop(message.invite, None)
+            self.sent_to.pop(message.invite, None)
             if friend is None:
                 return None
             return _(ANSWERS.get(message.answer, ANSWERS["expired"])).format(name=friend)
@@ -238,9 +256,14 @@ class InvitationScreen(LocalModalScreen[str | None]):
         if left <= 0 or self.invited.invite not in self.desk.invited:
             self.close()
             return
-        said = _("{name} invites you to race ({rules}) · {seconds} s").format(
-            name=self.invited.name, rules=rules_name(self.invited.preset), seconds=left
-        )
+        if self.invited.again:  # the people of my last race, friends or not, on a new deal
+            said = _("{name} asks you to race again (new deal) · {seconds} s").format(
+                name=self.invited.name, seconds=left
+            )
+        else:
+            said = _("{name} invites you to race ({rules}) · {seconds} s").format(
+                name=self.invited.name, rules=rules_name(self.invited.preset), seconds=left
+            )
         self.query_one("#invitation-text", Static).update(Content(said))
         if not self.asked:
             self._say(

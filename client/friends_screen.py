@@ -6,12 +6,16 @@ block (``u`` unblocks); a field asks a player by handle; ``i`` (or Enter) invite
 friend to race, ``w`` watches their room, ``x`` removes, ``b`` blocks; a tick box says whether my
 friends see what I do. It asks ``friends`` when it opens; the App (``FriendsHost``:
 client.app.RaceApp) keeps the list current from the server's events (client/friends.py) and
-redraws it. The lobby's column shows the friends alone, Enter inviting.
+redraws it. Under the list, my recent rivals from the read API (``/players/P/rivals``), each head
+to head: wins and losses, and on how many of the deals we both finished I was faster; ``a`` (or
+Enter) on one asks them to be my friend. The lobby's column shows the friends alone, Enter inviting.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Final, Protocol, cast
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final, Protocol, cast
 
 from rich.text import Text
 from textual import on
@@ -40,6 +44,7 @@ from .errors import problem
 from .friends import FriendsDesk, presence_mark, presence_words, who
 from .localized import LocalScreen
 from .net import ConnectionLost, ServerError
+from .records_api import RecordsError
 from .tickbox import TickBox
 
 FRIEND: Final = "friend"
@@ -48,6 +53,10 @@ OUTGOING: Final = "outgoing"
 BLOCKED: Final = "blocked"
 
 KIND_MARKS: Final = {INCOMING: "?", OUTGOING: "…", BLOCKED: "⊘"}
+NARROW_BELOW: Final = 72
+"""Below this many columns the screen is narrow: the tick box under the field, the rivals' cells short."""
+RIVAL_MARKS: Final = {FRIEND: "✓", **KIND_MARKS}
+"""A rival's mark: a friend already, asking me, asked, blocked (none: a key asks them)."""
 
 INVITE_REFUSALS: Final[dict[str, str]] = {
     ErrorCode.RACE_IN_PROGRESS: N_("Invite from the lobby or a waiting room: this room's race has begun or is over"),
@@ -55,6 +64,62 @@ INVITE_REFUSALS: Final[dict[str, str]] = {
     ErrorCode.ROOM_FULL: N_("Your room has no free seat for a friend"),
 }
 """An invitation's refusals that the error catalogue's words would mislead about (client/errors.py)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rival:
+    """Someone I raced lately, head to head (the read API's ``rivals`` entry)."""
+
+    player: str
+    name: str
+    handle: str | None = None
+    races: int = 0
+    wins: int = 0
+    """Races together where I placed ahead of them..."""
+    losses: int = 0
+    """...and behind them."""
+    shared: int = 0
+    """Deals we both finished (in any race)..."""
+    faster: int = 0
+    """...and of those, where my best time is lower than theirs."""
+
+    @classmethod
+    def from_json(cls, entry: Mapping[str, Any]) -> Rival:
+        deals = entry.get("deals") or {}
+        return cls(
+            player=str(entry["player"]),
+            name=str(entry.get("name") or entry["player"]),
+            handle=entry.get("handle") or None,
+            races=int(entry.get("races") or 0),
+            wins=int(entry.get("wins") or 0),
+            losses=int(entry.get("losses") or 0),
+            shared=int(deals.get("shared") or 0),
+            faster=int(deals.get("faster") or 0),
+        )
+
+    @property
+    def shown_name(self) -> str:
+        return f"{self.name} (@{self.handle})" if self.handle else self.name
+
+
+def shared_deals(rival: Rival) -> str:
+    """``faster on 3 of 5 shared deals``: the deals both finished, where my best time was lower."""
+    if not rival.shared:
+        return _("no shared deal")
+    return ngettext(
+        "faster on {faster} of {n} shared deal", "faster on {faster} of {n} shared deals", rival.shared
+    ).format(faster=rival.faster, n=rival.shared)
+
+
+def rival_cells(rival: Rival, *, narrow: bool = False) -> tuple[str, str, str]:
+    """A rival's row: the name, wins–losses (``4–3``), the shared deals in words. ``narrow`` (60
+    columns): the name alone and the deals as ``3/5 faster`` (the keys line under the list says
+    them in full)."""
+    record = f"{rival.wins}–{rival.losses}"
+    if not narrow:
+        return rival.shown_name, record, shared_deals(rival)
+    deals = _("{faster}/{n} faster").format(faster=rival.faster, n=rival.shared) if rival.shared else "—"
+    return rival.name, record, deals
 
 
 def invite_problem(error: BaseException) -> str:
@@ -79,6 +144,11 @@ class FriendsHost(Protocol):
 
     async def watch_room(self, room: str) -> None:
         """Spectate ``room`` (errors raised; from no room only)."""
+
+    async def recent_rivals(self) -> list[dict[str, Any]]:
+        """The people I raced lately, from the read API (RecordsError); none for a session that is
+        no registered player's."""
+        ...
 
 
 def rows(listing: Friends | None) -> list[tuple[str, str, FriendRef]]:
@@ -131,6 +201,25 @@ class FriendsScreen(LocalScreen[None]):
         max-width: 32;
         margin-right: 1;
     }
+    /* Narrow (60 columns): the tick box under the field, which kept too little room for its words. */
+    FriendsScreen.-narrow .row {
+        layout: grid;
+        grid-size: 2;
+        grid-columns: 1fr 12;
+        height: 2;
+    }
+    FriendsScreen.-narrow #friends-title {
+        margin-top: 0;
+    }
+    FriendsScreen.-narrow #friends-status {
+        min-height: 1;
+    }
+    FriendsScreen.-narrow #row-keys {
+        margin-top: 0;
+    }
+    FriendsScreen.-narrow #shown {
+        column-span: 2;
+    }
     FriendsScreen .row Button {
         width: auto;
         min-width: 6;
@@ -148,8 +237,22 @@ class FriendsScreen(LocalScreen[None]):
         background: transparent;
         border: round #2f7d55;
     }
-    FriendsScreen #people:focus {
+    FriendsScreen #people:focus, FriendsScreen #rivals:focus {
         border: heavy #fde047;  /* a border, not an outline: an outline hid the header */
+    }
+    FriendsScreen #rivals {
+        height: 1fr;
+        background: transparent;
+        border: round #2f7d55;
+        border-title-color: #fde047;
+        display: none;
+    }
+    FriendsScreen #rivals.-shown {
+        display: block;
+    }
+    FriendsScreen #rivals-note {
+        height: auto;
+        color: #9ca3af;
     }
     FriendsScreen Button:focus {
         background: #fde047;
@@ -167,10 +270,14 @@ class FriendsScreen(LocalScreen[None]):
     }
     """
 
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]  # noqa: RUF012 (Textual declares it so)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", NP_("footer", "Back")),
         Binding("i", "invite", NP_("footer", "Invite")),
         Binding("a", "accept", NP_("footer", "Accept")),
+        Binding("a", "add_rival", NP_("footer", "Add friend")),
+        Binding("a", "accept_rival", NP_("footer", "Accept")),  # a rival who asked me
         Binding("w", "watch", NP_("footer", "Watch")),
         Binding("x", "remove", NP_("footer", "Remove")),
         Binding("x", "decline", NP_("footer", "Decline")),
@@ -179,13 +286,22 @@ class FriendsScreen(LocalScreen[None]):
         Binding("u", "unblock", NP_("footer", "Unblock")),
     ]
 
-    def __init__(self, desk: FriendsDesk | None = None, *, live: bool = True) -> None:
-        """``desk``: what to show (default: the App's); ``live`` False: show it, ask nothing (screenshots)."""
+    def __init__(
+        self, desk: FriendsDesk | None = None, *, live: bool = True, rivals: list[Rival] | None = None
+    ) -> None:
+        """``desk``: what to show (default: the App's); ``live`` False: show it, ask nothing
+        (screenshots), with ``rivals`` as my recent rivals."""
         super().__init__()
         self._desk = desk
         self.live = live
         self.busy = False
         self.rows: list[tuple[str, str, FriendRef]] = []
+        self.rivals: list[Rival] = list(rivals or [])
+        self.rivals_read = rivals is not None
+        """The rivals were read (or given): an empty list is "none yet", not "reading"."""
+        self.rivals_error = ""
+        self._drawn_narrow = False
+        """Why the rivals could not be read (empty: they were, or are being read)."""
 
     @property
     def host(self) -> FriendsHost:
@@ -205,6 +321,10 @@ class FriendsScreen(LocalScreen[None]):
                 yield TickBox(_("Friends see what I do"), True, id="shown", compact=True)
             table: DataTable[str | Text] = DataTable(id="people", cursor_type="row", zebra_stripes=True)
             yield table
+            rivals: DataTable[str | Text] = DataTable(id="rivals", cursor_type="row", zebra_stripes=True)
+            rivals.border_title = _("Recent rivals")
+            yield rivals
+            yield Static("", id="rivals-note")
             yield Static("", id="row-keys")
         yield Footer(compact=True)
 
@@ -215,13 +335,32 @@ class FriendsScreen(LocalScreen[None]):
         if self.live:
             self.show_status(_("Reading your friends…"))
             self._run(FriendsRequest(), "")
+            self.run_worker(self._read_rivals(), group="rivals", exclusive=True, exit_on_error=False)
+
+    async def _read_rivals(self) -> None:
+        try:
+            found = await self.host.recent_rivals()
+        except RecordsError as error:
+            if error.status != 404:  # 404: no races on record yet, so no rivals
+                self.rivals_error = error.message
+                self.show_rivals()
+                return
+            found = []
+        rivals: list[Rival] = []
+        for entry in found:
+            try:
+                rivals.append(Rival.from_json(entry))
+            except (KeyError, TypeError, ValueError):
+                continue  # an entry this client cannot read: the others still show
+        self.rivals, self.rivals_read = rivals, True
+        self.show_rivals()
 
     # -- drawing -----------------------------------------------------------------------
 
     def show(self, desk: FriendsDesk) -> None:
         """Draw the list as ``desk`` has it (the App calls this after each change)."""
         table: DataTable[str | Text] = self.query_one("#people", DataTable)
-        selected = self.selected()
+        selected = self._people_row()
         listing = desk.listing
         self.rows = rows(listing)
         table.clear()
@@ -254,10 +393,78 @@ class FriendsScreen(LocalScreen[None]):
         field = self.query_one("#friend-handle", Input)
         if self.rows and field.has_focus and not field.value:
             table.focus()
+        self.show_rivals()
+
+    def show_rivals(self) -> None:
+        """My recent rivals, each marked when already a friend, asked, asking or blocked."""
+        table: DataTable[str | Text] = self.query_one("#rivals", DataTable)
+        row = table.cursor_row
+        table.clear()
+        if not table.columns:
+            table.add_columns(" ", _("rival"), _("won–lost"), _("best times"))
+        narrow = self._drawn_narrow = self.narrow
+        for rival in self.rivals:
+            kind = self.kind_of(rival.player)
+            style = "bold #86efac" if kind == FRIEND else "#9ca3af"
+            mark = Text(RIVAL_MARKS[kind] if kind is not None else " ", style=style)
+            table.add_row(mark, *rival_cells(rival, narrow=narrow), key=rival.player)
+        if self.rivals:
+            table.move_cursor(row=min(max(row, 0), len(self.rivals) - 1))
+        table.set_class(bool(self.rivals), "-shown")
+        if self.rivals:
+            said = ""
+        elif self.rivals_error:
+            said = _("Your recent rivals could not be read: {error}").format(error=self.rivals_error)
+        elif self.rivals_read:
+            said = _("Recent rivals: none yet (the people you race show here)")
+        else:
+            said = _("Reading your recent rivals…") if self.live else ""
+        note = self.query_one("#rivals-note", Static)
+        note.update(Content(said))
+        note.display = bool(said)
         self._row_keys()
 
+    @property
+    def narrow(self) -> bool:
+        return 0 < self.size.width < NARROW_BELOW
+
+    def on_resize(self) -> None:
+        narrow = self.narrow
+        if self.rivals and narrow != self._drawn_narrow:
+            self.call_after_refresh(self.show_rivals)  # the rivals' cells as long as the width allows
+
+    def kind_of(self, player: str) -> str | None:
+        """What ``player`` is to me in the friends list: friend, incoming, outgoing, blocked, or None."""
+        for kind, listed, _ref in self.rows:
+            if listed == player:
+                return kind
+        return None
+
+    def rivals_rows(self) -> list[tuple[str, str, str]]:
+        """The rivals as shown: (name, wins–losses, shared deals)."""
+        table = self.query_one("#rivals", DataTable)
+        rows = [[str(cell) for cell in table.get_row_at(row)] for row in range(table.row_count)]
+        return [(name, record, deals) for _mark, name, record, deals in rows]
+
+    def selected_rival(self) -> Rival | None:
+        """The rival under the cursor while the rivals list has the focus."""
+        table = self.query_one("#rivals", DataTable)
+        row = table.cursor_row
+        if not table.has_focus or not 0 <= row < len(self.rivals):
+            return None
+        return self.rivals[row]
+
+    def can_add(self, rival: Rival) -> bool:
+        """``a`` asks this rival: not a friend, asked or blocked already (one who asks me: ``a`` accepts)."""
+        return self.kind_of(rival.player) in (None, INCOMING)
+
     def _row_keys(self) -> None:
-        """The line under the list: what the keys do to the selected row."""
+        """The line under the lists: what the keys do to the selected row."""
+        rival = self.selected_rival()
+        if rival is not None:
+            self.query_one("#row-keys", Static).update(Content(self._rival_keys(rival)))
+            self.refresh_bindings()
+            return
         chosen = self.selected()
         if chosen is None:
             said = _("No friends yet: type a player's handle above and press Enter to ask them")
@@ -271,6 +478,20 @@ class FriendsScreen(LocalScreen[None]):
             }[kind].format(name=ref.name)
         self.query_one("#row-keys", Static).update(Content(said))
         self.refresh_bindings()
+
+    def _rival_keys(self, rival: Rival) -> str:
+        kind = self.kind_of(rival.player)
+        raced = ngettext("{n} race together", "{n} races together", rival.races).format(n=rival.races)
+        if self.narrow:  # the list says the deals short there
+            raced += " · " + shared_deals(rival)
+        said = {
+            None: _("a asks {name} to be your friend"),
+            FRIEND: _("{name} is your friend: invite them from the list above"),
+            INCOMING: _("{name} asks to be your friend: a accepts"),
+            OUTGOING: _("You asked {name}: no answer yet"),
+            BLOCKED: _("You block {name}"),
+        }[kind].format(name=rival.name)
+        return f"{raced} · {said}"
 
     def show_status(self, text: str, kind: str = "info") -> None:
         """The message line (``kind``: info, error, good)."""
@@ -288,6 +509,12 @@ class FriendsScreen(LocalScreen[None]):
         return str(self.query_one("#row-keys", Static).content)
 
     def selected(self) -> tuple[str, str, FriendRef] | None:
+        """The row under the friends list's cursor (None while the rivals list has the focus)."""
+        if self.query_one("#rivals", DataTable).has_focus:
+            return None
+        return self._people_row()
+
+    def _people_row(self) -> tuple[str, str, FriendRef] | None:
         table = self.query_one("#people", DataTable)
         row = table.cursor_row
         if not self.rows or not 0 <= row < len(self.rows):
@@ -295,12 +522,23 @@ class FriendsScreen(LocalScreen[None]):
         return self.rows[row]
 
     @on(DataTable.RowHighlighted, "#people")
+    @on(DataTable.RowHighlighted, "#rivals")
     def _highlighted(self) -> None:
+        self._row_keys()
+
+    def on_descendant_focus(self) -> None:
+        self._row_keys()  # the keys line follows the list with the focus
+
+    def on_descendant_blur(self) -> None:
         self._row_keys()
 
     # -- the keys ------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("add_rival", "accept_rival"):
+            rival = self.selected_rival()
+            asks_me = rival is not None and self.kind_of(rival.player) == INCOMING
+            return rival is not None and self.can_add(rival) and asks_me == (action == "accept_rival")
         kinds = {
             "invite": (FRIEND,),
             "watch": (FRIEND,),
@@ -326,6 +564,23 @@ class FriendsScreen(LocalScreen[None]):
             self.action_invite()
         elif chosen is not None and chosen[0] == INCOMING:
             self.action_accept()
+
+    @on(DataTable.RowSelected, "#rivals")
+    def _enter_rival(self) -> None:
+        self.action_add_rival()
+
+    def action_accept_rival(self) -> None:
+        self.action_add_rival()
+
+    def action_add_rival(self) -> None:
+        rival = self.selected_rival()
+        if rival is None or not self.can_add(rival):
+            return
+        if self.kind_of(rival.player) == INCOMING:
+            said = _("You and {name} are friends now").format(name=rival.name)
+        else:
+            said = _("Asked {name} to be your friend").format(name=rival.name)
+        self._run(AddFriend(player=rival.player), said)
 
     def _friend(self) -> FriendRef | None:
         chosen = self.selected()

@@ -170,6 +170,11 @@ class RaceConnection:
         self._following: asyncio.Task[None] | None = None
         self._frames: dict[int, bytes] = {}
         """The requests still unanswered, as sent: sent again on the room's connection."""
+        self.received = 0
+        """Frames read so far, on every socket of the session: an event handed to ``on_event``
+        is the ``received``-th, so the App can tell which events came before a reply (``call``)."""
+        self._reply_at: dict[int, int] = {}
+        """Each answered request's reply: which frame it was (``received`` then)."""
 
     @property
     def token(self) -> str | None:
@@ -272,6 +277,12 @@ class RaceConnection:
 
     async def request(self, message: Message) -> Message:
         """Send ``message`` and wait for its reply; ServerError when the server refuses it."""
+        reply, _at = await self.call(message)
+        return reply
+
+    async def call(self, message: Message) -> tuple[Message, int]:
+        """``request``, and which frame of the session its reply was (``received``): the events
+        numbered below it came before it on the wire, those above it after."""
         ws = self._ws
         if ws is None:
             raise ConnectionLost("not connected")
@@ -294,9 +305,10 @@ class RaceConnection:
         finally:
             self._pending.pop(seq, None)
             self._frames.pop(seq, None)
+            at = self._reply_at.pop(seq, self.received)
         if isinstance(reply, Error):
             raise ServerError(reply.code, reply.message)
-        return reply
+        return reply, at
 
     async def close(self) -> None:
         self._closing = True
@@ -434,8 +446,10 @@ class RaceConnection:
                     except ProtocolError as exc:
                         log.warning("ignoring a frame the client cannot read: %s", exc)
                         continue
+                    self.received += 1
                     future = self._pending.get(re) if re is not None else None
-                    if future is not None and not future.done():
+                    if re is not None and future is not None and not future.done():
+                        self._reply_at[re] = self.received
                         future.set_result(message)
                     else:
                         self.on_event(message)

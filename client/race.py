@@ -34,6 +34,7 @@ from textual.worker import Worker
 
 from i18n import _, ngettext
 from protocol.enums import Phase, Role, Status
+from protocol.errors import ErrorCode
 from protocol.messages import (
     GHOST_PREFIX,
     Advice,
@@ -65,14 +66,15 @@ from protocol.schema import Message
 from seahaven import Board, Move, parse_board
 
 from . import room_text
-from .errors import error_text
+from .errors import error_text, problem
+from .friends import names_and
 from .net import ConnectionLost, ServerError
 from .outbox import Outbox, Requester
 from .places import safe_count, with_symbols
 from .race_screen import RaceScreen, RoomView
 from .rating_text import RatingBook
 from .records_api import Records, RecordsError
-from .results import BOARD, CHALLENGE, LOBBY, REMATCH, REVIEW
+from .results import BOARD, CHALLENGE, LOBBY, RACE_AGAIN, REMATCH, REVIEW
 from .review import ReviewScreen
 from .rivals import DID_NOT_FINISH
 from .room_model import RoomModel, ServerClock, now_ms, rating_line
@@ -107,6 +109,17 @@ class RaceHost(Protocol):
 
     def offer_deal(self, code: str) -> None:
         """In the lobby's New room form: deal ``code``, to race it again."""
+
+    def why_no_invitations(self) -> str | None:
+        """Why this player cannot invite anyone (anonymous, no friends on this server), in words;
+        None: they can."""
+
+    def race_again(self, room: RaceController) -> None:
+        """Ask the server for a new room and deal with the people of ``room``'s race (``race_again``);
+        a refusal comes back to ``room.again_refused``."""
+
+    def invited_to(self, room: str) -> list[str]:
+        """Whom I invited to ``room`` who has not answered yet, by name."""
 
 
 def board_from_state(deal: str | None, history: Iterable[str], board_text: str | None, preset_name: str) -> Board:
@@ -161,6 +174,8 @@ class RaceController:
         """The race whose results were shown (a resync after the results must not show them again)."""
         self.results_open = False
         self.asked_rematch = False
+        self.asked_again = False
+        """``race_again`` sent, no answer yet."""
         self.matched = matched
         self._readied_in: str | None = None
         """The room this client made the player ready in by itself (once: an r after it is theirs)."""
@@ -495,17 +510,90 @@ class RaceController:
             self.outbox.put(None, Rematch(seed=secrets.token_hex(16), auto=self.opening_asked))
         elif choice == CHALLENGE:
             self.challenge()
+        elif choice == RACE_AGAIN:
+            self.race_again()
+            return
         elif choice == LOBBY:
             self.leave()
             return
         if choice in (REVIEW, BOARD):  # the final board is under the review too: its keys said
-            self.screen.flash(
-                _("The final board: r for a rematch, v to review the race, l to leave the room")
-                if self.model.role == Role.RACER
-                else _("The final board: v to review the race, l to leave the room")
-            )
+            if self.model.role != Role.RACER:
+                said = _("The final board: v to review the race, l to leave the room")
+            elif self.why_not_race_again() is None:
+                said = _("The final board: r for a rematch, g to race again on a new deal, v to review, l to leave")
+            else:
+                said = _("The final board: r for a rematch, v to review the race, l to leave the room")
+            self.screen.flash(said)
         if choice == REVIEW:
             self.review()
+        self._render()
+
+    # -- race again (race_again): a new room and deal, the people just raced invited ---------
+
+    def _people(self) -> list[str]:
+        """The names of the other people seated in the room (bots and ghosts are not invited)."""
+        model = self.model
+        return [r.name for p, r in model.racers.items() if p != model.me and not r.bot and not r.ghost]
+
+    def why_not_race_again(self) -> str | None:
+        """None: ``g`` races again now (a racer after the race, who raced people, and may invite);
+        else why not, in words ("" where ``g`` means nothing: before the race's end, a spectator,
+        asked already)."""
+        model = self.model
+        if model.phase != Phase.FINISHED or model.role != Role.RACER or self.asked_again or self.closed:
+            return ""
+        raced_people = any(s.player != model.me and not s.bot and not s.ghost for s in model.standings)
+        if not raced_people:
+            return error_text(ErrorCode.NOBODY_TO_INVITE, "")  # the catalog's words: no server message here
+        if not self._people():
+            return _("Everyone you raced has left the room: nobody is left to invite")
+        return self.host.why_no_invitations()
+
+    def can_race_again(self) -> bool:
+        return self.why_not_race_again() is None
+
+    def _again_line(self) -> str:
+        """The results' line on ``g`` (empty: not offered)."""
+        if not self.can_race_again():
+            return ""
+        return _("g: race {names} again in a new room, on a new deal").format(names=names_and(self._people()))
+
+    def race_again(self) -> None:
+        """``g`` after the race: a new room and deal, the people of this race invited to it."""
+        why = self.why_not_race_again()
+        if why is not None:
+            if why:
+                self._say(why, "error")
+            return
+        self.asked_again = True
+        self._say(
+            _("Asking the server for a new room: {names} will be invited").format(names=names_and(self._people()))
+        )
+        self.host.race_again(self)
+        self._render()
+
+    def again_refused(self, error: BaseException) -> None:
+        """The server refused the race again (or did not answer): still in this room, said why."""
+        self.asked_again = False
+        if self.closed:
+            return
+        if isinstance(error, ServerError) and error.code == ErrorCode.NOBODY_TO_INVITE and self._people() == []:
+            reason = _("Everyone you raced has left the room: nobody is left to invite")
+        else:
+            reason = problem(error)
+        self._say(_("No race again: {reason}").format(reason=reason), "error")
+        self._render()
+
+    def invitations_changed(self, said: str | None = None) -> None:
+        """My invitations to this room changed: the waiting room says whom it waits for (an answer:
+        ``said``, as the note said it)."""
+        if self.closed:
+            return
+        pending = self.host.invited_to(self.code)
+        if said:
+            self._say(said, "good")
+        elif pending:
+            self._say(_("Invitation sent to {names}").format(names=names_and(pending)), "good")
         self._render()
 
     def _ghost_challenge(self) -> str | None:
@@ -636,6 +724,7 @@ class RaceController:
             now_ms(),
             safe_count(board),
             self.ghost_lines,
+            tuple(self.host.invited_to(self.code)) if self.model.phase == Phase.WAITING else (),
         )
 
     def _title(self) -> str:
@@ -761,6 +850,8 @@ class RaceController:
             can_challenge=model.role == Role.RACER and model.race_id is not None,
             note="" if model.role == Role.RACER else _("You watched this race: the racers decide on a rematch"),
             deal=model.deal,
+            again=self._again_line(),
+            no_again=self.why_not_race_again() or "",
         )
 
     def _record(self) -> None:

@@ -61,6 +61,11 @@ class RaceScreen(GameScreen):
         Binding("H", "hint", NP_("footer", "Hint")),
         Binding("H", "hint_off", NP_("footer", "Hint"), show=False),
         Binding("l", "leave", NP_("footer", "Leave room")),
+        # After the race: a new room and deal with the same people (the rematch stays r). Not in
+        # the footer (at 60 columns it ran past the edge): the results' footer and the final
+        # board's line say it.
+        Binding("g", "race_again", NP_("footer", "Race again"), show=False),
+        Binding("g", "race_again_off", NP_("footer", "Race again"), show=False),
         # After the race v reviews it, as on the results; before, it shows or hides the racers.
         Binding("v", "review", NP_("footer", "Review")),
         Binding("v", "rivals", NP_("footer", "Racers")),
@@ -167,6 +172,12 @@ class RaceScreen(GameScreen):
     def action_review(self) -> None:
         self.room.review()
 
+    def action_race_again(self) -> None:
+        self.room.race_again()
+
+    def action_race_again_off(self) -> None:
+        self.room.race_again()  # says why not
+
     def action_hint(self) -> None:
         """In a race the server gives the hint (and counts it), never the local solver."""
         if not self.refuse_input():
@@ -194,6 +205,10 @@ class RaceScreen(GameScreen):
             return room.can_watch()
         if action == "review":
             return room.can_review()
+        if action == "race_again":
+            return room.why_not_race_again() is None
+        if action == "race_again_off":
+            return bool(room.why_not_race_again())
         if action == "rivals" and room.can_review():
             return False
         return super().check_action(action, parameters)

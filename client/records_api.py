@@ -1,5 +1,6 @@
 """The server's public read API (docs/api.md) for the terminal client: a race on record with
-every racer's moves and its analysis, a player's page, their races, rating history and arenas, the leaderboards.
+every racer's moves and its analysis, a player's page, their races, rivals, rating history and arenas,
+the leaderboards.
 
 The client knows the server by its WebSocket URL; the API is on the same host and port over plain
 HTTP(S) (``ws://`` is ``http://``, ``wss://`` is ``https://``). Each request runs the standard
@@ -81,6 +82,11 @@ class Records:
     async def player_ratings(self, player: str, cursor: str | None = None, limit: int = 20) -> dict[str, Any]:
         """What rated races did to the player's ratings, newest first, a page at a time."""
         return await self.get(f"/players/{quote(player)}/ratings", self._page(cursor, limit))
+
+    async def player_rivals(self, player: str, limit: int = 20) -> dict[str, Any]:
+        """The people the player raced lately, the newest race together first, each head to head:
+        wins and losses by place, and best times on the deals both finished (docs/api.md)."""
+        return await self.get(f"/players/{quote(player)}/rivals", {"limit": limit})
 
     async def player_arenas(self, player: str, cursor: str | None = None, limit: int = 20) -> dict[str, Any]:
         """The finished arenas the player was in, the last to end first, a page at a time."""

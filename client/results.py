@@ -1,4 +1,5 @@
-"""The results view: standings with times, and the rematch / review / challenge / back-to-lobby choice."""
+"""The results view: standings with times, and the rematch / race again / review / challenge /
+back-to-lobby choice."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.widgets import Button, Footer, Label, Static
 
 from i18n import NP_, _
@@ -26,6 +28,8 @@ REMATCH: Final = "rematch"
 LOBBY: Final = "lobby"
 REVIEW: Final = "review"
 CHALLENGE: Final = "challenge"
+RACE_AGAIN: Final = "again"
+"""A new room and deal, the people just raced invited (``race_again``): unlike the rematch, nobody waited for."""
 BOARD: Final = "board"
 """Escape: the results close over the final board; leaving the room is always asked for by name."""
 NAME_ROOM: Final = 20
@@ -98,6 +102,8 @@ class ResultsScreen(LocalModalScreen[str]):
         Binding("r", "choose('rematch')", NP_("footer", "Rematch")),
         Binding("v", "choose('review')", NP_("footer", "Review")),
         Binding("c", "choose('challenge')", NP_("footer", "Challenge")),
+        Binding("g", "choose('again')", NP_("footer", "Race again")),
+        Binding("g", "no_again", NP_("footer", "Race again"), show=False),
         Binding("l", "choose('lobby')", NP_("footer", "Lobby")),
         Binding("escape", "choose('board')", NP_("footer", "Board"), show=False),
     ]
@@ -112,11 +118,15 @@ class ResultsScreen(LocalModalScreen[str]):
         can_challenge: bool = False,
         note: str = "",
         deal: str | None = None,
+        again: str = "",
+        no_again: str = "",
     ) -> None:
         """``can_rematch``: a racer's results (spectators do not vote); ``can_review``: every
         racer's moves are known; ``can_challenge``: the race is on record, so a friend may race
         this run (a ghost challenge); ``note``: a line under the standings; ``deal``: the race's deal
-        code, written under the box as the room and the lobby's daily box write it."""
+        code, written under the box as the room and the lobby's daily box write it; ``again``: g
+        races again (``race_again``), and this line under the standings says with whom (empty: g is
+        not offered); ``no_again``: why not, said when g is pressed all the same (empty: nothing)."""
         super().__init__()
         self.rows = tuple(rows)
         self.headline = _("Race over") if headline is None else headline
@@ -125,6 +135,8 @@ class ResultsScreen(LocalModalScreen[str]):
         self.can_challenge = can_challenge
         self.note = note
         self.deal = deal
+        self.again = again
+        self.no_again = no_again
 
     def compose(self) -> ComposeResult:
         with Vertical(id="results") as box:
@@ -135,6 +147,9 @@ class ResultsScreen(LocalModalScreen[str]):
             yield Static(standings_table(self.rows), id="standings")
             if self.note:
                 yield Label(self.note, id="note")
+            again = Label(Content(self.again), id="again")  # names: plain text, not markup
+            again.display = bool(self.again)
+            yield again
             with Horizontal(id="buttons"):
                 if self.can_rematch:
                     yield Button(_("Rematch (r)"), id=REMATCH, variant="success", compact=True)
@@ -160,7 +175,23 @@ class ResultsScreen(LocalModalScreen[str]):
             return self.can_review
         if action == "choose" and parameters == (CHALLENGE,):
             return self.can_challenge
+        if action == "choose" and parameters == (RACE_AGAIN,):
+            return bool(self.again)
+        if action == "no_again":
+            return not self.again and bool(self.no_again)
         return True
+
+    @property
+    def again_text(self) -> str:
+        """The line on racing again: with whom, or why not (after g)."""
+        return str(self.query_one("#again", Label).content)
 
     def action_choose(self, choice: str) -> None:
         self.dismiss(choice)
+
+    def action_no_again(self) -> None:
+        """g where racing again is not offered: why, under the standings."""
+        label = self.query_one("#again", Label)
+        label.update(Content(self.no_again))
+        label.add_class("refused")
+        label.display = True

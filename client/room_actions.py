@@ -39,6 +39,9 @@ class RoomActions(MoveSink, Protocol):
     def review(self) -> None:
         """``v`` after the race: step through the racers' moves."""
 
+    def race_again(self) -> None:
+        """``g`` after the race: a new room and deal, the people of this race invited (or why not)."""
+
     # -- which keys work now -----------------------------------------------------------
 
     def can_ready(self) -> bool:
@@ -71,6 +74,10 @@ class RoomActions(MoveSink, Protocol):
 
     def can_watch(self) -> bool:
         """A spectator during the race with boards to look at: the switching keys work."""
+        ...
+
+    def why_not_race_again(self) -> str | None:
+        """None: ``g`` races again now; else why not, in words ("" where ``g`` means nothing)."""
         ...
 
     def can_review(self) -> bool:

@@ -14,6 +14,7 @@ from protocol.enums import EndReason, Phase, Status
 from protocol.messages import Racer, Standing
 from seahaven import preset
 
+from .friends import names_and
 from .places import safe_count
 from .rating_text import RatingBook, beside_my_name
 from .results import ResultRow
@@ -48,6 +49,8 @@ class Seen:
     """Cards that could go home safely now on the player's board (client/places.py safe_count)."""
     ghost: tuple[str, ...] = ()
     """Before a ghost race: whose run it is, its time to beat, who raced it (``ghost_lines``)."""
+    invited: tuple[str, ...] = ()
+    """Whom I invited to this waiting room who has not answered yet (names)."""
 
 
 def lock_reason(model: RoomModel, *, reconnecting: bool) -> str | None:
@@ -166,7 +169,9 @@ def cover(model: RoomModel, spectate: Boards, seen: Seen) -> tuple[str, ...] | N
     ready = sum(1 for r in model.racers.values() if r.status == Status.READY)
     if model.phase == Phase.WAITING:
         lines = [_("Room {code}").format(code=model.code), *model.settings_lines(), *seen.ghost]
-        if model.created and n < seats:  # a full room needs nobody else
+        if seen.invited:  # race again, or a friend invited: whom the room waits for
+            lines.append(_("Invitation sent to {names}").format(names=names_and(list(seen.invited))))
+        elif model.created and n < seats:  # a full room needs nobody else
             lines.append(_("Share this code: your friend joins with it"))
         lines.append("")
         if model.spectating:

@@ -33,7 +33,7 @@ from seahaven.solver import solve
 from .app import RaceApp
 from .demo import RaceDemoApp
 from .friends import FriendsDesk
-from .friends_screen import FriendsScreen
+from .friends_screen import FriendsScreen, Rival
 from .results import ResultRow
 from .review import ReviewScreen
 from .rivals import DID_NOT_FINISH
@@ -212,10 +212,21 @@ def sample_friends() -> FriendsDesk:
     return FriendsDesk(listing=listing)
 
 
+def sample_rivals() -> list[Rival]:
+    """Recent rivals: a friend, someone who asked, a stranger with shared deals, one without."""
+    return [
+        Rival("p7k2m9q4", "Bob", "bobby", races=7, wins=4, losses=3, shared=5, faster=3),
+        Rival("p9cees5e", "Cees", "cees", races=2, wins=1, losses=1, shared=1, faster=0),
+        Rival("p1lena2b", "Lena", None, races=3, wins=2, losses=1, shared=2, faster=2),
+        Rival("p3otto4c", "Otto", "otto", races=1, wins=0, losses=1),
+    ]
+
+
 async def save_friends(directory: Path, size: tuple[int, int] = (80, 24)) -> Path:
-    """The friends screen (F9) from sample data: ``terminal-friends.svg``."""
+    """The friends screen (F9) from sample data, with recent rivals: ``terminal-friends.svg``."""
     path = directory / "terminal-friends.svg"
-    await _shoot(ShowApp(FriendsScreen(sample_friends(), live=False)), size, path, "Seahaven: friends")
+    screen = FriendsScreen(sample_friends(), live=False, rivals=sample_rivals())
+    await _shoot(ShowApp(screen), size, path, "Seahaven: friends")
     return path
 
 

@@ -226,26 +226,36 @@ async def test_the_statistics_with_races_cut_no_word_at_80x24(tmp_path: Path, la
     assert cuts == [], cuts
 
 
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)], ids=["80x24", "60x20"])
 @pytest.mark.parametrize("language", ["en", "fr", "it", "nl"])
-async def test_the_friends_screen_and_an_invitation_cut_no_word_at_80x24(language: str) -> None:
+async def test_the_friends_screen_and_an_invitation_cut_no_word(language: str, size: tuple[int, int]) -> None:
     """The friends screen with a friend in each presence, a request either way and a block, each
-    row's keys said under the list; then an invitation over it, with its seconds left."""
+    row's keys said under the list, and recent rivals (a friend, one asking, strangers), each with
+    their keys; then an invitation over it, with its seconds left."""
     from client.friends import InvitationScreen
-    from client.screenshots import ShowApp, sample_friends
+    from client.screenshots import ShowApp, sample_friends, sample_rivals
 
     desk = sample_friends()
     i18n.use(language)
     cuts: list[str] = []
+    width = size[0]
     try:
-        app = ShowApp(FriendsScreen(desk, live=False))
-        async with app.run_test(size=SIZE) as pilot:
+        app = ShowApp(FriendsScreen(desk, live=False, rivals=sample_rivals()))
+        async with app.run_test(size=size) as pilot:
             await until(pilot, lambda: isinstance(app.screen, FriendsScreen), "the friends screen")
             screen = app.screen
             assert isinstance(screen, FriendsScreen)
             screen.query_one("#people", DataTable).focus()
             for row in range(len(screen.rows)):  # each kind of row: its keys line and footer
                 await pilot.pause()
-                cuts += [f"row {row}: {cut}" for cut in cut_words(screen, SIZE[0])]
+                cuts += [f"row {row}: {cut}" for cut in cut_words(screen, width)]
+                await pilot.press("down")
+            rivals = screen.query_one("#rivals", DataTable)
+            rivals.focus()
+            for row in range(len(screen.rivals)):  # each rival: its line of keys, the footer, the row in sight
+                await pilot.pause()
+                assert screen.selected_rival() is screen.rivals[row]
+                cuts += [f"rival {row}: {cut}" for cut in cut_words(screen, width)]
                 await pilot.press("down")
             invited = Invited(
                 invite="N3K7QW2PZ8XA",
@@ -259,7 +269,7 @@ async def test_the_friends_screen_and_an_invitation_cut_no_word_at_80x24(languag
             app.push_screen(InvitationScreen(invited, desk, lambda: False))
             await until(pilot, lambda: isinstance(app.screen, InvitationScreen), "the invitation")
             await pilot.pause()
-            cuts += [f"invitation: {cut}" for cut in cut_words(app.screen, SIZE[0])]
+            cuts += [f"invitation: {cut}" for cut in cut_words(app.screen, width)]
     finally:
         i18n.use("en")
     assert cuts == [], "\n".join(cuts)
@@ -313,3 +323,72 @@ async def test_the_results_cut_no_name_at_60x20(language: str) -> None:
         i18n.use("en")
     assert cuts == [], "\n".join(cuts)
     assert "…" not in standings
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)], ids=["80x24", "60x20"])
+@pytest.mark.parametrize("language", ["en", "fr", "it", "nl"])
+async def test_racing_again_cuts_no_word(tmp_path: Path, language: str, size: tuple[int, int]) -> None:
+    """Issue 41's race again: the results offering g (with whom, and its key in the footer), the
+    final board's footer and line, the new waiting room saying whom it invited, and the invitation
+    to race again over it, at 80x24 and 60x20."""
+    from client.friends import InvitationScreen
+    from tests.recording import recording_server
+    from tests.wsclient import registered
+
+    cuts: list[str] = []
+    width = size[0]
+
+    async with recording_server(tmp_path, players=True) as server:
+        bob = await registered(url_of(server), "Bob")
+
+        async def look(pilot: Pilot[None], where: str) -> None:
+            await pilot.pause()
+            cuts.extend(f"{where}: {cut}" for cut in cut_words(top(app), width))
+
+        i18n.use(language)
+        try:
+            app = RaceApp(url_of(server), "Ann", autoconnect=True, automove=False)
+            async with app.run_test(size=size) as pilot:
+                await until(
+                    pilot,
+                    lambda: app.conn is not None and app.conn.welcome is not None and app.friends.listing is not None,
+                    "registered, the friends read",
+                )
+                await app.enter(CreateRoom(deal_number=1))
+                room = room_of(app)
+                assert isinstance(await bob.call(JoinRoom(room=room.code)), RoomState)
+                await until(pilot, lambda: len(room.model.racers) == 2, "Bob seated")
+                await pilot.press("r")
+                await bob.call(Ready(ready=True))
+                await until(pilot, lambda: room.model.phase == "racing" and not room.screen.locked, "the race")
+                await bob.call(Resign())
+                await pilot.press("R", "R")
+                await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
+                results = top(app)
+                assert isinstance(results, ResultsScreen) and results.again, "g offered"
+                await look(pilot, "results")
+                await pilot.press("escape")
+                await until(pilot, lambda: isinstance(top(app), RaceScreen), "the final board")
+                await look(pilot, "final board")
+                await pilot.press("g")
+                await until(pilot, lambda: app.room is not None and app.room is not room, "the new room")
+                again = room_of(app)
+                await until(pilot, lambda: any("Bob" in line for line in again.screen.view.cover), "whom it invited")
+                await look(pilot, "the new waiting room")
+                invited = Invited(
+                    invite="N3K7QW2PZ8XA",
+                    player="p7k2m9q4",
+                    name="marguerite",
+                    room="3R12R9",
+                    preset="seahaven",
+                    expires_at=app.friends.clock.now() + 58_000,
+                    again=True,
+                )
+                app.friends.invited[invited.invite] = invited
+                app.push_screen(InvitationScreen(invited, app.friends, lambda: False))
+                await until(pilot, lambda: isinstance(top(app), InvitationScreen), "the invitation")
+                await look(pilot, "invitation to race again")
+        finally:
+            i18n.use("en")
+            await bob.close()
+    assert cuts == [], "\n".join(cuts)
