@@ -127,8 +127,8 @@ class FriendsDesk:
     def hear(self, message: Message) -> str | None:
         """Take a friends message in; what to tell the player about it (None: nothing)."""
         if isinstance(message, Friends):
-            self.listing, self.why_not = message, None
-            return None
+            before, self.listing, self.why_not = self.listing, message, None
+            return None if before is None else _news(before, message)
         if isinstance(message, Presence):
             listing = self.listing
             if listing is not None:
@@ -167,6 +167,21 @@ class FriendsDesk:
                 return invited
             del self.invited[invite]
         return None
+
+
+def _news(before: Friends, after: Friends) -> str | None:
+    """What a new list says to a player who may not be looking at it: a new request to me, or my
+    request accepted (the first one of each, by name)."""
+    asked = {r.player for r in before.incoming}
+    known = {f.player for f in before.friends}
+    for ref in after.incoming:
+        if ref.player not in asked:
+            return _("{name} asks to be your friend: F9 to answer").format(name=who(ref))
+    waiting = {r.player for r in before.outgoing}
+    for friend in after.friends:
+        if friend.player not in known and friend.player in waiting:
+            return _("{name} accepted: you are friends now").format(name=who(friend))
+    return None
 
 
 ACCEPT: Final = "accept"

@@ -107,6 +107,7 @@ async def test_friends_presence_and_invitations_both_ways(server: RaceServer, mo
         await until(pilot, lambda: [r[1] for r in shown_rows(screen)] == ["Bob (@bobby)"], "Bob a friend")
         await until(pilot, lambda: shown_rows(screen)[0][2] == "in the lobby", "Bob in the lobby")
         assert shown_rows(screen)[0][0] == "●"
+        assert ("Friends", "Bob (@bobby) accepted: you are friends now") in notes
 
         # His presence follows him into a room, and back out.
         made = await bob.call(CreateRoom(deal_number=1))
@@ -260,3 +261,20 @@ async def test_a_request_that_comes_while_the_screen_waits_is_accepted_with_a(se
         await until(pilot, lambda: [r[2] for r in shown_rows(screen)] == ["in the lobby"], "Ann a friend")
         assert screen.query_one("#friend-handle", Input).value == ""
         await ann.close()
+
+
+async def test_a_friend_request_is_said_wherever_the_player_is(
+    server: RaceServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asked while in the lobby (not on F9), the player hears it, and where to answer it."""
+    bob = await registered(url(server), "Bob")
+    app = RaceApp(url(server), "Ann", autoconnect=True, automove=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        notes = heard_notes(app, monkeypatch)
+        ann = await identified(app, pilot)
+        await until(pilot, lambda: app.friends.listing is not None, "the first list read")
+        assert isinstance(await bob.call(AddFriend(player=ann)), Friends)
+        await until(pilot, lambda: ("Friends", "Bob asks to be your friend: F9 to answer") in notes, "the request said")
+        screen = await open_friends(app, pilot)
+        assert [r[1] for r in shown_rows(screen)] == ["Bob"]
+    await bob.close()
