@@ -75,8 +75,11 @@ export function loadFriends(app) {
 
 /** A server message of ours: the state kept, the toasts shown. True when it was one. */
 export function onFriendsMessage(app, type, body) {
-  if (type === "friends") F.list = body;
-  else if (type === "presence") {
+  if (type === "friends") {
+    const news = F.list ? friendsNews(F.list, body) : null;
+    F.list = body;
+    if (news) app.say(news, 8000);
+  } else if (type === "presence") {
     const friend = F.list?.friends.find((f) => f.player === body.player);
     if (friend) Object.assign(friend, { state: body.state, room: body.room ?? null });
   } else if (type === "invitation") sent(app, body);
@@ -92,6 +95,18 @@ export function onFriendsMessage(app, type, body) {
     closeInvite(app, body.invite);
   } else return false;
   return true;
+}
+
+/** What a new friends list says to a player who may not be looking at the panel (racing, on the
+ * results): a new request to me, or my request accepted; null: nothing new of either. */
+export function friendsNews(before, after) {
+  const asked = new Set(before.incoming.map((p) => p.player));
+  const fresh = after.incoming.find((p) => !asked.has(p.player));
+  if (fresh) return t("{name} asks to be your friend.", { name: fresh.name });
+  const waiting = new Set(before.outgoing.map((p) => p.player));
+  const known = new Set(before.friends.map((p) => p.player));
+  const accepted = after.friends.find((p) => waiting.has(p.player) && !known.has(p.player));
+  return accepted ? t("{name} accepted: you are friends now.", { name: accepted.name }) : null;
 }
 
 /** An invitation of mine, sent: kept with the others to the same room (those to an earlier room
