@@ -255,10 +255,13 @@ def headline(reason: str | None, standings: tuple[Standing, ...], me: str) -> st
     mine = first.player == me
     # Level on cards and on the tie-break time: the places only follow the seats, nobody got further.
     tied = len(standings) > 1 and (standings[1].progress, standings[1].time_ms) == (first.progress, first.time_ms)
+    n = first.progress
     if tied and reason == EndReason.TIME_LIMIT:
-        return _("Time is up: a tie at {n} cards home").format(n=first.progress)
+        return ngettext("Time is up: a tie at {n} card home", "Time is up: a tie at {n} cards home", n).format(n=n)
     if tied and reason == EndReason.ALL_DONE:
-        return _("Nobody finished: a tie at {n} cards home").format(n=first.progress)
+        return ngettext(
+            "Nobody finished: a tie at {n} card home", "Nobody finished: a tie at {n} cards home", n
+        ).format(n=n)
     if reason == EndReason.WON:
         return _("You win!") if mine else _("{name} wins").format(name=first.name)
     if reason == EndReason.TIME_LIMIT:

@@ -276,6 +276,14 @@ def test_a_race_nobody_finished_level_on_cards_and_time_is_a_tie() -> None:
     level = (standing(1, "ann", 3, 0), standing(2, "bob", 3, 0))
     assert headline(EndReason.ALL_DONE, level, "ann") == "Nobody finished: a tie at 3 cards home"
     assert headline(EndReason.TIME_LIMIT, level, "bob") == "Time is up: a tie at 3 cards home"
+    one = (standing(1, "ann", 1, 0), standing(2, "bob", 1, 0))  # the opening's ace, and both resigned
+    assert headline(EndReason.ALL_DONE, one, "ann") == "Nobody finished: a tie at 1 card home"
+    i18n.use("it")
+    try:
+        assert headline(EndReason.ALL_DONE, one, "ann") == "Nessuno ha finito: pareggio a 1 carta in base"
+        assert headline(EndReason.ALL_DONE, level, "ann") == "Nessuno ha finito: pareggio a 3 carte in base"
+    finally:
+        i18n.use("en")
     ahead = (standing(1, "ann", 3, 1200), standing(2, "bob", 3, 5000))  # the same cards, ann first
     assert headline(EndReason.ALL_DONE, ahead, "bob") == "Nobody finished: ann got furthest"
     assert headline(EndReason.ALL_DONE, (standing(1, "ann", 9, 0), standing(2, "bob", 3, 0)), "ann") == (
