@@ -75,6 +75,7 @@ from server.play.friends import FriendRequests
 from server.play.ghosts import GhostRacers
 from server.play.rematches import Rematches
 from server.rooms import events
+from server.rooms.events import Event
 from server.shell.accounts import AccountRequests
 from server.shell.archiver import Archiver
 from server.shell.clock import Clock, SystemClock
@@ -82,7 +83,7 @@ from server.shell.connections import Connections
 from server.shell.drain import Drain, node_name
 from server.shell.fanout import Fanout
 from server.shell.guard import Guard, handshake_logger
-from server.shell.held import log_event
+from server.shell.held import HeldRoom, log_event
 from server.shell.identities import Identities
 from server.shell.lobby import Lobby
 from server.shell.matchmaking import Matchmaker
@@ -107,6 +108,52 @@ DRAIN_SECONDS: Final = 10.0
 """How long a graceful stop waits for requests in flight before closing connections (1012)."""
 DRAIN_QUIET: Final = 0.2
 """Seconds without a new request after which a stopping server closes its connections."""
+
+
+class RoomHooks:
+    """What this node does at each moment of the room path (its ``RoomObserver``), each moment
+    handed to the parts that act on it: bots and ghosts look again after every commit, the daily
+    board is written before a lifecycle answer, a due rematch starts after a lifecycle commit, the
+    archiver wakes at a race's end, a newer build's room sends its visitors to the newer nodes,
+    and a room moderators closed is not found."""
+
+    __slots__ = ("archiver", "bans", "drain", "fair", "ghosts", "rematches")
+
+    def __init__(
+        self,
+        fair: FairPlay,
+        ghosts: GhostRacers,
+        rematches: Rematches,
+        archiver: Archiver | None,
+        drain: Drain,
+        bans: BanBook,
+    ) -> None:
+        self.fair = fair
+        self.ghosts = ghosts
+        self.rematches = rematches
+        self.archiver = archiver
+        self.drain = drain
+        self.bans = bans
+
+    def after_commit(self, code: str) -> None:
+        self.fair.noticed(code)
+        self.ghosts.notice(code)
+
+    async def before_lifecycle_answer(self, held: HeldRoom, lifecycle: list[Event]) -> None:
+        await self.fair.record_daily(held, lifecycle)
+
+    def after_lifecycle_commit(self, code: str) -> None:
+        self.rematches.changed(code)
+
+    def race_end_indexed(self, code: str) -> None:
+        if self.archiver is not None:
+            self.archiver.wake(code)
+
+    def newer_build_seen(self, code: str, visitors: set[str]) -> None:
+        self.drain.newer_build(code, visitors)
+
+    def closed_by_moderators(self, code: str) -> bool:
+        return self.bans.closed(code) is not None
 
 
 class RaceServer:
@@ -170,7 +217,15 @@ class RaceServer:
         self.fanout = Fanout(self.players, self.guard, config.max_write_buffer)
         replies = Replies(self.fanout)
         self.path = RoomPath(
-            self.store, self.table, self.fanout, replies, self.clock, config, self.node, self.tasks.spawn
+            self.store,
+            self.table,
+            self.fanout,
+            replies,
+            self.clock,
+            config,
+            self.node,
+            self.tasks.spawn,
+            archiving=archive is not None,
         )
         self.rooms = self.path.rooms
         self.requests = Requests(self.path, replies, self.metrics, self.store)
@@ -188,16 +243,11 @@ class RaceServer:
             hint_seconds=hint_seconds,
             bot_time_scale=bot_time_scale,
         )
-        self.path.noticed.append(self.fair.noticed)
         self.rematches = Rematches(self.fair.run_for_bot, self.fair.room_held, self.dealing, self.tasks.spawn)
-        self.path.changed.append(self.rematches.changed)
-        self.path.promised.append(self.fair.record_daily)
         self.archiver: Archiver | None = None
         """Finished races into the database (None: records are off, no race is marked)."""
         if archive is not None:
             self.archiver = Archiver(self.store, archive, config.finished_ttl)
-            self.path.archiving = True
-            self.path.ended.append(self.archiver.wake)
             # What a rated race did to its racers' ratings: into the store, and to each racer.
             archive.rated.append(RatingNotices(self.store).tell)
         self.analyst = analyst
@@ -274,12 +324,10 @@ class RaceServer:
         self.drain = Drain(
             self.table, self.path.rooms, self.guard, self.tasks.spawn, config.drain_limit, self.store, events.FORMAT
         )
-        self.path.newer.append(self.drain.newer_build)
         self.requests.unavailable = lambda ws: self.guard.let_go(
             ws, CloseCode.TRY_ANOTHER_NODE, "that room is served by a newer node"
         )
         self.bans = BanBook(self.store, self.clock)
-        self.path.closed = lambda code: self.bans.closed(code) is not None
         self.moderation = Moderation(
             self.store,
             self.bans,
@@ -324,7 +372,8 @@ class RaceServer:
 
         # Ghost challenges: recorded runs raced again (without records, both requests say so).
         self.ghosts = GhostRacers(self.fair.run_for_bot, self.fair.room_held, self.clock)
-        self.path.noticed.append(self.ghosts.notice)
+        # The room path's one observer, once every part it tells is built (they are built on the path).
+        self.path.observe(RoomHooks(self.fair, self.ghosts, self.rematches, self.archiver, self.drain, self.bans))
         challenge_requests = ChallengeRequests(
             self.path, challenges, self.ghosts, rooms.create, self.dealing, self.clock
         )

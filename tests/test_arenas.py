@@ -434,7 +434,7 @@ async def test_an_arena_race_ends_with_the_arena_unscored_and_none_starts_in_its
 
 
 async def test_a_racer_hears_the_last_races_result_before_the_next_race_seats_them(
-    make_memory_server: MakeServer,
+    make_memory_server: MakeServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The command that ends a race sends its result after its hooks have run. An arena pairing
     round in between scored the race and seated its racers in the next one, leaving out every
@@ -442,11 +442,14 @@ async def test_a_racer_hears_the_last_races_result_before_the_next_race_seats_th
     Here the race's end hook is slowed to make that gap wide."""
     server = await make_memory_server(deals=lambda: 1)  # the deal Bob's moves solve
 
+    record_daily = server.fair.record_daily  # what the path's observer runs before a lifecycle answer
+
     async def slow_end(held: HeldRoom, events: list[Event]) -> None:
+        await record_daily(held, events)
         if any(isinstance(e, Ended) for e in events):
             await asyncio.sleep(2.5)  # two pairing rounds (each second)
 
-    server.path.promised.append(slow_end)
+    monkeypatch.setattr(server.fair, "record_daily", slow_end)
     ann, bob = [await WsClient.open(url_of(server), name) for name in ("Ann", "Bob")]
     try:
         created = await ann.call(CreateArena(preset="seahaven", minutes=5))
