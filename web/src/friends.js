@@ -162,6 +162,33 @@ async function ask(app, type, body) {
   }
 }
 
+/** "Add as a friend" on a player's page (/?friend=ID, main.js): asked once this page's session is
+ * welcomed, the outcome said in the toast: asked, friends now (they had asked), friends already,
+ * or the refusal in words (no such player any more, a block, too many). */
+export async function addLinked(app, player) {
+  const { S } = app;
+  const said = (text) => app.say(text, 8000);
+  const find = (lists, which) => lists[which].find((p) => p.player === player);
+  try {
+    const before = await S.conn.call("friends");
+    const friend = find(before, "friends");
+    if (friend) {
+      F.list = before;
+      app.render();
+      return said(t("You and {name} are friends already.", { name: friend.name }));
+    }
+    const reply = await S.conn.call("add_friend", { player });
+    F.list = reply;
+    app.render();
+    const now = find(reply, "friends");
+    if (now) return said(t("You and {name} are friends now.", { name: now.name }));
+    said(t("Asked {name} to be friends.", { name: find(reply, "outgoing")?.name ?? t("your friend") }));
+  } catch (e) {
+    // TRANSLATORS: "Add as a friend" on a player's page, for a player who has no account now (deleted, or a wrong link).
+    said(e?.code === "player-not-found" ? t("That player has no account here any more.") : refused(e));
+  }
+}
+
 /** Invite ``friend``: to my waiting room, or from the lobby to a room the server makes (its `room` first). */
 async function invite(app, friend) {
   const { S } = app;

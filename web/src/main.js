@@ -19,7 +19,7 @@ import { ratingsChanged } from "./ratings_view.js";
 import { STORAGE_KEY, language, speakAsStored, t } from "./i18n.js";
 import { h } from "./dom.js";
 import { said } from "./marks.js";
-import { forgetSent, loadFriends, onFriendsMessage } from "./friends.js";
+import { addLinked, forgetSent, loadFriends, onFriendsMessage } from "./friends.js";
 import { loadYours } from "./yours.js";
 import { setSound, sound, soundOn } from "./sound.js";
 
@@ -69,6 +69,10 @@ export function createApp(win = window) {
   // "Race this deal" (a replay's, a gone room's): the lobby's new room on that deal.
   S.dealAsked = new URLSearchParams(win.location.search).get("deal");
   if (S.dealAsked && win.location.pathname === "/") win.history.replaceState(null, "", "/");
+  // "Add as a friend" on a player's page (/?friend=ID): asked once this page is a player's (welcomed),
+  // the address cleaned at once so that a reload does not ask again.
+  S.friendAsked = win.location.pathname === "/" ? new URLSearchParams(win.location.search).get("friend") : null;
+  if (S.friendAsked) win.history.replaceState(null, "", "/");
   S.arena = A; // the arena I am in: arena.js keeps it, seen here by the tests
   S.autoMove = store.getItem(KEY.auto) !== "off";
   setSound(store.getItem(KEY.sound) === "on");
@@ -357,6 +361,10 @@ export function createApp(win = window) {
     S.seat = body.seat ?? null;
     if (body.identified) store.setItem(KEY.name, body.name); // the player's name, whatever this device called them
     loadFriends(app); // my friends and what they are doing (friends.js): their events follow
+    if (S.friendAsked) {
+      addLinked(app, S.friendAsked);
+      S.friendAsked = null;
+    }
     tab.setItem(KEY.token, body.token);
     if (body.room) return; // the room frame follows
     S.quick = false; // no room: no quick match's wait either

@@ -9,6 +9,7 @@ import { racerName } from "./marks.js";
 import { language, number, t, tn } from "./i18n.js";
 import { statusText } from "./state.js";
 import { rivalsOf } from "./rivals.js";
+import { keyPlayer } from "./account.js";
 
 export async function showPlayer(main, player, R) {
   const [doc, first, rated, arenas] = await Promise.all([playerDoc(player), playerRaces(player), playerRatings(player), playerArenas(player)]);
@@ -50,6 +51,7 @@ export async function showPlayer(main, player, R) {
           fact(t("Win streak"), doc.current_streak, "streak"),
           fact(t("Best streak"), doc.best_streak, "best-streak"),
         ),
+        addFriendLink(doc),
       ),
       mistakesPanel(doc),
       h(
@@ -136,6 +138,35 @@ export async function showPlayer(main, player, R) {
         more,
       ),
     ),
+  );
+}
+
+/** The key this browser races with here (ID.SECRET), or null: it never played here. */
+function storedKey() {
+  try {
+    return localStorage.getItem("seahaven.key");
+  } catch {
+    return null;
+  }
+}
+
+/** "Add as a friend": a link to the lobby, which asks (add_friend) once it is this browser's
+ * player (main.js, /?friend=ID; a browser that never played here gives a name first). Not on my
+ * own page, nor for a racer who is not a registered player (nobody to ask). */
+export function addFriendHref(player, key) {
+  if (!/^u/.test(player) || (key && keyPlayer(key) === player)) return null;
+  return `/?friend=${encodeURIComponent(player)}`;
+}
+
+function addFriendLink(doc) {
+  const href = addFriendHref(doc.player, storedKey());
+  if (!href) return null;
+  return h(
+    "p",
+    { class: "add-friend" },
+    h("a", { href, id: "add-friend" }, t("Add as a friend")),
+    // TRANSLATORS: after "Add as a friend" on a player's page: where the link goes.
+    h("span", { class: "muted" }, " ", t("(asked from the lobby)")),
   );
 }
 

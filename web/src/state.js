@@ -42,6 +42,7 @@ export function initialState({ view = "lobby", wanted = null, challenge = null }
     ratings: {}, // preset -> my last `rating` event's body (docs/ratings.md)
     wanted, // {code, watch} from a /r/CODE link
     dealAsked: null, // the deal code a "Race this deal" link (/?deal=CODE) puts in the new-room form
+    friendAsked: null, // the player an "Add as a friend" link (/?friend=ID, a player's page) asks, until this page is welcomed
     match: null, // quick match's wait for a partner: the last `matching`, with its room and when it came (local ms)
     quick: false, // in a quick match's room until its race starts: ready by itself once paired
     quickReadied: null, // the room quick match said ready in (once: a "Not ready" after it is the player's)

@@ -88,3 +88,11 @@ test("a recent rival's head-to-head in words: wins and losses, then the deals bo
     setLanguage("en");
   }
 });
+
+test("a player's page offers 'Add as a friend' to anyone but that player, for a registered one", async () => {
+  const { addFriendHref } = await import("../src/player_page.js");
+  assert.equal(addFriendHref("u7k2m9q4", "u2a8c4d1.secret"), "/?friend=u7k2m9q4");
+  assert.equal(addFriendHref("u7k2m9q4", null), "/?friend=u7k2m9q4"); // never played here: the lobby asks a name first
+  assert.equal(addFriendHref("u7k2m9q4", "u7k2m9q4.secret"), null); // my own page
+  assert.equal(addFriendHref("s1b2c3d4", "u2a8c4d1.secret"), null); // not a registered player: nobody to ask
+});
