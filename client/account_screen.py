@@ -268,6 +268,8 @@ class AccountScreen(LocalScreen[None]):
             self.show_status(_("Connect in the lobby first"), "error")
         elif self.signing_in:
             self.query_one("#sign-in-handle", Input).focus()
+        elif self.state is not None and self.state.identified and self.state.handle is None:
+            self.query_one("#handle", Input).focus()  # what a new player comes here for: Enter claims it
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -94,6 +94,7 @@ async def test_claim_a_handle_set_a_password_sign_in_elsewhere_export_and_delete
         await identified(pilot, screen)
         assert app.conn is not None and app.conn.welcome is not None and app.conn.welcome.player == ann
         assert f"You are player {ann}" in screen.who_text and "no handle yet" in screen.who_text
+        assert screen.focused is screen.query_one("#handle", Input), "the handle is what a new player types first"
         assert "Connected to" in app.lobby.status_text, "the lobby says so too"
 
         # A handle: the rule checked here, a look-alike of Bob's refused by the server, then Ann.
