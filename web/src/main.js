@@ -423,6 +423,7 @@ export function createApp(win = window) {
     if (type === "notice") {
       // From the server's operators (docs/admin.md): shown for a while; a closed room takes us to the lobby.
       if (body.room && S.room?.room === body.room) {
+        S.conn.removed(body.text); // the server closes this connection next (4004, or an abort)
         leftRoom(S);
         app.url("/");
         act.refreshRooms();

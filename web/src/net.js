@@ -52,6 +52,7 @@ export class Connection {
     this.offset = 0; // server clock minus ours
     this.retry = null;
     this.stopped = false;
+    this.removing = null; // the server said it removes us (a moderator closed our room): its words
     this.holding = false; // requests wait (but register): this session is becoming the player's
   }
 
@@ -73,6 +74,7 @@ export class Connection {
   open() {
     clearTimeout(this.retry);
     this.previous = null;
+    this.removing = null;
     const ws = new WebSocket(this.url, SUBPROTOCOL);
     ws.binaryType = "arraybuffer";
     this.ws = ws;
@@ -154,11 +156,13 @@ export class Connection {
   closed(ws, e) {
     if (ws !== this.ws) return;
     this.online = false;
-    if (FINAL_CLOSES.has(e.code) || this.stopped) {
+    // After `removing`, the close is final whatever its code: a busy page that did not answer the
+    // server's close frame in time sees the connection aborted (1006), not 4004.
+    if (FINAL_CLOSES.has(e.code) || this.stopped || this.removing !== null) {
       for (const call of this.waiting.values()) call.reject(new ServerError({ code: "closed", message: e.reason }));
       this.waiting.clear();
       // 4001: the player's session went on elsewhere; said in words, not in the server's reason.
-      const why = e.code === 4001 ? t("Playing in another tab or device") : e.reason;
+      const why = e.code === 4001 ? t("Playing in another tab or device") : e.reason || this.removing;
       this.onStatus("closed", why || t("the connection was closed"));
       return;
     }
@@ -216,6 +220,12 @@ export class Connection {
     const calls = [...this.waiting.values()];
     this.waiting.clear();
     for (const call of calls) next.call(call.type, call.body).then(call.resolve, call.reject);
+  }
+
+  /** The server said it is removing this connection (a `notice` that closed our room): the close
+   * that follows ends it for good, as a 4004 would, even if it comes as an abort. */
+  removed(why) {
+    this.removing = why;
   }
 
   /** Close for good without a word more to the page: a new Connection has taken its place, and
