@@ -126,6 +126,10 @@ export function applyEvent(S, type, body, now = 0) {
 /** A `room` frame (the reply to create/join, or an event): it replaces the room and its boards.
  * `opening`: the kept opening board of this deal, if any (a racer's undo after a reload). */
 export function enterRoom(S, body, opening = null) {
+  // The same room as it was (the frame the server sends again after the connection moved to the
+  // room's address, just after a seat was taken or a room made): a card the player picked stays picked.
+  const same = S.room?.room === body.room && S.room.phase === body.phase && S.room.history?.length === body.history?.length;
+  const picked = same ? S.selected : null;
   S.gen++;
   if (S.match?.room !== body.room) S.match = null; // moved to a partner's room: the wait is over
   if (body.phase !== "waiting") S.quick = false; // a quick match's wait is over once its race is on
@@ -138,7 +142,7 @@ export function enterRoom(S, body, opening = null) {
   S.groups = [];
   S.undos = S.uncounted = 0;
   S.resync = null;
-  S.selected = null;
+  S.selected = picked;
   S.armed = null; // an R or l pressed once in the last room does not count twice in this one
   S.lost = false;
   S.hint = null;

@@ -202,3 +202,23 @@ test("a bot is named in the page's language, in the room, its members and its re
     setLanguage("en");
   }
 });
+
+test("the same room's frame again keeps a picked card; a changed one drops it", async () => {
+  const { SoloConnection } = await import("../src/solo.js");
+  const heard = [];
+  const conn = new SoloConnection("SH1-ST-0001G", "Sol", { onEvent: (type, body) => heard.push([type, body]), onLeave() {} });
+  conn.begin();
+  const room = heard[0][1];
+  const S = initialState();
+  S.status = "online";
+  enterRoom(S, structuredClone(room));
+  const picked = { area: "column", index: 2, n: 1 };
+  S.selected = picked;
+  enterRoom(S, structuredClone(room)); // sent again after the connection moved to the room's address
+  assert.deepEqual(S.selected, picked);
+  enterRoom(S, { ...structuredClone(room), history: ["3c"] }); // the board changed meanwhile
+  assert.equal(S.selected, null);
+  S.selected = picked;
+  enterRoom(S, { ...structuredClone(room), room: "ZZZZZZ" });
+  assert.equal(S.selected, null);
+});
