@@ -1,5 +1,5 @@
-"""docs/protocol.md as text, its numbered sections and section 17's byte-exact frames, for the
-tests that read the contract."""
+"""docs/protocol.md (the guide) and docs/protocol-examples.md (its tested frames) as text, their
+numbered sections and the byte-exact frames of both, for the tests that read the contract."""
 
 from __future__ import annotations
 
@@ -7,12 +7,17 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-DOC = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text()
+_DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOC = (_DOCS / "protocol.md").read_text()
+EXAMPLES_DOC = (_DOCS / "protocol-examples.md").read_text()
+"""The companion: the byte-exact frames (section 1), the complete session (2), the error frames (3)."""
 
 
-def section(number: int) -> str:
-    start = DOC.index(f"\n## {number}. ")
-    return DOC[start : DOC.index(f"\n## {number + 1}. ", start)]
+def section(number: int, doc: str = DOC) -> str:
+    """Section ``number`` of ``doc``, up to the next numbered section (or the end)."""
+    start = doc.index(f"\n## {number}. ")
+    following = re.search(r"\n## \d+\. ", doc[start + 1 :])
+    return doc[start : start + 1 + following.start()] if following else doc[start:]
 
 
 @dataclass
@@ -25,12 +30,14 @@ class Example:
 
 
 def examples() -> list[Example]:
+    """Every byte-exact frame: the guide's few (its section 17), then the companion's (its section 1)."""
     found = []
-    for title, block in re.findall(r"\n#### (.+?)\n.*?\n```\n(.*?)\n```", section(17), re.S):
-        head, _, rest = block.partition("\n\n")
-        size, _, hexed = head.partition(" bytes:")
-        # Each line: the bytes (two hex digits each, one space apart), then two spaces and a comment.
-        columns = [re.split(r"\s{2,}", line.strip())[0] for line in rest.splitlines()]
-        items = "".join(c.replace(" ", "") for c in columns if re.fullmatch(r"[0-9a-f]{2}( [0-9a-f]{2})*", c))
-        found.append(Example(title, int(size), bytes.fromhex("".join(hexed.split())), bytes.fromhex(items)))
+    for text in (section(17), section(1, EXAMPLES_DOC)):
+        for title, block in re.findall(r"\n#### (.+?)\n.*?\n```\n(.*?)\n```", text, re.S):
+            head, _, rest = block.partition("\n\n")
+            size, _, hexed = head.partition(" bytes:")
+            # Each line: the bytes (two hex digits each, one space apart), then two spaces and a comment.
+            columns = [re.split(r"\s{2,}", line.strip())[0] for line in rest.splitlines()]
+            items = "".join(c.replace(" ", "") for c in columns if re.fullmatch(r"[0-9a-f]{2}( [0-9a-f]{2})*", c))
+            found.append(Example(title, int(size), bytes.fromhex("".join(hexed.split())), bytes.fromhex(items)))
     return found

@@ -1,11 +1,13 @@
-"""docs/protocol.md runs: its byte-exact examples and its worked session, against the server.
+"""docs/protocol.md's examples run: its byte-exact frames and its worked session, kept in
+docs/protocol-examples.md (the guide's section 17 shows a few of the frames too), against the server.
 
-Section 17's frames must decode and encode again to the very bytes shown. Section 11's error
-examples that need no session are sent to a running server, whose reply must be the bytes shown.
-Section 18's session is replayed frame by frame against a running server (on a fake clock, with
-the document's settings): every request is sent as shown and every frame the document shows must
-arrive on the connections it names, in order, equal to the document's frame once the values that
-differ in every run (tokens, player ids, room codes, times) are swapped in.
+Every byte-exact frame (the guide's section 17, the companion's section 1) must decode and encode
+again to the very bytes shown. The companion's error frames (its section 3) that need no session
+are sent to a running server, whose reply must be the bytes shown. Its complete session (section 2)
+is replayed frame by frame against a running server (on a fake clock, with the document's
+settings): every request is sent as shown and every frame the document shows must arrive on the
+connections it names, in order, equal to the document's frame once the values that differ in every
+run (tokens, player ids, room codes, times) are swapped in.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from server.config import Config
 from server.shell.names import normalise_room_code
 from server.store.stores import MemoryStore
 from tests.fakeclock import FakeClock
-from tests.protocol_doc import Example, examples, section
+from tests.protocol_doc import EXAMPLES_DOC, Example, examples, section
 from tests.wsclient import WsClient
 
 TIMES = frozenset({"server_time", "starts_at", "started_at", "ends_at", "elapsed_ms", "time_ms"})
@@ -44,7 +46,7 @@ def code_blocks(text: str) -> Iterator[str]:
     yield from re.findall(r"\n```\n(.*?)\n```", text, re.S)
 
 
-# -- section 17 -----------------------------------------------------------------------------------
+# -- byte-exact frames (section 17; the companion's section 1) ------------------------------------
 
 
 EXAMPLES = examples()
@@ -70,7 +72,7 @@ def test_section_17_examples_are_the_codecs_bytes(example: Example) -> None:
         assert encode(message, re_) == example.data
 
 
-# -- section 11 -----------------------------------------------------------------------------------
+# -- error frames (section 11; the companion's section 3) -----------------------------------------
 
 
 @dataclass
@@ -81,7 +83,7 @@ class ErrorExample:
 
 
 def error_examples() -> list[ErrorExample]:
-    (block, *_) = [b for b in code_blocks(section(11)) if b.startswith("# ")]
+    (block, *_) = [b for b in code_blocks(section(3, EXAMPLES_DOC)) if b.startswith("# ")]
     found = []
     for chunk in block.split("\n\n"):
         title, *lines = chunk.splitlines()
@@ -124,7 +126,7 @@ def test_section_11_examples_are_the_codecs_bytes(example: ErrorExample) -> None
         assert msgpack.unpackb(example.request).get("seq") == re_
 
 
-# -- section 18 -----------------------------------------------------------------------------------
+# -- the complete session (section 18; the companion's section 2) ---------------------------------
 
 
 @dataclass
@@ -153,7 +155,7 @@ HEADER = re.compile(r"^(?:(?P<sender>[A-Z]) → server|server → (?P<receivers>
 
 def session() -> list[Step]:
     steps = []
-    for title, body in re.findall(r"\n\*\*(\d+\. .+?)\*\*\n(.*?)(?=\n\*\*\d+\. |\Z)", section(18), re.S):
+    for title, body in re.findall(r"\n\*\*(\d+\. .+?)\*\*\n(.*?)(?=\n\*\*\d+\. |\Z)", section(2, EXAMPLES_DOC), re.S):
         step = Step(title)
         for block in code_blocks(body):
             lines = block.splitlines()
@@ -279,7 +281,7 @@ def _keys(value: Any, path: str = "") -> Iterator[str]:
 
 
 async def another_race(url: str, clock: FakeClock) -> list[WsClient]:
-    """The race going on elsewhere that the session's lobby shows (section 18, step 3)."""
+    """The race going on elsewhere that the session's lobby shows (the companion's section 2, step 3)."""
     bots = [await WsClient.open(url, name) for name in ("Xan", "Yul")]
     state = await bots[0].call(CreateRoom())
     assert isinstance(state, RoomState)
