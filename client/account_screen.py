@@ -48,8 +48,8 @@ from protocol.schema import Message
 from .errors import ERROR_TEXTS, error_text
 from .localized import LocalModalScreen, LocalScreen
 from .net import ConnectError, ConnectionLost, ServerError
+from .text.words import races as race_count
 from .userdata import write_private
-from .words import races as race_count
 
 HANDLE_FIELD_MAX: Final = 64
 """What ``claim_handle`` and ``sign_in`` carry at most (a handle itself has 3 to 24 characters)."""

@@ -32,7 +32,7 @@ from .lobby import preset_select, preset_title
 from .localized import LocalScreen
 from .net import ConnectionLost, ServerError
 from .room_model import now_ms
-from .words import minutes, ordinal, points, wins
+from .text.words import minutes, ordinal, points, wins
 
 MINUTE_CHOICES: Final = tuple(m for m in (5, 10, 15, 30, 60, 90, 180) if ARENA_MINUTES[0] <= m <= ARENA_MINUTES[1])
 

@@ -23,8 +23,8 @@ from i18n.rules_help import preset_title
 from protocol.enums import Status
 from seahaven import Board, Move, encode
 
+from .board.places import Place
 from .game_screen import GameScreen
-from .places import Place
 from .results import ResultRow
 from .rivals import RacerView
 

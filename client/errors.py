@@ -14,7 +14,7 @@ from i18n.languages import SOURCE
 from protocol.errors import ErrorCode
 
 from .net import ConnectionLost, ServerError
-from .words import reason
+from .text.words import reason
 
 ERROR_TEXTS: Final[dict[str, str]] = {
     ErrorCode.BAD_FRAME: N_("The server could not read our message (this client may be too old for it)"),

@@ -29,12 +29,8 @@ from i18n.rules_help import preset_title
 from seahaven import COLUMN, FOUNDATION, Board, IllegalMoveError, Move, Rules
 from seahaven.solver import Solution, solve
 
-from . import words
-from .board_view import DECK_NAMES, BoardView
-from .help import HelpScreen
-from .localized import LocalScreen
-from .optimistic import OptimisticBoard
-from .places import (
+from .board.optimistic import OptimisticBoard
+from .board.places import (
     ANY_FOUNDATION,
     FOUNDATION_KEYS,
     Place,
@@ -52,10 +48,14 @@ from .places import (
     why_not,
     with_symbols,
 )
+from .board_view import DECK_NAMES, BoardView
+from .help import HelpScreen
+from .localized import LocalScreen
 from .results import ResultRow, ResultsScreen
 from .rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms
+from .text import words
+from .text.words import cards
 from .userdata import DECKS, Settings
-from .words import cards
 
 PLACE_KEYS = "1234567890abcdefgh" + FOUNDATION_KEYS
 RIVALS_BESIDE: Final = 66

@@ -44,8 +44,8 @@ from .friends_screen import FriendsColumn
 from .localized import LocalScreen
 from .net import ConnectError, ConnectionLost, ServerError
 from .rivals import format_ms
+from .text.words import grade_word, minutes, pace_word, racers, status_word
 from .tickbox import TickBox
-from .words import grade_word, minutes, pace_word, racers, status_word
 
 DEAL_KINDS: Final = ((N_("random"), "random"), (N_("number"), "number"), (N_("deal code"), "code"))
 TIME_LIMITS: Final = (None, 2, 3, 5, 10, 15, 20, 30, 60)

@@ -66,13 +66,12 @@ from protocol.schema import Message
 from seahaven import Board, Move, parse_board
 
 from . import room_text
+from .board.places import safe_count, with_symbols
 from .errors import error_text, problem
 from .friends import names_and
 from .net import ConnectionLost, ServerError
 from .outbox import Outbox, Requester
-from .places import safe_count, with_symbols
 from .race_screen import RaceScreen, RoomView
-from .rating_text import RatingBook
 from .records_api import Records, RecordsError
 from .results import BOARD, CHALLENGE, LOBBY, RACE_AGAIN, REMATCH, REVIEW
 from .review import ReviewScreen
@@ -81,6 +80,7 @@ from .room_model import RoomModel, ServerClock, now_ms, rating_line
 from .room_text import Seen
 from .spectating import Boards, played
 from .stats import RaceRecord
+from .text.rating_text import RatingBook
 from .verification import verdict
 
 log = logging.getLogger("seahaven.client")

@@ -18,7 +18,7 @@ from typing import Any, Final
 from i18n import _
 from seahaven import Board
 
-from .places import describe
+from .board.places import describe
 from .replay import Step, forward
 from .rivals import format_ms
 

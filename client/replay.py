@@ -17,7 +17,7 @@ from protocol.messages import Watched
 from seahaven import Board, Move
 
 from .rivals import says_what
-from .words import bot_name
+from .text.words import bot_name
 
 __all__ = ["Step", "Track", "back", "forward", "tracks_from_histories", "tracks_from_race"]
 

@@ -22,7 +22,7 @@ from protocol.enums import Status
 
 from .localized import LocalModalScreen
 from .rivals import format_ms, says_what
-from .words import hints, status_word, undos
+from .text.words import hints, status_word, undos
 
 REMATCH: Final = "rematch"
 LOBBY: Final = "lobby"

@@ -32,9 +32,9 @@ from i18n import NP_, _
 from protocol.messages import Watched
 from seahaven import Board
 
+from .board.places import describe
 from .board_view import BoardView
 from .localized import LocalScreen
-from .places import describe
 from .progress_graph import progress_after, sparkline
 from .race_analysis import Judged, judged, summary
 from .records_api import RecordsError

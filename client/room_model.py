@@ -31,7 +31,7 @@ from protocol.messages import (
 )
 from seahaven import encode, preset
 
-from .words import bot_name, grade_word
+from .text.words import bot_name, grade_word
 
 R = TypeVar("R", Racer, Standing)
 

@@ -19,8 +19,8 @@ from .game_screen import GameScreen
 from .rivals import format_ms
 from .stats import Stats
 from .stats_screen import StatsScreen
+from .text.words import moves
 from .userdata import Settings
-from .words import moves
 
 
 def random_deal(preset_name: str, rng: random.Random | None = None, *, any_deal: bool = False) -> int:

@@ -21,7 +21,7 @@ from seahaven import PRESETS
 from .localized import LocalScreen
 from .rivals import DID_NOT_FINISH, format_ms
 from .stats import RaceRecord, Stats
-from .words import status_word
+from .text.words import status_word
 
 
 def _percent(value: int | None) -> str:

@@ -17,7 +17,7 @@ from textual.widgets._select import SelectOverlay
 from client.app import RaceApp
 from client.arena_screen import ArenaScreen, clock_line, place_line, streak_text
 from client.race_screen import RaceScreen
-from client.rating_text import RatingBook, beside_my_name, shown, with_change
+from client.text.rating_text import RatingBook, beside_my_name, shown, with_change
 from protocol.enums import Phase
 from protocol.messages import (
     Arena,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from textual.widgets import Button, Input, Select
 
 from client.app import RaceApp
-from client.optimistic import OptimisticBoard
-from client.places import Place
+from client.board.optimistic import OptimisticBoard
+from client.board.places import Place
 from client.race import RaceController
 from client.race_screen import RaceScreen
 from protocol.messages import CreateRoom, JoinRoom, MoveRequest, Progress, Ready, Result, RoomState, Undo

@@ -21,9 +21,9 @@ from textual.widgets._footer import FooterKey
 
 import i18n
 from client.app import PracticeScreen, RaceApp
+from client.board.places import Place, safe_moves
 from client.board_view import BoardView, card_style
 from client.game_screen import GameScreen
-from client.places import Place, safe_moves
 from client.race import RaceController
 from client.race_screen import RaceScreen
 from client.results import ResultRow, ResultsScreen

@@ -11,9 +11,8 @@ import pytest
 
 import client.__main__ as client_main
 from client import room_text
-from client.board_view import card_face, geometry
-from client.optimistic import OptimisticBoard
-from client.places import (
+from client.board.optimistic import OptimisticBoard
+from client.board.places import (
     ANY_FOUNDATION,
     Place,
     choose,
@@ -24,6 +23,7 @@ from client.places import (
     source_problem,
     why_not,
 )
+from client.board_view import card_face, geometry
 from client.rivals import RacerView, format_ms, status_text
 from client.room_model import RoomModel, rating_line, rating_text
 from client.room_text import Seen

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from textual.app import App
 
+from client.board.places import Place, destination_of, destinations, with_symbols
 from client.board_view import card_face, geometry
 from client.game_screen import GameScreen
 from client.help import HelpScreen, rules_rows
-from client.places import Place, destination_of, destinations, with_symbols
 from client.review import ReviewScreen
 from client.screenshots import sample_histories, save_all
 from client.solo import SoloApp

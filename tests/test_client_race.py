@@ -12,10 +12,10 @@ import pytest
 from textual.widgets import DataTable, Input, Select
 
 from client.app import RaceApp
+from client.board.places import Place
 from client.board_view import BoardView
 from client.game_screen import GameScreen
 from client.lobby import LobbyScreen
-from client.places import Place
 from client.race import RaceController
 from client.race_screen import RaceScreen
 from client.results import ResultsScreen

@@ -9,11 +9,11 @@ from rich.style import Style
 from textual.app import App
 from textual.screen import Screen
 
+from client.board.places import Place
 from client.board_view import DEST_BG, HOLE_DEST, SELECTED_BG, BoardView
 from client.demo import RaceDemoApp, save_race_screenshot
 from client.game_screen import GameScreen
 from client.help import HelpScreen
-from client.places import Place
 from client.results import LOBBY, REMATCH, ResultRow, ResultsScreen
 from client.rivals import RacerView, RivalsPanel
 from client.solo import SoloApp

@@ -22,7 +22,7 @@ from client.errors import ERROR_TEXTS, error_text
 from client.help import HelpScreen
 from client.lobby import LobbyScreen
 from client.rivals import format_ms
-from client.words import cards, moves, reason
+from client.text.words import cards, moves, reason
 from i18n import formats
 from i18n.languages import negotiate
 from i18n.rules_help import TOPICS, preset_title, rules_help

@@ -18,7 +18,7 @@ from i18n import _
 from seahaven import CELL, COLUMN, FOUNDATION, Board, Build, Card, EmptyColumn, Move
 from seahaven.moves import CELL_TOKENS, COLUMN_TOKENS
 
-from .words import cards, place_name, reason
+from ..text.words import cards, place_name, reason
 
 FOUNDATION_KEYS: Final = "#."
 """Either key names the foundations (``.`` needs no shift key)."""
