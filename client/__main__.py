@@ -21,7 +21,7 @@ from typing import cast
 from i18n import _, use_from_environment
 from seahaven import PRESETS
 
-from .net import tls_context
+from .net.connection import tls_context
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
 

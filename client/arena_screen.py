@@ -27,10 +27,10 @@ from i18n import NP_, _
 from protocol.messages import ARENA_MINUTES, Arena, ArenaStanding, CreateArena, JoinArena, LeaveArena, Podium, RoomState
 from protocol.schema import Message
 
-from .errors import error_text
 from .lobby import preset_select, preset_title
 from .localized import LocalScreen
-from .net import ConnectionLost, ServerError
+from .net.connection import ConnectionLost, ServerError
+from .net.errors import error_text
 from .room_model import now_ms
 from .text.words import minutes, ordinal, points, wins
 

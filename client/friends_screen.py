@@ -40,10 +40,10 @@ from protocol.messages import (
 from protocol.names import clean_handle
 from protocol.schema import Message
 
-from .errors import problem
 from .friends import FriendsDesk, presence_mark, presence_words, who
 from .localized import LocalScreen
-from .net import ConnectionLost, ServerError
+from .net.connection import ConnectionLost, ServerError
+from .net.errors import problem
 from .records_api import RecordsError
 from .tickbox import TickBox
 

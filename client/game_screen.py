@@ -49,13 +49,13 @@ from .board.places import (
     with_symbols,
 )
 from .board_view import DECK_NAMES, BoardView
+from .data.userdata import DECKS, Settings
 from .help import HelpScreen
 from .localized import LocalScreen
 from .results import ResultRow, ResultsScreen
 from .rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms
 from .text import words
 from .text.words import cards
-from .userdata import DECKS, Settings
 
 PLACE_KEYS = "1234567890abcdefgh" + FOUNDATION_KEYS
 RIVALS_BESIDE: Final = 66

@@ -39,10 +39,10 @@ from protocol.schema import Message
 from seahaven import decode, preset
 from seahaven.deals import MAX_DEAL
 
-from .errors import error_text, problem
 from .friends_screen import FriendsColumn
 from .localized import LocalScreen
-from .net import ConnectError, ConnectionLost, ServerError
+from .net.connection import ConnectError, ConnectionLost, ServerError
+from .net.errors import error_text, problem
 from .rivals import format_ms
 from .text.words import grade_word, minutes, pace_word, racers, status_word
 from .tickbox import TickBox

@@ -67,10 +67,11 @@ from seahaven import Board, Move, parse_board
 
 from . import room_text
 from .board.places import safe_count, with_symbols
-from .errors import error_text, problem
+from .data.stats import RaceRecord
 from .friends import names_and
-from .net import ConnectionLost, ServerError
-from .outbox import Outbox, Requester
+from .net.connection import ConnectionLost, ServerError
+from .net.errors import error_text, problem
+from .net.outbox import Outbox, Requester
 from .race_screen import RaceScreen, RoomView
 from .records_api import Records, RecordsError
 from .results import BOARD, CHALLENGE, LOBBY, RACE_AGAIN, REMATCH, REVIEW
@@ -79,7 +80,6 @@ from .rivals import DID_NOT_FINISH
 from .room_model import RoomModel, ServerClock, now_ms, rating_line
 from .room_text import Seen
 from .spectating import Boards, played
-from .stats import RaceRecord
 from .text.rating_text import RatingBook
 from .verification import verdict
 

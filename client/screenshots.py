@@ -31,13 +31,13 @@ from seahaven.analysis import analyse
 from seahaven.solver import solve
 
 from .app import RaceApp
+from .data.stats import RaceRecord, Stats
 from .demo import RaceDemoApp
 from .friends import FriendsDesk
 from .friends_screen import FriendsScreen, Rival
 from .results import ResultRow
 from .review import ReviewScreen
 from .rivals import DID_NOT_FINISH
-from .stats import RaceRecord, Stats
 from .stats_screen import StatsScreen
 
 

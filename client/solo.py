@@ -15,12 +15,12 @@ from i18n.rules_help import preset_title
 from seahaven import Board, decode, encode, preset
 from seahaven.winnable import deal_list
 
+from .data.stats import Stats
+from .data.userdata import Settings
 from .game_screen import GameScreen
 from .rivals import format_ms
-from .stats import Stats
 from .stats_screen import StatsScreen
 from .text.words import moves
-from .userdata import Settings
 
 
 def random_deal(preset_name: str, rng: random.Random | None = None, *, any_deal: bool = False) -> int:

@@ -18,9 +18,9 @@ from i18n.rules_help import preset_title
 from protocol.enums import Status
 from seahaven import PRESETS
 
+from .data.stats import RaceRecord, Stats
 from .localized import LocalScreen
 from .rivals import DID_NOT_FINISH, format_ms
-from .stats import RaceRecord, Stats
 from .text.words import status_word
 
 

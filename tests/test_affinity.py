@@ -21,7 +21,7 @@ import pytest
 from playwright.async_api import Browser, Page
 from prometheus_client.parser import text_string_to_metric_families
 
-from client.net import RaceConnection, room_url
+from client.net.connection import RaceConnection, room_url
 from protocol.messages import (
     CreateRoom,
     JoinRoom,

@@ -17,8 +17,8 @@ from textual.widgets import Input
 
 from client.account_screen import PLAIN, AccountScreen, ConfirmDelete, explain
 from client.app import RaceApp
-from client.net import ServerError
-from client.userdata import PlayerKeys
+from client.data.userdata import PlayerKeys
+from client.net.connection import ServerError
 from protocol.errors import ErrorCode
 from protocol.messages import ClaimHandle, Error, Hello, Identity, Ok, Ping, Pong, Register, SetPassword
 from server.app import RaceServer

@@ -23,6 +23,8 @@ import i18n
 from client.app import PracticeScreen, RaceApp
 from client.board.places import Place, safe_moves
 from client.board_view import BoardView, card_style
+from client.data.stats import RaceRecord, Stats
+from client.data.userdata import Settings
 from client.game_screen import GameScreen
 from client.race import RaceController
 from client.race_screen import RaceScreen
@@ -34,9 +36,7 @@ from client.room_text import Seen, racer_views
 from client.screenshots import ShowApp, sample_histories
 from client.solo import SoloApp, random_deal
 from client.spectating import Boards
-from client.stats import RaceRecord, Stats
 from client.stats_screen import StatsScreen
-from client.userdata import Settings
 from protocol.enums import Phase
 from protocol.messages import (
     CreateRoom,

@@ -24,11 +24,11 @@ from client.board.places import (
     why_not,
 )
 from client.board_view import card_face, geometry
+from client.data.stats import Stats, default_stats_path
 from client.rivals import RacerView, format_ms, status_text
 from client.room_model import RoomModel, rating_line, rating_text
 from client.room_text import Seen
 from client.spectating import Boards
-from client.stats import Stats, default_stats_path
 from protocol.enums import Status
 from protocol.messages import Matching, Members, Racer, RatingNotice, RoomState, Standing
 from seahaven import CELL, COLUMN, FOUNDATION, Board, Card, Move

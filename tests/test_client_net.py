@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from client.net import ConnectError, RaceConnection, ServerError
+from client.net.connection import ConnectError, RaceConnection, ServerError
 from protocol.errors import CloseCode
 from protocol.messages import CreateRoom, JoinRoom, Notice, Ping, Pong, RoomState
 from protocol.schema import Message

@@ -12,14 +12,14 @@ from textual.app import App
 
 from client.board.places import Place, destination_of, destinations, with_symbols
 from client.board_view import card_face, geometry
+from client.data.stats import RaceRecord, Stats
+from client.data.userdata import SavedSession, Settings, data_dir
 from client.game_screen import GameScreen
 from client.help import HelpScreen, rules_rows
 from client.review import ReviewScreen
 from client.screenshots import sample_histories, save_all
 from client.solo import SoloApp
-from client.stats import RaceRecord, Stats
 from client.stats_screen import StatsScreen
-from client.userdata import SavedSession, Settings, data_dir
 from seahaven import CARDS, COLUMN, FOUNDATION, Board, Card, Move, encode, preset
 from seahaven.solver import solve
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from client.net import RaceConnection
-from client.userdata import PLAYER_FILE, PlayerKeys
+from client.data.userdata import PLAYER_FILE, PlayerKeys
+from client.net.connection import RaceConnection
 from protocol.messages import Identity, Ping, Pong, Register
 from server.app import RaceServer
 from server.records.accounts import Accounts

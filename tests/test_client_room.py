@@ -14,13 +14,13 @@ from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input
 
 from client.app import RaceApp
+from client.data.userdata import SavedSession
 from client.lobby import LobbyScreen
 from client.race import RaceController
 from client.race_screen import RaceScreen
 from client.results import ResultsScreen
 from client.review import ReviewScreen
 from client.rivals import status_text
-from client.userdata import SavedSession
 from protocol.enums import Phase, Status
 from protocol.messages import CreateRoom, Leave, Ok, Progress, Racer, Rematch, RoomState, Watched
 from seahaven import FOUNDATION, Board, Move
@@ -409,7 +409,7 @@ async def test_auto_moves_in_a_race_come_with_the_move_the_server_judges(server:
 
 async def test_lobby_statistics_replay_a_races_deal(data_home: Path) -> None:
     from client.app import PracticeScreen
-    from client.stats import RaceRecord, Stats
+    from client.data.stats import RaceRecord, Stats
     from client.stats_screen import StatsScreen
     from seahaven import encode
 
@@ -438,7 +438,7 @@ async def test_lobby_statistics_replay_a_races_deal(data_home: Path) -> None:
 async def test_bug7_the_lobby_connects_again_by_itself_after_giving_up() -> None:
     import functools
 
-    from client.net import RaceConnection
+    from client.net.connection import RaceConnection
 
     first = RaceServer(config(), MemoryStore())
     await first.start()

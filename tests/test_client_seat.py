@@ -12,7 +12,7 @@ import pytest
 from textual.widgets import Input
 
 from client.app import RaceApp
-from client.userdata import PlayerKeys
+from client.data.userdata import PlayerKeys
 from protocol.messages import CreateRoom, Identity, JoinRoom, Ping, Pong, Register, RoomState, SeatTaken
 from server.app import RaceServer
 from server.records.accounts import Accounts

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from client.net import ConnectError, RaceConnection, tls_context
+from client.net.connection import ConnectError, RaceConnection, tls_context
 from protocol.messages import (
     CreateRoom,
     Hello,

@@ -18,9 +18,9 @@ from textual.widgets._footer import FooterKey
 import i18n
 from client.__main__ import parse
 from client.app import RaceApp
-from client.errors import ERROR_TEXTS, error_text
 from client.help import HelpScreen
 from client.lobby import LobbyScreen
+from client.net.errors import ERROR_TEXTS, error_text
 from client.rivals import format_ms
 from client.text.words import cards, moves, reason
 from i18n import formats

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import msgpack
 import pytest
 
-from client.net import RaceConnection
+from client.net.connection import RaceConnection
 from protocol.errors import ErrorCode
 from protocol.messages import LOBBY_PAGE, Error, ListRooms, Rooms, RoomSummary
 from server.app import RaceServer

@@ -15,8 +15,8 @@ from typing import Protocol
 from i18n import _
 from protocol.schema import Message
 
+from .connection import ConnectionLost, ServerError
 from .errors import error_text
-from .net import ConnectionLost, ServerError
 
 log = logging.getLogger("seahaven.client")
 

@@ -13,8 +13,8 @@ from i18n import N_, _, current
 from i18n.languages import SOURCE
 from protocol.errors import ErrorCode
 
-from .net import ConnectionLost, ServerError
-from .text.words import reason
+from ..text.words import reason
+from .connection import ConnectionLost, ServerError
 
 ERROR_TEXTS: Final[dict[str, str]] = {
     ErrorCode.BAD_FRAME: N_("The server could not read our message (this client may be too old for it)"),
