@@ -34,8 +34,8 @@ from protocol.messages import (
 from protocol.schema import Message
 from server.play.arena_rules import Entry
 from server.rooms.events import Ended, Event
-from server.rooms.room import Room
 from server.shell.clock import SystemClock
+from server.shell.held import HeldRoom
 from tests.helpers import MakeServer, fake, url_of, wait_until
 from tests.racing import room_with, solution, start_race
 from tests.redis_proc import RedisProcess
@@ -442,14 +442,14 @@ async def test_a_racer_hears_the_last_races_result_before_the_next_race_seats_th
     Here the race's end hook is slowed to make that gap wide."""
     server = await make_memory_server(deals=lambda: 1)  # the deal Bob's moves solve
 
-    record_race = server.daily_board.record_race  # what the path's observer runs before a lifecycle answer
+    record_daily = server.fair.record_daily  # what the path's observer runs before a lifecycle answer
 
-    async def slow_end(room: Room, events: list[Event]) -> None:
-        await record_race(room, events)
+    async def slow_end(held: HeldRoom, events: list[Event]) -> None:
+        await record_daily(held, events)
         if any(isinstance(e, Ended) for e in events):
             await asyncio.sleep(2.5)  # two pairing rounds (each second)
 
-    monkeypatch.setattr(server.daily_board, "record_race", slow_end)
+    monkeypatch.setattr(server.fair, "record_daily", slow_end)
     ann, bob = [await WsClient.open(url_of(server), name) for name in ("Ann", "Bob")]
     try:
         created = await ann.call(CreateArena(preset="seahaven", minutes=5))
