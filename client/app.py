@@ -81,7 +81,7 @@ from .net.connection import ConnectError, ConnectionLost, RaceConnection, Server
 from .net.errors import ERROR_TEXTS, problem
 from .race import RaceController
 from .race_screen import RaceScreen
-from .records_api import Records, RecordsError, http_base
+from .records.records_api import Records, RecordsError, http_base
 from .records_screens import BoardsScreen, PlayerScreen
 from .room_model import deal_code, deal_label, now_ms, rating_line
 from .stats_screen import StatsScreen

@@ -26,7 +26,7 @@ from seahaven import Board, Move, encode
 from .board.places import Place
 from .game_screen import GameScreen
 from .results import ResultRow
-from .rivals import RacerView
+from .widgets.rivals import RacerView
 
 OPENING = ("70", "3c", "3d", "3#", "3#", "a#")
 """A few moves into Seahaven deal 1: three cards home, cells in use."""

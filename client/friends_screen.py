@@ -44,8 +44,8 @@ from .friends import FriendsDesk, presence_mark, presence_words, who
 from .localized import LocalScreen
 from .net.connection import ConnectionLost, ServerError
 from .net.errors import problem
-from .records_api import RecordsError
-from .tickbox import TickBox
+from .records.records_api import RecordsError
+from .widgets.tickbox import TickBox
 
 FRIEND: Final = "friend"
 INCOMING: Final = "incoming"

@@ -48,14 +48,14 @@ from .board.places import (
     why_not,
     with_symbols,
 )
-from .board_view import DECK_NAMES, BoardView
 from .data.userdata import DECKS, Settings
 from .help import HelpScreen
 from .localized import LocalScreen
 from .results import ResultRow, ResultsScreen
-from .rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms
 from .text import words
 from .text.words import cards
+from .widgets.board_view import DECK_NAMES, BoardView
+from .widgets.rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms
 
 PLACE_KEYS = "1234567890abcdefgh" + FOUNDATION_KEYS
 RIVALS_BESIDE: Final = 66

@@ -73,15 +73,15 @@ from .net.connection import ConnectionLost, ServerError
 from .net.errors import error_text, problem
 from .net.outbox import Outbox, Requester
 from .race_screen import RaceScreen, RoomView
-from .records_api import Records, RecordsError
+from .records.records_api import Records, RecordsError
+from .records.verification import verdict
 from .results import BOARD, CHALLENGE, LOBBY, RACE_AGAIN, REMATCH, REVIEW
 from .review import ReviewScreen
-from .rivals import DID_NOT_FINISH
 from .room_model import RoomModel, ServerClock, now_ms, rating_line
 from .room_text import Seen
 from .spectating import Boards, played
 from .text.rating_text import RatingBook
-from .verification import verdict
+from .widgets.rivals import DID_NOT_FINISH
 
 log = logging.getLogger("seahaven.client")
 

@@ -20,9 +20,9 @@ from i18n import N_, NP_, _
 from seahaven import Board
 
 from .game_screen import GameScreen
-from .rivals import RacerView
 from .room_actions import RoomActions
 from .room_model import ServerClock
+from .widgets.rivals import RacerView
 
 
 @dataclass(frozen=True)

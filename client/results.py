@@ -21,8 +21,8 @@ from i18n import NP_, _
 from protocol.enums import Status
 
 from .localized import LocalModalScreen
-from .rivals import format_ms, says_what
 from .text.words import hints, status_word, undos
+from .widgets.rivals import format_ms, says_what
 
 REMATCH: Final = "rematch"
 LOBBY: Final = "lobby"

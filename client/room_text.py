@@ -17,11 +17,11 @@ from seahaven import preset
 from .board.places import safe_count
 from .friends import names_and
 from .results import ResultRow
-from .rivals import DID_NOT_FINISH, RacerView, format_ms
 from .room_model import RoomModel
 from .spectating import Boards
 from .text.rating_text import RatingBook, beside_my_name
 from .text.words import ordinal, status_word
+from .widgets.rivals import DID_NOT_FINISH, RacerView, format_ms
 
 OUT_OF_RACE: Final = {
     Status.STUCK: N_("No legal move is left, and undo is off: you are out of this race"),

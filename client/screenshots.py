@@ -37,8 +37,8 @@ from .friends import FriendsDesk
 from .friends_screen import FriendsScreen, Rival
 from .results import ResultRow
 from .review import ReviewScreen
-from .rivals import DID_NOT_FINISH
 from .stats_screen import StatsScreen
+from .widgets.rivals import DID_NOT_FINISH
 
 
 class ShowApp(App[None]):

@@ -18,9 +18,9 @@ from seahaven.winnable import deal_list
 from .data.stats import Stats
 from .data.userdata import Settings
 from .game_screen import GameScreen
-from .rivals import format_ms
 from .stats_screen import StatsScreen
 from .text.words import moves
+from .widgets.rivals import format_ms
 
 
 def random_deal(preset_name: str, rng: random.Random | None = None, *, any_deal: bool = False) -> int:

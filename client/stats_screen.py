@@ -20,8 +20,8 @@ from seahaven import PRESETS
 
 from .data.stats import RaceRecord, Stats
 from .localized import LocalScreen
-from .rivals import DID_NOT_FINISH, format_ms
 from .text.words import status_word
+from .widgets.rivals import DID_NOT_FINISH, format_ms
 
 
 def _percent(value: int | None) -> str:

@@ -23,8 +23,8 @@ from textual.widgets import Button, Input, Select
 from client.app import ConnectionFactory, RaceApp
 from client.race import RaceController
 from client.race_screen import RaceScreen
-from client.rivals import RacerView
 from client.room_model import now_ms
+from client.widgets.rivals import RacerView
 from protocol.messages import (
     CreateRoom,
     DailyBoard,

@@ -18,8 +18,8 @@ from textual.widget import Widget
 from textual.widgets import Button, DataTable, Input, Static
 from textual.widgets._footer import FooterKey
 
-from client.board_view import BoardView
-from client.rivals import RivalsPanel
+from client.widgets.board_view import BoardView
+from client.widgets.rivals import RivalsPanel
 
 WORD = re.compile(r"[^\s·:;,.()\[\]{}…/|=+*!?«»“”\"'-]+")
 """A word as a reader sees it: punctuation and the separators the screens use are not words."""

@@ -14,7 +14,7 @@ from client.app import RaceApp
 from client.race import RaceController
 from client.race_screen import RaceScreen
 from client.results import ResultsScreen
-from client.rivals import format_ms
+from client.widgets.rivals import format_ms
 from protocol.messages import (
     GHOST_PREFIX,
     Challenge,

@@ -254,7 +254,7 @@ def test_missing_a_ghost_race_says_whose_run_its_time_and_who_raced_it() -> None
 
 
 def test_a_racer_who_did_not_finish_is_said_so_in_the_players_language() -> None:
-    from client.rivals import DID_NOT_FINISH, RacerView, status_text
+    from client.widgets.rivals import DID_NOT_FINISH, RacerView, status_text
 
     i18n.use("fr")
     try:
@@ -334,7 +334,7 @@ async def test_the_review_counts_the_racers_own_moves_and_marks_the_servers() ->
     too, marked, and counts as the results do ("move 1 of 2", not "move 1 of 5")."""
     from typing import Any
 
-    from client.replay import shown_name
+    from client.records.replay import shown_name
     from seahaven.codes import encode
 
     board = Board.deal("seahaven", 1)

@@ -23,12 +23,12 @@ from client.board.places import (
     source_problem,
     why_not,
 )
-from client.board_view import card_face, geometry
 from client.data.stats import Stats, default_stats_path
-from client.rivals import RacerView, format_ms, status_text
 from client.room_model import RoomModel, rating_line, rating_text
 from client.room_text import Seen
 from client.spectating import Boards
+from client.widgets.board_view import card_face, geometry
+from client.widgets.rivals import RacerView, format_ms, status_text
 from protocol.enums import Status
 from protocol.messages import Matching, Members, Racer, RatingNotice, RoomState, Standing
 from seahaven import CELL, COLUMN, FOUNDATION, Board, Card, Move

@@ -12,7 +12,7 @@ from typing import Any
 from textual.widgets import DataTable
 
 from client.app import RaceApp
-from client.records_api import Records, http_base
+from client.records.records_api import Records, http_base
 from client.records_screens import PlayerScreen, rating_line, title_of, when
 from client.review import ReviewScreen
 from protocol.messages import (

@@ -11,7 +11,6 @@ import pytest
 from textual.app import App
 
 from client.board.places import Place, destination_of, destinations, with_symbols
-from client.board_view import card_face, geometry
 from client.data.stats import RaceRecord, Stats
 from client.data.userdata import SavedSession, Settings, data_dir
 from client.game_screen import GameScreen
@@ -20,6 +19,7 @@ from client.review import ReviewScreen
 from client.screenshots import sample_histories, save_all
 from client.solo import SoloApp
 from client.stats_screen import StatsScreen
+from client.widgets.board_view import card_face, geometry
 from seahaven import CARDS, COLUMN, FOUNDATION, Board, Card, Move, encode, preset
 from seahaven.solver import solve
 

@@ -15,11 +15,11 @@ from textual.widgets import DataTable
 from client.app import RaceApp
 from client.lobby import LobbyScreen
 from client.race_screen import RaceScreen
-from client.records_api import Records, RecordsError, http_base
+from client.records.records_api import Records, RecordsError, http_base
 from client.records_screens import BoardsScreen, PlayerScreen
 from client.results import ResultsScreen
 from client.review import ReviewScreen
-from client.rivals import DID_NOT_FINISH
+from client.widgets.rivals import DID_NOT_FINISH
 from protocol.messages import JoinRoom, MoveRequest, Ready, Result, RoomState, Undo
 from seahaven import Board, Move, encode
 from server.app import RaceServer

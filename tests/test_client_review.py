@@ -15,13 +15,13 @@ from textual.widgets._footer import FooterKey
 
 import i18n
 from client.app import RaceApp
-from client.progress_graph import BARS, LOST_MARK, column_of, progress_after, sparkline
-from client.race_analysis import judged, summary
-from client.records_api import RecordsError
-from client.replay import Step, tracks_from_race
+from client.records.progress_graph import BARS, LOST_MARK, column_of, progress_after, sparkline
+from client.records.race_analysis import judged, summary
+from client.records.records_api import RecordsError
+from client.records.replay import Step, tracks_from_race
 from client.results import ResultsScreen
 from client.review import SPEEDS, ReviewScreen
-from client.rivals import format_ms
+from client.widgets.rivals import format_ms
 from protocol.messages import JoinRoom, MoveRequest, Ready, Result, RoomState
 from seahaven import Board, Move
 from seahaven.codes import encode

@@ -20,7 +20,7 @@ from client.race import RaceController
 from client.race_screen import RaceScreen
 from client.results import ResultsScreen
 from client.review import ReviewScreen
-from client.rivals import status_text
+from client.widgets.rivals import status_text
 from protocol.enums import Phase, Status
 from protocol.messages import CreateRoom, Leave, Ok, Progress, Racer, Rematch, RoomState, Watched
 from seahaven import FOUNDATION, Board, Move

@@ -10,13 +10,13 @@ from textual.app import App
 from textual.screen import Screen
 
 from client.board.places import Place
-from client.board_view import DEST_BG, HOLE_DEST, SELECTED_BG, BoardView
 from client.demo import RaceDemoApp, save_race_screenshot
 from client.game_screen import GameScreen
 from client.help import HelpScreen
 from client.results import LOBBY, REMATCH, ResultRow, ResultsScreen
-from client.rivals import RacerView, RivalsPanel
 from client.solo import SoloApp
+from client.widgets.board_view import DEST_BG, HOLE_DEST, SELECTED_BG, BoardView
+from client.widgets.rivals import RacerView, RivalsPanel
 from protocol.enums import Status
 from seahaven import CELL, COLUMN, FOUNDATION, Board, Card, Move, encode, preset
 from seahaven.solver import solve

@@ -21,8 +21,8 @@ from client.app import RaceApp
 from client.help import HelpScreen
 from client.lobby import LobbyScreen
 from client.net.errors import ERROR_TEXTS, error_text
-from client.rivals import format_ms
 from client.text.words import cards, moves, reason
+from client.widgets.rivals import format_ms
 from i18n import formats
 from i18n.languages import negotiate
 from i18n.rules_help import TOPICS, preset_title, rules_help

@@ -24,7 +24,7 @@ from i18n import _
 from i18n.formats import decimal_mark
 from protocol.enums import Status
 
-from .text.words import hints, moves, status_word
+from ..text.words import hints, moves, status_word
 
 
 @dataclass(frozen=True, slots=True)

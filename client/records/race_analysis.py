@@ -18,9 +18,9 @@ from typing import Any, Final
 from i18n import _
 from seahaven import Board
 
-from .board.places import describe
+from ..board.places import describe
+from ..widgets.rivals import format_ms
 from .replay import Step, forward
-from .rivals import format_ms
 
 __all__ = ["Judged", "Mark", "judged", "summary"]
 

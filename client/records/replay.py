@@ -16,8 +16,8 @@ from i18n import _
 from protocol.messages import Watched
 from seahaven import Board, Move
 
-from .rivals import says_what
-from .text.words import bot_name
+from ..text.words import bot_name
+from ..widgets.rivals import says_what
 
 __all__ = ["Step", "Track", "back", "forward", "tracks_from_histories", "tracks_from_race"]
 

@@ -23,7 +23,7 @@ from i18n import N_, _
 from seahaven import CELL, COLUMN, FOUNDATION, Board, Card, EmptyColumn
 from seahaven.cards import RANK_NAMES, SUIT_SYMBOLS
 
-from .board.places import Place
+from ..board.places import Place
 
 FELT = "#0d5c36"
 LABEL = Style(color="#a9d3b9")
