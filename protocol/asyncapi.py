@@ -1,12 +1,13 @@
 """The WebSocket protocol as data: an AsyncAPI 3.0 document built from the messages' field specs.
 
-docs/protocol.md is the guide (how a race flows, seqs, resends, reconnects); this is its reference
-in a form a client in another language generates code from. It is built, never written by hand:
-every request (``REQUESTS``) and server message (``SERVER_MESSAGES``), each field with its type,
-range, choices, default and whether it may be left out, the error codes and the close codes, all
-read from protocol/, so the two cannot disagree. The server serves it at
-``/api/v1/asyncapi.json`` (server/http/api.py); tests validate it against AsyncAPI's own schema
-and the document's frames against it.
+docs/protocol.md is the guide (how a race flows, seqs, resends, reconnects, what each message and
+field is for; docs/protocol-examples.md its tested frames); this is its reference, which the guide
+leaves types, ranges and defaults to, in a form a client in another language generates code from.
+It is built, never written by hand: every request (``REQUESTS``) and server message
+(``SERVER_MESSAGES``), each field with its type, range, choices, default and whether it may be left
+out, the error codes and the close codes, all read from protocol/, so the two cannot disagree. The
+server serves it at ``/api/v1/asyncapi.json`` (server/http/api.py); tests validate it against
+AsyncAPI's own schema and the document's frames against it.
 """
 
 from __future__ import annotations
@@ -45,8 +46,9 @@ def document() -> dict[str, Any]:
             "description": (
                 "Race a friend at Seahaven Towers over one WebSocket: msgpack frames, a client's request "
                 "{type, seq, body} answered by a server message {type, re, body} with re = seq, events with "
-                "re nil. The guide, with the rules of seqs, resends and reconnects and byte-exact examples, "
-                "is docs/protocol.md; this document is generated from the code that checks every frame."
+                "re nil. The guide, with the rules of seqs, resends and reconnects, is docs/protocol.md, and "
+                "byte-exact examples are docs/protocol-examples.md; this document is generated from the code "
+                "that checks every frame."
             ),
         },
         "defaultContentType": "application/msgpack",
@@ -190,7 +192,7 @@ def _codes() -> dict[str, Any]:
     return {
         "type": "string",
         "title": "ErrorCode",
-        "description": "An error reply's code (docs/protocol.md section 5); its message says why, for people.",
+        "description": "An error reply's code (docs/protocol.md section 11); its message says why, for people.",
         "enum": [code.value for code in ErrorCode],
     }
 
@@ -199,7 +201,7 @@ def _close_codes() -> dict[str, Any]:
     return {
         "type": "integer",
         "title": "CloseCode",
-        "description": "The WebSocket close codes the server uses (docs/protocol.md, the close codes' table).",
+        "description": "The WebSocket close codes the server uses (docs/protocol.md section 12).",
         "enum": [int(code) for code in CloseCode],
         "x-names": {str(int(code)): code.name.lower().replace("_", "-") for code in CloseCode},
     }
