@@ -24,8 +24,8 @@ from protocol.enums import Status
 from seahaven import Board, Move, encode
 
 from .board.places import Place
-from .game_screen import GameScreen
-from .results import ResultRow
+from .screens.game_screen import GameScreen
+from .screens.results import ResultRow
 from .widgets.rivals import RacerView
 
 OPENING = ("70", "3c", "3d", "3#", "3#", "a#")

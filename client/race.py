@@ -68,17 +68,17 @@ from seahaven import Board, Move, parse_board
 from . import room_text
 from .board.places import safe_count, with_symbols
 from .data.stats import RaceRecord
-from .friends import names_and
 from .net.connection import ConnectionLost, ServerError
 from .net.errors import error_text, problem
 from .net.outbox import Outbox, Requester
-from .race_screen import RaceScreen, RoomView
 from .records.records_api import Records, RecordsError
 from .records.verification import verdict
-from .results import BOARD, CHALLENGE, LOBBY, RACE_AGAIN, REMATCH, REVIEW
-from .review import ReviewScreen
 from .room_model import RoomModel, ServerClock, now_ms, rating_line
 from .room_text import Seen
+from .screens.friends import names_and
+from .screens.race_screen import RaceScreen, RoomView
+from .screens.results import BOARD, CHALLENGE, LOBBY, RACE_AGAIN, REMATCH, REVIEW
+from .screens.review import ReviewScreen
 from .spectating import Boards, played
 from .text.rating_text import RatingBook
 from .widgets.rivals import DID_NOT_FINISH

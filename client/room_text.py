@@ -15,9 +15,9 @@ from protocol.messages import Racer, Standing
 from seahaven import preset
 
 from .board.places import safe_count
-from .friends import names_and
-from .results import ResultRow
 from .room_model import RoomModel
+from .screens.friends import names_and
+from .screens.results import ResultRow
 from .spectating import Boards
 from .text.rating_text import RatingBook, beside_my_name
 from .text.words import ordinal, status_word

@@ -33,11 +33,11 @@ from seahaven.solver import solve
 from .app import RaceApp
 from .data.stats import RaceRecord, Stats
 from .demo import RaceDemoApp
-from .friends import FriendsDesk
-from .friends_screen import FriendsScreen, Rival
-from .results import ResultRow
-from .review import ReviewScreen
-from .stats_screen import StatsScreen
+from .screens.friends import FriendsDesk
+from .screens.friends_screen import FriendsScreen, Rival
+from .screens.results import ResultRow
+from .screens.review import ReviewScreen
+from .screens.stats_screen import StatsScreen
 from .widgets.rivals import DID_NOT_FINISH
 
 

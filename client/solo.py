@@ -17,8 +17,8 @@ from seahaven.winnable import deal_list
 
 from .data.stats import Stats
 from .data.userdata import Settings
-from .game_screen import GameScreen
-from .stats_screen import StatsScreen
+from .screens.game_screen import GameScreen
+from .screens.stats_screen import StatsScreen
 from .text.words import moves
 from .widgets.rivals import format_ms
 

@@ -22,8 +22,8 @@ from textual.widgets import Button, Input, Select
 
 from client.app import ConnectionFactory, RaceApp
 from client.race import RaceController
-from client.race_screen import RaceScreen
 from client.room_model import now_ms
+from client.screens.race_screen import RaceScreen
 from client.widgets.rivals import RacerView
 from protocol.messages import (
     CreateRoom,

@@ -15,10 +15,10 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from client.account_screen import PLAIN, AccountScreen, ConfirmDelete, explain
 from client.app import RaceApp
 from client.data.userdata import PlayerKeys
 from client.net.connection import ServerError
+from client.screens.account_screen import PLAIN, AccountScreen, ConfirmDelete, explain
 from protocol.errors import ErrorCode
 from protocol.messages import ClaimHandle, Error, Hello, Identity, Ok, Ping, Pong, Register, SetPassword
 from server.app import RaceServer

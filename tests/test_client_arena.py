@@ -15,8 +15,8 @@ from textual.widgets import Input, Select
 from textual.widgets._select import SelectOverlay
 
 from client.app import RaceApp
-from client.arena_screen import ArenaScreen, clock_line, place_line, streak_text
-from client.race_screen import RaceScreen
+from client.screens.arena_screen import ArenaScreen, clock_line, place_line, streak_text
+from client.screens.race_screen import RaceScreen
 from client.text.rating_text import RatingBook, beside_my_name, shown, with_change
 from protocol.enums import Phase
 from protocol.messages import (

@@ -13,7 +13,7 @@ from client.app import RaceApp
 from client.board.optimistic import OptimisticBoard
 from client.board.places import Place
 from client.race import RaceController
-from client.race_screen import RaceScreen
+from client.screens.race_screen import RaceScreen
 from protocol.messages import CreateRoom, JoinRoom, MoveRequest, Progress, Ready, Result, RoomState, Undo
 from protocol.schema import Message
 from seahaven import COLUMN, FOUNDATION, Board, Move

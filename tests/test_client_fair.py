@@ -13,8 +13,8 @@ from rich.console import Console
 from textual.widgets import Checkbox, Select
 
 from client.app import RaceApp
-from client.lobby import LobbyScreen, room_tags
-from client.results import ResultRow, standings_table
+from client.screens.lobby import LobbyScreen, room_tags
+from client.screens.results import ResultRow, standings_table
 from protocol.enums import Status
 from protocol.messages import CreateRoom, Moved, MoveRequest, RoomSummary
 from seahaven import Board

@@ -11,9 +11,9 @@ from textual.widgets import DataTable
 
 from client.app import RaceApp
 from client.data.userdata import PlayerKeys
-from client.race_screen import RaceScreen
-from client.records_screens import PlayerScreen
-from client.results import ResultsScreen
+from client.screens.race_screen import RaceScreen
+from client.screens.records_screens import PlayerScreen
+from client.screens.results import ResultsScreen
 from protocol.messages import JoinRoom, Ready, Resign, RoomState
 from server.records.accounts import Accounts
 from server.records.archive import Archive

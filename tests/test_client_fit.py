@@ -15,13 +15,13 @@ from textual.widgets import DataTable, Input
 
 import i18n
 from client.app import RaceApp
-from client.friends_screen import FriendsScreen
-from client.game_screen import GameScreen
-from client.help import HelpScreen
-from client.race_screen import RaceScreen
-from client.records_screens import PlayerScreen
-from client.results import ResultsScreen
-from client.review import ReviewScreen
+from client.screens.friends_screen import FriendsScreen
+from client.screens.game_screen import GameScreen
+from client.screens.help import HelpScreen
+from client.screens.race_screen import RaceScreen
+from client.screens.records_screens import PlayerScreen
+from client.screens.results import ResultsScreen
+from client.screens.review import ReviewScreen
 from protocol.messages import CreateRoom, Invited, JoinRoom, Leave, Ok, Ready, Resign, RoomState
 from server.records.accounts import Accounts
 from server.records.archive import Archive
@@ -211,8 +211,8 @@ async def test_the_statistics_with_races_cut_no_word_at_80x24(tmp_path: Path, la
     """The statistics screen with solo games and races in its history (a win, a second place, a
     race not finished): every column whole at 80x24, the deal codes too (French and Italian cut
     them)."""
+    from client.screens.stats_screen import StatsScreen
     from client.screenshots import ShowApp, sample_stats
-    from client.stats_screen import StatsScreen
 
     i18n.use(language)
     try:
@@ -232,7 +232,7 @@ async def test_the_friends_screen_and_an_invitation_cut_no_word(language: str, s
     """The friends screen with a friend in each presence, a request either way and a block, each
     row's keys said under the list, and recent rivals (a friend, one asking, strangers), each with
     their keys; then an invitation over it, with its seconds left."""
-    from client.friends import InvitationScreen
+    from client.screens.friends import InvitationScreen
     from client.screenshots import ShowApp, sample_friends, sample_rivals
 
     desk = sample_friends()
@@ -300,7 +300,7 @@ async def test_the_results_cut_no_name_at_60x20(language: str) -> None:
     (ji…"): there the footer alone has their keys, and a long status wraps before a name is cut."""
     from textual.app import App
 
-    from client.results import ResultRow
+    from client.screens.results import ResultRow
 
     class Results(App[None]):
         def on_mount(self) -> None:
@@ -331,7 +331,7 @@ async def test_racing_again_cuts_no_word(tmp_path: Path, language: str, size: tu
     """Issue 41's race again: the results offering g (with whom, and its key in the footer), the
     final board's footer and line, the new waiting room saying whom it invited, and the invitation
     to race again over it, at 80x24 and 60x20."""
-    from client.friends import InvitationScreen
+    from client.screens.friends import InvitationScreen
     from tests.recording import recording_server
     from tests.wsclient import registered
 

@@ -15,9 +15,9 @@ from textual.widgets import DataTable, Input
 
 import i18n
 from client.app import RaceApp
-from client.friends import InvitationScreen
-from client.friends_screen import FriendsColumn, FriendsScreen
 from client.net.errors import error_text
+from client.screens.friends import InvitationScreen
+from client.screens.friends_screen import FriendsColumn, FriendsScreen
 from protocol.errors import ErrorCode
 from protocol.messages import (
     AddFriend,

@@ -12,8 +12,8 @@ from textual.widgets import Input
 
 from client.app import RaceApp
 from client.race import RaceController
-from client.race_screen import RaceScreen
-from client.results import ResultsScreen
+from client.screens.race_screen import RaceScreen
+from client.screens.results import ResultsScreen
 from client.widgets.rivals import format_ms
 from protocol.messages import (
     GHOST_PREFIX,

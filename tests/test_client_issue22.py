@@ -24,17 +24,17 @@ from client.app import PracticeScreen, RaceApp
 from client.board.places import Place, safe_moves
 from client.data.stats import RaceRecord, Stats
 from client.data.userdata import Settings
-from client.game_screen import GameScreen
 from client.race import RaceController
-from client.race_screen import RaceScreen
-from client.results import ResultRow, ResultsScreen
-from client.review import ReviewScreen
 from client.room_model import RoomModel, deal_code, deal_label
 from client.room_text import Seen, racer_views
+from client.screens.game_screen import GameScreen
+from client.screens.race_screen import RaceScreen
+from client.screens.results import ResultRow, ResultsScreen
+from client.screens.review import ReviewScreen
+from client.screens.stats_screen import StatsScreen
 from client.screenshots import ShowApp, sample_histories
 from client.solo import SoloApp, random_deal
 from client.spectating import Boards
-from client.stats_screen import StatsScreen
 from client.widgets.board_view import BoardView, card_style
 from client.widgets.rivals import DID_NOT_FINISH, RacerView, status_text
 from protocol.enums import Phase

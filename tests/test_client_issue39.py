@@ -15,8 +15,8 @@ from textual.widgets import Button, Input
 import i18n
 from client.app import RaceApp
 from client.board.places import Place, safe_moves
-from client.game_screen import GameScreen
-from client.review import ReviewScreen
+from client.screens.game_screen import GameScreen
+from client.screens.review import ReviewScreen
 from client.solo import SoloApp
 from protocol.messages import CreateRoom, JoinRoom, Ready, RoomState
 from seahaven import COLUMN, Board
@@ -294,8 +294,8 @@ def test_a_race_nobody_finished_level_on_cards_and_time_is_a_tie() -> None:
 async def test_after_the_results_the_final_board_shows_and_v_reviews_the_race(make_memory_server: MakeServer) -> None:
     """Escape on the results closes them over the final board: the cards, not a cover saying
     "v: review the race" while v hid the racers; v opens the review, as on the results."""
-    from client.results import ResultsScreen
-    from client.review import ReviewScreen
+    from client.screens.results import ResultsScreen
+    from client.screens.review import ReviewScreen
     from protocol.messages import Resign
 
     server = await make_memory_server()
@@ -374,8 +374,8 @@ def test_the_results_count_the_moves_on_the_board_and_the_undos_apart() -> None:
     where the server counts 36 actions), so both clients' results of one race agree."""
     from rich.console import Console
 
-    from client.results import standings_table
     from client.room_text import result_rows
+    from client.screens.results import standings_table
     from protocol.messages import Standing
 
     ann = Standing(place=1, player="ann", name="Ann", status="finished", progress=52, moves=36, time_ms=9000, undos=1)

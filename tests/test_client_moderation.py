@@ -9,7 +9,7 @@ import pytest
 from textual.pilot import Pilot
 
 from client.app import RaceApp
-from client.lobby import LobbyScreen
+from client.screens.lobby import LobbyScreen
 from server.app import RaceServer
 from server.config import Config
 from server.store.stores import MemoryStore

@@ -13,8 +13,8 @@ from textual.widgets import DataTable
 
 from client.app import RaceApp
 from client.records.records_api import Records, http_base
-from client.records_screens import PlayerScreen, rating_line, title_of, when
-from client.review import ReviewScreen
+from client.screens.records_screens import PlayerScreen, rating_line, title_of, when
+from client.screens.review import ReviewScreen
 from protocol.messages import (
     CreateRoom,
     JoinRoom,

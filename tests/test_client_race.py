@@ -13,11 +13,11 @@ from textual.widgets import DataTable, Input, Select
 
 from client.app import RaceApp
 from client.board.places import Place
-from client.game_screen import GameScreen
-from client.lobby import LobbyScreen
 from client.race import RaceController
-from client.race_screen import RaceScreen
-from client.results import ResultsScreen
+from client.screens.game_screen import GameScreen
+from client.screens.lobby import LobbyScreen
+from client.screens.race_screen import RaceScreen
+from client.screens.results import ResultsScreen
 from client.widgets.board_view import BoardView
 from client.widgets.rivals import RacerView, RivalsPanel, status_text
 from protocol.enums import Phase, Status

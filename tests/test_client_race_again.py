@@ -19,10 +19,10 @@ from textual.widgets import DataTable
 
 import i18n
 from client.app import RaceApp
-from client.friends import InvitationScreen
-from client.friends_screen import FriendsScreen, Rival, rival_cells
 from client.race import RaceController
-from client.results import ResultsScreen
+from client.screens.friends import InvitationScreen
+from client.screens.friends_screen import FriendsScreen, Rival, rival_cells
+from client.screens.results import ResultsScreen
 from protocol.enums import Phase, Role
 from protocol.messages import CreateRoom, Friends, JoinRoom
 from server.app import RaceServer

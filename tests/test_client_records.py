@@ -13,12 +13,12 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from client.app import RaceApp
-from client.lobby import LobbyScreen
-from client.race_screen import RaceScreen
 from client.records.records_api import Records, RecordsError, http_base
-from client.records_screens import BoardsScreen, PlayerScreen
-from client.results import ResultsScreen
-from client.review import ReviewScreen
+from client.screens.lobby import LobbyScreen
+from client.screens.race_screen import RaceScreen
+from client.screens.records_screens import BoardsScreen, PlayerScreen
+from client.screens.results import ResultsScreen
+from client.screens.review import ReviewScreen
 from client.widgets.rivals import DID_NOT_FINISH
 from protocol.messages import JoinRoom, MoveRequest, Ready, Result, RoomState, Undo
 from seahaven import Board, Move, encode

@@ -19,8 +19,8 @@ from client.records.progress_graph import BARS, LOST_MARK, column_of, progress_a
 from client.records.race_analysis import judged, summary
 from client.records.records_api import RecordsError
 from client.records.replay import Step, tracks_from_race
-from client.results import ResultsScreen
-from client.review import SPEEDS, ReviewScreen
+from client.screens.results import ResultsScreen
+from client.screens.review import SPEEDS, ReviewScreen
 from client.widgets.rivals import format_ms
 from protocol.messages import JoinRoom, MoveRequest, Ready, Result, RoomState
 from seahaven import Board, Move

@@ -15,11 +15,11 @@ from textual.widgets import Checkbox, Input
 
 from client.app import RaceApp
 from client.data.userdata import SavedSession
-from client.lobby import LobbyScreen
 from client.race import RaceController
-from client.race_screen import RaceScreen
-from client.results import ResultsScreen
-from client.review import ReviewScreen
+from client.screens.lobby import LobbyScreen
+from client.screens.race_screen import RaceScreen
+from client.screens.results import ResultsScreen
+from client.screens.review import ReviewScreen
 from client.widgets.rivals import status_text
 from protocol.enums import Phase, Status
 from protocol.messages import CreateRoom, Leave, Ok, Progress, Racer, Rematch, RoomState, Watched
@@ -410,7 +410,7 @@ async def test_auto_moves_in_a_race_come_with_the_move_the_server_judges(server:
 async def test_lobby_statistics_replay_a_races_deal(data_home: Path) -> None:
     from client.app import PracticeScreen
     from client.data.stats import RaceRecord, Stats
-    from client.stats_screen import StatsScreen
+    from client.screens.stats_screen import StatsScreen
     from seahaven import encode
 
     stats = Stats.load(data_home / "stats.json")

@@ -11,9 +11,9 @@ from textual.screen import Screen
 
 from client.board.places import Place
 from client.demo import RaceDemoApp, save_race_screenshot
-from client.game_screen import GameScreen
-from client.help import HelpScreen
-from client.results import LOBBY, REMATCH, ResultRow, ResultsScreen
+from client.screens.game_screen import GameScreen
+from client.screens.help import HelpScreen
+from client.screens.results import LOBBY, REMATCH, ResultRow, ResultsScreen
 from client.solo import SoloApp
 from client.widgets.board_view import DEST_BG, HOLE_DEST, SELECTED_BG, BoardView
 from client.widgets.rivals import RacerView, RivalsPanel

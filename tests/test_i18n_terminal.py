@@ -18,9 +18,9 @@ from textual.widgets._footer import FooterKey
 import i18n
 from client.__main__ import parse
 from client.app import RaceApp
-from client.help import HelpScreen
-from client.lobby import LobbyScreen
 from client.net.errors import ERROR_TEXTS, error_text
+from client.screens.help import HelpScreen
+from client.screens.lobby import LobbyScreen
 from client.text.words import cards, moves, reason
 from client.widgets.rivals import format_ms
 from i18n import formats

@@ -32,14 +32,14 @@ from i18n import NP_, _
 from protocol.messages import Watched
 from seahaven import Board
 
-from .board.places import describe
+from ..board.places import describe
+from ..records.progress_graph import progress_after, sparkline
+from ..records.race_analysis import Judged, judged, summary
+from ..records.records_api import RecordsError
+from ..records.replay import Track, back, forward, tracks_from_histories, tracks_from_race
+from ..widgets.board_view import BoardView
+from ..widgets.rivals import format_ms
 from .localized import LocalScreen
-from .records.progress_graph import progress_after, sparkline
-from .records.race_analysis import Judged, judged, summary
-from .records.records_api import RecordsError
-from .records.replay import Track, back, forward, tracks_from_histories, tracks_from_race
-from .widgets.board_view import BoardView
-from .widgets.rivals import format_ms
 
 FetchRace = Callable[[], Awaitable[Mapping[str, Any]]]
 """Reads the race document from the server (a RecordsError when it cannot)."""

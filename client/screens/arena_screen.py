@@ -27,12 +27,12 @@ from i18n import NP_, _
 from protocol.messages import ARENA_MINUTES, Arena, ArenaStanding, CreateArena, JoinArena, LeaveArena, Podium, RoomState
 from protocol.schema import Message
 
+from ..net.connection import ConnectionLost, ServerError
+from ..net.errors import error_text
+from ..room_model import now_ms
+from ..text.words import minutes, ordinal, points, wins
 from .lobby import preset_select, preset_title
 from .localized import LocalScreen
-from .net.connection import ConnectionLost, ServerError
-from .net.errors import error_text
-from .room_model import now_ms
-from .text.words import minutes, ordinal, points, wins
 
 MINUTE_CHOICES: Final = tuple(m for m in (5, 10, 15, 30, 60, 90, 180) if ARENA_MINUTES[0] <= m <= ARENA_MINUTES[1])
 

@@ -32,8 +32,8 @@ from protocol.messages import Friend, FriendRef, Friends, Invitation, InviteClos
 from protocol.schema import Message
 from seahaven import preset
 
+from ..room_model import ServerClock
 from .localized import LocalModalScreen
-from .room_model import ServerClock
 
 MARKS: Final[dict[str, tuple[str, str]]] = {
     "lobby": ("●", "#86efac"),

@@ -45,11 +45,11 @@ from protocol.messages import (
 from protocol.names import clean_handle
 from protocol.schema import Message
 
-from .data.userdata import write_private
+from ..data.userdata import write_private
+from ..net.connection import ConnectError, ConnectionLost, ServerError
+from ..net.errors import ERROR_TEXTS, error_text
+from ..text.words import races as race_count
 from .localized import LocalModalScreen, LocalScreen
-from .net.connection import ConnectError, ConnectionLost, ServerError
-from .net.errors import ERROR_TEXTS, error_text
-from .text.words import races as race_count
 
 HANDLE_FIELD_MAX: Final = 64
 """What ``claim_handle`` and ``sign_in`` carry at most (a handle itself has 3 to 24 characters)."""

@@ -20,9 +20,9 @@ from textual.widgets import Button, Footer, Label, Static
 from i18n import NP_, _
 from protocol.enums import Status
 
+from ..text.words import hints, status_word, undos
+from ..widgets.rivals import format_ms, says_what
 from .localized import LocalModalScreen
-from .text.words import hints, status_word, undos
-from .widgets.rivals import format_ms, says_what
 
 REMATCH: Final = "rematch"
 LOBBY: Final = "lobby"

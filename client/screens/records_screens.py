@@ -22,14 +22,14 @@ from i18n.rules_help import preset_title
 from protocol.messages import PRESET_NAMES
 from seahaven import preset
 
+from ..records.records_api import Records, RecordsError
+from ..records.verification import verdict
+from ..room_model import deal_code
+from ..text.rating_text import shown
+from ..text.words import racers, races, rated_races, status_word, wins
+from ..widgets.rivals import DID_NOT_FINISH, format_ms
 from .localized import LocalScreen
-from .records.records_api import Records, RecordsError
-from .records.verification import verdict
 from .review import ReviewScreen
-from .room_model import deal_code
-from .text.rating_text import shown
-from .text.words import racers, races, rated_races, status_word, wins
-from .widgets.rivals import DID_NOT_FINISH, format_ms
 
 PERIODS: Final = {"day": N_("the daily deal"), "week": N_("this week"), "all": N_("all time")}
 CSS: Final = Path(__file__).with_name("records.tcss")

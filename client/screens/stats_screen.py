@@ -18,10 +18,10 @@ from i18n.rules_help import preset_title
 from protocol.enums import Status
 from seahaven import PRESETS
 
-from .data.stats import RaceRecord, Stats
+from ..data.stats import RaceRecord, Stats
+from ..text.words import status_word
+from ..widgets.rivals import DID_NOT_FINISH, format_ms
 from .localized import LocalScreen
-from .text.words import status_word
-from .widgets.rivals import DID_NOT_FINISH, format_ms
 
 
 def _percent(value: int | None) -> str:

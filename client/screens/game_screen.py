@@ -29,8 +29,8 @@ from i18n.rules_help import preset_title
 from seahaven import COLUMN, FOUNDATION, Board, IllegalMoveError, Move, Rules
 from seahaven.solver import Solution, solve
 
-from .board.optimistic import OptimisticBoard
-from .board.places import (
+from ..board.optimistic import OptimisticBoard
+from ..board.places import (
     ANY_FOUNDATION,
     FOUNDATION_KEYS,
     Place,
@@ -48,14 +48,14 @@ from .board.places import (
     why_not,
     with_symbols,
 )
-from .data.userdata import DECKS, Settings
+from ..data.userdata import DECKS, Settings
+from ..text import words
+from ..text.words import cards
+from ..widgets.board_view import DECK_NAMES, BoardView
+from ..widgets.rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms
 from .help import HelpScreen
 from .localized import LocalScreen
 from .results import ResultRow, ResultsScreen
-from .text import words
-from .text.words import cards
-from .widgets.board_view import DECK_NAMES, BoardView
-from .widgets.rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms
 
 PLACE_KEYS = "1234567890abcdefgh" + FOUNDATION_KEYS
 RIVALS_BESIDE: Final = 66

@@ -19,10 +19,10 @@ from textual.timer import Timer
 from i18n import N_, NP_, _
 from seahaven import Board
 
+from ..room_model import ServerClock
+from ..widgets.rivals import RacerView
 from .game_screen import GameScreen
 from .room_actions import RoomActions
-from .room_model import ServerClock
-from .widgets.rivals import RacerView
 
 
 @dataclass(frozen=True)

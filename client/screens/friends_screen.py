@@ -40,12 +40,12 @@ from protocol.messages import (
 from protocol.names import clean_handle
 from protocol.schema import Message
 
+from ..net.connection import ConnectionLost, ServerError
+from ..net.errors import problem
+from ..records.records_api import RecordsError
+from ..widgets.tickbox import TickBox
 from .friends import FriendsDesk, presence_mark, presence_words, who
 from .localized import LocalScreen
-from .net.connection import ConnectionLost, ServerError
-from .net.errors import problem
-from .records.records_api import RecordsError
-from .widgets.tickbox import TickBox
 
 FRIEND: Final = "friend"
 INCOMING: Final = "incoming"

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from ..room_model import ServerClock
 from .game_screen import MoveSink
-from .room_model import ServerClock
 
 
 class RoomActions(MoveSink, Protocol):

@@ -39,13 +39,13 @@ from protocol.schema import Message
 from seahaven import decode, preset
 from seahaven.deals import MAX_DEAL
 
+from ..net.connection import ConnectError, ConnectionLost, ServerError
+from ..net.errors import error_text, problem
+from ..text.words import grade_word, minutes, pace_word, racers, status_word
+from ..widgets.rivals import format_ms
+from ..widgets.tickbox import TickBox
 from .friends_screen import FriendsColumn
 from .localized import LocalScreen
-from .net.connection import ConnectError, ConnectionLost, ServerError
-from .net.errors import error_text, problem
-from .text.words import grade_word, minutes, pace_word, racers, status_word
-from .widgets.rivals import format_ms
-from .widgets.tickbox import TickBox
 
 DEAL_KINDS: Final = ((N_("random"), "random"), (N_("number"), "number"), (N_("deal code"), "code"))
 TIME_LIMITS: Final = (None, 2, 3, 5, 10, 15, 20, 30, 60)
