@@ -100,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.solo:
         return run_solo(args)
     if args.demo:
-        from .demo import RaceDemoApp
+        from .apps.demo import RaceDemoApp
 
         RaceDemoApp().run()
         return 0
@@ -110,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run_solo(args: argparse.Namespace) -> int:
     from seahaven import decode
 
-    from .solo import SoloApp
+    from .apps.solo import SoloApp
 
     preset_name, deal = args.preset, args.deal
     if args.code:
@@ -128,7 +128,7 @@ def run_solo(args: argparse.Namespace) -> int:
 
 def run_network(args: argparse.Namespace) -> int:
     """Races: the lobby on ``args.server``."""
-    from .app import run  # Textual app modules load only when needed
+    from .apps.app import run  # Textual app modules load only when needed
 
     return run(args)
 

@@ -20,9 +20,9 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Button, Input, Select
 
-from client.app import ConnectionFactory, RaceApp
-from client.race import RaceController
-from client.room_model import now_ms
+from client.apps.app import ConnectionFactory, RaceApp
+from client.net.clock import now_ms
+from client.race.controller import RaceController
 from client.screens.race_screen import RaceScreen
 from client.widgets.rivals import RacerView
 from protocol.messages import (

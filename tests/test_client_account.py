@@ -15,7 +15,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from client.app import RaceApp
+from client.apps.app import RaceApp
 from client.data.userdata import PlayerKeys
 from client.net.connection import ServerError
 from client.screens.account_screen import PLAIN, AccountScreen, ConfirmDelete, explain

@@ -14,7 +14,7 @@ import pytest
 from textual.widgets import Input, Select
 from textual.widgets._select import SelectOverlay
 
-from client.app import RaceApp
+from client.apps.app import RaceApp
 from client.screens.arena_screen import ArenaScreen, clock_line, place_line, streak_text
 from client.screens.race_screen import RaceScreen
 from client.text.rating_text import RatingBook, beside_my_name, shown, with_change

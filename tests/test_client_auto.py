@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from textual.widgets import Button, Input, Select
 
-from client.app import RaceApp
+from client.apps.app import RaceApp
 from client.board.optimistic import OptimisticBoard
 from client.board.places import Place
-from client.race import RaceController
+from client.race.controller import RaceController
 from client.screens.race_screen import RaceScreen
 from protocol.messages import CreateRoom, JoinRoom, MoveRequest, Progress, Ready, Result, RoomState, Undo
 from protocol.schema import Message

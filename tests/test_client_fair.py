@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 from textual.widgets import Checkbox, Select
 
-from client.app import RaceApp
+from client.apps.app import RaceApp
 from client.screens.lobby import LobbyScreen, room_tags
 from client.screens.results import ResultRow, standings_table
 from protocol.enums import Status

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
-from client.app import RaceApp
+from client.apps.app import RaceApp
 from client.data.userdata import PlayerKeys
 from client.screens.race_screen import RaceScreen
 from client.screens.records_screens import PlayerScreen

@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
 import i18n
-from client.app import RaceApp
+from client.apps.app import RaceApp
 from client.screens.friends_screen import FriendsScreen
 from client.screens.game_screen import GameScreen
 from client.screens.help import HelpScreen
@@ -155,7 +155,7 @@ async def test_the_check_sees_a_cut_word_a_cut_cell_and_a_widget_past_the_edge()
 async def test_a_long_message_wraps_in_the_message_line(tmp_path: Path) -> None:
     """The message line is one line until a message needs more (a refusal's reason in French ran
     past 80 columns and lost its end)."""
-    from client.solo import SoloApp
+    from client.apps.solo import SoloApp
 
     app = SoloApp("seahaven", 1, stats_path=tmp_path / "s.json", automove=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -211,8 +211,8 @@ async def test_the_statistics_with_races_cut_no_word_at_80x24(tmp_path: Path, la
     """The statistics screen with solo games and races in its history (a win, a second place, a
     race not finished): every column whole at 80x24, the deal codes too (French and Italian cut
     them)."""
+    from client.apps.screenshots import ShowApp, sample_stats
     from client.screens.stats_screen import StatsScreen
-    from client.screenshots import ShowApp, sample_stats
 
     i18n.use(language)
     try:
@@ -232,8 +232,8 @@ async def test_the_friends_screen_and_an_invitation_cut_no_word(language: str, s
     """The friends screen with a friend in each presence, a request either way and a block, each
     row's keys said under the list, and recent rivals (a friend, one asking, strangers), each with
     their keys; then an invitation over it, with its seconds left."""
+    from client.apps.screenshots import ShowApp, sample_friends, sample_rivals
     from client.screens.friends import InvitationScreen
-    from client.screenshots import ShowApp, sample_friends, sample_rivals
 
     desk = sample_friends()
     i18n.use(language)

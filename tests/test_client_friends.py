@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
 import i18n
-from client.app import RaceApp
+from client.apps.app import RaceApp
 from client.net.errors import error_text
 from client.screens.friends import InvitationScreen
 from client.screens.friends_screen import FriendsColumn, FriendsScreen

@@ -10,8 +10,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from client.app import RaceApp
-from client.race import RaceController
+from client.apps.app import RaceApp
+from client.race.controller import RaceController
 from client.screens.race_screen import RaceScreen
 from client.screens.results import ResultsScreen
 from client.widgets.rivals import format_ms

@@ -20,21 +20,22 @@ from textual.widgets import DataTable, Input, Label, Select
 from textual.widgets._footer import FooterKey
 
 import i18n
-from client.app import PracticeScreen, RaceApp
+from client.apps.app import PracticeScreen, RaceApp
+from client.apps.screenshots import ShowApp, sample_histories
+from client.apps.solo import SoloApp, random_deal
 from client.board.places import Place, safe_moves
 from client.data.stats import RaceRecord, Stats
 from client.data.userdata import Settings
-from client.race import RaceController
-from client.room_model import RoomModel, deal_code, deal_label
-from client.room_text import Seen, racer_views
+from client.race.controller import RaceController
+from client.race.room_model import RoomModel
+from client.race.room_text import Seen, racer_views
+from client.race.spectating import Boards
 from client.screens.game_screen import GameScreen
 from client.screens.race_screen import RaceScreen
 from client.screens.results import ResultRow, ResultsScreen
 from client.screens.review import ReviewScreen
 from client.screens.stats_screen import StatsScreen
-from client.screenshots import ShowApp, sample_histories
-from client.solo import SoloApp, random_deal
-from client.spectating import Boards
+from client.text.words import deal_code, deal_label
 from client.widgets.board_view import BoardView, card_style
 from client.widgets.rivals import DID_NOT_FINISH, RacerView, status_text
 from protocol.enums import Phase

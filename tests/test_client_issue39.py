@@ -13,11 +13,11 @@ from textual.geometry import Region
 from textual.widgets import Button, Input
 
 import i18n
-from client.app import RaceApp
+from client.apps.app import RaceApp
+from client.apps.solo import SoloApp
 from client.board.places import Place, safe_moves
 from client.screens.game_screen import GameScreen
 from client.screens.review import ReviewScreen
-from client.solo import SoloApp
 from protocol.messages import CreateRoom, JoinRoom, Ready, RoomState
 from seahaven import COLUMN, Board
 from server.records.accounts import Accounts
@@ -238,7 +238,7 @@ async def test_bug7_a_bot_is_named_in_the_players_language(
 
 
 def test_missing_a_ghost_race_says_whose_run_its_time_and_who_raced_it() -> None:
-    from client.room_text import ghost_lines
+    from client.race.room_text import ghost_lines
 
     run = {"name": "bob", "time_ms": 192_400, "results": []}
     assert ghost_lines(run) == ("A ghost: bob's run, 3:12.4 to beat", "Nobody has raced it yet")
@@ -264,7 +264,7 @@ def test_a_racer_who_did_not_finish_is_said_so_in_the_players_language() -> None
 
 
 def test_a_race_nobody_finished_level_on_cards_and_time_is_a_tie() -> None:
-    from client.room_text import headline
+    from client.race.room_text import headline
     from protocol.enums import EndReason
     from protocol.messages import Standing
 
@@ -374,7 +374,7 @@ def test_the_results_count_the_moves_on_the_board_and_the_undos_apart() -> None:
     where the server counts 36 actions), so both clients' results of one race agree."""
     from rich.console import Console
 
-    from client.room_text import result_rows
+    from client.race.room_text import result_rows
     from client.screens.results import standings_table
     from protocol.messages import Standing
 

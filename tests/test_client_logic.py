@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 import client.__main__ as client_main
-from client import room_text
 from client.board.optimistic import OptimisticBoard
 from client.board.places import (
     ANY_FOUNDATION,
@@ -24,9 +23,10 @@ from client.board.places import (
     why_not,
 )
 from client.data.stats import Stats, default_stats_path
-from client.room_model import RoomModel, rating_line, rating_text
-from client.room_text import Seen
-from client.spectating import Boards
+from client.race import room_text
+from client.race.room_model import RoomModel, rating_line, rating_text
+from client.race.room_text import Seen
+from client.race.spectating import Boards
 from client.widgets.board_view import card_face, geometry
 from client.widgets.rivals import RacerView, format_ms, status_text
 from protocol.enums import Status
@@ -201,9 +201,9 @@ def test_cli_hands_races_to_the_lobby_app(monkeypatch: pytest.MonkeyPatch) -> No
         seen.append(args.server)
         return 0
 
-    import client.app
+    import client.apps.app
 
-    monkeypatch.setattr(client.app, "run", fake_run)
+    monkeypatch.setattr(client.apps.app, "run", fake_run)
     assert client_main.main(["ws://example.org:1"]) == 0
     assert seen == ["ws://example.org:1"]
 

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from textual.pilot import Pilot
 
-from client.app import RaceApp
+from client.apps.app import RaceApp
 from client.screens.lobby import LobbyScreen
 from server.app import RaceServer
 from server.config import Config

@@ -11,7 +11,7 @@ from typing import Any
 
 from textual.widgets import DataTable
 
-from client.app import RaceApp
+from client.apps.app import RaceApp
 from client.records.records_api import Records, http_base
 from client.screens.records_screens import PlayerScreen, rating_line, title_of, when
 from client.screens.review import ReviewScreen

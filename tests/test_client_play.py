@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from textual.app import App
 
+from client.apps.screenshots import sample_histories, save_all
+from client.apps.solo import SoloApp
 from client.board.places import Place, destination_of, destinations, with_symbols
 from client.data.stats import RaceRecord, Stats
 from client.data.userdata import SavedSession, Settings, data_dir
@@ -17,8 +19,6 @@ from client.screens.game_screen import GameScreen
 from client.screens.help import HelpScreen, rules_rows
 from client.screens.review import ReviewScreen
 from client.screens.stats_screen import StatsScreen
-from client.screenshots import sample_histories, save_all
-from client.solo import SoloApp
 from client.widgets.board_view import card_face, geometry
 from seahaven import CARDS, COLUMN, FOUNDATION, Board, Card, Move, encode, preset
 from seahaven.solver import solve

@@ -11,9 +11,9 @@ from dataclasses import replace
 import pytest
 from textual.widgets import DataTable, Input, Select
 
-from client.app import RaceApp
+from client.apps.app import RaceApp
 from client.board.places import Place
-from client.race import RaceController
+from client.race.controller import RaceController
 from client.screens.game_screen import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screens.race_screen import RaceScreen

@@ -18,8 +18,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable
 
 import i18n
-from client.app import RaceApp
-from client.race import RaceController
+from client.apps.app import RaceApp
+from client.race.controller import RaceController
 from client.screens.friends import InvitationScreen
 from client.screens.friends_screen import FriendsScreen, Rival, rival_cells
 from client.screens.results import ResultsScreen

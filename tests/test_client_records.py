@@ -12,7 +12,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
-from client.app import RaceApp
+from client.apps.app import RaceApp
 from client.records.records_api import Records, RecordsError, http_base
 from client.screens.lobby import LobbyScreen
 from client.screens.race_screen import RaceScreen

@@ -14,7 +14,7 @@ from textual.binding import BindingType
 from textual.widgets._footer import FooterKey
 
 import i18n
-from client.app import RaceApp
+from client.apps.app import RaceApp
 from client.records.progress_graph import BARS, LOST_MARK, column_of, progress_after, sparkline
 from client.records.race_analysis import judged, summary
 from client.records.records_api import RecordsError

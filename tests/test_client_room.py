@@ -13,9 +13,9 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input
 
-from client.app import RaceApp
+from client.apps.app import RaceApp
 from client.data.userdata import SavedSession
-from client.race import RaceController
+from client.race.controller import RaceController
 from client.screens.lobby import LobbyScreen
 from client.screens.race_screen import RaceScreen
 from client.screens.results import ResultsScreen
@@ -408,7 +408,7 @@ async def test_auto_moves_in_a_race_come_with_the_move_the_server_judges(server:
 
 
 async def test_lobby_statistics_replay_a_races_deal(data_home: Path) -> None:
-    from client.app import PracticeScreen
+    from client.apps.app import PracticeScreen
     from client.data.stats import RaceRecord, Stats
     from client.screens.stats_screen import StatsScreen
     from seahaven import encode

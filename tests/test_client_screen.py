@@ -9,12 +9,12 @@ from rich.style import Style
 from textual.app import App
 from textual.screen import Screen
 
+from client.apps.demo import RaceDemoApp, save_race_screenshot
+from client.apps.solo import SoloApp
 from client.board.places import Place
-from client.demo import RaceDemoApp, save_race_screenshot
 from client.screens.game_screen import GameScreen
 from client.screens.help import HelpScreen
 from client.screens.results import LOBBY, REMATCH, ResultRow, ResultsScreen
-from client.solo import SoloApp
 from client.widgets.board_view import DEST_BG, HOLE_DEST, SELECTED_BG, BoardView
 from client.widgets.rivals import RacerView, RivalsPanel
 from protocol.enums import Status

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from client.app import RaceApp
+from client.apps.app import RaceApp
 from client.data.userdata import PlayerKeys
 from protocol.messages import CreateRoom, Identity, JoinRoom, Ping, Pong, Register, RoomState, SeatTaken
 from server.app import RaceServer

@@ -17,7 +17,7 @@ from textual.widgets._footer import FooterKey
 
 import i18n
 from client.__main__ import parse
-from client.app import RaceApp
+from client.apps.app import RaceApp
 from client.net.errors import ERROR_TEXTS, error_text
 from client.screens.help import HelpScreen
 from client.screens.lobby import LobbyScreen

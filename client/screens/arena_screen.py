@@ -27,9 +27,9 @@ from i18n import NP_, _
 from protocol.messages import ARENA_MINUTES, Arena, ArenaStanding, CreateArena, JoinArena, LeaveArena, Podium, RoomState
 from protocol.schema import Message
 
+from ..net.clock import now_ms
 from ..net.connection import ConnectionLost, ServerError
 from ..net.errors import error_text
-from ..room_model import now_ms
 from ..text.words import minutes, ordinal, points, wins
 from .lobby import preset_select, preset_title
 from .localized import LocalScreen

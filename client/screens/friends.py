@@ -32,7 +32,7 @@ from protocol.messages import Friend, FriendRef, Friends, Invitation, InviteClos
 from protocol.schema import Message
 from seahaven import preset
 
-from ..room_model import ServerClock
+from ..net.clock import ServerClock
 from .localized import LocalModalScreen
 
 MARKS: Final[dict[str, tuple[str, str]]] = {

@@ -19,7 +19,7 @@ from textual.timer import Timer
 from i18n import N_, NP_, _
 from seahaven import Board
 
-from ..room_model import ServerClock
+from ..net.clock import ServerClock
 from ..widgets.rivals import RacerView
 from .game_screen import GameScreen
 from .room_actions import RoomActions

@@ -24,9 +24,8 @@ from seahaven import preset
 
 from ..records.records_api import Records, RecordsError
 from ..records.verification import verdict
-from ..room_model import deal_code
 from ..text.rating_text import shown
-from ..text.words import racers, races, rated_races, status_word, wins
+from ..text.words import deal_code, racers, races, rated_races, status_word, wins
 from ..widgets.rivals import DID_NOT_FINISH, format_ms
 from .localized import LocalScreen
 from .review import ReviewScreen

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..room_model import ServerClock
+from ..net.clock import ServerClock
 from .game_screen import MoveSink
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Final
 
 from i18n import N_, _, current, ngettext
-from seahaven import CELL, COLUMN
+from seahaven import CELL, COLUMN, encode
 from seahaven.moves import CELL_TOKENS
 
 FOUNDATION_NAMES: Final = (
@@ -244,3 +244,18 @@ def ordinal(n: int) -> str:
 
 def points(n: int) -> str:
     return ngettext("{n} point", "{n} points", n).format(n=n)
+
+
+def deal_label(deal: str | None) -> str:
+    """A deal as every screen writes it: its code, ``deal SH1-ST-0001K`` (what ``--code`` and the
+    lobby's deal box take, and it names the rules too); one way everywhere, never ``#1`` here and
+    the code there."""
+    return _("deal chosen at start") if deal is None else _("deal {code}").format(code=deal)
+
+
+def deal_code(preset_name: str, number: int) -> str:
+    """A deal number of ``preset_name`` written as its code (``#N`` for rules the codes do not know)."""
+    try:
+        return encode(preset_name, number)
+    except ValueError:
+        return f"#{number}"

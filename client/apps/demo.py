@@ -23,10 +23,10 @@ from i18n.rules_help import preset_title
 from protocol.enums import Status
 from seahaven import Board, Move, encode
 
-from .board.places import Place
-from .screens.game_screen import GameScreen
-from .screens.results import ResultRow
-from .widgets.rivals import RacerView
+from ..board.places import Place
+from ..screens.game_screen import GameScreen
+from ..screens.results import ResultRow
+from ..widgets.rivals import RacerView
 
 OPENING = ("70", "3c", "3d", "3#", "3#", "a#")
 """A few moves into Seahaven deal 1: three cards home, cells in use."""

@@ -7,7 +7,6 @@ The race controller (client/race.py) feeds it and draws the screen from it.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import TypeVar
@@ -29,9 +28,10 @@ from protocol.messages import (
     Started,
     Watched,
 )
-from seahaven import encode, preset
+from seahaven import preset
 
-from .text.words import bot_name, grade_word
+from ..net.clock import ServerClock, now_ms
+from ..text.words import bot_name, deal_label, grade_word
 
 R = TypeVar("R", Racer, Standing)
 
@@ -39,38 +39,6 @@ R = TypeVar("R", Racer, Standing)
 def said(racer: R) -> R:
     """A racer as this client says them: a bot's name in the player's language."""
     return replace(racer, name=bot_name(racer.name)) if racer.bot else racer
-
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
-class ServerClock:
-    """The server's clock seen from here: ``offset`` = server time - local time when last heard."""
-
-    def __init__(self) -> None:
-        self.offset_ms = 0
-
-    def sync(self, server_time: int) -> None:
-        self.offset_ms = server_time - now_ms()
-
-    def now(self) -> int:
-        return now_ms() + self.offset_ms
-
-
-def deal_label(deal: str | None) -> str:
-    """A deal as every screen writes it: its code, ``deal SH1-ST-0001K`` (what ``--code`` and the
-    lobby's deal box take, and it names the rules too); one way everywhere, never ``#1`` here and
-    the code there."""
-    return _("deal chosen at start") if deal is None else _("deal {code}").format(code=deal)
-
-
-def deal_code(preset_name: str, number: int) -> str:
-    """A deal number of ``preset_name`` written as its code (``#N`` for rules the codes do not know)."""
-    try:
-        return encode(preset_name, number)
-    except ValueError:
-        return f"#{number}"
 
 
 class RoomModel:

@@ -30,15 +30,15 @@ from seahaven import Board, Move, encode
 from seahaven.analysis import analyse
 from seahaven.solver import solve
 
+from ..data.stats import RaceRecord, Stats
+from ..screens.friends import FriendsDesk
+from ..screens.friends_screen import FriendsScreen, Rival
+from ..screens.results import ResultRow
+from ..screens.review import ReviewScreen
+from ..screens.stats_screen import StatsScreen
+from ..widgets.rivals import DID_NOT_FINISH
 from .app import RaceApp
-from .data.stats import RaceRecord, Stats
 from .demo import RaceDemoApp
-from .screens.friends import FriendsDesk
-from .screens.friends_screen import FriendsScreen, Rival
-from .screens.results import ResultRow
-from .screens.review import ReviewScreen
-from .screens.stats_screen import StatsScreen
-from .widgets.rivals import DID_NOT_FINISH
 
 
 class ShowApp(App[None]):

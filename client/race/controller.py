@@ -65,23 +65,24 @@ from protocol.messages import (
 from protocol.schema import Message
 from seahaven import Board, Move, parse_board
 
+from ..board.places import safe_count, with_symbols
+from ..data.stats import RaceRecord
+from ..net.clock import ServerClock, now_ms
+from ..net.connection import ConnectionLost, ServerError
+from ..net.errors import error_text, problem
+from ..net.outbox import Outbox, Requester
+from ..records.records_api import Records, RecordsError
+from ..records.verification import verdict
+from ..screens.friends import names_and
+from ..screens.race_screen import RaceScreen, RoomView
+from ..screens.results import BOARD, CHALLENGE, LOBBY, RACE_AGAIN, REMATCH, REVIEW
+from ..screens.review import ReviewScreen
+from ..text.rating_text import RatingBook
+from ..widgets.rivals import DID_NOT_FINISH
 from . import room_text
-from .board.places import safe_count, with_symbols
-from .data.stats import RaceRecord
-from .net.connection import ConnectionLost, ServerError
-from .net.errors import error_text, problem
-from .net.outbox import Outbox, Requester
-from .records.records_api import Records, RecordsError
-from .records.verification import verdict
-from .room_model import RoomModel, ServerClock, now_ms, rating_line
+from .room_model import RoomModel, rating_line
 from .room_text import Seen
-from .screens.friends import names_and
-from .screens.race_screen import RaceScreen, RoomView
-from .screens.results import BOARD, CHALLENGE, LOBBY, RACE_AGAIN, REMATCH, REVIEW
-from .screens.review import ReviewScreen
 from .spectating import Boards, played
-from .text.rating_text import RatingBook
-from .widgets.rivals import DID_NOT_FINISH
 
 log = logging.getLogger("seahaven.client")
 

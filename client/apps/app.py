@@ -68,23 +68,25 @@ from protocol.messages import (
 from protocol.schema import Message
 from seahaven import Board
 
-from . import room_text
-from .data.stats import RaceRecord, Stats
-from .data.userdata import PlayerKeys, SavedSession, Settings, data_dir
-from .net.connection import ConnectError, ConnectionLost, RaceConnection, ServerError
-from .net.errors import ERROR_TEXTS, problem
-from .race import RaceController
-from .records.records_api import Records, RecordsError, http_base
-from .room_model import deal_code, deal_label, now_ms, rating_line
-from .screens.account_screen import Account, AccountScreen
-from .screens.arena_screen import ArenaDesk, ArenaScreen
-from .screens.friends import ACCEPT, FriendsDesk, InvitationScreen
-from .screens.friends_screen import FriendsColumn, FriendsScreen
-from .screens.game_screen import GameScreen
-from .screens.lobby import LobbyScreen
-from .screens.race_screen import RaceScreen
-from .screens.records_screens import BoardsScreen, PlayerScreen
-from .screens.stats_screen import StatsScreen
+from ..data.stats import RaceRecord, Stats
+from ..data.userdata import PlayerKeys, SavedSession, Settings, data_dir
+from ..net.clock import now_ms
+from ..net.connection import ConnectError, ConnectionLost, RaceConnection, ServerError
+from ..net.errors import ERROR_TEXTS, problem
+from ..race import room_text
+from ..race.controller import RaceController
+from ..race.room_model import rating_line
+from ..records.records_api import Records, RecordsError, http_base
+from ..screens.account_screen import Account, AccountScreen
+from ..screens.arena_screen import ArenaDesk, ArenaScreen
+from ..screens.friends import ACCEPT, FriendsDesk, InvitationScreen
+from ..screens.friends_screen import FriendsColumn, FriendsScreen
+from ..screens.game_screen import GameScreen
+from ..screens.lobby import LobbyScreen
+from ..screens.race_screen import RaceScreen
+from ..screens.records_screens import BoardsScreen, PlayerScreen
+from ..screens.stats_screen import StatsScreen
+from ..text.words import deal_code, deal_label
 
 DEFAULT_SERVER: Final = "ws://127.0.0.1:8765"
 

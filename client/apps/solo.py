@@ -15,12 +15,12 @@ from i18n.rules_help import preset_title
 from seahaven import Board, decode, encode, preset
 from seahaven.winnable import deal_list
 
-from .data.stats import Stats
-from .data.userdata import Settings
-from .screens.game_screen import GameScreen
-from .screens.stats_screen import StatsScreen
-from .text.words import moves
-from .widgets.rivals import format_ms
+from ..data.stats import Stats
+from ..data.userdata import Settings
+from ..screens.game_screen import GameScreen
+from ..screens.stats_screen import StatsScreen
+from ..text.words import moves
+from ..widgets.rivals import format_ms
 
 
 def random_deal(preset_name: str, rng: random.Random | None = None, *, any_deal: bool = False) -> int:

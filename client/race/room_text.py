@@ -14,14 +14,14 @@ from protocol.enums import EndReason, Phase, Status
 from protocol.messages import Racer, Standing
 from seahaven import preset
 
-from .board.places import safe_count
+from ..board.places import safe_count
+from ..screens.friends import names_and
+from ..screens.results import ResultRow
+from ..text.rating_text import RatingBook, beside_my_name
+from ..text.words import ordinal, status_word
+from ..widgets.rivals import DID_NOT_FINISH, RacerView, format_ms
 from .room_model import RoomModel
-from .screens.friends import names_and
-from .screens.results import ResultRow
 from .spectating import Boards
-from .text.rating_text import RatingBook, beside_my_name
-from .text.words import ordinal, status_word
-from .widgets.rivals import DID_NOT_FINISH, RacerView, format_ms
 
 OUT_OF_RACE: Final = {
     Status.STUCK: N_("No legal move is left, and undo is off: you are out of this race"),
