@@ -55,6 +55,47 @@ the shell and knowing no rooms; play and http given the shell's interfaces; the 
 database) beside the shell, reading rooms' records and the store's logs, never the shell. ``server.app`` (the
 wiring) and ``server.__main__`` (the command) may import every part."""
 
+CLIENT_LAYERS = {
+    "client.text": set(),
+    "client.board": {"client.text"},
+    "client.data": set(),
+    "client.net": {"client.text"},
+    "client.widgets": {"client.board", "client.text"},
+    "client.records": {"client.widgets", "client.board", "client.text"},
+    "client.screens": {
+        "client.records",
+        "client.widgets",
+        "client.board",
+        "client.net",
+        "client.data",
+        "client.text",
+    },
+    "client.race": {
+        "client.screens",
+        "client.records",
+        "client.widgets",
+        "client.board",
+        "client.net",
+        "client.data",
+        "client.text",
+    },
+    "client.apps": {
+        "client.race",
+        "client.screens",
+        "client.records",
+        "client.widgets",
+        "client.board",
+        "client.net",
+        "client.data",
+        "client.text",
+    },
+}
+"""Within client/, the parts each part may import: the words (text) and the pure board at the
+bottom; the connection (net) and the data directory beside them; the widgets, then the records
+(read and explained, not drawn), then the screens, which ask their room through ``RoomActions``
+and never import the race; the race (a room's controller) drives the screens; the applications
+(apps) wire it all. ``client.__main__`` (the command) may import every part."""
+
 PURE = ("server.rooms",)
 """The room core and its rules: commands in, effects out, no clock, socket or store."""
 IMPURE = {"asyncio", "time", "socket", "websockets", "redis", "server.store", "server.app", "server.shell"}
@@ -136,6 +177,35 @@ def test_every_server_module_belongs_to_a_part() -> None:
         name
         for name in modules()
         if within(name, "server") and name != "server" and not any(within(name, p) for p in parts)
+    }
+    assert loose == set()
+
+
+@pytest.mark.parametrize("part", sorted(CLIENT_LAYERS))
+def test_each_client_part_imports_only_the_parts_below_it(part: str) -> None:
+    allowed = {part, *CLIENT_LAYERS[part]}
+    offences = {}
+    for name in modules():
+        if not within(name, part):
+            continue
+        wrong = sorted(
+            {
+                i
+                for i in imports_of(name)
+                if within(i, "client") and i != "client" and not any(within(i, a) for a in allowed)
+            }
+        )
+        if wrong:
+            offences[name] = wrong
+    assert offences == {}
+
+
+def test_every_client_module_belongs_to_a_part() -> None:
+    parts = [*CLIENT_LAYERS, "client.__main__"]
+    loose = {
+        name
+        for name in modules()
+        if within(name, "client") and name != "client" and not any(within(name, p) for p in parts)
     }
     assert loose == set()
 
