@@ -1,6 +1,6 @@
 """``seahaven-client``: race at Seahaven Towers from a terminal, or practise alone.
 
-seahaven-client [ws://host:port] [--name NAME]   (races: the lobby, then rooms; client/app.py)
+seahaven-client [ws://host:port] [--name NAME]   (races: the lobby, then rooms; client/apps/app.py)
 seahaven-client --server wss://host:8443 [--ca FILE]   (TLS; FILE: a self-signed server's certificate)
 seahaven-client --solo [--preset P] [--deal N | --any-deal] [--stats FILE]
 seahaven-client --demo                    (the race screen with made-up rivals)

@@ -2,7 +2,7 @@
 (``/r/CODE``) once seated, and the deployment's HAProxy hashes that path onto one node.
 
 On real processes: a private redis-server, three nodes, HAProxy on the deployment's config with a
-third node added the way an operator adds one. Two terminal clients (``client.net.RaceConnection``)
+third node added the way an operator adds one. Two terminal clients (``client.net.connection.RaceConnection``)
 connect through the balancer (leastconn spreads them over two nodes), race in one room, and end on
 the one node the code hashes to: their moves ring no doorbell. When that node is killed both
 reconnect through the balancer to the same survivor, and the race goes on there. The browser client

@@ -1,5 +1,5 @@
-"""The terminal client's arena (client/arena_screen.py) and ratings beside names
-(client/rating_text.py), driven by Textual's pilot against a real server on loopback: Ann (the
+"""The terminal client's arena (client/screens/arena_screen.py) and ratings beside names
+(client/text/rating_text.py), driven by Textual's pilot against a real server on loopback: Ann (the
 client) opens an arena from the lobby's Arena entry, Bob (a bare protocol client) joins it by its
 code, the server seats them in a race by itself, Bob wins it, Ann's arena screen shows the
 standings with her line marked, the next race opens by itself, and at the end the podium shows.

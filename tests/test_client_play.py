@@ -367,6 +367,6 @@ async def test_screenshots_are_written(tmp_path: Path) -> None:
         "race-60x20.svg",
     }
     assert "tomasz&#160;wins" in (tmp_path / "results-80x24.svg").read_text()
-    # The analysed review: where alice's deal was lost, said and marked (client/race_analysis.py).
+    # The analysed review: where alice's deal was lost, said and marked (client/records/race_analysis.py).
     analysed = (tmp_path / "review-analysis.svg").read_text()
     assert "Lost&#160;at&#160;move&#160;31&#160;" in analysed and "✗" in analysed

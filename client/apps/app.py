@@ -2,10 +2,10 @@
 
 ``RaceApp`` owns the ``RaceConnection``. Its events and status changes come back as
 Textual messages (so they are handled in order on the App's queue) and go to the room's
-``RaceController`` (client/race.py) or, between rooms, to the ``LobbyScreen``. A spectator's
+``RaceController`` (client/race/controller.py) or, between rooms, to the ``LobbyScreen``. A spectator's
 drop takes them out of the room on the server: back online, the App joins it again to watch on.
 
-The session (server, token, room) is kept in the user's data directory (client/userdata.py):
+The session (server, token, room) is kept in the user's data directory (client/data/userdata.py):
 a client restarted within the server's grace period says hello with the token and is put
 back in its seat. So is the key of the registered player the user is on each server
 (``player.json``): the first connection to a server registers, and every later one says hello
@@ -113,7 +113,7 @@ class RaceApp(App[None]):
         Binding("ctrl+q", "quit", NP_("footer", "Quit"), priority=True),
         # The lobby shows F8 in its footer; over a race it shows the standings (action_arena).
         Binding("f8", "arena", NP_("footer", "Arena"), show=False),
-        # Friends (client/friends_screen.py) from anywhere: from a waiting room, invite to it.
+        # Friends (client/screens/friends_screen.py) from anywhere: from a waiting room, invite to it.
         Binding("f9", "friends", NP_("footer", "Friends"), show=False),
     ]
     QUIT_SECONDS = 3.0
@@ -172,9 +172,9 @@ class RaceApp(App[None]):
         self.ratings: dict[str, RatingNotice] = {}
         """My ratings by preset, as the server's last ``rating`` said (docs/ratings.md)."""
         self.arena_desk = ArenaDesk()
-        """The arena I am in (client/arena_screen.py)."""
+        """The arena I am in (client/screens/arena_screen.py)."""
         self.friends = FriendsDesk()
-        """My friends, their presence, invitations either way (client/friends.py)."""
+        """My friends, their presence, invitations either way (client/screens/friends.py)."""
         self.lobby = LobbyScreen(self.server, self.player_name, autoconnect=autoconnect)
         self._entering = False
         self._held: list[Message] = []
@@ -373,7 +373,7 @@ class RaceApp(App[None]):
         if conn is not None:
             await conn.close()
 
-    # -- RaceHost (client/race.py) ----------------------------------------------
+    # -- RaceHost (client/race/controller.py) ----------------------------------------------
 
     async def show_race_screen(self, screen: RaceScreen) -> None:
         await self.push_screen(screen)
@@ -643,7 +643,7 @@ class RaceApp(App[None]):
     def show_boards(self) -> None:
         self.push_screen(BoardsScreen(self.records()))
 
-    # -- friends (client/friends.py, client/friends_screen.py) ------------------------------
+    # -- friends (client/screens/friends.py, client/screens/friends_screen.py) ------------------------------
 
     def action_friends(self) -> None:
         """F9 anywhere: the friends screen (from a waiting room, an invitation is to that room)."""
@@ -832,7 +832,7 @@ class RaceApp(App[None]):
             if self.room is None:
                 self.lobby.show_status(said, "error")
 
-    # -- my account (client/account_screen.py) -------------------------------------
+    # -- my account (client/screens/account_screen.py) -------------------------------------
 
     def show_account(self, *, signing_in: bool = False) -> None:
         self.push_screen(AccountScreen(signing_in=signing_in))

@@ -1,9 +1,9 @@
 """The race screen without a server: made-up rivals, a sink that confirms after a short delay.
 
 It shows the network engineer the screen's interface in use, serves ``seahaven-client
---demo`` and the race screenshots (client/screenshots.py), and saves one on its own::
+--demo`` and the race screenshots (client/apps/screenshots.py), and saves one on its own::
 
-    python -m client.demo race.svg [--size 100x34]
+    python -m client.apps.demo race.svg [--size 100x34]
 """
 
 from __future__ import annotations

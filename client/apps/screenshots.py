@@ -1,7 +1,7 @@
 """The SVG screenshots in docs/, made by Textual's pilot from sample data (no server)::
 
-    python -m client.screenshots docs
-    python -m client.screenshots docs --lang fr --lang it --lang nl
+    python -m client.apps.screenshots docs
+    python -m client.apps.screenshots docs --lang fr --lang it --lang nl
 
 The lobby, the race screen, the results and the statistics at 80x24 and at 160x50
 (``lobby-80x24.svg``, ``race-160x50.svg``, ...), a race at 60x20, review.svg and review-analysis.svg (a race

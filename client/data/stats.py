@@ -1,7 +1,7 @@
 """Statistics: per preset games, wins, streaks and best times, and the history of races.
 
 The file lives at ``$SEAHAVEN_STATS`` if set, else ``stats.json`` in the client's data
-directory (client/userdata.py). A missing file starts from zero; an unreadable one is kept
+directory (client/data/userdata.py). A missing file starts from zero; an unreadable one is kept
 aside as ``stats.json.bad`` rather than overwritten.
 """
 

@@ -68,13 +68,13 @@ ERROR_TEXTS: Final[dict[str, str]] = {
 """Every ErrorCode; tests/test_i18n_terminal.py checks none is missing."""
 
 DETAILED: Final = frozenset({ErrorCode.ILLEGAL_MOVE})
-"""Codes whose message is the engine's reason, which client/words.py can say again in the language in use."""
+"""Codes whose message is the engine's reason, which client/text/words.py can say again in the language in use."""
 
 
 def error_text(code: str, message: str) -> str:
     """A refusal in the player's words. In English the server's own message is the best text (it
     is English, and often more specific: which room, how many seats); in another language the
-    code's text, or for an illegal move the engine's reason said again (client/words.py). An
+    code's text, or for an illegal move the engine's reason said again (client/text/words.py). An
     unknown code keeps the server's message, and its code for a bug report."""
     text = ERROR_TEXTS.get(code)  # a StrEnum key matches its text
     if text is None:

@@ -2,19 +2,19 @@
 
 The room's concerns live in their own modules; ``RaceController`` joins them up:
 
-- ``RoomModel`` (client/room_model.py): the room as the frames describe it;
-- ``Outbox`` (client/outbox.py): the screen's actions sent one at a time, in order, by a
+- ``RoomModel`` (client/race/room_model.py): the room as the frames describe it;
+- ``Outbox`` (client/net/outbox.py): the screen's actions sent one at a time, in order, by a
   worker of the screen; a ``moved`` reply confirms the optimistic action, an ``error`` rolls
   it back with its reason;
-- ``Boards`` (client/spectating.py): a spectator's copy of every racer's board;
-- ``RaceScreen`` (client/race_screen.py): a ``GameScreen`` whose reactive attributes (lock, cover, info,
+- ``Boards`` (client/race/spectating.py): a spectator's copy of every racer's board;
+- ``RaceScreen`` (client/screens/race_screen.py): a ``GameScreen`` whose reactive attributes (lock, cover, info,
   racers, countdown) redraw their widgets in ``watch_*`` methods; the controller sets them all
-  at once with a ``RoomView`` (``_render``), with the words from client/room_text.py. The screen
-  asks the controller only what ``RoomActions`` (client/room_actions.py) lists.
+  at once with a ``RoomView`` (``_render``), with the words from client/race/room_text.py. The screen
+  asks the controller only what ``RoomActions`` (client/screens/room_actions.py) lists.
 
 When the socket drops, the connection reconnects by itself; the screen is locked meanwhile
 (with the attempts and the time left to keep the seat), and the room frame the server sends
-after the reconnect replaces the board, the racers and the phase. The host (``client.app.RaceApp``)
+after the reconnect replaces the board, the racers and the phase. The host (``client.apps.app.RaceApp``)
 owns the connection, pushes the screen and takes the player back to the lobby; see ``RaceHost``.
 """
 
@@ -192,7 +192,7 @@ class RaceController:
         self._match_timer: Timer | None = None
         """Redraws the quick match's widening window each second while we wait alone."""
         self.book = RatingBook()
-        """The other racers' ratings (client/rating_text.py), from the server's records."""
+        """The other racers' ratings (client/text/rating_text.py), from the server's records."""
         self._ghost_asked = False
         self.ghost_lines: tuple[str, ...] = ()
         """Before a ghost race: its run in words (room_text.ghost_lines), once the records said."""

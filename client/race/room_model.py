@@ -2,7 +2,7 @@
 
 ``RoomModel`` holds what the room frames say (phase, racers, rematch votes, settings, the
 server's clock) and answers questions about it (may I ready, am I racing, who wants a rematch).
-The race controller (client/race.py) feeds it and draws the screen from it.
+The race controller (client/race/controller.py) feeds it and draws the screen from it.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ class Seen:
     now: int = 0
     """The local clock (ms), for what widens with time (the quick match's window)."""
     safe: int = 0
-    """Cards that could go home safely now on the player's board (client/places.py safe_count)."""
+    """Cards that could go home safely now on the player's board (client/board/places.py safe_count)."""
     ghost: tuple[str, ...] = ()
     """Before a ghost race: whose run it is, its time to beat, who raced it (``ghost_lines``)."""
     invited: tuple[str, ...] = ()

@@ -2,9 +2,9 @@
 
 ``progress_after`` replays a track once (cards home after each step); ``sparkline`` draws those
 counts in a given width, each column the highest count of the steps it covers, the step shown on
-the board marked; with the race's analysis (client/race_analysis.py), the steps after which the
+the board marked; with the race's analysis (client/records/race_analysis.py), the steps after which the
 deal could not be won drawn red and dim, and the move that lost it a cross of its own (``✗``, seen
-without colour too). Pure: the review (client/review.py) redraws it as the player steps or plays.
+without colour too). Pure: the review (client/screens/review.py) redraws it as the player steps or plays.
 """
 
 from __future__ import annotations

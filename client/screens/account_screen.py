@@ -2,7 +2,7 @@
 handle) and what I may do: claim a handle, set a password, sign in on this machine with a handle
 and password, export my data to a JSON file in the data folder, delete my account.
 
-The screen only asks; the App (``AccountHost``: client.app.RaceApp) holds the connection and the
+The screen only asks; the App (``AccountHost``: client.apps.app.RaceApp) holds the connection and the
 key kept in ``player.json``. Every account request but ``register`` and ``sign_in`` needs a
 registered player's session (a hello with the key), and a key the client registered is said only
 at the next connection: so the screen, opened from the lobby (no race to lose), connects again
@@ -78,7 +78,7 @@ PLAIN: Final[dict[str, str]] = {
     ErrorCode.ALREADY_REGISTERED: N_("This session is your registered player's already"),
     ErrorCode.BAD_FIELD: N_("The server refused what was typed: {message}"),
 }
-"""The refusals of the account requests in plain words (``{message}``: the reason, client/errors.py)."""
+"""The refusals of the account requests in plain words (``{message}``: the reason, client/net/errors.py)."""
 
 
 def explain(error: ServerError, handle: str = "") -> str:

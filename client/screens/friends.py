@@ -2,8 +2,8 @@
 
 ``FriendsDesk`` holds the last ``friends`` list with each friend's presence as the ``presence``
 events moved it, the invitations I sent that wait for an answer, and those I was sent. The App
-(client/app.py) feeds it every friends message, wherever the player is, and shows what it says;
-the friends screen and the lobby's column (client/friends_screen.py) draw it.
+(client/apps/app.py) feeds it every friends message, wherever the player is, and shows what it says;
+the friends screen and the lobby's column (client/screens/friends_screen.py) draw it.
 
 An invitation to me shows at once over whatever screen is on top (``InvitationScreen``): who, the
 rules (or, from ``race_again``, that the people I just raced ask to race again on a new deal), the

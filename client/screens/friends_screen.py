@@ -5,7 +5,7 @@ players who asked me (``a`` accepts, ``x`` declines), those I asked (``x`` cance
 block (``u`` unblocks); a field asks a player by handle; ``i`` (or Enter) invites the selected
 friend to race, ``w`` watches their room, ``x`` removes, ``b`` blocks; a tick box says whether my
 friends see what I do. It asks ``friends`` when it opens; the App (``FriendsHost``:
-client.app.RaceApp) keeps the list current from the server's events (client/friends.py) and
+client.apps.app.RaceApp) keeps the list current from the server's events (client/screens/friends.py) and
 redraws it. Under the list, my recent rivals from the read API (``/players/P/rivals``), each head
 to head: wins and losses, and on how many of the deals we both finished I was faster; ``a`` (or
 Enter) on one asks them to be my friend. The lobby's column shows the friends alone, Enter inviting.
@@ -63,7 +63,7 @@ INVITE_REFUSALS: Final[dict[str, str]] = {
     ErrorCode.NOT_A_RACER: N_("A spectator cannot invite: leave the room (l), then invite from the lobby"),
     ErrorCode.ROOM_FULL: N_("Your room has no free seat for a friend"),
 }
-"""An invitation's refusals that the error catalogue's words would mislead about (client/errors.py)."""
+"""An invitation's refusals that the error catalogue's words would mislead about (client/net/errors.py)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 race a friend's ghost by its challenge code.
 
 ``LobbyScreen`` only collects what the player wants and shows what happened; the App
-(``LobbyHost``: ``client.app.RaceApp``) talks to the server and opens the race screen.
+(``LobbyHost``: ``client.apps.app.RaceApp``) talks to the server and opens the race screen.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ FRIENDLY: Final[dict[str, str]] = {
     ErrorCode.RECORDS_UNAVAILABLE: N_("No ghost races now: the server's records cannot be reached"),
 }
 """The lobby's own words for the refusals a code typed there explains best; the others are
-client/errors.py's (the server's English ``message`` is for clients that do not know a code)."""
+client/net/errors.py's (the server's English ``message`` is for clients that do not know a code)."""
 
 
 def explain(error: ServerError, code: str = "") -> str:
@@ -153,7 +153,7 @@ class LobbyHost(Protocol):
         """The arena screen: join one by its code, open one, its standings."""
 
     def show_friends(self) -> None:
-        """The friends screen (client/friends_screen.py)."""
+        """The friends screen (client/screens/friends_screen.py)."""
 
     async def is_arena(self, code: str) -> bool:
         """An arena of this code is live or on record (False when the records cannot say)."""
@@ -164,7 +164,7 @@ class LobbyScreen(LocalScreen[None]):
 
     CSS_PATH = Path(__file__).with_name("lobby.tcss")
 
-    # From 160 columns the friends have a column of their own (client/friends_screen.py).
+    # From 160 columns the friends have a column of their own (client/screens/friends_screen.py).
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (78, "-wide"), (160, "-roomy")]  # noqa: RUF012 (Textual declares it so)
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -176,14 +176,14 @@ class LobbyScreen(LocalScreen[None]):
         Binding("ctrl+j", "focus_code", NP_("footer", "Join"), show=False),
         Binding("f2", "stats", NP_("footer", "Stats")),
         Binding("f3", "daily", NP_("footer", "Daily")),
-        # The server's records (client/records_screens.py).
+        # The server's records (client/screens/records_screens.py).
         Binding("f4", "my_page", NP_("footer", "Me")),
         Binding("f6", "boards", NP_("footer", "Best")),
-        # My player on the server (client/account_screen.py).
+        # My player on the server (client/screens/account_screen.py).
         Binding("f7", "account", NP_("footer", "Acct")),
-        # Arenas (client/arena_screen.py); over a race F8 shows the standings (the App's binding).
+        # Arenas (client/screens/arena_screen.py); over a race F8 shows the standings (the App's binding).
         Binding("f8", "arena", NP_("footer", "Arena")),
-        # Friends (client/friends_screen.py): in the footer from 78 columns (at 60 it had no room);
+        # Friends (client/screens/friends_screen.py): in the footer from 78 columns (at 60 it had no room);
         # narrower, the App's own F9 opens them all the same.
         Binding("f9", "friends", NP_("footer", "Friends")),
     ]

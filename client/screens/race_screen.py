@@ -1,9 +1,9 @@
 """The game screen of a room: ``GameScreen`` plus Ready, Leave and the watched racer's keys.
 
 Its reactive attributes (lock, cover, status line, racers panel, countdown) redraw their widgets
-in ``watch_*`` methods; the race controller (client/race.py) sets them all at once with
+in ``watch_*`` methods; the race controller (client/race/controller.py) sets them all at once with
 ``show_room`` (a ``RoomView``), and the countdown alone with ``count_down_to``. The screen asks
-its room for the rest through ``RoomActions`` (client/room_actions.py), never the controller.
+its room for the rest through ``RoomActions`` (client/screens/room_actions.py), never the controller.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from .room_actions import RoomActions
 
 @dataclass(frozen=True)
 class RoomView:
-    """Everything ``RaceScreen.show_room`` draws of the room (client/room_text.py has the words)."""
+    """Everything ``RaceScreen.show_room`` draws of the room (client/race/room_text.py has the words)."""
 
     lock: str | None
     """Why the board refuses input (None: the player may move)."""

@@ -1,7 +1,7 @@
 """The records from the server, in the terminal: my page (races, wins, streaks, best times, my
 ratings and what each rated race did to them, the arenas I was in, my races a page at a time) and
 the leaderboards (per preset: the daily deal, this week, all time). Enter on a race opens its
-replay from the server's record (client/review.py).
+replay from the server's record (client/screens/review.py).
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ class ResultRow:
     """Hints the server gave this racer."""
     ghost: bool = False
     rating: str = ""
-    """The rating shown beside the name (client/rating_text.py)."""
+    """The rating shown beside the name (client/text/rating_text.py)."""
     undos: int = 0
     """The racer's own undos, said beside the status (as the browser says them under the moves)."""
 

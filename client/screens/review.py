@@ -3,14 +3,14 @@
 ``ReviewScreen`` replays each racer's actions on the opening position: left / right step one,
 home / end jump, ``[`` / ``]`` switch racer at the same step, space plays the steps at the race's
 own pace (``+`` / ``-``: faster, slower); a line under the step draws the racer's cards home over
-the race, the step shown marked (client/progress_graph.py). With ``fetch`` (the race on the
-server's record, ``GET /api/v1/races/{race_id}``: client/records_api.py) it reads every racer's
+the race, the step shown marked (client/records/progress_graph.py). With ``fetch`` (the race on the
+server's record, ``GET /api/v1/races/{race_id}``: client/records/records_api.py) it reads every racer's
 moves and undos with their times from the server, showing meanwhile, and if the record cannot be
 read, what the client has: each racer's moves in effect at the end (``result.histories``, or a
 finished room's ``watching``). With ``analyse`` (the race's analysis, ``GET
 /api/v1/races/{race_id}/analysis``), read once the record is, and again a few times a few seconds
 apart while it is pending: the graph draws the steps after which the racer's deal could not be won
-and marks the move that lost it, a line says it in words (client/race_analysis.py) and ``l`` shows
+and marks the move that lost it, a line says it in words (client/records/race_analysis.py) and ``l`` shows
 that move. A server without the analysis (records off, older: a 404) leaves them out.
 """
 
@@ -44,7 +44,7 @@ from .localized import LocalScreen
 FetchRace = Callable[[], Awaitable[Mapping[str, Any]]]
 """Reads the race document from the server (a RecordsError when it cannot)."""
 CheckRace = Callable[[], Awaitable[str]]
-"""Checks the race's signed record (client/verification.py): the verdict in words."""
+"""Checks the race's signed record (client/records/verification.py): the verdict in words."""
 FetchAnalysis = Callable[[], Awaitable[Mapping[str, Any]]]
 """Reads the race's analysis from the server: ``status`` and, once done, ``analysis`` (a
 RecordsError when it cannot)."""
@@ -137,7 +137,7 @@ class ReviewScreen(LocalScreen[None]):
         self.view.display = self.opening is not None
         self.line = Static(id="review-line")
         self.graph = Static(id="review-graph")
-        """The racer's cards home over the race, the step shown marked (client/progress_graph.py)."""
+        """The racer's cards home over the race, the step shown marked (client/records/progress_graph.py)."""
         self.said = Static(id="review-analysis")
         """What the analysis says of the racer's deal, in words (hidden without one)."""
         self.said.display = False

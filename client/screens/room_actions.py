@@ -1,8 +1,8 @@
 """What a room's screen asks of its room: ``RoomActions``.
 
-The race screen (client/race_screen.py) sends the player's keys here and asks here whether they
-work now; ``RaceController`` (client/race.py) implements it. So the screen never imports the
-controller, as ``MoveSink`` (client/game_screen.py) spares the game screen the network.
+The race screen (client/screens/race_screen.py) sends the player's keys here and asks here whether they
+work now; ``RaceController`` (client/race/controller.py) implements it. So the screen never imports the
+controller, as ``MoveSink`` (client/screens/game_screen.py) spares the game screen the network.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ class RacerView:
     ghost: bool = False
     """A ghost: a recorded run the server plays again (a challenge)."""
     rating: str = ""
-    """The rating shown beside the name (client/rating_text.py; empty: none known)."""
+    """The rating shown beside the name (client/text/rating_text.py; empty: none known)."""
     safe: int = 0
     """Cards that could go home safely now, on a board this client holds (0: none, or not known)."""
 
