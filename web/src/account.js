@@ -2,12 +2,11 @@
 // (my player id, my handle, my page), claim a handle, set a password, sign in on this device with a
 // handle and password, export my data, delete my account. Every refusal is said in words
 // (explain.js). ``app`` is what the race client lends the panel (main.js): conn, me, render, show,
-// storedKey, useKey (race as the player a key names: a new session said with it), forgetKey.
+// storedKey, useKey (race as the player a key names: a new session said with it), forgetKey, and
+// the panel's state: `account` (the page state's, state.js) and `forms` (its fields, made once).
 import { h } from "./dom.js";
 import { explain } from "./explain.js";
 import { t } from "./i18n.js";
-
-const A = { note: null, busy: false, triedKey: false, fields: null, deleting: false };
 
 /** The player a key names (its part before the dot: ID.SECRET). */
 export const keyPlayer = (key) => key.split(".", 1)[0];
@@ -22,6 +21,7 @@ export const myPagePath = (me) => `/players/${encodeURIComponent(me.handle ?? me
  * races anonymously (the token's session) while the key waits for a new session; the panel's
  * requests need the player's own, so the panel says hello with the key (once per page). */
 export function openAccount(app) {
+  const A = app.account;
   A.note = null;
   A.deleting = false;
   const key = app.storedKey();
@@ -32,6 +32,7 @@ export function openAccount(app) {
 }
 
 export function accountView(app) {
+  const A = app.account;
   const me = app.me;
   const parts = [h("h2", { id: "account-h" }, t("Account"))];
   if (A.note) parts.push(h("p", { id: "account-note", class: A.note.error ? "error" : "done", role: A.note.error ? "alert" : "status" }, A.note.text));
@@ -42,19 +43,20 @@ export function accountView(app) {
 }
 
 /** The form fields, made once: a render (any event) rebuilds the view but keeps what was typed. */
-function fields() {
-  A.fields ??= {
+function fields(app) {
+  app.forms.account ??= {
     handle: h("input", { id: "handle", maxlength: 64, required: true, autocomplete: "username", "aria-describedby": "handle-rules" }),
     password: h("input", { id: "new-password", type: "password", minlength: 8, maxlength: 128, required: true, autocomplete: "new-password" }),
     signHandle: h("input", { id: "sign-in-handle", maxlength: 64, required: true, autocomplete: "username" }),
     signPassword: h("input", { id: "sign-in-password", type: "password", maxlength: 128, required: true, autocomplete: "current-password" }),
     deleteWord: h("input", { id: "delete-word", maxlength: 64, autocomplete: "off", spellcheck: "false", "aria-describedby": "delete-warning" }),
   };
-  return A.fields;
+  return app.forms.account;
 }
 
 function playerPart(app, me) {
-  const f = fields();
+  const A = app.account;
+  const f = fields(app);
   const fact = (label, value, id) => [h("dt", {}, label), h("dd", { id }, value)];
   return h(
     "div",
@@ -67,7 +69,7 @@ function playerPart(app, me) {
       () => claim(app, f.handle.value.trim()),
       h("label", { for: "handle" }, me.handle ? t("A new handle") : t("Claim a handle")),
       f.handle,
-      button("claim", me.handle ? t("Change handle") : t("Claim")),
+      button(app, "claim", me.handle ? t("Change handle") : t("Claim")),
       h("p", { class: "muted", id: "handle-rules" }, t("3 to 24 letters, digits and _ - . ; the first to claim one holds it.")),
     ),
     form(
@@ -76,7 +78,7 @@ function playerPart(app, me) {
       () => setPassword(app, f.password.value),
       h("label", { for: "new-password" }, t("Password")),
       f.password,
-      button("set-password", t("Set password")),
+      button(app, "set-password", t("Set password")),
       h("p", { class: "muted" }, t("8 characters or more. With your handle, it signs you in on another device.")),
     ),
     h(
@@ -95,10 +97,11 @@ export const deleteWord = (me) => me.handle ?? me.name ?? me.player;
 /** Deleting cannot be undone, so it is asked twice: the button opens this warning, and the
  * account goes only once the player has typed their handle (or name) in it. */
 function deletePart(app, me) {
-  const f = fields();
+  const A = app.account;
+  const f = fields(app);
   const word = deleteWord(me);
   const matches = () => f.deleteWord.value.trim().toLowerCase() === word.toLowerCase();
-  const go = button("delete-for-good", t("Delete for good"));
+  const go = button(app, "delete-for-good", t("Delete for good"));
   go.classList.add("danger");
   go.disabled = A.busy || !matches();
   f.deleteWord.oninput = () => (go.disabled = A.busy || !matches());
@@ -115,20 +118,23 @@ function deletePart(app, me) {
 }
 
 function askToDelete(app) {
+  const A = app.account;
   A.deleting = true;
   A.note = null;
-  fields().deleteWord.value = "";
+  fields(app).deleteWord.value = "";
   app.render();
   document.getElementById("delete-word")?.focus();
 }
 
 function keep(app) {
+  const A = app.account;
   A.deleting = false;
   app.render();
   document.getElementById("delete-account")?.focus();
 }
 
 function anonymousPart(app) {
+  const A = app.account;
   const key = app.storedKey();
   if (key) {
     return h(
@@ -147,7 +153,7 @@ function anonymousPart(app) {
 }
 
 function signInPart(app) {
-  const f = fields();
+  const f = fields(app);
   return form(
     app,
     "sign-in-form",
@@ -158,15 +164,16 @@ function signInPart(app) {
     f.signHandle,
     h("label", { for: "sign-in-password" }, t("Password")),
     f.signPassword,
-    button("sign-in", t("Sign in")),
+    button(app, "sign-in", t("Sign in")),
   );
 }
 
 const form = (app, id, run, ...children) => h("form", { id, class: "account-form", onsubmit: (e) => (e.preventDefault(), act(app, run)) }, children);
-const button = (id, text) => h("button", { type: "submit", id, disabled: A.busy }, text);
+const button = (app, id, text) => h("button", { type: "submit", id, disabled: app.account.busy }, text);
 
 /** Run one account request: the panel is busy meanwhile, then says how it went. */
 async function act(app, run) {
+  const A = app.account;
   A.busy = true;
   A.note = null;
   app.render();
@@ -182,19 +189,19 @@ async function act(app, run) {
 async function claim(app, handle) {
   const identity = await app.conn.call("claim_handle", { handle });
   app.me.handle = identity.handle;
-  fields().handle.value = "";
+  fields(app).handle.value = "";
   return t("Your handle is {handle} now.", { handle: identity.handle });
 }
 
 async function setPassword(app, password) {
   await app.conn.call("set_password", { password });
-  fields().password.value = "";
+  fields(app).password.value = "";
   return app.me.handle ? t("Password set: sign in with your handle and it on another device.") : t("Password set. Claim a handle too: signing in needs it.");
 }
 
 async function signIn(app, handle, password) {
   const identity = await app.conn.call("sign_in", { handle, password });
-  fields().signPassword.value = "";
+  fields(app).signPassword.value = "";
   app.useKey(identity.key);
   return t("Signed in as {player}: this device races as that player now.", { player: identity.handle ?? identity.player });
 }
@@ -217,9 +224,10 @@ async function exportData(app) {
 }
 
 async function deleteAccount(app) {
+  const A = app.account;
   await app.conn.call("delete_account");
   A.deleting = false;
-  fields().deleteWord.value = "";
+  fields(app).deleteWord.value = "";
   app.forgetKey();
   Object.assign(app.me, { identified: false, handle: null });
   return t("Your account is deleted: you race on anonymously.");

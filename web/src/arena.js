@@ -1,8 +1,9 @@
 // Arenas (docs/arenas.md, docs/protocol.md section 23): the arena lobby (a new arena with its rules
 // and minutes, or join one by its code or its link /a/CODE), the live standings while it runs
 // (beside each race: the server seats me in the next race by itself, a `room` the app enters), and
-// the podium at its end. The app (main.js) passes `hooks` (conn, me, render, toast) and sends the
-// `arena` and `podium` events here.
+// the podium at its end. The app (main.js) passes `hooks` (conn, me, arena, render, toast) and sends
+// the `arena` and `podium` events here. The arena I am in is the state's (state.js, `S.arena`: the
+// hooks' `arena`).
 import { h } from "./dom.js";
 import { clock, number, ordinal, t, tn } from "./i18n.js";
 import { presetTitle } from "./records_format.js";
@@ -18,12 +19,8 @@ export function arenaOfPath(pathname) {
   return m ? m[1].toUpperCase() : null;
 }
 
-/** The arena I am in (its last `arena` frame) and its podium once it ended. */
-export const A = { arena: null, podium: null, busy: false, form: { code: "", preset: "seahaven", minutes: 30 } };
-// (the form's fields are kept here as they are typed: the lobby is rebuilt every few seconds)
-
-/** An `arena` or `podium` event (or reply): true when it was one. */
-export function onArenaMessage(type, body) {
+/** An `arena` or `podium` event (or reply), kept in ``A`` (the state's `arena`): true when it was one. */
+export function onArenaMessage(A, type, body) {
   if (type === "arena") {
     if (A.arena && A.arena.arena !== body.arena) A.podium = null;
     A.arena = body;
@@ -74,10 +71,11 @@ export function myPlace(arena, me) {
 // -- requests --------------------------------------------------------------------------------
 
 async function ask(hooks, type, body) {
+  const A = hooks.arena;
   if (A.busy) return;
   A.busy = true;
   try {
-    onArenaMessage("arena", await hooks.conn.call(type, body));
+    onArenaMessage(A, "arena", await hooks.conn.call(type, body));
     // From the lobby the address is the arena's, to share or reload (a room's page keeps its own).
     if (location.pathname === "/") history.replaceState(null, "", A.arena.link_path);
   } catch (e) {
@@ -92,6 +90,7 @@ export const joinArena = (hooks, code) => ask(hooks, "join_arena", { arena: code
 export const createArena = (hooks, preset, minutes) => ask(hooks, "create_arena", { preset, minutes });
 
 async function leaveArena(hooks) {
+  const A = hooks.arena;
   const code = A.arena?.arena;
   if (!code) return;
   if (A.arena.phase !== "finished") {
@@ -142,6 +141,7 @@ function podiumView(podium, me) {
 /** The arena I am in: its clock, link, standings (me highlighted), podium, and leaving it; null when
  * in none. ``inRoom``: shown beside a race (compact: no link). */
 export function arenaPanel(hooks, inRoom = false) {
+  const A = hooks.arena;
   const arena = A.arena;
   if (!arena) return null;
   const me = hooks.me?.player;
@@ -170,6 +170,7 @@ export function arenaPanel(hooks, inRoom = false) {
 
 /** The lobby's arena section: the arena I am in, else a new one and joining one by its code. */
 export function arenaLobby(hooks) {
+  const A = hooks.arena;
   if (A.arena) return arenaPanel(hooks);
   const field = (label, input) => h("label", { class: "field" }, h("span", {}, label), input);
   const F = A.form;
@@ -217,6 +218,7 @@ export function arenaLobby(hooks) {
 /** Show the arena's news: beside a race, its panel alone is replaced (a rebuild of the whole view
  * mid-race would drop a card being dragged); anywhere else the view is rebuilt. */
 export function showArena(hooks) {
+  const A = hooks.arena;
   const panel = document.getElementById("arena");
   if (panel && "inRoom" in panel.dataset && A.arena) panel.replaceWith(arenaPanel(hooks, true));
   else hooks.render();
@@ -224,6 +226,7 @@ export function showArena(hooks) {
 
 /** The arena's clock, every half second, without rebuilding the view. */
 export function tickArena(hooks) {
+  const A = hooks.arena;
   const clock = document.getElementById("arena-clock");
   if (clock && A.arena) clock.textContent = arenaClock(A.arena, hooks.conn?.now() ?? Date.now());
 }

@@ -3,7 +3,9 @@
 // /c/{ID} shows a challenge (GET /api/v1/challenges/{id}: whose run, its rules, deal and time, the
 // races run against it) and races it: the room it opens is raced as any other, the ghost a rival.
 // ``app`` is what the race client lends these views (main.js): conn, me, render, toast, name,
-// raced, raceChallenge, enterRoom, leave.
+// raced, raceChallenge, enterRoom, leave, and their state: `challenges` (the page state's,
+// state.js: the challenges made, the /c/ID page, the runs' times read) and `forms` (the page's
+// name field, made once).
 import { h } from "./dom.js";
 import { explain } from "./explain.js";
 import { clock, number, t } from "./i18n.js";
@@ -57,11 +59,9 @@ export function runSummary(racer) {
 
 // -- the results: challenge a friend to race my run ------------------------------------------
 
-const made = new Map(); // race id -> {busy} | {reply} (the challenge frame) | {error}
-
 /** The results' offer to challenge a friend to my run of race ``raceId``. */
 export function challengeOffer(app, raceId) {
-  const state = made.get(raceId) ?? {};
+  const state = app.challenges.made.get(raceId) ?? {};
   if (state.reply) {
     const { challenge } = state.reply;
     const link = challengeUrl(location.origin, challenge);
@@ -82,6 +82,7 @@ export function challengeOffer(app, raceId) {
 }
 
 async function makeChallenge(app, raceId) {
+  const { made } = app.challenges;
   made.set(raceId, { busy: true });
   app.render();
   try {
@@ -94,15 +95,14 @@ async function makeChallenge(app, raceId) {
 
 // -- the page /c/{ID} -------------------------------------------------------------------------
 
-const page = { challenge: null, doc: null, run: null, error: null, raceError: null, busy: false, name: null };
-
 /** The page of ``challenge``: read once from the API, then shown with its "Race it" button. */
 export function challengeView(app, challenge) {
+  const { page } = app.challenges;
   if (page.challenge !== challenge) {
     Object.assign(page, { challenge, doc: null, run: null, error: null, raceError: null, busy: false });
     load(app, challenge);
   }
-  page.name ??= h("input", { id: "name", name: "name", maxlength: 24, required: true, autocomplete: "nickname", value: app.name() });
+  app.forms.challengeName ??= h("input", { id: "name", name: "name", maxlength: 24, required: true, autocomplete: "nickname", value: app.name() });
   const head = h("h2", { id: "challenge-h" }, t("Challenge"), " ", h("span", { class: "code" }, challenge));
   if (page.error) return h("section", { class: "card-panel challenge-page" }, head, h("p", { class: "error", role: "alert", id: "challenge-error" }, page.error), lobbyLink());
   if (!page.doc) return h("section", { class: "card-panel challenge-page" }, head, h("p", { class: "muted" }, t("Loading…")));
@@ -127,11 +127,11 @@ export function challengeView(app, challenge) {
           page.busy = true;
           page.raceError = null;
           app.render();
-          app.raceChallenge(challenge, page.name.value.trim() || "player");
+          app.raceChallenge(challenge, app.forms.challengeName.value.trim() || "player");
         },
       },
       h("label", { for: "name" }, t("Your name")),
-      page.name,
+      app.forms.challengeName,
       h("button", { type: "submit", id: "race-it", disabled: page.busy }, t("Race it")),
     ),
     page.raceError ? h("p", { class: "error", role: "alert", id: "race-error" }, page.raceError) : null,
@@ -150,6 +150,7 @@ export function challengeView(app, challenge) {
 const lobbyLink = () => h("p", {}, h("a", { href: "/" }, t("To the lobby")));
 
 async function load(app, challenge) {
+  const { page } = app.challenges;
   try {
     // Fresh: a race run against it a moment ago is in its results (the API lets a copy live 10 s).
     const doc = await apiGet(`/challenges/${challenge}`, {}, { fresh: true });
@@ -171,6 +172,7 @@ async function load(app, challenge) {
 /** Race the challenge on the open connection: the room it opens replaces the page. Null, or
  * why not in words (also on the challenge's page). */
 export async function acceptChallenge(app, challenge) {
+  const { page } = app.challenges;
   try {
     app.enterRoom(await app.conn.call("accept_challenge", { challenge }));
     return null;
@@ -183,11 +185,10 @@ export async function acceptChallenge(app, challenge) {
 
 // -- the results of a race against a ghost -----------------------------------------------------
 
-const runTimes = new Map(); // challenge -> its run's finishing time (ms, or null), once read
-
 /** Its run's finishing time (ms; null: it did not finish, or not known yet): the challenge's
  * page read it; after a reload it is read again, and the results shown again once it comes. */
 function runTime(app, challenge) {
+  const { page, runTimes } = app.challenges;
   if (page.challenge === challenge && page.doc) return page.doc.time_ms ?? null;
   if (!runTimes.has(challenge)) {
     runTimes.set(challenge, null);

@@ -43,8 +43,8 @@ export function eventHandler(app, keep) {
       act.refreshRooms();
       return app.render();
     }
-    if (type === "rating" && S.room) ratingsChanged(S.room.racers.map((r) => r.player)); // theirs changed too: ask again
-    if (onArenaMessage(type, body)) return showArena(app.hooks);
+    if (type === "rating" && S.room) ratingsChanged(app.ratingBook, S.room.racers.map((r) => r.player)); // theirs changed too: ask again
+    if (onArenaMessage(S.arena, type, body)) return showArena(app.hooks);
     if (onFriendsMessage(app, type, body)) return app.render();
     if (type === "notice") {
       // From the server's operators (docs/admin.md): shown for a while; a closed room takes us to the lobby.
@@ -72,7 +72,7 @@ export function eventHandler(app, keep) {
     // The opening's safe cards: the server plays them when ready asked it to (a progress with them follows).
     if (type === "started") {
       act.started();
-      if (S.room) forgetSent(S.room.room); // the invitations to its waiting room are answered, or too late
+      if (S.room) forgetSent(S, S.room.room); // the invitations to its waiting room are answered, or too late
     }
     if (S.resync) act.resync(S.resync);
   };

@@ -2,23 +2,14 @@
 // (also beside my waiting room, to invite into it; in the lobby, my recent rivals to add), the
 // "Add friend" offer beside a rival's name, "Race again" on a race's results (everyone I raced
 // invited to a new room), the invitations I sent (said in the waiting room, with each answer)
-// and the invitation toasts. Its state is its own (`F`), filled by the server's `friends` reply
-// and kept by its events (`friends`, `presence`, `invitation`, `invited`, `invite_closed`); the
-// panel is a part keyed by what it shows (friendsKey), so a friend's presence never rebuilds a board.
+// and the invitation toasts. Its state, filled by the server's `friends` reply
+// and kept by its events (`friends`, `presence`, `invitation`, `invited`, `invite_closed`), is the
+// state's (state.js, `S.friends`); the panel is a part keyed by what it shows (friendsKey), so a friend's presence never rebuilds a board.
 import { h } from "./dom.js";
 import { refusal } from "./explain.js";
 import { list, number, t, tn } from "./i18n.js";
 import { presetTitle } from "./records_format.js";
 import { headToHead } from "./rivals.js";
-
-export const F = {
-  list: null, // the last `friends` body: {friends, incoming, outgoing, blocked, shown_to}; null: none (not a registered player, no records)
-  invites: [], // invitations to me, still open: the `invited` bodies, oldest first
-  // Invitations I sent, to the room I invited to last: invite id -> {player, name, room, answer}
-  // (answer null while open, then "accepted", "declined" or "expired"), in the order sent.
-  sent: new Map(),
-  names: new Map(), // the people of the race I asked to race again: player id -> name (they need not be friends)
-};
 
 // The friends requests' refusals in words (explain.js has the others).
 const WORDS = {
@@ -33,14 +24,14 @@ const refused = (e) => WORDS[e?.code]?.() ?? refusal(e);
 
 /** What the panel shows: its part's key (with whether I may invite, and to what). */
 export function friendsKey(S) {
-  return JSON.stringify([F.list, S.me?.player, inviteTo(S), lobbyRivals(S)]);
+  return JSON.stringify([S.friends.list, S.me?.player, inviteTo(S), lobbyRivals(S)]);
 }
 
 /** The players the lists know (any list): a rival's "Add friend" is not offered to them. */
-export const knownKey = () => (F.list ? [...F.list.friends, ...F.list.incoming, ...F.list.outgoing, ...F.list.blocked].map((p) => p.player).join(",") : "");
+export const knownKey = ({ friends: { list: L } }) => (L ? [...L.friends, ...L.incoming, ...L.outgoing, ...L.blocked].map((p) => p.player).join(",") : "");
 
 /** Who is in which of my lists: a part's key, for what it offers each (a rival's "Add friend"). */
-export const listsKey = () => JSON.stringify(F.list ? ["friends", "incoming", "outgoing", "blocked"].map((which) => F.list[which].map((p) => p.player)) : null);
+export const listsKey = ({ friends: { list: L } }) => JSON.stringify(L ? ["friends", "incoming", "outgoing", "blocked"].map((which) => L[which].map((p) => p.player)) : null);
 
 /** Where an invitation takes a friend now: "race" (from no room, a room the server makes),
  * "room" (my waiting room, with a free seat), or null (racing, watching, full). */
@@ -51,12 +42,13 @@ function inviteTo(S) {
   return null;
 }
 
-const nameOf = (player) =>
+const nameOf = (F, player) =>
   [...(F.list?.friends ?? []), ...(F.list?.outgoing ?? []), ...(F.list?.incoming ?? [])].find((p) => p.player === player)?.name ?? F.names.get(player) ?? t("your friend");
 
 /** Ask for my lists (after each welcome of a registered player's session). */
 export function loadFriends(app) {
   const { S } = app;
+  const F = S.friends;
   if (!S.me?.identified) {
     F.list = null;
     return;
@@ -75,6 +67,7 @@ export function loadFriends(app) {
 
 /** A server message of ours: the state kept, the toasts shown. True when it was one. */
 export function onFriendsMessage(app, type, body) {
+  const F = app.S.friends;
   if (type === "friends") {
     const news = F.list ? friendsNews(F.list, body) : null;
     F.list = body;
@@ -112,8 +105,9 @@ export function friendsNews(before, after) {
 /** An invitation of mine, sent: kept with the others to the same room (those to an earlier room
  * forgotten), and said with every one still open there: "Invitation sent to Bob and Cid." */
 function sent(app, body) {
+  const F = app.S.friends;
   for (const [id, inv] of F.sent) if (inv.room !== body.room) F.sent.delete(id);
-  F.sent.set(body.invite, { player: body.player, name: nameOf(body.player), room: body.room, answer: null });
+  F.sent.set(body.invite, { player: body.player, name: nameOf(F, body.player), room: body.room, answer: null });
   const open = [...F.sent.values()].filter((inv) => !inv.answer);
   app.say(tn("Invitation sent to {names}.", "Invitations sent to {names}.", open.length, { names: list(open.map((inv) => inv.name)) }), 6000);
 }
@@ -126,16 +120,16 @@ const ANSWERS = {
 const answerWords = (inv) => (inv.answer ? ANSWERS[inv.answer](inv.name) : t("Invitation sent to {name}: no answer yet.", { name: inv.name }));
 
 /** The race in ``room`` started: the invitations I sent to its waiting room are done with. */
-export function forgetSent(room) {
-  for (const [id, inv] of F.sent) if (inv.room === room) F.sent.delete(id);
+export function forgetSent(S, room) {
+  for (const [id, inv] of S.friends.sent) if (inv.room === room) S.friends.sent.delete(id);
 }
 
 /** What the invitations I sent to ``room`` show: a part's key. */
-export const sentKey = (room) => JSON.stringify([...F.sent.values()].filter((inv) => inv.room === room));
+export const sentKey = (S, room) => JSON.stringify([...S.friends.sent.values()].filter((inv) => inv.room === room));
 
 /** The invitations I sent to my waiting room ``room``, each with its answer so far (nothing: none). */
-export function sentList(room) {
-  const mine = [...F.sent.values()].filter((inv) => inv.room === room);
+export function sentList(S, room) {
+  const mine = [...S.friends.sent.values()].filter((inv) => inv.room === room);
   if (!mine.length) return h("span", { hidden: true });
   return h(
     "section",
@@ -153,7 +147,7 @@ export function sentList(room) {
 async function ask(app, type, body) {
   try {
     const reply = await app.S.conn.call(type, body);
-    F.list = reply;
+    app.S.friends.list = reply;
     app.render();
     return reply;
   } catch (e) {
@@ -167,6 +161,7 @@ async function ask(app, type, body) {
  * or the refusal in words (no such player any more, a block, too many). */
 export async function addLinked(app, player) {
   const { S } = app;
+  const F = S.friends;
   const said = (text) => app.say(text, 8000);
   const find = (lists, which) => lists[which].find((p) => p.player === player);
   try {
@@ -222,9 +217,8 @@ function decline(app, inv) {
 
 // -- the invitation toasts: their own place in the page, shown over every view -------------------
 
-let ticking = null;
-
 function closeInvite(app, id) {
+  const F = app.S.friends;
   const before = F.invites.length;
   F.invites = F.invites.filter((i) => i.invite !== id);
   if (F.invites.length !== before) showInvites(app);
@@ -238,6 +232,7 @@ const secondsLeft = (app, inv) => Math.min(INVITE_SECONDS, Math.max(0, Math.ceil
 
 /** The open invitations as toasts (one each, kept while open), and a clock that counts them down. */
 function showInvites(app) {
+  const F = app.S.friends;
   let place = document.getElementById("invites");
   if (!place) {
     place = h("div", { id: "invites", class: "invites" });
@@ -246,13 +241,13 @@ function showInvites(app) {
   const open = new Set(F.invites.map((i) => i.invite));
   for (const el of [...place.children]) if (!open.has(el.dataset.invite)) el.remove();
   for (const inv of F.invites) if (!place.querySelector(`[data-invite="${inv.invite}"]`)) place.append(inviteToast(app, inv));
-  clearInterval(ticking);
-  ticking = F.invites.length ? setInterval(() => tickInvites(app), 250) : null;
+  clearInterval(app.timers.invites);
+  app.timers.invites = F.invites.length ? setInterval(() => tickInvites(app), 250) : null;
   tickInvites(app);
 }
 
 function tickInvites(app) {
-  for (const inv of F.invites) {
+  for (const inv of app.S.friends.invites) {
     const left = secondsLeft(app, inv);
     if (left <= 0) return closeInvite(app, inv.invite);
     const secs = document.querySelector(`[data-invite="${inv.invite}"] .secs`);
@@ -309,7 +304,7 @@ export const stateWords = (state, room) => (STATES[state] ?? STATES.offline)(roo
 /** The panel (an empty hidden element for a session with no friends lists). */
 export function friendsPanel(app) {
   const { S, act } = app;
-  const L = F.list;
+  const L = S.friends.list;
   if (!L) return h("span", { hidden: true });
   const to = inviteTo(S);
   const who = (p) => {
@@ -389,8 +384,8 @@ const PANEL_RIVALS = 6;
  * may ask (registered players), those of my lists left out (the panel lists them already). */
 function lobbyRivals(S) {
   const y = S.yours;
-  if (S.view !== "lobby" || S.room || !y?.rivals?.length || y.player !== S.me?.player || !F.list) return null;
-  const listed = new Set(knownKey().split(","));
+  if (S.view !== "lobby" || S.room || !y?.rivals?.length || y.player !== S.me?.player || !S.friends.list) return null;
+  const listed = new Set(knownKey(S).split(","));
   const rivals = y.rivals.filter((r) => registered(r.player) && !listed.has(r.player)).slice(0, PANEL_RIVALS);
   return rivals.length ? rivals : null;
 }
@@ -428,7 +423,7 @@ export const playerHref = (player) => `/players/${encodeURIComponent(player)}`;
  * player I block, or one who is not registered (nobody to ask). The friends panel lists only
  * those I have nothing with: once asked, they are under "Asked by you" there, the focus with them. */
 export function rivalAct(app, rival, where) {
-  const L = F.list;
+  const L = app.S.friends.list;
   if (!L || !app.S.me?.identified || !registered(rival.player)) return null;
   const is = (people) => people.some((p) => p.player === rival.player);
   if (is(L.blocked)) return null;
@@ -453,10 +448,10 @@ export function rivalAct(app, rival, where) {
 const peopleRaced = (room) => (room.standings ?? []).filter((s) => s.player !== room.you && !s.bot && !s.ghost);
 
 /** An open "race again" invitation to me from someone of this race: theirs answers it, not a room of mine. */
-const againFrom = (room) => F.invites.find((i) => i.again && peopleRaced(room).some((p) => p.player === i.player));
+const againFrom = (F, room) => F.invites.find((i) => i.again && peopleRaced(room).some((p) => p.player === i.player));
 
 /** What the results' race-again offer shows: a part's key. */
-export const againKey = (S) => JSON.stringify([Boolean(F.list), S.me?.identified, againFrom(S.room ?? {})?.invite]);
+export const againKey = (S) => JSON.stringify([Boolean(S.friends.list), S.me?.identified, againFrom(S.friends, S.room ?? {})?.invite]);
 
 /** "Race again" on a finished race's results, for a registered racer who raced people: a new
  * room, a new deal, each of them invited (race_again). Null when there is nobody to invite, or
@@ -465,7 +460,7 @@ export function againOffer(app) {
   const { S } = app;
   const room = S.room;
   const people = peopleRaced(room);
-  if (!F.list || !S.me?.identified || room.role !== "racer" || room.solo || !people.length || againFrom(room)) return null;
+  if (!S.friends.list || !S.me?.identified || room.role !== "racer" || room.solo || !people.length || againFrom(S.friends, room)) return null;
   return [
     // Once: a second press while the first is answered would be refused from the new room.
     h("button", { id: "race-again-all", "aria-describedby": "race-again-note", onclick: (e) => raceAgain(app, e.currentTarget) }, t("Race again")),
@@ -478,7 +473,7 @@ export function againOffer(app) {
  * person invited, said as it comes; their names are the race's (they need not be friends). */
 async function raceAgain(app, button) {
   const { S, act } = app;
-  for (const p of peopleRaced(S.room)) F.names.set(p.player, p.name);
+  for (const p of peopleRaced(S.room)) S.friends.names.set(p.player, p.name);
   button.disabled = true;
   try {
     act.showRoom(await S.conn.call("race_again"));
@@ -492,8 +487,8 @@ async function raceAgain(app, button) {
  * with yet (none: nothing shown). */
 export function addRivals(app, racers) {
   const { S } = app;
-  if (!F.list || !S.me?.identified) return null;
-  const known = new Set(knownKey().split(","));
+  if (!S.friends.list || !S.me?.identified) return null;
+  const known = new Set(knownKey(S).split(","));
   const rivals = racers.filter((r) => r.player !== S.me.player && registered(r.player) && !known.has(r.player));
   if (!rivals.length) return null;
   const add = async (racer) => {

@@ -15,7 +15,20 @@ export function makeHooks(app, keep) {
     get me() {
       return S.me;
     },
-    // Their state is their own (account.js, challenge.js): a render they ask for rebuilds.
+    get arena() {
+      return S.arena;
+    },
+    get account() {
+      return S.account;
+    },
+    get challenges() {
+      return S.challenges;
+    },
+    // The panels' form fields, made once by their views (DOM, so the page's, not the state's): a
+    // render rebuilds the panel but keeps what was typed.
+    forms: {},
+    // Their state is their own part of the state (account, challenges, arena): a render they ask
+    // for rebuilds their views (S.outside is in the parts' keys).
     render: () => {
       S.outside++;
       app.render();

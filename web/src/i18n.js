@@ -36,50 +36,53 @@ export function speakAsStored(win) {
   return chosen;
 }
 
-let lang = "en";
-let catalog = CATALOGS.en ?? { messages: {} };
-let choose = pluralRule(catalog.plural);
+/** The language the page speaks, one explicit object: its code, its catalog and its plural rule.
+ * Every text of every module (the views, the state's words, the records pages) is said in it,
+ * so it is the one thing here that is not handed in: a page speaks one language at a time, and
+ * threading it through every function that says something would change them all for nothing.
+ * It is set only through ``setLanguage`` (each page's start, the switcher). */
+export const speech = { lang: "en", catalog: CATALOGS.en ?? { messages: {} }, choose: pluralRule((CATALOGS.en ?? {}).plural) };
 
 /** Speak ``code`` from now on (an unknown one: English). */
 export function setLanguage(code) {
-  lang = CODES.has(code) ? code : "en";
-  catalog = CATALOGS[lang] ?? { messages: {} };
-  choose = pluralRule(catalog.plural);
+  const lang = CODES.has(code) ? code : "en";
+  const catalog = CATALOGS[lang] ?? { messages: {} };
+  Object.assign(speech, { lang, catalog, choose: pluralRule(catalog.plural) });
   return lang;
 }
 
-export const language = () => lang;
+export const language = () => speech.lang;
 
 const fill = (text, params) => text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 
 /** The message ``msgid`` in the current language, its {placeholders} filled from ``params``. */
 export function t(msgid, params = {}) {
-  const found = catalog.messages[msgid];
+  const found = speech.catalog.messages[msgid];
   return fill(typeof found === "string" && found ? found : msgid, params);
 }
 
 /** The plural message for ``n`` ("1 move", "2 moves"): the form the language's rule picks; {n} is
  * ``n`` in the locale's digits. */
 export function tn(singular, pluralText, n, params = {}) {
-  const forms = catalog.messages[singular];
-  const index = choose(n);
+  const forms = speech.catalog.messages[singular];
+  const index = speech.choose(n);
   const english = n === 1 ? singular : pluralText;
   const text = Array.isArray(forms) && forms[index] ? forms[index] : english;
   return fill(text, { n: number(n), ...params });
 }
 
 /** A number as the locale writes it (1 234,5 in French). */
-export const number = (n, options = {}) => new Intl.NumberFormat(lang, options).format(n);
+export const number = (n, options = {}) => new Intl.NumberFormat(speech.lang, options).format(n);
 
 /** Names (or any words) as the locale lists them: "Bob and Cid", "Bob et Cid", "Bob, Cid en Dee". */
-export const list = (items) => new Intl.ListFormat(lang, { type: "conjunction" }).format(items);
+export const list = (items) => new Intl.ListFormat(speech.lang, { type: "conjunction" }).format(items);
 
 /** Counts as the locale lists measures: "4 wins, 3 losses", "4 victoires, 3 défaites". */
-export const counts = (items) => new Intl.ListFormat(lang, { type: "unit", style: "short" }).format(items);
+export const counts = (items) => new Intl.ListFormat(speech.lang, { type: "unit", style: "short" }).format(items);
 
 /** An ordinal as the locale writes it: 2nd, 2e, 2º (CLDR's ordinal categories, through Intl). */
 export function ordinal(n) {
-  const form = new Intl.PluralRules(lang, { type: "ordinal" }).select(n);
+  const form = new Intl.PluralRules(speech.lang, { type: "ordinal" }).select(n);
   if (form === "one") return t("{n}st", { n });
   if (form === "two") return t("{n}nd", { n });
   if (form === "few") return t("{n}rd", { n });
@@ -95,15 +98,15 @@ export function clock(ms) {
 /** A day (YYYY-MM-DD, UTC) as the locale writes a date: 2 December 2026, 2 décembre 2026. */
 export function day(iso) {
   const when = new Date(`${iso}T00:00:00Z`);
-  return Number.isNaN(when.getTime()) ? iso : new Intl.DateTimeFormat(lang, { dateStyle: "long", timeZone: "UTC" }).format(when);
+  return Number.isNaN(when.getTime()) ? iso : new Intl.DateTimeFormat(speech.lang, { dateStyle: "long", timeZone: "UTC" }).format(when);
 }
 
 /** A moment (ms since the epoch) as the locale writes a date and time, in the browser's zone. */
-export const moment = (ms) => new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "short" }).format(new Date(ms));
+export const moment = (ms) => new Intl.DateTimeFormat(speech.lang, { dateStyle: "medium", timeStyle: "short" }).format(new Date(ms));
 
 /** The rules help of ``preset`` in the current language (the rules domain), as [heading, rule]
  * rows, or null when the build had no rules catalog or it has no help for the preset. */
 export function rulesHelp(preset) {
-  const rows = (catalog.rules ?? CATALOGS.en?.rules)?.[preset];
+  const rows = (speech.catalog.rules ?? CATALOGS.en?.rules)?.[preset];
   return rows?.length ? rows : null;
 }

@@ -13,8 +13,8 @@ import { OWN_KEYS, keyAction } from "./keys.js";
 import { inRace, initialState, roomOfPath } from "./state.js";
 import { tick } from "./views.js";
 import { soloOfPath } from "./solo.js";
-import { A, arenaOfPath, tickArena } from "./arena.js";
-import { setSound } from "./sound.js";
+import { arenaOfPath, tickArena } from "./arena.js";
+import { RatingBook } from "./ratings_view.js";
 import { KEY, keeping } from "./storage.js";
 import { pageTools } from "./page_tools.js";
 import { makeRender } from "./render.js";
@@ -43,7 +43,6 @@ function pageState(win, keep) {
   // the address cleaned at once so that a reload does not ask again.
   S.friendAsked = win.location.pathname === "/" ? new URLSearchParams(win.location.search).get("friend") : null;
   if (S.friendAsked) win.history.replaceState(null, "", "/");
-  S.arena = A; // the arena I am in: arena.js keeps it, seen here by the tests
   S.autoMove = store.getItem(KEY.auto) !== "off";
   S.autoAsked = tab.getItem(KEY.asked);
   S.quick = tab.getItem(KEY.quick) === "1";
@@ -57,11 +56,11 @@ export function createApp(win = window) {
   const keep = keeping(win.localStorage, win.sessionStorage);
   speakAsAsked(win);
   const S = pageState(win, keep);
-  setSound(keep.store.getItem(KEY.sound) === "on");
 
-  // The app the parts are handed: the state, the page's tools, the keeping the actions use, and
-  // each part as it is made (every part reads the others through it when it runs).
-  const app = { S, ...pageTools(win, S), lastForm: keep.lastForm, keepForm: keep.keepForm, openingOf: keep.openingOf, keepAuto: keep.keepAuto, keepAsked: keep.keepAsked, storedName: keep.storedName };
+  // The app the parts are handed: the state, the page's timers a part restarts (friends.js: the
+  // invitations' countdown), the racers' rating pages asked (ratings_view.js), the page's tools, the keeping the actions use, and each part as it
+  // is made (every part reads the others through it when it runs).
+  const app = { S, timers: {}, ratingBook: new RatingBook(), ...pageTools(win, S), lastForm: keep.lastForm, keepForm: keep.keepForm, openingOf: keep.openingOf, keepAuto: keep.keepAuto, keepAsked: keep.keepAsked, storedName: keep.storedName };
   app.render = makeRender(win, app, keep);
   app.act = makeActions(app);
   app.session = session(win, app, keep);

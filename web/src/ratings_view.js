@@ -3,7 +3,7 @@
 // `rating` events (fresher, with the change); other racers' from the read API's player page, asked
 // once per player and page (an anonymous racer has none: nothing is shown). A page that comes is
 // written into the badges already shown, not by rebuilding the view: a rebuild mid-race would
-// drop a card being dragged.
+// drop a card being dragged. The pages asked are the page's: a ``RatingBook`` it makes and hands in.
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { apiGet } from "./records_api.js";
@@ -57,12 +57,10 @@ export class RatingBook {
   }
 }
 
-const book = new RatingBook();
-
 const badgeText = (r, own) => (r ? ` ${own ? ratingWithChange(r) : shownRating(r)}` : "");
 
-/** Fill in ``player``'s badges now shown, from their page (just come). */
-function fillBadges(player) {
+/** Fill in ``player``'s badges now shown, from their page (just come in ``book``). */
+function fillBadges(book, player) {
   for (const el of document.querySelectorAll("span.rating[data-player]")) {
     if (el.dataset.player === player && !("own" in el.dataset)) el.textContent = badgeText(book.get(player, el.dataset.preset), false);
   }
@@ -74,13 +72,13 @@ function fillBadges(player) {
  * change only when that event is of this room's race (``raceId``): the last race's "-79" beside my
  * name in the next race said something about neither. Others' pages are asked for in rated rooms,
  * where every racer is a registered player (an anonymous racer's page is a 404). */
-export function ratingBadge(racer, preset, me, mine, rated = true, raceId = null) {
+export function ratingBadge(book, racer, preset, me, mine, rated = true, raceId = null) {
   if (racer.bot || racer.ghost || !rated) return null;
   const own = racer.player === me ? mine?.[preset] : null;
-  const r = own ?? book.get(racer.player, preset, () => fillBadges(racer.player));
+  const r = own ?? book.get(racer.player, preset, () => fillBadges(book, racer.player));
   const fresh = Boolean(own) && raceId !== null && own.race_id === raceId;
   return h("span", { class: "rating", "data-player": racer.player, "data-preset": preset, "data-own": Boolean(own), title: t("rating (? provisional: fewer than 10 rated races)") }, badgeText(r, fresh));
 }
 
-/** A rated race is over: its racers' numbers on the read API have changed. */
-export const ratingsChanged = (players) => book.forget(players);
+/** A rated race is over: its racers' numbers on the read API (asked into ``book``) have changed. */
+export const ratingsChanged = (book, players) => book.forget(players);

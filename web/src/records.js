@@ -1,6 +1,7 @@
 // The records pages, a bundle of their own beside the race client (main.js): a race's replay
 // (/races/{race_id}), a player's page (/players/{player}) and the leaderboards (/boards), all
-// read from the public API (docs/api.md). Which page is the path's; state in window.seahavenRecords.
+// read from the public API (docs/api.md). Which page is the path's; its state (`R`, made by
+// ``records`` and handed to the page shown) in window.seahavenRecords.
 import "./style.css";
 import "./records.css";
 import { showBoards } from "./boards_page.js";
@@ -8,9 +9,6 @@ import { h } from "./dom.js";
 import { showPlayer } from "./player_page.js";
 import { showRace } from "./race_page.js";
 import { speakAsStored, t } from "./i18n.js";
-
-const R = { page: null, error: null, onKey: null };
-window.seahavenRecords = R; // for the browser tests and the curious
 
 /** The page a path names: [page, its argument], or null. */
 function route(path) {
@@ -30,7 +28,7 @@ function header() {
   );
 }
 
-async function start() {
+async function start(R) {
   const app = document.getElementById("app");
   const main = h("div", {}, h("p", { class: "muted" }, t("Loading…")));
   app.replaceChildren(header(), main);
@@ -50,13 +48,20 @@ async function start() {
   R.ready = true;
 }
 
-document.addEventListener("keydown", (e) => {
-  // Fields keep their own keys (the slider steps by itself); a focused button keeps space.
-  if (e.target.closest?.("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
-  if (e.key === " " && e.target.closest?.("button, a")) return;
-  R.onKey?.(e);
-});
-if (localStorage.getItem("seahaven.fourColour")) document.body.classList.add("four-colour");
-speakAsStored(window);
-document.title = t("Seahaven race records");
-start();
+/** The records page in ``win``: its state made, its keys, language and page. */
+function records(win) {
+  const R = { page: null, error: null, onKey: null };
+  win.seahavenRecords = R; // for the browser tests and the curious
+  win.document.addEventListener("keydown", (e) => {
+    // Fields keep their own keys (the slider steps by itself); a focused button keeps space.
+    if (e.target.closest?.("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === " " && e.target.closest?.("button, a")) return;
+    R.onKey?.(e);
+  });
+  if (win.localStorage.getItem("seahaven.fourColour")) win.document.body.classList.add("four-colour");
+  speakAsStored(win);
+  win.document.title = t("Seahaven race records");
+  start(R);
+}
+
+records(window);

@@ -19,6 +19,7 @@ export function makeRender(win, app, keep) {
   // find the last race's "played ...: 12 of 52 home" there.
   let spokenOn = null;
   const slider = slides(win, (n) => (S.slid = n));
+  let frame = 0; // the renders so far: a part keyed by it is rebuilt at every one (views.js)
 
   return function render() {
     for (const text of S.said.splice(0)) app.say(text);
@@ -36,7 +37,7 @@ export function makeRender(win, app, keep) {
     }
     keep.keepQuick(S.quick);
     const root = doc.getElementById("app");
-    if (patch(root, inLanguage(pageParts(app), language()))) slider.drawn(root);
+    if (patch(root, inLanguage(pageParts(app, ++frame), language()))) slider.drawn(root);
     tick(S);
     if (S.view === "name" && !root.contains(doc.activeElement)) doc.getElementById("name")?.focus();
   };

@@ -4,7 +4,7 @@
 import { openAccount } from "./account.js";
 import { speakAsStored, t } from "./i18n.js";
 import { said } from "./marks.js";
-import { setSound, sound, soundOn } from "./sound.js";
+import { makeSound } from "./sound.js";
 import { KEY } from "./storage.js";
 
 /** A name as the server will show it: trimmed; one of nothing but spaces is no name. */
@@ -20,6 +20,8 @@ export function speakAsAsked(win) {
 export function settings(win, app, keep) {
   const S = app.S;
   const { store } = keep;
+  const { sound, soundOn, setSound } = makeSound();
+  setSound(store.getItem(KEY.sound) === "on");
   return {
     named(text) {
       const name = cleanName(text);

@@ -48,7 +48,7 @@ export function initialState({ view = "lobby", wanted = null, challenge = null }
     quickReadied: null, // the room quick match said ready in (once: a "Not ready" after it is the player's)
     lost: false, // the server proved my position unwinnable (`lost`, rooms with lost_notice)
     hint: null, // the last hint's move (text), shown until the next move
-    outside: 0, // bumped when state kept outside this one changed (account.js, challenge.js): views rebuild
+    outside: 0, // bumped when a panel's own part of this state changed (account.js, challenge.js, arena.js: hooks.render): views rebuild
     autoMove: true, // safe moves to the foundations are played by themselves (a toggle, the key m), where the room allows it
     autoAsked: null, // the room whose next race's opening safe cards the server was asked to play (ready.auto, rematch.auto)
     resync: null, // the board is out of step with the server: what to say while the room state is fetched again (the page does it)
@@ -56,6 +56,25 @@ export function initialState({ view = "lobby", wanted = null, challenge = null }
     said: [], // what the page should say (toasts), oldest first; the page empties it
     heard: [], // what the page announces politely (screen readers: rivals' progress), oldest first
     opening: null, // {deal, board}: the race's opening, for the page to keep (undo after a reload)
+    // Friends, presence and invitations (friends.js), kept by their requests and events:
+    // The arena I am in (arena.js): its last `arena` frame, its podium once it ended, a request on
+    // its way, and the lobby's arena form as typed (the lobby is rebuilt every few seconds).
+    arena: { arena: null, podium: null, busy: false, form: { code: "", preset: "seahaven", minutes: 30 } },
+    // The account panel (account.js): what the last request said ({text, error}), one on its way,
+    // the key tried once this page, the deletion asked.
+    account: { note: null, busy: false, triedKey: false, deleting: false },
+    // Ghost challenges (challenge.js): those I made of my runs (race id -> {busy} | {reply} | {error}),
+    // the /c/ID page's (its challenge, doc, run, error, raceError, busy), and the runs' finishing
+    // times read for the results (challenge -> ms, or null).
+    challenges: { made: new Map(), page: { challenge: null, doc: null, run: null, error: null, raceError: null, busy: false }, runTimes: new Map() },
+    friends: {
+      list: null, // the last `friends` body: {friends, incoming, outgoing, blocked, shown_to}; null: none (not a registered player, no records)
+      invites: [], // invitations to me, still open: the `invited` bodies, oldest first
+      // Invitations I sent, to the room I invited to last: invite id -> {player, name, room, answer}
+      // (answer null while open, then "accepted", "declined" or "expired"), in the order sent.
+      sent: new Map(),
+      names: new Map(), // the people of the race I asked to race again: player id -> name (they need not be friends)
+    },
   };
 }
 

@@ -7,7 +7,7 @@ import { h } from "./dom.js";
 import { accountView } from "./account.js";
 import { challengeOffer, challengeView, ghostChallenge, ghostMargin, raceAgainButton } from "./challenge.js";
 import { racerMarks } from "./marks.js";
-import { A, arenaLobby, arenaPanel, joinArena } from "./arena.js";
+import { arenaLobby, arenaPanel, joinArena } from "./arena.js";
 import { ratingBadge } from "./ratings_view.js";
 import { limitTime, presetTitle } from "./records_format.js";
 import { gradeName, hintMove, hintWords } from "./words.js";
@@ -27,18 +27,16 @@ function presetOptions(selected) {
   return Object.values(PRESETS).map((p) => h("option", { value: p.name, selected: p.name === selected }, t(p.title)));
 }
 
-// The account panel and a challenge's page keep their own state (account.js, challenge.js; their
-// fields made once): they are rebuilt at every render, as they expect.
-let always = 0;
-
-/** The parts of the page now, each [key, build]: the header, the view's parts, the keys' help. */
-export function pageParts(app) {
+/** The parts of the page now, each [key, build]: the header, the view's parts, the keys' help.
+ * ``frame``: the render's number; the account panel and a challenge's page (account.js,
+ * challenge.js; their fields made once) are keyed by it, rebuilt at every render as they expect. */
+export function pageParts(app, frame) {
   const { S } = app;
   const head = [`head:${S.status}:${S.statusDetail}:${S.me?.name}:${S.view}`, () => header(app)];
   const views = {
     name: () => [["name", () => nameView(app)]],
-    account: () => [[`account:${++always}`, () => accountView(app.hooks)]],
-    challenge: () => [[`challenge:${++always}`, () => challengeView(app.hooks, S.challenge)]],
+    account: () => [[`account:${frame}`, () => accountView(app.hooks)]],
+    challenge: () => [[`challenge:${frame}`, () => challengeView(app.hooks, S.challenge)]],
     lobby: () => lobbyParts(app),
   };
   const body = S.view === "room" && S.room ? roomParts(app) : (views[S.view] ?? views.lobby)();
@@ -128,7 +126,7 @@ function lobbyParts(app) {
   ];
   // The arena I am in comes first; else the arena panel (create or join one) after the daily race.
   const arena = [`lobby-arena:${arenaKey(S)}`, () => arenaLobby(app.hooks)];
-  if (A.arena) inner.unshift(arena);
+  if (S.arena.arena) inner.unshift(arena);
   else inner.splice(4, 0, arena, [`lobby-arenas:${JSON.stringify(S.arenas)}`, () => arenasPanel(app)]);
   if (S.seat) inner.unshift([`lobby-seat:${S.seat}`, () => seatPanel(app)]);
   // My friends and what they are doing (friends.js): a side panel on a desktop, in the page on a phone.
@@ -336,7 +334,7 @@ function createForm(app) {
   );
 }
 
-function racersPanel(room, ratings, raceId) {
+function racersPanel(book, room, ratings, raceId) {
   const finished = room.phase === "finished";
   return h(
     "ol",
@@ -345,7 +343,7 @@ function racersPanel(room, ratings, raceId) {
       h(
         "li",
         { class: `${r.player === room.you ? "me" : ""} ${r.connected ? "" : "away"}` },
-        h("span", { class: "who", title: r.name }, r.player === room.you && !room.solo ? t("{name} (you)", { name: r.name }) : r.name, racerMarks(r), ratingBadge(r, room.preset, room.you, ratings, Boolean(room.rated), raceId)),
+        h("span", { class: "who", title: r.name }, r.player === room.you && !room.solo ? t("{name} (you)", { name: r.name }) : r.name, racerMarks(r), ratingBadge(book, r, room.preset, room.you, ratings, Boolean(room.rated), raceId)),
         h("progress", { max: 52, value: r.progress, "aria-label": t("{name}: {count} of 52 cards home", { name: r.name, count: number(r.progress) }) }),
         h("span", { class: "count" }, `${number(r.progress)}/${number(52)}`),
         h("span", { class: `status ${r.status}` }, (r.connected ? statusText(r.status, finished) : t("{status}, away", { status: statusText(r.status, finished) })) + (room.rematch.includes(r.player) ? " · " + t("rematch") : "")),
@@ -368,15 +366,15 @@ function roomParts(app) {
   const main = !racing
     ? part("waiting", () => waitingPanel(app))
     : room.role === "racer" && S.board
-      ? [`race:${room.room}`, () => h("div", { class: "race" }), [part("controls", () => raceControls(app)), part("racers", () => racersPanel(room, S.ratings, S.result?.race_id ?? null)), ...raceBoard(app, part)]]
-      : [`spectating:${room.room}`, () => h("div", { class: "race spectating" }), [part("racers", () => racersPanel(room, S.ratings, S.result?.race_id ?? null)), part("tabs", () => watchTabs(app)), spectatorBoard(app)]];
+      ? [`race:${room.room}`, () => h("div", { class: "race" }), [part("controls", () => raceControls(app)), part("racers", () => racersPanel(app.ratingBook, room, S.ratings, S.result?.race_id ?? null)), ...raceBoard(app, part)]]
+      : [`spectating:${room.room}`, () => h("div", { class: "race spectating" }), [part("racers", () => racersPanel(app.ratingBook, room, S.ratings, S.result?.race_id ?? null)), part("tabs", () => watchTabs(app)), spectatorBoard(app)]];
   const inner = [
     part("head", () => roomHead(app)),
     room.deal && racing ? part("deal", () => dealLine(room, location.origin)) : null,
     main,
     // The invitations I sent to my waiting room, each with its answer (friends.js).
-    room.phase === "waiting" && room.role === "racer" ? [`invited:${sentKey(room.room)}`, () => sentList(room.room)] : null,
-    room.phase === "finished" && room.standings.length ? [`results:${all}:${knownKey()}:${againKey(S)}`, () => resultsView(app)] : null,
+    room.phase === "waiting" && room.role === "racer" ? [`invited:${sentKey(S, room.room)}`, () => sentList(S, room.room)] : null,
+    room.phase === "finished" && room.standings.length ? [`results:${all}:${knownKey(S)}:${againKey(S)}`, () => resultsView(app)] : null,
   ].filter(Boolean);
   // Between races, the arena's standings (a placeholder outside one); arena.js also replaces the
   // panel by itself mid-race.
@@ -386,8 +384,9 @@ function roomParts(app) {
   ];
 }
 
-/** What the arena panels show (arena.js keeps its own state, `A`): a part rebuilt when it changes. */
+/** What the arena panels show (the state's `arena`): a part rebuilt when it changes. */
 function arenaKey(S) {
+  const A = S.arena;
   return JSON.stringify([A.arena, A.podium, A.busy, S.me?.player, S.outside]);
 }
 
@@ -432,7 +431,7 @@ function waitingPanel(app) {
     { class: "card-panel waiting" },
     // A room with a free seat has a link to share; a full one (an arena's, a ghost's) has none.
     room.racers.length < room.seats ? h("p", {}, t("Share this link:"), " ", h("a", { href: link, id: "share" }, link), " ", h("button", { class: "quiet", onclick: () => navigator.clipboard?.writeText(link).then(() => act.say(t("link copied"))) }, t("Copy"))) : null,
-    racersPanel(room, S.ratings, S.result?.race_id ?? null),
+    racersPanel(app.ratingBook, room, S.ratings, S.result?.race_id ?? null),
     // Quick match readies the player once paired: alone, there is nothing to press.
     room.role === "racer" && !(S.quick && alone)
       ? h("button", { id: "ready", class: me?.status === "ready" ? "quiet" : "", onclick: act.ready }, me?.status === "ready" ? t("Not ready") : t("Ready"))
@@ -611,7 +610,7 @@ function resultsView(app) {
             "tr",
             { class: s.player === room.you ? "me" : "" },
             h("td", {}, number(s.place)),
-            h("td", { class: "who", title: s.name }, s.name, racerMarks(s), ratingBadge(s, room.preset, room.you, S.ratings, Boolean(room.rated), S.result?.race_id ?? null)),
+            h("td", { class: "who", title: s.name }, s.name, racerMarks(s), ratingBadge(app.ratingBook, s, room.preset, room.you, S.ratings, Boolean(room.rated), S.result?.race_id ?? null)),
             h("td", {}, statusText(s.status, true)),
             h("td", {}, `${number(s.progress)}/${number(52)}`),
             h("td", { class: "moves" }, number(boardMoves(s)), s.undos ? h("span", { class: "undos muted" }, tn("{n} undo", "{n} undos", s.undos)) : null),

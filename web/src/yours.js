@@ -38,7 +38,7 @@ export async function loadYours(S, player, render) {
 }
 
 /** What the panel shows: its part's key (the rivals' "Add friend" follows my friends lists). */
-export const yoursKey = (S) => JSON.stringify([S.me?.player, S.me?.identified, S.yours, listsKey()]);
+export const yoursKey = (S) => JSON.stringify([S.me?.player, S.me?.identified, S.yours, listsKey(S)]);
 
 /** The panel (an empty hidden element when there is nothing to show). */
 export function yoursPanel(app) {

@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { A, arenaClock, arenaOfPath, myPlace, onArenaMessage, standingRows, streakText } from "../src/arena.js";
+import { arenaClock, arenaOfPath, myPlace, onArenaMessage, standingRows, streakText } from "../src/arena.js";
+import { initialState } from "../src/state.js";
 import { RatingBook, ratingFromDoc, ratingWithChange, shownRating } from "../src/ratings_view.js";
 
 const line = (rank, player, points, wins, streak, active = true) => ({ rank, player, name: player.toUpperCase(), points, races: 3, wins, streak, active });
@@ -55,13 +56,14 @@ test("my place in words", () => {
 });
 
 test("arena and podium frames keep the arena I am in; other frames are not theirs", () => {
-  assert.equal(onArenaMessage("room", {}), false);
-  assert.equal(onArenaMessage("arena", ARENA), true);
+  const A = initialState().arena; // the state's: the arena I am in
+  assert.equal(onArenaMessage(A, "room", {}), false);
+  assert.equal(onArenaMessage(A, "arena", ARENA), true);
   assert.equal(A.arena.arena, "7KQ2M9");
-  assert.equal(onArenaMessage("podium", { arena: "7KQ2M9", podium: ARENA.standings.slice(0, 2) }), true);
+  assert.equal(onArenaMessage(A, "podium", { arena: "7KQ2M9", podium: ARENA.standings.slice(0, 2) }), true);
   assert.equal(A.arena.phase, "finished");
   assert.equal(A.podium.podium.length, 2);
-  onArenaMessage("arena", { ...ARENA, arena: "OTHER1" }); // another arena: the old podium goes
+  onArenaMessage(A, "arena", { ...ARENA, arena: "OTHER1" }); // another arena: the old podium goes
   assert.equal(A.podium, null);
 });
 
