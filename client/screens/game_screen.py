@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Final, Protocol
 
-from textual import events, work
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -25,46 +25,31 @@ from textual.message import Message
 from textual.widgets import Footer, Static
 
 from i18n import NP_, _, ngettext
-from i18n.rules_help import preset_title
-from seahaven import COLUMN, FOUNDATION, Board, IllegalMoveError, Move, Rules
-from seahaven.solver import Solution, solve
+from seahaven import FOUNDATION, Board, IllegalMoveError, Move
+from seahaven.solver import Solution
 
 from ..board.optimistic import OptimisticBoard
 from ..board.places import (
-    ANY_FOUNDATION,
     FOUNDATION_KEYS,
     Place,
-    card_at,
-    choose,
     describe,
-    destination_of,
     destinations,
-    key_place,
-    moves_from,
-    run_length,
     safe_count,
-    smart,
-    source_problem,
-    why_not,
     with_symbols,
 )
 from ..data.userdata import DECKS, Settings
 from ..text import words
-from ..text.words import cards
 from ..widgets.board_view import DECK_NAMES, BoardView
 from ..widgets.rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms
 from .help import HelpScreen
-from .localized import LocalScreen
+from .hints import Hints
+from .picking import idle_hint
 from .results import ResultRow, ResultsScreen
 
 PLACE_KEYS = "1234567890abcdefgh" + FOUNDATION_KEYS
 RIVALS_BESIDE: Final = 66
 """Columns a race needs for the board (39) and the rivals panel (26) side by side."""
 CONFIRM_SECONDS = 3.0
-HINT_STATES = 200_000
-"""Positions the solver may look at for a hint (a few seconds at most, in a thread)."""
-LOST_STATES = 20_000
-"""A smaller budget for the check after each solo move: "lost" only when it is sure."""
 
 
 def home_text(home: int, safe: int, actions: int) -> str:
@@ -78,15 +63,6 @@ def home_text(home: int, safe: int, actions: int) -> str:
 def went_home(n: int) -> str:
     """What auto-move did: ``3 cards home by itself`` (the game put them there)."""
     return ngettext("{n} card home by itself", "{n} cards home by itself", n).format(n=n)
-
-
-def idle_hint(rules: Rules) -> str:
-    """The message line's invitation, with this preset's keys."""
-    cols = "1-9 0" if rules.columns == 10 else f"1-{rules.columns}"
-    cells = "a" if rules.cells == 1 else f"a-{'abcdefgh'[rules.cells - 1]}"
-    return _("Pick a card: {columns} columns · {cells} cells · # home · space smart move · ? help").format(
-        columns=cols, cells=cells
-    )
 
 
 class PressTwice:
@@ -128,7 +104,7 @@ class MoveSink(Protocol):
         """The player resigned the race."""
 
 
-class GameScreen(LocalScreen[None]):
+class GameScreen(Hints):
     """A board, its status line, a message line, and (in a race) the rivals panel."""
 
     CSS_PATH = Path(__file__).with_name("game_screen.tcss")
@@ -431,7 +407,7 @@ class GameScreen(LocalScreen[None]):
     def message_text(self) -> str:
         return str(self.message.content)
 
-    # -- picking --------------------------------------------------------------
+    # -- input (the picks themselves: client/screens/picking.py) -----------------
 
     def on_key(self, event: events.Key) -> None:
         """Any other key between the two presses of a risky key cancels it."""
@@ -470,170 +446,6 @@ class GameScreen(LocalScreen[None]):
         """v: the rivals panel shown or hidden (at a width too small for both, the board first)."""
         if self.rivals is not None:
             self.toggle_class("-rivals-toggled")
-
-    def action_pick(self, key: str) -> None:
-        place = _key_place(key, self.board)
-        if isinstance(place, str):
-            if not self.refuse_input():
-                self.flash(place, "error")
-            return
-        self.pick(place)
-
-    def on_board_view_picked(self, event: BoardView.Picked) -> None:
-        event.stop()
-        self.pick(event.place, event.depth, event.chain)
-
-    def on_board_view_dropped(self, event: BoardView.Dropped) -> None:
-        """Drag and drop: the source picked afresh, then the place it was dropped on."""
-        event.stop()
-        if self.refuse_input():
-            return
-        self._clear_selection()
-        self._select(event.source, event.depth)
-        if self.selected is not None:
-            self.pick(event.target)
-
-    def pick(self, place: Place | None, depth: int | None = None, chain: int = 1) -> None:
-        """A key press or click on ``place`` (None: the bare table)."""
-        if self.refuse_input():
-            return
-        if place is None:
-            self.action_cancel()
-            return
-        if chain >= 2:
-            self._smart(self._source(place), self._limit_for(place, depth))
-            return
-        selected = self.selected
-        if selected is None:
-            self._select(place, depth)
-            return
-        if selected.area == FOUNDATION and place.area == FOUNDATION:
-            if place == ANY_FOUNDATION:
-                self._select(self._next_foundation(selected.index), None)
-            elif place == selected:
-                self._smart(selected, None)
-            else:
-                self._select(place, None)
-            return
-        if place == selected:
-            limit = self._limit_for(place, depth)
-            if depth is not None and limit != self.limit:
-                self._select(place, depth)
-            else:
-                self._smart(selected, self.limit)
-            return
-        dst = Place(FOUNDATION, 0) if place.area == FOUNDATION else place
-        move = choose(self.board, selected, dst, self.limit)
-        if move is None:
-            reason = why_not(self.board, selected, dst, self.limit)
-            self._clear_selection()
-            self._redraw()
-            self.flash(with_symbols(reason), "error")
-            return
-        self._play(move)
-
-    def _source(self, place: Place) -> Place:
-        if place == ANY_FOUNDATION:
-            return self._next_foundation(-1)
-        return place
-
-    def _next_foundation(self, after: int) -> Place:
-        home = self.board.home
-        for step in range(1, 5):
-            suit = (after + step) % 4
-            if home[suit]:
-                return Place(FOUNDATION, suit)
-        return ANY_FOUNDATION
-
-    def _limit_for(self, place: Place, depth: int | None) -> int | None:
-        if place.area != COLUMN or depth is None:
-            return None
-        return max(1, len(self.board.columns[place.index]) - depth)
-
-    def _refused_source(self, place: Place) -> bool:
-        """Say why ``place`` cannot be a source, if it cannot (and drop any selection)."""
-        problem = source_problem(self.board, place)
-        if problem:
-            self._clear_selection()
-            self._redraw()
-            self.flash(with_symbols(problem), "error")
-        return bool(problem)
-
-    def _select(self, place: Place, depth: int | None) -> None:
-        place = self._source(place)
-        if self._refused_source(place):
-            return
-        self.selected, self.hinted = place, None
-        self.limit = self._limit_for(place, depth)
-        self._redraw()
-        card = card_at(self.board, place)
-        what = card.symbol if card is not None else place.name()
-        count = self._selected_count()
-        if count > 1:
-            what = _("{cards} from {card}").format(
-                cards=cards(count), card=self.board.columns[place.index][-count].symbol
-            )
-        if self.view.dests:
-            self.flash(_("{what} selected: pick a destination · space: smart move · esc: cancel").format(what=what))
-        else:
-            self.flash(_("{what} selected, but it has nowhere to go now").format(what=what), "error")
-
-    def _selected_count(self) -> int:
-        if self.selected is None:
-            return 0
-        if self.selected.area != COLUMN:
-            return 1
-        if self.limit is not None:
-            return self.limit
-        moves = moves_from(self.board, self.selected)
-        return max((m.count for m in moves), default=1)
-
-    def _clear_selection(self) -> None:
-        self.selected = None
-        self.limit = None
-        self.hinted = None
-
-    def action_cancel(self) -> None:
-        if self.selected is not None:
-            self._clear_selection()
-            self._redraw()
-            self.flash(idle_hint(self.board.rules))
-
-    def action_smart(self) -> None:
-        if self.refuse_input():
-            return
-        if self.selected is None:
-            self.flash(_("Select a card first (its key or a click), then space for the smart move"), "error")
-            return
-        self._smart(self.selected, self.limit)
-
-    def action_more(self) -> None:
-        self._change_limit(+1)
-
-    def action_fewer(self) -> None:
-        self._change_limit(-1)
-
-    def _change_limit(self, step: int) -> None:
-        sel = self.selected
-        if sel is None or sel.area != COLUMN or self.refuse_input():
-            return
-        col = self.board.columns[sel.index]
-        current = self._selected_count()
-        # Only the run at the end of the column moves together.
-        new = max(1, min(run_length(self.board, sel.index), current + step))
-        self._select(sel, len(col) - new)
-
-    def _smart(self, place: Place, limit: int | None) -> None:
-        if self._refused_source(place):
-            return
-        move = smart(self.board, place, limit)
-        if move is None:
-            card = card_at(self.board, place)
-            self._clear_selection()
-            self._redraw()
-            self.flash(_("{what} has nowhere to go").format(what=card.symbol if card else place.name()), "error")
-            return
-        self._play(move)
 
     # -- playing --------------------------------------------------------------
 
@@ -826,63 +638,7 @@ class GameScreen(LocalScreen[None]):
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(self.board.rules, spectator_delay_s=self.spectator_delay_s))
 
-    # -- hints ----------------------------------------------------------------
-
-    def action_hint(self) -> None:
-        if self.refuse_input() or not self.hints:
-            return
-        if self.board.is_won():
-            return
-        self.flash(_("Looking for a winning move…"))
-        self._search(self.board.copy(), ask=True)
-
-    def check_lost(self) -> None:
-        """Look (in a thread) whether the position can still be won; say so if not."""
-        if self.hints and not self.board.is_won() and not self.board.is_stuck():
-            self._search(self.board.copy(), ask=False)
-
-    @work(thread=True, exclusive=True, group="hint")
-    def _search(self, board: Board, *, ask: bool) -> None:
-        """The solver runs in a thread so the screen never freezes; its answer is dropped if
-        the position changed meanwhile."""
-        found = solve(board, max_states=HINT_STATES if ask else LOST_STATES)
-        self.app.call_from_thread(self._searched, board, found, ask)
-
-    def _searched(self, board: Board, found: Solution, ask: bool) -> None:
-        if board.position() != self.board.position():
-            return  # the player moved on
-        self.hint_result = found
-        if found.status == "unsolvable":
-            self.flash(self._unwinnable_text(), "error")
-        elif not ask:
-            return
-        elif found.moves:
-            self.show_hint(found.moves[0])
-        else:
-            self.flash(_("No hint: the search gave up on this position"))
-
-    def _unwinnable_text(self) -> str:
-        """What to do about a position the solver proved lost: before any move, the deal itself."""
-        new_deal = (
-            _("{key} for a new deal").format(key=self.new_deal_key) if self.new_deal_key else _("try another deal")
-        )
-        if not self.board.move_stack:
-            return _("This position cannot be won, and there is nothing to undo: {new_deal}").format(new_deal=new_deal)
-        return _("This position can no longer be won: u to undo, or {new_deal}").format(new_deal=new_deal)
-
-    def show_hint(self, move: Move) -> None:
-        """Select the cards ``move`` plays and name it; a move that does not fit the board on
-        screen (it changed since the hint was asked) is only named."""
-        if not self.board.is_legal(move):
-            self.flash(_("Hint: {move} (the board changed since you asked)").format(move=move))
-            return
-        src = Place(move.src_area, move.src)
-        depth = len(self.board.columns[move.src]) - move.count if move.src_area == COLUMN else None
-        self._select(src, depth)
-        if self.selected == src:
-            self.hinted = destination_of(self.board, move)
-            self._redraw()
-        self.flash(_("Hint: {move}").format(move=describe(self.board, move)), "good")
+    # -- which keys work ----------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "resign":
@@ -914,18 +670,3 @@ class GameScreen(LocalScreen[None]):
         if self.info_text:
             parts.append(f" · {self.info_text}")
         self.info.update(Content.assemble(*parts))
-
-
-def _key_place(key: str, board: Board) -> Place | str:
-    """The place a key names, or why it names none under these rules."""
-    place = key_place(key, board)
-    if place is not None:
-        return place
-    rules = board.rules
-    if key.isdigit():
-        return ngettext("{title} has {n} column", "{title} has {n} columns", rules.columns).format(
-            title=preset_title(rules.title), n=rules.columns
-        )
-    return ngettext("{title} has {n} cell", "{title} has {n} cells", rules.cells).format(
-        title=preset_title(rules.title), n=rules.cells
-    )
