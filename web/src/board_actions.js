@@ -2,23 +2,15 @@
 // rolled back if the server refuses them. With auto-move on (and allowed by the room), a move brings
 // its auto-moves at once (rules.js autoMove, the server's rule) and asks the server to play the same
 // (`move.auto`): one request, checked against the reply's `auto`; an undo takes the group back.
-import { FOUNDATION, COLUMN, CELL, moveText, mv } from "./rules.js";
-import { cardName, moveWords, placeName, reasonWords, withSymbols } from "./words.js";
+import { FOUNDATION, moveText } from "./rules.js";
+import { moveWords, reasonWords, withSymbols } from "./words.js";
 import { refusal } from "./explain.js";
-import { language, t, tn } from "./i18n.js";
-import { autoOn, hasCard, racing, runFrom, settled, canUndo } from "./state.js";
-
-/** The selection and where it may go, in words: "ten of spades selected: 2 places, cell a, column 4". */
-function selectionWords(board, sel) {
-  const card = sel.area === COLUMN ? board.cols[sel.index][board.cols[sel.index].length - sel.n] : sel.area === CELL ? board.cells[sel.index] : board.foundationTop(sel.index);
-  const to = board.legalMoves().filter((m) => m.sa === sel.area && m.s === sel.index && m.n === sel.n);
-  const what = sel.n > 1 ? tn("{card} and {n} below", "{card} and {n} below", sel.n - 1, { card: cardName(card) }) : cardName(card);
-  return t("{cards} selected: {places}", { cards: what, places: to.length ? to.map((m) => placeName(m.da, m.d)).join(", ") : t("nowhere to go") });
-}
+import { language, t } from "./i18n.js";
+import { autoOn, racing, settled, canUndo } from "./state.js";
 
 /** Why ``move`` is refused, in the player's language: the rules port's reason is the engine's
  * English; other languages say the move and the refusal code's words. */
-const refusedText = (move, why) =>
+export const refusedText = (move, why) =>
   language() === "en" ? withSymbols(why) : (reasonWords(why) ?? t("{move} refused: {reason}", { move: moveText(move), reason: refusal({ code: "illegal-move", message: why }) }));
 
 /** The server played the auto-moves played here (a move's `moved.auto`; an undo's `undone`). */
@@ -28,7 +20,7 @@ export function sameAuto(action, reply) {
   return theirs.length === action.auto.length && action.auto.every((m, i) => moveText(m) === theirs[i]);
 }
 
-/** The board's actions: {play, undo, resync, autoNow, pick, drop, clear, select, watch}. */
+/** The moves: {play, undo, resync, autoNow}. */
 export function boardActions(app) {
   const S = app.S;
 
@@ -133,55 +125,5 @@ export function boardActions(app) {
     if (next) play(next);
   }
 
-  /** Offline in a race, a move is not played: say so rather than drop it without a word. */
-  function offline() {
-    const on = S.room?.phase === "racing" && S.room.role === "racer" && S.status !== "online";
-    if (on) app.say(t("Offline: the board waits until the connection is back."));
-    return on;
-  }
-
-  /** Click (or key) on a place: pick the source, or play onto this place. */
-  function pick(area, index, depth = null) {
-    if (offline() || !racing(S)) return;
-    const board = S.board;
-    const sel = S.selected;
-    if (sel && sel.area === area && sel.index === index) {
-      const smart = board.smartMove(area, index);
-      if (smart) return play(smart);
-      app.say(t("that card has nowhere to go"));
-      return;
-    }
-    if (sel) {
-      const move = mv(sel.area, sel.index, area, area === FOUNDATION ? 0 : index, sel.n);
-      const why = board.reason(move);
-      if (why === null || !hasCard(board, area, index)) return play(move);
-      app.sound?.("refuse");
-      app.say(refusedText(move, why)); // then that card is the selection: a click's way to choose again
-    }
-    if (!hasCard(board, area, index)) return;
-    S.selected = { area, index, n: area === COLUMN ? runFrom(board, index, depth) : 1 };
-    app.announce?.(selectionWords(board, S.selected));
-    app.render();
-  }
-
-  /** A drag let go over a place: that move, or the reason it is not one (never a new selection). */
-  function drop(from, area, index) {
-    if (offline() || !racing(S)) return;
-    return play(mv(from.area, from.index, area, area === FOUNDATION ? 0 : index, from.n));
-  }
-
-  const clear = () => {
-    S.selected = null;
-    app.render();
-  };
-  const select = (selection) => {
-    S.selected = selection;
-    app.render();
-  };
-  const watch = (player) => {
-    S.focus = player;
-    app.render();
-  };
-
-  return { play, undo, resync, autoNow, pick, drop, clear, select, watch };
+  return { play, undo, resync, autoNow };
 }

@@ -1,6 +1,6 @@
 // What the account panel, the challenges and the arena (account.js, challenge.js, arena.js) use of
 // the page: `app.hooks`. A function of the page's `app` (its state `S`, `say`, `render`, `act`,
-// `session`) and `keep` (storage.js).
+// `session`, `player`) and `keep` (storage.js).
 import { openAccount } from "./account.js";
 import { racedHere } from "./challenge.js";
 import { KEY } from "./storage.js";
@@ -39,8 +39,8 @@ export function makeHooks(app, keep) {
     name: () => keep.storedName(),
     raced: (challenge) => racedHere(store, challenge),
     storedKey: () => keep.storedKey(),
-    useKey: (key) => app.session.useKey(key),
-    forgetKey: () => app.session.forgetKey(),
+    useKey: (key) => app.player.useKey(key),
+    forgetKey: () => app.player.forgetKey(),
     show(view) {
       S.view = view;
       if (view === "account") openAccount(hooks);

@@ -2,9 +2,9 @@
 // wires the parts, each a function of what it is handed: state.js (messages in, state out),
 // actions.js (what the player does), storage.js (what the browser keeps), page_tools.js (the toast,
 // a question, the live region), render.js (views.js's parts patched in, patch.js), session.js (the
-// connection and its welcome), events.js (the server's events), hooks.js (what account.js,
-// challenge.js and arena.js use), settings.js (name, language, sounds), keys.js (the keys).
-// Nothing starts at import: start() connects and sets the timers.
+// connection and its welcome), player_key.js (registering, a key), events.js (the server's
+// events), hooks.js (what account.js, challenge.js and arena.js use), settings.js (name, language,
+// sounds), keys.js (the keys). Nothing starts at import: start() connects and sets the timers.
 import "./style.css";
 import { SUITS } from "./rules.js";
 import { challengeOfPath } from "./challenge.js";
@@ -19,6 +19,7 @@ import { KEY, keeping } from "./storage.js";
 import { pageTools } from "./page_tools.js";
 import { makeRender } from "./render.js";
 import { session } from "./session.js";
+import { playerKey } from "./player_key.js";
 import { eventHandler } from "./events.js";
 import { makeHooks } from "./hooks.js";
 import { settings, speakAsAsked } from "./settings.js";
@@ -64,6 +65,7 @@ export function createApp(win = window) {
   app.render = makeRender(win, app, keep);
   app.act = makeActions(app);
   app.session = session(win, app, keep);
+  app.player = playerKey(app, keep);
   app.hooks = makeHooks(app, keep);
   app.onEvent = eventHandler(app, keep);
   Object.assign(app, settings(win, app, keep));

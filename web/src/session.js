@@ -1,7 +1,7 @@
-// The connection and the session on it (main.js): connecting, becoming a registered player before
-// the first race, the welcome (who I am, then where a link or a lost seat takes me), a new session
-// said with a key, and solo practice's stand-in connection. A function of the page's `app` (its
-// state `S`, `say`, `url`, `render`, `act`, `hooks`, `onEvent`) and `keep` (storage.js).
+// The connection and the session on it (main.js): connecting, the welcome (who I am, then where a
+// link or a lost seat takes me), and solo practice's stand-in connection. A function of the page's
+// `app` (its state `S`, `say`, `url`, `render`, `act`, `hooks`, `player`, `onEvent`) and `keep`
+// (storage.js).
 import { Connection } from "./net.js";
 import { acceptChallenge } from "./challenge.js";
 import { joinArena } from "./arena.js";
@@ -11,7 +11,7 @@ import { SoloConnection, soloStats } from "./solo.js";
 import { addLinked, loadFriends } from "./friends.js";
 import { KEY } from "./storage.js";
 
-/** {connect, playerOnline, useKey, forgetKey, raceChallenge, goWanted, solo}. */
+/** {connect, playerOnline, welcomed, raceChallenge, goWanted, solo}. */
 export function session(win, app, keep) {
   const S = app.S;
   const { store } = keep;
@@ -23,57 +23,6 @@ export function session(win, app, keep) {
     const url = `${win.location.protocol === "https:" ? "wss" : "ws"}://${win.location.host}/`;
     S.conn = new Connection(url, { onEvent: app.onEvent, onStatus, onWelcome, onKey: keep.keepKey });
     S.conn.start(store.getItem(KEY.name) || "player", keep.token(), keep.storedKey());
-  }
-
-  /** A browser without a key becomes a registered player of this server before it races: the
-   * anonymous session's first call registers, and a new session said with the key takes its place
-   * (useKey) before anything else is done, so the first race is already the player's (its page,
-   * ratings and records). True while that happens. Not in a room (a resumed race keeps its seat: the
-   * key is kept for the next session), nor after the player chose to race anonymously (an account
-   * deleted here), nor again after a server that keeps no players said so. */
-  function becomePlayer(welcome) {
-    if (welcome.identified || welcome.room || S.room || S.signingIn || keep.storedKey() || store.getItem(KEY.anonymous)) return false;
-    if (S.registering) return S.registering === "asking";
-    S.registering = "asking";
-    const conn = S.conn;
-    conn.holding = true; // a request made meanwhile (Create room at once) is the player's, not this session's
-    conn
-      .call("register")
-      .then((identity) => {
-        if (!identity.key) throw new Error("no key");
-        if (S.conn !== conn) return keep.keepKey(identity.key);
-        useKey(identity.key);
-        conn.handOver(S.conn); // a request made meanwhile (Create room at once) goes to the player's session
-      })
-      .catch(() => {
-        // records-unavailable, or an older server: race anonymously on this session
-        conn.release();
-        if (S.conn === conn) welcomed(welcome);
-      })
-      .finally(() => {
-        S.registering = "asked";
-      });
-    return true;
-  }
-
-  /** Race as the player ``key`` names from now on (signed in, registered: account.js): a new
-   * session, said with the key (a token would resume this one, which is not that player's). */
-  function useKey(key) {
-    S.signingIn = false;
-    keep.keepKey(key);
-    store.removeItem(KEY.anonymous);
-    S.conn.retire();
-    keep.forgetToken();
-    S.me = null;
-    connect();
-    app.render();
-  }
-
-  /** The account is deleted: forget its key, and race on anonymously without registering again. */
-  function forgetKey() {
-    keep.keepKey(null);
-    store.setItem(KEY.anonymous, "1");
-    S.conn.key = null;
   }
 
   function onStatus(status, detail = "") {
@@ -88,7 +37,7 @@ export function session(win, app, keep) {
       app.say(t("your earlier session has expired: starting a new one"));
       return;
     }
-    if (becomePlayer(body)) return app.render(); // goes on as the player, in a session of its own
+    if (app.player.becomePlayer(body)) return app.render(); // goes on as the player, in a session of its own
     welcomed(body);
   }
 
@@ -148,5 +97,5 @@ export function session(win, app, keep) {
     return true;
   }
 
-  return { connect, playerOnline, useKey, forgetKey, raceChallenge, goWanted, solo };
+  return { connect, playerOnline, welcomed, raceChallenge, goWanted, solo };
 }
