@@ -34,8 +34,8 @@ from protocol.messages import (
 from protocol.schema import Message
 from server.play.arena_rules import Entry
 from server.rooms.events import Ended, Event
+from server.rooms.room import Room
 from server.shell.clock import SystemClock
-from server.shell.held import HeldRoom
 from tests.helpers import MakeServer, fake, url_of, wait_until
 from tests.racing import room_with, solution, start_race
 from tests.redis_proc import RedisProcess
@@ -191,9 +191,16 @@ async def test_six_players_over_two_nodes_race_again_and_again_with_the_same_sta
         # Races of 2-4, all seated from both nodes: rooms hold players of both nodes.
         assert len({room for r in racers for room in r.races}) >= 8
         await stop(tasks)
-        await asyncio.sleep(2.5)  # the last scoring's standings reach everyone
-        finals = [await r.last_arena() for r in racers]
-    assert all(f.standings == finals[0].standings for f in finals), [f.standings for f in finals]
+        # The races under way when they stopped end and are scored on either node; each scoring's
+        # standings reach all six. Read until everyone's last standings are the same ones (a fixed
+        # pause lost that race with a busy machine).
+        finals: list[Arena] = []
+
+        async def agreed() -> bool:
+            finals[:] = [await r.last_arena() for r in racers]
+            return all(f.standings == finals[0].standings for f in finals)
+
+        await wait_until(agreed, 30, what=lambda: f"the same standings for all: {[f.standings for f in finals]}")
     standings = finals[0].standings
     assert [s.rank for s in standings] == [1, 2, 3, 4, 5, 6]
     assert sum(s.races for s in standings) >= 6 * 3
@@ -442,14 +449,14 @@ async def test_a_racer_hears_the_last_races_result_before_the_next_race_seats_th
     Here the race's end hook is slowed to make that gap wide."""
     server = await make_memory_server(deals=lambda: 1)  # the deal Bob's moves solve
 
-    record_daily = server.fair.record_daily  # what the path's observer runs before a lifecycle answer
+    record_race = server.daily_board.record_race  # what the path's observer runs before a lifecycle answer
 
-    async def slow_end(held: HeldRoom, events: list[Event]) -> None:
-        await record_daily(held, events)
+    async def slow_end(room: Room, events: list[Event]) -> None:
+        await record_race(room, events)
         if any(isinstance(e, Ended) for e in events):
             await asyncio.sleep(2.5)  # two pairing rounds (each second)
 
-    monkeypatch.setattr(server.fair, "record_daily", slow_end)
+    monkeypatch.setattr(server.daily_board, "record_race", slow_end)
     ann, bob = [await WsClient.open(url_of(server), name) for name in ("Ann", "Bob")]
     try:
         created = await ann.call(CreateArena(preset="seahaven", minutes=5))
