@@ -21,42 +21,6 @@ from websockets.typing import Subprotocol
 
 from protocol.codec import MAX_FRAME, SUBPROTOCOL
 from protocol.errors import CloseCode
-from protocol.messages import (
-    AcceptChallenge,
-    AddFriend,
-    AnswerInvite,
-    BlockPlayer,
-    ChallengeRequest,
-    ClaimHandle,
-    CreateArena,
-    CreateRoom,
-    DailyBoardRequest,
-    DeleteAccount,
-    ExportData,
-    FriendsRequest,
-    HintRequest,
-    Invite,
-    JoinArena,
-    JoinRoom,
-    Leave,
-    LeaveArena,
-    ListRooms,
-    MoveRequest,
-    Ping,
-    QuickMatch,
-    RaceAgain,
-    Ready,
-    Register,
-    Rematch,
-    RemoveFriend,
-    Resign,
-    SetName,
-    SetPassword,
-    SetPresence,
-    SignIn,
-    UnblockPlayer,
-    Undo,
-)
 from protocol.schema import Message
 from server.config import Config
 from server.http.admin import AdminRoutes
@@ -69,7 +33,7 @@ from server.play.arenas import Arenas
 from server.play.challenges import ChallengeRequests
 from server.play.daily import DailyDeals, DailyTimes
 from server.play.dealing import Dealing
-from server.play.dealpool import DealPool
+from server.play.dealpool import DealPool, Worker
 from server.play.fairplay import HINT_SECONDS, FairPlay
 from server.play.friends import FriendRequests
 from server.play.ghosts import GhostRacers
@@ -83,6 +47,7 @@ from server.shell.connections import Connections
 from server.shell.drain import Drain, node_name
 from server.shell.fanout import Fanout
 from server.shell.guard import Guard, handshake_logger
+from server.shell.handlers import handlers_of
 from server.shell.held import HeldRoom, log_event
 from server.shell.identities import Identities
 from server.shell.lobby import Lobby
@@ -95,6 +60,7 @@ from server.shell.ratings import RatingNotices
 from server.shell.replies import Replies
 from server.shell.requests import Requests
 from server.shell.room_requests import RoomRequests
+from server.shell.roombase import RoomMoments
 from server.shell.roompath import RoomPath
 from server.shell.sessions import Session, SessionTable
 from server.shell.tasks import Tasks
@@ -111,46 +77,36 @@ DRAIN_QUIET: Final = 0.2
 
 
 class RoomHooks:
-    """What this node does at each moment of the room path (its ``RoomObserver``), each moment
-    handed to the parts that act on it: bots and ghosts look again after every commit, the daily
-    board is written before a lifecycle answer, a due rematch starts after a lifecycle commit, the
-    archiver wakes at a race's end, a newer build's room sends its visitors to the newer nodes,
-    and a room moderators closed is not found."""
+    """What this node does at each moment of the room path (its ``RoomObserver``), built before
+    the path and given to it: the daily board is written before a lifecycle answer, the archiver
+    wakes at a race's end, and a room moderators closed is not found. The parts built on the path
+    (bots and ghosts after every commit, a due rematch after a lifecycle commit, the drain when a
+    newer build's room is seen) hear it through ``moments``, where each listens from its own
+    construction."""
 
-    __slots__ = ("archiver", "bans", "drain", "fair", "ghosts", "rematches")
+    __slots__ = ("archiver", "bans", "daily_board", "moments")
 
-    def __init__(
-        self,
-        fair: FairPlay,
-        ghosts: GhostRacers,
-        rematches: Rematches,
-        archiver: Archiver | None,
-        drain: Drain,
-        bans: BanBook,
-    ) -> None:
-        self.fair = fair
-        self.ghosts = ghosts
-        self.rematches = rematches
+    def __init__(self, daily_board: DailyTimes, archiver: Archiver | None, bans: BanBook, moments: RoomMoments) -> None:
+        self.daily_board = daily_board
         self.archiver = archiver
-        self.drain = drain
         self.bans = bans
+        self.moments = moments
 
     def after_commit(self, code: str) -> None:
-        self.fair.noticed(code)
-        self.ghosts.notice(code)
+        self.moments.committed(code)
 
     async def before_lifecycle_answer(self, held: HeldRoom, lifecycle: list[Event]) -> None:
-        await self.fair.record_daily(held, lifecycle)
+        await self.daily_board.record_race(held.room, lifecycle)
 
     def after_lifecycle_commit(self, code: str) -> None:
-        self.rematches.changed(code)
+        self.moments.lifecycle_committed(code)
 
     def race_end_indexed(self, code: str) -> None:
         if self.archiver is not None:
             self.archiver.wake(code)
 
     def newer_build_seen(self, code: str, visitors: set[str]) -> None:
-        self.drain.newer_build(code, visitors)
+        self.moments.newer_build(code, visitors)
 
     def closed_by_moderators(self, code: str) -> bool:
         return self.bans.closed(code) is not None
@@ -206,16 +162,33 @@ class RaceServer:
         self.daily_board = daily_board if daily_board is not None else DailyTimes(store)
         self.node = node_name(secrets.token_hex(4), events.FORMAT)
         """This process's name in doorbells and member places (with its build's format version)."""
-        self.stopping = False
+        self.stopping = asyncio.Event()
+        """Set when ``stop()`` begins: no bot is offered, and a closed connection is a drop no more."""
         self.tasks = Tasks()
         self.guard = Guard(config, self.tasks.spawn)
         self.table = SessionTable(self.store, self.store, config.session_ttl, LOBBY_SESSION_TTL)
         self.sessions = self.table.by_token
         self.players = self.table.by_player
         """Sessions by player id, for fan-out."""
-
         self.fanout = Fanout(self.players, self.guard, config.max_write_buffer)
         replies = Replies(self.fanout)
+        self.worker = Worker()
+        """The bots' worker process: their plans, hints, lost checks and today's deals."""
+
+        # What the room path tells of its moments, built before it (the parts built on it listen
+        # through ``moments``): finished races into the database (None: records are off, no race
+        # is marked), their analyses, and the moderators' list.
+        self.archiver: Archiver | None = None
+        if archive is not None:
+            archived = (analyst.archived,) if analyst is not None else ()
+            self.archiver = Archiver(self.store, archive, config.finished_ttl, archived)
+            # What a rated race did to its racers' ratings: into the store, and to each racer.
+            archive.rated.append(RatingNotices(self.store).tell)
+        self.analyst = analyst
+        if analyst is not None:
+            self.metrics.watch_analyst(analyst)
+        self.bans = BanBook(self.store, self.clock)
+        self.moments = RoomMoments()
         self.path = RoomPath(
             self.store,
             self.table,
@@ -225,12 +198,13 @@ class RaceServer:
             config,
             self.node,
             self.tasks.spawn,
+            RoomHooks(self.daily_board, self.archiver, self.bans, self.moments),
             archiving=archive is not None,
         )
         self.rooms = self.path.rooms
-        self.requests = Requests(self.path, replies, self.metrics, self.store)
 
-        self.daily_deals = DailyDeals(lambda: self.fair.bots.executor())
+        # The parts built on the path, in the order they listen to its moments (bots, ghosts).
+        self.daily_deals = DailyDeals(self.worker)
         self.dealing = Dealing(config, self.clock, self.pool, self.daily_deals, deals)
         self.fair = FairPlay(
             self.path,
@@ -239,23 +213,17 @@ class RaceServer:
             self.dealing,
             self.daily_board,
             self.tasks.spawn,
-            lambda: self.stopping,
+            self.stopping,
+            self.worker,
+            self.moments,
             hint_seconds=hint_seconds,
             bot_time_scale=bot_time_scale,
         )
-        self.rematches = Rematches(self.fair.run_for_bot, self.fair.room_held, self.dealing, self.tasks.spawn)
-        self.archiver: Archiver | None = None
-        """Finished races into the database (None: records are off, no race is marked)."""
-        if archive is not None:
-            self.archiver = Archiver(self.store, archive, config.finished_ttl)
-            # What a rated race did to its racers' ratings: into the store, and to each racer.
-            archive.rated.append(RatingNotices(self.store).tell)
-        self.analyst = analyst
-        if analyst is not None:
-            self.metrics.watch_analyst(lambda: analyst.stored)
-            if self.archiver is not None:
-                self.archiver.archived.append(analyst.archived)
-
+        # Ghost challenges: recorded runs raced again (without records, both requests say so).
+        self.ghosts = GhostRacers(self.fair.run_for_bot, self.fair.room_held, self.clock, self.moments)
+        self.rematches = Rematches(
+            self.fair.run_for_bot, self.fair.room_held, self.dealing, self.tasks.spawn, self.moments
+        )
         rooms = RoomRequests(self.path, self.table, self.guard, self.clock, self.dealing, self.fair, self.fair)
         self.lobby = Lobby(self.store)
         self.matches = Matchmaker(
@@ -270,6 +238,9 @@ class RaceServer:
             self.tasks.spawn,
         )
         """Quick match: the queues' pairs, and this node's waiters."""
+        challenge_requests = ChallengeRequests(
+            self.path, challenges, self.ghosts, rooms.create, self.dealing, self.clock
+        )
         # Friends, presence and invitations (without records, every request says so).
         self.friends = FriendRequests(
             self.path,
@@ -283,19 +254,6 @@ class RaceServer:
             self.tasks.spawn,
             self.node,
         )
-        for friends_kind, friends_handler in (
-            (FriendsRequest, self.friends.on_friends),
-            (AddFriend, self.friends.on_add_friend),
-            (RemoveFriend, self.friends.on_remove_friend),
-            (BlockPlayer, self.friends.on_block_player),
-            (UnblockPlayer, self.friends.on_unblock_player),
-            (SetPresence, self.friends.on_set_presence),
-            (Invite, self.friends.on_invite),
-            (RaceAgain, self.friends.on_race_again),
-            (AnswerInvite, self.friends.on_answer_invite),
-        ):
-            self.requests.handle(friends_kind, friends_handler)
-
         self.upkeep = NodeUpkeep(
             self.path, self.table, self.fanout, self.store, self.tasks.spawn, self.node, heard=self.friends.heard
         )
@@ -310,76 +268,6 @@ class RaceServer:
             self.guard.address,
             renamed=self.friends.renamed,
         )
-        for account_kind, account_handler in (
-            (Register, account_requests.on_register),
-            (ClaimHandle, account_requests.on_claim_handle),
-            (SetPassword, account_requests.on_set_password),
-            (SetName, account_requests.on_set_name),
-            (SignIn, account_requests.on_sign_in),
-            (DeleteAccount, account_requests.on_delete_account),
-            (ExportData, account_requests.on_export_data),
-        ):
-            self.requests.handle(account_kind, account_handler)
-        # Taking the node out of service (a drain), and the moderators' list and actions (docs/admin.md).
-        self.drain = Drain(
-            self.table, self.path.rooms, self.guard, self.tasks.spawn, config.drain_limit, self.store, events.FORMAT
-        )
-        self.requests.unavailable = lambda ws: self.guard.let_go(
-            ws, CloseCode.TRY_ANOTHER_NODE, "that room is served by a newer node"
-        )
-        self.bans = BanBook(self.store, self.clock)
-        self.moderation = Moderation(
-            self.store,
-            self.bans,
-            self.table,
-            self.fanout,
-            self.guard,
-            lambda code: set(held.visitors) if (held := self.path.rooms.get(code)) is not None else set(),
-            self.tasks.spawn,
-            config.room_ttl,
-        )
-        self.conns = Connections(
-            self.requests,
-            self.path,
-            self.fanout,
-            self.table,
-            self.guard,
-            self.store,
-            config,
-            self.clock,
-            self.node,
-            lambda: self.stopping,
-            self.identities,
-            refusing=self.drain.status,
-            book=self.bans,
-        )
-        for kind, handler in (
-            (ListRooms, self.lobby.on_list_rooms),
-            (QuickMatch, self.matches.on_quick_match),
-            (CreateRoom, rooms.on_create_room),
-            (JoinRoom, rooms.on_join_room),
-            (Leave, rooms.on_leave),
-            (Ready, rooms.on_ready),
-            (MoveRequest, rooms.on_move),
-            (Undo, rooms.on_undo),
-            (Resign, rooms.on_resign),
-            (Rematch, rooms.on_rematch),
-            (Ping, rooms.on_ping),
-            (HintRequest, self.fair.on_hint),
-            (DailyBoardRequest, self.fair.on_daily_board),
-        ):
-            self.requests.handle(kind, handler)
-
-        # Ghost challenges: recorded runs raced again (without records, both requests say so).
-        self.ghosts = GhostRacers(self.fair.run_for_bot, self.fair.room_held, self.clock)
-        # The room path's one observer, once every part it tells is built (they are built on the path).
-        self.path.observe(RoomHooks(self.fair, self.ghosts, self.rematches, self.archiver, self.drain, self.bans))
-        challenge_requests = ChallengeRequests(
-            self.path, challenges, self.ghosts, rooms.create, self.dealing, self.clock
-        )
-        self.requests.handle(ChallengeRequest, challenge_requests.on_challenge)
-        self.requests.handle(AcceptChallenge, challenge_requests.on_accept_challenge)
-
         # Arenas: timed events pairing their players race after race (one node pairs, by lease).
         self.arenas = Arenas(
             self.path,
@@ -394,11 +282,50 @@ class RaceServer:
             archive=arena_archive,
             series=arena_series,
         )
-        self.requests.handle(CreateArena, self.arenas.on_create_arena)
-        self.requests.handle(JoinArena, self.arenas.on_join_arena)
-        self.requests.handle(LeaveArena, self.arenas.on_leave_arena)
-        self.conns.welcomed.append(self.arenas.welcomed)
-        self.conns.closed.append(self.arenas.closed)
+        # Taking the node out of service (a drain), and the moderators' actions (docs/admin.md).
+        self.drain = Drain(
+            self.table,
+            self.path.rooms,
+            self.guard,
+            self.tasks.spawn,
+            config.drain_limit,
+            self.store,
+            events.FORMAT,
+            self.moments,
+        )
+        self.moderation = Moderation(
+            self.store,
+            self.bans,
+            self.table,
+            self.fanout,
+            self.guard,
+            self.path.rooms,
+            self.tasks.spawn,
+            config.room_ttl,
+        )
+
+        # Every request type's one handler, declared beside its code (``@handles``).
+        handlers = handlers_of(
+            rooms, self.lobby, self.matches, self.fair, challenge_requests, self.friends, account_requests, self.arenas
+        )
+        self.requests = Requests(self.path, replies, self.metrics, self.store, self.guard, handlers)
+        self.conns = Connections(
+            self.requests,
+            self.path,
+            self.fanout,
+            self.table,
+            self.guard,
+            self.store,
+            config,
+            self.clock,
+            self.node,
+            self.stopping,
+            self.identities,
+            refusing=self.drain.status,
+            book=self.bans,
+            welcomed=(self.arenas.welcomed,),
+            closed=(self.arenas.closed,),
+        )
         self.ws: WsServer | None = None
         self.http = HttpRoutes(
             self.store,
@@ -509,7 +436,7 @@ class RaceServer:
     async def stop(self) -> None:
         """Stop listening, answer the requests in flight, then close every connection with 1012
         (service restart) without counting anyone as dropped: a restart resumes the races."""
-        self.stopping = True
+        self.stopping.set()
         self.matches.stop()
         if self.admin is not None:
             self.admin.close(close_connections=False)

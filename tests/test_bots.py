@@ -178,7 +178,7 @@ async def test_a_bot_whose_worker_was_killed_gives_up_and_the_next_bot_has_a_new
     in the race unseen (its task died quietly before), and the next bot gets a new worker."""
     server = await make_server()
     loop = asyncio.get_running_loop()
-    worker = await loop.run_in_executor(server.fair.bots.executor(), os.getpid)
+    worker = await loop.run_in_executor(server.worker.executor(), os.getpid)
     os.kill(worker, signal.SIGKILL)
     ann, bot = await race_a_bot(server, "Ann")
     gave_up = await ann.expect(Progress, wait=20, where=lambda p: p.player == bot and p.status != "racing")
@@ -190,5 +190,5 @@ async def test_a_bot_whose_worker_was_killed_gives_up_and_the_next_bot_has_a_new
     cid, bot = await race_a_bot(server, "Cid")
     won = await cid.expect(Progress, wait=60, where=lambda p: p.player == bot and p.status != "racing")
     assert (won.status, won.progress) == ("finished", 52)
-    assert await loop.run_in_executor(server.fair.bots.executor(), os.getpid) != worker
+    assert await loop.run_in_executor(server.worker.executor(), os.getpid) != worker
     await cid.close()

@@ -56,7 +56,7 @@ async def server() -> AsyncIterator[RaceServer]:
     await race.start()
     # The solver worker starts before Textual's test app replaces the standard streams (a worker
     # process spawned under it fails: "bad value(s) in fds_to_keep").
-    await asyncio.get_running_loop().run_in_executor(race.fair.bots.executor(), int)
+    await asyncio.get_running_loop().run_in_executor(race.worker.executor(), int)
     yield race
     await race.stop()
 

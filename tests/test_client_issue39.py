@@ -218,7 +218,7 @@ async def test_bug7_a_bot_is_named_in_the_players_language(
     server = await make_memory_server()
     # The bot's worker starts before Textual's test app replaces the standard streams (a process
     # spawned under it fails: "bad value(s) in fds_to_keep").
-    await asyncio.get_running_loop().run_in_executor(server.fair.bots.executor(), int)
+    await asyncio.get_running_loop().run_in_executor(server.worker.executor(), int)
     try:
         app = RaceApp(url_of(server), "ann", autoconnect=False, automove=False)
         async with app.run_test(size=SIZE) as pilot:

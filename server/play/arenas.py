@@ -42,6 +42,7 @@ from server.play.arena_schedule import KEEP_SECONDS, Series, following, keep_are
 from server.rooms.room import Room
 from server.shell.clock import Clock
 from server.shell.fanout import Fanout
+from server.shell.handlers import handles
 from server.shell.held import Asker, Command, HeldRoom, log_event
 from server.shell.names import new_room_code, normalise_room_code
 from server.shell.ports import ArenaArchive, Deals
@@ -114,6 +115,7 @@ class Arenas:
 
     # -- requests ----------------------------------------------------------------------------------
 
+    @handles(CreateArena)
     async def on_create_arena(self, asker: Asker, message: CreateArena) -> Message:
         now = self.clock.now()
         starts = now + message.starts_in * 1000
@@ -130,6 +132,7 @@ class Arenas:
                 return meta
         raise ProtocolError(ErrorCode.INTERNAL, "could not find a free arena code")
 
+    @handles(JoinArena)
     async def on_join_arena(self, asker: Asker, message: JoinArena) -> Message:
         return await self._join(asker.session, normalise_room_code(message.arena))
 
@@ -151,6 +154,7 @@ class Arenas:
                 return arena_message(meta, list(entries.values()), self.clock.now())
         raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the arena is busy: try again")
 
+    @handles(LeaveArena)
     async def on_leave_arena(self, asker: Asker, message: LeaveArena) -> Message:
         return await self._leave_for_good(normalise_room_code(message.arena), asker.session.player)
 

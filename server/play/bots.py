@@ -16,7 +16,6 @@ import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Final
 
@@ -24,10 +23,11 @@ from protocol.enums import Phase, Status
 from protocol.errors import ProtocolError
 from protocol.messages import GHOST_PREFIX
 from server.play.bot import PACES, BotBrain, think
-from server.play.dealpool import stop_workers, worker_executor
+from server.play.dealpool import Worker
 from server.play.seats import Run, SeatDrivers
 from server.rooms.room import BOT_PREFIX, Room
 from server.shell.held import Command
+from server.shell.roombase import RoomMoments
 from server.store.base import StoreError
 
 log = logging.getLogger("seahaven.server")
@@ -50,8 +50,8 @@ class BotRacers(SeatDrivers[str]):
     """The bot seats this process drives.
 
     ``run`` runs a command on a room through the server's room path; ``room_of`` is the room held
-    here under a code (None when gone); ``next_deal`` picks a rematch's deal for a room;
-    ``time_scale`` multiplies every pause (tests play fast).
+    here under a code (None when gone); ``next_deal`` picks a rematch's deal for a room; ``worker``
+    plans their moves; ``time_scale`` multiplies every pause (tests play fast).
     """
 
     def __init__(
@@ -59,26 +59,17 @@ class BotRacers(SeatDrivers[str]):
         run: Run,
         room_of: Callable[[str], Room | None],
         next_deal: Callable[[Room], Awaitable[int]],
+        worker: Worker,
+        moments: RoomMoments,
         *,
         time_scale: float = 1.0,
     ) -> None:
-        super().__init__(run, room_of)
+        super().__init__(run, room_of, moments)
         self.next_deal = next_deal
+        self.worker = worker
         self.time_scale = time_scale
-        self._executor: ProcessPoolExecutor | None = None
         self._rooms: dict[str, str] = {}
         """Room code by bot player id."""
-
-    def executor(self) -> ProcessPoolExecutor:
-        """The worker process that plans for every bot here, started with the first bot."""
-        if self._executor is None:
-            self._executor = worker_executor(1)
-        return self._executor
-
-    def _drop_executor(self) -> None:
-        if self._executor is not None:
-            stop_workers(self._executor)
-            self._executor = None
 
     async def seat(self, code: str, pace: str) -> str:
         """Seat a ready bot of ``pace`` in room ``code`` and start driving it; its player id."""
@@ -93,7 +84,7 @@ class BotRacers(SeatDrivers[str]):
     async def close(self) -> None:
         """Stop every bot (their seats stay in the rooms' logs) and the worker process."""
         await super().close()
-        self._drop_executor()
+        self.worker.stop()
 
     async def _drive(self, code: str, bot: str, pace: str) -> None:
         brain = BotBrain(pace, seed=secrets.randbits(32))
@@ -110,12 +101,12 @@ class BotRacers(SeatDrivers[str]):
                 if room.phase == Phase.RACING and seat.status == Status.RACING and seat.board is not None:
                     board = seat.board
                     try:
-                        step = await think(brain, board, self.executor())
+                        step = await think(brain, board, self.worker.executor())
                     except (BrokenProcessPool, OSError, ValueError) as exc:
                         # No worker to plan with (killed, or none could start): the bot gives this
                         # race up rather than sit in it unseen; the next bot starts a new worker.
                         log.log(logging.ERROR, "event=bot.no_worker room=%s bot=%s error=%r", code, bot, exc)
-                        self._drop_executor()
+                        self.worker.stop()
                         await self.run(code, lambda core, now: core.resign(bot, now))
                         continue
                     if step is None:

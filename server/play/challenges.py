@@ -32,6 +32,7 @@ from server.rooms.history import ChallengeRun, RaceRecord, RacerRecord
 from server.rooms.raceid import room_of
 from server.rooms.settings import Settings
 from server.shell.clock import Clock
+from server.shell.handlers import handles
 from server.shell.held import Asker, Create, log_event
 from server.shell.names import CODE_ALPHABET, normalise_room_code
 from server.shell.ports import ChallengeBook, Deals
@@ -95,6 +96,7 @@ class ChallengeRequests:
         self.deals = deals
         self.clock = clock
 
+    @handles(ChallengeRequest)
     async def on_challenge(self, asker: Asker, message: ChallengeRequest) -> Message:
         book = self._book()
         me = asker.session.player
@@ -130,6 +132,7 @@ class ChallengeRequests:
             link_path=link_path(challenge),
         )
 
+    @handles(AcceptChallenge)
     async def on_accept_challenge(self, asker: Asker, message: AcceptChallenge) -> None:
         await self.path.check_free(asker.session)
         book = self._book()

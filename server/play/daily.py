@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-from collections.abc import Callable
-from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Final
 
+from protocol.enums import Status
 from seahaven.daily import daily_deal
+from server.play.dealpool import Worker
+from server.rooms.events import Ended, Event
+from server.rooms.room import Room
+from server.shell.held import log_event
+from server.store.base import StoreError
 from server.store.interfaces import DailyStore
 
 BOARD_TTL: Final = 7 * 24 * 3600
@@ -48,6 +52,22 @@ class DailyTimes:
         """Keep ``entry`` unless the player has a better time that day."""
         await self.store.record_daily(preset, date.isoformat(), entry.player, entry.name, entry.time_ms, BOARD_TTL)
 
+    async def record_race(self, room: Room, lifecycle: list[Event]) -> None:
+        """A daily race ended (``lifecycle`` holds its ``Ended``): its human finishers' times go on
+        the day's board (best effort). The path's observer runs it before the answer and the
+        frames: a racer who asks for the board on hearing ``ended`` finds their time."""
+        daily = room.settings.daily
+        if daily is None or not any(isinstance(e, Ended) for e in lifecycle):
+            return
+        date = datetime.date.fromisoformat(daily)
+        for standing in room.standings:
+            if standing.status == Status.FINISHED and not standing.bot and standing.time_ms is not None:
+                entry = Entry(standing.player, standing.name, standing.time_ms)
+                try:
+                    await self.record(room.settings.preset, date, entry)
+                except StoreError as exc:
+                    log_event("daily.error", room=room.code, error=str(exc))
+
     async def best(self, preset: str, date: datetime.date, count: int = BOARD_SIZE) -> list[Entry]:
         """The ``count`` best entries, fastest first (equal times in player id order)."""
         rows = await self.store.daily_best(preset, date.isoformat(), count)
@@ -55,10 +75,10 @@ class DailyTimes:
 
 
 class DailyDeals:
-    """Today's deal per preset, solved once per process in ``executor`` (never on the loop)."""
+    """Today's deal per preset, solved once per process in ``worker`` (never on the loop)."""
 
-    def __init__(self, executor: Callable[[], Executor]) -> None:
-        self.executor = executor
+    def __init__(self, worker: Worker) -> None:
+        self.worker = worker
         self._deals: dict[tuple[str, datetime.date], asyncio.Future[int]] = {}
 
     async def deal(self, preset: str, date: datetime.date) -> int:
@@ -67,6 +87,6 @@ class DailyDeals:
         if future is None or (future.done() and future.exception() is not None):  # a failed solve is retried
             yesterday = date - datetime.timedelta(days=1)
             self._deals = {k: v for k, v in self._deals.items() if k[1] >= yesterday}
-            job = asyncio.get_running_loop().run_in_executor(self.executor(), daily_deal, preset, date)
+            job = asyncio.get_running_loop().run_in_executor(self.worker.executor(), daily_deal, preset, date)
             future = self._deals[key] = job
         return await asyncio.shield(future)

@@ -98,6 +98,28 @@ def stop_workers(executor: Executor) -> None:
             process.kill()
 
 
+class Worker:
+    """The one worker process of a node's bots: it plans their moves, solves hints and today's
+    deals. Started with its first job, stopped with the node, or when a plan failed (killed, or none
+    could start): the next job starts a new one. One object shared by those who use it, built
+    before them, so that none builds on another to reach it."""
+
+    def __init__(self) -> None:
+        self._executor: ProcessPoolExecutor | None = None
+
+    def executor(self) -> ProcessPoolExecutor:
+        """The worker process, started now if none runs."""
+        if self._executor is None:
+            self._executor = worker_executor(1)
+        return self._executor
+
+    def stop(self) -> None:
+        """Kill the worker process with its job under way (the next job starts another)."""
+        if self._executor is not None:
+            stop_workers(self._executor)
+            self._executor = None
+
+
 def _worker_setup(parent: int, nice: int, idle: bool) -> None:
     with contextlib.suppress(OSError):
         os.nice(nice)

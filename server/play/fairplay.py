@@ -3,9 +3,9 @@ the bots' way into the room path."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime
-from collections.abc import Callable
 from typing import Final
 
 from protocol.codec import encode
@@ -15,14 +15,16 @@ from protocol.messages import Advice, DailyBoard, DailyBoardRequest, DailyEntry,
 from protocol.schema import Message
 from seahaven import encode as encode_deal
 from server.play.bots import BotRacers
-from server.play.daily import DailyTimes, Entry
+from server.play.daily import DailyTimes
 from server.play.dealing import Dealing
+from server.play.dealpool import Worker
 from server.play.hints import Advisor
-from server.rooms.events import Ended, Event
 from server.rooms.room import Room
 from server.shell.clock import Clock
 from server.shell.fanout import Fanout
-from server.shell.held import Asker, Command, HeldRoom, log_event
+from server.shell.handlers import handles
+from server.shell.held import Asker, Command
+from server.shell.roombase import RoomMoments
 from server.shell.roompath import RoomPath, Spawn
 from server.store.base import StoreError
 
@@ -35,8 +37,8 @@ QUICK_MATCH_BOT: Final = "brisk"
 class FairPlay:
     """The daily board, hints and lost checks, and bot seats, on the rooms of ``path``.
 
-    Implements the shell's ``Bots`` and ``MoveWatch`` ports; ``record_daily`` is a hook that
-    follows commits."""
+    Implements the shell's ``Bots`` and ``MoveWatch`` ports; its bots plan in ``worker`` and look
+    again at each commit ``moments`` tells."""
 
     def __init__(
         self,
@@ -46,7 +48,9 @@ class FairPlay:
         dealing: Dealing,
         daily_board: DailyTimes,
         spawn: Spawn,
-        stopping: Callable[[], bool],
+        stopping: asyncio.Event,
+        worker: Worker,
+        moments: RoomMoments,
         *,
         hint_seconds: float = HINT_SECONDS,
         bot_time_scale: float = 1.0,
@@ -59,7 +63,10 @@ class FairPlay:
         self.spawn = spawn
         self.stopping = stopping
         self.hint_seconds = hint_seconds
-        self.bots = BotRacers(self.run_for_bot, self.room_held, dealing.rematch_deal, time_scale=bot_time_scale)
+        self.worker = worker
+        self.bots = BotRacers(
+            self.run_for_bot, self.room_held, dealing.rematch_deal, worker, moments, time_scale=bot_time_scale
+        )
         self.advisor: Advisor | None = None
         """Solves hints and lost checks in the bots' worker process; made on first use."""
         self.lost_watch: set[str] = set()
@@ -67,6 +74,7 @@ class FairPlay:
 
     # -- the daily board ---------------------------------------------------------------------
 
+    @handles(DailyBoardRequest)
     async def on_daily_board(self, asker: Asker, message: DailyBoardRequest) -> Message:
         date, deal = await self.dealing.daily_deal(message.preset)
         entries = await self.daily_board.best(message.preset, datetime.date.fromisoformat(date))
@@ -80,24 +88,9 @@ class FairPlay:
             ),
         )
 
-    async def record_daily(self, held: HeldRoom, lifecycle: list[Event]) -> None:
-        """A daily race ended: its human finishers' times go on the day's board (best effort),
-        before anyone hears ``ended`` (a racer who asks for the board then finds their time)."""
-        room = held.room
-        daily = room.settings.daily
-        if daily is None or not any(isinstance(e, Ended) for e in lifecycle):
-            return
-        date = datetime.date.fromisoformat(daily)
-        for standing in room.standings:
-            if standing.status == Status.FINISHED and not standing.bot and standing.time_ms is not None:
-                entry = Entry(standing.player, standing.name, standing.time_ms)
-                try:
-                    await self.daily_board.record(room.settings.preset, date, entry)
-                except StoreError as exc:
-                    log_event("daily.error", room=room.code, error=str(exc))
-
     # -- hints and lost checks ---------------------------------------------------------------
 
+    @handles(HintRequest)
     async def on_hint(self, asker: Asker, message: HintRequest) -> Message | None:
         held = self.path.held_by(asker.session)
         player = asker.session.player
@@ -112,7 +105,7 @@ class FairPlay:
 
     def _advisor(self) -> Advisor:
         if self.advisor is None:
-            self.advisor = Advisor(self.bots.executor(), max_seconds=self.hint_seconds)
+            self.advisor = Advisor(self.worker.executor(), max_seconds=self.hint_seconds)
         return self.advisor
 
     def moved(self, code: str, player: str) -> None:
@@ -162,16 +155,13 @@ class FairPlay:
     async def seat(self, code: str, pace: str) -> str:
         return await self.bots.seat(code, pace)
 
-    def noticed(self, code: str) -> None:
-        self.bots.notice(code)
-
     async def offer(self, code: str, player: str) -> None:
         """Quick match: a bot takes the free seat now if ``player`` still waits there alone."""
         room = self.room_held(code)
         seat = room.seats.get(player) if room is not None else None
         if room is None or seat is None or not seat.connected or not room.is_open() or len(room.seats) > 1:
             return
-        if self.stopping():
+        if self.stopping.is_set():
             return
         with contextlib.suppress(ProtocolError, StoreError):
             await self.bots.seat(code, QUICK_MATCH_BOT)

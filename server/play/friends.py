@@ -52,6 +52,7 @@ from protocol.messages import (
 from protocol.schema import Message
 from server.rooms.room import MACHINES, Room
 from server.shell.clock import Clock
+from server.shell.handlers import handles
 from server.shell.held import Asker, Create, log_event
 from server.shell.names import CODE_ALPHABET
 from server.shell.ports import Deals, FriendBook, FriendListing, Known
@@ -154,9 +155,11 @@ class FriendRequests:
 
     # -- requests ------------------------------------------------------------------------------------
 
+    @handles(FriendsRequest)
     async def on_friends(self, asker: Asker, message: FriendsRequest) -> Message:
         return await self.listing(self._me(asker).player)
 
+    @handles(AddFriend)
     async def on_add_friend(self, asker: Asker, message: AddFriend) -> Message:
         me, book = self._me(asker), self._book()
         if (message.handle is None) == (message.player is None):
@@ -176,12 +179,14 @@ class FriendRequests:
         log_event("friends.add", player=me.player, other=other.player, outcome=outcome)
         return await self._changed(me.player, other.player)
 
+    @handles(RemoveFriend)
     async def on_remove_friend(self, asker: Asker, message: RemoveFriend) -> Message:
         me = self._me(asker)
         if await _records(self._book().remove(me.player, message.player)):
             return await self._changed(me.player, message.player)
         return await self.listing(me.player)
 
+    @handles(BlockPlayer)
     async def on_block_player(self, asker: Asker, message: BlockPlayer) -> Message:
         me = self._me(asker)
         if message.player == me.player:
@@ -191,11 +196,13 @@ class FriendRequests:
         await _records(self._book().block(me.player, message.player, self.clock.now()))
         return await self._changed(me.player, message.player)
 
+    @handles(UnblockPlayer)
     async def on_unblock_player(self, asker: Asker, message: UnblockPlayer) -> Message:
         me = self._me(asker)
         await _records(self._book().unblock(me.player, message.player))
         return await self.listing(me.player)
 
+    @handles(SetPresence)
     async def on_set_presence(self, asker: Asker, message: SetPresence) -> Message:
         me = self._me(asker)
         await _records(self._book().set_shown_to(me.player, message.shown_to))
@@ -207,6 +214,7 @@ class FriendRequests:
                 await self._tell(me.player, ("offline", None), await self._circle(me.player))
         return await self.listing(me.player)
 
+    @handles(Invite)
     async def on_invite(self, asker: Asker, message: Invite) -> Message | None:
         me, book = self._me(asker), self._book()
         if message.player == me.player:
@@ -238,6 +246,7 @@ class FriendRequests:
         await asker.ws.send(encode(reply))  # the reply was the room's state: the invitation follows
         return None
 
+    @handles(RaceAgain)
     async def on_race_again(self, asker: Asker, message: RaceAgain) -> None:
         me, book = self._me(asker), self._book()
         held = self.path.held_by(me)
@@ -302,6 +311,7 @@ class FriendRequests:
         log_event("friends.invite", invite=invite, player=me.player, other=player, room=room.code, again=again)
         return Invitation(invite=invite, player=player, room=room.code, expires_at=expires_at)
 
+    @handles(AnswerInvite)
     async def on_answer_invite(self, asker: Asker, message: AnswerInvite) -> Message | None:
         me = self._me(asker)
         kept = await self.store.take_invite(message.invite)

@@ -32,6 +32,7 @@ from server.rooms.history import RacerRecord
 from server.rooms.room import Room
 from server.shell.clock import Clock
 from server.shell.held import Command, log_event
+from server.shell.roombase import RoomMoments
 from server.store.base import StoreError
 
 __all__ = ["GhostPlan", "GhostRacers"]
@@ -77,8 +78,8 @@ class GhostRacers(SeatDrivers[tuple[str, str]]):
     under a code (None when gone), ``clock`` the room path's clock (the moves' times are on it).
     """
 
-    def __init__(self, run: Run, room_of: Callable[[str], Room | None], clock: Clock) -> None:
-        super().__init__(run, room_of)
+    def __init__(self, run: Run, room_of: Callable[[str], Room | None], clock: Clock, moments: RoomMoments) -> None:
+        super().__init__(run, room_of, moments)
         self.clock = clock
 
     async def seat(self, code: str, challenge: str, run: RacerRecord) -> str:

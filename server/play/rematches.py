@@ -14,6 +14,7 @@ from server.play.seats import Run
 from server.rooms.room import Room
 from server.shell.held import Command
 from server.shell.ports import Deals
+from server.shell.roombase import RoomMoments
 from server.shell.roompath import Spawn
 from server.store.base import StoreError
 
@@ -23,13 +24,16 @@ class Rematches:
     starts a due rematch in the background, on the node whose commit made it due; ``run`` and
     ``room_of`` are the bots' way into the room path."""
 
-    def __init__(self, run: Run, room_of: Callable[[str], Room | None], deals: Deals, spawn: Spawn) -> None:
+    def __init__(
+        self, run: Run, room_of: Callable[[str], Room | None], deals: Deals, spawn: Spawn, moments: RoomMoments
+    ) -> None:
         self.run = run
         self.room_of = room_of
         self.deals = deals
         self.spawn = spawn
         self.starting: set[str] = set()
         """Rooms whose rematch is being started here (one try at a time)."""
+        moments.on_lifecycle_commit(self.changed)
 
     def changed(self, code: str) -> None:
         room = self.room_of(code)

@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 from protocol.errors import ErrorCode, ProtocolError
 from server.rooms.room import Room
 from server.shell.held import Command
+from server.shell.roombase import RoomMoments
 
 Run = Callable[[str, Command], Awaitable[bool]]
 """Run a command on a room through the judged path; False if the room is no longer held here."""
@@ -26,11 +27,12 @@ K = TypeVar("K", bound=Hashable)
 class SeatDrivers(Generic[K]):
     """The seats of one kind this process drives, each by a task under its key."""
 
-    def __init__(self, run: Run, room_of: Callable[[str], Room | None]) -> None:
+    def __init__(self, run: Run, room_of: Callable[[str], Room | None], moments: RoomMoments) -> None:
         self.run = run
         self.room_of = room_of
         self.changed: dict[str, asyncio.Event] = {}
         """By room code: set whenever a room with a seat driven here commits something."""
+        moments.on_commit(self.notice)
         self.tasks: dict[K, asyncio.Task[None]] = {}
         self.closed = False
 

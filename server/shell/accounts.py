@@ -32,6 +32,7 @@ from protocol.messages import (
 )
 from protocol.names import clean_handle, fold, sanitise_name
 from server.shell.clock import Clock
+from server.shell.handlers import handles
 from server.shell.held import Asker, log_event
 from server.shell.identities import Identities, bounded, unavailable
 from server.shell.keys import new_key
@@ -91,6 +92,7 @@ class AccountRequests:
         if await self.cache.count_attempt(what, window) > most:
             raise ProtocolError(ErrorCode.RATE_LIMITED, message)
 
+    @handles(Register)
     async def on_register(self, asker: Asker, message: Register) -> Identity:
         session = asker.session
         if session.identified:
@@ -116,6 +118,7 @@ class AccountRequests:
             raise ProtocolError(ErrorCode.NOT_IDENTIFIED, "say hello with your key first (register to get one)")
         return session.player
 
+    @handles(ClaimHandle)
     async def on_claim_handle(self, asker: Asker, message: ClaimHandle) -> Identity:
         session = asker.session
         player = self._identified(session)
@@ -134,6 +137,7 @@ class AccountRequests:
         self.renamed(player)
         return Identity(player=player, handle=handle, key=None)
 
+    @handles(SetPassword)
     async def on_set_password(self, asker: Asker, message: SetPassword) -> Ok:
         player = self._identified(asker.session)
         accounts = self._records()
@@ -142,6 +146,7 @@ class AccountRequests:
             raise _gone()
         return Ok()
 
+    @handles(SetName)
     async def on_set_name(self, asker: Asker, message: SetName) -> Ok:
         """The session's name from now on (a room keeps the name its racer joined with); a
         registered player's on record too, so every device of theirs says it at its next hello."""
@@ -158,6 +163,7 @@ class AccountRequests:
         await self.table.save(session)
         return Ok()
 
+    @handles(SignIn)
     async def on_sign_in(self, asker: Asker, message: SignIn) -> Identity:
         accounts = self._records()
         handle_key = fold(message.handle.strip())
@@ -186,6 +192,7 @@ class AccountRequests:
         log_event("player.signed_in", player=player)
         return Identity(player=player, handle=handle, key=key)
 
+    @handles(DeleteAccount)
     async def on_delete_account(self, asker: Asker, message: DeleteAccount) -> Ok:
         session = asker.session
         player = self._identified(session)
@@ -202,6 +209,7 @@ class AccountRequests:
         log_event("player.deleted", player=player)
         return Ok()
 
+    @handles(ExportData)
     async def on_export_data(self, asker: Asker, message: ExportData) -> Export:
         player = self._identified(asker.session)
         accounts = self._records()

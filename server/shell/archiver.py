@@ -52,12 +52,15 @@ class ArchiveStore(RoomLog, Archives, Protocol):
 class Archiver:
     """One node's archiver: ``run()`` as a background task, ``wake()`` when a race ended here."""
 
-    def __init__(self, store: ArchiveStore, archive: RaceArchive, ttl: float) -> None:
+    def __init__(
+        self, store: ArchiveStore, archive: RaceArchive, ttl: float, archived: Sequence[Archived] = ()
+    ) -> None:
         self.store = store
         self.archive = archive
         self.ttl = ttl
         """The TTL a room's keys get back once its last mark is cleared (a finished room's)."""
-        self.archived: list[Archived] = []
+        self.archived = tuple(archived)
+        """Told the races each pass wrote (the analyst's queue is woken)."""
         self.written = 0
         """Races this archiver wrote (or found written) since it started."""
         self.failures = 0

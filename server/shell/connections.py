@@ -4,8 +4,9 @@ and a session taken over by a newer connection."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from websockets.asyncio.server import ServerConnection
@@ -56,11 +57,13 @@ class Connections:
         config: Config,
         clock: Clock,
         node: str,
-        stopping: Callable[[], bool],
+        stopping: asyncio.Event,
         identities: Identities,
         *,
         refusing: Callable[[], str | None] = lambda: None,
         book: BanBook | None = None,
+        welcomed: Sequence[Callable[[Session], None]] = (),
+        closed: Sequence[Callable[[Session], None]] = (),
     ) -> None:
         self.refusing = refusing
         """Why this node takes no new connections now (None: it takes them): a drain."""
@@ -78,9 +81,9 @@ class Connections:
         self.clock = clock
         self.node = node
         self.stopping = stopping
-        self.welcomed: list[Callable[[Session], None]] = []
+        self.welcomed = tuple(welcomed)
         """Hooks told of each session a hello opened or resumed, once its welcome has gone out."""
-        self.closed: list[Callable[[Session], None]] = []
+        self.closed = tuple(closed)
         """Hooks told of each session whose connection closed while it was the session's own,
         outside a drain (its players go on to another node)."""
 
@@ -162,7 +165,7 @@ class Connections:
             if session is not None and session.conn is ws:
                 session.conn = None
                 self.store.unlisten(_bells(session))
-                if not self.stopping():
+                if not self.stopping.is_set():
                     for hook in self.closed:
                         hook(session)
                     await self.path.dropped(session)

@@ -25,6 +25,7 @@ from protocol.enums import Phase
 from protocol.errors import CloseCode
 from server.shell.guard import Guard, Spawn
 from server.shell.held import HeldRoom, log_event
+from server.shell.roombase import RoomMoments
 from server.shell.sessions import SessionTable
 from server.store.base import StoreError
 from server.store.interfaces import Nodes
@@ -60,6 +61,7 @@ class Drain:
         limit: float,
         nodes: Nodes,
         format_version: int,
+        moments: RoomMoments,
     ) -> None:
         self.nodes = nodes
         self.format_version = format_version
@@ -75,6 +77,7 @@ class Drain:
         self.outdated = False
         self.done = asyncio.Event()
         """Set once a drain has moved every connection: the node may stop."""
+        moments.on_newer_build(self.newer_build)
 
     def status(self) -> str | None:
         """Why this node takes no new connections (None: it takes them), for ``/healthz``."""

@@ -11,6 +11,7 @@ from protocol.enums import Phase
 from protocol.errors import ProtocolError
 from protocol.messages import ListRooms, Rooms, RoomSummary
 from protocol.schema import Message
+from server.shell.handlers import handles
 from server.shell.held import Asker
 from server.store.interfaces import Listings
 
@@ -21,6 +22,7 @@ class Lobby:
     def __init__(self, listings: Listings) -> None:
         self.listings = listings
 
+    @handles(ListRooms)
     async def on_list_rooms(self, asker: Asker, message: ListRooms) -> Message:
         listings = (await self.listings.listings()).values()
         return lobby_page(listings, message.preset, message.cursor, message.limit)

@@ -32,6 +32,7 @@ from protocol.messages import Matching, QuickMatch
 from server.rooms.room import Room
 from server.shell.clock import Clock, Timer
 from server.shell.fanout import Fanout
+from server.shell.handlers import handles
 from server.shell.held import Asker, Create, HeldRoom, log_event
 from server.shell.ports import Bots, Deals
 from server.shell.roompath import RoomPath, Spawn
@@ -131,6 +132,7 @@ class Matchmaker:
 
     # -- the request ----------------------------------------------------------------------------
 
+    @handles(QuickMatch)
     async def on_quick_match(self, asker: Asker, message: QuickMatch) -> None:
         session = asker.session
         await self.path.check_free(session)

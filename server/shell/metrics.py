@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
@@ -47,6 +47,12 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 REFUSAL_REASONS = frozenset(code.value for code in ErrorCode)
 OTHER = "other"
 DOORBELL_KINDS = frozenset({"room", "wiped", "session", "player", "arena"})
+
+
+class Analysed(Protocol):
+    """An analyst, as the metrics see it: the analyses it stored since the node started."""
+
+    stored: int
 
 
 class Latencies:
@@ -175,12 +181,12 @@ class Metrics:
             "Times the stall breaker opened since the node started.",
             registry=self.registry,
         ).set_function(lambda: float(self._breaker.trips if self._breaker is not None else 0))
-        self._analysed: Callable[[], int] = lambda: 0
+        self._analysed: Analysed | None = None
         Gauge(
             "seahaven_analyses_stored",
             "Race analyses this node's analyst stored since the node started (docs/records.md).",
             registry=self.registry,
-        ).set_function(lambda: float(self._analysed()))
+        ).set_function(lambda: float(self._analysed.stored if self._analysed is not None else 0))
         self.http_requests = Counter(
             "seahaven_http_requests",
             "Plain HTTP requests answered (not WebSocket upgrades), by status code.",
@@ -202,9 +208,9 @@ class Metrics:
         """Read the live gauges from ``live`` from now on (for a server made after its metrics)."""
         self._live = live
 
-    def watch_analyst(self, stored: Callable[[], int]) -> None:
-        """Report the analyses ``stored()`` says this node's analyst stored."""
-        self._analysed = stored
+    def watch_analyst(self, analyst: Analysed) -> None:
+        """Report the analyses this node's analyst stored (``analyst.stored``)."""
+        self._analysed = analyst
 
     def watch_breaker(self, breaker: Breaker) -> None:
         """Report ``breaker``'s state (the one the store's guard asks)."""

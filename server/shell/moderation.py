@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final, Protocol
@@ -29,7 +29,7 @@ from protocol.names import fold
 from server.shell.clock import Clock
 from server.shell.fanout import Fanout
 from server.shell.guard import Guard, Spawn
-from server.shell.held import log_event
+from server.shell.held import HeldRoom, log_event
 from server.shell.names import normalise_room_code
 from server.shell.sessions import Session, SessionTable
 from server.store.base import StoreError
@@ -176,7 +176,7 @@ class Moderation:
         table: SessionTable,
         fanout: Fanout,
         guard: Guard,
-        room_members: Callable[[str], set[str]],
+        rooms: Mapping[str, HeldRoom],
         spawn: Spawn,
         room_ttl: float,
     ) -> None:
@@ -185,8 +185,8 @@ class Moderation:
         self.table = table
         self.fanout = fanout
         self.guard = guard
-        self.room_members = room_members
-        """The players of a room held here (none when it is not held here)."""
+        self.rooms = rooms
+        """The rooms held here (the room path's): a closed room's visitors here are told."""
         self.spawn = spawn
         self.room_ttl = room_ttl
 
@@ -264,7 +264,8 @@ class Moderation:
         except StoreError as exc:
             log_event("store.error", error=str(exc))
         why = _why(f"room {code} was closed by a moderator", reason=reason)
-        for player in self.room_members(code):
+        held = self.rooms.get(code)
+        for player in set(held.visitors) if held is not None else ():
             session = self.table.by_player.get(player)
             if session is not None and session.conn is not None and session.room == code:
                 self.fanout.write([session.conn], encode(Notice(text=why[:300], room=code)))

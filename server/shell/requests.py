@@ -1,22 +1,23 @@
 """Requests: one answer per seq, whatever the handler does (a resend gets the same answer again).
 
-Each request type has one handler (given by the wiring); a handler returns the reply, or answers
-itself through the room path. A store failure, a refused request or a bug costs that request
-only: it is answered with an ``error``.
+Each request type has one handler, declared beside its code (``@handles(Move)``) and collected
+from the parts the wiring gives (``handlers_of``); a handler returns the reply, or answers itself
+through the room path. A store failure, a refused request or a bug costs that request only: it is
+answered with an ``error``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 
-from protocol.errors import ErrorCode, ProtocolError
+from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import Error, MoveRequest, Ok
 from protocol.schema import Message
+from server.shell.guard import Guard
+from server.shell.handlers import Handler
 from server.shell.held import Asker, HeldRoom, log, log_event
 from server.shell.metrics import Metrics
 from server.shell.replies import Replies
@@ -25,32 +26,32 @@ from server.shell.sessions import Session
 from server.store.base import StoreError
 from server.store.interfaces import RoomLog
 
-Handler = Callable[[Asker, Any], Awaitable[Message | None]]
-
 
 class Requests:
     """Answers the requests of every session here; counts those in flight for a graceful stop."""
 
-    def __init__(self, path: RoomPath, replies: Replies, metrics: Metrics, memos: RoomLog) -> None:
+    def __init__(
+        self,
+        path: RoomPath,
+        replies: Replies,
+        metrics: Metrics,
+        memos: RoomLog,
+        guard: Guard,
+        handlers: dict[type[Message], Handler],
+    ) -> None:
         self.path = path
         self.memos = memos
         self.replies = replies
         self.metrics = metrics
-        self.handlers: dict[type[Message], Handler] = {}
+        self.guard = guard
+        """Sends a connection whose room is a newer build's to another node, once answered."""
+        self.handlers = handlers
+        """The one handler of each request type (``handlers_of``)."""
         self.inflight = 0
         self.started = 0
         """Requests taken in so far (a graceful stop waits for a quiet moment)."""
         self.idle = asyncio.Event()
         self.idle.set()
-        self.unavailable: Callable[[ServerConnection], None] = lambda ws: None
-        """Told the connection of a request refused ``room-unavailable`` (a newer build's room),
-        once answered: it is sent to another node."""
-
-    def handle(self, kind: type[Message], handler: Handler) -> None:
-        """``handler`` answers requests of ``kind``: the one that does (a second is a wiring bug)."""
-        if kind in self.handlers:
-            raise ValueError(f"{kind.TYPE} has a handler already")
-        self.handlers[kind] = handler
 
     async def request(self, ws: ServerConnection, session: Session, seq: int, message: Message) -> None:
         """Answer one request on ``ws``; a repeated seq gets the same answer again, unreplayed."""
@@ -98,7 +99,7 @@ class Requests:
             self.replies.answer(asker, reply if reply is not None else Ok())
             session.unsure = isinstance(reply, Error) and reply.code == ErrorCode.STORE_UNAVAILABLE
         if isinstance(reply, Error) and reply.code == ErrorCode.ROOM_UNAVAILABLE:
-            self.unavailable(ws)
+            self.guard.let_go(ws, CloseCode.TRY_ANOTHER_NODE, "that room is served by a newer node")
         if isinstance(message, MoveRequest):
             if isinstance(asker.reply, Error):
                 self.metrics.move_refused(asker.reply.code, time.perf_counter() - started)

@@ -11,6 +11,7 @@ from seahaven import decode as decode_deal
 from server.rooms.settings import Settings
 from server.shell.clock import Clock
 from server.shell.guard import Guard
+from server.shell.handlers import handles
 from server.shell.held import Asker, Command, HeldRoom
 from server.shell.limits import TokenBucket
 from server.shell.names import normalise_room_code
@@ -51,9 +52,11 @@ class RoomRequests:
     def _seconds(self) -> float:
         return self.clock.now() / 1000
 
+    @handles(Ping)
     async def on_ping(self, asker: Asker, message: Ping) -> Message:
         return Pong(server_time=self.clock.now())
 
+    @handles(CreateRoom)
     async def on_create_room(self, asker: Asker, message: CreateRoom) -> None:
         await self.path.check_free(asker.session)
         preset, deal = message.preset, message.deal_number
@@ -91,6 +94,7 @@ class RoomRequests:
             raise ProtocolError(ErrorCode.ROOM_LIMIT, "you have created too many rooms lately: join one or wait")
         return await self.path.create(settings)
 
+    @handles(JoinRoom)
     async def on_join_room(self, asker: Asker, message: JoinRoom) -> None:
         self.path.check_not_in_room(asker.session)
         guesses = self._guesses(asker.session)
@@ -127,15 +131,18 @@ class RoomRequests:
             bucket = self.guesses[address] = TokenBucket(WRONG_CODES_PER_SECOND, WRONG_CODES_AT_ONCE, now)
         return bucket
 
+    @handles(Leave)
     async def on_leave(self, asker: Asker, message: Leave) -> Message:
         session = asker.session
         outcome = await self.path.leave(session, self.path.held_by(session))
         return outcome.reply
 
+    @handles(Ready)
     async def on_ready(self, asker: Asker, message: Ready) -> None:
         player, ready = asker.session.player, message.ready
         await self._in_my_room(asker, lambda core, now: core.ready(player, ready, now, message.seed, message.auto))
 
+    @handles(MoveRequest)
     async def on_move(self, asker: Asker, message: MoveRequest) -> None:
         held = self.path.held_by(asker.session)
         player = asker.session.player
@@ -143,12 +150,15 @@ class RoomRequests:
         if held.room.settings.lost_notice:
             self.watch.moved(held.room.code, player)
 
+    @handles(Undo)
     async def on_undo(self, asker: Asker, message: Undo) -> None:
         await self._in_my_room(asker, lambda core, now: core.undo(asker.session.player, now))
 
+    @handles(Resign)
     async def on_resign(self, asker: Asker, message: Resign) -> None:
         await self._in_my_room(asker, lambda core, now: core.resign(asker.session.player, now))
 
+    @handles(Rematch)
     async def on_rematch(self, asker: Asker, message: Rematch) -> None:
         deal = await self.deals.rematch_deal(self.path.held_by(asker.session).room)
         player = asker.session.player

@@ -46,7 +46,7 @@ class RoomStore(RoomLog, Listings, Doorbells, Nodes, Archives, Protocol):
 
 class RoomObserver(Protocol):
     """What the rest of the node hears of the room path, one method per moment, named for when it
-    runs; given once (``RoomPath.observe``)."""
+    runs; given at the path's construction (server/app.py's ``RoomHooks``)."""
 
     def after_commit(self, code: str) -> None:
         """After every commit that stored events (moves too: cheap), outside the room's lock and
@@ -71,26 +71,40 @@ class RoomObserver(Protocol):
         """Whether a moderator closed the room of this code (then it is not found, nor listed)."""
 
 
-class Unobserved:
-    """The observer until one is given: hears nothing, and no room is closed."""
+class RoomMoments:
+    """The path's moments for the parts built on the path (bots, ghosts, rematches, the drain):
+    they run commands on it, so they cannot be built before it, and the path hears nothing they
+    build. Each listens here from its own construction; the path's observer, built before the
+    path, tells this hub, which tells them in the order they listened."""
 
-    def after_commit(self, code: str) -> None:
-        pass
+    def __init__(self) -> None:
+        self.commits: list[Callable[[str], None]] = []
+        self.lifecycle_commits: list[Callable[[str], None]] = []
+        self.newer_builds: list[Callable[[str, set[str]], None]] = []
 
-    async def before_lifecycle_answer(self, held: HeldRoom, lifecycle: list[Event]) -> None:
-        pass
+    def on_commit(self, hook: Callable[[str], None]) -> None:
+        """``hook(code)`` after every commit that stored events (``RoomObserver.after_commit``)."""
+        self.commits.append(hook)
 
-    def after_lifecycle_commit(self, code: str) -> None:
-        pass
+    def on_lifecycle_commit(self, hook: Callable[[str], None]) -> None:
+        """``hook(code)`` after a commit of lifecycle events (``after_lifecycle_commit``)."""
+        self.lifecycle_commits.append(hook)
 
-    def race_end_indexed(self, code: str) -> None:
-        pass
+    def on_newer_build(self, hook: Callable[[str, set[str]], None]) -> None:
+        """``hook(code, visitors)`` when a room turns out a newer build's (``newer_build_seen``)."""
+        self.newer_builds.append(hook)
 
-    def newer_build_seen(self, code: str, visitors: set[str]) -> None:
-        pass
+    def committed(self, code: str) -> None:
+        for hook in self.commits:
+            hook(code)
 
-    def closed_by_moderators(self, code: str) -> bool:
-        return False
+    def lifecycle_committed(self, code: str) -> None:
+        for hook in self.lifecycle_commits:
+            hook(code)
+
+    def newer_build(self, code: str, visitors: set[str]) -> None:
+        for hook in self.newer_builds:
+            hook(code, visitors)
 
 
 class RoomBase:
@@ -106,6 +120,7 @@ class RoomBase:
         config: Config,
         node: str,
         spawn: Spawn,
+        observer: RoomObserver,
         *,
         archiving: bool = False,
     ) -> None:
@@ -122,12 +137,8 @@ class RoomBase:
         would keep finished logs alive until an archiver cleared them)."""
         self.rooms: dict[str, HeldRoom] = {}
         self.loading: dict[str, asyncio.Future[HeldRoom | None]] = {}
-        self.observer: RoomObserver = Unobserved()
-
-    def observe(self, observer: RoomObserver) -> None:
-        """The one observer of the path's moments (``RoomObserver``), given once the node's parts
-        that observe it are built: they are built on the path (the one registration point)."""
         self.observer = observer
+        """The one observer of the path's moments, given at construction."""
 
     # -- what one part asks of another ---------------------------------------------------------
 
