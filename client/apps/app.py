@@ -75,6 +75,7 @@ from ..net.connection import ConnectError, ConnectionLost, RaceConnection, Serve
 from ..net.errors import ERROR_TEXTS, problem
 from ..race import room_text
 from ..race.controller import RaceController
+from ..race.host import AgainRoom
 from ..race.room_model import rating_line
 from ..records.records_api import Records, RecordsError, http_base
 from ..screens.account_screen import Account, AccountScreen
@@ -373,7 +374,7 @@ class RaceApp(App[None]):
         if conn is not None:
             await conn.close()
 
-    # -- RaceHost (client/race/controller.py) ----------------------------------------------
+    # -- RaceHost (client/race/host.py) ----------------------------------------------
 
     async def show_race_screen(self, screen: RaceScreen) -> None:
         await self.push_screen(screen)
@@ -723,10 +724,10 @@ class RaceApp(App[None]):
     def invited_to(self, room: str) -> list[str]:
         return self.friends.invited_to(room)
 
-    def race_again(self, room: RaceController) -> None:
+    def race_again(self, room: AgainRoom) -> None:
         self.run_worker(self._race_again(room), group="race", exit_on_error=False)
 
-    async def _race_again(self, room: RaceController) -> None:
+    async def _race_again(self, room: AgainRoom) -> None:
         """Ask for a new room and deal with the people of ``room``'s race. The reply is the new
         room's state (shown as a room I created); each ``invitation`` comes after it as an event.
         Until the reply the room events are held with their frame numbers: those before it are the

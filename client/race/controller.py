@@ -15,7 +15,9 @@ The room's concerns live in their own modules; ``RaceController`` joins them up:
 When the socket drops, the connection reconnects by itself; the screen is locked meanwhile
 (with the attempts and the time left to keep the seat), and the room frame the server sends
 after the reconnect replaces the board, the racers and the phase. The host (``client.apps.app.RaceApp``)
-owns the connection, pushes the screen and takes the player back to the lobby; see ``RaceHost``.
+owns the connection, pushes the screen and takes the player back to the lobby; see ``RaceHost``
+(client/race/host.py). What a room offers once its race is over (race again, a ghost challenge,
+the review) is the controller's part ``AfterRace`` (client/race/after_race.py).
 """
 
 from __future__ import annotations
@@ -24,22 +26,16 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import Coroutine, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from functools import partial
-from typing import Any, Protocol
 
 from textual.timer import Timer
 from textual.worker import Worker
 
 from i18n import _, ngettext
 from protocol.enums import Phase, Role, Status
-from protocol.errors import ErrorCode
 from protocol.messages import (
-    GHOST_PREFIX,
     Advice,
-    Challenge,
-    ChallengeRequest,
     Countdown,
     HintRequest,
     JoinRoom,
@@ -69,58 +65,20 @@ from ..board.places import safe_count, with_symbols
 from ..data.stats import RaceRecord
 from ..net.clock import ServerClock, now_ms
 from ..net.connection import ConnectionLost, ServerError
-from ..net.errors import error_text, problem
 from ..net.outbox import Outbox, Requester
-from ..records.records_api import Records, RecordsError
-from ..records.verification import verdict
-from ..screens.friends import names_and
+from ..records.records_api import RecordsError
 from ..screens.race_screen import RaceScreen, RoomView
 from ..screens.results import BOARD, CHALLENGE, LOBBY, RACE_AGAIN, REMATCH, REVIEW
-from ..screens.review import ReviewScreen
 from ..text.rating_text import RatingBook
 from ..widgets.rivals import DID_NOT_FINISH
 from . import room_text
+from .after_race import AfterRace
+from .host import RaceHost
 from .room_model import RoomModel, rating_line
 from .room_text import Seen
 from .spectating import Boards, played
 
 log = logging.getLogger("seahaven.client")
-
-
-class RaceHost(Protocol):
-    """What the controller needs of the App: show screens, run tasks, go back to the lobby."""
-
-    async def show_race_screen(self, screen: RaceScreen) -> None: ...
-
-    def start_task(self, work: Coroutine[Any, Any, None], name: str) -> None: ...
-
-    def back_to_lobby(self, message: str | None = None, kind: str = "info") -> None: ...
-
-    def race_over(self, record: RaceRecord) -> None:
-        """A race this player took part in ended (for the statistics)."""
-
-    def records(self) -> Records:
-        """The server's read API (races on record)."""
-
-    def race_ghost(self, challenge: str) -> None:
-        """From the lobby: race the run of ``challenge`` (a ghost challenge's code) in a new room."""
-
-    def web_link(self, path: str) -> str:
-        """The full web address of a server path (``/c/CODE``), to paste in a browser."""
-
-    def offer_deal(self, code: str) -> None:
-        """In the lobby's New room form: deal ``code``, to race it again."""
-
-    def why_no_invitations(self) -> str | None:
-        """Why this player cannot invite anyone (anonymous, no friends on this server), in words;
-        None: they can."""
-
-    def race_again(self, room: RaceController) -> None:
-        """Ask the server for a new room and deal with the people of ``room``'s race (``race_again``);
-        a refusal comes back to ``room.again_refused``."""
-
-    def invited_to(self, room: str) -> list[str]:
-        """Whom I invited to ``room`` who has not answered yet, by name."""
 
 
 def board_from_state(deal: str | None, history: Iterable[str], board_text: str | None, preset_name: str) -> Board:
@@ -138,7 +96,7 @@ def board_from_state(deal: str | None, history: Iterable[str], board_text: str |
     return Board.deal(preset_name, 1)
 
 
-class RaceController:
+class RaceController(AfterRace):
     """A room on one connection; also the race screen's ``RoomActions`` (and so its ``MoveSink``)."""
 
     def __init__(
@@ -528,150 +486,6 @@ class RaceController:
         if choice == REVIEW:
             self.review()
         self._render()
-
-    # -- race again (race_again): a new room and deal, the people just raced invited ---------
-
-    def _people(self) -> list[str]:
-        """The names of the other people seated in the room (bots and ghosts are not invited)."""
-        model = self.model
-        return [r.name for p, r in model.racers.items() if p != model.me and not r.bot and not r.ghost]
-
-    def why_not_race_again(self) -> str | None:
-        """None: ``g`` races again now (a racer after the race, who raced people, and may invite);
-        else why not, in words ("" where ``g`` means nothing: before the race's end, a spectator,
-        asked already)."""
-        model = self.model
-        if model.phase != Phase.FINISHED or model.role != Role.RACER or self.asked_again or self.closed:
-            return ""
-        raced_people = any(s.player != model.me and not s.bot and not s.ghost for s in model.standings)
-        if not raced_people:
-            return error_text(ErrorCode.NOBODY_TO_INVITE, "")  # the catalog's words: no server message here
-        if not self._people():
-            return _("Everyone you raced has left the room: nobody is left to invite")
-        return self.host.why_no_invitations()
-
-    def can_race_again(self) -> bool:
-        return self.why_not_race_again() is None
-
-    def _again_line(self) -> str:
-        """The results' line on ``g`` (empty: not offered)."""
-        if not self.can_race_again():
-            return ""
-        return _("g: race {names} again in a new room, on a new deal").format(names=names_and(self._people()))
-
-    def race_again(self) -> None:
-        """``g`` after the race: a new room and deal, the people of this race invited to it."""
-        why = self.why_not_race_again()
-        if why is not None:
-            if why:
-                self._say(why, "error")
-            return
-        self.asked_again = True
-        self._say(
-            _("Asking the server for a new room: {names} will be invited").format(names=names_and(self._people()))
-        )
-        self.host.race_again(self)
-        self._render()
-
-    def again_refused(self, error: BaseException) -> None:
-        """The server refused the race again (or did not answer): still in this room, said why."""
-        self.asked_again = False
-        if self.closed:
-            return
-        if isinstance(error, ServerError) and error.code == ErrorCode.NOBODY_TO_INVITE and self._people() == []:
-            reason = _("Everyone you raced has left the room: nobody is left to invite")
-        else:
-            reason = problem(error)
-        self._say(_("No race again: {reason}").format(reason=reason), "error")
-        self._render()
-
-    def invitations_changed(self, said: str | None = None) -> None:
-        """My invitations to this room changed: the waiting room says whom it waits for (an answer:
-        ``said``, as the note said it)."""
-        if self.closed:
-            return
-        pending = self.host.invited_to(self.code)
-        if said:
-            self._say(said, "good")
-        elif pending:
-            self._say(_("Invitation sent to {names}").format(names=names_and(pending)), "good")
-        self._render()
-
-    def _ghost_challenge(self) -> str | None:
-        """The challenge code of the ghost racing in this room, if one is (its id: GHOST_PREFIX + code)."""
-        for player, racer in self.model.racers.items():
-            if racer.ghost and player.startswith(GHOST_PREFIX):
-                return player[len(GHOST_PREFIX) :]
-        return None
-
-    async def _race_ghost_again(self, challenge: str) -> None:
-        try:
-            await self.conn.request(Leave())
-        except (ServerError, ConnectionLost, TimeoutError) as error:
-            log.info("leave: %s", error)
-        self.host.back_to_lobby()
-        self.host.race_ghost(challenge)
-
-    def challenge(self) -> None:
-        """Make a ghost challenge of my run in the race just over: a code a friend races it by."""
-        race = self.model.race_id
-        if race is None or self.model.role != Role.RACER:
-            self.screen.flash(_("Only a racer's finished race on record can be challenged"), "error")
-            return
-        self.screen.flash(_("Asking the server for a challenge code…"))
-        self.host.start_task(self._challenge(race), "challenge")
-
-    async def _challenge(self, race: str) -> None:
-        try:
-            made = await self.conn.request(ChallengeRequest(race_id=race))
-        except ServerError as error:
-            self._say(_("No challenge: {reason}").format(reason=error_text(error.code, error.message)), "error")
-            return
-        except (ConnectionLost, TimeoutError):
-            self._say(_("No challenge: the server did not answer, try again"), "error")
-            return
-        if isinstance(made, Challenge) and not self.closed:
-            self.challenge_code = made.challenge
-            # The message line keeps to 80 columns; the web link, long, goes in a note that wraps.
-            self._say(
-                _("Challenge {code}: a friend types it into the lobby's Join").format(code=made.challenge), "good"
-            )
-            self.screen.notify(
-                _("A friend races your run with code {code}, or in a browser at {link}").format(
-                    code=made.challenge, link=self.host.web_link(made.link_path)
-                ),
-                title=_("Challenge {code}").format(code=made.challenge),
-                timeout=60,
-            )
-
-    def review(self) -> None:
-        """Step through the racers' moves of the race just over."""
-        model = self.model
-        if model.deal is None:
-            return
-        histories = self.histories()
-        names = {p: r.name for p, r in model.racers.items()}
-        names.update({s.player: s.name for s in model.standings})
-        # On record: the server's moves, undos and times.
-        records, race = self.host.records(), model.race_id
-        fetch = partial(records.race, race) if race is not None else None
-        check = partial(verdict, records, race) if race is not None else None
-        analyse = partial(records.analysis, race) if race is not None else None
-        self.screen.app.push_screen(
-            ReviewScreen(model.deal, histories, names, first=model.me, fetch=fetch, check=check, analyse=analyse)
-        )
-
-    def histories(self) -> tuple[Watched, ...]:
-        """Every racer's moves at the end: the server's, else (an older server) my own."""
-        model = self.model
-        if model.histories:
-            return model.histories
-        if model.role == Role.RACER:
-            own = tuple(str(m) for m in self.screen.board.move_stack)
-            return (Watched(player=model.me, history=own, actions=len(own)),)
-        return tuple(
-            Watched(player=p, history=tuple(str(m) for m in b.move_stack)) for p, b in self.spectate.boards.items()
-        )
 
     # -- reading the state (RoomActions: which keys work now) -----------------------------
 
