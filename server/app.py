@@ -3,7 +3,7 @@ start and graceful stop. Nothing here judges, stores or sends: each part does it
 
     store (guarded) ─▶ RoomPath ─▶ Requests ◀── Connections ◀── websockets
          ▲              │  ▲          ▲
-         │   Fanout ◀───┘  └─ RoomRequests, Lobby, Matchmaker (shell); FairPlay, Dealing (play, through ports)
+         │   Fanout ◀───┘  └─ RoomRequests, Lobby (shell); Matchmaker, FairPlay, Dealing (play, through ports)
          └── NodeUpkeep (doorbells, heartbeat)
 """
 
@@ -27,6 +27,8 @@ from server.http.admin import AdminRoutes
 from server.http.api import RecordsReader
 from server.http.front import Doors
 from server.http.routes import HttpRoutes
+from server.moderation.actions import ADMIN_BELL, Moderation
+from server.moderation.bans import BanBook
 from server.play.analyst import Analyst
 from server.play.arena_schedule import Series
 from server.play.arenas import Arenas
@@ -37,10 +39,13 @@ from server.play.dealpool import DealPool, Worker
 from server.play.fairplay import HINT_SECONDS, FairPlay
 from server.play.friends import FriendRequests
 from server.play.ghosts import GhostRacers
+from server.play.matchmaking import Matchmaker
 from server.play.rematches import Rematches
+from server.players.accounts import AccountRequests
+from server.players.identities import Identities
+from server.players.ratings import RatingNotices
 from server.rooms import events
 from server.rooms.events import Event
-from server.shell.accounts import AccountRequests
 from server.shell.archiver import Archiver
 from server.shell.clock import Clock, SystemClock
 from server.shell.connections import Connections
@@ -49,14 +54,10 @@ from server.shell.fanout import Fanout
 from server.shell.guard import Guard, handshake_logger
 from server.shell.handlers import handlers_of
 from server.shell.held import HeldRoom, log_event
-from server.shell.identities import Identities
 from server.shell.lobby import Lobby
-from server.shell.matchmaking import Matchmaker
 from server.shell.metrics import LiveCounts, Metrics
-from server.shell.moderation import ADMIN_BELL, BanBook, Moderation
 from server.shell.nodes import NodeUpkeep
 from server.shell.ports import Accounts, ArenaArchive, ChallengeBook, FriendBook, RaceArchive
-from server.shell.ratings import RatingNotices
 from server.shell.replies import Replies
 from server.shell.requests import Requests
 from server.shell.room_requests import RoomRequests

@@ -41,8 +41,10 @@ LAYERS = {
     "server.rooms": {"server.rooms"},
     "server.store": {"server.store"},
     "server.shell": {"server.shell", "server.rooms", "server.store", "server.config"},
+    "server.players": {"server.players", "server.shell", "server.rooms", "server.store", "server.config"},
+    "server.moderation": {"server.moderation", "server.shell", "server.store", "server.config"},
     "server.play": {"server.play", "server.shell", "server.rooms", "server.store", "server.config"},
-    "server.http": {"server.http", "server.shell", "server.store"},
+    "server.http": {"server.http", "server.moderation", "server.shell", "server.store"},
     "server.records": {"server.records", "server.rooms", "server.store", "server.config"},
     "server.config": set(),
     "server.config_file": set(),
@@ -51,9 +53,12 @@ LAYERS = {
     "server.workers": set(),
 }
 """Within server/, the parts each part may import: pure rooms <- shell <- app; the store below
-the shell and knowing no rooms; play and http given the shell's interfaces; the records (the
-database) beside the shell, reading rooms' records and the store's logs, never the shell. ``server.app`` (the
-wiring) and ``server.__main__`` (the command) may import every part."""
+the shell and knowing no rooms; the parts by capability above the shell, given its interfaces and
+never imported by it (what it asks of them is ``server/shell/ports.py``'s): registered players
+(players), the moderators (moderation), play and http (which runs the moderators' admin API);
+none of them imports another but http moderation, so dependencies point one way; the records (the
+database) beside the shell, reading rooms' records and the store's logs, never the shell.
+``server.app`` (the wiring) and ``server.__main__`` (the command) may import every part."""
 
 CLIENT_LAYERS = {
     "client.text": set(),

@@ -5,7 +5,7 @@ hello is refused for, and ended entries dropped."""
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from server.shell.moderation import BanBook, Entry, entry_value
+from server.moderation.bans import BanBook, Entry, entry_value
 from server.store.stores import Store
 from tests.fakeclock import FakeClock
 

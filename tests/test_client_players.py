@@ -15,10 +15,10 @@ from client.data.userdata import PLAYER_FILE, PlayerKeys
 from client.net.connection import RaceConnection
 from protocol.messages import Identity, Ping, Pong, Register
 from server.app import RaceServer
+from server.players.identities import MARK
 from server.records.accounts import Accounts
 from server.records.database import Database, open_database
 from server.records.migrate import migrate
-from server.shell.identities import MARK
 from tests.helpers import MakeServer, url_of
 from tests.pg_proc import PgProcess
 from tests.wsclient import WsClient

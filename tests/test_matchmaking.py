@@ -11,7 +11,7 @@ import random
 from protocol.messages import Leave, Matching, Members, Ok, QuickMatch, RoomState
 from protocol.schema import Message
 from server.app import RaceServer
-from server.shell.matchmaking import LOOK_EVERY_MS, MATCH_WINDOW
+from server.play.matchmaking import LOOK_EVERY_MS, MATCH_WINDOW
 from tests.helpers import MakeServer, fake, url_of, wait_until
 from tests.wsclient import WsClient
 

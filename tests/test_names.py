@@ -1,5 +1,5 @@
 """The one name rule (server/shell/names.py): the fold that handles are unique by, handles' form,
-display names (NFC, emoji joiners kept), and the keys of registered players (server/shell/keys.py)."""
+display names (NFC, emoji joiners kept), and the keys of registered players (server/players/keys.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from protocol.messages import NAME_MAX
 from protocol.names import clean_handle, fold, sanitise_name
-from server.shell.keys import matches, new_key, read_key, secret_hash
+from server.players.keys import matches, new_key, read_key, secret_hash
 from server.shell.names import is_durable, new_durable_id, new_player_id
 
 

@@ -55,6 +55,9 @@ from protocol.messages import (
 )
 from protocol.schema import Message
 from server.app import RaceServer
+from server.players.accounts import SIGN_INS_PER_HANDLE, export_json
+from server.players.identities import MARK
+from server.players.keys import read_key
 from server.records.accounts import Accounts
 from server.records.archive import Archive
 from server.records.database import Database, open_database
@@ -64,9 +67,6 @@ from server.records.schema import player_keys, players, race_racers
 from server.rooms.events import unpack
 from server.rooms.history import races_of
 from server.rooms.raceid import room_of
-from server.shell.accounts import SIGN_INS_PER_HANDLE, export_json
-from server.shell.identities import MARK
-from server.shell.keys import read_key
 from server.shell.names import is_durable
 from tests.helpers import MakeServer, fake, url_of, wait_until
 from tests.pg_proc import PgProcess, scratch_database

@@ -27,6 +27,7 @@ from protocol.messages import (
     RoomState,
 )
 from server.app import RaceServer
+from server.play.matchmaking import LOOK_EVERY_MS
 from server.records.accounts import Accounts
 from server.records.archive import Archive
 from server.records.database import Database
@@ -35,7 +36,6 @@ from server.records.schema import races, rating_history, ratings
 from server.rooms.events import unpack
 from server.rooms.history import races_of
 from server.rooms.raceid import room_of
-from server.shell.matchmaking import LOOK_EVERY_MS
 from tests.helpers import MakeServer, fake, url_of, wait_until
 from tests.httpclient import get
 from tests.racing import DEAL, solution, start_race

@@ -28,10 +28,10 @@ from typing import Any
 
 from server.http.reply import HttpRequest, Reply, json_reply
 from server.http.router import Match, NotAllowed, Router
+from server.moderation.actions import Moderation, audit
 from server.shell.drain import Drain
 from server.shell.guard import Guard
 from server.shell.held import HeldRoom
-from server.shell.moderation import Moderation, audit
 from server.shell.sessions import SessionTable
 from server.store.base import StoreError
 from server.store.interfaces import RoomLog

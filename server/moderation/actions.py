@@ -1,36 +1,26 @@
-"""Moderation (docs/admin.md): the moderators' list and what a moderator's action does here.
+"""Moderation (docs/admin.md): what a moderator's action does here.
 
-The list (bans of a name, an address or a network for a time, reserved names, closed rooms) lives
-in the store, shared by every node; each node keeps a copy (``BanBook``), read again when the
-``admin`` doorbell rings ``bans`` and every ``REFRESH_SECONDS`` besides (a missed ring), so a
-hello is checked without a store call. An action taken on one node (``Moderation``) is stored,
-then rung to every node (itself included), and each node does its share to the connections it
-holds: a notice written to all of them, a kicked player's or a banned one's connection closed
+An action taken on one node (``Moderation``) is stored in the moderators' list (``bans.py``) or
+rung, then rung to every node (itself included), and each node does its share to the connections
+it holds: a notice written to all of them, a kicked player's or a banned one's connection closed
 (4004), a closed room's members told and closed.
 """
 
 from __future__ import annotations
 
-import asyncio
-import ipaddress
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Final, Protocol
 
-import msgpack
 from websockets.asyncio.server import ServerConnection
 
 from protocol.codec import encode
-from protocol.errors import CloseCode, ErrorCode, ProtocolError
+from protocol.errors import CloseCode
 from protocol.messages import Notice
-from protocol.names import fold
-from server.shell.clock import Clock
+from server.moderation.bans import BanBook, Entry, entry_value, with_reason
 from server.shell.fanout import Fanout
-from server.shell.guard import Guard, Spawn
+from server.shell.guard import Guard, Spawn, close_reason
 from server.shell.held import HeldRoom, log_event
-from server.shell.names import normalise_room_code
 from server.shell.sessions import Session, SessionTable
 from server.store.base import StoreError
 from server.store.interfaces import BanList, Doorbells
@@ -40,129 +30,10 @@ audit_log = logging.getLogger("seahaven.admin")
 
 ADMIN_BELL: Final = "admin"
 """The doorbell kind of moderators' actions (key: ``bans``, ``notice``, ``kick`` or ``close``)."""
-REFRESH_SECONDS: Final = 10.0
-"""How often a node reads the list again even though no ring said it changed."""
-KINDS: Final = ("name", "address", "network", "reserved", "room")
-"""What an entry holds: a banned name, address or network, a reserved name, a closed room."""
 
 
 class ModerationStore(BanList, Doorbells, Protocol):
     """What moderation needs of the store: the list, and the doorbell that tells every node."""
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One line of the list: ``kind`` and its ``value`` (names folded, networks normalised), until
-    ``until`` (unix ms; None: until lifted), and why."""
-
-    kind: str
-    value: str
-    until: int | None
-    reason: str
-
-    @property
-    def key(self) -> str:
-        return f"{self.kind}:{self.value}"
-
-    def dump(self) -> bytes:
-        return bytes(msgpack.packb([self.kind, self.value, self.until, self.reason]))
-
-    @classmethod
-    def load(cls, data: bytes) -> Entry:
-        kind, value, until, reason = msgpack.unpackb(data, raw=False)
-        return cls(str(kind), str(value), None if until is None else int(until), str(reason))
-
-    def ended(self, now: int) -> bool:
-        return self.until is not None and now >= self.until
-
-    def view(self) -> dict[str, object]:
-        """The entry as the admin API shows it."""
-        return {"key": self.key, "kind": self.kind, "value": self.value, "until": self.until, "reason": self.reason}
-
-
-def entry_value(kind: str, value: str) -> str:
-    """``value`` as the list keeps it (ValueError: not a name, address, network or room code)."""
-    if kind in ("name", "reserved"):
-        folded = fold(value)
-        if not folded:
-            raise ValueError(f"not a name: {value!r}")
-        return folded
-    if kind == "address":
-        return str(ipaddress.ip_address(value.strip()))
-    if kind == "network":
-        return str(ipaddress.ip_network(value.strip(), strict=False))
-    if kind == "room":
-        return normalise_room_code(value)
-    raise ValueError(f"not a kind of entry: {kind!r} (one of {', '.join(KINDS)})")
-
-
-class BanBook:
-    """This node's copy of the list, checked at every hello."""
-
-    def __init__(self, store: BanList, clock: Clock) -> None:
-        self.store = store
-        self.clock = clock
-        self.entries: dict[str, Entry] = {}
-
-    async def refresh(self) -> None:
-        """Read the list again (ended entries are dropped, here and in the store)."""
-        now = self.clock.now()
-        entries: dict[str, Entry] = {}
-        for key, data in (await self.store.bans()).items():
-            try:
-                entry = Entry.load(data)
-            except (ValueError, TypeError):
-                log_event("admin.bad_entry", key=key)
-                continue
-            if entry.ended(now):
-                await self.store.lift_ban(key)
-            else:
-                entries[key] = entry
-        self.entries = entries
-
-    async def run(self) -> None:
-        """Read the list every ``REFRESH_SECONDS`` (a ring may have been missed)."""
-        while True:
-            try:
-                await self.refresh()
-            except StoreError as exc:
-                log_event("store.error", error=str(exc))
-            await asyncio.sleep(REFRESH_SECONDS)
-
-    def _active(self, kind: str, value: str) -> Entry | None:
-        entry = self.entries.get(f"{kind}:{value}")
-        return entry if entry is not None and not entry.ended(self.clock.now()) else None
-
-    def refusal(self, name: str, address: str, handle: str | None = None) -> ProtocolError | None:
-        """Why a player of this name, from this address, may not play here (None: they may). A
-        reserved name is a registered player's whose handle it is (``handle``), nobody else's."""
-        folded = fold(name)
-        banned = self._active("name", folded) or self._address_ban(address)
-        if banned is not None:
-            return ProtocolError(ErrorCode.BANNED, _why("you are banned", banned))
-        reserved = self._active("reserved", folded)
-        if reserved is not None and (handle is None or fold(handle) != folded):
-            return ProtocolError(ErrorCode.NAME_RESERVED, f"the name {name!r} is reserved: choose another")
-        return None
-
-    def _address_ban(self, address: str) -> Entry | None:
-        try:
-            ip = ipaddress.ip_address(address)
-        except ValueError:
-            return None
-        found = self._active("address", str(ip))
-        if found is not None:
-            return found
-        for entry in self.entries.values():
-            if entry.kind == "network" and not entry.ended(self.clock.now()):
-                network = ipaddress.ip_network(entry.value)
-                if ip.version == network.version and ip in network:
-                    return entry
-        return None
-
-    def closed(self, code: str) -> Entry | None:
-        """The entry that closed room ``code`` (None: it is open)."""
-        return self._active("room", code)
 
 
 class Moderation:
@@ -236,7 +107,7 @@ class Moderation:
             player, _, reason = text.partition("\t")
             session = self.table.by_player.get(player)
             if session is not None and session.conn is not None:
-                self._remove(session, session.conn, _why("removed by a moderator", reason=reason))
+                self._remove(session, session.conn, with_reason("removed by a moderator", reason=reason))
         elif action == "bans":
             self.spawn(self._sweep())
         elif action == "close":
@@ -263,7 +134,7 @@ class Moderation:
             await self.book.refresh()
         except StoreError as exc:
             log_event("store.error", error=str(exc))
-        why = _why(f"room {code} was closed by a moderator", reason=reason)
+        why = with_reason(f"room {code} was closed by a moderator", reason=reason)
         held = self.rooms.get(code)
         for player in set(held.visitors) if held is not None else ():
             session = self.table.by_player.get(player)
@@ -280,19 +151,3 @@ def audit(event: str, /, **fields: object) -> None:
     """One line of the audit log, in the form of the other log lines (``event=admin.ban key=...``)."""
     parts = (f"{k}={v!r}" if isinstance(v, str) and (not v or " " in v) else f"{k}={v}" for k, v in fields.items())
     audit_log.warning("event=%s %s", event, " ".join(parts))
-
-
-def _why(what: str, entry: Entry | None = None, reason: str = "") -> str:
-    """``what``, with the reason and the end of ``entry`` when there are any."""
-    if entry is not None:
-        reason = entry.reason
-    text = f"{what}: {reason}" if reason else what
-    if entry is not None and entry.until is not None:
-        text += f" (until {datetime.fromtimestamp(entry.until / 1000, UTC):%Y-%m-%d %H:%M} UTC)"
-    return text
-
-
-def close_reason(text: str) -> str:
-    """A WebSocket close reason holds at most 123 bytes."""
-    data = text.encode()[:120]
-    return data.decode(errors="ignore")

@@ -56,9 +56,8 @@ from server.shell.handlers import handles
 from server.shell.held import Asker, Create, log_event
 from server.shell.names import CODE_ALPHABET
 from server.shell.ports import Deals, FriendBook, FriendListing, Known
-from server.shell.ratings import PLAYER_BELL
 from server.shell.roompath import RoomPath, Spawn, seated_elsewhere
-from server.shell.sessions import Session, SessionTable
+from server.shell.sessions import PLAYER_BELL, Session, SessionTable
 from server.store.base import StoreError
 from server.store.interfaces import Doorbells, FriendStore
 

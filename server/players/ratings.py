@@ -17,13 +17,12 @@ from protocol.codec import encode
 from protocol.messages import RatingNotice
 from server.rooms.rated import RatingChange
 from server.shell.held import log_event
+from server.shell.sessions import PLAYER_BELL
 from server.store.base import StoreError
 from server.store.interfaces import Doorbells, RatingCache
 
-__all__ = ["PLAYER_BELL", "RATING_TTL", "RatingNotices", "RatingStore"]
+__all__ = ["RATING_TTL", "RatingNotices", "RatingStore"]
 
-PLAYER_BELL: Final = "player"
-"""The doorbell kind of a frame to one player (key: the player id; data: the frame)."""
 RATING_TTL: Final = 30 * 86400.0
 """How long the store keeps a player's rating after their last rated race (as their entry)."""
 

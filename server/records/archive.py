@@ -10,7 +10,7 @@ on record whole or not at all. So is its signed record (``server.records.signing
 per race, by the key of the node that wrote it), and its place in the analysis queue
 (``server.records.analyses``: analysed once). So are its ratings (``server.records.ratings``): a rated race
 updates its racers' ratings in that same transaction, so a race written twice rates once; once it
-committed, the ``rated`` hooks hear what changed (the players are told: ``server/shell/ratings.py``).
+committed, the ``rated`` hooks hear what changed (the players are told: ``server/players/ratings.py``).
 """
 
 from __future__ import annotations

@@ -20,15 +20,13 @@ from server.config import Config
 from server.rooms.core import Frame
 from server.shell.clock import Clock
 from server.shell.fanout import Fanout
-from server.shell.guard import Guard
+from server.shell.guard import Guard, close_reason
 from server.shell.held import HeldRoom, log_event
-from server.shell.identities import Identities
 from server.shell.limits import TokenBucket
-from server.shell.moderation import BanBook, close_reason
-from server.shell.ratings import PLAYER_BELL
+from server.shell.ports import Bans, Identities
 from server.shell.requests import Requests
 from server.shell.roompath import RoomPath
-from server.shell.sessions import SESSION_BELL, Session, SessionTable
+from server.shell.sessions import PLAYER_BELL, SESSION_BELL, Session, SessionTable
 from server.store.base import StoreError
 from server.store.interfaces import Doorbells, Nodes, RoomLog
 
@@ -61,7 +59,7 @@ class Connections:
         identities: Identities,
         *,
         refusing: Callable[[], str | None] = lambda: None,
-        book: BanBook | None = None,
+        book: Bans | None = None,
         welcomed: Sequence[Callable[[Session], None]] = (),
         closed: Sequence[Callable[[Session], None]] = (),
     ) -> None:

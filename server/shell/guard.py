@@ -170,3 +170,9 @@ def handshake_logger() -> logging.Logger:
     if not any(isinstance(f, OneLineHandshakeErrors) for f in logger.filters):
         logger.addFilter(OneLineHandshakeErrors())
     return logger
+
+
+def close_reason(text: str) -> str:
+    """A WebSocket close reason holds at most 123 bytes."""
+    data = text.encode()[:120]
+    return data.decode(errors="ignore")

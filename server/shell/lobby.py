@@ -1,5 +1,5 @@
 """The lobby: the shared listing read back as room summaries and paged by cursor. (Quick match,
-which no longer looks for listed rooms, is server/shell/matchmaking.py.)"""
+which no longer looks for listed rooms, is server/play/matchmaking.py.)"""
 
 from __future__ import annotations
 

@@ -13,9 +13,8 @@ from typing import Final, Protocol
 from protocol.errors import CloseCode, ProtocolError
 from server.shell.fanout import Fanout
 from server.shell.held import HeldRoom, log_event
-from server.shell.ratings import PLAYER_BELL
 from server.shell.roompath import ROOM_BELL, RoomPath, Spawn
-from server.shell.sessions import SEAT_TAKEN, SESSION_BELL, SessionTable
+from server.shell.sessions import PLAYER_BELL, SEAT_TAKEN, SESSION_BELL, SessionTable
 from server.store.base import StoreError, chain, room_bell
 from server.store.interfaces import Doorbells, Nodes
 

@@ -1,6 +1,8 @@
-"""What the shell asks of the parts the wiring gives it (the play side): one narrow protocol each.
+"""What the shell asks of the parts the wiring gives it (the play side, registered players,
+moderation): one narrow protocol each.
 
-The shell never imports ``server.play``: ``app.py`` hands it objects that have these methods.
+The shell never imports ``server.play``, ``server.players`` or ``server.moderation`` (they import
+the shell): ``app.py`` hands it objects that have these methods.
 """
 
 from __future__ import annotations
@@ -8,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from protocol.errors import ProtocolError
 from server.rooms.history import ChallengeRun, RaceRecord
 from server.rooms.rated import Told
 from server.rooms.room import Room
 from server.rooms.settings import Settings
+from server.shell.sessions import Session
 
 
 class Deals(Protocol):
@@ -102,7 +106,7 @@ class Account(Protocol):
 
     @property
     def key_hashes(self) -> Sequence[str]:
-        """The sha256 (hex) of each of the player's secret keys (server/shell/keys.py)."""
+        """The sha256 (hex) of each of the player's secret keys (server/players/keys.py)."""
         ...
 
     @property
@@ -154,6 +158,35 @@ class Accounts(Protocol):
     async def export(self, player: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
         """Everything on record of the player: their row (without hashes) and every race they
         raced, newest first, each as JSON-able values; None when there is no such player."""
+        ...
+
+
+class Identities(Protocol):
+    """Registered players at the hello (``server/players/identities.py``): a ``hello`` with a key."""
+
+    async def session_for(self, key: str, name: str, address: str) -> tuple[Session, bool]:
+        """The session of the player whose ``key`` it is, and whether it is new (else it is their
+        seat's, in a room, to resume). ProtocolError ``bad-key`` for a key that is not a live one,
+        ``records-unavailable`` when the database cannot say; StoreError from the store."""
+        ...
+
+    async def beside(self, seated: Session) -> Session:
+        """A new session of ``seated``'s player (and name) for another connection."""
+        ...
+
+    async def name_of(self, session: Session, address: str) -> str:
+        """The registered player's name as on record (the session's own when the records cannot say)."""
+        ...
+
+
+# -- moderation ----------------------------------------------------------------------------------
+
+
+class Bans(Protocol):
+    """The moderators' list as a hello checks it (``server/moderation/bans.py``'s ``BanBook``)."""
+
+    def refusal(self, name: str, address: str, handle: str | None = None) -> ProtocolError | None:
+        """Why a player of this name, from this address, may not play here (None: they may)."""
         ...
 
 

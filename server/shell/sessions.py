@@ -20,6 +20,9 @@ SESSION_BELL: Final = "session"
 or whose seat another connection of its player took (data: ``SEAT_TAKEN`` and the room's code),
 heard while the session's connection is here."""
 SEAT_TAKEN: Final = b"seat:"
+PLAYER_BELL: Final = "player"
+"""The doorbell kind of a frame to one player (key: the player id; data: the frame), heard while a
+connection of theirs is here (their new rating, a friend's presence or invitation)."""
 PLAYER_TTL: Final = 30 * 86400.0
 """Seconds a registered player's cache entry and seat session token are kept after their last use."""
 

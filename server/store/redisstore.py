@@ -60,7 +60,7 @@ Redis key layout, format 1 (``P`` is the prefix, ``seahaven:`` by default)::
                                  said it (server/play/friends.py); own TTL, renewed while connected
     P{invite:ID}         string  an invitation to race, until answered (GETDEL) or expired; own TTL
     P bans               hash    the moderators' list: name:FOLD, address:IP, network:CIDR,
-                                 reserved:FOLD -> the entry (server/shell/moderation.py); no TTL
+                                 reserved:FOLD -> the entry (server/moderation/bans.py); no TTL
 
 The braces are Redis Cluster hash tags: every key of one room hashes to one slot, so each atomic
 update of a room (a Lua script: the append, ``expire``) runs on one node; sessions are spread by their

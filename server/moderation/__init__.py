@@ -1,0 +1,1 @@
+"""Moderation (docs/admin.md): the moderators' list (`bans.py`) and their actions on every node (`actions.py`)."""
