@@ -17,7 +17,8 @@ When the socket drops, the connection reconnects by itself; the screen is locked
 after the reconnect replaces the board, the racers and the phase. The host (``client.apps.app.RaceApp``)
 owns the connection, pushes the screen and takes the player back to the lobby; see ``RaceHost``
 (client/race/host.py). What a room offers once its race is over (race again, a ghost challenge,
-the review) is the controller's part ``AfterRace`` (client/race/after_race.py).
+the review) is the controller's part ``AfterRace`` (client/race/after_race.py), a spectator's boards
+its part ``Watching`` (client/race/watching.py).
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ from protocol.messages import (
     Advice,
     Countdown,
     HintRequest,
-    JoinRoom,
     Leave,
     Lost,
     Matching,
@@ -76,7 +76,8 @@ from .after_race import AfterRace
 from .host import RaceHost
 from .room_model import RoomModel, rating_line
 from .room_text import Seen
-from .spectating import Boards, played
+from .spectating import Boards
+from .watching import Watching
 
 log = logging.getLogger("seahaven.client")
 
@@ -96,7 +97,7 @@ def board_from_state(deal: str | None, history: Iterable[str], board_text: str |
     return Board.deal(preset_name, 1)
 
 
-class RaceController(AfterRace):
+class RaceController(AfterRace, Watching):
     """A room on one connection; also the race screen's ``RoomActions`` (and so its ``MoveSink``)."""
 
     def __init__(
@@ -764,60 +765,3 @@ class RaceController(AfterRace):
             self._render()
         else:
             self._say(_("Refused: {reason}").format(reason=reason), "error")
-
-    # -- spectating -------------------------------------------------------------------
-
-    def _watch_move(self, progress: Progress) -> None:
-        spectate, model = self.spectate, self.model
-        if progress.player not in spectate.boards and model.deal is not None and model.phase == Phase.RACING:
-            spectate.add(progress.player, Board.from_code(model.deal), model.racers)  # missed the start: none yet
-        if spectate.play(progress.player, played(progress), progress.actions or progress.moves, progress.progress):
-            if progress.player == spectate.watched:
-                self._show_watched()
-        elif not self._resyncing and model.race_number not in self._resynced:
-            # Once a race: a server that keeps sending what cannot be followed is not asked again
-            # and again; the board stays covered as out of step until the next room frame.
-            self._resynced.add(model.race_number)
-            self._resync()
-
-    def _measure_lag(self, elapsed_ms: int) -> None:
-        """How late a spectator sees the moves: the race time now, less the move's race time
-        (the server does not say its spectator delay; this is what it comes to)."""
-        if self.model.started_at is None:
-            return
-        lag = round((self.model.clock.now() - self.model.started_at - elapsed_ms) / 1000)
-        self.spectator_delay_s = max(0, lag)  # the screen gets it with the next _render
-
-    def _resync(self) -> None:
-        """A watched board fell out of step: ask for the room again (leave, then watch again);
-        the room frame rebuilds every board."""
-        self._resyncing = True
-        self.outbox.put(None, Leave())
-        self.outbox.put(None, JoinRoom(room=self.code, spectate=True))
-
-    def _show_watched(self) -> None:
-        board = self.spectate.watched_board()
-        if board is not None and self.model.spectating:
-            racer = self.model.racers.get(self.spectate.watched or "")
-            self.screen.show_board(board.copy(), title=self._title(), actions=racer.moves if racer else None)
-
-    def watch(self, step: int) -> None:
-        """Look at the next (``step`` 1) or previous (-1) racer's board, in seat order."""
-        if not self.can_watch():
-            self.screen.flash(_("Switching boards is for spectators during a race"), "error")
-            return
-        self.spectate.step(step, self.model.racers)
-        self._show_watched()
-        self._render()
-        self._flash_watching()
-
-    def _flash_watching(self, prefix: str | None = None) -> None:
-        watched = self.spectate.watched
-        racer = self.model.racers.get(watched) if watched is not None else None
-        if racer is not None:
-            # The boards lag by the server's spectator delay: say so, or a switch looks stale.
-            late = " (" + _("{n} s late").format(n=self.spectator_delay_s) + ")" if self.spectator_delay_s else ""
-            said = _("{prefix}: {name}'s board{late} · [ and ] switch racer · only racers move").format(
-                prefix=_("Spectating") if prefix is None else prefix, name=racer.name, late=late
-            )
-            self.screen.flash(said)
