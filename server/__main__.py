@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from server.app import RaceServer
 from server.config import Config, default_data_dir
 from server.config_file import SettingsParser
-from server.logs import FORMATS, Logs, configure
+from server.logs import FORMATS, Logs, configure, log_event
 from server.play.analyst import Analyst
 from server.play.arena_command import arena_command
 from server.play.arena_schedule import Series, load_series
@@ -35,7 +35,6 @@ from server.records.reader import Reader
 from server.records.signing import KEY_FILE, SigningKey
 from server.runtime import freeze_heap, run, tune_gc
 from server.shell.clock import SystemClock
-from server.shell.held import log_event
 from server.store.stores import check_url, open_store
 from server.store.urls import CLUSTER_SCHEMES
 from server.workers import release_held, supervise

@@ -27,6 +27,7 @@ from server.http.admin import AdminRoutes
 from server.http.api import RecordsReader
 from server.http.front import Doors
 from server.http.routes import HttpRoutes
+from server.logs import log_event
 from server.moderation.actions import ADMIN_BELL, Moderation
 from server.moderation.bans import BanBook
 from server.play.analyst import Analyst
@@ -53,7 +54,7 @@ from server.shell.drain import Drain, node_name
 from server.shell.fanout import Fanout
 from server.shell.guard import Guard, handshake_logger
 from server.shell.handlers import handlers_of
-from server.shell.held import HeldRoom, log_event
+from server.shell.held import HeldRoom
 from server.shell.lobby import Lobby
 from server.shell.metrics import LiveCounts, Metrics
 from server.shell.nodes import NodeUpkeep

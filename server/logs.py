@@ -5,6 +5,10 @@ The server's lines are structured already (``event=room.created room=ABCD player
 field of its own, beside ``time`` (UTC, ISO 8601), ``level``, ``logger`` and ``message`` (the
 line as text writes it), so a log store can filter on them without parsing. A line that is not
 of that shape keeps only ``message``; an exception's traceback is ``exception``.
+
+``log_event`` writes the server's lines (the ``seahaven.server`` logger, ``log``) and ``audit`` the
+moderators' actions (``seahaven.admin``, at WARNING: kept whatever the level); every part of the
+server logs through them, so none imports the room types for its logger.
 """
 
 from __future__ import annotations
@@ -20,6 +24,28 @@ from typing import Final
 FORMATS: Final = ("text", "json")
 TEXT_FORMAT: Final = "%(asctime)s %(levelname)s %(name)s %(message)s"
 RESERVED: Final = frozenset({"time", "level", "logger", "message", "exception"})
+
+log = logging.getLogger("seahaven.server")
+"""The server's log lines."""
+audit_log = logging.getLogger("seahaven.admin")
+"""Every moderator's action, at WARNING: kept whatever the log level (an audit trail)."""
+
+
+def log_event(event: str, /, **fields: object) -> None:
+    """One structured log line: ``event=room.created key=value ...`` (values with spaces quoted)."""
+    log.info("event=%s %s", event, line(fields))
+
+
+def audit(event: str, /, **fields: object) -> None:
+    """One line of the audit log, in the form of the other log lines (``event=admin.ban key=...``)."""
+    audit_log.warning("event=%s %s", event, line(fields))
+
+
+def line(fields: dict[str, object]) -> str:
+    """``key=value ...``, each value as written (quoted when empty or holding a space)."""
+    return " ".join(
+        f"{k}={v!r}" if isinstance(v, str) and (not v or " " in v) else f"{k}={v}" for k, v in fields.items()
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,8 @@ from typing import Any
 
 from server.http.reply import HttpRequest, Reply, json_reply
 from server.http.router import Match, NotAllowed, Router
-from server.moderation.actions import Moderation, audit
+from server.logs import audit
+from server.moderation.actions import Moderation
 from server.shell.drain import Drain
 from server.shell.guard import Guard
 from server.shell.held import HeldRoom

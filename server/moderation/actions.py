@@ -8,7 +8,6 @@ it holds: a notice written to all of them, a kicked player's or a banned one's c
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Final, Protocol
 
@@ -17,16 +16,14 @@ from websockets.asyncio.server import ServerConnection
 from protocol.codec import encode
 from protocol.errors import CloseCode
 from protocol.messages import Notice
+from server.logs import audit, log_event
 from server.moderation.bans import BanBook, Entry, entry_value, with_reason
 from server.shell.fanout import Fanout
 from server.shell.guard import Guard, Spawn, close_reason
-from server.shell.held import HeldRoom, log_event
+from server.shell.held import HeldRoom
 from server.shell.sessions import Session, SessionTable
 from server.store.base import StoreError
 from server.store.interfaces import BanList, Doorbells
-
-audit_log = logging.getLogger("seahaven.admin")
-"""Every moderator's action, at WARNING: kept whatever the log level (an audit trail)."""
 
 ADMIN_BELL: Final = "admin"
 """The doorbell kind of moderators' actions (key: ``bans``, ``notice``, ``kick`` or ``close``)."""
@@ -145,9 +142,3 @@ class Moderation:
     def _remove(self, session: Session, conn: ServerConnection, why: str) -> None:
         audit("admin.removed", player=session.player, room=session.room, why=why)
         self.guard.let_go(conn, CloseCode.REMOVED, close_reason(why))
-
-
-def audit(event: str, /, **fields: object) -> None:
-    """One line of the audit log, in the form of the other log lines (``event=admin.ban key=...``)."""
-    parts = (f"{k}={v!r}" if isinstance(v, str) and (not v or " " in v) else f"{k}={v}" for k, v in fields.items())
-    audit_log.warning("event=%s %s", event, " ".join(parts))

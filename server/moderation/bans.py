@@ -18,8 +18,8 @@ import msgpack
 
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.names import fold
+from server.logs import log_event
 from server.shell.clock import Clock
-from server.shell.held import log_event
 from server.shell.names import normalise_room_code
 from server.store.base import StoreError
 from server.store.interfaces import BanList

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from seahaven.analysis import analyse
+from server.logs import log_event
 from server.play.dealpool import stop_workers
 from server.rooms.history import RaceRecord
-from server.shell.held import log_event
 from server.shell.ports import AnalysisBook
 
 __all__ = ["Analyst", "Budget"]

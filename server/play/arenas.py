@@ -29,6 +29,7 @@ from protocol.enums import Phase, Status
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import Arena, CreateArena, JoinArena, LeaveArena, Podium
 from protocol.schema import Message
+from server.logs import log_event
 from server.play.arena_rules import (
     ArenaMeta,
     Entry,
@@ -43,7 +44,7 @@ from server.rooms.room import Room
 from server.shell.clock import Clock
 from server.shell.fanout import Fanout
 from server.shell.handlers import handles
-from server.shell.held import Asker, Command, HeldRoom, log_event
+from server.shell.held import Asker, Command, HeldRoom
 from server.shell.names import new_room_code, normalise_room_code
 from server.shell.ports import ArenaArchive, Deals
 from server.shell.roompath import RoomPath, Spawn

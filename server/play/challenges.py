@@ -27,13 +27,14 @@ from protocol.enums import Phase
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import CHALLENGE_LEN, AcceptChallenge, Challenge, ChallengeRequest
 from protocol.schema import Message
+from server.logs import log_event
 from server.play.ghosts import GhostRacers
 from server.rooms.history import ChallengeRun, RaceRecord, RacerRecord
 from server.rooms.raceid import room_of
 from server.rooms.settings import Settings
 from server.shell.clock import Clock
 from server.shell.handlers import handles
-from server.shell.held import Asker, Create, log_event
+from server.shell.held import Asker, Create
 from server.shell.names import CODE_ALPHABET, normalise_room_code
 from server.shell.ports import ChallengeBook, Deals
 from server.shell.roompath import RoomPath

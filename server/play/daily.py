@@ -15,10 +15,10 @@ from typing import Final
 
 from protocol.enums import Status
 from seahaven.daily import daily_deal
+from server.logs import log_event
 from server.play.dealpool import Worker
 from server.rooms.events import Ended, Event
 from server.rooms.room import Room
-from server.shell.held import log_event
 from server.store.base import StoreError
 from server.store.interfaces import DailyStore
 

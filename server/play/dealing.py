@@ -13,12 +13,12 @@ from seahaven.deals import MAX_DEAL
 from seahaven.verify import draw_candidates
 from seahaven.winnable import GRADES, Grade, deal_list
 from server.config import Config
+from server.logs import log_event
 from server.play.daily import DailyDeals, utc_date
 from server.play.dealpool import DealPool
 from server.rooms.room import Room
 from server.rooms.settings import Settings
 from server.shell.clock import Clock
-from server.shell.held import log_event
 from server.store.base import StoreError
 
 

@@ -50,10 +50,11 @@ from protocol.messages import (
     UnblockPlayer,
 )
 from protocol.schema import Message
+from server.logs import log_event
 from server.rooms.room import MACHINES, Room
 from server.shell.clock import Clock
 from server.shell.handlers import handles
-from server.shell.held import Asker, Create, log_event
+from server.shell.held import Asker, Create
 from server.shell.names import CODE_ALPHABET
 from server.shell.ports import Deals, FriendBook, FriendListing, Known
 from server.shell.roompath import RoomPath, Spawn, seated_elsewhere

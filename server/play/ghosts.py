@@ -26,12 +26,13 @@ from typing import Final
 from protocol.enums import Phase, Status
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GHOST_PREFIX
+from server.logs import log_event
 from server.play.bots import human_present
 from server.play.seats import Run, SeatDrivers
 from server.rooms.history import RacerRecord
 from server.rooms.room import Room
 from server.shell.clock import Clock
-from server.shell.held import Command, log_event
+from server.shell.held import Command
 from server.shell.roombase import RoomMoments
 from server.store.base import StoreError
 

@@ -29,11 +29,12 @@ from protocol.codec import encode
 from protocol.enums import Phase
 from protocol.errors import ProtocolError
 from protocol.messages import Matching, QuickMatch
+from server.logs import log_event
 from server.rooms.room import Room
 from server.shell.clock import Clock, Timer
 from server.shell.fanout import Fanout
 from server.shell.handlers import handles
-from server.shell.held import Asker, Create, HeldRoom, log_event
+from server.shell.held import Asker, Create, HeldRoom
 from server.shell.ports import Bots, Deals
 from server.shell.roompath import RoomPath, Spawn
 from server.shell.sessions import Session

@@ -31,12 +31,13 @@ from protocol.messages import (
     SignIn,
 )
 from protocol.names import clean_handle, fold, sanitise_name
+from server.logs import log_event
 from server.players.identities import Identities, bounded, unavailable
 from server.players.keys import new_key
 from server.players.passwords import Passwords
 from server.shell.clock import Clock
 from server.shell.handlers import handles
-from server.shell.held import Asker, log_event
+from server.shell.held import Asker
 from server.shell.names import new_durable_id
 from server.shell.ports import Accounts
 from server.shell.sessions import PLAYER_TTL, Session, SessionTable

@@ -30,8 +30,8 @@ from typing import Final, TypeVar
 import msgpack
 
 from protocol.errors import ErrorCode, ProtocolError
+from server.logs import log_event
 from server.players.keys import matches, read_key
-from server.shell.held import log_event
 from server.shell.ports import Accounts
 from server.shell.sessions import PLAYER_TTL, Session, SessionTable
 from server.store.interfaces import PlayerCache

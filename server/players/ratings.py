@@ -15,8 +15,8 @@ from typing import Final, Protocol
 
 from protocol.codec import encode
 from protocol.messages import RatingNotice
+from server.logs import log_event
 from server.rooms.rated import RatingChange
-from server.shell.held import log_event
 from server.shell.sessions import PLAYER_BELL
 from server.store.base import StoreError
 from server.store.interfaces import Doorbells, RatingCache

@@ -24,9 +24,9 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Final, Protocol
 
+from server.logs import log_event
 from server.rooms.events import NewerFormat, unpack
 from server.rooms.history import RaceRecord, races_of
-from server.shell.held import log_event
 from server.shell.ports import RaceArchive
 from server.store.base import StoreError, chain
 from server.store.interfaces import Archives, RoomLog

@@ -17,11 +17,12 @@ from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import Error, Hello, Limits, Welcome
 from protocol.schema import Message
 from server.config import Config
+from server.logs import log_event
 from server.rooms.core import Frame
 from server.shell.clock import Clock
 from server.shell.fanout import Fanout
 from server.shell.guard import Guard, close_reason
-from server.shell.held import HeldRoom, log_event
+from server.shell.held import HeldRoom
 from server.shell.limits import TokenBucket
 from server.shell.ports import Bans, Identities
 from server.shell.requests import Requests

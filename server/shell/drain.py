@@ -23,8 +23,9 @@ from typing import Final
 
 from protocol.enums import Phase
 from protocol.errors import CloseCode
+from server.logs import log_event
 from server.shell.guard import Guard, Spawn
-from server.shell.held import HeldRoom, log_event
+from server.shell.held import HeldRoom
 from server.shell.roombase import RoomMoments
 from server.shell.sessions import SessionTable
 from server.store.base import StoreError

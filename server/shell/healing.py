@@ -11,11 +11,12 @@ from collections.abc import Callable
 
 from protocol.codec import encode
 from protocol.errors import ErrorCode, ProtocolError
+from server.logs import log_event
 from server.rooms.core import RoomCore
 from server.rooms.events import Event, NewerFormat, pack, unpack
 from server.rooms.history import ended_races
 from server.rooms.merge import RACE_WIDE, Unmergeable, merge
-from server.shell.held import HeldRoom, log_event
+from server.shell.held import HeldRoom
 from server.shell.roombase import RoomBase, moves_only
 from server.store.base import Append, Behind, Forked, Stored, StoreError, chain
 

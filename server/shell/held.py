@@ -1,10 +1,9 @@
 """What the shell holds: a room held by this process, a request being answered, a room command,
-the way a request creates a room, and the one structured log line."""
+and the way a request creates a room (the log line is ``server/logs.py``'s)."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -17,16 +16,8 @@ from server.rooms.settings import Settings
 from server.shell.clock import Timer
 from server.shell.sessions import Session
 
-log = logging.getLogger("seahaven.server")
-
 Command = Callable[[RoomCore, int], Outcome]
 """A room core command, given the time."""
-
-
-def log_event(event: str, /, **fields: object) -> None:
-    """One structured log line: ``event=room.created key=value ...`` (values with spaces quoted)."""
-    parts = (f"{k}={v!r}" if isinstance(v, str) and (not v or " " in v) else f"{k}={v}" for k, v in fields.items())
-    log.info("event=%s %s", event, " ".join(parts))
 
 
 @dataclass(slots=True)

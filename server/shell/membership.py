@@ -18,10 +18,11 @@ from protocol.codec import encode
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import GHOST_PREFIX, SeatTaken
 from protocol.schema import Message
+from server.logs import log_event
 from server.rooms.core import Outcome, RoomCore
 from server.rooms.events import Event, Left, Presence
 from server.rooms.room import BOT_PREFIX, Room, Seat
-from server.shell.held import Asker, Command, HeldRoom, log_event
+from server.shell.held import Asker, Command, HeldRoom
 from server.shell.roombase import RoomBase
 from server.shell.sessions import SEAT_TAKEN, SESSION_BELL, Session
 from server.store.base import StoreError

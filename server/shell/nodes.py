@@ -11,8 +11,9 @@ from collections.abc import Callable
 from typing import Final, Protocol
 
 from protocol.errors import CloseCode, ProtocolError
+from server.logs import log_event
 from server.shell.fanout import Fanout
-from server.shell.held import HeldRoom, log_event
+from server.shell.held import HeldRoom
 from server.shell.roompath import ROOM_BELL, RoomPath, Spawn
 from server.shell.sessions import PLAYER_BELL, SEAT_TAKEN, SESSION_BELL, SessionTable
 from server.store.base import StoreError, chain, room_bell

@@ -16,9 +16,10 @@ from websockets.asyncio.server import ServerConnection
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import Error, MoveRequest, Ok
 from protocol.schema import Message
+from server.logs import log, log_event
 from server.shell.guard import Guard
 from server.shell.handlers import Handler
-from server.shell.held import Asker, HeldRoom, log, log_event
+from server.shell.held import Asker, HeldRoom
 from server.shell.metrics import Metrics
 from server.shell.replies import Replies
 from server.shell.roompath import RoomPath

@@ -20,11 +20,12 @@ from protocol.enums import Phase
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.schema import Message
 from server.config import Config
+from server.logs import log_event
 from server.rooms.core import Outcome
 from server.rooms.events import Event, Moved, NewerFormat, Undone
 from server.shell.clock import Clock
 from server.shell.fanout import Fanout
-from server.shell.held import Asker, Command, HeldRoom, log_event
+from server.shell.held import Asker, Command, HeldRoom
 from server.shell.replies import Replies
 from server.shell.sessions import SessionTable
 from server.store.base import StoreError

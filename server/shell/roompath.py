@@ -29,11 +29,12 @@ from protocol.enums import Phase
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import Ok
 from protocol.schema import Message
+from server.logs import log_event
 from server.rooms.core import Outcome, RoomCore
 from server.rooms.events import Ended, Event, NewerFormat, pack, unpack
 from server.rooms.settings import Settings
 from server.shell.healing import Healing, Known, Locked
-from server.shell.held import Asker, Command, HeldRoom, log_event
+from server.shell.held import Asker, Command, HeldRoom
 from server.shell.membership import Membership, seated_elsewhere
 from server.shell.names import new_room_code
 from server.shell.roombase import ROOM_BELL, RoomObserver, RoomStore, Spawn, Then, is_move, moves_only
