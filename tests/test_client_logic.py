@@ -24,9 +24,10 @@ from client.board.places import (
 )
 from client.data.stats import Stats, default_stats_path
 from client.race import room_text
-from client.race.room_model import RoomModel, rating_line, rating_text
+from client.race.room_model import RoomModel
 from client.race.room_text import Seen
 from client.race.spectating import Boards
+from client.text.rating_text import rating_line, with_change
 from client.widgets.board_view import card_face, geometry
 from client.widgets.rivals import RacerView, format_ms, status_text
 from protocol.enums import Status
@@ -296,7 +297,7 @@ def test_a_rated_room_says_so_with_my_rating_on_its_rules_once_the_server_gave_o
     other = replace(notice, preset="freecell", rating=1400, change=-100)
     lines = room_text.cover(RoomModel(rated, ratings={"seahaven": notice, "freecell": other}), Boards(), seen)
     assert lines is not None and lines[4] == "your rating here: 1579? +79"
-    assert rating_text(replace(notice, rating=1486, change=-9, provisional=False)) == "1486 -9"
+    assert with_change(replace(notice, rating=1486, change=-9, provisional=False)) == "1486 -9"
     assert rating_line(other) == "Your FreeCell rating: 1400? -100"
     assert rating_line(replace(notice, preset="chess")) == "Your chess rating: 1579? +79"
 

@@ -13,7 +13,7 @@ from textual.widgets import DataTable
 
 from client.apps.app import RaceApp
 from client.records.records_api import Records, http_base
-from client.screens.records_screens import PlayerScreen, rating_line, title_of, when
+from client.screens.records_screens import PlayerScreen, ratings_line, title_of, when
 from client.screens.review import ReviewScreen
 from protocol.messages import (
     CreateRoom,
@@ -130,7 +130,7 @@ async def test_my_page_shows_my_ratings_their_history_and_my_arenas(
 
             # Her rating, as the page's document has it.
             [rating] = page_doc["ratings"]
-            assert str(page.ratings.content) == rating_line(page_doc["ratings"])
+            assert str(page.ratings.content) == ratings_line(page_doc["ratings"])
             races = "rated race" if rating["races"] == 1 else "rated races"
             mark = "?" if rating["provisional"] else ""
             assert str(page.ratings.content) == (

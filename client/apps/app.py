@@ -76,7 +76,6 @@ from ..net.errors import ERROR_TEXTS, problem
 from ..race import room_text
 from ..race.controller import RaceController
 from ..race.host import AgainRoom
-from ..race.room_model import rating_line
 from ..records.records_api import Records, RecordsError, http_base
 from ..screens.account_screen import Account, AccountScreen
 from ..screens.arena_screen import ArenaDesk, ArenaScreen
@@ -87,6 +86,7 @@ from ..screens.lobby import LobbyScreen
 from ..screens.race_screen import RaceScreen
 from ..screens.records_screens import BoardsScreen, PlayerScreen
 from ..screens.stats_screen import StatsScreen
+from ..text.rating_text import rating_line
 from ..text.words import deal_code, deal_label
 
 DEFAULT_SERVER: Final = "ws://127.0.0.1:8765"

@@ -69,12 +69,12 @@ from ..net.outbox import Outbox, Requester
 from ..records.records_api import RecordsError
 from ..screens.race_screen import RaceScreen, RoomView
 from ..screens.results import BOARD, CHALLENGE, LOBBY, RACE_AGAIN, REMATCH, REVIEW
-from ..text.rating_text import RatingBook
+from ..text.rating_text import RatingBook, rating_line
 from ..widgets.rivals import DID_NOT_FINISH
 from . import room_text
 from .after_race import AfterRace
 from .host import RaceHost
-from .room_model import RoomModel, rating_line
+from .room_model import RoomModel
 from .room_text import Seen
 from .spectating import Boards
 from .watching import Watching

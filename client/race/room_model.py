@@ -31,6 +31,7 @@ from protocol.messages import (
 from seahaven import preset
 
 from ..net.clock import ServerClock, now_ms
+from ..text.rating_text import with_change
 from ..text.words import bot_name, deal_label, grade_word
 
 R = TypeVar("R", Racer, Standing)
@@ -268,7 +269,7 @@ class RoomModel:
         lines.append(" · ".join(filter(None, settings)))
         mine = self.ratings.get(self.preset)
         if state.rated and mine is not None:
-            lines.append(_("your rating here: {rating}").format(rating=rating_text(mine)))
+            lines.append(_("your rating here: {rating}").format(rating=with_change(mine)))
         return lines
 
 
@@ -281,17 +282,3 @@ def end_reason(state: RoomState) -> EndReason | None:
     if Status.RACING in statuses:
         return EndReason.TIME_LIMIT if state.time_limit else None
     return EndReason.ALL_DONE if statuses else None
-
-
-def rating_text(notice: RatingNotice) -> str:
-    """A rating as players read it: ``1523 +14``, ``1486? -9`` (``?``: provisional, docs/ratings.md)."""
-    return f"{notice.rating}{'?' if notice.provisional else ''} {notice.change:+d}"
-
-
-def rating_line(notice: RatingNotice) -> str:
-    """What a ``rating`` says, in a line: ``Your Seahaven Towers rating: 1523? +14``."""
-    try:
-        rules = preset_title(preset(notice.preset).title)
-    except ValueError:  # a preset this client does not know
-        rules = notice.preset
-    return _("Your {rules} rating: {rating}").format(rules=rules, rating=rating_text(notice))

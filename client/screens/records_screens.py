@@ -52,7 +52,7 @@ def not_there(error: RecordsError, player: str) -> str:
     )
 
 
-def rating_line(ratings: list[dict[str, Any]]) -> str:
+def ratings_line(ratings: list[dict[str, Any]]) -> str:
     """My ratings, one per rules preset I was rated on: ``Ratings: Seahaven Towers 1523 (12 rated
     races)``; ``?`` after a provisional one."""
     if not ratings:
@@ -164,7 +164,7 @@ class PlayerScreen(RecordsScreen):
                 best=doc["best_streak"],
             )
         )
-        self.ratings.update(rating_line(doc["ratings"]))
+        self.ratings.update(ratings_line(doc["ratings"]))
         bests: DataTable[str] = self.query_one("#bests", DataTable)
         for best in doc["bests"]:
             bests.add_row(

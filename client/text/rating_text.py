@@ -11,7 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from i18n import _
+from i18n.rules_help import preset_title
 from protocol.messages import RatingNotice
+from seahaven import preset
 
 
 def shown(rating: int, provisional: bool) -> str:
@@ -28,6 +31,15 @@ def beside_my_name(ratings: Mapping[str, RatingNotice], preset: str) -> str:
     """What goes beside my name in a race of ``preset`` (empty: not rated on it this session)."""
     notice = ratings.get(preset)
     return with_change(notice) if notice is not None else ""
+
+
+def rating_line(notice: RatingNotice) -> str:
+    """What a ``rating`` says, in a line: ``Your Seahaven Towers rating: 1523? +14``."""
+    try:
+        rules = preset_title(preset(notice.preset).title)
+    except ValueError:  # a preset this client does not know
+        rules = notice.preset
+    return _("Your {rules} rating: {rating}").format(rules=rules, rating=with_change(notice))
 
 
 class RatingBook:
