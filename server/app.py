@@ -45,9 +45,9 @@ from server.play.rematches import Rematches
 from server.players.accounts import AccountRequests
 from server.players.identities import Identities
 from server.players.ratings import RatingNotices
+from server.records.archiver import Archiver, RaceArchive
 from server.rooms import events
 from server.rooms.events import Event
-from server.shell.archiver import Archiver
 from server.shell.clock import Clock, SystemClock
 from server.shell.connections import Connections
 from server.shell.drain import Drain, node_name
@@ -58,7 +58,7 @@ from server.shell.held import HeldRoom
 from server.shell.lobby import Lobby
 from server.shell.metrics import LiveCounts, Metrics
 from server.shell.nodes import NodeUpkeep
-from server.shell.ports import Accounts, ArenaArchive, ChallengeBook, FriendBook, RaceArchive
+from server.shell.ports import Accounts, ArenaArchive, ChallengeBook, FriendBook
 from server.shell.replies import Replies
 from server.shell.requests import Requests
 from server.shell.room_requests import RoomRequests

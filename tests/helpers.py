@@ -22,9 +22,10 @@ from server.config import Config
 from server.http.api import RecordsReader
 from server.play.daily import DailyTimes
 from server.play.dealpool import DealPool
+from server.records.archiver import RaceArchive
 from server.records.signing import SigningKey
 from server.shell.clock import Clock
-from server.shell.ports import Accounts, ArenaArchive, ChallengeBook, RaceArchive
+from server.shell.ports import Accounts, ArenaArchive, ChallengeBook
 from server.store.stores import MemoryStore, RedisStore, Store
 from tests.fakeclock import FakeClock
 

@@ -52,7 +52,7 @@ LAYERS = {
     "server.moderation": {"server.moderation", "server.shell", "server.store", "server.config", "server.logs"},
     "server.play": {"server.play", "server.shell", "server.rooms", "server.store", "server.config", "server.logs"},
     "server.http": {"server.http", "server.moderation", "server.shell", "server.store", "server.logs"},
-    "server.records": {"server.records", "server.rooms", "server.store", "server.config"},
+    "server.records": {"server.records", "server.rooms", "server.store", "server.config", "server.logs"},
     "server.config": set(),
     "server.config_file": set(),
     "server.logs": set(),
@@ -64,9 +64,9 @@ the shell and knowing no rooms; the parts by capability above the shell, given i
 never imported by it (what it asks of them is ``server/shell/ports.py``'s): registered players
 (players), the moderators (moderation), play and http (which runs the moderators' admin API);
 none of them imports another but http moderation, so dependencies point one way; the records (the
-database) beside the shell, reading rooms' records and the store's logs, never the shell. Every
-part but the pure rooms, the store and the records writes its log lines through ``server.logs``, a
-leaf (it imports nothing of the server).
+database, and the archiver that fills it) beside the shell, reading rooms' records and the store's
+logs, never the shell. Every part but the pure rooms and the store writes its log lines through
+``server.logs``, a leaf (it imports nothing of the server).
 ``server.app`` (the wiring) and ``server.__main__`` (the command) may import every part."""
 
 CLIENT_LAYERS = {

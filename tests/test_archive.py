@@ -16,11 +16,11 @@ import sqlalchemy as sa
 from protocol.messages import Moved, MoveRequest, Resign, Result
 from server.app import RaceServer
 from server.records.archive import Archive
+from server.records.archiver import Archiver
 from server.records.database import Database
 from server.records.reader import Reader
 from server.records.schema import race_racers, races
 from server.rooms.raceid import room_of
-from server.shell.archiver import Archiver
 from server.store.base import Append, Stored
 from server.store.stores import Store
 from tests.helpers import MakeServer, wait_until

@@ -13,6 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from server.records.archive import Archive
+from server.records.archiver import RaceArchive
 from server.records.database import Database, DatabaseUnavailable, open_database
 from server.records.migrate import migrate
 from server.records.reader import Reader
@@ -21,7 +22,6 @@ from server.records.schema import race_racers, races
 from server.records.views import race_view
 from server.rooms.history import RaceRecord
 from server.rooms.settings import public_settings
-from server.shell.ports import RaceArchive
 from tests.pg_proc import PgProcess, scratch_database
 from tests.race_records import T0, copies, raced_record
 
@@ -44,7 +44,7 @@ async def counts(db: Database) -> tuple[int, int]:
 
 async def test_a_raced_room_round_trips(database: Database) -> None:
     record = raced_record()
-    sink: RaceArchive = Archive(database, now=clock)  # what the shell's archiver is handed
+    sink: RaceArchive = Archive(database, now=clock)  # what the archiver is handed
     await sink.write_races([record])
     async with database.read() as conn:
         race = (await conn.execute(sa.select(races))).mappings().one()

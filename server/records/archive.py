@@ -1,4 +1,4 @@
-"""Finished races into the database, each once: ``Archive`` implements ``server.shell.ports.RaceArchive``.
+"""Finished races into the database, each once: ``Archive`` implements ``RaceArchive`` (``archiver.py``).
 
 Each race is one transaction keyed by its id: ``INSERT ... ON CONFLICT (race_id) DO NOTHING
 RETURNING race_id`` first; when no row comes back the race was there already, and nothing else is

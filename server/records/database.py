@@ -15,7 +15,7 @@ process wrote meanwhile, whatever the timeout).
 
 Whatever keeps a statement from reaching the database (refused connection, a server restarting,
 a locked or unreadable file, a timeout) is raised as ``DatabaseUnavailable``, an ``OSError``:
-what ``server.shell.ports.RaceArchive`` promises, so a caller tries again later.
+what ``server.records.archiver.RaceArchive`` promises, so a caller tries again later.
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ from typing import Any, Protocol
 
 from protocol.errors import ProtocolError
 from server.rooms.history import ChallengeRun, RaceRecord
-from server.rooms.rated import Told
 from server.rooms.room import Room
 from server.rooms.settings import Settings
 from server.shell.sessions import Session
@@ -52,20 +51,6 @@ class MoveWatch(Protocol):
     """Told each accepted move of a racer in a room that watches for lost positions."""
 
     def moved(self, code: str, player: str) -> None: ...
-
-
-class RaceArchive(Protocol):
-    """The database's side of archiving: every finished race, written once (and its ratings
-    updated once, in the same transaction: docs/ratings.md)."""
-
-    rated: list[Told]
-    """Told the rating changes of each rated race written, after its commit."""
-
-    async def write_races(self, records: Sequence[RaceRecord]) -> None:
-        """Write each race in its own transaction keyed by its id: a race already there is left
-        as it is (a second write changes nothing). Raises ``OSError`` when the database cannot be
-        reached (then nothing of the race that failed was written): the archiver tries again later."""
-        ...
 
 
 class AnalysisBook(Protocol):

@@ -27,7 +27,7 @@ from typing import Final, Protocol
 from server.logs import log_event
 from server.rooms.events import NewerFormat, unpack
 from server.rooms.history import RaceRecord, races_of
-from server.shell.ports import RaceArchive
+from server.rooms.rated import Told
 from server.store.base import StoreError, chain
 from server.store.interfaces import Archives, RoomLog
 
@@ -40,6 +40,21 @@ SWEEP_SECONDS: Final = 300.0
 """How often the marks are scanned for rooms the index lacks."""
 BACKOFF_SECONDS: Final = (0.5, 1.0, 2.0, 5.0, 10.0)
 """Waits after consecutive failed passes (the database or the store away)."""
+
+
+class RaceArchive(Protocol):
+    """What the archiver asks of the database (``archive.py``'s ``Archive``): every finished race,
+    written once (and its ratings updated once, in the same transaction: docs/ratings.md)."""
+
+    rated: list[Told]
+    """Told the rating changes of each rated race written, after its commit."""
+
+    async def write_races(self, records: Sequence[RaceRecord]) -> None:
+        """Write each race in its own transaction keyed by its id: a race already there is left
+        as it is (a second write changes nothing). Raises ``OSError`` when the database cannot be
+        reached (then nothing of the race that failed was written): the archiver tries again later."""
+        ...
+
 
 Archived = Callable[[Sequence[RaceRecord]], Awaitable[None]]
 """Told the races a pass wrote (for what follows a race on record: ratings, notices)."""
