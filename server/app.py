@@ -52,7 +52,7 @@ from server.shell.clock import Clock, SystemClock
 from server.shell.connections import Connections
 from server.shell.drain import Drain, node_name
 from server.shell.fanout import Fanout
-from server.shell.guard import Guard, handshake_logger
+from server.shell.guard import ConnectionGuard, handshake_logger
 from server.shell.handlers import handlers_of
 from server.shell.held import HeldRoom
 from server.shell.lobby import Lobby
@@ -167,7 +167,7 @@ class RaceServer:
         self.stopping = asyncio.Event()
         """Set when ``stop()`` begins: no bot is offered, and a closed connection is a drop no more."""
         self.tasks = Tasks()
-        self.guard = Guard(config, self.tasks.spawn)
+        self.guard = ConnectionGuard(config, self.tasks.spawn)
         self.table = SessionTable(self.store, self.store, config.session_ttl, LOBBY_SESSION_TTL)
         self.sessions = self.table.by_token
         self.players = self.table.by_player

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import msgpack
 
-from server.play.arena_rules import ArenaMeta, Entry, pairings, podium, race_points, ranked, scored
+from server.play.arena_rules import ArenaMeta, ArenaPlayer, pairings, podium, race_points, ranked, scored
 
 
-def entry(player: str, points: int = 0, joined: int = 0) -> Entry:
-    return Entry(player, player.title(), "n1", joined, points=points)
+def entry(player: str, points: int = 0, joined: int = 0) -> ArenaPlayer:
+    return ArenaPlayer(player, player.title(), "n1", joined, points=points)
 
 
 def test_points_by_place_and_the_last_gets_none() -> None:
@@ -39,9 +39,9 @@ def test_free_players_race_their_neighbours_in_the_standings_two_to_four_a_race(
 
 
 def test_ties_go_to_more_wins_then_fewer_races_then_who_joined_first() -> None:
-    a = Entry("a", "A", "n", 5, points=4, wins=1, races=2)
-    b = Entry("b", "B", "n", 1, points=4, wins=1, races=2)
-    c = Entry("c", "C", "n", 9, points=4, wins=2, races=3)
+    a = ArenaPlayer("a", "A", "n", 5, points=4, wins=1, races=2)
+    b = ArenaPlayer("b", "B", "n", 1, points=4, wins=1, races=2)
+    c = ArenaPlayer("c", "C", "n", 9, points=4, wins=2, races=3)
     assert [e.player for e in ranked([a, b, c])] == ["c", "b", "a"]
 
 
@@ -62,4 +62,4 @@ def test_stored_forms_read_back() -> None:
     assert ArenaMeta.load(hourly.dump()) == hourly
     assert [meta.phase(t) for t in (5, 10, 20)] == ["waiting", "running", "finished"]
     e = scored(entry("ann"), 1, 2)
-    assert Entry.load(e.dump()) == e
+    assert ArenaPlayer.load(e.dump()) == e

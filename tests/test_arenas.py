@@ -32,7 +32,7 @@ from protocol.messages import (
     Started,
 )
 from protocol.schema import Message
-from server.play.arena_rules import Entry
+from server.play.arena_rules import ArenaPlayer
 from server.rooms.events import Ended, Event
 from server.rooms.room import Room
 from server.shell.clock import SystemClock
@@ -381,18 +381,18 @@ async def test_a_race_its_pairing_node_never_started_frees_its_players(make_memo
     # What a dead node's round left: both claimed by a room it made, nobody joined or ready in it.
     stuck = await server.path.create(await server.dealing.settings("seahaven", None, seats=2, public=False))
     _, stored = await server.store.arena(code)
-    claimed = {p: dataclasses.replace(Entry.load(e), room=stuck.room.code).dump() for p, e in stored.items()}
+    claimed = {p: dataclasses.replace(ArenaPlayer.load(e), room=stuck.room.code).dump() for p, e in stored.items()}
     assert await server.store.write_arena(code, dict(stored), claimed, 3600) == 1
     clock.advance(60_000)  # the arena starts
     await asyncio.sleep(2.5)  # pairing rounds see the room waiting: not yet given up
     _, kept = await server.store.arena(code)
-    assert {Entry.load(e).room for e in kept.values()} == {stuck.room.code}
+    assert {ArenaPlayer.load(e).room for e in kept.values()} == {stuck.room.code}
     clock.advance(3_000)  # the lease's life
     state = await ann.expect(RoomState, wait=10)
     assert state.room != stuck.room.code
     assert (await bob.expect(RoomState, wait=10)).room == state.room
     _, now = await server.store.arena(code)
-    assert {(e.room, e.races, e.points) for e in map(Entry.load, now.values())} == {(state.room, 0, 0)}
+    assert {(e.room, e.races, e.points) for e in map(ArenaPlayer.load, now.values())} == {(state.room, 0, 0)}
     for client in (ann, bob):
         await client.close()
 

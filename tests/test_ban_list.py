@@ -5,7 +5,7 @@ hello is refused for, and ended entries dropped."""
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from server.moderation.bans import BanBook, Entry, entry_value
+from server.moderation.bans import Ban, BanBook, ban_value
 from server.store.stores import Store
 from tests.fakeclock import FakeClock
 
@@ -25,10 +25,10 @@ async def test_the_book_refuses_what_the_list_says_until_it_ends(store: Store) -
     clock = FakeClock(1_000_000)
     book = BanBook(store, clock)
     for entry in (
-        Entry("name", entry_value("name", "B0B"), 1_060_000, "abuse"),
-        Entry("network", entry_value("network", "10.1.2.3/16"), None, "a flood"),
-        Entry("reserved", entry_value("reserved", "Moderator"), None, ""),
-        Entry("room", entry_value("room", "abcd12"), 1_060_000, ""),
+        Ban("name", ban_value("name", "B0B"), 1_060_000, "abuse"),
+        Ban("network", ban_value("network", "10.1.2.3/16"), None, "a flood"),
+        Ban("reserved", ban_value("reserved", "Moderator"), None, ""),
+        Ban("room", ban_value("room", "abcd12"), 1_060_000, ""),
     ):
         await store.put_ban(entry.key, entry.dump())
     await book.refresh()

@@ -21,7 +21,7 @@ from seahaven import Board
 from seahaven.daily import today
 from server.app import RaceServer
 from server.config import Config
-from server.play.daily import Entry
+from server.play.daily import DailyTime
 from server.store.stores import MemoryStore
 from tests.client_driver import (
     SIZE,
@@ -149,7 +149,7 @@ async def test_a_lost_position_is_said_plainly(server: RaceServer) -> None:
 
 async def test_the_daily_race_shows_todays_best_times_and_races_its_deal(server: RaceServer) -> None:
     board = server.daily_board
-    await board.record("seahaven", today(), Entry(player="p1", name="zoe", time_ms=83_400))
+    await board.record("seahaven", today(), DailyTime(player="p1", name="zoe", time_ms=83_400))
     app = RaceApp(url_of(server), "alice", autoconnect=False, automove=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await connect(app, pilot)

@@ -29,7 +29,7 @@ from protocol.messages import (
 from seahaven import Board, encode
 from seahaven.daily import daily_deal
 from seahaven.solver import solve
-from server.play.daily import BOARD_TTL, DailyTimes, Entry, utc_date
+from server.play.daily import BOARD_TTL, DailyTime, DailyTimes, utc_date
 from server.store.interfaces import Store
 from server.store.memory import MemoryStore
 from server.store.redisstore import RedisStore
@@ -108,14 +108,14 @@ async def test_a_daily_board_keeps_each_racers_best_time_for_a_week(kind: str, r
     times = DailyTimes(store)
     day = datetime.date(2026, 11, 30)
     try:
-        await times.record("seahaven", day, Entry("pA", "Ann", 5000))
-        await times.record("seahaven", day, Entry("pA", "Ann", 7000))  # slower: not kept
-        await times.record("seahaven", day, Entry("pB", "Bob", 3000))
-        await times.record("freecell", day, Entry("pC", "Cid", 1000))  # another preset's board
-        await times.record("seahaven", day + datetime.timedelta(days=1), Entry("pD", "Dan", 10))  # another day's
+        await times.record("seahaven", day, DailyTime("pA", "Ann", 5000))
+        await times.record("seahaven", day, DailyTime("pA", "Ann", 7000))  # slower: not kept
+        await times.record("seahaven", day, DailyTime("pB", "Bob", 3000))
+        await times.record("freecell", day, DailyTime("pC", "Cid", 1000))  # another preset's board
+        await times.record("seahaven", day + datetime.timedelta(days=1), DailyTime("pD", "Dan", 10))  # another day's
         best = await times.best("seahaven", day)
-        assert best == [Entry("pB", "Bob", 3000), Entry("pA", "Ann", 5000)]
-        assert await times.best("seahaven", day, count=1) == [Entry("pB", "Bob", 3000)]
+        assert best == [DailyTime("pB", "Bob", 3000), DailyTime("pA", "Ann", 5000)]
+        assert await times.best("seahaven", day, count=1) == [DailyTime("pB", "Bob", 3000)]
         if isinstance(store, RedisStore):
             client = redis.asyncio.Redis.from_url(request.getfixturevalue("redis_url"))
             ttl = await client.ttl("t:daily:seahaven:2026-11-30")  # the key of the boards before the store held them

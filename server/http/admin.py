@@ -31,7 +31,7 @@ from server.http.router import Match, NotAllowed, Router
 from server.logs import audit
 from server.moderation.actions import Moderation
 from server.shell.drain import Drain
-from server.shell.guard import Guard
+from server.shell.guard import ConnectionGuard
 from server.shell.held import HeldRoom
 from server.shell.sessions import SessionTable
 from server.store.base import StoreError
@@ -48,7 +48,7 @@ class AdminRoutes:
         drain: Drain,
         rooms: dict[str, HeldRoom],
         table: SessionTable,
-        guard: Guard,
+        guard: ConnectionGuard,
         store: RoomLog,
     ) -> None:
         self.token = token

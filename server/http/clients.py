@@ -1,9 +1,9 @@
 """Who a plain HTTP request comes from, for the per-address rate limit.
 
-The rule is the WebSocket side's (``server/shell/guard.py``, ``Guard.address``): the TCP peer,
+The rule is the WebSocket side's (``server/shell/guard.py``, ``ConnectionGuard.address``): the TCP peer,
 unless the peer is a trusted proxy (a load balancer), whose ``X-Forwarded-For`` then names the
 client in its last entry (the one that proxy added; earlier entries are the client's word).
-``Guard.address`` reads a websockets connection, which an HTTP request never becomes, so the rule
+``ConnectionGuard.address`` reads a websockets connection, which an HTTP request never becomes, so the rule
 is restated here over plain values; the seam to share it is a public function of the peer and
 the header values in ``guard.py`` that both call.
 """

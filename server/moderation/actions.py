@@ -17,9 +17,9 @@ from protocol.codec import encode
 from protocol.errors import CloseCode
 from protocol.messages import Notice
 from server.logs import audit, log_event
-from server.moderation.bans import BanBook, Entry, entry_value, with_reason
+from server.moderation.bans import Ban, BanBook, ban_value, with_reason
 from server.shell.fanout import Fanout
-from server.shell.guard import Guard, Spawn, close_reason
+from server.shell.guard import ConnectionGuard, Spawn, close_reason
 from server.shell.held import HeldRoom
 from server.shell.sessions import Session, SessionTable
 from server.store.base import StoreError
@@ -43,7 +43,7 @@ class Moderation:
         book: BanBook,
         table: SessionTable,
         fanout: Fanout,
-        guard: Guard,
+        guard: ConnectionGuard,
         rooms: Mapping[str, HeldRoom],
         spawn: Spawn,
         room_ttl: float,
@@ -60,10 +60,10 @@ class Moderation:
 
     # -- actions (the admin API calls these; each is logged) ---------------------------------
 
-    async def ban(self, kind: str, value: str, seconds: float | None, reason: str) -> Entry:
+    async def ban(self, kind: str, value: str, seconds: float | None, reason: str) -> Ban:
         """Add ``kind``/``value`` to the list for ``seconds`` (None: until lifted), on every node."""
         until = None if seconds is None else self.book.clock.now() + int(seconds * 1000)
-        entry = Entry(kind, entry_value(kind, value), until, reason)
+        entry = Ban(kind, ban_value(kind, value), until, reason)
         await self.store.put_ban(entry.key, entry.dump())
         audit("admin.ban", key=entry.key, until=until, reason=reason)
         await self.store.ring(ADMIN_BELL, "bans", b"")
@@ -83,10 +83,10 @@ class Moderation:
         audit("admin.kick", player=player, reason=reason)
         await self.store.ring(ADMIN_BELL, "kick", f"{player}\t{reason}")
 
-    async def close_room(self, code: str, reason: str) -> Entry:
+    async def close_room(self, code: str, reason: str) -> Ban:
         """Close the room on every node: nobody joins it or comes back to it again, and its members
         are told and removed (a race under way ends by their forfeits on the room's timers)."""
-        entry = Entry("room", entry_value("room", code), self.book.clock.now() + int(self.room_ttl * 1000), reason)
+        entry = Ban("room", ban_value("room", code), self.book.clock.now() + int(self.room_ttl * 1000), reason)
         await self.store.put_ban(entry.key, entry.dump())
         audit("admin.close_room", room=entry.value, reason=reason)
         await self.store.ring(ADMIN_BELL, "close", f"{entry.value}\t{reason}")

@@ -31,7 +31,7 @@ KINDS: Final = ("name", "address", "network", "reserved", "room")
 
 
 @dataclass(frozen=True, slots=True)
-class Entry:
+class Ban:
     """One line of the list: ``kind`` and its ``value`` (names folded, networks normalised), until
     ``until`` (unix ms; None: until lifted), and why."""
 
@@ -48,7 +48,7 @@ class Entry:
         return bytes(msgpack.packb([self.kind, self.value, self.until, self.reason]))
 
     @classmethod
-    def load(cls, data: bytes) -> Entry:
+    def load(cls, data: bytes) -> Ban:
         kind, value, until, reason = msgpack.unpackb(data, raw=False)
         return cls(str(kind), str(value), None if until is None else int(until), str(reason))
 
@@ -60,7 +60,7 @@ class Entry:
         return {"key": self.key, "kind": self.kind, "value": self.value, "until": self.until, "reason": self.reason}
 
 
-def entry_value(kind: str, value: str) -> str:
+def ban_value(kind: str, value: str) -> str:
     """``value`` as the list keeps it (ValueError: not a name, address, network or room code)."""
     if kind in ("name", "reserved"):
         folded = fold(value)
@@ -82,15 +82,15 @@ class BanBook:
     def __init__(self, store: BanList, clock: Clock) -> None:
         self.store = store
         self.clock = clock
-        self.entries: dict[str, Entry] = {}
+        self.entries: dict[str, Ban] = {}
 
     async def refresh(self) -> None:
         """Read the list again (ended entries are dropped, here and in the store)."""
         now = self.clock.now()
-        entries: dict[str, Entry] = {}
+        entries: dict[str, Ban] = {}
         for key, data in (await self.store.bans()).items():
             try:
-                entry = Entry.load(data)
+                entry = Ban.load(data)
             except (ValueError, TypeError):
                 log_event("admin.bad_entry", key=key)
                 continue
@@ -109,7 +109,7 @@ class BanBook:
                 log_event("store.error", error=str(exc))
             await asyncio.sleep(REFRESH_SECONDS)
 
-    def _active(self, kind: str, value: str) -> Entry | None:
+    def _active(self, kind: str, value: str) -> Ban | None:
         entry = self.entries.get(f"{kind}:{value}")
         return entry if entry is not None and not entry.ended(self.clock.now()) else None
 
@@ -125,7 +125,7 @@ class BanBook:
             return ProtocolError(ErrorCode.NAME_RESERVED, f"the name {name!r} is reserved: choose another")
         return None
 
-    def _address_ban(self, address: str) -> Entry | None:
+    def _address_ban(self, address: str) -> Ban | None:
         try:
             ip = ipaddress.ip_address(address)
         except ValueError:
@@ -140,12 +140,12 @@ class BanBook:
                     return entry
         return None
 
-    def closed(self, code: str) -> Entry | None:
+    def closed(self, code: str) -> Ban | None:
         """The entry that closed room ``code`` (None: it is open)."""
         return self._active("room", code)
 
 
-def with_reason(what: str, entry: Entry | None = None, reason: str = "") -> str:
+def with_reason(what: str, entry: Ban | None = None, reason: str = "") -> str:
     """``what``, with the reason and the end of ``entry`` when there are any."""
     if entry is not None:
         reason = entry.reason

@@ -55,7 +55,7 @@ class ArenaMeta:
 
 
 @dataclass(frozen=True, slots=True)
-class Entry:
+class ArenaPlayer:
     """One player in an arena: their points and streak, and the race they are in ("" none)."""
 
     player: str
@@ -75,7 +75,7 @@ class Entry:
         return data
 
     @classmethod
-    def load(cls, data: bytes) -> Entry:
+    def load(cls, data: bytes) -> ArenaPlayer:
         return cls(*msgpack.unpackb(data, raw=False))
 
     @property
@@ -90,7 +90,7 @@ def race_points(place: int, racers: int, streak: int) -> int:
     return base * 2 if streak >= ON_FIRE else base
 
 
-def scored(entry: Entry, place: int, racers: int) -> Entry:
+def scored(entry: ArenaPlayer, place: int, racers: int) -> ArenaPlayer:
     """The entry after a race it finished at ``place`` of ``racers`` (free again)."""
     won = place == 1
     return dataclasses.replace(
@@ -103,12 +103,12 @@ def scored(entry: Entry, place: int, racers: int) -> Entry:
     )
 
 
-def ranked(entries: Sequence[Entry]) -> list[Entry]:
+def ranked(entries: Sequence[ArenaPlayer]) -> list[ArenaPlayer]:
     """The standings' order: points, then wins, then fewer races, then who joined first."""
     return sorted(entries, key=lambda e: (-e.points, -e.wins, e.races, e.joined, e.player))
 
 
-def pairings(free: Sequence[Entry]) -> list[list[Entry]]:
+def pairings(free: Sequence[ArenaPlayer]) -> list[list[ArenaPlayer]]:
     """The next races of the free players: in standings order, neighbours together, in as few
     races of 2-4 as hold them all, as even as can be (none for a player alone)."""
     order = ranked(free)
@@ -124,7 +124,7 @@ def pairings(free: Sequence[Entry]) -> list[list[Entry]]:
     return groups
 
 
-def standings(entries: Sequence[Entry]) -> tuple[ArenaStanding, ...]:
+def standings(entries: Sequence[ArenaPlayer]) -> tuple[ArenaStanding, ...]:
     return tuple(
         ArenaStanding(
             rank=rank,
@@ -140,7 +140,7 @@ def standings(entries: Sequence[Entry]) -> tuple[ArenaStanding, ...]:
     )
 
 
-def arena_message(meta: ArenaMeta, entries: Sequence[Entry], now: int) -> Arena:
+def arena_message(meta: ArenaMeta, entries: Sequence[ArenaPlayer], now: int) -> Arena:
     return Arena(
         arena=meta.code,
         preset=meta.preset,
@@ -153,6 +153,6 @@ def arena_message(meta: ArenaMeta, entries: Sequence[Entry], now: int) -> Arena:
     )
 
 
-def podium(entries: Sequence[Entry]) -> tuple[ArenaStanding, ...]:
+def podium(entries: Sequence[ArenaPlayer]) -> tuple[ArenaStanding, ...]:
     """The first ``PODIUM`` standings among those who raced (fewer when fewer raced)."""
     return tuple(s for s in standings(entries) if s.races)[:PODIUM]

@@ -32,7 +32,7 @@ from protocol.schema import Message
 from server.logs import log_event
 from server.play.arena_rules import (
     ArenaMeta,
-    Entry,
+    ArenaPlayer,
     arena_message,
     pairings,
     podium,
@@ -144,7 +144,7 @@ class Arenas:
                 raise ProtocolError(ErrorCode.ARENA_OVER, f"arena {code} is over")
             old = entries.get(session.player)
             entry = (
-                Entry(session.player, session.name, self.node, self.clock.now())
+                ArenaPlayer(session.player, session.name, self.node, self.clock.now())
                 if old is None
                 else dataclasses.replace(old, active=True, name=session.name, node=self.node)
             )
@@ -187,14 +187,14 @@ class Arenas:
                 return arena_message(meta, list(entries.values()), self.clock.now())
         raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, "the arena is busy: try again")
 
-    async def _read(self, code: str) -> tuple[ArenaMeta, dict[str, Entry]]:
+    async def _read(self, code: str) -> tuple[ArenaMeta, dict[str, ArenaPlayer]]:
         raw, stored = await self.store.arena(code)
         if raw is None:
             raise ProtocolError(ErrorCode.ARENA_NOT_FOUND, f"no arena {code!r}: check the code")
-        return ArenaMeta.load(raw), {player: Entry.load(data) for player, data in stored.items()}
+        return ArenaMeta.load(raw), {player: ArenaPlayer.load(data) for player, data in stored.items()}
 
     async def _swap(
-        self, meta: ArenaMeta, old: dict[str, Entry | None], new: dict[str, Entry], once: str | None = None
+        self, meta: ArenaMeta, old: dict[str, ArenaPlayer | None], new: dict[str, ArenaPlayer], once: str | None = None
     ) -> int:
         expected = {p: None if e is None else e.dump() for p, e in old.items()}
         ttl = max(meta.ends_at - self.clock.now(), 0) / 1000 + KEEP_SECONDS
@@ -229,7 +229,7 @@ class Arenas:
             await self.store.unlist_arena(code)
             return
         meta = ArenaMeta.load(raw)
-        entries = {player: Entry.load(data) for player, data in stored.items()}
+        entries = {player: ArenaPlayer.load(data) for player, data in stored.items()}
         phase = meta.phase(self.clock.now())
         if phase == "finished":
             if await self._swap(meta, {}, {}, once="end") == 1:
@@ -250,7 +250,7 @@ class Arenas:
         if changed:
             await self.store.ring(BELL, code, "standings")
 
-    async def _record(self, meta: ArenaMeta, entries: list[Entry]) -> bool:
+    async def _record(self, meta: ArenaMeta, entries: list[ArenaPlayer]) -> bool:
         """Write the finished arena to the database (True: it is there now, or records are off).
         When the database fails, its keys are kept another ``KEEP_SECONDS`` and it stays listed:
         the next try comes ``RECORD_SECONDS`` later, so it is never lost."""
@@ -299,9 +299,9 @@ class Arenas:
             log_event("arena.scheduled", arena=meta.code, name=meta.name, starts_at=meta.starts_at)
         self.opened.add(meta.code)
 
-    async def _score(self, meta: ArenaMeta, entries: dict[str, Entry]) -> bool:
+    async def _score(self, meta: ArenaMeta, entries: dict[str, ArenaPlayer]) -> bool:
         """Score every race of the arena that ended; True when any was."""
-        rooms: dict[str, list[Entry]] = {}
+        rooms: dict[str, list[ArenaPlayer]] = {}
         for entry in entries.values():
             if entry.room:
                 rooms.setdefault(entry.room, []).append(entry)
@@ -342,7 +342,7 @@ class Arenas:
         now = self.clock.now()
         return now - self.unstarted.setdefault(room, now) >= LEASE_SECONDS * 1000
 
-    async def _race(self, meta: ArenaMeta, group: list[Entry]) -> None:
+    async def _race(self, meta: ArenaMeta, group: list[ArenaPlayer]) -> None:
         """A new race for ``group``: the room, its racers claimed, joined and ready, their nodes told."""
         settings = await self.deals.settings(
             meta.preset, None, drawn=True, deal_grade=meta.deal_grade, seats=len(group), public=False
@@ -388,7 +388,7 @@ class Arenas:
         raw, stored = await self.store.arena(code)
         if raw is None:
             return None
-        entries = [Entry.load(data) for data in stored.values()]
+        entries = [ArenaPlayer.load(data) for data in stored.values()]
         rows = [
             {"place": p, "player": e.player, "name": e.name, "points": e.points, "wins": e.wins, "races": e.races}
             for p, e in enumerate(ranked(entries), start=1)
@@ -525,7 +525,7 @@ class Arenas:
         if raw is None:
             return
         meta = ArenaMeta.load(raw)
-        entries = [Entry.load(data) for data in stored.values()]
+        entries = [ArenaPlayer.load(data) for data in stored.values()]
         if ended:
             for entry in entries:
                 self._forget(entry.player, code)
@@ -572,7 +572,7 @@ def _racing_in(room: Room, player: str) -> bool:
     return room.phase == Phase.COUNTDOWN or (room.phase == Phase.RACING and seat.status == Status.RACING)
 
 
-def _join(entry: Entry) -> Command:
+def _join(entry: ArenaPlayer) -> Command:
     return lambda core, now: core.join(entry.player, entry.name, False, now)
 
 

@@ -34,7 +34,7 @@ def utc_date(now_ms: int) -> datetime.date:
 
 
 @dataclass(frozen=True, slots=True)
-class Entry:
+class DailyTime:
     """One racer's best finishing time on a day's deal."""
 
     player: str
@@ -48,7 +48,7 @@ class DailyTimes:
     def __init__(self, store: DailyStore) -> None:
         self.store = store
 
-    async def record(self, preset: str, date: datetime.date, entry: Entry) -> None:
+    async def record(self, preset: str, date: datetime.date, entry: DailyTime) -> None:
         """Keep ``entry`` unless the player has a better time that day."""
         await self.store.record_daily(preset, date.isoformat(), entry.player, entry.name, entry.time_ms, BOARD_TTL)
 
@@ -62,16 +62,16 @@ class DailyTimes:
         date = datetime.date.fromisoformat(daily)
         for standing in room.standings:
             if standing.status == Status.FINISHED and not standing.bot and standing.time_ms is not None:
-                entry = Entry(standing.player, standing.name, standing.time_ms)
+                entry = DailyTime(standing.player, standing.name, standing.time_ms)
                 try:
                     await self.record(room.settings.preset, date, entry)
                 except StoreError as exc:
                     log_event("daily.error", room=room.code, error=str(exc))
 
-    async def best(self, preset: str, date: datetime.date, count: int = BOARD_SIZE) -> list[Entry]:
+    async def best(self, preset: str, date: datetime.date, count: int = BOARD_SIZE) -> list[DailyTime]:
         """The ``count`` best entries, fastest first (equal times in player id order)."""
         rows = await self.store.daily_best(preset, date.isoformat(), count)
-        return [Entry(player, name, time_ms) for player, name, time_ms in rows]
+        return [DailyTime(player, name, time_ms) for player, name, time_ms in rows]
 
 
 class DailyDeals:

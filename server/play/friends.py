@@ -56,7 +56,7 @@ from server.shell.clock import Clock
 from server.shell.handlers import handles
 from server.shell.held import Asker, Create
 from server.shell.names import CODE_ALPHABET
-from server.shell.ports import Deals, FriendBook, FriendListing, Known
+from server.shell.ports import Deals, FriendBook, FriendListing, ListedPlayer
 from server.shell.roompath import RoomPath, Spawn, seated_elsewhere
 from server.shell.sessions import PLAYER_BELL, Session, SessionTable
 from server.store.base import StoreError
@@ -114,7 +114,7 @@ class _Shown:
     """The player's friends heard this state (False: their circle changed: tell it again)."""
 
 
-def _ref(known: Known) -> FriendRef:
+def _ref(known: ListedPlayer) -> FriendRef:
     return FriendRef(player=known.player, name=known.name, handle=known.handle)
 
 

@@ -57,7 +57,7 @@ MARK: Final = b"!"
 
 
 @dataclass(frozen=True, slots=True)
-class Known:
+class CachedPlayer:
     """A registered player as the cache holds them (no keys: no such player on record); ``name``
     None in an entry written before names were kept (a hello then keeps its own)."""
 
@@ -70,7 +70,7 @@ class Known:
         return data
 
     @classmethod
-    def load(cls, data: bytes) -> Known | None:
+    def load(cls, data: bytes) -> CachedPlayer | None:
         """None: an entry of a newer format, or one that does not read (read the database instead)."""
         try:
             version, handle, keys, *rest = msgpack.unpackb(data, raw=False)
@@ -83,7 +83,7 @@ class Known:
         return known if ok else None
 
 
-MISSING: Final = Known(None, ())
+MISSING: Final = CachedPlayer(None, ())
 
 
 def unavailable() -> ProtocolError:
@@ -147,11 +147,11 @@ class Identities:
             return None
         return session if session.player == player else None
 
-    async def known(self, player: str, address: str) -> Known:
+    async def known(self, player: str, address: str) -> CachedPlayer:
         """The player as the cache holds them, filled from the database on a miss."""
         entry = await self.cache.player_entry(player)
         if entry is not None and not entry.startswith(MARK):
-            known = Known.load(entry)
+            known = CachedPlayer.load(entry)
             if known is not None:
                 return known
         if self.accounts is None:
@@ -163,9 +163,9 @@ class Identities:
             await self.cache.fill_player(player, found.dump(), _ttl(found))
         return found
 
-    async def _read(self, accounts: Accounts, player: str, seconds: float) -> Known:
+    async def _read(self, accounts: Accounts, player: str, seconds: float) -> CachedPlayer:
         account = await bounded(accounts.player(player), seconds)
-        return MISSING if account is None else Known(account.handle, tuple(account.key_hashes), account.name)
+        return MISSING if account is None else CachedPlayer(account.handle, tuple(account.key_hashes), account.name)
 
     async def changing(self, accounts: Accounts, player: str, change: Callable[[], Awaitable[T]], wait: float) -> T:
         """Run ``change`` of the player in the database (bounded by ``wait`` seconds, as is the read
@@ -183,7 +183,7 @@ class Identities:
         return result
 
 
-def _ttl(known: Known) -> float:
+def _ttl(known: CachedPlayer) -> float:
     return PLAYER_TTL if known.keys else MISSING_TTL
 
 

@@ -21,7 +21,7 @@ from protocol.names import fold
 from server.records.database import Database
 from server.records.schema import friendships, players, presence_settings
 
-__all__ = ["FRIENDS", "FriendListing", "FriendRecords", "Known", "Outcome"]
+__all__ = ["FRIENDS", "FriendListing", "FriendRecords", "ListedPlayer", "Outcome"]
 
 FRIENDS: Final = "friends"
 REQUESTED: Final = "requested"
@@ -35,7 +35,7 @@ _live = players.c.deleted_at.is_(None)
 
 
 @dataclass(frozen=True, slots=True)
-class Known:
+class ListedPlayer:
     """A registered player as a friends list shows them."""
 
     player: str
@@ -45,10 +45,10 @@ class Known:
 
 @dataclass(frozen=True, slots=True)
 class FriendListing:
-    friends: tuple[Known, ...] = ()
-    incoming: tuple[Known, ...] = ()
-    outgoing: tuple[Known, ...] = ()
-    blocked: tuple[Known, ...] = ()
+    friends: tuple[ListedPlayer, ...] = ()
+    incoming: tuple[ListedPlayer, ...] = ()
+    outgoing: tuple[ListedPlayer, ...] = ()
+    blocked: tuple[ListedPlayer, ...] = ()
     shown_to: str = "friends"
     ids: frozenset[str] = field(default=frozenset())
     """The friends' ids."""
@@ -61,13 +61,13 @@ class FriendRecords:
         self.db = db
         self.limit = limit
 
-    async def find(self, *, handle: str | None = None, player: str | None = None) -> Known | None:
+    async def find(self, *, handle: str | None = None, player: str | None = None) -> ListedPlayer | None:
         """A live registered player by handle (compared folded) or by id."""
         where = players.c.handle_key == fold(handle) if handle is not None else players.c.player == player
         query = select(players.c.player, players.c.display_name, players.c.handle).where(where, _live)
         async with self.db.read() as conn:
             row = (await conn.execute(query)).first()
-        return None if row is None else Known(row.player, row.display_name, row.handle)
+        return None if row is None else ListedPlayer(row.player, row.display_name, row.handle)
 
     async def listing(self, player: str) -> FriendListing:
         """The player's friends, requests either way, blocks and presence setting."""
@@ -160,10 +160,10 @@ async def _listing(conn: AsyncConnection, player: str) -> FriendListing:
         .order_by(friendships.c.since, friendships.c.player)
     )
     shown = select(presence_settings.c.shown_to).where(presence_settings.c.player == player)
-    by_state: dict[str, list[Known]] = {FRIENDS: [], REQUESTED: [], BLOCKED: []}
+    by_state: dict[str, list[ListedPlayer]] = {FRIENDS: [], REQUESTED: [], BLOCKED: []}
     for row in (await conn.execute(mine)).all():
-        by_state[row.state].append(Known(row.other, row.display_name, row.handle))
-    incoming = [Known(r.player, r.display_name, r.handle) for r in (await conn.execute(asking)).all()]
+        by_state[row.state].append(ListedPlayer(row.other, row.display_name, row.handle))
+    incoming = [ListedPlayer(r.player, r.display_name, r.handle) for r in (await conn.execute(asking)).all()]
     setting = (await conn.execute(shown)).scalar_one_or_none()
     return FriendListing(
         friends=tuple(by_state[FRIENDS]),

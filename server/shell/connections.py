@@ -21,7 +21,7 @@ from server.logs import log_event
 from server.rooms.core import Frame
 from server.shell.clock import Clock
 from server.shell.fanout import Fanout
-from server.shell.guard import Guard, close_reason
+from server.shell.guard import ConnectionGuard, close_reason
 from server.shell.held import HeldRoom
 from server.shell.limits import TokenBucket
 from server.shell.ports import Bans, Identities
@@ -51,7 +51,7 @@ class Connections:
         path: RoomPath,
         fanout: Fanout,
         table: SessionTable,
-        guard: Guard,
+        guard: ConnectionGuard,
         store: ConnectionStore,
         config: Config,
         clock: Clock,

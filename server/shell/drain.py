@@ -24,7 +24,7 @@ from typing import Final
 from protocol.enums import Phase
 from protocol.errors import CloseCode
 from server.logs import log_event
-from server.shell.guard import Guard, Spawn
+from server.shell.guard import ConnectionGuard, Spawn
 from server.shell.held import HeldRoom
 from server.shell.roombase import RoomMoments
 from server.shell.sessions import SessionTable
@@ -57,7 +57,7 @@ class Drain:
         self,
         table: SessionTable,
         rooms: dict[str, HeldRoom],
-        guard: Guard,
+        guard: ConnectionGuard,
         spawn: Spawn,
         limit: float,
         nodes: Nodes,

@@ -9,7 +9,7 @@ from websockets.asyncio.server import ServerConnection, broadcast
 
 from protocol.errors import CloseCode
 from server.rooms.core import Frame
-from server.shell.guard import Guard
+from server.shell.guard import ConnectionGuard
 from server.shell.sessions import Session
 
 Broadcast = Callable[[Iterable[ServerConnection], bytes], None]
@@ -27,7 +27,7 @@ class Fanout:
     def __init__(
         self,
         players: Mapping[str, Session],
-        guard: Guard,
+        guard: ConnectionGuard,
         max_write_buffer: int,
         write: Broadcast = broadcast,
     ) -> None:

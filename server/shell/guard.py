@@ -1,6 +1,6 @@
 """Connection limits: per-address caps, and letting a connection go promptly whatever its peer does.
 
-A connection is let go once (``Guard.let_go``): one close handshake bounded by a short timeout,
+A connection is let go once (``ConnectionGuard.let_go``): one close handshake bounded by a short timeout,
 then the transport is aborted. A peer that stops reading therefore costs one task and its unsent
 bytes for at most that timeout, however many frames it is sent meanwhile.
 """
@@ -36,7 +36,7 @@ def _networks(cidrs: tuple[str, ...]) -> tuple[ipaddress.IPv4Network | ipaddress
     return tuple(ipaddress.ip_network(c, strict=False) for c in cidrs)
 
 
-class Guard:
+class ConnectionGuard:
     """Counts connections and new sessions by address, and lets connections go."""
 
     def __init__(self, config: Config, spawn: Spawn) -> None:

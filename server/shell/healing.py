@@ -20,7 +20,7 @@ from server.shell.held import HeldRoom
 from server.shell.roombase import RoomBase, moves_only
 from server.store.base import Append, Behind, Forked, Stored, StoreError, chain
 
-Known = Callable[[HeldRoom], list[bytes] | None]
+Heard = Callable[[HeldRoom], list[bytes] | None]
 """What a node already heard of a room's log beyond its core (None: read the log)."""
 
 
@@ -28,7 +28,7 @@ class Healing(RoomBase):
     """Catching up with the stored log, writing back what it lost, merging or adopting another
     history: the room path's part that heals."""
 
-    async def catch_up(self, held: HeldRoom, known: Known | None = None) -> None:
+    async def catch_up(self, held: HeldRoom, known: Heard | None = None) -> None:
         """Under the room's lock, bring the core up to the stored log: with what ``known`` says
         was heard already when it reaches far enough, else by reading the log."""
         read = held.stale  # entering the lock reads the log of a stale room

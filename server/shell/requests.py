@@ -17,7 +17,7 @@ from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.messages import Error, MoveRequest, Ok
 from protocol.schema import Message
 from server.logs import log, log_event
-from server.shell.guard import Guard
+from server.shell.guard import ConnectionGuard
 from server.shell.handlers import Handler
 from server.shell.held import Asker, HeldRoom
 from server.shell.metrics import Metrics
@@ -37,7 +37,7 @@ class Requests:
         replies: Replies,
         metrics: Metrics,
         memos: RoomLog,
-        guard: Guard,
+        guard: ConnectionGuard,
         handlers: dict[type[Message], Handler],
     ) -> None:
         self.path = path

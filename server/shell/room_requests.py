@@ -10,7 +10,7 @@ from protocol.schema import Message
 from seahaven import decode as decode_deal
 from server.rooms.settings import Settings
 from server.shell.clock import Clock
-from server.shell.guard import Guard
+from server.shell.guard import ConnectionGuard
 from server.shell.handlers import handles
 from server.shell.held import Asker, Command, HeldRoom
 from server.shell.limits import TokenBucket
@@ -33,7 +33,7 @@ class RoomRequests:
         self,
         path: RoomPath,
         table: SessionTable,
-        guard: Guard,
+        guard: ConnectionGuard,
         clock: Clock,
         deals: Deals,
         bots: Bots,

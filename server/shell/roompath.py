@@ -33,7 +33,7 @@ from server.logs import log_event
 from server.rooms.core import Outcome, RoomCore
 from server.rooms.events import Ended, Event, NewerFormat, pack, unpack
 from server.rooms.settings import Settings
-from server.shell.healing import Healing, Known, Locked
+from server.shell.healing import Healing, Heard, Locked
 from server.shell.held import Asker, Command, HeldRoom
 from server.shell.membership import Membership, seated_elsewhere
 from server.shell.names import new_room_code
@@ -45,7 +45,7 @@ __all__ = [
     "REFRESH_AFTER",
     "ROOM_BELL",
     "STORE_RETRY_MS",
-    "Known",
+    "Heard",
     "Locked",
     "RoomObserver",
     "RoomPath",

@@ -2,7 +2,7 @@
 
 Each backend has one chokepoint every public method goes through (as redis-py's ``execute_command``
 is for its commands): ``MemoryStore._run`` and ``RedisStore._run``. The chokepoint asks its
-:class:`Guard` to ``admit`` the call before anything is sent and to ``settle`` it after, so the
+:class:`CallGuard` to ``admit`` the call before anything is sent and to ``settle`` it after, so the
 breaker and the metrics cost no layer, no wrapper and no coroutine frame of their own.
 
 Why a breaker: a Redis that stops answering (paused, swapping, a network partition) does not refuse
@@ -25,7 +25,7 @@ from typing import Protocol
 
 from server.store.base import StoreError
 
-__all__ = ["Breaker", "Guard", "Observer"]
+__all__ = ["Breaker", "CallGuard", "Observer"]
 
 Ping = Callable[[], Awaitable[bool]]
 """A backend's own ping, not guarded (the breaker's probe must reach a store it refuses calls to);
@@ -84,7 +84,7 @@ class Breaker:
             await asyncio.gather(self.probe, return_exceptions=True)
 
 
-class Guard:
+class CallGuard:
     """A backend's breaker and observer (either may be None: a bare store is neither)."""
 
     __slots__ = ("breaker", "observer", "raw_ping")

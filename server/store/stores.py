@@ -17,7 +17,7 @@ The package's modules:
   ``RatingCache``, ``ArenaStore``, ``MatchQueues``, ``BanList``, ``FriendStore``) and ``Store``,
   the whole backend;
 - ``guarded``: the one guarded call's parts: the stall :class:`Breaker`, the :class:`Observer`
-  the metrics implement, and the :class:`Guard` each backend's chokepoint consults;
+  the metrics implement, and the :class:`CallGuard` each backend's chokepoint consults;
 - ``memory``: :class:`MemoryStore`, process memory, for ``seahaven-server`` with no Redis and tests
   (a package: ``base`` and one part per protocol, composed in its ``__init__``);
 - ``redisstore``: :class:`RedisStore`, redis-py asyncio on one server or a Cluster (its module

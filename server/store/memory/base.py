@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from server.store.base import Ring
-from server.store.guarded import Breaker, Guard, Observer
+from server.store.guarded import Breaker, CallGuard, Observer
 
 __all__ = ["Log", "MemoryBase", "Timed"]
 
@@ -80,10 +80,10 @@ class MemoryBase:
         self._stamps = itertools.count(1)
         self._presence: dict[str, Timed] = {}
         self._invites: dict[str, Timed] = {}
-        self._guard = Guard(_answers)
+        self._guard = CallGuard(_answers)
 
     def guard(self, breaker: Breaker | None, observer: Observer | None) -> None:
-        self._guard = Guard(_answers, breaker, observer)
+        self._guard = CallGuard(_answers, breaker, observer)
 
     async def _run(self, operation: str, call: Callable[[], T]) -> T:
         """``call()`` admitted by the guard and reported to it (memory never fails)."""

@@ -23,7 +23,7 @@ from redis.maint_notifications import MaintNotificationsConfig
 
 from server.store.base import LAYOUT_FORMAT, StoreError, check_replicas, ttl_ms
 from server.store.bells import ARENA, EVERY_NODE
-from server.store.guarded import Breaker, Guard, Observer
+from server.store.guarded import Breaker, CallGuard, Observer
 from server.store.link import Link, link_url
 from server.store.urls import CLUSTER_SCHEMES, SENTINEL_SCHEME, cluster_seeds, describe, sentinels
 
@@ -144,7 +144,7 @@ class RedisBase:
         # The rooms' appends and reads go over one pipelined connection (server/store/link.py) where
         # it can speak to the server; redis-py's client costs more CPU per call than the move.
         self._link = Link(url, timeout=timeout) if pipelined and link_url(url) else None
-        self._guard = Guard(self._ping)
+        self._guard = CallGuard(self._ping)
         # The doorbells' subscriptions are the doorbells part's (made on first use).
 
     # The {...} part is the Redis Cluster hash tag: all of a room's keys share one slot.
@@ -214,7 +214,7 @@ class RedisBase:
         return self._index
 
     def guard(self, breaker: Breaker | None, observer: Observer | None) -> None:
-        self._guard = Guard(self._ping, breaker, observer)
+        self._guard = CallGuard(self._ping, breaker, observer)
 
     async def _run(
         self,
