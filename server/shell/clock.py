@@ -1,7 +1,9 @@
-"""The server's one clock: wall time in milliseconds, and wake-ups at such a time.
+"""The race's clock: wall time in milliseconds, and wake-ups at such a time.
 
 Rooms, spectator schedules, rate limits and timers all read this clock, so a test can
-inject a clock that moves only when told to (tests/fakeclock.py) and never sleep.
+inject a clock that moves only when told to (tests/fakeclock.py) and never sleep. What paces
+the node (a sweep's interval, a drain's limit, a timeout) reads the event loop's monotonic
+clock instead (ARCHITECTURE.md, "One clock for the race, one for pacing").
 """
 
 from __future__ import annotations
