@@ -161,23 +161,30 @@ def test_imports_point_one_way(package: str) -> None:
     assert {k: v for k, v in offences.items() if v} == {}
 
 
-@pytest.mark.parametrize("part", sorted(LAYERS))
-def test_each_server_part_imports_only_the_parts_below_it(part: str) -> None:
-    allowed = LAYERS[part]
+def reaching_past(part: str, allowed: set[str], root: str) -> dict[str, list[str]]:
+    """The modules of ``part`` that import a module of ``root`` outside ``allowed``, with them."""
     offences = {}
     for name in modules():
         if not within(name, part):
             continue
-        wrong = sorted(
-            {
-                i
-                for i in imports_of(name)
-                if within(i, "server") and i != "server" and not any(within(i, a) for a in allowed)
-            }
-        )
+        wrong = {
+            i for i in imports_of(name) if within(i, root) and i != root and not any(within(i, a) for a in allowed)
+        }
         if wrong:
-            offences[name] = wrong
-    assert offences == {}
+            offences[name] = sorted(wrong)
+    return offences
+
+
+def loose_modules(root: str, parts: list[str]) -> set[str]:
+    """The modules of ``root`` in none of ``parts``."""
+    return {
+        name for name in modules() if within(name, root) and name != root and not any(within(name, p) for p in parts)
+    }
+
+
+@pytest.mark.parametrize("part", sorted(LAYERS))
+def test_each_server_part_imports_only_the_parts_below_it(part: str) -> None:
+    assert reaching_past(part, set(LAYERS[part]), "server") == {}
 
 
 def test_nothing_imports_the_wiring_but_the_command() -> None:
@@ -186,42 +193,16 @@ def test_nothing_imports_the_wiring_but_the_command() -> None:
 
 
 def test_every_server_module_belongs_to_a_part() -> None:
-    parts = [*LAYERS, "server.app", "server.__main__"]
-    loose = {
-        name
-        for name in modules()
-        if within(name, "server") and name != "server" and not any(within(name, p) for p in parts)
-    }
-    assert loose == set()
+    assert loose_modules("server", [*LAYERS, "server.app", "server.__main__"]) == set()
 
 
 @pytest.mark.parametrize("part", sorted(CLIENT_LAYERS))
 def test_each_client_part_imports_only_the_parts_below_it(part: str) -> None:
-    allowed = {part, *CLIENT_LAYERS[part]}
-    offences = {}
-    for name in modules():
-        if not within(name, part):
-            continue
-        wrong = sorted(
-            {
-                i
-                for i in imports_of(name)
-                if within(i, "client") and i != "client" and not any(within(i, a) for a in allowed)
-            }
-        )
-        if wrong:
-            offences[name] = wrong
-    assert offences == {}
+    assert reaching_past(part, {part, *CLIENT_LAYERS[part]}, "client") == {}
 
 
 def test_every_client_module_belongs_to_a_part() -> None:
-    parts = [*CLIENT_LAYERS, "client.__main__"]
-    loose = {
-        name
-        for name in modules()
-        if within(name, "client") and name != "client" and not any(within(name, p) for p in parts)
-    }
-    assert loose == set()
+    assert loose_modules("client", [*CLIENT_LAYERS, "client.__main__"]) == set()
 
 
 def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
