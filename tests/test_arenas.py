@@ -36,6 +36,7 @@ from server.play.arena_rules import ArenaPlayer
 from server.rooms.events import Ended, Event
 from server.rooms.room import Room
 from server.shell.clock import SystemClock
+from server.shell.sessions import Session
 from tests.helpers import MakeServer, fake, url_of, wait_until
 from tests.racing import room_with, solution, start_race
 from tests.redis_proc import RedisProcess
@@ -225,6 +226,41 @@ async def test_a_racer_on_the_pairing_node_gets_the_new_room_before_its_events(m
             assert early == [], f"{early} came before the room"
             assert state.phase == Phase.COUNTDOWN and sorted(r.name for r in state.racers) == ["Ann", "Bob"]
             await client.expect(Started, wait=10)  # then its events, as in any room
+    finally:
+        for client in (ann, bob):
+            await client.close()
+
+
+async def test_a_race_that_starts_while_the_next_racer_is_seated_starts_for_the_first(
+    make_memory_server: MakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pairing node seats its own players one after another, each sent the room's state, and
+    the seating awaits the store: a countdown that ends meanwhile (a busy machine, a slow store)
+    starts the race for those already seated too. Their start was left out with the frames of the
+    racers not yet seated, and they waited for a start that had come (the two-node arena test's
+    failure under load). Here the store's session write yields for a moment, so the countdown
+    (0 ms in tests) ends while the first racer's seating is under way."""
+    server = await make_memory_server()
+    save = server.table.save
+
+    async def slow_save(session: Session) -> None:
+        await asyncio.sleep(0.2)  # the store's round trip, long enough for the timer to fire
+        await save(session)
+
+    monkeypatch.setattr(server.table, "save", slow_save)
+    ann, bob = [await WsClient.open(url_of(server), name) for name in ("Ann", "Bob")]
+    try:
+        created = await ann.call(CreateArena(preset="seahaven", minutes=5))
+        assert isinstance(created, Arena)
+        assert isinstance(await bob.call(JoinArena(arena=created.arena)), Arena)
+        phases = []
+        for client in (ann, bob):
+            client.events = [e for e in client.events if not isinstance(e, (Members, Countdown))]
+            state = await client.expect(RoomState, wait=10)
+            phases.append(state.phase)
+            if state.phase != Phase.RACING:  # seated before the start: it must come
+                await client.expect(Started, wait=10)
+        assert Phase.COUNTDOWN in phases, f"{phases}: the start came before anyone was seated"
     finally:
         for client in (ann, bob):
             await client.close()

@@ -42,7 +42,7 @@ from server.play.arena_rules import (
 from server.play.arena_schedule import KEEP_SECONDS, Series, following, keep_arena
 from server.rooms.room import Room
 from server.shell.clock import Clock
-from server.shell.fanout import Fanout
+from server.shell.fanout import Fanout, Withheld
 from server.shell.handlers import handles
 from server.shell.held import Asker, Command, HeldRoom
 from server.shell.names import new_room_code, normalise_room_code
@@ -361,13 +361,13 @@ class Arenas:
         # Those on this node hear the room's joins and countdown only in its state, sent when they
         # are seated: a client meets the new room first, then its events (docs/protocol.md).
         here = [s.conn for e in group if (s := self.table.by_player.get(e.player)) is not None and s.conn is not None]
-        with self.fanout.withheld(here):
+        with self.fanout.withheld(here) as withheld:
             for entry in group:
                 await self.path.run(held, _join(entry))
                 await self.store.locate(code, entry.player, entry.node, self.session_ttl)
             for entry in group:
                 await self.path.run(held, _ready(entry.player))
-            await self._seat_here(meta.code, held, [e.player for e in group])
+            await self._seat_here(meta.code, held, [e.player for e in group], withheld)
         log_event("arena.race", arena=meta.code, room=code, players=len(group))
         await self.store.ring(BELL, meta.code, "seat " + " ".join([code, *(e.player for e in group)]))
 
@@ -422,15 +422,18 @@ class Arenas:
         session = self.table.by_player.get(player)
         return session is not None and session.conn is not None
 
-    async def _seat_here(self, arena: str, held: HeldRoom, players: list[str]) -> None:
+    async def _seat_here(
+        self, arena: str, held: HeldRoom, players: list[str], withheld: Withheld | None = None
+    ) -> None:
         """Seat this node's ``players``; those racing in another room step out first, so the
-        others' room state already has them out."""
+        others' room state already has them out. ``withheld``: their room frames, left out until
+        each is sent the room's state (the pairing node's own players)."""
         try:
             for player in players:
                 if self._racing_elsewhere(held, player):
                     await self._step_out(arena, held, player)
             for player in players:
-                await self._seat_one(held, player)
+                await self._seat_one(held, player, withheld)
         except (StoreError, ProtocolError) as exc:
             log_event("arena.seat_failed", room=held.room.code, error=str(exc))
 
@@ -441,7 +444,7 @@ class Arenas:
         before = self.path.rooms.get(session.room)
         return before is not None and _racing_in(before.room, player)
 
-    async def _seat_one(self, held: HeldRoom, player: str) -> None:
+    async def _seat_one(self, held: HeldRoom, player: str, withheld: Withheld | None = None) -> None:
         """Seat ``player``, if on this node and not seated already (the pairing node seats its own
         players as it makes the race, before the doorbell): out of the last race's room, the new
         room's state sent before anything is awaited, so no frame of the room comes before it."""
@@ -460,6 +463,11 @@ class Arenas:
         session.room = held.room.code
         held.visitors.add(player)
         self.fanout.write([session.conn], encode(held.core.state_for(player, self.clock.now())))
+        if withheld is not None:
+            # From its state on, the room's frames are this player's: the next racer's seating
+            # awaits the store, and a countdown may end meanwhile (its start was left out here,
+            # and the racer waited for a start that had come).
+            withheld.release(session.conn)
         await self.table.save(session)
         await self.table.seat(session)
         await self.store.locate(held.room.code, player, self.node, self.session_ttl)

@@ -16,6 +16,23 @@ Broadcast = Callable[[Iterable[ServerConnection], bytes], None]
 """Writes one frame to many connections (``websockets.broadcast``; benchmarks count instead)."""
 
 
+class Withheld:
+    """The connections ``Fanout.withheld`` leaves room frames out for, until each is released."""
+
+    __slots__ = ("greeting", "held")
+
+    def __init__(self, greeting: set[ServerConnection], held: list[ServerConnection]) -> None:
+        self.greeting = greeting
+        self.held = held
+
+    def release(self, conn: ServerConnection) -> None:
+        """``conn`` was sent the room's state: the frames after it are its own again (a frame left
+        out then, such as a start that came while the next racer was seated, is never sent)."""
+        if conn in self.held:
+            self.held.remove(conn)
+            self.greeting.discard(conn)
+
+
 class Fanout:
     """``send`` hands each frame to its audience's connections; ``write`` to given ones.
 
@@ -42,15 +59,16 @@ class Fanout:
             self.write(self.connections(audience), frame)
 
     @contextlib.contextmanager
-    def withheld(self, conns: Iterable[ServerConnection]) -> Iterator[None]:
+    def withheld(self, conns: Iterable[ServerConnection]) -> Iterator[Withheld]:
         """Room frames to ``conns`` are left out meanwhile, as for a connection being welcomed:
-        for players put in a room whose state they are sent after (it holds what was left out)."""
-        added = [conn for conn in conns if conn not in self.greeting]
-        self.greeting.update(added)
+        for players put in a room whose state they are sent after (it holds what was left out).
+        Each connection sent its state is ``released`` at once: what follows it reaches it."""
+        withheld = Withheld(self.greeting, [conn for conn in conns if conn not in self.greeting])
+        self.greeting.update(withheld.held)
         try:
-            yield
+            yield withheld
         finally:
-            self.greeting.difference_update(added)
+            self.greeting.difference_update(withheld.held)
 
     def connections(self, players: Set[str]) -> list[ServerConnection]:
         conns = []
