@@ -135,7 +135,6 @@ class RaceServer:
         store: Store,
         clock: Clock | None = None,
         deals: Callable[[], int] | None = None,
-        metrics: Metrics | None = None,
         *,
         pool: DealPool | None = None,
         bot_time_scale: float = 1.0,
@@ -152,12 +151,11 @@ class RaceServer:
     ) -> None:
         self.config = config
         self.clock: Clock = clock if clock is not None else SystemClock()
-        self.metrics = metrics if metrics is not None else Metrics(config.node_name)
-        self.metrics.watch(self.live_counts)
         self.breaker = Breaker()
         """Fails store calls at once while the store is stalled."""
+        # Read at each scrape: what this node holds (its parts are built below), the breaker, the analyst.
+        self.metrics = Metrics(config.node_name, self.live_counts, breaker=self.breaker, analyst=analyst)
         store.guard(self.breaker, self.metrics)
-        self.metrics.watch_breaker(self.breaker)
         self.store = store
         """Every call through the breaker and into the metrics (the store's one guarded call)."""
         self.pool = pool if pool is not None else DealPool(store)
@@ -187,8 +185,6 @@ class RaceServer:
             # What a rated race did to its racers' ratings: into the store, and to each racer.
             archive.rated.append(RatingNotices(self.store).tell)
         self.analyst = analyst
-        if analyst is not None:
-            self.metrics.watch_analyst(analyst)
         self.bans = BanBook(self.store, self.clock)
         self.moments = RoomMoments()
         self.path = RoomPath(

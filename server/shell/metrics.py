@@ -129,9 +129,17 @@ class LiveCounts(NamedTuple):
 
 
 class Metrics:
-    """A node's metrics. ``live`` is called at each scrape for the gauges (zeros until it is given)."""
+    """A node's metrics, each read at a scrape: ``live`` for the live gauges (zeros without it),
+    ``breaker`` for the store's stall breaker, ``analyst`` for the analyses stored."""
 
-    def __init__(self, node: str, live: Callable[[], LiveCounts] | None = None) -> None:
+    def __init__(
+        self,
+        node: str,
+        live: Callable[[], LiveCounts] | None = None,
+        *,
+        breaker: Breaker | None = None,
+        analyst: Analysed | None = None,
+    ) -> None:
         self.node = node
         self.registry = CollectorRegistry(auto_describe=True)
         self._live = live or (lambda: LiveCounts(0, 0, 0, 0))
@@ -170,7 +178,7 @@ class Metrics:
         self._store_series: dict[str, Latencies] = {}
         """``store_latency``'s series by operation, kept here: each store call finds its own in one lookup."""
 
-        self._breaker: Breaker | None = None
+        self._breaker = breaker
         Gauge(
             "seahaven_store_breaker_open",
             "1 while the store's stall breaker is open (every store call refused at once, /healthz 503).",
@@ -181,7 +189,7 @@ class Metrics:
             "Times the stall breaker opened since the node started.",
             registry=self.registry,
         ).set_function(lambda: float(self._breaker.trips if self._breaker is not None else 0))
-        self._analysed: Analysed | None = None
+        self._analysed = analyst
         Gauge(
             "seahaven_analyses_stored",
             "Race analyses this node's analyst stored since the node started (docs/records.md).",
@@ -203,18 +211,6 @@ class Metrics:
         """A doorbell heard (``room``, ``wiped``, ``session``, ``player``, ``arena``; any other kind
         counts as "other")."""
         self.doorbells.labels(kind=kind if kind in DOORBELL_KINDS else OTHER).inc()
-
-    def watch(self, live: Callable[[], LiveCounts]) -> None:
-        """Read the live gauges from ``live`` from now on (for a server made after its metrics)."""
-        self._live = live
-
-    def watch_analyst(self, analyst: Analysed) -> None:
-        """Report the analyses this node's analyst stored (``analyst.stored``)."""
-        self._analysed = analyst
-
-    def watch_breaker(self, breaker: Breaker) -> None:
-        """Report ``breaker``'s state (the one the store's guard asks)."""
-        self._breaker = breaker
 
     def move_accepted(self, seconds: float) -> None:
         self.moves_accepted.value += 1
