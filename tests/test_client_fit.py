@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
+from textual.widgets._footer import FooterKey
 
 import i18n
 from client.apps.app import RaceApp
@@ -392,3 +393,59 @@ async def test_racing_again_cuts_no_word(tmp_path: Path, language: str, size: tu
             i18n.use("en")
             await bob.close()
     assert cuts == [], "\n".join(cuts)
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "it", "nl"])
+async def test_a_race_cuts_no_word_at_60x20(make_memory_server: MakeServer, language: str) -> None:
+    """At 60x20 a racer's footer lost its last keys (French: "… l Quitter la salle ^", the key of
+    Quit cut; Italian: "^q Esci" gone): the room waiting, the race with every key it can have
+    (undo and hints on), the racers shown in the board's place, and the final board."""
+    server = await make_memory_server()
+    bob = await WsClient.open(url_of(server), "Bob")
+    cuts: list[str] = []
+    width = 60
+
+    async def look(pilot: Pilot[None], where: str) -> None:
+        await pilot.pause()
+        cuts.extend(f"{where}: {cut}" for cut in cut_words(top(app), width))
+
+    i18n.use(language)
+    full = {i18n.pgettext("footer", "Leave room"), i18n.pgettext("footer", "Resign")}
+    try:
+        app = RaceApp(url_of(server), "Anne", autoconnect=True, automove=False)
+        async with app.run_test(size=(60, 20)) as pilot:
+            await until(pilot, lambda: app.connected, "connected")
+            await app.enter(CreateRoom(deal_number=1, undo=True, time_limit=600, hints=True))
+            room = room_of(app)
+            assert isinstance(await bob.call(JoinRoom(room=room.code)), RoomState)
+            await until(pilot, lambda: len(room.model.racers) == 2, "Bob seated")
+            await look(pilot, "room waiting")
+            await pilot.press("r")
+            await bob.call(Ready(ready=True))
+            await until(pilot, lambda: room.model.phase == "racing" and not room.screen.locked, "the race")
+            await look(pilot, "race")
+            # Wider, the footer has its full words again; narrower, the short ones.
+            await pilot.resize_terminal(80, 24)
+            await until(pilot, lambda: footer_words(app) == full, "the full words at 80 columns")
+            await pilot.resize_terminal(60, 20)
+            await until(pilot, lambda: footer_words(app) != full, "the short words at 60 columns")
+            await look(pilot, "race, narrow again")
+            await pilot.press("v")
+            await look(pilot, "race, the racers")
+            await pilot.press("v")
+            await bob.call(Resign())
+            await pilot.press("R", "R")
+            await until(pilot, lambda: isinstance(top(app), ResultsScreen), "the results")
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(top(app), RaceScreen), "the final board")
+            await look(pilot, "final board")
+    finally:
+        i18n.use("en")
+        await bob.close()
+    assert cuts == [], "\n".join(cuts)
+
+
+def footer_words(app: RaceApp) -> set[str]:
+    """Which of a racer's longest footer words (Leave room, Resign) the footer shows."""
+    shown = {key.description for key in top(app).query(FooterKey)}
+    return shown & {i18n.pgettext("footer", "Leave room"), i18n.pgettext("footer", "Resign")}

@@ -111,6 +111,9 @@ class GameScreen(Hints):
     # Below RIVALS_BESIDE columns the board and the rivals panel do not fit side by side: the board
     # comes first, and v shows the panel in its place (v hides the panel at any width).
     HORIZONTAL_BREAKPOINTS = [(0, "-tight"), (RIVALS_BESIDE, "-narrow"), (140, "-wide")]  # noqa: RUF012
+    # Below 80 columns a race's keys take the footer's narrow words (client/screens/localized.py):
+    # at 60 the French, Italian and Dutch ones ran past the edge and lost Quit.
+    NARROW_FOOTER_BELOW = 80
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", NP_("footer", "Help")),
@@ -130,6 +133,13 @@ class GameScreen(Hints):
         Binding("v", "rivals", NP_("footer", "Racers")),
         *(Binding(key, f"pick({key!r})", show=False) for key in PLACE_KEYS),
     ]
+    NARROW_WORDS: ClassVar[tuple[str, ...]] = (
+        NP_("footer-narrow", "Undo"),
+        NP_("footer-narrow", "Resign"),
+        NP_("footer-narrow", "Hint"),
+        NP_("footer-narrow", "Racers"),
+    )
+    """The keys said in shorter words below ``NARROW_FOOTER_BELOW`` columns (marked here for the catalog)."""
 
     # -- messages for the app -------------------------------------------------
 

@@ -75,6 +75,8 @@ class RaceScreen(GameScreen):
         Binding("shift+tab", "watch(-1)", NP_("footer", "Previous racer"), show=False),
         Binding("tab", "watch(1)", NP_("footer", "Next racer"), show=False),
     ]
+    NARROW_WORDS: ClassVar[tuple[str, ...]] = (*GameScreen.NARROW_WORDS, NP_("footer-narrow", "Leave room"))
+    """The keys said in shorter words below ``NARROW_FOOTER_BELOW`` columns (marked here for the catalog)."""
 
     lock_text: reactive[str | None] = reactive[str | None]("…", init=False)
     """Why the board refuses input (None: the player may move)."""
