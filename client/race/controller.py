@@ -68,7 +68,7 @@ from ..net.connection import ConnectionLost, ServerError
 from ..net.outbox import Outbox, Requester
 from ..records.records_api import RecordsError
 from ..screens.race_screen import RaceScreen, RoomView
-from ..screens.results import BOARD, CHALLENGE, LOBBY, RACE_AGAIN, REMATCH, REVIEW
+from ..screens.results import BOARD, CHALLENGE, LOBBY, RACE_AGAIN, REMATCH, REVIEW, ResultRow
 from ..text.rating_text import RatingBook, rating_line
 from ..widgets.rivals import DID_NOT_FINISH
 from . import room_text
@@ -260,9 +260,10 @@ class RaceController(AfterRace, Watching):
                 self._match_timer = self.screen.set_interval(1.0, self._render)
             self._render()
         elif isinstance(message, RatingNotice):
-            self.book.forget(model.racers)  # the others' numbers changed too
+            self.book.forget(self._rated_people())  # the others' numbers changed too
             self._say(rating_line(message))
             self._render()
+            self._rerate_results()  # it comes a moment after the result: the results are up already
         elif isinstance(message, Lost) and model.racing_now():
             way_out = _("u to undo, or R to resign") if model.undo else _("R to resign")
             self.screen.flash(
@@ -549,10 +550,17 @@ class RaceController(AfterRace, Watching):
     def _say(self, text: str, kind: str = "info") -> None:
         self.screen.flash(with_symbols(text), kind)
 
+    def _rated_people(self) -> list[str]:
+        """The other racers who may have a rating (people only): those in the room, and those in
+        the results (a rival who left after the race is still in them)."""
+        model = self.model
+        seen = [(p, r.bot, r.ghost) for p, r in model.racers.items()]
+        seen += [(s.player, s.bot, s.ghost) for s in model.standings]
+        return list(dict.fromkeys(p for p, bot, ghost in seen if p != model.me and not bot and not ghost))
+
     def _ask_ratings(self) -> None:
-        """Ask the records for the ratings of racers not asked for yet (people only)."""
-        people = [p for p, r in self.model.racers.items() if p != self.model.me and not r.bot and not r.ghost]
-        for player in self.book.to_ask(people):
+        """Ask the records for the ratings of racers not asked for yet."""
+        for player in self.book.to_ask(self._rated_people()):
             self.host.start_task(self._learn_rating(player), "rating")
 
     async def _learn_rating(self, player: str) -> None:
@@ -562,6 +570,19 @@ class RaceController(AfterRace, Watching):
             return  # anonymous, or a server without records: no number
         self.book.learn(player, page)
         self._render()
+        self._rerate_results()
+
+    def _result_rows(self) -> list[ResultRow]:
+        """The standings for the results view, with the ratings known now beside the names."""
+        model = self.model
+        shown = {s.player: room_text.ratings_beside(model, s.player, self.book) for s in model.standings}
+        return room_text.result_rows(model.standings, model.me, shown)
+
+    def _rerate_results(self) -> None:
+        """The results open while a rating came (mine by the ``rating`` message, a rival's from
+        the records): their standings redrawn in place, as the racers panel under them."""
+        if self.results_open and not self.closed and self.model.phase == Phase.FINISHED:
+            self.screen.update_results(self._result_rows())
 
     def _render(self) -> None:
         """Bring the screen in line with the model."""
@@ -654,11 +675,7 @@ class RaceController(AfterRace, Watching):
             return
         self._record()
         self.screen.show_results(
-            room_text.result_rows(
-                model.standings,
-                model.me,
-                {s.player: room_text.ratings_beside(model, s.player, self.book) for s in model.standings},
-            ),
+            self._result_rows(),
             room_text.headline(model.reason, model.standings, model.me),
             self.choose,
             can_rematch=model.role == Role.RACER,

@@ -399,6 +399,12 @@ class GameScreen(Hints):
 
         self.app.push_screen(ResultsScreen(rows, _("Race over") if headline is None else headline, **options), chosen)
 
+    def update_results(self, rows: Sequence[ResultRow]) -> None:
+        """Redraw the results view's standings if it is open (the ratings came after it)."""
+        for screen in self.app.screen_stack:
+            if isinstance(screen, ResultsScreen):
+                screen.show_rows(rows)
+
     def close_results(self) -> None:
         """Take the results view down if it is on top (a rematch began while it was open)."""
         app = self.app

@@ -160,6 +160,13 @@ class ResultsScreen(LocalModalScreen[str]):
                 yield Button(_("Back to lobby (l)"), id=LOBBY, variant="primary", compact=True)
         yield Footer()  # this view's keys, over the race screen's
 
+    def show_rows(self, rows: Sequence[ResultRow]) -> None:
+        """The standings again, in place: what came after the view opened (the ratings a rated
+        race's ``rating`` message brings, a moment after its result)."""
+        self.rows = tuple(rows)
+        for standings in self.query("#standings").results(Static):  # none yet: compose draws these rows
+            standings.update(standings_table(self.rows))
+
     def on_resize(self, event: events.Resize) -> None:
         # Below 72 columns (60x20) the buttons would run past the box: the footer has the same keys.
         self.set_class(event.size.width < TIGHT, "-tight")
