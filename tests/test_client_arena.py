@@ -80,7 +80,9 @@ def test_the_arena_lines_and_the_rating_beside_my_name() -> None:
     notice = RatingNotice(preset="seahaven", rating=1486, change=-9, provisional=True, race_id="r1")
     assert with_change(notice) == "1486? -9"
     assert with_change(RatingNotice("seahaven", 1523, 14, False, "r2")) == "1523 +14"
-    assert beside_my_name({"seahaven": notice}, "seahaven") == "1486? -9"
+    assert beside_my_name({"seahaven": notice}, "seahaven", "r1") == "1486? -9"
+    assert beside_my_name({"seahaven": notice}, "seahaven") == "1486?", "the change beside its race only"
+    assert beside_my_name({"seahaven": notice}, "seahaven", "r2") == "1486?"
     assert beside_my_name({"seahaven": notice}, "freecell") == ""
     book = RatingBook()
     assert book.to_ask(["bob", "cid"]) == ["bob", "cid"] and book.to_ask(["bob"]) == []
@@ -153,10 +155,11 @@ async def test_an_arena_from_the_lobby_races_by_itself_and_ends_on_its_podium(
         assert notes[-1][1].splitlines()[0] == "You are 2nd of 2 · 0 points", notes[-1]
         assert "1. bob · 2 points" in notes[-1][1] and isinstance(app.screen, RaceScreen)
 
-        # My rating beside my name once the server tells it (as after a rated race).
+        # My rating beside my name once the server tells it (as after a rated race elsewhere: the
+        # change belongs to that race, not this one).
         notice = RatingNotice(preset="seahaven", rating=1579, change=79, provisional=True, race_id="r1")
         app.post_message(RaceApp.NetEvent(notice, app.conn))
-        await until(pilot, lambda: panel(room_of(app))[0].rating == "1579? +79", "my rating in the rivals panel")
+        await until(pilot, lambda: panel(room_of(app))[0].rating == "1579?", "my rating in the rivals panel")
 
         # Time is up: the podium, on the arena's screen under the race.
         fake(server).advance(5 * 60_000 + 1000)

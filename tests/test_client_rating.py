@@ -18,10 +18,11 @@ from textual.widgets import Static
 
 from client.apps.app import RaceApp
 from client.race.controller import RaceController
+from client.screens.race_screen import RaceScreen
 from client.screens.results import ResultsScreen
 from client.text.rating_text import shown, with_change
-from protocol.enums import Status
-from protocol.messages import MoveRequest, Ok, QuickMatch, RatingNotice, Ready, RoomState, Started
+from protocol.enums import Phase, Status
+from protocol.messages import JoinRoom, Leave, MoveRequest, Ok, QuickMatch, RatingNotice, Ready, RoomState, Started
 from seahaven import Board
 from seahaven.solver import solve
 from server.app import RaceServer
@@ -30,7 +31,8 @@ from server.records.archive import Archive
 from server.records.database import open_database
 from server.records.migrate import migrate
 from server.records.reader import Reader
-from tests.client_driver import SIZE, connect, data_home, room_of, top, until
+from tests.client_driver import SIZE, connect, create_deal_1, data_home, room_of, top, until
+from tests.client_driver import shown as panel
 from tests.helpers import MakeServer, url_of
 from tests.wsclient import WsClient, registered
 
@@ -105,3 +107,36 @@ async def test_the_results_show_the_new_ratings_as_the_rating_message_comes(
         assert top(app) is results, "updated in place: the same window, still on top"
     await anne.close()
 
+
+async def test_a_ratings_change_is_shown_only_beside_its_own_race(server: RaceServer, data_home: Path) -> None:
+    """After the rated race, a room of friends (unrated) shows Carla's rating without the rated
+    race's change, in its racers panel and in its own results."""
+    app = RaceApp(url_of(server), "Carla", autoconnect=False, automove=False)
+    anne = await registered(url_of(server), "Anne")
+    async with app.run_test(size=SIZE) as pilot:
+        rated, _ = await lose_a_rated_quick_match(app, pilot, anne)
+        await until(pilot, lambda: "seahaven" in app.ratings, "Carla's rating message", 20)
+        mine = app.ratings["seahaven"]
+        await pilot.press("escape")  # over the final board, the rated race's change beside her name
+        await until(pilot, lambda: isinstance(top(app), RaceScreen), "the final board")
+        assert panel(rated)[0].rating == with_change(mine)
+        await pilot.press("l")
+        await until(pilot, lambda: top(app) is app.lobby, "the lobby")
+        assert isinstance(await anne.call(Leave()), Ok)
+
+        room = await create_deal_1(app, pilot)
+        assert not room.model.state.rated
+        assert isinstance(await anne.call(JoinRoom(room=room.code)), RoomState)
+        await until(pilot, lambda: len(room.model.racers) == 2, "Anne in the racers panel")
+        assert panel(room)[0].rating == shown(mine.rating, mine.provisional), "no stale change"
+        await pilot.press("r")
+        await win(anne)
+        await until(pilot, lambda: room.model.phase == Phase.FINISHED, "the unrated race over", 15)
+        await until(pilot, lambda: isinstance(top(app), ResultsScreen), "its results")
+        results = top(app)
+        assert isinstance(results, ResultsScreen)
+        await until(pilot, lambda: results.query("#standings"), "its standings drawn")
+        drawn = standings_text(results)
+        assert f"Carla (you) {shown(mine.rating, mine.provisional)}" in drawn, drawn
+        assert f"{mine.change:+d}" not in drawn, drawn
+    await anne.close()

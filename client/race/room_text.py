@@ -310,9 +310,10 @@ def last_race(model: RoomModel) -> str | None:
 
 
 def ratings_beside(model: RoomModel, player: str, book: RatingBook | None) -> str:
-    """The rating beside ``player``'s name: mine from the ``rating`` event, the others' from ``book``."""
+    """The rating beside ``player``'s name: mine from the ``rating`` event (its change only in the
+    room of its race), the others' from ``book``."""
     if player == model.me:
-        return beside_my_name(model.ratings, model.preset)
+        return beside_my_name(model.ratings, model.preset, model.race_id)
     return book.text(player, model.preset) if book is not None else ""
 
 

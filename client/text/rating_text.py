@@ -2,8 +2,9 @@
 
 The server tells a player only their own rating (the ``rating`` event, after each rated race), so
 the rivals panel and the results show it beside my name: the number, ``?`` while provisional, and
-the last rated race's change (``1523 +14``). The other racers' numbers come from their player
-pages on the server's records (``RatingBook``), shown as ``1500?``.
+in the room of the rated race that changed it, the change (``1523 +14``; later rooms ``1523``). The
+other racers' numbers come from their player pages on the server's records (``RatingBook``), shown
+as ``1500?``.
 """
 
 from __future__ import annotations
@@ -27,10 +28,18 @@ def with_change(notice: RatingNotice) -> str:
     return f"{shown(notice.rating, notice.provisional)} {notice.change:+d}"
 
 
-def beside_my_name(ratings: Mapping[str, RatingNotice], preset: str) -> str:
-    """What goes beside my name in a race of ``preset`` (empty: not rated on it this session)."""
+def beside_my_name(ratings: Mapping[str, RatingNotice], preset: str, race_id: str | None = None) -> str:
+    """What goes beside my name in a race of ``preset`` (empty: not rated on it this session): the
+    number, with its change only beside the race that made it (``race_id``, the room's race on
+    record): the last race's ``-79`` beside my name in the next room said nothing about that one."""
     notice = ratings.get(preset)
-    return with_change(notice) if notice is not None else ""
+    if notice is None:
+        return ""
+    return (
+        with_change(notice)
+        if race_id is not None and notice.race_id == race_id
+        else shown(notice.rating, notice.provisional)
+    )
 
 
 def rating_line(notice: RatingNotice) -> str:
