@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 from textual.widgets._footer import FooterKey
@@ -398,8 +399,9 @@ async def test_racing_again_cuts_no_word(tmp_path: Path, language: str, size: tu
 @pytest.mark.parametrize("language", ["en", "fr", "it", "nl"])
 async def test_a_race_cuts_no_word_at_60x20(make_memory_server: MakeServer, language: str) -> None:
     """At 60x20 a racer's footer lost its last keys (French: "… l Quitter la salle ^", the key of
-    Quit cut; Italian: "^q Esci" gone): the room waiting, the race with every key it can have
-    (undo and hints on), the racers shown in the board's place, and the final board."""
+    Quit cut; Italian: "^q Esci" gone), and the status bar broke a count from its word (Italian
+    "0" and "mosse" on two lines): the room waiting, the race with every key it can have (undo and
+    hints on), the racers shown in the board's place, and the final board."""
     server = await make_memory_server()
     bob = await WsClient.open(url_of(server), "Bob")
     cuts: list[str] = []
@@ -424,6 +426,12 @@ async def test_a_race_cuts_no_word_at_60x20(make_memory_server: MakeServer, lang
             await bob.call(Ready(ready=True))
             await until(pilot, lambda: room.model.phase == "racing" and not room.screen.locked, "the race")
             await look(pilot, "race")
+            # The status bar wraps between its parts (Italian broke "0" from "mosse", French "0/52"
+            # from "montées"): each part whole on one of its lines.
+            info = room.screen.info
+            status = [strip.text for strip in info.render_lines(Region(0, 0, *info.outer_size))]
+            broken = [part for part in str(info.content).split(" · ") if not any(part in line for line in status)]
+            assert broken == [], status
             # Wider, the footer has its full words again; narrower, the short ones.
             await pilot.resize_terminal(80, 24)
             await until(pilot, lambda: footer_words(app) == full, "the full words at 80 columns")

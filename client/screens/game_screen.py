@@ -40,6 +40,7 @@ from ..board.places import (
 from ..data.userdata import DECKS, Settings
 from ..text import words
 from ..widgets.board_view import DECK_NAMES, BoardView
+from ..widgets.parted import Parted
 from ..widgets.rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms
 from .help import HelpScreen
 from .hints import Hints
@@ -685,4 +686,4 @@ class GameScreen(Hints):
             parts.append((" · ⋯ " + _("{n} unconfirmed").format(n=pending), "italic #fde047"))
         if self.info_text:
             parts.append(f" · {self.info_text}")
-        self.info.update(Content.assemble(*parts))
+        self.info.update(Parted(Content.assemble(*parts)))  # a count keeps its word on its line
