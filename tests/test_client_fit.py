@@ -457,3 +457,29 @@ def footer_words(app: RaceApp) -> set[str]:
     """Which of a racer's longest footer words (Leave room, Resign) the footer shows."""
     shown = {key.description for key in top(app).query(FooterKey)}
     return shown & {i18n.pgettext("footer", "Leave room"), i18n.pgettext("footer", "Resign")}
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "it", "nl"])
+async def test_the_account_screen_cuts_no_word_at_60x20(
+    make_memory_server: MakeServer, tmp_path: Path, language: str
+) -> None:
+    """At 60x20 the account screen's two columns cut their boxes' titles and fields' hints (French
+    "Pseudo : 3 à 24 cara…", "Se connecter sur cet…", "nouveau mot de passe (8"): there the
+    boxes stand in one column."""
+    from client.screens.account_screen import AccountScreen
+
+    db = open_database(f"sqlite:///{tmp_path / 'records.db'}", tmp_path)
+    await migrate(db)
+    server = await make_memory_server(accounts=Accounts(db))
+    i18n.use(language)
+    try:
+        app = RaceApp(url_of(server), "Anne", autoconnect=True, automove=False)
+        async with app.run_test(size=(60, 20)) as pilot:
+            await until(pilot, lambda: app.connected, "connected")
+            await pilot.press("f7")
+            await until(pilot, lambda: isinstance(top(app), AccountScreen), "the account screen")
+            await pilot.pause()
+            cuts = cut_words(top(app), 60)
+    finally:
+        i18n.use("en")
+    assert cuts == [], "\n".join(cuts)

@@ -191,6 +191,8 @@ class AccountScreen(LocalScreen[None]):
     """My player on the server: who I am, and the account's actions."""
 
     CSS_PATH = Path(__file__).with_name("account.tcss")
+    # Below 78 columns (60x20 among them) the two columns cut their boxes' titles: one column there.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (78, "-wide")]  # noqa: RUF012 (Textual declares it so)
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", NP_("footer", "Back"))]
 
