@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from client.apps.app import RaceApp
 from client.data.userdata import PLAYER_FILE, PlayerKeys
 from client.net.connection import RaceConnection
 from protocol.messages import Identity, Ping, Pong, Register
@@ -19,9 +20,12 @@ from server.players.identities import MARK
 from server.records.accounts import Accounts
 from server.records.database import Database, open_database
 from server.records.migrate import migrate
+from tests.client_driver import data_home, until
 from tests.helpers import MakeServer, url_of
 from tests.pg_proc import PgProcess
 from tests.wsclient import WsClient
+
+__all__ = ["data_home"]  # the autouse fixture: the data directory is a temporary one
 
 
 class Keys:
@@ -108,6 +112,35 @@ async def test_a_key_the_server_cannot_check_now_is_kept(
         welcome = await conn.connect()
         assert not welcome.identified and conn.key == key and later.told == []
         await conn.close()
+    finally:
+        await db.close()
+
+
+async def test_a_first_visit_while_the_database_is_down_is_the_players_once_it_is_back(
+    make_memory_server: MakeServer, private_postgres: PgProcess, tmp_path: Path, data_home: Path
+) -> None:
+    """A new player's first registration meets a database that is down: the terminal races on
+    anonymously and asks again, and once the database is back the session is the registered
+    player's (the key kept), without the account screen being opened."""
+    db = open_database(private_postgres.url, tmp_path)
+    await migrate(db)
+    try:
+        server = await make_memory_server(accounts=Accounts(db))
+        url = url_of(server)
+        private_postgres.stop()
+        app = RaceApp(url, "Ann", autoconnect=True, automove=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.conn is not None and app.conn.welcome is not None, "the session")
+            assert app.conn is not None and app.conn.welcome is not None and not app.conn.welcome.identified
+            assert PlayerKeys.load(data_home).key_for(url) is None
+            private_postgres.start()
+            await until(
+                pilot,
+                lambda: app.conn is not None and app.conn.welcome is not None and app.conn.welcome.identified,
+                "the registered player's session",
+            )
+            key = PlayerKeys.load(data_home).key_for(url)
+            assert key is not None and key.partition(".")[0] == app.conn.welcome.player
     finally:
         await db.close()
 

@@ -261,11 +261,23 @@ class RaceApp(App[None]):
         return _("Connected to {url} as {name}: create a room, join one, or quick match").format(url=url, name=name)
 
     def _keep_key(self, server: str, key: str | None) -> None:
-        """Keep (None: forget) the registered player's key for ``server``."""
+        """Keep (None: forget) the registered player's key for ``server``. A key made after the
+        session opened (the first registration went unanswered) is the player's: their session
+        takes this anonymous one's place at once, from the lobby (a room's seat is not given up)."""
         try:
             PlayerKeys.load(self.data).with_key(server, key).save(self.data)
         except OSError as error:
             log.warning("cannot save the player's key: %s", error)
+        welcome = self.conn.welcome if self.conn is not None else None
+        if key is not None and welcome is not None and not welcome.identified and self.room is None:
+            self.start_task(self._become_player(), "become-player")
+
+    async def _become_player(self) -> None:
+        welcome = self.conn.welcome if self.conn is not None else None
+        if self.room is not None or self._entering or welcome is None or welcome.identified:
+            return  # a room came first: the key is said at the next connection
+        with contextlib.suppress(ConnectError, ServerError):
+            await self.reconnect()
 
     def _remember(self, room: str | None) -> None:
         """Keep the session (server, token, room) for a restarted client."""

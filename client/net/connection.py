@@ -14,7 +14,8 @@ server to ``register`` once it is connected (when ``on_key`` is given and the se
 players), and hands the new key to ``on_key``. A fresh start (no session to resume) registers
 before its session opens, on a connection of its own, so the session is the player's from its first
 race: a race is never filed under a throwaway session id. A resumed anonymous session registers
-once connected, and the new key is said at the next connection.
+once connected, as does a fresh one whose first registration went unanswered or met a database
+slow for a moment; the new key goes to ``on_key`` (the app opens the player's session with it).
 
 Once seated in a room (a ``room`` message with role ``racer``: created, joined, matched, seated by
 an arena) the connection moves to the room's address, ``/r/CODE`` under the server's (docs/protocol.md,
@@ -98,7 +99,12 @@ KeyHandler = Callable[[str | None], None]
 """Told a new key to keep (from ``register``), or None: the server refused the key, forget it."""
 
 KEY_NOT_NOW: Final = frozenset({ErrorCode.RECORDS_UNAVAILABLE, ErrorCode.RATE_LIMITED})
-"""A hello's key the server cannot check now: race anonymously this time, keep the key."""
+"""A hello's key the server cannot check now: race anonymously this time, keep the key. A
+``register`` it cannot answer now: asked again."""
+REGISTER_PAUSES: Final = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+"""Seconds before a ``register`` the server could not answer now is asked again, each time. Not
+forever: a server that keeps no records at all says the same (``records-unavailable``), and the
+next connection asks again."""
 
 
 def tls_context(ca: str | None) -> ssl.SSLContext | None:
@@ -229,12 +235,13 @@ class RaceConnection:
             return False
         finally:
             await ws.close()
-        self._asked_register = True
         if isinstance(reply, Identity) and reply.key is not None and self.on_key is not None:
             self.key = reply.key
             self.on_key(reply.key)
         else:
             log.info("not registered: the server answered %s", getattr(reply, "code", reply.TYPE))
+        # A database slow or down for a moment: the session asks again once it is open.
+        self._asked_register = not (isinstance(reply, Error) and reply.code in KEY_NOT_NOW)
         return True
 
     async def _keyed(self, token: str | None) -> Welcome:
@@ -264,16 +271,28 @@ class RaceConnection:
         return await self._open(None)
 
     async def _register(self) -> None:
-        """Become a registered player of this server; their key goes to ``on_key``. A server that
-        keeps no players (or an older one) is left alone."""
-        try:
-            identity = await self.request(Register())
-        except (ServerError, ConnectionLost, TimeoutError) as error:
-            log.info("not registered: %s", error)
-            return
-        if isinstance(identity, Identity) and identity.key is not None and self.on_key is not None:
-            self.key = identity.key
-            self.on_key(identity.key)
+        """Become a registered player of this server; their key goes to ``on_key``. Asked again
+        while the server cannot make one now (its database down or slow, or this address over its
+        budget), after each of ``REGISTER_PAUSES``. Not after a request that went unanswered (it
+        may have made the player, who took this session's races), nor of a server that keeps no
+        players (or an older one)."""
+        for pause in (*REGISTER_PAUSES, None):
+            try:
+                identity = await self.request(Register())
+            except ServerError as error:
+                log.info("not registered: %s", error)
+                if error.code not in KEY_NOT_NOW:
+                    return
+            except (ConnectionLost, TimeoutError) as error:
+                log.info("not registered: %s", error)
+                return
+            else:
+                if isinstance(identity, Identity) and identity.key is not None and self.on_key is not None:
+                    self.key = identity.key
+                    self.on_key(identity.key)
+                return
+            if pause is not None:
+                await asyncio.sleep(pause)
 
     async def request(self, message: Message) -> Message:
         """Send ``message`` and wait for its reply; ServerError when the server refuses it."""
