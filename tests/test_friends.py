@@ -206,6 +206,34 @@ async def test_hidden_presence_shows_offline_and_a_block_ends_everything(server:
         await client.close()
 
 
+async def test_a_friendship_made_while_the_presence_is_written_hears_it_at_the_next_look(
+    server: RaceServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bob's new state is being written to the store when Ann and he become friends: the look
+    that writes it read his circle before (without Ann), and Ann hears his state at the next look,
+    not when it is renewed 30 s later (as she did, beside two busy loops)."""
+    ann, bob = await player(server, "Ann"), await player(server, "Bob")
+    writing, go_on = asyncio.Event(), asyncio.Event()
+    put_presence = server.store.put_presence
+
+    async def slow_for_bob(player: str, value: bytes, ttl: float) -> None:
+        if player == bob.player and not go_on.is_set():
+            writing.set()
+            await go_on.wait()
+        await put_presence(player, value, ttl)
+
+    monkeypatch.setattr(server.store, "put_presence", slow_for_bob)
+    room = await bob.call(CreateRoom(deal_number=1))
+    assert isinstance(room, RoomState)
+    await asyncio.wait_for(writing.wait(), 10)  # a look is writing "waiting in code"
+    await friends(ann, bob)
+    go_on.set()
+    heard = await ann.expect(Presence, where=lambda p: p.player == bob.player)
+    assert (heard.state, heard.room) == ("waiting", room.room)
+    for client in (ann, bob):
+        await client.close()
+
+
 async def test_remove_declines_a_request_and_ends_a_friendship(server: RaceServer) -> None:
     ann, bob = await player(server, "Ann"), await player(server, "Bob")
     assert isinstance(await ann.call(AddFriend(player=bob.player)), Friends)

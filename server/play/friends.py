@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import secrets
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Final, Protocol, TypeVar
@@ -150,6 +150,9 @@ class FriendRequests:
         self.node = node
         self.circles: dict[str, _Circle] = {}
         self.shown: dict[str, _Shown] = {}
+        # Each player's circle changes so far (``_retell``): a look or a read that began before one
+        # knows it is out of date when it ends.
+        self.changes: Counter[str] = Counter()
         self.sent: dict[str, deque[float]] = {}
         self.failures = 0
 
@@ -379,22 +382,21 @@ class FriendRequests:
             shown = self.shown.get(player)
             if shown is not None and shown.state == state and shown.told and now - shown.at < RENEW_AFTER:
                 continue
+            # The circle may change while this look awaits the store: its friends then hear the
+            # player again at the next look (told False), not after RENEW_AFTER.
+            changes = self.changes[player]
             circle = await self._circle(player)
-            if circle.hidden:  # shown to nobody: what this node showed goes (hidden on another node)
+            if circle.hidden or state[0] == "offline":  # hidden: what this node showed goes
                 if shown is not None and shown.value and await self.store.drop_presence(player, shown.value):
-                    await self._tell(player, ("offline", None), circle)
-                self.shown[player] = _Shown(state, b"", now)
-                continue
-            if state[0] == "offline":
-                if shown is not None and shown.value and await self.store.drop_presence(player, shown.value):
-                    await self._tell(player, state, circle)
-                self.shown[player] = _Shown(state, b"", now)
+                    await self._tell(player, state if not circle.hidden else ("offline", None), circle)
+                self.shown[player] = _Shown(state, b"", now, self.changes[player] == changes)
                 continue
             value = msgpack.packb([state[0], state[1], self.node, self.clock.now()])
             await self.store.put_presence(player, value, PRESENCE_TTL)
-            self.shown[player] = _Shown(state, value, now)
+            self.shown[player] = fresh = _Shown(state, value, now)
             if shown is None or shown.state != state or not shown.told:
                 await self._tell(player, state, circle)
+            fresh.told = self.changes[player] == changes
         for player in [p for p in self.shown if states.get(p) is None]:  # no session here any more
             shown = self.shown.pop(player)
             self.circles.pop(player, None)
@@ -479,6 +481,7 @@ class FriendRequests:
     def _retell(self, player: str) -> None:
         """The player's friends changed: read them again, and tell them the player's presence, at
         the next look (what this node keeps in the store stays known: it can still drop it)."""
+        self.changes[player] += 1
         self.circles.pop(player, None)
         shown = self.shown.get(player)
         if shown is not None:
@@ -487,9 +490,11 @@ class FriendRequests:
     async def _circle(self, player: str) -> _Circle:
         circle = self.circles.get(player)
         if circle is None or circle.until < time.monotonic():
+            changes = self.changes[player]
             found = await self._book().listing(player)  # OSError while the database is away
             circle = _Circle(found.ids, found.shown_to == "nobody", time.monotonic() + CIRCLE_SECONDS)
-            self.circles[player] = circle
+            if self.changes[player] == changes:  # else read before the change: not kept
+                self.circles[player] = circle
         return circle
 
     async def _tell(self, player: str, state: State, circle: _Circle) -> None:
