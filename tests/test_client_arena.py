@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import Input, Select
@@ -180,15 +181,17 @@ async def test_an_arena_from_the_lobby_races_by_itself_and_ends_on_its_podium(
 
 
 async def test_a_rated_rivals_number_shows_beside_their_name_from_the_records(
-    make_memory_server: MakeServer, tmp_path: Path, data_home: Path
+    make_memory_server: MakeServer, tmp_path: Path, data_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Bob's rating on the server's records (after a rated race he lost to Ann) beside his name in
-    Cid's rivals panel, as ``1421?`` (provisional)."""
+    Cid's rivals panel, as ``1421?`` (provisional); the first read of his page meets the records
+    out of reach for a moment (a 503 with Retry-After), and the client asks again."""
     db = open_database(f"sqlite:///{tmp_path / 'records.db'}", tmp_path)
     await migrate(db)
     try:
+        reader = Reader(db, now=wall_ms)
         server = await make_memory_server(
-            accounts=Accounts(db), archive=Archive(db, now=wall_ms), records=Reader(db, now=wall_ms), deals=lambda: 1
+            accounts=Accounts(db), archive=Archive(db, now=wall_ms), records=reader, deals=lambda: 1
         )
         ann, bob = await registered(url_of(server), "Ann"), await registered(url_of(server), "Bob")
         opened = await ann.call(CreateRoom(rated=True))
@@ -202,6 +205,16 @@ async def test_a_rated_rivals_number_shows_beside_their_name_from_the_records(
         assert told.provisional and told.change < 0
         assert isinstance(await bob.call(Leave()), Ok)
 
+        asked: list[str] = []
+        read_page = reader.player
+
+        async def out_of_reach_once(player: str) -> dict[str, Any] | None:
+            asked.append(player)
+            if asked.count(bob.player) == 1 and player == bob.player:
+                raise ConnectionResetError("the database went away for a moment")
+            return await read_page(player)
+
+        monkeypatch.setattr(reader, "player", out_of_reach_once)
         app = RaceApp(url_of(server), "cid", autoconnect=False, automove=False)
         async with app.run_test(size=SIZE) as pilot:
             await connect(app, pilot)
@@ -209,6 +222,7 @@ async def test_a_rated_rivals_number_shows_beside_their_name_from_the_records(
             assert isinstance(await bob.call(JoinRoom(room=room.code)), RoomState)
             want = f"{told.rating}?"
             await until(pilot, lambda: [v.rating for v in panel(room)] == ["", want], f"Bob's {want}", 10)
+        assert asked.count(bob.player) == 2, asked
         for client in (ann, bob):
             await client.close()
     finally:

@@ -23,12 +23,14 @@ its part ``Watching`` (client/race/watching.py).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import secrets
 import time
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
+from typing import Final
 
 from textual.timer import Timer
 from textual.worker import Worker
@@ -80,6 +82,10 @@ from .spectating import Boards
 from .watching import Watching
 
 log = logging.getLogger("seahaven.client")
+
+RATING_PAUSES: Final = (2.0, 5.0, 10.0)
+"""Seconds before a rival's page that could not be read now (no answer, or the records out of
+reach for a moment) is asked again, each time: else their number stays missing for the room."""
 
 
 def board_from_state(deal: str | None, history: Iterable[str], board_text: str | None, preset_name: str) -> Board:
@@ -564,13 +570,18 @@ class RaceController(AfterRace, Watching):
             self.host.start_task(self._learn_rating(player), "rating")
 
     async def _learn_rating(self, player: str) -> None:
-        try:
-            page = await self.host.records().player(player)
-        except RecordsError:
-            return  # anonymous, or a server without records: no number
-        self.book.learn(player, page)
-        self._render()
-        self._rerate_results()
+        for pause in (*RATING_PAUSES, None):
+            try:
+                page = await self.host.records().player(player)
+            except RecordsError as error:
+                if not error.passing or pause is None or self.closed:
+                    return  # anonymous, or a server without records: no number
+                await asyncio.sleep(pause)  # the records out of reach for a moment
+                continue
+            self.book.learn(player, page)
+            self._render()
+            self._rerate_results()
+            return
 
     def _result_rows(self) -> list[ResultRow]:
         """The standings for the results view, with the ratings known now beside the names."""

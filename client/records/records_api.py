@@ -28,13 +28,15 @@ _SCHEMES: Final = {"ws": "http", "wss": "https"}
 
 class RecordsError(Exception):
     """The API refused, or could not be reached: ``status`` (0: no answer), the API's ``code`` and
-    its message (docs/api.md, Errors)."""
+    its message (docs/api.md, Errors). ``passing``: asked again later, it may answer (no answer,
+    or a 503 with ``Retry-After``: the records out of reach for a moment)."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, *, passing: bool = False) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.passing = passing or status == 0
 
 
 def http_base(ws_url: str) -> str:
@@ -128,7 +130,7 @@ class Records:
                 document = json.loads(answer.read())
         except urllib.error.HTTPError as refused:
             with refused:
-                raise refused_error(refused.code, refused.read()) from None
+                raise refused_error(refused.code, refused.read(), "Retry-After" in refused.headers) from None
         except (OSError, ValueError) as error:  # URLError, timeouts and resets are OSErrors; bad JSON a ValueError
             raise RecordsError(
                 0, "unreachable", _("the server's records cannot be read: {error}").format(error=error)
@@ -138,13 +140,13 @@ class Records:
         return document
 
 
-def refused_error(status: int, body: bytes) -> RecordsError:
+def refused_error(status: int, body: bytes, passing: bool = False) -> RecordsError:
     """The API's JSON error, or what can be said of an answer that is not one (a proxy's page)."""
     try:
         error = json.loads(body)["error"]
-        return RecordsError(status, str(error["code"]), str(error["message"]))
+        return RecordsError(status, str(error["code"]), str(error["message"]), passing=passing)
     except (ValueError, KeyError, TypeError):
-        return RecordsError(status, "http", _("the server answered {status}").format(status=status))
+        return RecordsError(status, "http", _("the server answered {status}").format(status=status), passing=passing)
 
 
 def quote(segment: str) -> str:
