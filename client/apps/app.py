@@ -268,13 +268,18 @@ class RaceApp(App[None]):
             PlayerKeys.load(self.data).with_key(server, key).save(self.data)
         except OSError as error:
             log.warning("cannot save the player's key: %s", error)
-        welcome = self.conn.welcome if self.conn is not None else None
-        if key is not None and welcome is not None and not welcome.identified and self.room is None:
+        if key is not None and self._in_lobby_anonymous():
             self.start_task(self._become_player(), "become-player")
 
-    async def _become_player(self) -> None:
+    def _in_lobby_anonymous(self) -> bool:
+        """An anonymous session in no room: not one resumed into its room (its frame may not
+        have come yet), nor one entering a room."""
         welcome = self.conn.welcome if self.conn is not None else None
-        if self.room is not None or self._entering or welcome is None or welcome.identified:
+        in_room = self.room is not None or self._entering or self._resuming
+        return welcome is not None and not welcome.identified and welcome.room is None and not in_room
+
+    async def _become_player(self) -> None:
+        if not self._in_lobby_anonymous():
             return  # a room came first: the key is said at the next connection
         with contextlib.suppress(ConnectError, ServerError):
             await self.reconnect()
