@@ -77,6 +77,7 @@ from ..race import room_text
 from ..race.controller import RaceController
 from ..race.host import AgainRoom
 from ..records.records_api import Records, RecordsError, http_base
+from ..screens import STYLESHEETS
 from ..screens.account_screen import Account, AccountScreen
 from ..screens.arena_screen import ArenaDesk, ArenaScreen
 from ..screens.friends import ACCEPT, FriendsDesk, InvitationScreen
@@ -110,6 +111,7 @@ class RaceApp(App[None]):
 
     TITLE = N_("Seahaven Towers: race a friend")
     ENABLE_COMMAND_PALETTE = False
+    CSS_PATH = STYLESHEETS  # each screen keeps its own CSS_PATH too, for the other apps
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", NP_("footer", "Quit"), priority=True),
         # The lobby shows F8 in its footer; over a race it shows the standings (action_arena).

@@ -25,7 +25,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, Footer, Input, Label, Static
+from textual.widgets import Button, Input, Label, Static
 
 from i18n import N_, NP_, _
 from protocol.errors import ErrorCode
@@ -49,6 +49,7 @@ from ..data.userdata import write_private
 from ..net.connection import ConnectError, ConnectionLost, ServerError
 from ..net.errors import ERROR_TEXTS, error_text
 from ..text.words import races as race_count
+from ..widgets.keys_footer import KeysFooter
 from .localized import LocalModalScreen, LocalScreen
 
 HANDLE_FIELD_MAX: Final = 64
@@ -260,7 +261,7 @@ class AccountScreen(LocalScreen[None]):
                             yield Button(_("Export data"), id="export", compact=True)
                             yield Button(_("Delete account"), id="delete", variant="error", compact=True)
                         yield Label(_("exports go to the data folder"), classes="note")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.show_account(self.host.account())

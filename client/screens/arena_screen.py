@@ -21,7 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.timer import Timer
-from textual.widgets import Button, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from i18n import NP_, _
 from protocol.messages import ARENA_MINUTES, Arena, ArenaStanding, CreateArena, JoinArena, LeaveArena, Podium, RoomState
@@ -31,6 +31,7 @@ from ..net.clock import now_ms
 from ..net.connection import ConnectionLost, ServerError
 from ..net.errors import error_text
 from ..text.words import minutes, ordinal, points, wins
+from ..widgets.keys_footer import KeysFooter
 from .lobby import preset_select, preset_title
 from .localized import LocalScreen
 
@@ -206,7 +207,7 @@ class ArenaScreen(LocalScreen[None]):
             yield Static("", id="arena-standings")
             with Horizontal(classes="row"):
                 yield Button(_("Leave the arena"), id="arena-leave", compact=True)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.desk.screen = self

@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Static
+from textual.widgets import Button, Checkbox, DataTable, Input, Label, Static
 
 from i18n import N_, NP_, _, ngettext
 from protocol.errors import ErrorCode
@@ -43,6 +43,7 @@ from protocol.schema import Message
 from ..net.connection import ConnectionLost, ServerError
 from ..net.errors import problem
 from ..records.records_api import RecordsError
+from ..widgets.keys_footer import KeysFooter
 from ..widgets.tickbox import TickBox
 from .friends import FriendsDesk, presence_mark, presence_words, who
 from .localized import LocalScreen
@@ -326,7 +327,7 @@ class FriendsScreen(LocalScreen[None]):
             yield rivals
             yield Static("", id="rivals-note")
             yield Static("", id="row-keys")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#people", DataTable).add_columns(" ", _("player"), _("what they do"))

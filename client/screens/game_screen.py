@@ -22,7 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from i18n import NP_, _, ngettext
 from seahaven import FOUNDATION, Board, IllegalMoveError, Move
@@ -40,6 +40,7 @@ from ..board.places import (
 from ..data.userdata import DECKS, Settings
 from ..text import words
 from ..widgets.board_view import DECK_NAMES, BoardView
+from ..widgets.keys_footer import KeysFooter
 from ..widgets.parted import Parted
 from ..widgets.rivals import Countdown, RaceClock, RacerView, RivalsPanel, format_ms
 from .help import HelpScreen
@@ -272,7 +273,7 @@ class GameScreen(Hints):
                 yield self.rivals
         yield self.message
         # Compact (one space between keys): a racer's keys in French ran past 80 columns.
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     # -- the network layer's interface ----------------------------------------
 

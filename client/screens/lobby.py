@@ -17,7 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.timer import Timer
-from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, DataTable, Input, Label, Select, Static
 
 from i18n import N_, NP_, _, formats
 from i18n.rules_help import preset_title as rules_title
@@ -42,6 +42,7 @@ from seahaven.deals import MAX_DEAL
 from ..net.connection import ConnectError, ConnectionLost, ServerError
 from ..net.errors import error_text, problem
 from ..text.words import grade_word, minutes, pace_word, racers, status_word
+from ..widgets.keys_footer import KeysFooter
 from ..widgets.rivals import format_ms
 from ..widgets.tickbox import TickBox
 from .friends_screen import FriendsColumn
@@ -218,7 +219,7 @@ class LobbyScreen(LocalScreen[None]):
             yield Button(_("Sign in"), id="sign-in-first", compact=True)
         yield Static(_("Not connected: check the server address and your name, then Connect"), id="status")
         with VerticalScroll(id="body"):
-            with Horizontal(id="columns"):
+            with Horizontal(id="columns", disabled=True):  # until connected (set_connected)
                 with Vertical(id="create-box", classes="box") as create:
                     create.border_title = _("New room")
                     with Horizontal(classes="row"):
@@ -322,7 +323,7 @@ class LobbyScreen(LocalScreen[None]):
                     yield Button(_("Join"), id="join-selected", variant="success", compact=True)
                     yield Button(_("Spectate"), id="watch-selected", compact=True)
                     yield Button(_("Refresh"), id="refresh", compact=True)
-        yield Footer(compact=True)  # its keys fit 60 columns too
+        yield KeysFooter(compact=True)  # its keys fit 60 columns too
 
     def on_mount(self) -> None:
         table = self.query_one("#rooms", DataTable)

@@ -15,7 +15,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import DataTable, Footer, Label
+from textual.widgets import DataTable, Label
 
 from i18n import N_, NP_, _, ngettext
 from i18n.rules_help import preset_title
@@ -26,6 +26,7 @@ from ..records.records_api import Records, RecordsError
 from ..records.verification import verdict
 from ..text.rating_text import shown
 from ..text.words import deal_code, racers, races, rated_races, status_word, wins
+from ..widgets.keys_footer import KeysFooter
 from ..widgets.rivals import DID_NOT_FINISH, format_ms
 from .localized import LocalScreen
 from .review import ReviewScreen
@@ -124,7 +125,7 @@ class PlayerScreen(RecordsScreen):
             yield Label(_("Races (Enter: the replay; m: older ones)"), classes="records-heading")
             yield DataTable(id="player-races", cursor_type="row", zebra_stripes=True)
             yield self.status
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#bests", DataTable).add_columns(_("rules"), _("time"), _("deal"), _("when"))
@@ -274,7 +275,7 @@ class BoardsScreen(RecordsScreen):
             )
             yield DataTable(id="board-entries", cursor_type="row", zebra_stripes=True)
             yield self.status
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#board-entries", DataTable).add_columns("#", _("racer"), _("time"), _("deal"), _("when"))

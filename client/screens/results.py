@@ -15,12 +15,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Button, Footer, Label, Static
+from textual.widgets import Button, Label, Static
 
 from i18n import NP_, _
 from protocol.enums import Status
 
 from ..text.words import hints, status_word, undos
+from ..widgets.keys_footer import KeysFooter
 from ..widgets.rivals import format_ms, says_what
 from .localized import LocalModalScreen
 
@@ -158,7 +159,7 @@ class ResultsScreen(LocalModalScreen[str]):
                 if self.can_challenge:
                     yield Button(_("Challenge (c)"), id=CHALLENGE, compact=True)
                 yield Button(_("Back to lobby (l)"), id=LOBBY, variant="primary", compact=True)
-        yield Footer()  # this view's keys, over the race screen's
+        yield KeysFooter()  # this view's keys, over the race screen's
 
     def show_rows(self, rows: Sequence[ResultRow]) -> None:
         """The standings again, in place: what came after the view opened (the ratings a rated

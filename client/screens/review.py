@@ -26,7 +26,7 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from i18n import NP_, _
 from protocol.messages import Watched
@@ -38,6 +38,7 @@ from ..records.race_analysis import Judged, judged, summary
 from ..records.records_api import RecordsError
 from ..records.replay import Track, back, forward, tracks_from_histories, tracks_from_race
 from ..widgets.board_view import BoardView
+from ..widgets.keys_footer import KeysFooter
 from ..widgets.rivals import format_ms
 from .localized import LocalScreen
 
@@ -154,7 +155,7 @@ class ReviewScreen(LocalScreen[None]):
         yield self.graph
         yield self.said
         yield self.view
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         if self.fetch is not None:
@@ -353,7 +354,7 @@ class ReviewScreen(LocalScreen[None]):
         self.line.update(Content(verdict + text))
         judgement = self.judged
         lost = judgement is not None and judgement.lost is not None
-        self.query_one(Footer).compact = lost or self.size.width < WIDE
+        self.query_one(KeysFooter).compact = lost or self.size.width < WIDE
         self.said.display = judgement is not None and self.opening is not None
         if judgement is not None and self.opening is not None:
             room = self.said.size.width - 2 if self.size.height < TALL else None

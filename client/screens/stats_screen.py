@@ -10,7 +10,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import DataTable, Footer, Label
+from textual.widgets import DataTable, Label
 
 from i18n import NP_, _
 from i18n.formats import percent
@@ -20,6 +20,7 @@ from seahaven import PRESETS
 
 from ..data.stats import RaceRecord, Stats
 from ..text.words import status_word
+from ..widgets.keys_footer import KeysFooter
 from ..widgets.rivals import DID_NOT_FINISH, format_ms
 from .localized import LocalScreen
 
@@ -68,7 +69,7 @@ class StatsScreen(LocalScreen[str | None]):
             yield Label(_("Races (Enter: play the deal again in solo)"), id="races-title")
             yield DataTable(id="races", cursor_type="row", zebra_stripes=True)
             yield Label(_("no races yet"), id="no-races")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         presets: DataTable[str] = self.query_one("#presets", DataTable)
