@@ -32,7 +32,7 @@ from server.records.archive import Archive
 from server.records.challenges import ChallengeRecords
 from server.records.database import Database
 from server.records.reader import Reader
-from tests.client_driver import SIZE, connect, create_deal_1, data_home, heard_notes, room_of, shown, top, until
+from tests.client_driver import SIZE, click, connect, create_deal_1, data_home, heard_notes, room_of, shown, top, until
 from tests.helpers import MakeServer, fake, url_of
 from tests.racing import room_with, solution
 from tests.racing import start_race as race_to_start
@@ -181,10 +181,10 @@ async def test_a_wrong_challenge_code_is_explained_in_the_lobby(
     async with app.run_test(size=SIZE) as pilot:
         await connect(app, pilot)
         app.lobby.query_one("#code", Input).value = "ZZZZ"
-        await pilot.click("#ghost")
+        await click(pilot, "#ghost")
         assert "8-character challenge code" in app.lobby.status_text
         app.lobby.query_one("#code", Input).value = "ZZZZZZZZ"
-        await pilot.click("#ghost")
+        await click(pilot, "#ghost")  # once the button takes clicks again, after its press
         await until(pilot, lambda: "No challenge ZZZZZZZZ" in app.lobby.status_text, "the refusal explained")
         assert app.room is None
 

@@ -5,16 +5,16 @@ others the first time the screen is shown (client/screens/__init__.py)."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 import importlib
 import inspect
 import pkgutil
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widgets import Button
@@ -30,6 +30,12 @@ from tests.fit import drawn
 __all__ = ["data_home"]
 
 
+class Leaf(Button):
+    """A button with a key of its own: the footer shows it while the button has the focus."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("f5", "screen.key('f5')", "Turn")]
+
+
 class Keys(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f2", "key('f2')", "Statistics"),
@@ -40,6 +46,11 @@ class Keys(Screen[None]):
     def __init__(self, compact: bool) -> None:
         super().__init__()
         self.compact = compact
+        self.help_enabled = True
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # None: shown, greyed
+        return True if self.help_enabled or parameters != ("f4",) else None
 
     def action_key(self, key: str) -> None:
         self.app.bell()
@@ -47,6 +58,7 @@ class Keys(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Button("one", id="one")
         yield Button("two", id="two")
+        yield Leaf("leaf", id="leaf")
         yield KeysFooter(compact=self.compact)
 
 
@@ -81,16 +93,38 @@ async def test_the_footers_keys_are_born_in_its_style(compact: bool) -> None:
         keys = footer_keys(app)
         assert [key.description for key in keys] == ["Statistics", "Records", "Help"]
         assert all(key.has_class("-compact") == compact and key.compact == compact for key in keys)
-        # A focus change recomposes the footer: new keys, in its style, none restyled once mounted.
+        # A focus change that shows another key composes the footer again: new keys, in its
+        # style, none restyled once mounted.
         app.restyled.clear()
-        app.screen.query_one("#two", Button).focus()
+        app.screen.query_one("#leaf", Button).focus()
         await pilot.pause()
         await pilot.pause()
         again = footer_keys(app)
-        assert again and not set(map(id, again)) & set(map(id, keys)), "the footer composed new keys"
+        assert [key.description for key in again] == ["Turn", "Statistics", "Records", "Help"]
+        assert not set(map(id, again)) & set(map(id, keys)), "the footer composed new keys"
         assert all(key.has_class("-compact") == compact for key in again)
         assert [node for node in app.restyled if isinstance(node, FooterKey)] == []
-        assert "f2 Statistics" in " ".join(drawn(key) for key in again)
+        assert "f5 Turn" in " ".join(drawn(key) for key in again)
+
+
+async def test_the_footer_is_composed_again_only_when_its_keys_change() -> None:
+    app = Restyles(compact=True)
+    async with app.run_test(size=(80, 10)) as pilot:
+        await pilot.pause()
+        keys = footer_keys(app)
+        # The focus moves from button to button: the same keys, not composed again.
+        for button in ("#two", "#one", "#two"):
+            app.screen.query_one(button, Button).focus()
+            await pilot.pause()
+            await pilot.pause()
+            assert footer_keys(app) == keys
+        # A key disabled: the footer drawn again, the key greyed.
+        app.keys.help_enabled = False
+        app.keys.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        disabled = [key.description for key in footer_keys(app) if key.has_class("-disabled")]
+        assert disabled == ["Help"]
 
 
 async def test_a_footer_told_another_style_restyles_its_keys() -> None:
@@ -123,7 +157,12 @@ async def test_the_race_app_has_every_screens_stylesheet_from_its_start(monkeypa
         assert {path for path in named if not app.stylesheet.has_source(str(path), "")} == set()
         reparsed: list[object] = []
         reparse = type(app.stylesheet).reparse
-        monkeypatch.setattr(type(app.stylesheet), "reparse", lambda sheet: (reparsed.append(sheet), reparse(sheet))[1])
+
+        def counted(sheet: Stylesheet) -> None:
+            reparsed.append(sheet)
+            reparse(sheet)
+
+        monkeypatch.setattr(Stylesheet, "reparse", counted)
         await app.push_screen(HelpScreen())
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
