@@ -42,6 +42,7 @@ from seahaven.moves import CELL, CELL_TOKENS, COLUMN
 from seahaven.solver import solve
 from tests.browser_pages import AUTO_OFF, WAIT_MS, at_rest, http, js, key_move, next_frame, server, ws
 from tests.helpers import wait_until
+from tests.pg_proc import PgProcess
 from tests.server_proc import ServerProcess
 from tests.wsclient import WsClient, race_of_two
 
@@ -682,6 +683,35 @@ async def test_a_new_players_first_race_is_on_their_page_without_the_account_pan
     assert await mine.inner_text("#races") == "1"
     assert await mine.locator(".races tbody tr").count() == 1
     no_errors(page)
+
+
+REGISTERED_MS = 70_000
+"""How long a page that could not register may take to: the client asks again after 1, 2, 4, 8, 16
+and 32 s (web/src/player_key.js REGISTER_PAUSES_MS), 63 s in all."""
+
+
+async def test_a_first_visit_while_the_database_is_down_is_the_players_once_it_is_back(
+    browser: Browser, private_postgres: PgProcess
+) -> None:
+    """A new player's first registration meets a database that is down: the page races on
+    anonymously and asks again, and once the database is back the page is the registered player's
+    (its key kept), without the account panel being opened."""
+    node = ServerProcess("--database", private_postgres.url)
+    try:
+        private_postgres.stop()
+        page = await open_page(browser, http(node), "Ann")
+        anonymous = "[window.seahaven.me.identified === true, localStorage.getItem('seahaven.key')]"
+        assert await js(page, anonymous) == [False, None]
+        private_postgres.start()
+        await page.wait_for_function("() => window.seahaven.me?.identified === true", timeout=REGISTERED_MS)
+        key = await js(page, "localStorage.getItem('seahaven.key')")
+        assert isinstance(key, str) and key.partition(".")[0] == await js(page, "window.seahaven.me.player")
+        assert await js(page, "window.seahaven.me.name") == "Ann"
+        # While the database was down the read API answered 503 (the browser logs each): no other error.
+        errors: list[str] = getattr(page, "errors")  # noqa: B009
+        assert [error for error in errors if "status of 503" not in error] == []
+    finally:
+        node.close()
 
 
 async def test_create_room_at_once_makes_one_room_and_it_is_the_players(

@@ -3,6 +3,11 @@
 // function of the page's `app` (its state `S`, `render`, `session`) and `keep` (storage.js).
 import { KEY } from "./storage.js";
 
+/** A first registration the server could not answer (its records out of reach for a moment) is
+ * asked again on the session after these pauses: not for ever, as a server that keeps no players
+ * says the same. */
+export const REGISTER_PAUSES_MS = [1000, 2000, 4000, 8000, 16000, 32000];
+
 /** {becomePlayer, useKey, forgetKey}. */
 export function playerKey(app, keep) {
   const S = app.S;
@@ -28,15 +33,41 @@ export function playerKey(app, keep) {
         useKey(identity.key);
         conn.handOver(S.conn); // a request made meanwhile (Create room at once) goes to the player's session
       })
-      .catch(() => {
-        // records-unavailable, or an older server: race anonymously on this session
+      .catch((error) => {
+        // records-unavailable, or an older server: race anonymously on this session (for now)
         conn.release();
         if (S.conn === conn) app.session.welcomed(welcome);
+        if (error?.code === "records-unavailable") askAgain(0);
       })
       .finally(() => {
         S.registering = "asked";
       });
     return true;
+  }
+
+  /** Register again after the ``tries``-th pause, on the session open then. A key that comes is
+   * the player's from the next session: at once from the lobby, and after the room otherwise (a
+   * seat is not given up; the key is said at the next connection). */
+  function askAgain(tries) {
+    setTimeout(() => {
+      if (!unregistered()) return;
+      const conn = S.conn;
+      conn
+        .call("register")
+        .then((identity) => {
+          if (!identity.key || !unregistered()) return;
+          if (S.conn === conn && !S.room && !S.wanted && conn.waiting.size === 0) useKey(identity.key);
+          else keep.keepKey(identity.key);
+        })
+        .catch((error) => {
+          if (error?.code === "records-unavailable" && tries + 1 < REGISTER_PAUSES_MS.length) askAgain(tries + 1);
+        });
+    }, REGISTER_PAUSES_MS[tries]);
+  }
+
+  /** Nobody yet: no key kept, not signing in, not racing anonymously by choice, nor welcomed as a player. */
+  function unregistered() {
+    return !keep.storedKey() && !S.signingIn && !store.getItem(KEY.anonymous) && !S.me?.identified;
   }
 
   /** Race as the player ``key`` names from now on (signed in, registered: account.js): a new
